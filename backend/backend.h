@@ -1,0 +1,22 @@
+/* Internal to backend/: the build steps every executor shares. */
+#ifndef RT_BACKEND_BACKEND_H_
+#define RT_BACKEND_BACKEND_H_
+
+#include "ir/ir.h"
+#include "rt/params.h"
+#include "rt/pass.h"
+
+/* Replaces main's parameters named in `params` by constants (the tensors,
+ * shared, not copied) in a module derived from `module`, and type-checks
+ * it. A name that is not a parameter of main, or a tensor whose dtype or
+ * shape does not fit the parameter, is INVALID_ARGUMENT naming both. */
+RT_MUST_USE_RESULT rt_status_t rt_backend_bind_params(rt_module_t *module,
+                                                      const rt_params_t *params,
+                                                      rt_module_t **out_module);
+
+/* The one build pipeline (DESIGN.md): today type inference only; the
+ * passes issue fills it. Returns the optimized module (a new reference). */
+RT_MUST_USE_RESULT rt_status_t rt_build(rt_module_t *module, const rt_pass_context_t *ctx,
+                                        rt_module_t **out_module);
+
+#endif /* RT_BACKEND_BACKEND_H_ */

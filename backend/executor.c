@@ -1,0 +1,406 @@
+/* rt_create_executor and the executor object (include/rt/executor.h).
+ *
+ * Creation: bind params into main (on a derived module), run the one build
+ * pipeline (rt_build) with a copy of the pass context, then hand the
+ * optimized module to the chosen executor. Only "debug" (the reference
+ * interpreter) exists today; "graph" and "vm" are UNIMPLEMENTED with a
+ * message that names the executor that can run the model now.
+ *
+ * Inputs and outputs are described from main's signature once, at
+ * creation; `?` dims are RT_DIM_DYNAMIC in the info and bound by the
+ * tensors given to set_input. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "interp/interp.h"
+#include "passes/passes.h"
+#include "rt/executor.h"
+#include "runtime/strbuf.h"
+
+#define MAX_OUTPUTS 4096
+
+typedef struct {
+  char name[64];
+  rt_ir_type_t *type;      /* the declared tensor type */
+} io_desc;
+
+struct rt_executor_t {
+  rt_allocator_t allocator;
+  const char *kind;
+  rt_module_t *module;     /* optimized; retained */
+  rt_ir_expr_t *main_fn;
+  rt_pass_context_t ctx;
+  rt_interp_t *interp;
+  int32_t num_inputs;
+  io_desc *inputs;
+  rt_tensor_t **input_values;
+  int32_t num_outputs;
+  rt_ir_type_t **output_types;
+  rt_tensor_t **output_values;
+  bool have_outputs;
+  rt_step_fn step;
+  void *step_user;
+};
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static void count_leaves(const rt_ir_type_t *t, int32_t *n) {
+  t = rt_ir_type_resolve((rt_ir_type_t *)t);
+  if (t && t->kind == RT_IR_TYPE_TUPLE) {
+    for (int32_t i = 0; i < t->tuple.count; ++i) count_leaves(t->tuple.fields[i], n);
+  } else {
+    (*n)++;
+  }
+}
+
+static void collect_leaves(const rt_ir_type_t *t, rt_ir_type_t **out, int32_t *n) {
+  t = rt_ir_type_resolve((rt_ir_type_t *)t);
+  if (t && t->kind == RT_IR_TYPE_TUPLE) {
+    for (int32_t i = 0; i < t->tuple.count; ++i) collect_leaves(t->tuple.fields[i], out, n);
+  } else {
+    out[(*n)++] = (rt_ir_type_t *)t;
+  }
+}
+
+static rt_status_t flatten_value(const rt_interp_value_t *v, rt_tensor_t **out, int32_t cap,
+                                 int32_t *n) {
+  switch (v->kind) {
+    case RT_INTERP_TENSOR:
+      if (*n < cap) out[*n] = v->tensor;
+      (*n)++;
+      return RT_OK;
+    case RT_INTERP_TUPLE:
+      for (int32_t i = 0; i < v->tuple.count; ++i) {
+        RT_RETURN_IF_ERROR(flatten_value(v->tuple.fields[i], out, cap, n));
+      }
+      return RT_OK;
+    case RT_INTERP_CLOSURE:
+      return RT_STATUS(INVALID_ARGUMENT, "the result holds a function (a closure), which cannot "
+                                         "be returned through the executor API");
+  }
+  return RT_STATUS(INTERNAL, "bad value kind");
+}
+
+static void describe_tensor(const rt_tensor_t *t, rt_strbuf_t *b) {
+  char dn[RT_DTYPE_NAME_MAX];
+  if (rt_tensor_rank(t) == 0) {
+    rt_strbuf_puts(b, rt_dtype_name(rt_tensor_dtype(t), dn));
+    return;
+  }
+  rt_strbuf_puts(b, "Tensor[");
+  rt_ir_shape_print(rt_tensor_rank(t), rt_tensor_shape(t), b);
+  rt_strbuf_printf(b, ", %s]", rt_dtype_name(rt_tensor_dtype(t), dn));
+}
+
+static bool tensor_fits(const rt_tensor_t *t, const rt_ir_type_t *ty) {
+  ty = rt_ir_type_resolve((rt_ir_type_t *)ty);
+  if (!ty || ty->kind != RT_IR_TYPE_TENSOR) return false;
+  if (!rt_dtype_equal(ty->tensor.dtype, rt_tensor_dtype(t))) return false;
+  if (ty->tensor.rank != rt_tensor_rank(t)) return false;
+  for (int32_t i = 0; i < ty->tensor.rank; ++i) {
+    if (ty->tensor.shape[i] != RT_DIM_ANY && ty->tensor.shape[i] != rt_tensor_shape(t)[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static void clear_outputs(rt_executor_t *ex) {
+  for (int32_t i = 0; i < ex->num_outputs; ++i) {
+    rt_tensor_release(ex->output_values[i]);
+    ex->output_values[i] = NULL;
+  }
+  ex->have_outputs = false;
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+static rt_status_t describe_io(rt_executor_t *ex) {
+  rt_ir_expr_t *fn = ex->main_fn;
+  ex->num_inputs = fn->fn.nparams;
+  ex->inputs = calloc((size_t)(ex->num_inputs ? ex->num_inputs : 1), sizeof(io_desc));
+  ex->input_values = calloc((size_t)(ex->num_inputs ? ex->num_inputs : 1), sizeof(rt_tensor_t *));
+  if (!ex->inputs || !ex->input_values) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  for (int32_t i = 0; i < ex->num_inputs; ++i) {
+    rt_ir_expr_t *p = fn->fn.params[i];
+    snprintf(ex->inputs[i].name, sizeof ex->inputs[i].name, "%s", p->var.name);
+    rt_ir_type_t *t = rt_ir_type_resolve(p->checked_type);
+    if (!t || t->kind != RT_IR_TYPE_TENSOR) {
+      return RT_STATUS(INVALID_ARGUMENT, "parameter %%%s of @main is not a tensor; executors "
+                                         "take tensor inputs", p->var.name);
+    }
+    ex->inputs[i].type = t;
+  }
+  rt_ir_type_t *ft = rt_ir_type_resolve(fn->checked_type);
+  rt_ir_type_t *ret = ft ? ft->func.ret : NULL;
+  int32_t n = 0;
+  count_leaves(ret, &n);
+  if (n > MAX_OUTPUTS) return RT_STATUS(RESOURCE_EXHAUSTED, "@main has %d outputs", (int)n);
+  ex->num_outputs = n;
+  ex->output_types = calloc((size_t)(n ? n : 1), sizeof(rt_ir_type_t *));
+  ex->output_values = calloc((size_t)(n ? n : 1), sizeof(rt_tensor_t *));
+  if (!ex->output_types || !ex->output_values) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  n = 0;
+  collect_leaves(ret, ex->output_types, &n);
+  for (int32_t i = 0; i < n; ++i) {
+    rt_ir_type_t *t = rt_ir_type_resolve(ex->output_types[i]);
+    if (!t || t->kind != RT_IR_TYPE_TENSOR) {
+      return RT_STATUS(INVALID_ARGUMENT, "output %d of @main is not a tensor (a function?); "
+                                         "executors return tensors", (int)i);
+    }
+  }
+  return RT_OK;
+}
+
+rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char *target,
+                               const rt_pass_context_t *ctx, const rt_params_t *params,
+                               rt_executor_t **out_executor) {
+  if (!kind || !module || !out_executor) {
+    return RT_STATUS(INVALID_ARGUMENT, "rt_create_executor: kind, module and out_executor are required");
+  }
+  const char *kinds[] = {"debug", "graph", "vm"};
+  const char *k = NULL;
+  for (size_t i = 0; i < 3; ++i) {
+    if (strcmp(kind, kinds[i]) == 0) k = kinds[i];
+  }
+  if (!k) {
+    return RT_STATUS(INVALID_ARGUMENT, "unknown executor '%s' (known: debug, graph, vm)", kind);
+  }
+  if (strcmp(k, "debug") != 0) {
+    return RT_STATUS(UNIMPLEMENTED, "the '%s' executor is not built yet; use \"debug\", which "
+                                    "runs every model (slowly)", k);
+  }
+  if (target && *target && strcmp(target, "llvm") != 0) {
+    return RT_STATUS(INVALID_ARGUMENT, "unknown target '%s' (known: llvm, the host CPU)", target);
+  }
+  rt_executor_t *ex = calloc(1, sizeof *ex);
+  if (!ex) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating an executor");
+  ex->allocator = rt_allocator_system();
+  ex->kind = k;
+  ex->ctx.opt_level = ctx ? ctx->opt_level : 2;
+  rt_module_t *bound = NULL;
+  rt_status_t st = rt_backend_bind_params(module, params, &bound);
+  if (!st) st = rt_build(bound, &ex->ctx, &ex->module);
+  rt_module_release(bound);
+  if (!st) {
+    ex->main_fn = rt_ir_module_lookup(ex->module, "main");
+    if (!ex->main_fn) st = RT_STATUS(NOT_FOUND, "the module has no @main");
+  }
+  if (!st) st = describe_io(ex);
+  if (!st) st = rt_interp_create(ex->allocator, ex->module, NULL, &ex->interp);
+  if (st) {
+    rt_executor_release(ex);
+    return rt_status_annotate(st, "creating the %s executor", k);
+  }
+  *out_executor = ex;
+  return RT_OK;
+}
+
+void rt_executor_release(rt_executor_t *ex) {
+  if (!ex) return;
+  clear_outputs(ex);
+  for (int32_t i = 0; ex->input_values && i < ex->num_inputs; ++i) {
+    rt_tensor_release(ex->input_values[i]);
+  }
+  free(ex->input_values);
+  free(ex->inputs);
+  free(ex->output_values);
+  free(ex->output_types);
+  rt_interp_release(ex->interp);
+  rt_module_release(ex->module);
+  free(ex);
+}
+
+/* ---- info ---------------------------------------------------------------- */
+
+const char *rt_executor_kind(const rt_executor_t *ex) { return ex->kind; }
+int32_t rt_executor_num_inputs(const rt_executor_t *ex) { return ex->num_inputs; }
+int32_t rt_executor_num_outputs(const rt_executor_t *ex) { return ex->num_outputs; }
+
+static void fill_info(const char *name, const rt_ir_type_t *t, rt_tensor_info_t *out) {
+  t = rt_ir_type_resolve((rt_ir_type_t *)t);
+  out->name = name;
+  out->dtype = t->tensor.dtype;
+  out->rank = t->tensor.rank;
+  out->shape = t->tensor.shape;
+}
+
+rt_status_t rt_executor_input_info(const rt_executor_t *ex, int32_t index, rt_tensor_info_t *out) {
+  if (index < 0 || index >= ex->num_inputs) {
+    return RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the executor has %d)", (int)index,
+                     (int)ex->num_inputs);
+  }
+  fill_info(ex->inputs[index].name, ex->inputs[index].type, out);
+  return RT_OK;
+}
+
+static const char *const kOutputNames[] = {"output_0", "output_1", "output_2", "output_3",
+                                           "output_4", "output_5", "output_6", "output_7"};
+
+rt_status_t rt_executor_output_info(const rt_executor_t *ex, int32_t index, rt_tensor_info_t *out) {
+  if (index < 0 || index >= ex->num_outputs) {
+    return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the executor has %d)", (int)index,
+                     (int)ex->num_outputs);
+  }
+  fill_info(index < 8 ? kOutputNames[index] : "output", ex->output_types[index], out);
+  return RT_OK;
+}
+
+rt_status_t rt_executor_input_index(const rt_executor_t *ex, const char *name, int32_t *out_index) {
+  for (int32_t i = 0; i < ex->num_inputs; ++i) {
+    if (strcmp(ex->inputs[i].name, name) == 0) {
+      *out_index = i;
+      return RT_OK;
+    }
+  }
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  for (int32_t i = 0; i < ex->num_inputs; ++i) {
+    rt_strbuf_printf(&b, "%s%s", i ? ", " : "", ex->inputs[i].name);
+  }
+  rt_status_t st = RT_STATUS(NOT_FOUND, "no input named '%s' (inputs: %s)", name,
+                             ex->num_inputs ? (b.data ? b.data : "") : "none");
+  rt_strbuf_deinitialize(&b);
+  return st;
+}
+
+/* ---- inputs, run, outputs ------------------------------------------------ */
+
+rt_status_t rt_executor_set_input(rt_executor_t *ex, int32_t index, rt_tensor_t *tensor) {
+  if (index < 0 || index >= ex->num_inputs) {
+    return RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the executor has %d)", (int)index,
+                     (int)ex->num_inputs);
+  }
+  if (!tensor) return RT_STATUS(INVALID_ARGUMENT, "input '%s': tensor is NULL", ex->inputs[index].name);
+  if (!tensor_fits(tensor, ex->inputs[index].type)) {
+    rt_strbuf_t want, got;
+    rt_strbuf_initialize(&want);
+    rt_strbuf_initialize(&got);
+    rt_ir_type_print(ex->inputs[index].type, &want);
+    describe_tensor(tensor, &got);
+    rt_status_t st = RT_STATUS(INVALID_ARGUMENT, "input '%s' expects %s, got %s",
+                               ex->inputs[index].name, want.data ? want.data : "",
+                               got.data ? got.data : "");
+    rt_strbuf_deinitialize(&want);
+    rt_strbuf_deinitialize(&got);
+    return st;
+  }
+  rt_tensor_retain(tensor);
+  rt_tensor_release(ex->input_values[index]);
+  ex->input_values[index] = tensor;
+  clear_outputs(ex);
+  return RT_OK;
+}
+
+rt_status_t rt_executor_set_input_by_name(rt_executor_t *ex, const char *name, rt_tensor_t *tensor) {
+  int32_t index = 0;
+  RT_RETURN_IF_ERROR(rt_executor_input_index(ex, name, &index));
+  return rt_executor_set_input(ex, index, tensor);
+}
+
+static rt_status_t step_adapter(void *user, const rt_interp_event_t *ev) {
+  rt_executor_t *ex = user;
+  rt_tensor_t *tensors[256];
+  int32_t n = 0;
+  if (ev->value && ev->value->kind != RT_INTERP_CLOSURE) {
+    RT_RETURN_IF_ERROR(flatten_value(ev->value, tensors, 256, &n));
+    if (n > 256) n = 256;
+  }
+  rt_step_event_t se = {ev->text,
+                        ev->expr->span.source ? ev->expr->span.source->name : NULL,
+                        ev->expr->span.line,
+                        ev->expr->span.col,
+                        ev->call_depth,
+                        ev->value != NULL,
+                        n,
+                        tensors};
+  return ex->step(ex->step_user, &se);
+}
+
+rt_status_t rt_executor_set_step_callback(rt_executor_t *ex, rt_step_fn callback, void *user) {
+  ex->step = callback;
+  ex->step_user = user;
+  if (callback) {
+    rt_interp_set_hooks(ex->interp, step_adapter, step_adapter, ex);
+  } else {
+    rt_interp_set_hooks(ex->interp, NULL, NULL, NULL);
+  }
+  return RT_OK;
+}
+
+/* Calls `name` with tensor args; the flattened result into outs (new refs). */
+static rt_status_t call_tensors(rt_executor_t *ex, const char *name, int32_t nargs,
+                                rt_tensor_t *const *args, int32_t max_outs, rt_tensor_t **outs,
+                                int32_t *out_count) {
+  rt_status_t st = RT_OK;
+  rt_interp_value_t **vals = calloc((size_t)(nargs ? nargs : 1), sizeof *vals);
+  if (!vals) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  for (int32_t i = 0; i < nargs && !st; ++i) {
+    if (!args[i]) {
+      st = RT_STATUS(INVALID_ARGUMENT, "argument %d is NULL", (int)i);
+      break;
+    }
+    st = rt_interp_value_tensor(ex->allocator, args[i], &vals[i]);
+  }
+  rt_interp_value_t *result = NULL;
+  if (!st) st = rt_interp_call_global(ex->interp, name, nargs, vals, &result);
+  for (int32_t i = 0; i < nargs; ++i) rt_interp_value_release(vals[i]);
+  free(vals);
+  if (st) return st;
+  int32_t n = 0;
+  rt_tensor_t *flat[MAX_OUTPUTS];
+  st = flatten_value(result, flat, MAX_OUTPUTS, &n);
+  if (!st && n > max_outs) {
+    st = RT_STATUS(OUT_OF_RANGE, "@%s returns %d tensors; room was given for %d", name, (int)n,
+                   (int)max_outs);
+  }
+  if (!st) {
+    for (int32_t i = 0; i < n; ++i) {
+      rt_tensor_retain(flat[i]);
+      outs[i] = flat[i];
+    }
+    *out_count = n;
+  }
+  rt_interp_value_release(result);
+  return st;
+}
+
+rt_status_t rt_executor_run(rt_executor_t *ex) {
+  for (int32_t i = 0; i < ex->num_inputs; ++i) {
+    if (!ex->input_values[i]) {
+      return RT_STATUS(FAILED_PRECONDITION, "input '%s' is not set", ex->inputs[i].name);
+    }
+  }
+  clear_outputs(ex);
+  int32_t n = 0;
+  RT_RETURN_IF_ERROR(call_tensors(ex, "main", ex->num_inputs, ex->input_values, ex->num_outputs,
+                                  ex->output_values, &n));
+  if (n != ex->num_outputs) {
+    for (int32_t i = 0; i < n; ++i) rt_tensor_release(ex->output_values[i]);
+    memset(ex->output_values, 0, (size_t)ex->num_outputs * sizeof(rt_tensor_t *));
+    return RT_STATUS(INTERNAL, "@main returned %d tensors, its type says %d", (int)n,
+                     (int)ex->num_outputs);
+  }
+  ex->have_outputs = true;
+  return RT_OK;
+}
+
+rt_status_t rt_executor_get_output(rt_executor_t *ex, int32_t index, rt_tensor_t **out_tensor) {
+  if (index < 0 || index >= ex->num_outputs) {
+    return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the executor has %d)", (int)index,
+                     (int)ex->num_outputs);
+  }
+  if (!ex->have_outputs) return RT_STATUS(FAILED_PRECONDITION, "no outputs: run the executor first");
+  *out_tensor = ex->output_values[index];
+  return RT_OK;
+}
+
+rt_status_t rt_executor_invoke(rt_executor_t *ex, const char *fn_name, int32_t nargs,
+                               rt_tensor_t *const *args, int32_t max_outs, rt_tensor_t **outs,
+                               int32_t *out_count) {
+  if (!fn_name) return RT_STATUS(INVALID_ARGUMENT, "fn_name is NULL");
+  if (fn_name[0] == '@') fn_name++;
+  return call_tensors(ex, fn_name, nargs, args, max_outs, outs, out_count);
+}

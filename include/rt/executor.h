@@ -1,0 +1,134 @@
+/* relayrt executors: run a module's `main` (or any global function).
+ *
+ *   rt_create_executor("debug" | "graph" | "vm", module, target, ctx,
+ *                      params, &ex)
+ *
+ * "debug" is the reference interpreter: it walks the IR with plain
+ * reference kernels, runs every construct (control flow, recursion,
+ * closures, dynamic shapes) and can be stepped. "graph" and "vm" arrive with
+ * their issues (UNIMPLEMENTED today, with a message naming "debug").
+ *
+ * Inputs are main's parameters, in order, named as written (without '%').
+ * Outputs are the tensors of main's result, in order (a tuple result is
+ * flattened left to right).
+ *
+ * Ownership: rt_create_executor returns an executor the caller owns
+ * (rt_executor_release); it retains the module and copies ctx and params.
+ * rt_executor_set_input retains the tensor. Tensors from
+ * rt_executor_get_output are borrowed and stay valid until the next
+ * rt_executor_run (or set_input) on the same executor, or its release;
+ * retain one to keep it longer. rt_executor_invoke returns new references.
+ * Info structs borrow strings and shapes from the executor.
+ *
+ * Thread-safety: an executor is used by one thread at a time (calls from two
+ * threads at once are not detected: serialize them). Many executors may be
+ * created from, and run over, one module at once. */
+#ifndef RT_EXECUTOR_H_
+#define RT_EXECUTOR_H_
+
+#include "rt/base.h"
+#include "rt/module.h"
+#include "rt/params.h"
+#include "rt/pass.h"
+#include "rt/status.h"
+#include "rt/tensor.h"
+
+RT_EXTERN_C_BEGIN
+
+typedef struct rt_executor_t rt_executor_t;
+
+/* A dim that is `?` in the signature. */
+#define RT_DIM_DYNAMIC INT64_C(-1)
+
+typedef struct rt_tensor_info_t {
+  const char *name;      /* inputs: the parameter name; outputs: "output_<i>" */
+  rt_dtype_t dtype;
+  int32_t rank;
+  const int64_t *shape;  /* RT_DIM_DYNAMIC for `?` */
+} rt_tensor_info_t;
+
+/* Creates an executor for `module`. `target` may be NULL or "llvm" (the
+ * host CPU). `ctx` may be NULL (opt_level 2). `params`, when given, are bound
+ * by name into main's parameters before any pass runs (so constant folding
+ * sees them); a name that is not a parameter of main is INVALID_ARGUMENT, and
+ * so is a tensor whose type does not match. Errors: INVALID_ARGUMENT for an
+ * unknown kind (listing the kinds), NOT_FOUND when there is no @main,
+ * UNIMPLEMENTED for kinds not built yet. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_create_executor(const char *kind, rt_module_t *module,
+                                                         const char *target,
+                                                         const rt_pass_context_t *ctx,
+                                                         const rt_params_t *params,
+                                                         rt_executor_t **out_executor);
+RT_API void rt_executor_release(rt_executor_t *executor); /* NULL is fine */
+
+RT_API const char *rt_executor_kind(const rt_executor_t *executor);
+RT_API int32_t rt_executor_num_inputs(const rt_executor_t *executor);
+RT_API int32_t rt_executor_num_outputs(const rt_executor_t *executor);
+/* OUT_OF_RANGE for a bad index. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_input_info(const rt_executor_t *executor,
+                                                             int32_t index,
+                                                             rt_tensor_info_t *out_info);
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_output_info(const rt_executor_t *executor,
+                                                              int32_t index,
+                                                              rt_tensor_info_t *out_info);
+/* NOT_FOUND naming the input and listing the known ones. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_input_index(const rt_executor_t *executor,
+                                                              const char *name,
+                                                              int32_t *out_index);
+
+/* Sets input `index`. The tensor's dtype and shape must match the
+ * signature (`?` dims take any size): INVALID_ARGUMENT names the input, the
+ * expected and the given type. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_set_input(rt_executor_t *executor,
+                                                            int32_t index, rt_tensor_t *tensor);
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_set_input_by_name(rt_executor_t *executor,
+                                                                    const char *name,
+                                                                    rt_tensor_t *tensor);
+
+/* Runs main on the inputs set. FAILED_PRECONDITION names an input not set. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_run(rt_executor_t *executor);
+
+/* Output `index` of the last run (borrowed; see the lifetime rule above).
+ * FAILED_PRECONDITION before a successful run. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_get_output(rt_executor_t *executor,
+                                                             int32_t index,
+                                                             rt_tensor_t **out_tensor);
+
+/* Calls global `fn_name` (without '@') with tensor arguments. Its result's
+ * tensors (flattened) are written to outs[0..] as new references, at most
+ * `max_outs`; *out_count is the number the result has (more than max_outs is
+ * OUT_OF_RANGE, and nothing is written). A result holding a closure is
+ * INVALID_ARGUMENT. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_invoke(rt_executor_t *executor,
+                                                         const char *fn_name, int32_t nargs,
+                                                         rt_tensor_t *const *args,
+                                                         int32_t max_outs, rt_tensor_t **outs,
+                                                         int32_t *out_count);
+
+/* ---- stepping (the "debug" executor) -------------------------------------- */
+
+typedef struct rt_step_event_t {
+  const char *text;         /* one-line binding form: "%3 = nn.relu(%2)" */
+  const char *source_name;  /* NULL when the node has no source position */
+  int32_t line, col;        /* 1-based; 0 when unknown */
+  int32_t call_depth;       /* 0 in main */
+  bool after;               /* false: about to evaluate; true: done */
+  /* After evaluation: the value's tensors, flattened (borrowed for the
+   * duration of the callback). 0 for a closure. */
+  int32_t num_tensors;
+  rt_tensor_t *const *tensors;
+} rt_step_event_t;
+
+/* Called before and after each binding; returning non-NULL stops the run
+ * with that status (use RT_STATUS(CANCELLED, ...) for a deliberate stop). */
+typedef rt_status_t (*rt_step_fn)(void *user, const rt_step_event_t *event);
+
+/* Installs (or, with NULL, removes) the step callback. UNIMPLEMENTED for
+ * executors that cannot step. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_set_step_callback(rt_executor_t *executor,
+                                                                    rt_step_fn callback,
+                                                                    void *user);
+
+RT_EXTERN_C_END
+
+#endif /* RT_EXECUTOR_H_ */

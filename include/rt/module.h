@@ -1,0 +1,55 @@
+/* relayrt modules: a set of global Relay functions (`def @main(...)`) held
+ * in memory, loaded from Relay text (TVM's format) or ONNX, type-checked.
+ *
+ * Ownership: rt_module_parse/load return a reference the caller owns;
+ * release it with rt_module_release. Text returned by rt_module_print is
+ * malloc'd and owned by the caller (free()).
+ * Thread-safety: a module is immutable after loading; many threads may
+ * read, print and build from one module at once. */
+#ifndef RT_MODULE_H_
+#define RT_MODULE_H_
+
+#include "rt/base.h"
+#include "rt/status.h"
+
+RT_EXTERN_C_BEGIN
+
+typedef struct rt_module_t rt_module_t;
+
+/* Parses Relay text (`size` bytes, no NUL needed) and runs type inference.
+ * `source_name` is used in diagnostics. Errors are INVALID_ARGUMENT with the
+ * message "source:line:col: error: what\n<source line>\n<caret>". */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_module_parse(const char *text,
+                                                      size_t size,
+                                                      const char *source_name,
+                                                      rt_module_t **out_module);
+
+/* Loads a model file by extension: .relay/.txt text. (ONNX arrives with
+ * its issue; until then .onnx is UNIMPLEMENTED.) */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_module_load(const char *path,
+                                                     rt_module_t **out_module);
+
+RT_API void rt_module_retain(rt_module_t *module);
+RT_API void rt_module_release(rt_module_t *module); /* NULL is fine */
+
+/* Printing flags. */
+enum {
+  RT_PRINT_DEFAULT = 0,
+  RT_PRINT_NO_TYPES = 1u << 0,    /* omit the ty=... annotations */
+  RT_PRINT_NO_METADATA = 1u << 1, /* omit the #[metadata] section */
+};
+
+/* Prints the module in TVM's Relay text form. The text parses back to a
+ * structurally equal module, and printing that prints the same text. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_module_print(const rt_module_t *module,
+                                                      uint32_t flags,
+                                                      char **out_text);
+
+RT_API int32_t rt_module_num_functions(const rt_module_t *module);
+/* Global function names in printing order (sorted); borrowed. */
+RT_API const char *rt_module_function_name(const rt_module_t *module,
+                                           int32_t index);
+
+RT_EXTERN_C_END
+
+#endif /* RT_MODULE_H_ */

@@ -1,0 +1,48 @@
+/* Internal to interp/: environments and the interpreter object. */
+#ifndef RT_INTERP_INTERP_IMPL_H_
+#define RT_INTERP_INTERP_IMPL_H_
+
+#include <stdatomic.h>
+
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(elt) (oom = true)
+#include <uthash.h>
+
+#include "interp/interp.h"
+
+typedef struct rt_interp_binding_t {
+  uint32_t id;                /* var node id */
+  rt_interp_value_t *value;   /* one reference */
+  UT_hash_handle hh;
+} rt_interp_binding_t;
+
+struct rt_interp_env_t {
+  _Atomic int32_t refcount;
+  rt_allocator_t allocator;
+  rt_interp_env_t *parent;    /* one reference; NULL at the root */
+  rt_interp_binding_t *table;
+};
+
+RT_MUST_USE_RESULT rt_status_t rt_interp_env_create(rt_allocator_t a, rt_interp_env_t *parent,
+                                                    rt_interp_env_t **out);
+void rt_interp_env_retain(rt_interp_env_t *env);
+void rt_interp_env_release(rt_interp_env_t *env);
+/* Binds (or rebinds) var in this frame; retains value. */
+RT_MUST_USE_RESULT rt_status_t rt_interp_env_bind(rt_interp_env_t *env, const rt_ir_expr_t *var,
+                                                  rt_interp_value_t *value);
+/* Borrowed value of var in this frame or a parent; NULL if unbound. */
+rt_interp_value_t *rt_interp_env_lookup(const rt_interp_env_t *env, const rt_ir_expr_t *var);
+
+RT_MUST_USE_RESULT rt_status_t rt_interp_value_closure(rt_allocator_t a, rt_ir_expr_t *fn,
+                                                       rt_interp_env_t *env,
+                                                       rt_interp_value_t **out);
+
+struct rt_interp_t {
+  rt_allocator_t allocator;
+  rt_module_t *module;        /* retained */
+  rt_module_t *scratch;       /* types made at run time (dynamic shapes) */
+  rt_interp_options_t options;
+  int32_t depth;              /* current call depth */
+};
+
+#endif /* RT_INTERP_INTERP_IMPL_H_ */

@@ -1,0 +1,296 @@
+/* Helpers shared by the reference kernels: dtype classes, the element
+ * load/store conversions (their semantics are written down once, at the top
+ * of kernels_impl.h), index arithmetic, layout strides and attribute
+ * reading. Everything here is plain and branchy on purpose: one switch per
+ * element is slow and obviously right, which is what an oracle needs. */
+#include <math.h>
+#include <string.h>
+
+#include "interp/kernels/kernels_impl.h"
+#include "runtime/half.h"
+
+rt_interp_class_t rt_interp_class(rt_dtype_t dtype) {
+  switch (dtype.code) {
+    case kDLInt: return RT_INTERP_SINT;
+    case kDLUInt: return RT_INTERP_UINT;
+    case kDLBool: return RT_INTERP_BOOL;
+    default: return RT_INTERP_FLOAT;
+  }
+}
+
+int64_t rt_interp_sat_i64(double v) {
+  if (isnan(v)) return 0;
+  /* 2^63 is exact in double; anything >= it saturates. */
+  if (v >= 9223372036854775808.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v; /* in range: C truncates toward zero */
+}
+
+uint64_t rt_interp_sat_u64(double v) {
+  if (isnan(v) || v <= 0) return 0;
+  if (v >= 18446744073709551616.0) return UINT64_MAX;
+  return (uint64_t)v;
+}
+
+double rt_interp_round_even(double v) {
+  if (!isfinite(v)) return v;
+  double f = floor(v);
+  double d = v - f; /* exact for doubles */
+  if (d > 0.5) return f + 1;
+  if (d < 0.5) return f;
+  return fmod(f, 2.0) == 0 ? f : f + 1;
+}
+
+double rt_interp_load_f(const rt_tensor_t *t, int64_t i) {
+  const void *p = (const char *)rt_tensor_data(t);
+  switch (t->dtype.code) {
+    case kDLFloat:
+      switch (t->dtype.bits) {
+        case 16: return rt_f16_to_f32(((const uint16_t *)p)[i]);
+        case 32: return ((const float *)p)[i];
+        default: return ((const double *)p)[i];
+      }
+    case kDLBfloat: return rt_bf16_to_f32(((const uint16_t *)p)[i]);
+    case kDLUInt:
+      switch (t->dtype.bits) {
+        case 8: return ((const uint8_t *)p)[i];
+        case 16: return ((const uint16_t *)p)[i];
+        case 32: return ((const uint32_t *)p)[i];
+        default: return (double)((const uint64_t *)p)[i];
+      }
+    case kDLBool: return ((const uint8_t *)p)[i] != 0;
+    default:
+      switch (t->dtype.bits) {
+        case 8: return ((const int8_t *)p)[i];
+        case 16: return ((const int16_t *)p)[i];
+        case 32: return ((const int32_t *)p)[i];
+        default: return (double)((const int64_t *)p)[i];
+      }
+  }
+}
+
+int64_t rt_interp_load_i(const rt_tensor_t *t, int64_t i) {
+  const void *p = (const char *)rt_tensor_data(t);
+  switch (t->dtype.code) {
+    case kDLFloat:
+    case kDLBfloat: return rt_interp_sat_i64(rt_interp_load_f(t, i));
+    case kDLUInt:
+      switch (t->dtype.bits) {
+        case 8: return ((const uint8_t *)p)[i];
+        case 16: return ((const uint16_t *)p)[i];
+        case 32: return ((const uint32_t *)p)[i];
+        default: {
+          uint64_t u = ((const uint64_t *)p)[i];
+          int64_t s;
+          memcpy(&s, &u, sizeof s); /* bit pattern, no conversion UB */
+          return s;
+        }
+      }
+    case kDLBool: return ((const uint8_t *)p)[i] != 0;
+    default:
+      switch (t->dtype.bits) {
+        case 8: return ((const int8_t *)p)[i];
+        case 16: return ((const int16_t *)p)[i];
+        case 32: return ((const int32_t *)p)[i];
+        default: return ((const int64_t *)p)[i];
+      }
+  }
+}
+
+/* Low `bits` bits of u as a two's-complement signed value, without the
+ * implementation-defined conversion of out-of-range values to signed. */
+static int64_t wrap_signed(uint64_t u, int bits) {
+  if (bits < 64) {
+    uint64_t mask = (UINT64_C(1) << bits) - 1;
+    uint64_t sign = UINT64_C(1) << (bits - 1);
+    u &= mask;
+    if (u & sign) return -(int64_t)(mask - u) - 1;
+    return (int64_t)u;
+  }
+  if (u <= (uint64_t)INT64_MAX) return (int64_t)u;
+  return -(int64_t)(UINT64_MAX - u) - 1;
+}
+
+int64_t rt_interp_u2s(uint64_t u) { return wrap_signed(u, 64); }
+
+void rt_interp_store_i(rt_tensor_t *t, int64_t i, int64_t v) {
+  void *p = rt_tensor_data(t);
+  uint64_t u = (uint64_t)v; /* conversion to unsigned is modular: defined */
+  switch (t->dtype.code) {
+    case kDLFloat:
+    case kDLBfloat: rt_interp_store_f(t, i, (double)v); return;
+    case kDLBool: ((uint8_t *)p)[i] = v != 0; return;
+    case kDLUInt:
+      switch (t->dtype.bits) {
+        case 8: ((uint8_t *)p)[i] = (uint8_t)u; return;
+        case 16: ((uint16_t *)p)[i] = (uint16_t)u; return;
+        case 32: ((uint32_t *)p)[i] = (uint32_t)u; return;
+        default: ((uint64_t *)p)[i] = u; return;
+      }
+    default:
+      switch (t->dtype.bits) {
+        case 8: ((int8_t *)p)[i] = (int8_t)wrap_signed(u, 8); return;
+        case 16: ((int16_t *)p)[i] = (int16_t)wrap_signed(u, 16); return;
+        case 32: ((int32_t *)p)[i] = (int32_t)wrap_signed(u, 32); return;
+        default: ((int64_t *)p)[i] = v; return;
+      }
+  }
+}
+
+void rt_interp_store_f(rt_tensor_t *t, int64_t i, double v) {
+  void *p = rt_tensor_data(t);
+  switch (t->dtype.code) {
+    case kDLFloat:
+      switch (t->dtype.bits) {
+        case 16: ((uint16_t *)p)[i] = rt_f32_to_f16((float)v); return;
+        case 32: ((float *)p)[i] = (float)v; return;
+        default: ((double *)p)[i] = v; return;
+      }
+    case kDLBfloat: ((uint16_t *)p)[i] = rt_f32_to_bf16((float)v); return;
+    case kDLBool: ((uint8_t *)p)[i] = v != 0; return;
+    case kDLUInt: {
+      uint64_t u = rt_interp_sat_u64(v);
+      int bits = t->dtype.bits;
+      if (bits < 64 && u > (UINT64_C(1) << bits) - 1) u = (UINT64_C(1) << bits) - 1;
+      switch (bits) {
+        case 8: ((uint8_t *)p)[i] = (uint8_t)u; return;
+        case 16: ((uint16_t *)p)[i] = (uint16_t)u; return;
+        case 32: ((uint32_t *)p)[i] = (uint32_t)u; return;
+        default: ((uint64_t *)p)[i] = u; return;
+      }
+    }
+    default: {
+      int64_t s = rt_interp_sat_i64(v);
+      int bits = t->dtype.bits;
+      if (bits < 64) {
+        int64_t hi = (INT64_C(1) << (bits - 1)) - 1;
+        int64_t lo = -hi - 1;
+        s = s > hi ? hi : s < lo ? lo : s;
+      }
+      rt_interp_store_i(t, i, s);
+      return;
+    }
+  }
+}
+
+bool rt_interp_truthy(const rt_tensor_t *t, int64_t i) {
+  if (rt_interp_class(t->dtype) == RT_INTERP_FLOAT) return rt_interp_load_f(t, i) != 0;
+  return rt_interp_load_i(t, i) != 0;
+}
+
+void rt_interp_convert(const rt_tensor_t *src, int64_t si, rt_tensor_t *dst,
+                       int64_t di) {
+  switch (rt_interp_class(src->dtype)) {
+    case RT_INTERP_FLOAT: rt_interp_store_f(dst, di, rt_interp_load_f(src, si)); return;
+    case RT_INTERP_UINT:
+      if (src->dtype.bits == 64 && rt_interp_class(dst->dtype) == RT_INTERP_FLOAT) {
+        rt_interp_store_f(dst, di, rt_interp_load_f(src, si));
+        return;
+      }
+      rt_interp_store_i(dst, di, rt_interp_load_i(src, si));
+      return;
+    default: rt_interp_store_i(dst, di, rt_interp_load_i(src, si)); return;
+  }
+}
+
+void rt_interp_copy_elem(const rt_tensor_t *src, int64_t si, rt_tensor_t *dst,
+                         int64_t di) {
+  size_t esz = rt_dtype_size(src->dtype);
+  memcpy((char *)rt_tensor_data(dst) + (size_t)di * esz,
+         (const char *)rt_tensor_data(src) + (size_t)si * esz, esz);
+}
+
+void rt_interp_strides(int32_t rank, const int64_t *shape, int64_t *out_strides) {
+  int64_t s = 1;
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    out_strides[d] = s;
+    s *= shape[d];
+  }
+}
+
+void rt_interp_unravel(int64_t flat, int32_t rank, const int64_t *shape,
+                       int64_t *out_index) {
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    if (shape[d] == 0) {
+      out_index[d] = 0;
+      continue;
+    }
+    out_index[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+}
+
+int64_t rt_interp_bcast_index(int32_t out_rank, const int64_t *out_index,
+                              int32_t rank, const int64_t *shape) {
+  int64_t flat = 0;
+  for (int32_t d = 0; d < rank; ++d) {
+    int64_t o = out_index[out_rank - rank + d];
+    flat = flat * shape[d] + (shape[d] == 1 ? 0 : o);
+  }
+  return flat;
+}
+
+rt_status_t rt_interp_axis(const rt_interp_call_t *call, int64_t axis,
+                           int32_t rank, int32_t *out_axis) {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank) {
+    return RT_INTERP_ERROR(call, INVALID_ARGUMENT,
+                           "axis %lld is out of range for rank %d",
+                           (long long)axis, rank);
+  }
+  *out_axis = (int32_t)a;
+  return RT_OK;
+}
+
+rt_status_t rt_interp_check_shape(const rt_interp_call_t *call,
+                                  const rt_tensor_t *t, int32_t rank,
+                                  const int64_t *shape) {
+  bool ok = t->rank == rank;
+  for (int32_t d = 0; ok && d < rank; ++d) ok = t->shape[d] == shape[d];
+  if (!ok) {
+    return RT_INTERP_ERROR(call, INTERNAL,
+                           "output shape disagrees with the kernel's (rank %d "
+                           "vs %d, or a dimension)", t->rank, rank);
+  }
+  return RT_OK;
+}
+
+rt_status_t rt_interp_layout(const rt_interp_call_t *call, const char *attr,
+                             const char *layout, const char *letters,
+                             const rt_tensor_t *t, int64_t *out_stride,
+                             int64_t *out_extent) {
+  size_t n = strlen(letters);
+  size_t len = strlen(layout);
+  for (size_t k = 0; k < n; ++k) {
+    out_stride[k] = 0;
+    out_extent[k] = 1;
+  }
+  if ((int64_t)len != t->rank) {
+    return RT_INTERP_ERROR(call, INVALID_ARGUMENT,
+                           "%s \"%s\" does not fit a rank-%d tensor", attr,
+                           layout, t->rank);
+  }
+  int64_t strides[RT_TENSOR_MAX_RANK];
+  rt_interp_strides(t->rank, t->shape, strides);
+  bool seen[26] = {false};
+  for (size_t d = 0; d < len; ++d) {
+    const char *hit = strchr(letters, layout[d]);
+    if (layout[d] == '\0' || !hit || seen[layout[d] - 'A']) {
+      return RT_INTERP_ERROR(call, INVALID_ARGUMENT,
+                             "%s \"%s\" is not supported (expected a "
+                             "permutation of %s)", attr, layout, letters);
+    }
+    seen[layout[d] - 'A'] = true;
+    out_stride[hit - letters] = strides[d];
+    out_extent[hit - letters] = t->shape[d];
+  }
+  return RT_OK;
+}
+
+int32_t rt_interp_ints(const rt_interp_call_t *call, const char *name,
+                       int64_t *out, int32_t cap) {
+  int32_t n = rt_attrs_ints_count(call->attrs, name);
+  if (n > cap) n = cap;
+  for (int32_t i = 0; i < n; ++i) out[i] = rt_attrs_ints_at(call->attrs, name, i);
+  return n;
+}

@@ -1,0 +1,128 @@
+/* Internal to interp/kernels/: the per-op kernel declarations (one per line
+ * of ir/ops.def, defined in the family file of the same name as ir/op/) and
+ * the helpers every family shares (common.c).
+ *
+ * Element access. Kernels read and write elements through four helpers,
+ * whatever the dtype, so each semantic choice is made once:
+ *   - rt_interp_load_f: element i as a double. float16/bfloat16 widen
+ *     exactly; integers convert as C does (int64 beyond 2^53 rounds).
+ *   - rt_interp_load_i: element i as an int64. Signed ints sign-extend,
+ *     unsigned ones zero-extend (uint64 keeps its bit pattern), bool is 0/1,
+ *     floats convert like rt_interp_sat_i64.
+ *   - rt_interp_store_f: stores a double. Floats round to nearest (float16
+ *     and bfloat16 via float32: "float32 compute" for half types); integers
+ *     take rt_interp_sat_* (truncate toward zero, saturate, NaN -> 0: C
+ *     leaves out-of-range float->int conversion undefined, we define it);
+ *     bool stores v != 0 (NaN is true, as numpy).
+ *   - rt_interp_store_i: stores an int64 (bit pattern for uint64). Integers
+ *     keep the low `bits` bits (wrap modulo 2^bits, two's complement), bool
+ *     stores v != 0, floats convert as C does.
+ * Integer arithmetic that may overflow is done in uint64 (defined
+ * wraparound; the suite runs under UBSan) and stored with
+ * rt_interp_store_i, so add/mul/neg wrap modulo 2^bits of the dtype.
+ *
+ * Indices. Tensors are compact row-major (the interpreter compacts
+ * arguments). Multi-indices are int64 arrays of RT_TENSOR_MAX_RANK. */
+#ifndef RT_INTERP_KERNELS_KERNELS_IMPL_H_
+#define RT_INTERP_KERNELS_KERNELS_IMPL_H_
+
+#include "interp/kernel.h"
+#include "runtime/tensor_impl.h"
+
+/* ---- kernels, declared from ops.def -------------------------------------- */
+#define RT_OP(ID, name, ninputs, pattern, fields, rel, doc) \
+  RT_MUST_USE_RESULT rt_status_t rt_interp_k_##ID(const rt_interp_call_t *call);
+#include "ir/ops.def"
+#undef RT_OP
+
+/* ---- dtype classes ------------------------------------------------------- */
+
+typedef enum rt_interp_class_e {
+  RT_INTERP_FLOAT, /* float16/32/64, bfloat16 */
+  RT_INTERP_SINT,
+  RT_INTERP_UINT,
+  RT_INTERP_BOOL,
+} rt_interp_class_t;
+
+rt_interp_class_t rt_interp_class(rt_dtype_t dtype);
+
+/* ---- element access (see the top of this file) --------------------------- */
+
+double rt_interp_load_f(const rt_tensor_t *t, int64_t i);
+int64_t rt_interp_load_i(const rt_tensor_t *t, int64_t i);
+void rt_interp_store_f(rt_tensor_t *t, int64_t i, double v);
+void rt_interp_store_i(rt_tensor_t *t, int64_t i, int64_t v);
+/* Element i is non-zero (floats: v != 0, so NaN is true). */
+bool rt_interp_truthy(const rt_tensor_t *t, int64_t i);
+/* Converts element si of src into element di of dst with cast semantics:
+ * float sources go through load_f/store_f, integer and bool sources
+ * through load_i/store_i (uint64 sources above INT64_MAX convert to floats
+ * as unsigned). */
+void rt_interp_convert(const rt_tensor_t *src, int64_t si, rt_tensor_t *dst,
+                       int64_t di);
+/* Copies the bytes of element si of src to element di of dst (same dtype). */
+void rt_interp_copy_elem(const rt_tensor_t *src, int64_t si, rt_tensor_t *dst,
+                         int64_t di);
+
+/* The two's-complement int64 with the bits of u (defined for every u,
+ * unlike C's conversion). */
+int64_t rt_interp_u2s(uint64_t u);
+
+/* Saturating float->int conversions: truncate toward zero, clamp to the
+ * type's range, NaN -> 0. */
+int64_t rt_interp_sat_i64(double v);
+uint64_t rt_interp_sat_u64(double v);
+
+/* Round half to even, independent of the FP rounding mode. */
+double rt_interp_round_even(double v);
+
+/* ---- indices ------------------------------------------------------------- */
+
+/* Row-major strides (elements) of a shape. */
+void rt_interp_strides(int32_t rank, const int64_t *shape, int64_t *out_strides);
+/* Flat index -> multi-index. */
+void rt_interp_unravel(int64_t flat, int32_t rank, const int64_t *shape,
+                       int64_t *out_index);
+/* Numpy broadcasting: the flat index in a tensor of (rank, shape) read at
+ * the output multi-index `out_index` of rank `out_rank` (right-aligned;
+ * size-1 dims read index 0). */
+int64_t rt_interp_bcast_index(int32_t out_rank, const int64_t *out_index,
+                              int32_t rank, const int64_t *shape);
+/* Normalizes a possibly negative axis for `rank` dims; INVALID_ARGUMENT
+ * naming the op when out of range. */
+RT_MUST_USE_RESULT rt_status_t rt_interp_axis(const rt_interp_call_t *call,
+                                              int64_t axis, int32_t rank,
+                                              int32_t *out_axis);
+/* INTERNAL error unless t has `rank` dims equal to shape (a kernel's own
+ * shape computation disagreeing with the type relation's). */
+RT_MUST_USE_RESULT rt_status_t rt_interp_check_shape(
+    const rt_interp_call_t *call, const rt_tensor_t *t, int32_t rank,
+    const int64_t *shape);
+
+/* ---- layouts ------------------------------------------------------------- */
+
+/* For a layout of distinct upper-case letters ("NCHW", "OIHW", "NWC") over
+ * a tensor t: the element stride of each letter in `letters` (0 when the
+ * letter is absent, e.g. H of "NCW") and its extent (1 when absent).
+ * INVALID_ARGUMENT naming the op and the attribute when the layout has a
+ * letter outside `letters`, repeats one, or disagrees with t's rank. */
+RT_MUST_USE_RESULT rt_status_t rt_interp_layout(const rt_interp_call_t *call,
+                                                const char *attr,
+                                                const char *layout,
+                                                const char *letters,
+                                                const rt_tensor_t *t,
+                                                int64_t *out_stride,
+                                                int64_t *out_extent);
+
+/* ---- attributes ---------------------------------------------------------- */
+
+/* Reads INTS attribute `name` into out (at most cap values); returns the
+ * count. */
+int32_t rt_interp_ints(const rt_interp_call_t *call, const char *name,
+                       int64_t *out, int32_t cap);
+
+/* Error helper: INVALID_ARGUMENT "<op>: <message>". */
+#define RT_INTERP_ERROR(call, code, fmt, ...) \
+  RT_STATUS(code, "%s: " fmt, (call)->op->name, __VA_ARGS__)
+
+#endif /* RT_INTERP_KERNELS_KERNELS_IMPL_H_ */

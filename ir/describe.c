@@ -1,0 +1,82 @@
+/* One-line descriptions of nodes ("%3 = add(%1, %2)") for diagnostics and
+ * stepping hooks. Operands are named by their graph binding (`%N` as
+ * parsed), var name or a short literal; anything else prints as "...". */
+#include <string.h>
+
+#include "ir/ir.h"
+#include "runtime/strbuf.h"
+
+static void describe_operand(const rt_ir_expr_t *e, rt_strbuf_t *out) {
+  if (e->binding) {
+    rt_strbuf_printf(out, "%%%s", e->binding);
+    return;
+  }
+  switch (e->kind) {
+    case RT_IR_VAR: rt_strbuf_printf(out, "%%%s", e->var.name); return;
+    case RT_IR_GLOBAL_VAR: rt_strbuf_printf(out, "@%s", e->global.name); return;
+    case RT_IR_CONSTANT:
+      if (rt_tensor_rank(e->constant.value) == 0) {
+        rt_ir_print_expr(e, RT_PRINT_NO_TYPES, out);
+      } else {
+        rt_strbuf_puts(out, "constant");
+      }
+      return;
+    case RT_IR_OP: rt_strbuf_puts(out, e->op.op->name); return;
+    case RT_IR_CALL:
+      if (e->call.callee->kind == RT_IR_OP) {
+        rt_strbuf_printf(out, "%s(...)", e->call.callee->op.op->name);
+        return;
+      }
+      break;
+    default: break;
+  }
+  rt_strbuf_puts(out, "...");
+}
+
+void rt_ir_describe_binding(const rt_ir_expr_t *e, rt_strbuf_t *out) {
+  bool bound = e->binding != NULL;
+  if (bound) rt_strbuf_printf(out, "%%%s = ", e->binding);
+  switch (e->kind) {
+    case RT_IR_CALL:
+      if (e->call.callee->kind == RT_IR_OP) {
+        rt_strbuf_puts(out, e->call.callee->op.op->name);
+      } else {
+        describe_operand(e->call.callee, out);
+      }
+      rt_strbuf_putc(out, '(');
+      for (int32_t i = 0; i < e->call.nargs; ++i) {
+        if (i) rt_strbuf_puts(out, ", ");
+        describe_operand(e->call.args[i], out);
+      }
+      rt_strbuf_putc(out, ')');
+      return;
+    case RT_IR_TUPLE:
+      rt_strbuf_putc(out, '(');
+      for (int32_t i = 0; i < e->tuple.count; ++i) {
+        if (i) rt_strbuf_puts(out, ", ");
+        describe_operand(e->tuple.fields[i], out);
+      }
+      if (e->tuple.count == 1) rt_strbuf_putc(out, ',');
+      rt_strbuf_putc(out, ')');
+      return;
+    case RT_IR_TUPLE_GET_ITEM:
+      describe_operand(e->get_item.tuple, out);
+      rt_strbuf_printf(out, ".%d", (int)e->get_item.index);
+      return;
+    case RT_IR_IF:
+      rt_strbuf_puts(out, "if (");
+      describe_operand(e->if_.cond, out);
+      rt_strbuf_puts(out, ") { ... } else { ... }");
+      return;
+    case RT_IR_LET:
+      rt_strbuf_printf(out, "let %%%s = ", e->let.var->var.name);
+      describe_operand(e->let.value, out);
+      return;
+    case RT_IR_FUNCTION:
+      rt_strbuf_puts(out, "fn (...) { ... }");
+      return;
+    default:
+      if (!bound) describe_operand(e, out);
+      return;
+  }
+}

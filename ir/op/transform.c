@@ -1,0 +1,1001 @@
+/* Type relations of the data-movement ops: reshape (TVM's 0/-1/-2/-3/-4
+ * codes), reshape_like, squeeze, expand_dims, transpose, batch_flatten,
+ * concatenate/stack (tuple input), split (tuple output), strided_slice
+ * (topi's canonicalization and clamping), take, gather, gather_nd,
+ * broadcast_to, tile, repeat, reverse, nn.pad, layout_transform (primal
+ * and split axes such as NCHW4c), one_hot, depth_to_space/space_to_depth,
+ * and the creation and shape ops (zeros, ones, full, arange, shape_of,
+ * ndarray_size). Shapes are computed in fixed arrays of
+ * RT_TENSOR_MAX_RANK dims; a result past that rank is an error. */
+#include <string.h>
+
+#include "ir/op/op_impl.h"
+#include "runtime/assert.h"
+
+#define MAXR RT_TENSOR_MAX_RANK
+
+static bool all_static(int32_t rank, const int64_t *shape) {
+  for (int32_t i = 0; i < rank; ++i) {
+    if (shape[i] == RT_DIM_ANY) return false;
+  }
+  return true;
+}
+
+/* Product of dims; RT_DIM_ANY if any is `?`. */
+static rt_status_t numel(int32_t rank, const int64_t *shape, int64_t *out) {
+  int64_t n = 1;
+  bool any = false;
+  for (int32_t i = 0; i < rank; ++i) {
+    if (shape[i] == RT_DIM_ANY) {
+      any = true;
+      continue;
+    }
+    RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(n, shape[i], &n));
+  }
+  *out = any ? RT_DIM_ANY : n;
+  return RT_OK;
+}
+
+static rt_status_t int_indices(const rt_ir_type_t *t, const char *what) {
+  if (rt_dtype_is_int(t->tensor.dtype) || rt_dtype_is_uint(t->tensor.dtype)) {
+    return RT_OK;
+  }
+  char name[RT_DTYPE_NAME_MAX];
+  return RT_STATUS(INVALID_ARGUMENT, "%s must be integers, got %s", what,
+                   rt_dtype_name(t->tensor.dtype, name));
+}
+
+static rt_status_t incompatible(const char *op, int32_t ra, const int64_t *a,
+                                int32_t rb, const int64_t *b) {
+  char sa[RT_IR_OP_MSG_MAX], sb[RT_IR_OP_MSG_MAX];
+  return RT_STATUS(INVALID_ARGUMENT, "%s: cannot reshape %s to %s", op,
+                   rt_ir_op_shape_text(ra, a, sa, sizeof sa),
+                   rt_ir_op_shape_text(rb, b, sb, sizeof sb));
+}
+
+/* ---- reshape ------------------------------------------------------------ */
+
+static rt_status_t push_dim(int64_t *out, int32_t *n, int64_t d) {
+  if (*n >= MAXR) return rt_ir_op_check_rank(MAXR + 1);
+  out[(*n)++] = d;
+  return RT_OK;
+}
+
+rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  const int32_t rank = x->tensor.rank;
+  const int64_t *in = x->tensor.shape;
+  const bool allowzero = rt_attrs_bool(ctx->attrs, "allowzero");
+  const int32_t n = rt_attrs_ints_count(ctx->attrs, "newshape");
+  int64_t out[MAXR];
+  int32_t r = 0, src = 0, infer = -1;
+  for (int32_t i = 0; i < n; ++i) {
+    int64_t v = rt_attrs_ints_at(ctx->attrs, "newshape", i);
+    if (v > 0 || (v == 0 && allowzero)) {
+      RT_RETURN_IF_ERROR(push_dim(out, &r, v));
+      src++;
+    } else if (v == 0) {
+      if (src >= rank) {
+        return RT_STATUS(INVALID_ARGUMENT,
+                         "reshape: newshape code 0 at position %d has no input dim to copy",
+                         (int)i);
+      }
+      RT_RETURN_IF_ERROR(push_dim(out, &r, in[src++]));
+    } else if (v == -1) {
+      if (infer >= 0) {
+        return RT_STATUS(INVALID_ARGUMENT, "reshape: newshape has more than one -1");
+      }
+      infer = r;
+      RT_RETURN_IF_ERROR(push_dim(out, &r, 1));
+      src++;
+    } else if (v == -2) {
+      while (src < rank) RT_RETURN_IF_ERROR(push_dim(out, &r, in[src++]));
+    } else if (v == -3) {
+      if (src + 1 >= rank) {
+        return RT_STATUS(INVALID_ARGUMENT,
+                         "reshape: newshape code -3 at position %d needs two input dims",
+                         (int)i);
+      }
+      int64_t d;
+      RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(in[src], in[src + 1], &d));
+      if (in[src] == RT_DIM_ANY || in[src + 1] == RT_DIM_ANY) d = RT_DIM_ANY;
+      RT_RETURN_IF_ERROR(push_dim(out, &r, d));
+      src += 2;
+    } else if (v == -4) {
+      if (i + 2 >= n || src >= rank) {
+        return RT_STATUS(INVALID_ARGUMENT,
+                         "reshape: newshape code -4 at position %d needs an input dim and two values",
+                         (int)i);
+      }
+      int64_t d0 = in[src++];
+      int64_t d1 = rt_attrs_ints_at(ctx->attrs, "newshape", ++i);
+      int64_t d2 = rt_attrs_ints_at(ctx->attrs, "newshape", ++i);
+      if ((d1 == -1 && d2 == -1) || d1 < -1 || d2 < -1 || d1 == 0 || d2 == 0) {
+        return RT_STATUS(INVALID_ARGUMENT,
+                         "reshape: bad split (%lld, %lld) after code -4",
+                         (long long)d1, (long long)d2);
+      }
+      if (d0 != RT_DIM_ANY) {
+        int64_t known = d1 == -1 ? d2 : d1;
+        if (d0 % known != 0) {
+          return RT_STATUS(INVALID_ARGUMENT,
+                           "reshape: cannot split dim %lld into (%lld, %lld)",
+                           (long long)d0, (long long)d1, (long long)d2);
+        }
+        if (d1 == -1) d1 = d0 / d2;
+        if (d2 == -1) d2 = d0 / d1;
+        if (d1 * d2 != d0) {
+          return RT_STATUS(INVALID_ARGUMENT,
+                           "reshape: cannot split dim %lld into (%lld, %lld)",
+                           (long long)d0, (long long)d1, (long long)d2);
+        }
+      } else {
+        if (d1 == -1) d1 = RT_DIM_ANY;
+        if (d2 == -1) d2 = RT_DIM_ANY;
+      }
+      RT_RETURN_IF_ERROR(push_dim(out, &r, d1));
+      RT_RETURN_IF_ERROR(push_dim(out, &r, d2));
+    } else {
+      return RT_STATUS(INVALID_ARGUMENT, "reshape: invalid newshape value %lld",
+                       (long long)v);
+    }
+  }
+  int64_t total;
+  RT_RETURN_IF_ERROR(numel(rank, in, &total));
+  if (infer >= 0) {
+    int64_t known = 1;
+    bool any = false;
+    for (int32_t i = 0; i < r; ++i) {
+      if (i == infer) continue;
+      if (out[i] == RT_DIM_ANY) {
+        any = true;
+      } else {
+        RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(known, out[i], &known));
+      }
+    }
+    if (total == RT_DIM_ANY || any) {
+      out[infer] = RT_DIM_ANY;
+    } else if (known == 0 || total % known != 0) {
+      out[infer] = -1;
+      return incompatible("reshape", rank, in, r, out);
+    } else {
+      out[infer] = total / known;
+    }
+  } else if (total != RT_DIM_ANY && all_static(r, out)) {
+    int64_t got;
+    RT_RETURN_IF_ERROR(numel(r, out, &got));
+    if (got != total) return incompatible("reshape", rank, in, r, out);
+  }
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, r, out, out_type);
+}
+
+/* reshape_like: data[:lhs_begin] + like[rhs_begin:rhs_end] + data[lhs_end:] */
+static rt_status_t range_attr(const rt_ir_rel_ctx_t *ctx, const char *bname,
+                              const char *ename, int32_t rank, int32_t *b,
+                              int32_t *e) {
+  int64_t bv = rt_attrs_int(ctx->attrs, bname);
+  int64_t ev = rt_attrs_is_none(ctx->attrs, ename) ? rank
+                                                   : rt_attrs_int(ctx->attrs, ename);
+  if (bv < 0) bv += rank;
+  if (ev < 0) ev += rank;
+  if (bv < 0 || bv > rank || ev < bv || ev > rank) {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "reshape_like: range [%s, %s) is invalid for rank %d", bname,
+                     ename, (int)rank);
+  }
+  *b = (int32_t)bv;
+  *e = (int32_t)ev;
+  return RT_OK;
+}
+
+rt_status_t rt_ir_rel_reshape_like(const rt_ir_rel_ctx_t *ctx,
+                                   rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x, *like;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &like));
+  int32_t lb, le, rb, re;
+  RT_RETURN_IF_ERROR(range_attr(ctx, "lhs_begin", "lhs_end", x->tensor.rank, &lb, &le));
+  RT_RETURN_IF_ERROR(range_attr(ctx, "rhs_begin", "rhs_end", like->tensor.rank, &rb, &re));
+  int64_t out[MAXR];
+  int32_t r = 0;
+  for (int32_t i = 0; i < lb; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, x->tensor.shape[i]));
+  for (int32_t i = rb; i < re; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, like->tensor.shape[i]));
+  for (int32_t i = le; i < x->tensor.rank; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, x->tensor.shape[i]));
+  int64_t a, b;
+  RT_RETURN_IF_ERROR(numel(x->tensor.rank, x->tensor.shape, &a));
+  RT_RETURN_IF_ERROR(numel(r, out, &b));
+  if (a != RT_DIM_ANY && b != RT_DIM_ANY && a != b) {
+    return incompatible("reshape_like", x->tensor.rank, x->tensor.shape, r, out);
+  }
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, r, out, out_type);
+}
+
+rt_status_t rt_ir_rel_squeeze(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  const int32_t rank = x->tensor.rank;
+  bool drop[MAXR] = {false};
+  if (rt_attrs_is_none(ctx->attrs, "axis")) {
+    for (int32_t i = 0; i < rank; ++i) drop[i] = x->tensor.shape[i] == 1;
+  } else {
+    int32_t n = rt_attrs_ints_count(ctx->attrs, "axis");
+    for (int32_t k = 0; k < n; ++k) {
+      int32_t a;
+      RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_ints_at(ctx->attrs, "axis", k), rank, &a));
+      int64_t d = x->tensor.shape[a];
+      if (d != 1 && d != RT_DIM_ANY) {
+        return RT_STATUS(INVALID_ARGUMENT,
+                         "squeeze: axis %d has size %lld, not 1", (int)a, (long long)d);
+      }
+      drop[a] = true;
+    }
+  }
+  int64_t out[MAXR];
+  int32_t r = 0;
+  for (int32_t i = 0; i < rank; ++i) {
+    if (!drop[i]) out[r++] = x->tensor.shape[i];
+  }
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, r, out, out_type);
+}
+
+/* Inserts `count` dims of size `d` at `axis` (in [-(rank+1), rank]). */
+static rt_status_t insert_dims(const rt_ir_type_t *x, int64_t axis, int64_t count,
+                               int64_t d, int64_t *out, int32_t *out_rank) {
+  const int32_t rank = x->tensor.rank;
+  if (axis < -(int64_t)rank - 1 || axis > rank) {
+    return RT_STATUS(INVALID_ARGUMENT, "axis %lld is out of range for rank %d",
+                     (long long)axis, (int)rank + 1);
+  }
+  if (count < 0) {
+    return RT_STATUS(INVALID_ARGUMENT, "cannot insert %lld axes", (long long)count);
+  }
+  RT_RETURN_IF_ERROR(rt_ir_op_check_rank(rank + count));
+  const int32_t a = (int32_t)(axis < 0 ? axis + rank + 1 : axis);
+  int32_t r = 0;
+  for (int32_t i = 0; i < a; ++i) out[r++] = x->tensor.shape[i];
+  for (int64_t i = 0; i < count; ++i) out[r++] = d;
+  for (int32_t i = a; i < rank; ++i) out[r++] = x->tensor.shape[i];
+  *out_rank = r;
+  return RT_OK;
+}
+
+rt_status_t rt_ir_rel_expand_dims(const rt_ir_rel_ctx_t *ctx,
+                                  rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  int64_t out[MAXR];
+  int32_t r;
+  RT_RETURN_IF_ERROR(insert_dims(x, rt_attrs_int(ctx->attrs, "axis"),
+                                 rt_attrs_int(ctx->attrs, "num_newaxis"), 1, out, &r));
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, r, out, out_type);
+}
+
+rt_status_t rt_ir_rel_transpose(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  const int32_t rank = x->tensor.rank;
+  int64_t out[MAXR];
+  if (rt_attrs_is_none(ctx->attrs, "axes") ||
+      rt_attrs_ints_count(ctx->attrs, "axes") == 0) {
+    for (int32_t i = 0; i < rank; ++i) out[i] = x->tensor.shape[rank - 1 - i];
+  } else {
+    int32_t n = rt_attrs_ints_count(ctx->attrs, "axes");
+    if (n != rank) {
+      return RT_STATUS(INVALID_ARGUMENT, "transpose: axes has %d entries for rank %d",
+                       (int)n, (int)rank);
+    }
+    bool used[MAXR] = {false};
+    for (int32_t i = 0; i < n; ++i) {
+      int32_t a;
+      RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_ints_at(ctx->attrs, "axes", i), rank, &a));
+      if (used[a]) {
+        return RT_STATUS(INVALID_ARGUMENT, "transpose: axis %d repeated in axes", (int)a);
+      }
+      used[a] = true;
+      out[i] = x->tensor.shape[a];
+    }
+  }
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, rank, out, out_type);
+}
+
+rt_status_t rt_ir_rel_batch_flatten(const rt_ir_rel_ctx_t *ctx,
+                                    rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  if (x->tensor.rank < 1) {
+    return RT_STATUS(INVALID_ARGUMENT, "nn.batch_flatten needs rank >= 1");
+  }
+  int64_t out[2] = {x->tensor.shape[0], 1};
+  RT_RETURN_IF_ERROR(numel(x->tensor.rank - 1, x->tensor.shape + 1, &out[1]));
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, 2, out, out_type);
+}
+
+/* ---- tuples in and out -------------------------------------------------- */
+
+/* The single tuple argument of concatenate/stack, fields checked to be
+ * tensors of one dtype and rank. */
+static rt_status_t tensor_tuple(const rt_ir_rel_ctx_t *ctx,
+                                const rt_ir_type_t **out_tuple) {
+  if (ctx->nargs < 1 || ctx->args[0]->kind != RT_IR_TYPE_TUPLE) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s takes a tuple of tensors", ctx->op->name);
+  }
+  const rt_ir_type_t *t = ctx->args[0];
+  if (t->tuple.count < 1) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s of an empty tuple", ctx->op->name);
+  }
+  for (int32_t i = 0; i < t->tuple.count; ++i) {
+    const rt_ir_type_t *f = rt_ir_type_resolve(t->tuple.fields[i]);
+    if (f->kind != RT_IR_TYPE_TENSOR) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: field %d of the tuple is not a tensor",
+                       ctx->op->name, (int)i);
+    }
+    const rt_ir_type_t *f0 = rt_ir_type_resolve(t->tuple.fields[0]);
+    RT_RETURN_IF_ERROR_ANNOTATE(rt_ir_op_same_dtype(f0->tensor.dtype, f->tensor.dtype),
+                                "%s: field %d", ctx->op->name, (int)i);
+    if (f->tensor.rank != f0->tensor.rank || f->tensor.rank > MAXR) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: field %d has rank %d, field 0 rank %d",
+                       ctx->op->name, (int)i, (int)f->tensor.rank, (int)f0->tensor.rank);
+    }
+  }
+  *out_tuple = t;
+  return RT_OK;
+}
+
+/* Merges dim j of every field (except along `skip`): static dims must
+ * agree; `?` takes the static value of another field. */
+static rt_status_t merge_dims(const rt_ir_rel_ctx_t *ctx, const rt_ir_type_t *t,
+                              int32_t skip, int64_t *out) {
+  const rt_ir_type_t *f0 = rt_ir_type_resolve(t->tuple.fields[0]);
+  for (int32_t j = 0; j < f0->tensor.rank; ++j) {
+    if (j == skip) continue;
+    int64_t d = RT_DIM_ANY;
+    for (int32_t i = 0; i < t->tuple.count; ++i) {
+      const rt_ir_type_t *f = rt_ir_type_resolve(t->tuple.fields[i]);
+      int64_t e = f->tensor.shape[j];
+      if (e == RT_DIM_ANY) continue;
+      if (d != RT_DIM_ANY && d != e) {
+        char sa[RT_IR_OP_MSG_MAX], sb[RT_IR_OP_MSG_MAX];
+        return RT_STATUS(INVALID_ARGUMENT,
+                         "%s: field %d has shape %s, incompatible with field 0's %s",
+                         ctx->op->name, (int)i,
+                         rt_ir_op_shape_text(f->tensor.rank, f->tensor.shape, sa, sizeof sa),
+                         rt_ir_op_shape_text(f0->tensor.rank, f0->tensor.shape, sb, sizeof sb));
+      }
+      d = e;
+    }
+    out[j] = d;
+  }
+  return RT_OK;
+}
+
+rt_status_t rt_ir_rel_concatenate(const rt_ir_rel_ctx_t *ctx,
+                                  rt_ir_type_t **out_type) {
+  const rt_ir_type_t *t;
+  RT_RETURN_IF_ERROR(tensor_tuple(ctx, &t));
+  const rt_ir_type_t *f0 = rt_ir_type_resolve(t->tuple.fields[0]);
+  const int32_t rank = f0->tensor.rank;
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), rank, &axis));
+  int64_t out[MAXR];
+  RT_RETURN_IF_ERROR(merge_dims(ctx, t, axis, out));
+  int64_t sum = 0;
+  for (int32_t i = 0; i < t->tuple.count; ++i) {
+    int64_t e = rt_ir_type_resolve(t->tuple.fields[i])->tensor.shape[axis];
+    if (e == RT_DIM_ANY || sum == RT_DIM_ANY) {
+      sum = RT_DIM_ANY;
+    } else if (__builtin_add_overflow(sum, e, &sum)) {
+      return RT_STATUS(INVALID_ARGUMENT, "concatenate: dimension overflows");
+    }
+  }
+  out[axis] = sum;
+  return rt_ir_op_make_tensor(ctx, f0->tensor.dtype, rank, out, out_type);
+}
+
+rt_status_t rt_ir_rel_stack(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *t;
+  RT_RETURN_IF_ERROR(tensor_tuple(ctx, &t));
+  const rt_ir_type_t *f0 = rt_ir_type_resolve(t->tuple.fields[0]);
+  int64_t merged[MAXR];
+  RT_RETURN_IF_ERROR(merge_dims(ctx, t, -1, merged));
+  rt_ir_type_t shape_only = *f0;
+  shape_only.tensor.shape = merged;
+  int64_t out[MAXR];
+  int32_t r;
+  RT_RETURN_IF_ERROR(insert_dims(&shape_only, rt_attrs_int(ctx->attrs, "axis"), 1,
+                                 t->tuple.count, out, &r));
+  return rt_ir_op_make_tensor(ctx, f0->tensor.dtype, r, out, out_type);
+}
+
+rt_status_t rt_ir_rel_split(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  const int32_t rank = x->tensor.rank;
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), rank, &axis));
+  const int64_t d = x->tensor.shape[axis];
+  const rt_attr_value_t *ios = rt_attrs_get(ctx->attrs, "indices_or_sections");
+  int32_t pieces;
+  if (ios->kind == RT_ATTR_INT) {
+    if (ios->i <= 0 || ios->i > (1 << 20)) {
+      return RT_STATUS(INVALID_ARGUMENT, "split: %lld sections", (long long)ios->i);
+    }
+    if (d != RT_DIM_ANY && d % ios->i != 0) {
+      return RT_STATUS(INVALID_ARGUMENT,
+                       "split: dim %lld along axis %d does not divide into %lld sections",
+                       (long long)d, (int)axis, (long long)ios->i);
+    }
+    pieces = (int32_t)ios->i;
+  } else {
+    pieces = rt_attrs_ints_count(ctx->attrs, "indices_or_sections") + 1;
+  }
+  rt_ir_type_t **fields = NULL;
+  RT_RETURN_IF_ERROR(rt_arena_alloc_array(&ctx->module->arena, (size_t)pieces,
+                                          sizeof *fields, (void **)&fields));
+  int64_t shape[MAXR];
+  memcpy(shape, x->tensor.shape, (size_t)rank * sizeof shape[0]);
+  int64_t begin = 0;
+  for (int32_t k = 0; k < pieces; ++k) {
+    if (ios->kind == RT_ATTR_INT) {
+      shape[axis] = d == RT_DIM_ANY ? RT_DIM_ANY : d / ios->i;
+    } else if (k + 1 < pieces) {
+      int64_t idx = rt_attrs_ints_at(ctx->attrs, "indices_or_sections", k);
+      if (idx < begin || (d != RT_DIM_ANY && idx > d)) {
+        return RT_STATUS(INVALID_ARGUMENT,
+                         "split: indices must be increasing and within dim %lld, got %lld after %lld",
+                         (long long)d, (long long)idx, (long long)begin);
+      }
+      shape[axis] = idx - begin;
+      begin = idx;
+    } else {
+      shape[axis] = d == RT_DIM_ANY ? RT_DIM_ANY : d - begin;
+    }
+    RT_RETURN_IF_ERROR(rt_ir_op_make_tensor(ctx, x->tensor.dtype, rank, shape, &fields[k]));
+  }
+  return rt_ir_tuple_type(ctx->module, pieces, fields, out_type);
+}
+
+/* ---- slicing and indexing ----------------------------------------------- */
+
+/* topi's CanonicalizeIndex: negative from the end, then clamped to
+ * [0, extent] (stride > 0) or [-1, extent - 1] (stride < 0). */
+static int64_t canonical_index(int64_t index, int64_t extent, int64_t stride) {
+  int64_t lo = stride < 0 ? -1 : 0;
+  int64_t hi = stride < 0 ? extent - 1 : extent;
+  if (index < 0) index += extent;
+  return index < lo ? lo : index > hi ? hi : index;
+}
+
+rt_status_t rt_ir_rel_strided_slice(const rt_ir_rel_ctx_t *ctx,
+                                    rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  const rt_ir_attrs_t *a = ctx->attrs;
+  const int32_t rank = x->tensor.rank;
+  const char *mode = rt_attrs_string(a, "slice_mode");
+  const bool size_mode = strcmp(mode, "size") == 0;
+  if (!size_mode && strcmp(mode, "end") != 0) {
+    return RT_STATUS(INVALID_ARGUMENT, "strided_slice: unknown slice_mode \"%s\"", mode);
+  }
+  const int32_t nb = rt_attrs_ints_count(a, "begin");
+  const int32_t ne = rt_attrs_ints_count(a, "end");
+  const int32_t ns = rt_attrs_ints_count(a, "strides");
+  const bool has_axes = !rt_attrs_is_none(a, "axes");
+  const int32_t n = has_axes ? rt_attrs_ints_count(a, "axes") : rank;
+  if (has_axes ? (nb != n || ne != n || ns > n)
+               : (nb > rank || ne > rank || ns > rank)) {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "strided_slice: begin (%d), end (%d), strides (%d) and axes "
+                     "(%d) do not fit rank %d",
+                     (int)nb, (int)ne, (int)ns, has_axes ? (int)n : -1, (int)rank);
+  }
+  int64_t out[MAXR];
+  memcpy(out, x->tensor.shape, (size_t)rank * sizeof out[0]);
+  for (int32_t k = 0; k < n; ++k) {
+    int32_t axis = k;
+    if (has_axes) {
+      RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_ints_at(a, "axes", k), rank, &axis));
+    }
+    int64_t stride = k < ns ? rt_attrs_ints_at(a, "strides", k) : 1;
+    if (size_mode) stride = 1;
+    if (stride == 0) {
+      return RT_STATUS(INVALID_ARGUMENT, "strided_slice: stride 0 on axis %d", (int)axis);
+    }
+    /* Missing begin/end entries cover the whole axis (TVM pads them). */
+    int64_t begin = k < nb ? rt_attrs_ints_at(a, "begin", k)
+                           : (stride > 0 ? 0 : INT64_MAX);
+    int64_t end;
+    if (k >= ne) {
+      end = stride < 0 ? 0 : INT64_MAX;
+    } else {
+      end = rt_attrs_ints_at(a, "end", k);
+      if (size_mode) {
+        end = end < 0 ? INT64_MAX
+              : __builtin_add_overflow(begin, end, &end) ? INT64_MAX : end;
+      }
+    }
+    const int64_t dim = x->tensor.shape[axis];
+    if (dim == RT_DIM_ANY) {
+      out[axis] = RT_DIM_ANY;
+      continue;
+    }
+    int64_t b = canonical_index(begin, dim, stride);
+    int64_t e = canonical_index(end, dim, stride);
+    if (stride < 0 ? e > b : b > e) {
+      return RT_STATUS(INVALID_ARGUMENT,
+                       "strided_slice: begin %lld and end %lld are reversed for "
+                       "stride %lld on axis %d (dim %lld)",
+                       (long long)begin, (long long)end, (long long)stride,
+                       (int)axis, (long long)dim);
+    }
+    int64_t interval = stride < 0 ? b - e : e - b;
+    int64_t step = stride < 0 ? -stride : stride;
+    out[axis] = interval / step + (interval % step != 0);
+  }
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, rank, out, out_type);
+}
+
+rt_status_t rt_ir_rel_take(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x, *idx;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &idx));
+  RT_RETURN_IF_ERROR(int_indices(idx, "take: indices"));
+  const char *mode = rt_attrs_string(ctx->attrs, "mode");
+  if (strcmp(mode, "clip") != 0 && strcmp(mode, "wrap") != 0 &&
+      strcmp(mode, "fast") != 0) {
+    return RT_STATUS(INVALID_ARGUMENT, "take: unknown mode \"%s\" (clip, wrap, fast)", mode);
+  }
+  if (rt_attrs_is_none(ctx->attrs, "axis")) {
+    return rt_ir_op_retype(ctx, idx, x->tensor.dtype, out_type);
+  }
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), x->tensor.rank, &axis));
+  int64_t bd = rt_attrs_int(ctx->attrs, "batch_dims");
+  if (bd < 0) bd += idx->tensor.rank;
+  if (bd < 0 || bd > idx->tensor.rank || bd > axis) {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "take: batch_dims %lld must be within the indices rank %d and <= axis %d",
+                     (long long)rt_attrs_int(ctx->attrs, "batch_dims"),
+                     (int)idx->tensor.rank, (int)axis);
+  }
+  int64_t out[MAXR];
+  int32_t r = 0;
+  for (int32_t i = 0; i < axis; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, x->tensor.shape[i]));
+  for (int32_t i = (int32_t)bd; i < idx->tensor.rank; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, idx->tensor.shape[i]));
+  for (int32_t i = axis + 1; i < x->tensor.rank; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, x->tensor.shape[i]));
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, r, out, out_type);
+}
+
+rt_status_t rt_ir_rel_gather(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x, *idx;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &idx));
+  RT_RETURN_IF_ERROR(int_indices(idx, "gather: indices"));
+  if (rt_attrs_is_none(ctx->attrs, "axis")) {
+    return RT_STATUS(INVALID_ARGUMENT, "gather requires attribute 'axis'");
+  }
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), x->tensor.rank, &axis));
+  if (idx->tensor.rank != x->tensor.rank) {
+    return RT_STATUS(INVALID_ARGUMENT, "gather: indices have rank %d but data rank %d",
+                     (int)idx->tensor.rank, (int)x->tensor.rank);
+  }
+  return rt_ir_op_retype(ctx, idx, x->tensor.dtype, out_type);
+}
+
+/* gather_nd: indices (M, Y...) index the first M axes (after batch_dims)
+ * of data: out = Y... + data[batch_dims + M:]. */
+rt_status_t rt_ir_rel_gather_nd(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x, *idx;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &idx));
+  RT_RETURN_IF_ERROR(int_indices(idx, "gather_nd: indices"));
+  if (idx->tensor.rank < 1) {
+    return RT_STATUS(INVALID_ARGUMENT, "gather_nd: indices need rank >= 1");
+  }
+  int64_t m = idx->tensor.shape[0];
+  if (m == RT_DIM_ANY) {
+    if (rt_attrs_is_none(ctx->attrs, "index_rank")) {
+      return RT_STATUS(INVALID_ARGUMENT,
+                       "gather_nd: the first dim of indices is dynamic; set index_rank");
+    }
+    m = rt_attrs_int(ctx->attrs, "index_rank");
+  }
+  const int64_t bd = rt_attrs_int(ctx->attrs, "batch_dims");
+  if (bd < 0 || m < 0 || m + bd > x->tensor.rank) {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "gather_nd: %lld index dims after %lld batch dims exceed data rank %d",
+                     (long long)m, (long long)bd, (int)x->tensor.rank);
+  }
+  int64_t out[MAXR];
+  int32_t r = 0;
+  for (int32_t i = 1; i < idx->tensor.rank; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, idx->tensor.shape[i]));
+  for (int32_t i = (int32_t)(m + bd); i < x->tensor.rank; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, x->tensor.shape[i]));
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, r, out, out_type);
+}
+
+/* ---- broadcasting and repetition ---------------------------------------- */
+
+/* The `shape` attribute as dims (each >= 0). */
+static rt_status_t shape_attr(const rt_ir_rel_ctx_t *ctx, int64_t *out, int32_t *out_rank) {
+  int32_t n = rt_attrs_ints_count(ctx->attrs, "shape");
+  RT_RETURN_IF_ERROR(rt_ir_op_check_rank(n));
+  for (int32_t i = 0; i < n; ++i) {
+    out[i] = rt_attrs_ints_at(ctx->attrs, "shape", i);
+    if (out[i] < 0) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: shape has a negative dim %lld",
+                       ctx->op->name, (long long)out[i]);
+    }
+  }
+  *out_rank = n;
+  return RT_OK;
+}
+
+rt_status_t rt_ir_rel_broadcast_to(const rt_ir_rel_ctx_t *ctx,
+                                   rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  int64_t target[MAXR], got[MAXR];
+  int32_t r, gr;
+  RT_RETURN_IF_ERROR(shape_attr(ctx, target, &r));
+  rt_status_t st = rt_ir_op_broadcast(x->tensor.rank, x->tensor.shape, r, target,
+                                      &gr, got);
+  bool ok = st == RT_OK && gr == r;
+  for (int32_t i = 0; ok && i < r; ++i) ok = got[i] == target[i];
+  rt_status_free(st);
+  if (!ok) {
+    char sa[RT_IR_OP_MSG_MAX], sb[RT_IR_OP_MSG_MAX];
+    return RT_STATUS(INVALID_ARGUMENT, "cannot broadcast %s to %s",
+                     rt_ir_op_shape_text(x->tensor.rank, x->tensor.shape, sa, sizeof sa),
+                     rt_ir_op_shape_text(r, target, sb, sizeof sb));
+  }
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, r, target, out_type);
+}
+
+rt_status_t rt_ir_rel_tile(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  const int32_t nd = x->tensor.rank;
+  const int32_t nr = rt_attrs_ints_count(ctx->attrs, "reps");
+  RT_RETURN_IF_ERROR(rt_ir_op_check_rank(nr));
+  const int32_t r = nd > nr ? nd : nr;
+  int64_t out[MAXR];
+  for (int32_t i = 0; i < r; ++i) {
+    /* Both are padded with leading 1s to the same rank. */
+    int64_t d = i < r - nd ? 1 : x->tensor.shape[i - (r - nd)];
+    int64_t rep = i < r - nr ? 1 : rt_attrs_ints_at(ctx->attrs, "reps", i - (r - nr));
+    if (rep < 0) {
+      return RT_STATUS(INVALID_ARGUMENT, "tile: negative reps %lld", (long long)rep);
+    }
+    RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(d, rep, &out[i]));
+  }
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, r, out, out_type);
+}
+
+rt_status_t rt_ir_rel_repeat(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  if (rt_attrs_is_none(ctx->attrs, "axis")) {
+    return RT_STATUS(INVALID_ARGUMENT, "repeat requires attribute 'axis'");
+  }
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), x->tensor.rank, &axis));
+  int64_t repeats = rt_attrs_int(ctx->attrs, "repeats");
+  if (repeats < 1) {
+    return RT_STATUS(INVALID_ARGUMENT, "repeat: repeats must be >= 1, got %lld",
+                     (long long)repeats);
+  }
+  int64_t out[MAXR];
+  memcpy(out, x->tensor.shape, (size_t)x->tensor.rank * sizeof out[0]);
+  RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(out[axis], repeats, &out[axis]));
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, x->tensor.rank, out, out_type);
+}
+
+rt_status_t rt_ir_rel_reverse(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  if (rt_attrs_is_none(ctx->attrs, "axis")) {
+    return RT_STATUS(INVALID_ARGUMENT, "reverse requires attribute 'axis'");
+  }
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), x->tensor.rank, &axis));
+  *out_type = ctx->args[0];
+  return RT_OK;
+}
+
+rt_status_t rt_ir_rel_pad(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x, *value;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &value));
+  const char *mode = rt_attrs_string(ctx->attrs, "pad_mode");
+  if (strcmp(mode, "constant") != 0 && strcmp(mode, "edge") != 0 &&
+      strcmp(mode, "reflect") != 0) {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "nn.pad: unknown pad_mode \"%s\" (constant, edge, reflect)", mode);
+  }
+  const rt_attr_value_t *pw = rt_attrs_get(ctx->attrs, "pad_width");
+  const int32_t rank = x->tensor.rank;
+  if (pw->kind != RT_ATTR_ARRAY || pw->array.count != rank) {
+    return RT_STATUS(INVALID_ARGUMENT, "nn.pad: pad_width has %d entries for rank %d",
+                     pw->kind == RT_ATTR_ARRAY ? (int)pw->array.count : 0, (int)rank);
+  }
+  int64_t out[MAXR];
+  for (int32_t i = 0; i < rank; ++i) {
+    const rt_attr_value_t *p = &pw->array.items[i];
+    if (p->kind != RT_ATTR_ARRAY || p->array.count != 2) {
+      return RT_STATUS(INVALID_ARGUMENT,
+                       "nn.pad: pad_width entry %d must be [before, after]", (int)i);
+    }
+    int64_t d = x->tensor.shape[i];
+    int64_t sum;
+    if (d == RT_DIM_ANY) {
+      out[i] = RT_DIM_ANY;
+    } else if (__builtin_add_overflow(p->array.items[0].i, p->array.items[1].i, &sum) ||
+               __builtin_add_overflow(d, sum, &out[i]) || out[i] < 0) {
+      return RT_STATUS(INVALID_ARGUMENT,
+                       "nn.pad: padding [%lld, %lld] leaves no valid size for dim %lld",
+                       (long long)p->array.items[0].i, (long long)p->array.items[1].i,
+                       (long long)d);
+    }
+  }
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, rank, out, out_type);
+}
+
+/* ---- layouts -------------------------------------------------------------- */
+
+/* A parsed layout: axis i is primal letter `name[i]` (upper case, factor
+ * 0) or a split of it (lower case in text, factor > 0). */
+typedef struct layout_t {
+  int32_t rank;
+  char name[MAXR];
+  int64_t factor[MAXR];
+} layout_t;
+
+static rt_status_t parse_layout(const char *text, layout_t *out) {
+  out->rank = 0;
+  const char *p = text;
+  while (*p) {
+    int64_t factor = 0;
+    while (*p >= '0' && *p <= '9') {
+      if (factor > (INT64_C(1) << 40)) break;
+      factor = factor * 10 + (*p++ - '0');
+    }
+    char c = *p;
+    bool upper = c >= 'A' && c <= 'Z', lower = c >= 'a' && c <= 'z';
+    if ((factor > 0) != lower || !(upper || lower) || out->rank >= MAXR) {
+      return RT_STATUS(INVALID_ARGUMENT, "layout_transform: bad layout \"%s\"", text);
+    }
+    char name = upper ? c : (char)(c - 'a' + 'A');
+    for (int32_t i = 0; i < out->rank; ++i) {
+      if (out->name[i] == name && (out->factor[i] > 0) == (factor > 0)) {
+        return RT_STATUS(INVALID_ARGUMENT, "layout_transform: axis %c twice in \"%s\"",
+                         c, text);
+      }
+    }
+    out->name[out->rank] = name;
+    out->factor[out->rank] = factor;
+    out->rank++;
+    p++;
+  }
+  /* A split axis needs its primal axis. */
+  for (int32_t i = 0; i < out->rank; ++i) {
+    bool found = false;
+    for (int32_t j = 0; j < out->rank && !found; ++j) {
+      found = out->factor[j] == 0 && out->name[j] == out->name[i];
+    }
+    if (!found) {
+      return RT_STATUS(INVALID_ARGUMENT,
+                       "layout_transform: \"%s\" splits %c without having it", text,
+                       out->name[i]);
+    }
+  }
+  return RT_OK;
+}
+
+static int32_t find_axis(const layout_t *l, char name, bool split) {
+  for (int32_t i = 0; i < l->rank; ++i) {
+    if (l->name[i] == name && (l->factor[i] > 0) == split) return i;
+  }
+  return -1;
+}
+
+rt_status_t rt_ir_rel_layout_transform(const rt_ir_rel_ctx_t *ctx,
+                                       rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  const char *src_text = rt_attrs_string(ctx->attrs, "src_layout");
+  const char *dst_text = rt_attrs_string(ctx->attrs, "dst_layout");
+  layout_t src, dst;
+  RT_RETURN_IF_ERROR(parse_layout(src_text, &src));
+  RT_RETURN_IF_ERROR(parse_layout(dst_text, &dst));
+  if (src.rank != x->tensor.rank) {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "layout_transform: src_layout \"%s\" has %d axes but data rank %d",
+                     src_text, (int)src.rank, (int)x->tensor.rank);
+  }
+  /* Same primal axes on both sides. */
+  for (int32_t pass = 0; pass < 2; ++pass) {
+    const layout_t *a = pass ? &dst : &src, *b = pass ? &src : &dst;
+    for (int32_t i = 0; i < a->rank; ++i) {
+      if (a->factor[i] == 0 && find_axis(b, a->name[i], false) < 0) {
+        return RT_STATUS(INVALID_ARGUMENT,
+                         "layout_transform: \"%s\" and \"%s\" have different axes",
+                         src_text, dst_text);
+      }
+    }
+  }
+  int64_t out[MAXR];
+  for (int32_t i = 0; i < dst.rank; ++i) {
+    const char name = dst.name[i];
+    if (dst.factor[i] > 0) {
+      out[i] = dst.factor[i];
+      continue;
+    }
+    /* Full extent of the primal axis in the source. */
+    int32_t sp = find_axis(&src, name, false), ss = find_axis(&src, name, true);
+    int64_t full = x->tensor.shape[sp];
+    if (ss >= 0) {
+      int64_t sub = x->tensor.shape[ss];
+      if (sub != RT_DIM_ANY && sub != src.factor[ss]) {
+        return RT_STATUS(INVALID_ARGUMENT,
+                         "layout_transform: axis %lld%c has size %lld",
+                         (long long)src.factor[ss], name - 'A' + 'a', (long long)sub);
+      }
+      RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(full, src.factor[ss], &full));
+    }
+    int32_t ds = find_axis(&dst, name, true);
+    if (ds >= 0 && full != RT_DIM_ANY) {
+      if (full % dst.factor[ds] != 0) {
+        return RT_STATUS(INVALID_ARGUMENT,
+                         "layout_transform: axis %c of size %lld does not split by %lld",
+                         name, (long long)full, (long long)dst.factor[ds]);
+      }
+      full /= dst.factor[ds];
+    }
+    out[i] = full;
+  }
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, dst.rank, out, out_type);
+}
+
+rt_status_t rt_ir_rel_one_hot(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *idx, *on, *off;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &idx));
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &on));
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 2, &off));
+  RT_RETURN_IF_ERROR(int_indices(idx, "one_hot: indices"));
+  if (on->tensor.rank != 0 || off->tensor.rank != 0) {
+    return RT_STATUS(INVALID_ARGUMENT, "one_hot: on_value and off_value must be scalars");
+  }
+  int64_t depth = rt_attrs_int(ctx->attrs, "depth");
+  if (depth < 0) {
+    return RT_STATUS(INVALID_ARGUMENT, "one_hot: negative depth %lld", (long long)depth);
+  }
+  rt_dtype_t dt;
+  RT_RETURN_IF_ERROR(rt_ir_op_dtype_attr(ctx, "dtype", on->tensor.dtype, &dt));
+  int64_t out[MAXR];
+  int32_t r;
+  RT_RETURN_IF_ERROR(insert_dims(idx, rt_attrs_int(ctx->attrs, "axis"), 1, depth, out, &r));
+  return rt_ir_op_make_tensor(ctx, dt, r, out, out_type);
+}
+
+static rt_status_t subpixel(const rt_ir_rel_ctx_t *ctx, bool to_space,
+                            rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  int32_t pos[4]; /* N, C, H, W */
+  RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(ctx->op->name, "layout",
+                                          rt_attrs_string(ctx->attrs, "layout"),
+                                          "NCHW", pos));
+  if (x->tensor.rank != 4) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s needs a 4-d input, got rank %d",
+                     ctx->op->name, (int)x->tensor.rank);
+  }
+  const char *mode = rt_attrs_string(ctx->attrs, "mode");
+  if (strcmp(mode, "DCR") != 0 && strcmp(mode, "CDR") != 0) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: unknown mode \"%s\" (DCR, CDR)",
+                     ctx->op->name, mode);
+  }
+  const int64_t b = rt_attrs_int(ctx->attrs, "block_size");
+  if (b < 1 || b > (INT64_C(1) << 20)) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: block_size %lld", ctx->op->name, (long long)b);
+  }
+  int64_t out[4];
+  memcpy(out, x->tensor.shape, sizeof out);
+  int64_t *c = &out[pos[1]], *h = &out[pos[2]], *w = &out[pos[3]];
+  /* The dims that get divided must divide. */
+  int64_t *div[2] = {c, NULL};
+  int64_t divisor = b * b;
+  if (!to_space) {
+    div[0] = h;
+    div[1] = w;
+    divisor = b;
+  }
+  for (int i = 0; i < 2 && div[i]; ++i) {
+    if (*div[i] != RT_DIM_ANY && *div[i] % divisor != 0) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: dim %lld is not divisible by %lld",
+                       ctx->op->name, (long long)*div[i], (long long)divisor);
+    }
+  }
+  if (to_space) {
+    if (*c != RT_DIM_ANY) *c /= b * b;
+    RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(*h, b, h));
+    RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(*w, b, w));
+  } else {
+    RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(*c, b * b, c));
+    if (*h != RT_DIM_ANY) *h /= b;
+    if (*w != RT_DIM_ANY) *w /= b;
+  }
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, 4, out, out_type);
+}
+
+rt_status_t rt_ir_rel_depth_to_space(const rt_ir_rel_ctx_t *ctx,
+                                     rt_ir_type_t **out_type) {
+  return subpixel(ctx, true, out_type);
+}
+
+rt_status_t rt_ir_rel_space_to_depth(const rt_ir_rel_ctx_t *ctx,
+                                     rt_ir_type_t **out_type) {
+  return subpixel(ctx, false, out_type);
+}
+
+/* ---- creation and shapes -------------------------------------------------- */
+
+rt_status_t rt_ir_rel_init(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  int64_t shape[MAXR];
+  int32_t r;
+  RT_RETURN_IF_ERROR(shape_attr(ctx, shape, &r));
+  rt_dtype_t dt;
+  RT_RETURN_IF_ERROR(rt_ir_op_dtype_attr(ctx, "dtype", RT_DTYPE_FLOAT32, &dt));
+  return rt_ir_op_make_tensor(ctx, dt, r, shape, out_type);
+}
+
+rt_status_t rt_ir_rel_full(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *fill;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &fill));
+  if (fill->tensor.rank != 0) {
+    return RT_STATUS(INVALID_ARGUMENT, "full: the fill value must be a scalar, got rank %d",
+                     (int)fill->tensor.rank);
+  }
+  int64_t shape[MAXR];
+  int32_t r;
+  RT_RETURN_IF_ERROR(shape_attr(ctx, shape, &r));
+  rt_dtype_t dt;
+  RT_RETURN_IF_ERROR(rt_ir_op_dtype_attr(ctx, "dtype", fill->tensor.dtype, &dt));
+  return rt_ir_op_make_tensor(ctx, dt, r, shape, out_type);
+}
+
+/* The length depends on the values of start/stop/step, which a relation
+ * does not see: always `?` (FoldConstant/DynamicToStatic make it static). */
+rt_status_t rt_ir_rel_arange(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  static const char *const names[3] = {"start", "stop", "step"};
+  const rt_ir_type_t *t[3];
+  for (int32_t i = 0; i < 3; ++i) {
+    RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, i, &t[i]));
+    if (t[i]->tensor.rank != 0) {
+      return RT_STATUS(INVALID_ARGUMENT, "arange: %s must be a scalar, got rank %d",
+                       names[i], (int)t[i]->tensor.rank);
+    }
+  }
+  rt_dtype_t dt;
+  RT_RETURN_IF_ERROR(rt_ir_op_dtype_attr(ctx, "dtype", t[0]->tensor.dtype, &dt));
+  int64_t n = RT_DIM_ANY;
+  return rt_ir_op_make_tensor(ctx, dt, 1, &n, out_type);
+}
+
+rt_status_t rt_ir_rel_shape_of(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  rt_dtype_t dt;
+  RT_RETURN_IF_ERROR(rt_ir_op_dtype_attr(ctx, "dtype", RT_DTYPE_INT32, &dt));
+  int64_t n = x->tensor.rank;
+  return rt_ir_op_make_tensor(ctx, dt, 1, &n, out_type);
+}
+
+rt_status_t rt_ir_rel_ndarray_size(const rt_ir_rel_ctx_t *ctx,
+                                   rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  rt_dtype_t dt;
+  RT_RETURN_IF_ERROR(rt_ir_op_dtype_attr(ctx, "dtype", RT_DTYPE_INT32, &dt));
+  return rt_ir_op_make_tensor(ctx, dt, 0, NULL, out_type);
+}

@@ -1,0 +1,52 @@
+/* The system allocator (posix_memalign/free) and the checked helpers every
+ * layer allocates through. rt_allocator_malloc turns a NULL from any
+ * allocator into RESOURCE_EXHAUSTED naming the size, and asks for at least
+ * one byte so a successful call always yields a unique, freeable pointer. */
+#include "rt/allocator.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *system_alloc(void *self, size_t size, size_t alignment) {
+  (void)self;
+  /* posix_memalign wants a power-of-two multiple of sizeof(void *). */
+  if (alignment < sizeof(void *)) alignment = sizeof(void *);
+  void *ptr = NULL;
+  if (posix_memalign(&ptr, alignment, size ? size : 1) != 0) return NULL;
+  return ptr;
+}
+
+static void system_free(void *self, void *ptr) {
+  (void)self;
+  free(ptr);
+}
+
+rt_allocator_t rt_allocator_system(void) {
+  rt_allocator_t allocator = {NULL, system_alloc, system_free};
+  return allocator;
+}
+
+rt_status_t rt_allocator_malloc(rt_allocator_t allocator, size_t size,
+                                size_t alignment, bool zero, void **out_ptr) {
+  if (alignment == 0) alignment = 1;
+  if ((alignment & (alignment - 1)) != 0 || alignment > 4096) {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "alignment %zu is not a power of two <= 4096", alignment);
+  }
+  if (!allocator.alloc) {
+    return RT_STATUS(INVALID_ARGUMENT, "allocator has no alloc function");
+  }
+  size_t request = size ? size : 1;
+  void *ptr = allocator.alloc(allocator.self, request, alignment);
+  if (!ptr) {
+    return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory allocating %zu bytes",
+                     size);
+  }
+  if (zero) memset(ptr, 0, request);
+  *out_ptr = ptr;
+  return RT_OK;
+}
+
+void rt_allocator_free(rt_allocator_t allocator, void *ptr) {
+  if (ptr && allocator.free) allocator.free(allocator.self, ptr);
+}

@@ -1,0 +1,36 @@
+/* Shared pieces of the relayrt command's subcommands: error reporting,
+ * option matching, model loading (the built-in example), tensor summaries
+ * and shape parsing. Public API only (include/rt/). */
+#ifndef RT_TOOLS_CLI_H_
+#define RT_TOOLS_CLI_H_
+
+#include <stdio.h>
+
+#include "rt/executor.h"
+#include "rt/rt.h"
+
+#define CLI_BUILTIN_NAME "<built-in example>"
+
+/* Prints an error status to stderr (positioned diagnostics as they are,
+ * others with "relayrt: error: "), frees it, returns 1. */
+int cli_report(rt_status_t st);
+/* "relayrt: <what> '<arg>'" plus the usage hint; returns 2. */
+int cli_usage_error(const char *what, const char *arg);
+/* "--name=value" or "--name value" (advances *i); NULL if argv[*i] is not it. */
+const char *cli_option(int argc, char **argv, int *i, const char *name);
+/* Loads MODEL, or the built-in example for NULL or "-". */
+rt_status_t cli_load_model(const char *path, rt_module_t **out);
+/* Parses "1x3x224x224" (or "1,3,224,224"); "" or "scalar" is rank 0. */
+rt_status_t cli_parse_dims(const char *text, int32_t *out_rank, int64_t *out_shape);
+/* "Tensor[(1, 3), float32]"-style text of a tensor's type into buf. */
+void cli_type_text(rt_dtype_t dtype, int32_t rank, const int64_t *shape, char *buf, size_t cap);
+/* One summary line: shape dtype min max mean nan inf and the first values. */
+void cli_print_summary(FILE *f, const char *name, const rt_tensor_t *t);
+/* Seed for an input's random data: fixed, derived from the name. */
+uint64_t cli_seed(const char *name);
+
+int cli_build(int argc, char **argv);
+int cli_run(int argc, char **argv);
+int cli_optest(int argc, char **argv);
+
+#endif /* RT_TOOLS_CLI_H_ */

@@ -1,0 +1,44 @@
+/* The relayrt command: run, build, repl, optest (DESIGN.md's command-line
+ * contract). It uses only the public API in include/rt/, as any embedder
+ * would. Exit status: 0 on success, 1 when the model or an input is bad or
+ * a step fails, 2 on a usage error. Diagnostics go to stderr as
+ * "file:line:col: error: message". */
+#include <string.h>
+
+#include "cli.h"
+
+static const char kUsage[] =
+    "usage: relayrt <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run [MODEL] [--executor debug|graph|vm] [--opt-level N]\n"
+    "      [--input NAME=FILE.npy]... [--shape NAME=1x3x224x224]... [--params FILE]\n"
+    "      [--out DIR] [--repeat N] [--warmup N] [--threads N] [--report text|json]\n"
+    "      [--trace-values]\n"
+    "        run MODEL's @main; missing inputs get seeded random data\n"
+    "  build MODEL [--emit=relay] [--no-opt] [--opt-level N] [-o FILE]\n"
+    "        load, type-check and print MODEL in TVM's text form\n"
+    "  optest OP [--shape NAME=DIMS]... [--attr K=V]... [--dtype T]\n"
+    "        one op on random inputs through every executor, against the reference\n"
+    "  repl [MODEL]        interactive stepping (arrives with its issue)\n"
+    "  help                this text\n"
+    "\n"
+    "MODEL: .relay/.txt (Relay text); '-' or no MODEL means the built-in example.\n";
+
+int main(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+      strcmp(argv[1], "-h") == 0) {
+    fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "build") == 0) return cli_build(argc - 2, argv + 2);
+  if (strcmp(cmd, "run") == 0) return cli_run(argc - 2, argv + 2);
+  if (strcmp(cmd, "optest") == 0) return cli_optest(argc - 2, argv + 2);
+  if (strcmp(cmd, "repl") == 0) {
+    fprintf(stderr, "relayrt: error: 'relayrt repl' is not available yet: it arrives with "
+                    "its issue\n");
+    return 1;
+  }
+  return cli_usage_error("unknown command", cmd);
+}

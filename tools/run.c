@@ -1,0 +1,299 @@
+/* `relayrt run [MODEL]`: create an executor, feed inputs (.npy files, or
+ * seeded random data shaped by the signature or --shape), run it --warmup +
+ * --repeat times, and report latency and an output summary (text or one
+ * JSON object), optionally writing output_<i>.npy files to --out DIR.
+ * --trace-values prints every binding's value to stderr as the debug
+ * executor evaluates it. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+
+#define MAX_ITEMS 64
+
+typedef struct {
+  const char *name;
+  const char *value;
+} name_value;
+
+typedef struct {
+  const char *model;
+  const char *executor;
+  int opt_level;
+  name_value inputs[MAX_ITEMS];
+  int ninputs;
+  name_value shapes[MAX_ITEMS];
+  int nshapes;
+  const char *params;
+  const char *out_dir;
+  long repeat, warmup, threads;
+  bool json;
+  bool trace;
+} run_opts;
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int split_name_value(const char *arg, const char *opt, name_value *out) {
+  const char *eq = strchr(arg, '=');
+  if (!eq || eq == arg || eq[1] == '\0') return cli_usage_error(opt, arg);
+  static char names[2 * MAX_ITEMS][128];
+  static int used;
+  size_t n = (size_t)(eq - arg);
+  if (n >= sizeof names[0] || used >= 2 * MAX_ITEMS) return cli_usage_error("name too long:", arg);
+  memcpy(names[used], arg, n);
+  names[used][n] = '\0';
+  out->name = names[used++];
+  out->value = eq + 1;
+  return 0;
+}
+
+static bool parse_long(const char *v, long lo, long hi, long *out) {
+  char *end = NULL;
+  long x = strtol(v, &end, 10);
+  if (*v == '\0' || *end != '\0' || x < lo || x > hi) return false;
+  *out = x;
+  return true;
+}
+
+static int parse_opts(int argc, char **argv, run_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->executor = "debug";
+  o->opt_level = 2;
+  o->repeat = 1;
+  for (int i = 0; i < argc; ++i) {
+    const char *v;
+    long x = 0;
+    if ((v = cli_option(argc, argv, &i, "--executor"))) {
+      o->executor = v;
+    } else if ((v = cli_option(argc, argv, &i, "--opt-level"))) {
+      if (!parse_long(v, 0, 4, &x)) return cli_usage_error("--opt-level expects 0..4, got", v);
+      o->opt_level = (int)x;
+    } else if ((v = cli_option(argc, argv, &i, "--input"))) {
+      if (o->ninputs == MAX_ITEMS) return cli_usage_error("too many --input options:", v);
+      int rc = split_name_value(v, "--input expects NAME=FILE.npy, got", &o->inputs[o->ninputs++]);
+      if (rc) return rc;
+    } else if ((v = cli_option(argc, argv, &i, "--shape"))) {
+      if (o->nshapes == MAX_ITEMS) return cli_usage_error("too many --shape options:", v);
+      int rc = split_name_value(v, "--shape expects NAME=1x3x224x224, got", &o->shapes[o->nshapes++]);
+      if (rc) return rc;
+    } else if ((v = cli_option(argc, argv, &i, "--params"))) {
+      o->params = v;
+    } else if ((v = cli_option(argc, argv, &i, "--out"))) {
+      o->out_dir = v;
+    } else if ((v = cli_option(argc, argv, &i, "--repeat"))) {
+      if (!parse_long(v, 1, 1000000, &o->repeat)) return cli_usage_error("--repeat expects >= 1, got", v);
+    } else if ((v = cli_option(argc, argv, &i, "--warmup"))) {
+      if (!parse_long(v, 0, 1000000, &o->warmup)) return cli_usage_error("--warmup expects >= 0, got", v);
+    } else if ((v = cli_option(argc, argv, &i, "--threads"))) {
+      if (!parse_long(v, 0, 1024, &o->threads)) return cli_usage_error("--threads expects 0..1024, got", v);
+    } else if ((v = cli_option(argc, argv, &i, "--report"))) {
+      if (strcmp(v, "json") == 0) {
+        o->json = true;
+      } else if (strcmp(v, "text") == 0) {
+        o->json = false;
+      } else {
+        return cli_usage_error("--report expects text or json, got", v);
+      }
+    } else if (strcmp(argv[i], "--trace-values") == 0) {
+      o->trace = true;
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      return cli_usage_error("unknown option for run:", argv[i]);
+    } else if (!o->model) {
+      o->model = argv[i];
+    } else {
+      return cli_usage_error("unexpected argument", argv[i]);
+    }
+  }
+  return 0;
+}
+
+static rt_status_t trace_step(void *user, const rt_step_event_t *ev) {
+  (void)user;
+  if (!ev->after) return RT_OK;
+  for (int32_t i = 0; i < ev->num_tensors; ++i) {
+    char label[512];
+    if (ev->source_name && ev->line > 0) {
+      snprintf(label, sizeof label, "trace %s:%d: %s%s", ev->source_name, (int)ev->line, ev->text,
+               ev->num_tensors > 1 ? " (field)" : "");
+    } else {
+      snprintf(label, sizeof label, "trace: %s", ev->text);
+    }
+    cli_print_summary(stderr, label, ev->tensors[i]);
+  }
+  return RT_OK;
+}
+
+/* Makes the input tensor for input `index`: from --input, else random. */
+static rt_status_t make_input(const run_opts *o, rt_executor_t *ex, int32_t index,
+                              rt_tensor_t **out) {
+  rt_tensor_info_t info;
+  RT_RETURN_IF_ERROR(rt_executor_input_info(ex, index, &info));
+  for (int i = 0; i < o->ninputs; ++i) {
+    if (strcmp(o->inputs[i].name, info.name) == 0) {
+      return rt_npy_read_file(rt_allocator_system(), o->inputs[i].value, out);
+    }
+  }
+  int32_t rank = info.rank;
+  int64_t shape[RT_TENSOR_MAX_RANK];
+  for (int32_t d = 0; d < rank; ++d) shape[d] = info.shape[d];
+  bool given = false;
+  for (int i = 0; i < o->nshapes; ++i) {
+    if (strcmp(o->shapes[i].name, info.name) != 0) continue;
+    RT_RETURN_IF_ERROR(cli_parse_dims(o->shapes[i].value, &rank, shape));
+    given = true;
+  }
+  for (int32_t d = 0; d < rank; ++d) {
+    if (shape[d] < 0) {
+      char ty[256];
+      cli_type_text(info.dtype, info.rank, info.shape, ty, sizeof ty);
+      return RT_STATUS(INVALID_ARGUMENT,
+                       "input '%s' has type %s with dynamic dims: give its shape with "
+                       "--shape %s=DIMS or its data with --input %s=FILE.npy",
+                       info.name, ty, info.name, info.name);
+    }
+  }
+  (void)given;
+  RT_RETURN_IF_ERROR(rt_tensor_create(rt_allocator_system(), info.dtype, rank, shape, out));
+  rt_tensor_fill_random(*out, cli_seed(info.name));
+  return RT_OK;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static rt_status_t write_outputs(const char *dir, rt_executor_t *ex) {
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    return RT_STATUS(IO_ERROR, "cannot create %s: %s", dir, strerror(errno));
+  }
+  for (int32_t i = 0; i < rt_executor_num_outputs(ex); ++i) {
+    rt_tensor_t *t = NULL;
+    RT_RETURN_IF_ERROR(rt_executor_get_output(ex, i, &t));
+    char path[4096];
+    snprintf(path, sizeof path, "%s/output_%d.npy", dir, (int)i);
+    RT_RETURN_IF_ERROR(rt_npy_write_file(t, path));
+  }
+  return RT_OK;
+}
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+    if (*p == '"' || *p == '\\') {
+      fprintf(f, "\\%c", *p);
+    } else if (*p < 0x20) {
+      fprintf(f, "\\u%04x", *p);
+    } else {
+      fputc(*p, f);
+    }
+  }
+  fputc('"', f);
+}
+
+int cli_run(int argc, char **argv) {
+  run_opts o;
+  int rc = parse_opts(argc, argv, &o);
+  if (rc) return rc;
+  rt_status_t st = RT_OK;
+  rt_module_t *m = NULL;
+  rt_params_t *params = NULL;
+  rt_pass_context_t *ctx = NULL;
+  rt_executor_t *ex = NULL;
+  double *times = NULL;
+  double compile_ms = 0;
+
+  st = cli_load_model(o.model, &m);
+  if (!st && o.params) st = rt_params_read_file(rt_allocator_system(), o.params, &params);
+  if (!st) st = rt_pass_context_create(&ctx);
+  if (!st) st = rt_pass_context_set_opt_level(ctx, o.opt_level);
+  if (!st) {
+    double t0 = now_ms();
+    st = rt_create_executor(o.executor, m, NULL, ctx, params, &ex);
+    compile_ms = now_ms() - t0;
+  }
+  /* Every --input and --shape must name an input. */
+  for (int i = 0; !st && i < o.ninputs; ++i) {
+    int32_t idx;
+    st = rt_executor_input_index(ex, o.inputs[i].name, &idx);
+  }
+  for (int i = 0; !st && i < o.nshapes; ++i) {
+    int32_t idx;
+    st = rt_executor_input_index(ex, o.shapes[i].name, &idx);
+  }
+  for (int32_t i = 0; !st && i < rt_executor_num_inputs(ex); ++i) {
+    rt_tensor_t *t = NULL;
+    st = make_input(&o, ex, i, &t);
+    if (!st) st = rt_executor_set_input(ex, i, t);
+    rt_tensor_release(t);
+  }
+  if (!st && o.trace) st = rt_executor_set_step_callback(ex, trace_step, NULL);
+  for (long i = 0; !st && i < o.warmup; ++i) st = rt_executor_run(ex);
+  if (!st) {
+    times = calloc((size_t)o.repeat, sizeof(double));
+    if (!times) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  }
+  for (long i = 0; !st && i < o.repeat; ++i) {
+    double t0 = now_ms();
+    st = rt_executor_run(ex);
+    times[i] = now_ms() - t0;
+  }
+  if (!st && o.out_dir) st = write_outputs(o.out_dir, ex);
+  if (!st) {
+    double sum = 0;
+    for (long i = 0; i < o.repeat; ++i) sum += times[i];
+    qsort(times, (size_t)o.repeat, sizeof(double), cmp_double);
+    double median = o.repeat % 2 ? times[o.repeat / 2]
+                                 : 0.5 * (times[o.repeat / 2 - 1] + times[o.repeat / 2]);
+    const char *model_name = o.model ? o.model : CLI_BUILTIN_NAME;
+    int32_t nout = rt_executor_num_outputs(ex);
+    if (o.json) {
+      printf("{\"model\": ");
+      json_string(stdout, model_name);
+      printf(", \"executor\": ");
+      json_string(stdout, rt_executor_kind(ex));
+      printf(", \"compile_ms\": %.3f, \"latency_ms\": {\"min\": %.3f, \"median\": %.3f, "
+             "\"mean\": %.3f, \"max\": %.3f}, \"outputs\": [",
+             compile_ms, times[0], median, sum / (double)o.repeat, times[o.repeat - 1]);
+      for (int32_t i = 0; i < nout; ++i) {
+        rt_tensor_t *t = NULL;
+        rt_tensor_info_t info;
+        (void)rt_executor_get_output(ex, i, &t);
+        (void)rt_executor_output_info(ex, i, &info);
+        char dn[RT_DTYPE_NAME_MAX];
+        printf("%s{\"name\": \"output_%d\", \"shape\": [", i ? ", " : "", (int)i);
+        for (int32_t d = 0; d < rt_tensor_rank(t); ++d) {
+          printf("%s%lld", d ? ", " : "", (long long)rt_tensor_shape(t)[d]);
+        }
+        printf("], \"dtype\": \"%s\"}", rt_dtype_name(rt_tensor_dtype(t), dn));
+      }
+      printf("]}\n");
+    } else {
+      printf("model: %s\nexecutor: %s\ncompile: %.3f ms\n", model_name, rt_executor_kind(ex),
+             compile_ms);
+      printf("latency: min %.3f ms, median %.3f ms, mean %.3f ms, max %.3f ms (%ld run%s)\n",
+             times[0], median, sum / (double)o.repeat, times[o.repeat - 1], o.repeat,
+             o.repeat == 1 ? "" : "s");
+      for (int32_t i = 0; i < nout; ++i) {
+        rt_tensor_t *t = NULL;
+        (void)rt_executor_get_output(ex, i, &t);
+        char name[32];
+        snprintf(name, sizeof name, "output_%d", (int)i);
+        cli_print_summary(stdout, name, t);
+      }
+    }
+  }
+  free(times);
+  rt_executor_release(ex);
+  rt_pass_context_release(ctx);
+  rt_params_release(params);
+  rt_module_release(m);
+  return st ? cli_report(st) : 0;
+}
