@@ -3,6 +3,7 @@
 #define RT_BACKEND_BACKEND_H_
 
 #include "ir/ir.h"
+#include "runtime/strbuf.h"
 #include "rt/params.h"
 #include "rt/pass.h"
 
@@ -13,6 +14,11 @@
 RT_MUST_USE_RESULT rt_status_t rt_backend_bind_params(rt_module_t *module,
                                                       const rt_params_t *params,
                                                       rt_module_t **out_module);
+
+/* Does tensor t fit declared tensor type ty (`?` dims match any size)? */
+bool rt_backend_tensor_fits(const rt_tensor_t *t, const rt_ir_type_t *ty);
+/* "Tensor[(2, 3), float32]" (or "int32" for 0-d) of a tensor. */
+void rt_backend_describe_tensor(const rt_tensor_t *t, rt_strbuf_t *out);
 
 /* The one build pipeline (DESIGN.md): today type inference only; the
  * passes issue fills it. Returns the optimized module (a new reference). */

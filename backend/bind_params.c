@@ -27,7 +27,7 @@ static rt_status_t substitute(void *user, rt_ir_expr_t *original, rt_ir_expr_t *
   return RT_OK;
 }
 
-static bool tensor_fits(const rt_tensor_t *t, const rt_ir_type_t *ty) {
+bool rt_backend_tensor_fits(const rt_tensor_t *t, const rt_ir_type_t *ty) {
   ty = rt_ir_type_resolve((rt_ir_type_t *)ty);
   if (!ty || ty->kind != RT_IR_TYPE_TENSOR) return false;
   if (!rt_dtype_equal(ty->tensor.dtype, rt_tensor_dtype(t))) return false;
@@ -38,6 +38,17 @@ static bool tensor_fits(const rt_tensor_t *t, const rt_ir_type_t *ty) {
     }
   }
   return true;
+}
+
+void rt_backend_describe_tensor(const rt_tensor_t *t, rt_strbuf_t *b) {
+  char dn[RT_DTYPE_NAME_MAX];
+  if (rt_tensor_rank(t) == 0) {
+    rt_strbuf_puts(b, rt_dtype_name(rt_tensor_dtype(t), dn));
+    return;
+  }
+  rt_strbuf_puts(b, "Tensor[");
+  rt_ir_shape_print(rt_tensor_rank(t), rt_tensor_shape(t), b);
+  rt_strbuf_printf(b, ", %s]", rt_dtype_name(rt_tensor_dtype(t), dn));
 }
 
 rt_status_t rt_backend_bind_params(rt_module_t *module, const rt_params_t *params,
@@ -82,15 +93,12 @@ rt_status_t rt_backend_bind_params(rt_module_t *module, const rt_params_t *param
       break;
     }
     rt_ir_type_t *ty = var->checked_type ? var->checked_type : var->var.annotation;
-    if (!tensor_fits(t, ty)) {
+    if (!rt_backend_tensor_fits(t, ty)) {
       rt_strbuf_t want, got;
       rt_strbuf_initialize(&want);
       rt_strbuf_initialize(&got);
       rt_ir_type_print(ty, &want);
-      char dn[RT_DTYPE_NAME_MAX];
-      rt_strbuf_puts(&got, "Tensor[");
-      rt_ir_shape_print(rt_tensor_rank(t), rt_tensor_shape(t), &got);
-      rt_strbuf_printf(&got, ", %s]", rt_dtype_name(rt_tensor_dtype(t), dn));
+      rt_backend_describe_tensor(t, &got);
       st = RT_STATUS(INVALID_ARGUMENT, "param '%s': @main expects %s, the params give %s", name,
                      want.data ? want.data : "", got.data ? got.data : "");
       rt_strbuf_deinitialize(&want);

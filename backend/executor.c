@@ -83,30 +83,6 @@ static rt_status_t flatten_value(const rt_interp_value_t *v, rt_tensor_t **out, 
   return RT_STATUS(INTERNAL, "bad value kind");
 }
 
-static void describe_tensor(const rt_tensor_t *t, rt_strbuf_t *b) {
-  char dn[RT_DTYPE_NAME_MAX];
-  if (rt_tensor_rank(t) == 0) {
-    rt_strbuf_puts(b, rt_dtype_name(rt_tensor_dtype(t), dn));
-    return;
-  }
-  rt_strbuf_puts(b, "Tensor[");
-  rt_ir_shape_print(rt_tensor_rank(t), rt_tensor_shape(t), b);
-  rt_strbuf_printf(b, ", %s]", rt_dtype_name(rt_tensor_dtype(t), dn));
-}
-
-static bool tensor_fits(const rt_tensor_t *t, const rt_ir_type_t *ty) {
-  ty = rt_ir_type_resolve((rt_ir_type_t *)ty);
-  if (!ty || ty->kind != RT_IR_TYPE_TENSOR) return false;
-  if (!rt_dtype_equal(ty->tensor.dtype, rt_tensor_dtype(t))) return false;
-  if (ty->tensor.rank != rt_tensor_rank(t)) return false;
-  for (int32_t i = 0; i < ty->tensor.rank; ++i) {
-    if (ty->tensor.shape[i] != RT_DIM_ANY && ty->tensor.shape[i] != rt_tensor_shape(t)[i]) {
-      return false;
-    }
-  }
-  return true;
-}
-
 static void clear_outputs(rt_executor_t *ex) {
   for (int32_t i = 0; i < ex->num_outputs; ++i) {
     rt_tensor_release(ex->output_values[i]);
@@ -274,12 +250,12 @@ rt_status_t rt_executor_set_input(rt_executor_t *ex, int32_t index, rt_tensor_t 
                      (int)ex->num_inputs);
   }
   if (!tensor) return RT_STATUS(INVALID_ARGUMENT, "input '%s': tensor is NULL", ex->inputs[index].name);
-  if (!tensor_fits(tensor, ex->inputs[index].type)) {
+  if (!rt_backend_tensor_fits(tensor, ex->inputs[index].type)) {
     rt_strbuf_t want, got;
     rt_strbuf_initialize(&want);
     rt_strbuf_initialize(&got);
     rt_ir_type_print(ex->inputs[index].type, &want);
-    describe_tensor(tensor, &got);
+    rt_backend_describe_tensor(tensor, &got);
     rt_status_t st = RT_STATUS(INVALID_ARGUMENT, "input '%s' expects %s, got %s",
                                ex->inputs[index].name, want.data ? want.data : "",
                                got.data ? got.data : "");

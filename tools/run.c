@@ -264,9 +264,7 @@ int cli_run(int argc, char **argv) {
              compile_ms, times[0], median, sum / (double)o.repeat, times[o.repeat - 1]);
       for (int32_t i = 0; i < nout; ++i) {
         rt_tensor_t *t = NULL;
-        rt_tensor_info_t info;
-        (void)rt_executor_get_output(ex, i, &t);
-        (void)rt_executor_output_info(ex, i, &info);
+        rt_status_free(rt_executor_get_output(ex, i, &t)); /* i < nout: cannot fail */
         char dn[RT_DTYPE_NAME_MAX];
         printf("%s{\"name\": \"output_%d\", \"shape\": [", i ? ", " : "", (int)i);
         for (int32_t d = 0; d < rt_tensor_rank(t); ++d) {
@@ -283,7 +281,7 @@ int cli_run(int argc, char **argv) {
              o.repeat == 1 ? "" : "s");
       for (int32_t i = 0; i < nout; ++i) {
         rt_tensor_t *t = NULL;
-        (void)rt_executor_get_output(ex, i, &t);
+        rt_status_free(rt_executor_get_output(ex, i, &t)); /* i < nout: cannot fail */
         char name[32];
         snprintf(name, sizeof name, "output_%d", (int)i);
         cli_print_summary(stdout, name, t);

@@ -144,9 +144,14 @@ static const rt_attr_field_t schema_subpixel[] = {
     {"layout", RT_ATTR_K_STRING, "\"NCHW\"", 0},
     {"mode", RT_ATTR_K_STRING, "\"DCR\"", 0},
     END};
-/* ArangeAttrs has Expr fields start/stop/step (duplicates of the inputs)
- * and a dtype without default; we keep only dtype and print it always. */
+/* ArangeAttrs also has Expr fields start/stop/step that duplicate the
+ * inputs; they are accepted (any value, ignored by the relation) so text
+ * that carries them parses. dtype has no C++ default: it is printed
+ * always, and defaults to float32 (the Python default) when omitted. */
 static const rt_attr_field_t schema_arange[] = {
+    {"start", RT_ATTR_K_ANY, "None", NUL},
+    {"stop", RT_ATTR_K_ANY, "None", NUL},
+    {"step", RT_ATTR_K_ANY, "None", NUL},
     {"dtype", RT_ATTR_K_DTYPE, "\"float32\"", ALW},
     END};
 static const rt_attr_field_t schema_shape_of[] = {

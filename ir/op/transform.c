@@ -69,6 +69,10 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
   const bool allowzero = rt_attrs_bool(ctx->attrs, "allowzero");
   const int32_t n = rt_attrs_ints_count(ctx->attrs, "newshape");
   int64_t out[MAXR];
+  /* As TVM's InferNewShape, dims copied or merged by 0/-2/-3/-4 are
+   * "used" and left out of the -1 inference, so a `?` among them does not
+   * make the inferred dim `?`. */
+  bool used_in[MAXR] = {false}, used_out[MAXR] = {false};
   int32_t r = 0, src = 0, infer = -1;
   for (int32_t i = 0; i < n; ++i) {
     int64_t v = rt_attrs_ints_at(ctx->attrs, "newshape", i);
@@ -81,6 +85,8 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
                          "reshape: newshape code 0 at position %d has no input dim to copy",
                          (int)i);
       }
+      used_in[src] = true;
+      used_out[r] = true;
       RT_RETURN_IF_ERROR(push_dim(out, &r, in[src++]));
     } else if (v == -1) {
       if (infer >= 0) {
@@ -90,7 +96,11 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
       RT_RETURN_IF_ERROR(push_dim(out, &r, 1));
       src++;
     } else if (v == -2) {
-      while (src < rank) RT_RETURN_IF_ERROR(push_dim(out, &r, in[src++]));
+      while (src < rank) {
+        used_in[src] = true;
+        if (r < MAXR) used_out[r] = true;
+        RT_RETURN_IF_ERROR(push_dim(out, &r, in[src++]));
+      }
     } else if (v == -3) {
       if (src + 1 >= rank) {
         return RT_STATUS(INVALID_ARGUMENT,
@@ -100,6 +110,8 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
       int64_t d;
       RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(in[src], in[src + 1], &d));
       if (in[src] == RT_DIM_ANY || in[src + 1] == RT_DIM_ANY) d = RT_DIM_ANY;
+      used_in[src] = used_in[src + 1] = true;
+      if (r < MAXR) used_out[r] = true;
       RT_RETURN_IF_ERROR(push_dim(out, &r, d));
       src += 2;
     } else if (v == -4) {
@@ -108,6 +120,7 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
                          "reshape: newshape code -4 at position %d needs an input dim and two values",
                          (int)i);
       }
+      used_in[src] = true;
       int64_t d0 = in[src++];
       int64_t d1 = rt_attrs_ints_at(ctx->attrs, "newshape", ++i);
       int64_t d2 = rt_attrs_ints_at(ctx->attrs, "newshape", ++i);
@@ -134,6 +147,7 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
         if (d1 == -1) d1 = RT_DIM_ANY;
         if (d2 == -1) d2 = RT_DIM_ANY;
       }
+      if (r + 1 < MAXR) used_out[r] = used_out[r + 1] = true;
       RT_RETURN_IF_ERROR(push_dim(out, &r, d1));
       RT_RETURN_IF_ERROR(push_dim(out, &r, d2));
     } else {
@@ -144,23 +158,31 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
   int64_t total;
   RT_RETURN_IF_ERROR(numel(rank, in, &total));
   if (infer >= 0) {
-    int64_t known = 1;
+    int64_t known = 1, rest = 1;
     bool any = false;
+    for (int32_t i = 0; i < rank && !any; ++i) {
+      if (used_in[i]) continue;
+      if (in[i] == RT_DIM_ANY) {
+        any = true;
+      } else {
+        RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(rest, in[i], &rest));
+      }
+    }
     for (int32_t i = 0; i < r; ++i) {
-      if (i == infer) continue;
+      if (i == infer || used_out[i]) continue;
       if (out[i] == RT_DIM_ANY) {
         any = true;
       } else {
         RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(known, out[i], &known));
       }
     }
-    if (total == RT_DIM_ANY || any) {
+    if (any) {
       out[infer] = RT_DIM_ANY;
-    } else if (known == 0 || total % known != 0) {
+    } else if (known == 0 || rest % known != 0) {
       out[infer] = -1;
       return incompatible("reshape", rank, in, r, out);
     } else {
-      out[infer] = total / known;
+      out[infer] = rest / known;
     }
   } else if (total != RT_DIM_ANY && all_static(r, out)) {
     int64_t got;

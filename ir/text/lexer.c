@@ -3,7 +3,7 @@
  * file is JSON) and can look ahead by copying the lexer's small state.
  *
  * Rules as TVM's tokenizer: whitespace is space, tab, '\n' and "\r\n";
- * `//` and nesting `/* * /` comments are skipped; `%x` locals, `%3` graph
+ * `//` and nesting slash-star comments are skipped; `%x` locals, `%3` graph
  * bindings, `@f` globals; integers default to int32 (int64 when they do not
  * fit) with i/i16/i32/i64 suffixes; floats exist only with f/f16/f32/f64
  * suffixes (and `inff`); a run of '-' directly before a digit (or `inff`)

@@ -19,6 +19,7 @@
  * input is an error, not a stack overflow. Every error is an rt_ir_diag at
  * the offending token; scratch memory (tables, stacks, the JSON arena) is
  * freed on every path, nodes stay in the module's arena. */
+#include <stdio.h>
 #include <string.h>
 
 #include "ir/text/text.h"
@@ -718,8 +719,8 @@ static rt_status_t parse_paren(parser_t *p, rt_ir_expr_t **out) {
   return at(span, s);
 }
 
-static rt_status_t unsupported(const rt_ir_token_t *t, const char *what) {
-  return rt_ir_diag(t->span, "%s is not supported", what);
+static rt_status_t unsupported(const rt_ir_token_t *t, const char *why) {
+  return rt_ir_diag(t->span, "`%.*s` is not supported (%s)", (int)t->len, t->text, why);
 }
 
 /* atom := INT | FLOAT | BOOL | LOCAL | GRAPH | GLOBAL | OPNAME | meta_ref
@@ -772,10 +773,10 @@ static rt_status_t parse_atom(parser_t *p, rt_ir_expr_t **out) {
     case RT_IR_TOK_KW_REF:
     case RT_IR_TOK_KW_REF_READ:
     case RT_IR_TOK_KW_REF_WRITE:
-      return unsupported(&t, "references (`ref`, `ref_read`, `ref_write`)");
+      return unsupported(&t, "references");
     case RT_IR_TOK_KW_MATCH:
     case RT_IR_TOK_KW_PMATCH:
-      return unsupported(&t, "`match` (ADTs)");
+      return unsupported(&t, "ADTs");
     case RT_IR_TOK_IDENT: {
       if (tok_is_ident(&t, "meta") && kind_after(p) == RT_IR_TOK_LBRACKET) {
         RT_RETURN_IF_ERROR(parse_meta_ref(p, &e));
@@ -814,19 +815,25 @@ static rt_status_t build_call(parser_t *p, rt_ir_span_t span, rt_ir_expr_t *call
   rt_ir_attrs_t *attrs = NULL;
   if (callee->kind == RT_IR_OP) {
     const rt_ir_op_t *op = callee->op.op;
-    for (int32_t i = 0; i < nk; ++i) {
-      bool known = false;
-      for (int32_t f = 0; f < op->num_fields; ++f) known |= strcmp(op->fields[f].name, keys[i]) == 0;
-      if (!known) {
-        return rt_ir_diag(VEC_AT(p->key_spans, rt_ir_span_t, kbase + i),
-                          "operator `%s` has no attribute `%s`", op->name, keys[i]);
-      }
-    }
     if (op->num_inputs >= 0 && n != op->num_inputs) {
       return rt_ir_diag(span, "operator `%s` expects %d argument%s, got %d", op->name,
                         (int)op->num_inputs, op->num_inputs == 1 ? "" : "s", (int)n);
     }
-    RT_RETURN_IF_ERROR(at(span, rt_ir_op_attrs(p->m, span, op, nk, keys, values, &attrs)));
+    rt_status_t s = rt_ir_op_attrs(p->m, span, op, nk, keys, values, &attrs);
+    if (s) {
+      /* The message names the attribute ('strides'): point at its key. */
+      rt_ir_span_t where = span;
+      const char *msg = rt_status_message(s);
+      for (int32_t i = 0; i < nk; ++i) {
+        char quoted[128];
+        snprintf(quoted, sizeof(quoted), "'%s'", keys[i]);
+        if (strstr(msg, quoted)) {
+          where = VEC_AT(p->key_spans, rt_ir_span_t, kbase + i);
+          break;
+        }
+      }
+      return at(where, s);
+    }
   } else if (nk > 0) {
     RT_RETURN_IF_ERROR(rt_ir_generic_attrs(p->m, nk, keys, values, &attrs));
   }
@@ -1053,12 +1060,20 @@ static rt_status_t parse_module(parser_t *p) {
     if (k == RT_IR_TOK_KW_DEF) {
       RT_RETURN_IF_ERROR(parse_def(p));
     } else if (k == RT_IR_TOK_KW_TYPE) {
-      return unsupported(&p->tok, "`type` definitions (ADTs)");
+      return unsupported(&p->tok, "ADT definitions");
     } else if (k == RT_IR_TOK_KW_EXTERN) {
-      return unsupported(&p->tok, "`extern type` (ADTs)");
+      return unsupported(&p->tok, "ADT definitions");
     } else if (k == RT_IR_TOK_ATTR_OPEN) {
-      return rt_ir_diag(p->tok.span, "unexpected attribute `#[` (only one version header "
-                                     "and a final #[metadata] are allowed)");
+      rt_ir_span_t at_span = p->tok.span;
+      RT_RETURN_IF_ERROR(next(p));
+      if (tok_is_ident(&p->tok, "version")) {
+        return rt_ir_diag(at_span, "duplicate version header");
+      }
+      if (p->tok.kind == RT_IR_TOK_IDENT) {
+        return rt_ir_diag(at_span, "unknown attribute `#[%.*s]`",
+                          (int)(p->tok.len > 40 ? 40 : p->tok.len), p->tok.text);
+      }
+      return rt_ir_diag(at_span, "unknown attribute `#[`");
     } else {
       return found_error(p, "`def` or end of input");
     }

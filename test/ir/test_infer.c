@@ -1,6 +1,7 @@
 /* Type inference over every construct, on programs parsed from text. The
  * expected types are derived by hand in the comments; errors are checked
  * for their position and wording. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -125,6 +125,9 @@ static const op_case_t k_transform[] = {
     {"expand_dims", "float32[]", "axis=0", F32("1")},
     {"expand_dims", "float32[2,3]", "axis=3", "error:axis 3 is out of range for rank 3"},
     {"expand_dims", "float32[2,3]", "", "error:expand_dims requires attribute 'axis'"},
+    {"expand_dims", "float32[2]", "axis=0; num_newaxis=40", "error:result rank 41 exceeds the limit 32"},
+    {"tile", "float32[2]", "reps=[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
+     "1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]", "error:result rank 33 exceeds the limit 32"},
     {"transpose", "float32[2,3,4]", "axes=[0, 2, 1]", F32("2, 4, 3")},
     {"transpose", "float32[2,3,4]", "", F32("4, 3, 2")},
     {"transpose", "float32[2,3,4]", "axes=[0, -1, 1]", F32("2, 4, 3")},

@@ -1,0 +1,189 @@
+/* Reference kernels of the pools (ir/op/pool.c): max/avg pooling in 1-d
+ * and 2-d, global pools, adaptive pools.
+ *
+ * Window pools follow topi's pool_impl_nd: output (y, x) covers input taps
+ * y * sh - pt + kh * dh (and likewise x) for kh < pool_size. Layouts
+ * NCHW/NHWC (NCW/NWC for 1-d), read letter by letter. Padding has 1, 2 or 4
+ * values (top, left, bottom, right) in 2-d and 1 or 2 in 1-d. ceil_mode
+ * only changes the output size, which the relation computed.
+ *   max: the maximum over in-image taps; padding never wins (TVM pads with
+ *        the lowest value), a window with no in-image tap gives the dtype's
+ *        lowest value (-inf for floats). NaN propagates (numpy).
+ *   avg: the sum over in-image taps divided by their count, or, with
+ *        count_include_pad, by the count of taps inside the padded image
+ *        [-pt, H + pb) (taps added by ceil_mode beyond the padding are never
+ *        counted); a zero count gives 0. Sums are double; integer outputs
+ *        truncate.
+ * Global pools reduce all of H x W. Adaptive pools (topi adaptive_pool)
+ * cover input [floor(i * H / OH), ceil((i + 1) * H / OH)) for output i. */
+#include <math.h>
+#include <string.h>
+
+#include "interp/kernels/kernels_impl.h"
+
+typedef struct window_t {
+  int64_t size[2], stride[2], dil[2], pad_lo[2], pad_hi[2]; /* H, W */
+} window_t;
+
+static rt_status_t read_pair(const rt_interp_call_t *call, const char *name, int32_t nsp,
+                             int64_t dflt, int64_t out[2]) {
+  int64_t v[4];
+  int32_t n = rt_interp_ints(call, name, v, 4);
+  out[0] = out[1] = dflt;
+  if (n == 0) return RT_OK;
+  if (n != 1 && n != nsp) {
+    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s needs 1 or %d values, got %d", name, nsp, n);
+  }
+  if (nsp == 1) {
+    out[1] = v[0];
+  } else {
+    out[0] = v[0];
+    out[1] = n == 1 ? v[0] : v[1];
+  }
+  return RT_OK;
+}
+
+static rt_status_t read_window(const rt_interp_call_t *call, int32_t nsp, window_t *p) {
+  RT_RETURN_IF_ERROR(read_pair(call, "pool_size", nsp, 1, p->size));
+  RT_RETURN_IF_ERROR(read_pair(call, "strides", nsp, 1, p->stride));
+  RT_RETURN_IF_ERROR(read_pair(call, "dilation", nsp, 1, p->dil));
+  int64_t v[4];
+  int32_t n = rt_interp_ints(call, "padding", v, 4);
+  for (int32_t k = 0; k < 2; ++k) p->pad_lo[k] = p->pad_hi[k] = 0;
+  if (nsp == 1) {
+    if (n > 2) return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "padding needs 1 or 2 values, got %d", n);
+    if (n >= 1) p->pad_lo[1] = p->pad_hi[1] = v[0];
+    if (n == 2) p->pad_hi[1] = v[1];
+  } else {
+    if (n == 1) {
+      p->pad_lo[0] = p->pad_lo[1] = p->pad_hi[0] = p->pad_hi[1] = v[0];
+    } else if (n == 2) {
+      p->pad_lo[0] = p->pad_hi[0] = v[0];
+      p->pad_lo[1] = p->pad_hi[1] = v[1];
+    } else if (n == 4) {
+      p->pad_lo[0] = v[0];
+      p->pad_lo[1] = v[1];
+      p->pad_hi[0] = v[2];
+      p->pad_hi[1] = v[3];
+    } else if (n != 0) {
+      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "padding needs 1, 2 or 4 values, got %d", n);
+    }
+  }
+  for (int32_t k = 0; k < 2; ++k) {
+    if (p->size[k] < 1 || p->stride[k] < 1 || p->dil[k] < 1) {
+      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "pool_size, strides and dilation must be >= 1");
+    }
+  }
+  return RT_OK;
+}
+
+/* The N, C, H, W strides/extents of input and output in `layout`. */
+static rt_status_t views(const rt_interp_call_t *call, const char *layout, int64_t xs[4],
+                         int64_t xe[4], int64_t os[4], int64_t oe[4]) {
+  RT_RETURN_IF_ERROR(rt_interp_layout(call, "layout", layout, "NCHW", call->args[0], xs, xe));
+  RT_RETURN_IF_ERROR(rt_interp_layout(call, "layout", layout, "NCHW", call->outs[0], os, oe));
+  if (xe[0] != oe[0] || xe[1] != oe[1]) {
+    return RT_INTERP_ERROR(call, INTERNAL, "%s", "N or C differ between input and output");
+  }
+  return RT_OK;
+}
+
+/* Reduces the taps of one output element: max or average. `taps` lists
+ * input flat indices (n_in of them); `count` is the divisor for avg. */
+static void finish(rt_tensor_t *out, int64_t oi, const rt_tensor_t *x, bool is_max,
+                   const int64_t *taps, int64_t n_in, int64_t count) {
+  if (is_max) {
+    if (n_in == 0) {
+      rt_interp_store_f(out, oi, -INFINITY);
+    } else if (rt_interp_class(x->dtype) == RT_INTERP_FLOAT) {
+      double best = rt_interp_load_f(x, taps[0]);
+      for (int64_t t = 1; t < n_in && !isnan(best); ++t) {
+        double v = rt_interp_load_f(x, taps[t]);
+        if (isnan(v) || v > best) best = v;
+      }
+      rt_interp_store_f(out, oi, best);
+    } else {
+      const bool uns = rt_interp_class(x->dtype) != RT_INTERP_SINT;
+      int64_t best = rt_interp_load_i(x, taps[0]);
+      for (int64_t t = 1; t < n_in; ++t) {
+        int64_t v = rt_interp_load_i(x, taps[t]);
+        if (uns ? (uint64_t)v > (uint64_t)best : v > best) best = v;
+      }
+      rt_interp_store_i(out, oi, best);
+    }
+    return;
+  }
+  double sum = 0;
+  for (int64_t t = 0; t < n_in; ++t) sum += rt_interp_load_f(x, taps[t]);
+  rt_interp_store_f(out, oi, count > 0 ? sum / (double)count : 0.0);
+}
+
+static rt_status_t pool(const rt_interp_call_t *call, int32_t nsp, bool is_max) {
+  const rt_tensor_t *x = call->args[0];
+  rt_tensor_t *out = call->outs[0];
+  window_t p;
+  RT_RETURN_IF_ERROR(read_window(call, nsp, &p));
+  const bool include_pad = !is_max && rt_attrs_bool(call->attrs, "count_include_pad");
+  int64_t xs[4], xe[4], os[4], oe[4];
+  RT_RETURN_IF_ERROR(views(call, rt_attrs_string(call->attrs, "layout"), xs, xe, os, oe));
+  const int64_t ntaps = p.size[0] * p.size[1];
+  int64_t *taps = NULL;
+  RT_RETURN_IF_ERROR(rt_allocator_malloc(call->allocator, (size_t)ntaps * sizeof(int64_t),
+                                         16, false, (void **)&taps));
+  for (int64_t n = 0; n < oe[0]; ++n)
+    for (int64_t c = 0; c < oe[1]; ++c)
+      for (int64_t y = 0; y < oe[2]; ++y)
+        for (int64_t xx = 0; xx < oe[3]; ++xx) {
+          int64_t n_in = 0, n_padded = 0;
+          for (int64_t kh = 0; kh < p.size[0]; ++kh)
+            for (int64_t kw = 0; kw < p.size[1]; ++kw) {
+              int64_t sy = y * p.stride[0] - p.pad_lo[0] + kh * p.dil[0];
+              int64_t sx = xx * p.stride[1] - p.pad_lo[1] + kw * p.dil[1];
+              if (sy < xe[2] + p.pad_hi[0] && sx < xe[3] + p.pad_hi[1]) n_padded++;
+              if (sy < 0 || sy >= xe[2] || sx < 0 || sx >= xe[3]) continue;
+              taps[n_in++] = n * xs[0] + c * xs[1] + sy * xs[2] + sx * xs[3];
+            }
+          finish(out, n * os[0] + c * os[1] + y * os[2] + xx * os[3], x, is_max, taps,
+                 n_in, include_pad ? n_padded : n_in);
+        }
+  rt_allocator_free(call->allocator, taps);
+  return RT_OK;
+}
+
+rt_status_t rt_interp_k_NN_MAX_POOL2D(const rt_interp_call_t *call) { return pool(call, 2, true); }
+rt_status_t rt_interp_k_NN_AVG_POOL2D(const rt_interp_call_t *call) { return pool(call, 2, false); }
+rt_status_t rt_interp_k_NN_MAX_POOL1D(const rt_interp_call_t *call) { return pool(call, 1, true); }
+rt_status_t rt_interp_k_NN_AVG_POOL1D(const rt_interp_call_t *call) { return pool(call, 1, false); }
+
+/* Global and adaptive pools: output (y, x) covers input rows
+ * [floor(y * H / OH), ceil((y + 1) * H / OH)), and likewise columns (for a
+ * global pool OH = OW = 1: everything). */
+static rt_status_t adaptive(const rt_interp_call_t *call, bool is_max) {
+  const rt_tensor_t *x = call->args[0];
+  rt_tensor_t *out = call->outs[0];
+  int64_t xs[4], xe[4], os[4], oe[4];
+  RT_RETURN_IF_ERROR(views(call, rt_attrs_string(call->attrs, "layout"), xs, xe, os, oe));
+  int64_t *taps = NULL;
+  size_t bytes = (size_t)(xe[2] * xe[3] > 0 ? xe[2] * xe[3] : 1) * sizeof(int64_t);
+  RT_RETURN_IF_ERROR(rt_allocator_malloc(call->allocator, bytes, 16, false, (void **)&taps));
+  for (int64_t n = 0; n < oe[0]; ++n)
+    for (int64_t c = 0; c < oe[1]; ++c)
+      for (int64_t y = 0; y < oe[2]; ++y)
+        for (int64_t xx = 0; xx < oe[3]; ++xx) {
+          const int64_t y0 = y * xe[2] / oe[2], y1 = ((y + 1) * xe[2] + oe[2] - 1) / oe[2];
+          const int64_t x0 = xx * xe[3] / oe[3], x1 = ((xx + 1) * xe[3] + oe[3] - 1) / oe[3];
+          int64_t n_in = 0;
+          for (int64_t sy = y0; sy < y1; ++sy)
+            for (int64_t sx = x0; sx < x1; ++sx) taps[n_in++] = n * xs[0] + c * xs[1] + sy * xs[2] + sx * xs[3];
+          finish(out, n * os[0] + c * os[1] + y * os[2] + xx * os[3], x, is_max, taps, n_in, n_in);
+        }
+  rt_allocator_free(call->allocator, taps);
+  return RT_OK;
+}
+
+rt_status_t rt_interp_k_NN_GLOBAL_AVG_POOL2D(const rt_interp_call_t *call) { return adaptive(call, false); }
+rt_status_t rt_interp_k_NN_GLOBAL_MAX_POOL2D(const rt_interp_call_t *call) { return adaptive(call, true); }
+rt_status_t rt_interp_k_NN_ADAPTIVE_AVG_POOL2D(const rt_interp_call_t *call) { return adaptive(call, false); }
+rt_status_t rt_interp_k_NN_ADAPTIVE_MAX_POOL2D(const rt_interp_call_t *call) { return adaptive(call, true); }
+rt_status_t rt_interp_k_NN_ADAPTIVE_AVG_POOL1D(const rt_interp_call_t *call) { return adaptive(call, false); }
+rt_status_t rt_interp_k_NN_ADAPTIVE_MAX_POOL1D(const rt_interp_call_t *call) { return adaptive(call, true); }

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# `relayrt run` end to end: the built-in example, .npy in and out checked
+# against numpy (Debian's /usr/bin/python3), JSON reports, and every
+# bad-input path exiting non-zero with a clear message.
+set -u
+relayrt=$1
+root=$2
+py=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+failn=0
+ok() { pass=$((pass + 1)); }
+bad() { failn=$((failn + 1)); echo "FAIL: $*"; }
+
+# 1. No arguments: the built-in CNN runs and prints its output summary.
+if "$relayrt" run > "$tmp/out" 2> "$tmp/err" &&
+   grep -q '^output_0: Tensor\[(1, 10), float32\]' "$tmp/out" &&
+   grep -q '^executor: debug$' "$tmp/out"; then ok
+else bad "relayrt run (built-in): $(cat "$tmp/out" "$tmp/err")"; fi
+# Softmax output: the 10 probabilities sum to 1.
+"$relayrt" run --out "$tmp/cnn" > /dev/null 2>&1
+if $py -c "import numpy as np,sys; a=np.load(sys.argv[1]); sys.exit(0 if a.shape==(1,10) and abs(a.sum()-1)<1e-5 and (a>0).all() else 1)" "$tmp/cnn/output_0.npy"; then ok
+else bad "built-in example's softmax output does not sum to 1"; fi
+# Same seed, same data: two runs write identical outputs.
+"$relayrt" run --out "$tmp/cnn2" > /dev/null 2>&1
+cmp -s "$tmp/cnn/output_0.npy" "$tmp/cnn2/output_0.npy" && ok || bad "random inputs are not deterministic"
+
+# 2. A program with inputs from .npy, outputs compared with numpy.
+cat > "$tmp/prog.relay" <<'RELAY'
+#[version = "0.0.5"]
+def @main(%x: Tensor[(4, 8), float32], %w: Tensor[(5, 8), float32], %b: Tensor[(5), float32]) {
+  %0 = nn.dense(%x, %w);
+  %1 = nn.bias_add(%0, %b);
+  %2 = nn.relu(%1);
+  %3 = exp(%x);
+  %4 = sum(%3, axis=[1], keepdims=True);
+  %5 = transpose(%2, axes=[1, 0]);
+  (%5, %4)
+}
+RELAY
+$py - "$tmp" <<'PY'
+import numpy as np, sys
+d = sys.argv[1]
+rng = np.random.default_rng(7)
+np.save(d + "/x.npy", rng.standard_normal((4, 8)).astype(np.float32))
+np.save(d + "/w.npy", rng.standard_normal((5, 8)).astype(np.float32))
+np.save(d + "/b.npy", rng.standard_normal((5,)).astype(np.float32))
+PY
+if "$relayrt" run "$tmp/prog.relay" --executor debug --input x="$tmp/x.npy" --input w="$tmp/w.npy" \
+     --input b="$tmp/b.npy" --out "$tmp/d" > "$tmp/out" 2> "$tmp/err"; then ok
+else bad "run with --input/--out failed: $(cat "$tmp/err")"; fi
+if $py - "$tmp" <<'PY'
+import numpy as np, sys
+d = sys.argv[1]
+x, w, b = (np.load(d + "/%s.npy" % n) for n in "xwb")
+want0 = np.maximum(x.astype(np.float64) @ w.T.astype(np.float64) + b, 0).T
+want1 = np.exp(x.astype(np.float64)).sum(axis=1, keepdims=True)
+got0, got1 = np.load(d + "/d/output_0.npy"), np.load(d + "/d/output_1.npy")
+ok = got0.shape == (5, 4) and got1.shape == (4, 1) and got0.dtype == np.float32
+ok = ok and np.allclose(got0, want0, rtol=1e-5, atol=1e-6) and np.allclose(got1, want1, rtol=1e-5)
+sys.exit(0 if ok else 1)
+PY
+then ok; else bad "outputs do not match numpy"; fi
+
+# 3. --report json is one JSON object with the documented keys.
+if "$relayrt" run "$tmp/prog.relay" --repeat 3 --warmup 1 --report json > "$tmp/json" 2> "$tmp/err" &&
+   $py -c "
+import json,sys
+r=json.load(open(sys.argv[1]))
+assert set(r)=={'model','executor','compile_ms','latency_ms','outputs'}, r
+assert set(r['latency_ms'])=={'min','median','mean','max'}
+assert r['outputs'][0]=={'name':'output_0','shape':[5,4],'dtype':'float32'}, r['outputs']
+" "$tmp/json"; then ok
+else bad "--report json: $(cat "$tmp/json" "$tmp/err")"; fi
+
+# 4. --trace-values prints each binding with its value summary.
+if "$relayrt" run "$tmp/prog.relay" --trace-values > /dev/null 2> "$tmp/trace" &&
+   grep -q 'trace .*prog.relay:3: %0 = nn.dense(%x, %w): Tensor\[(4, 5), float32\]' "$tmp/trace"; then ok
+else bad "--trace-values: $(head -5 "$tmp/trace")"; fi
+
+# 5. Dynamic dims need --shape for random data.
+printf '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(?, 3), float32]) {\n  nn.relu(%%x)\n}\n' > "$tmp/dyn.relay"
+if "$relayrt" run "$tmp/dyn.relay" --shape x=5x3 > "$tmp/out" 2>&1 &&
+   grep -q '^output_0: Tensor\[(5, 3), float32\]' "$tmp/out"; then ok
+else bad "--shape for a dynamic input: $(cat "$tmp/out")"; fi
+"$relayrt" run "$tmp/dyn.relay" > /dev/null 2> "$tmp/err"
+[ $? -eq 1 ] && grep -q "dynamic dims: give its shape with --shape x=DIMS" "$tmp/err" && ok ||
+  bad "dynamic input without --shape: $(cat "$tmp/err")"
+
+# 6. Bad input: each exits non-zero with a clear message.
+expect_fail() {  # expected-substring, then the command
+  local want=$1
+  shift
+  "$@" > /dev/null 2> "$tmp/err"
+  local rc=$?
+  if [ $rc -ne 0 ] && grep -qF -- "$want" "$tmp/err"; then ok
+  else bad "expected failure containing '$want' from: $* (rc=$rc: $(cat "$tmp/err"))"; fi
+}
+expect_fail "nope.relay" "$relayrt" run "$tmp/nope.relay"
+expect_fail "nope.npy" "$relayrt" run "$tmp/prog.relay" --input x="$tmp/nope.npy"
+$py -c "import numpy as np; np.save('$tmp/xi.npy', np.zeros((4, 8), np.int32)); np.save('$tmp/xs.npy', np.zeros((8, 4), np.float32))"
+expect_fail "input 'x' expects Tensor[(4, 8), float32], got Tensor[(4, 8), int32]" \
+  "$relayrt" run "$tmp/prog.relay" --input x="$tmp/xi.npy"
+expect_fail "input 'x' expects Tensor[(4, 8), float32], got Tensor[(8, 4), float32]" \
+  "$relayrt" run "$tmp/prog.relay" --input x="$tmp/xs.npy"
+expect_fail "no input named 'y' (inputs: x, w, b)" "$relayrt" run "$tmp/prog.relay" --input y="$tmp/xs.npy"
+expect_fail "unknown executor 'fast'" "$relayrt" run "$tmp/prog.relay" --executor fast
+expect_fail "use \"debug\"" "$relayrt" run "$tmp/prog.relay" --executor graph
+expect_fail "--repeat expects" "$relayrt" run --repeat 0
+printf 'garbage' > "$tmp/bad.npy"
+expect_fail "bad.npy" "$relayrt" run "$tmp/prog.relay" --input x="$tmp/bad.npy"
+expect_fail "nope.params" "$relayrt" run "$tmp/prog.relay" --params "$tmp/nope.params"
+
+# 7. optest: one op through every executor.
+if "$relayrt" optest nn.conv2d --shape data=1x3x8x8 --shape weight=4x3x3x3 --attr padding=1,1 \
+     > "$tmp/out" 2> "$tmp/err" &&
+   grep -q '^reference output_0: Tensor\[(1, 4, 8, 8), float32\]' "$tmp/out" &&
+   grep -q '^graph: not built yet' "$tmp/out"; then ok
+else bad "optest nn.conv2d: $(cat "$tmp/out" "$tmp/err")"; fi
+expect_fail "operator \`nn.nope\` not found" "$relayrt" optest nn.nope --shape x=2
+expect_fail "optest needs an op name" "$relayrt" optest
+
+echo "$pass passed, $failn failed"
+[ $failn -eq 0 ]
