@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "passes/pass.h"
 #include "runtime/strbuf.h"
 
 typedef struct {
@@ -134,10 +135,7 @@ rt_status_t rt_backend_bind_params(rt_module_t *module, const rt_params_t *param
   return RT_OK;
 }
 
-rt_status_t rt_build(rt_module_t *module, const rt_pass_context_t *ctx, rt_module_t **out_module) {
-  (void)ctx;
-  if (!module->typed) RT_RETURN_IF_ERROR(rt_ir_infer_types(module));
-  rt_module_retain(module);
-  *out_module = module;
-  return RT_OK;
+rt_status_t rt_build(rt_module_t *module, const rt_pass_context_t *ctx, const char *executor,
+                     rt_module_t **out_module) {
+  return rt_pass_run_pipeline(module, ctx, executor, out_module);
 }

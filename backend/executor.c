@@ -15,7 +15,7 @@
 
 #include "backend/backend.h"
 #include "interp/interp.h"
-#include "passes/passes.h"
+#include "passes/pass.h"
 #include "rt/executor.h"
 #include "runtime/strbuf.h"
 
@@ -155,10 +155,18 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
   if (!ex) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating an executor");
   ex->allocator = rt_allocator_system();
   ex->kind = k;
-  ex->ctx.opt_level = ctx ? ctx->opt_level : 2;
+  /* The context is a value: copied here and applied in full before
+   * returning (its instruments run during this call only). */
+  if (ctx) {
+    ex->ctx = *ctx;
+    ex->ctx.num_owned = 0;
+  } else {
+    ex->ctx.opt_level = 2;
+    ex->ctx.fuse_max_depth = 256;
+  }
   rt_module_t *bound = NULL;
   rt_status_t st = rt_backend_bind_params(module, params, &bound);
-  if (!st) st = rt_build(bound, &ex->ctx, &ex->module);
+  if (!st) st = rt_build(bound, &ex->ctx, k, &ex->module);
   rt_module_release(bound);
   if (!st) {
     ex->main_fn = rt_ir_module_lookup(ex->module, "main");

@@ -37,8 +37,10 @@ typedef struct {
   rt_module_t *m;
   rt_ir_type_t **declared;  /* per global index: its FuncType */
   uint8_t *state;           /* per global: 0 = todo, 1 = in progress, 2 = done */
+  uint8_t *typed_already;   /* per global: typed before this call (skipped) */
   let_entry *lets;          /* let var id -> value */
   const char *global_name;  /* global being inferred, for messages */
+  rt_ir_expr_t *current_fn; /* the global's function node being inferred */
 } infer_ctx;
 
 /* ---- messages ------------------------------------------------------------ */
@@ -200,7 +202,9 @@ static rt_status_t infer_call(infer_ctx *cx, rt_ir_expr_t *e) {
 static rt_status_t infer_node(void *user, rt_ir_expr_t *e) {
   infer_ctx *cx = user;
   rt_module_t *m = cx->m;
-  if (e->checked_type && e->kind != RT_IR_FUNCTION) return RT_OK;
+  /* Typed nodes are never written again: nodes shared with a base module
+   * may be read by other threads at the same time. */
+  if (e->checked_type && e != cx->current_fn) return RT_OK;
   switch (e->kind) {
     case RT_IR_VAR: {
       if (e->var.annotation) {
@@ -365,6 +369,10 @@ static rt_status_t collect_callees(void *user, rt_ir_expr_t *e) {
 
 static rt_status_t infer_global(infer_ctx *cx, int32_t gi, int32_t depth) {
   if (cx->state[gi] != 0) return RT_OK;
+  if (cx->typed_already[gi]) {
+    cx->state[gi] = 2;
+    return RT_OK;
+  }
   if (depth > 10000) return RT_STATUS(RESOURCE_EXHAUSTED, "call graph too deep");
   cx->state[gi] = 1;
   rt_module_t *m = cx->m;
@@ -383,6 +391,7 @@ static rt_status_t infer_global(infer_ctx *cx, int32_t gi, int32_t depth) {
     }
   }
   fn->checked_type = decl;
+  cx->current_fn = fn;
   st = rt_ir_post_order(m->allocator, fn, collect_lets, cx);
   if (!st) st = rt_ir_post_order(m->allocator, fn, infer_node, cx);
   let_entry *le, *tmp;
@@ -397,7 +406,8 @@ static rt_status_t infer_global(infer_ctx *cx, int32_t gi, int32_t depth) {
 
 rt_status_t rt_ir_infer_types(rt_module_t *m) {
   rt_status_t st = RT_OK;
-  infer_ctx cx = {m, NULL, NULL, NULL, NULL};
+  infer_ctx cx = {0};
+  cx.m = m;
   int32_t n = m->num_globals;
   void *p = NULL;
   if (n == 0) {
@@ -407,12 +417,14 @@ rt_status_t rt_ir_infer_types(rt_module_t *m) {
   st = rt_arena_alloc_array(&m->arena, (size_t)n, sizeof(rt_ir_type_t *), &p);
   if (st) return st;
   cx.declared = p;
-  cx.state = calloc((size_t)n, 1);
+  cx.state = calloc((size_t)n * 2, 1);
   if (!cx.state) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in type inference");
+  cx.typed_already = cx.state + n;
   for (int32_t gi = 0; gi < n && !st; ++gi) {
     rt_ir_expr_t *fn = m->globals[gi].fn;
     if (fn->checked_type && rt_ir_type_resolve(fn->checked_type)->kind == RT_IR_TYPE_FUNC) {
       cx.declared[gi] = rt_ir_type_resolve(fn->checked_type);
+      cx.typed_already[gi] = 1;
       continue;
     }
     rt_ir_type_t *pv[64];

@@ -1,19 +1,43 @@
-/* rt_pass_context: the explicit pass configuration (include/rt/pass.h).
- * Today it holds the opt level; the pass manager of the passes issue reads
- * it. A context is a plain value: executors copy it. */
+/* rt_pass_context (include/rt/pass.h): opt level, required and disabled
+ * pass names (checked against passes.def), typed config options, and the
+ * instruments. A context is a plain value: builds copy it. */
 #include <stdlib.h>
+#include <string.h>
 
-#include "passes/passes.h"
+#include "passes/pass.h"
+#include "runtime/strbuf.h"
+
+static const char *const kPassNames[] = {
+#define RT_PASS(ID, name, level, fn, executor, doc) name,
+#include "passes/passes.def"
+#undef RT_PASS
+};
 
 rt_status_t rt_pass_context_create(rt_pass_context_t **out_context) {
   rt_pass_context_t *c = calloc(1, sizeof *c);
   if (!c) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a pass context");
   c->opt_level = 2;
+  c->fuse_max_depth = 256;
   *out_context = c;
   return RT_OK;
 }
 
-void rt_pass_context_release(rt_pass_context_t *context) { free(context); }
+rt_status_t rt_pass_context_copy(const rt_pass_context_t *context, rt_pass_context_t **out_copy) {
+  rt_pass_context_t *c = calloc(1, sizeof *c);
+  if (!c) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory copying a pass context");
+  *c = *context;
+  /* Built-in instruments' state stays owned by the original. */
+  c->num_owned = 0;
+  memset(c->owned, 0, sizeof c->owned);
+  *out_copy = c;
+  return RT_OK;
+}
+
+void rt_pass_context_release(rt_pass_context_t *context) {
+  if (!context) return;
+  for (int32_t i = 0; i < context->num_owned; ++i) free(context->owned[i]);
+  free(context);
+}
 
 rt_status_t rt_pass_context_set_opt_level(rt_pass_context_t *context, int32_t opt_level) {
   if (opt_level < 0 || opt_level > 4) {
@@ -25,4 +49,106 @@ rt_status_t rt_pass_context_set_opt_level(rt_pass_context_t *context, int32_t op
 
 int32_t rt_pass_context_opt_level(const rt_pass_context_t *context) {
   return context ? context->opt_level : 2;
+}
+
+/* The static copy of a known pass name, or NOT_FOUND listing them all. */
+static rt_status_t known_name(const char *name, const char **out) {
+  for (size_t i = 0; i < RT_COUNTOF(kPassNames); ++i) {
+    if (strcmp(kPassNames[i], name) == 0) {
+      *out = kPassNames[i];
+      return RT_OK;
+    }
+  }
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  for (size_t i = 0; i < RT_COUNTOF(kPassNames); ++i) {
+    bool dup = false;
+    for (size_t k = 0; k < i; ++k) dup = dup || strcmp(kPassNames[k], kPassNames[i]) == 0;
+    if (!dup) rt_strbuf_printf(&b, "%s%s", i ? ", " : "", kPassNames[i]);
+  }
+  rt_status_t st = RT_STATUS(NOT_FOUND, "unknown pass '%s' (known: %s)", name, b.data ? b.data : "");
+  rt_strbuf_deinitialize(&b);
+  return st;
+}
+
+static rt_status_t add_name(const char **list, int32_t *n, const char *name) {
+  const char *k = NULL;
+  RT_RETURN_IF_ERROR(known_name(name, &k));
+  for (int32_t i = 0; i < *n; ++i) {
+    if (list[i] == k) return RT_OK;
+  }
+  if (*n == RT_PASS_MAX_NAMES) return RT_STATUS(RESOURCE_EXHAUSTED, "too many pass names");
+  list[(*n)++] = k;
+  return RT_OK;
+}
+
+rt_status_t rt_pass_context_require(rt_pass_context_t *context, const char *pass_name) {
+  return add_name(context->required, &context->num_required, pass_name);
+}
+
+rt_status_t rt_pass_context_disable(rt_pass_context_t *context, const char *pass_name) {
+  return add_name(context->disabled, &context->num_disabled, pass_name);
+}
+
+/* ---- config -------------------------------------------------------------- */
+
+typedef struct {
+  const char *key;
+  const char *doc;
+  int64_t min, max;
+  size_t offset; /* of the int64_t field in rt_pass_context_t */
+} config_option;
+
+static const config_option kConfig[] = {
+    {"fuse.max_depth", "most ops in one fused group (FuseOps)", 1, 1 << 20,
+     offsetof(rt_pass_context_t, fuse_max_depth)},
+};
+
+static rt_status_t find_option(const char *key, const config_option **out) {
+  for (size_t i = 0; i < RT_COUNTOF(kConfig); ++i) {
+    if (strcmp(kConfig[i].key, key) == 0) {
+      *out = &kConfig[i];
+      return RT_OK;
+    }
+  }
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  for (size_t i = 0; i < RT_COUNTOF(kConfig); ++i) {
+    rt_strbuf_printf(&b, "%s%s", i ? ", " : "", kConfig[i].key);
+  }
+  rt_status_t st = RT_STATUS(NOT_FOUND, "unknown config option '%s' (known: %s)", key,
+                             b.data ? b.data : "");
+  rt_strbuf_deinitialize(&b);
+  return st;
+}
+
+rt_status_t rt_pass_context_set_config(rt_pass_context_t *context, const char *key,
+                                       const char *value) {
+  const config_option *opt = NULL;
+  RT_RETURN_IF_ERROR(find_option(key, &opt));
+  char *end = NULL;
+  long long v = strtoll(value, &end, 10);
+  if (!*value || *end != '\0' || v < opt->min || v > opt->max) {
+    return RT_STATUS(INVALID_ARGUMENT, "config option '%s' expects an integer in %lld..%lld, got '%s'",
+                     key, (long long)opt->min, (long long)opt->max, value);
+  }
+  *(int64_t *)((char *)context + opt->offset) = v;
+  return RT_OK;
+}
+
+rt_status_t rt_pass_context_config_int(const rt_pass_context_t *context, const char *key,
+                                       int64_t *out_value) {
+  const config_option *opt = NULL;
+  RT_RETURN_IF_ERROR(find_option(key, &opt));
+  *out_value = *(const int64_t *)((const char *)context + opt->offset);
+  return RT_OK;
+}
+
+rt_status_t rt_pass_context_add_instrument(rt_pass_context_t *context,
+                                           const rt_pass_instrument_t *instrument) {
+  if (context->num_instruments == RT_PASS_MAX_INSTRUMENTS) {
+    return RT_STATUS(RESOURCE_EXHAUSTED, "at most %d instruments", RT_PASS_MAX_INSTRUMENTS);
+  }
+  context->instruments[context->num_instruments++] = *instrument;
+  return RT_OK;
 }

@@ -95,7 +95,9 @@ static rt_status_t unary(const rt_interp_call_t *call) {
   }
   for (int64_t i = 0; i < out->numel; ++i) {
     int64_t r;
-    if (cls != RT_INTERP_FLOAT &&
+    if (cls == RT_INTERP_BOOL && id == RT_OP_BITWISE_NOT) {
+      rt_interp_store_i(out, i, rt_interp_load_i(x, i) == 0); /* numpy: ~bool is not */
+    } else if (cls != RT_INTERP_FLOAT &&
         unary_i(id, rt_interp_load_i(x, i), cls == RT_INTERP_UINT, &r)) {
       rt_interp_store_i(out, i, r);
     } else {

@@ -1,0 +1,74 @@
+/* Helpers shared by the passes (see passes/pass.h): rewriting every
+ * global, counting bindings for traces, recognizing and building op calls. */
+#include <string.h>
+
+#include "passes/pass.h"
+
+rt_status_t rt_pass_rewrite_globals(rt_module_t *in, rt_ir_rewrite_fn rewrite, void *user,
+                                    rt_module_t **out) {
+  rt_module_t *m = NULL;
+  RT_RETURN_IF_ERROR(rt_ir_module_derive(in, &m));
+  rt_status_t st = RT_OK;
+  for (int32_t i = 0; i < in->num_globals && !st; ++i) {
+    rt_ir_expr_t *fn = NULL;
+    st = rt_ir_mutate(m, in->globals[i].fn, rewrite, user, &fn);
+    if (!st && fn != in->globals[i].fn) st = rt_ir_module_add(m, in->globals[i].name, fn);
+  }
+  if (st) {
+    rt_module_release(m);
+    return st;
+  }
+  *out = m;
+  return RT_OK;
+}
+
+static rt_status_t count_visit(void *user, rt_ir_expr_t *e) {
+  int64_t *n = user;
+  switch (e->kind) {
+    case RT_IR_CALL:
+    case RT_IR_TUPLE:
+    case RT_IR_TUPLE_GET_ITEM:
+    case RT_IR_IF:
+    case RT_IR_LET:
+    case RT_IR_FUNCTION:
+      (*n)++;
+      break;
+    default:
+      break;
+  }
+  return RT_OK;
+}
+
+int64_t rt_pass_count_bindings(const rt_module_t *m) {
+  int64_t n = 0;
+  for (int32_t i = 0; i < m->num_globals; ++i) {
+    rt_status_t st = rt_ir_post_order(m->allocator, m->globals[i].fn, count_visit, &n);
+    if (st) {
+      rt_status_free(st);
+      return -1;
+    }
+    n--; /* the global's own function node */
+  }
+  return n;
+}
+
+bool rt_pass_is_op(const rt_ir_expr_t *e, rt_op_id_t id) {
+  return e && e->kind == RT_IR_CALL && e->call.callee->kind == RT_IR_OP &&
+         e->call.callee->op.op->id == (int32_t)id;
+}
+
+rt_status_t rt_pass_make_call(rt_module_t *m, rt_ir_span_t span, rt_op_id_t id, int32_t nargs,
+                              rt_ir_expr_t *const *args, int32_t nattrs, const char *const *keys,
+                              const char *const *values, rt_ir_expr_t **out) {
+  const rt_ir_op_t *op = rt_ir_op_builtin(id);
+  rt_attr_value_t vals[16];
+  if (nattrs > 16) return RT_STATUS(INTERNAL, "too many attrs");
+  for (int32_t i = 0; i < nattrs; ++i) {
+    RT_RETURN_IF_ERROR(rt_attr_value_parse(&m->arena, values[i], &vals[i]));
+  }
+  rt_ir_attrs_t *attrs = NULL;
+  RT_RETURN_IF_ERROR(rt_ir_op_attrs(m, span, op, nattrs, keys, vals, &attrs));
+  rt_ir_expr_t *ref = NULL;
+  RT_RETURN_IF_ERROR(rt_ir_op_ref(m, span, op, &ref));
+  return rt_ir_call(m, span, ref, nargs, args, attrs, out);
+}

@@ -1,0 +1,78 @@
+/* Internal to passes/ and backend/: what a pass is and the helpers passes
+ * share.
+ *
+ * A pass is a function over a module: it never modifies its input (which
+ * other threads may be reading); it returns a new reference, either a
+ * derived module (rt_ir_module_derive) holding its rewritten globals, or
+ * the input itself (retained) when it changed nothing. New nodes need no
+ * types: the manager runs type inference after every pass, and in debug
+ * builds rt_ir_verify, which names the broken node. */
+#ifndef RT_PASSES_PASS_H_
+#define RT_PASSES_PASS_H_
+
+#include "ir/ir.h"
+#include "rt/pass.h"
+
+#define RT_PASS_MAX_INSTRUMENTS 16
+#define RT_PASS_MAX_NAMES 32
+
+typedef enum rt_pass_id_e {
+#define RT_PASS(ID, name, level, fn, executor, doc) RT_PASS_##ID,
+#include "passes/passes.def"
+#undef RT_PASS
+  RT_PASS_COUNT
+} rt_pass_id_t;
+
+struct rt_pass_context_t {
+  int32_t opt_level;
+  int32_t num_required, num_disabled;
+  const char *required[RT_PASS_MAX_NAMES];  /* static names from passes.def */
+  const char *disabled[RT_PASS_MAX_NAMES];
+  int64_t fuse_max_depth;
+  int32_t num_instruments;
+  rt_pass_instrument_t instruments[RT_PASS_MAX_INSTRUMENTS];
+  /* Built-in instruments' state (owned, freed with the context). */
+  void *owned[RT_PASS_MAX_INSTRUMENTS];
+  int32_t num_owned;
+};
+
+/* What a pass sees. */
+typedef struct rt_pass_env_t {
+  const rt_pass_context_t *ctx;
+  rt_allocator_t allocator;
+} rt_pass_env_t;
+
+typedef rt_status_t (*rt_pass_fn)(const rt_pass_env_t *env, rt_module_t *in,
+                                  rt_module_t **out);
+
+#define RT_PASS(ID, name, level, fn, executor, doc)                                     \
+  RT_MUST_USE_RESULT rt_status_t rt_pass_##fn(const rt_pass_env_t *env, rt_module_t *in, \
+                                              rt_module_t **out);
+#include "passes/passes.def"
+#undef RT_PASS
+
+/* Runs the shared pipeline, then the steps of `executor` (NULL: none). */
+RT_MUST_USE_RESULT rt_status_t rt_pass_run_pipeline(rt_module_t *module,
+                                                    const rt_pass_context_t *ctx,
+                                                    const char *executor,
+                                                    rt_module_t **out_module);
+
+/* ---- helpers for pass authors -------------------------------------------- */
+
+/* Applies rt_ir_mutate with `rewrite` to every global function of `in`,
+ * into a module derived from it. */
+RT_MUST_USE_RESULT rt_status_t rt_pass_rewrite_globals(rt_module_t *in, rt_ir_rewrite_fn rewrite,
+                                                       void *user, rt_module_t **out);
+/* Number of non-atomic nodes (calls, tuples, projections, ifs, lets, fns)
+ * over every global: the "bindings" of trace lines. */
+int64_t rt_pass_count_bindings(const rt_module_t *m);
+/* Is `e` a call of the built-in op `id`? */
+bool rt_pass_is_op(const rt_ir_expr_t *e, rt_op_id_t id);
+/* Builds a call of built-in op `id` with text-form attributes
+ * ("axis", "1"...; NULL keys for none) in m. */
+RT_MUST_USE_RESULT rt_status_t rt_pass_make_call(rt_module_t *m, rt_ir_span_t span, rt_op_id_t id,
+                                                 int32_t nargs, rt_ir_expr_t *const *args,
+                                                 int32_t nattrs, const char *const *keys,
+                                                 const char *const *values, rt_ir_expr_t **out);
+
+#endif /* RT_PASSES_PASS_H_ */
