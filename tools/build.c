@@ -1,14 +1,44 @@
-/* `relayrt build MODEL`: load, type-check, run the pipeline, and print what
- * --emit asks for. Today: --emit=relay (the module in TVM's text form);
- * the other kinds arrive with the JIT and executors and say so. */
+/* `relayrt build MODEL`: load, type-check, run the pass pipeline under the
+ * context the options describe, and print what --emit asks for:
+ * --emit=relay (the optimized module in TVM's text form). --list-passes
+ * prints the pipeline; --trace, --dump-after and the timing summary come
+ * from the pass context's built-in instruments. --no-opt prints the parsed,
+ * type-checked module without running any pass (a formatter). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
+static int list_passes(const rt_pass_context_t *ctx) {
+  int32_t level = rt_pass_context_opt_level(ctx);
+  printf("the pipeline (every executor runs it, in this order):\n");
+  bool steps_header = false;
+  for (int32_t i = 0; i < rt_pass_count(); ++i) {
+    const rt_pass_info_t *p = rt_pass_at(i);
+    const char *executor = NULL;
+    if (rt_pass_is_executor_step(i, &executor)) {
+      if (!steps_header) printf("executor-specific steps (after the pipeline):\n");
+      steps_header = true;
+      printf("  %-4s %-24s opt %d  %-8s %s\n", executor, p->name, (int)p->opt_level,
+             p->opt_level <= level ? "runs" : "skipped", p->doc);
+    } else {
+      printf("  %2d   %-24s opt %d  %-8s %s\n", (int)i, p->name, (int)p->opt_level,
+             p->opt_level <= level ? "runs" : "skipped", p->doc);
+    }
+  }
+  printf("(runs/skipped at opt_level %d; --require and --disable override)\n", (int)level);
+  return 0;
+}
+
 int cli_build(int argc, char **argv) {
-  const char *model = NULL, *emit = "relay", *out_path = NULL;
-  for (int i = 0; i < argc; ++i) {
+  const char *model = NULL, *emit = "relay", *out_path = NULL, *dump_after = NULL,
+             *dump_dir = NULL;
+  bool no_opt = false, trace = false, timing = false, list = false;
+  rt_pass_context_t *ctx = NULL;
+  rt_status_t st = rt_pass_context_create(&ctx);
+  if (st) return cli_report(st);
+  int rc = 0;
+  for (int i = 0; i < argc && !rc && !st; ++i) {
     const char *v;
     if ((v = cli_option(argc, argv, &i, "--emit"))) {
       emit = v;
@@ -16,20 +46,53 @@ int cli_build(int argc, char **argv) {
       char *end = NULL;
       long level = strtol(v, &end, 10);
       if (*v == '\0' || *end != '\0' || level < 0 || level > 4) {
-        return cli_usage_error("--opt-level expects 0..4, got", v);
+        rc = cli_usage_error("--opt-level expects 0..4, got", v);
+      } else {
+        st = rt_pass_context_set_opt_level(ctx, (int32_t)level);
       }
+    } else if ((v = cli_option(argc, argv, &i, "--disable"))) {
+      st = rt_pass_context_disable(ctx, v);
+    } else if ((v = cli_option(argc, argv, &i, "--require"))) {
+      st = rt_pass_context_require(ctx, v);
+    } else if ((v = cli_option(argc, argv, &i, "--config"))) {
+      const char *eq = strchr(v, '=');
+      if (!eq || eq == v) {
+        rc = cli_usage_error("--config expects KEY=VALUE, got", v);
+      } else {
+        char key[128];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - v), v);
+        st = rt_pass_context_set_config(ctx, key, eq + 1);
+      }
+    } else if ((v = cli_option(argc, argv, &i, "--dump-after"))) {
+      dump_after = v;
+    } else if ((v = cli_option(argc, argv, &i, "--dump-dir"))) {
+      dump_dir = v;
     } else if ((v = cli_option(argc, argv, &i, "-o"))) {
       out_path = v;
     } else if (strcmp(argv[i], "--no-opt") == 0) {
-      /* The pipeline is type inference only until the passes land, so
-       * --no-opt and the default print the same module. */
+      no_opt = true;
+    } else if (strcmp(argv[i], "--trace") == 0) {
+      trace = true;
+    } else if (strcmp(argv[i], "--timing") == 0) {
+      timing = true;
+    } else if (strcmp(argv[i], "--list-passes") == 0) {
+      list = true;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      return cli_usage_error("unknown option for build:", argv[i]);
+      rc = cli_usage_error("unknown option for build:", argv[i]);
     } else if (!model) {
       model = argv[i];
     } else {
-      return cli_usage_error("unexpected argument", argv[i]);
+      rc = cli_usage_error("unexpected argument", argv[i]);
     }
+  }
+  if (rc || st) {
+    rt_pass_context_release(ctx);
+    return rc ? rc : cli_report(st);
+  }
+  if (list) {
+    rc = list_passes(ctx);
+    rt_pass_context_release(ctx);
+    return rc;
   }
   if (strcmp(emit, "relay") != 0) {
     static const char *later[] = {"ll", "asm", "kernels", "graph-json", "vm", "dot", "so"};
@@ -37,18 +100,35 @@ int cli_build(int argc, char **argv) {
       if (strcmp(emit, later[k]) == 0) {
         fprintf(stderr, "relayrt: error: --emit=%s is not available yet (it arrives "
                         "with the JIT and executors)\n", emit);
+        rt_pass_context_release(ctx);
         return 1;
       }
     }
+    rt_pass_context_release(ctx);
     return cli_usage_error("unknown --emit kind (relay|ll|asm|kernels|graph-json|vm|dot|so):",
                            emit);
   }
-  rt_module_t *m = NULL;
-  rt_status_t st = cli_load_model(model, &m);
-  if (st) return cli_report(st);
+  if (trace) st = rt_pass_context_add_trace(ctx, stderr);
+  if (!st && timing) st = rt_pass_context_add_timing(ctx, stderr);
+  if (!st && dump_after) st = rt_pass_context_add_dump(ctx, dump_after, dump_dir, stderr);
+  if (!st && dump_dir && !dump_after) {
+    st = RT_STATUS(INVALID_ARGUMENT, "--dump-dir needs --dump-after=PASS|all");
+  }
+  rt_module_t *m = NULL, *built = NULL;
+  if (!st) st = cli_load_model(model, &m);
+  if (!st) {
+    if (no_opt) {
+      built = m;
+      rt_module_retain(built);
+    } else {
+      st = rt_module_build(m, ctx, &built);
+    }
+  }
   char *text = NULL;
-  st = rt_module_print(m, RT_PRINT_DEFAULT, &text);
+  if (!st) st = rt_module_print(built, RT_PRINT_DEFAULT, &text);
+  rt_module_release(built);
   rt_module_release(m);
+  rt_pass_context_release(ctx);
   if (st) return cli_report(st);
   FILE *f = stdout;
   if (out_path && !(f = fopen(out_path, "w"))) {

@@ -370,13 +370,12 @@ static rt_status_t lex_number(rt_ir_lexer_t *lx, size_t start, bool negative,
   return RT_OK;
 }
 
-static rt_status_t lex_ident_run(rt_ir_lexer_t *lx, bool allow_slash_first) {
+/* Consumes a name after `%` or `@`; false when none follows. */
+static bool lex_name(rt_ir_lexer_t *lx) {
   int c = peek_at(lx, 0);
-  if (!(is_alpha(c) || is_digit(c) || (allow_slash_first && c == '/'))) {
-    return RT_STATUS(INVALID_ARGUMENT, "no name");
-  }
+  if (!(is_alpha(c) || is_digit(c) || c == '/')) return false;
   while (is_ident_char(peek_at(lx, 0))) advance(lx);
-  return RT_OK;
+  return true;
 }
 
 rt_status_t rt_ir_lex(rt_ir_lexer_t *lx, rt_ir_token_t *tok) {
@@ -446,7 +445,7 @@ rt_status_t rt_ir_lex(rt_ir_lexer_t *lx, rt_ir_token_t *tok) {
     }
   } else if (c == '%' || c == '@') {
     advance(lx);
-    if (lex_ident_run(lx, true) != RT_OK) {
+    if (!lex_name(lx)) {
       return rt_ir_diag(tok->span, "expected a name after `%c`", c);
     }
     kind = c == '@' ? RT_IR_TOK_GLOBAL : RT_IR_TOK_LOCAL;

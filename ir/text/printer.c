@@ -180,8 +180,20 @@ static void pmap_free(printer_t *p, pmap_t *m) {
 
 /* ---- types --------------------------------------------------------------- */
 
-void rt_ir_text_print_type(const rt_ir_type_t *type, rt_strbuf_t *out) {
+/* `stack` holds the types being printed: a type inside itself (a cyclic
+ * type from a faulty inference) or nesting past the limit prints "...". */
+static void print_type_rec(const rt_ir_type_t *type, const rt_ir_type_t **stack, int32_t depth,
+                           rt_strbuf_t *out) {
   const rt_ir_type_t *t = type ? rt_ir_type_resolve((rt_ir_type_t *)type) : NULL;
+  if (t && t->kind != RT_IR_TYPE_TENSOR) {
+    bool cyclic = depth >= 2 * RT_IR_MAX_NESTING;
+    for (int32_t i = 0; i < depth && !cyclic; ++i) cyclic = stack[i] == t;
+    if (cyclic) {
+      rt_strbuf_puts(out, "...");
+      return;
+    }
+    stack[depth++] = t;
+  }
   if (!t || t->kind == RT_IR_TYPE_INCOMPLETE) {
     rt_strbuf_putc(out, '_');
     return;
@@ -206,7 +218,7 @@ void rt_ir_text_print_type(const rt_ir_type_t *type, rt_strbuf_t *out) {
       rt_strbuf_putc(out, '(');
       for (int32_t i = 0; i < t->tuple.count; ++i) {
         if (i) rt_strbuf_puts(out, ", ");
-        rt_ir_text_print_type(t->tuple.fields[i], out);
+        print_type_rec(t->tuple.fields[i], stack, depth, out);
       }
       rt_strbuf_puts(out, t->tuple.count == 1 ? ",)" : ")");
       return;
@@ -214,15 +226,20 @@ void rt_ir_text_print_type(const rt_ir_type_t *type, rt_strbuf_t *out) {
       rt_strbuf_puts(out, "fn (");
       for (int32_t i = 0; i < t->func.count; ++i) {
         if (i) rt_strbuf_puts(out, ", ");
-        rt_ir_text_print_type(t->func.params[i], out);
+        print_type_rec(t->func.params[i], stack, depth, out);
       }
       rt_strbuf_puts(out, ") -> ");
-      rt_ir_text_print_type(t->func.ret, out);
+      print_type_rec(t->func.ret, stack, depth, out);
       return;
     default:
       rt_strbuf_putc(out, '_');
       return;
   }
+}
+
+void rt_ir_text_print_type(const rt_ir_type_t *type, rt_strbuf_t *out) {
+  const rt_ir_type_t *stack[2 * RT_IR_MAX_NESTING];
+  print_type_rec(type, stack, 0, out);
 }
 
 static void print_ty(printer_t *p, const rt_ir_expr_t *e, rt_strbuf_t *out) {

@@ -61,7 +61,40 @@ else bad "type error: rc=$rc, stderr: $(cat "$tmp/err")"; fi
 rc=$?
 if [ $rc -eq 1 ] && grep -q "nope.relay" "$tmp/err"; then ok; else bad "missing file: rc=$rc"; fi
 
-# 6. Usage errors exit 2.
+# 6. The pass pipeline through the command.
+"$relayrt" build --list-passes > "$tmp/list" 2>&1
+if grep -q '^   0   InferType  *opt 0' "$tmp/list" && grep -q 'FuseOps' "$tmp/list" &&
+   grep -q '^  vm   ToANormalForm' "$tmp/list"; then ok; else bad "--list-passes: $(head -3 "$tmp/list")"; fi
+"$relayrt" build --opt-level 3 --trace > /dev/null 2> "$tmp/trace"
+npasses=$("$relayrt" build --list-passes | grep -c '^   *[0-9][0-9]* ')
+nlines=$(grep -cE '^  [A-Za-z0-9]+ +opt [0-4]  (ran|skipped)' "$tmp/trace")
+if [ "$npasses" -gt 0 ] && [ "$npasses" -eq "$nlines" ] &&
+   grep -q 'CombineParallelConv2d *opt 4  skipped (opt_level too low)' "$tmp/trace" &&
+   grep -q 'FoldConstant *opt 2  ran' "$tmp/trace"; then ok
+else bad "--trace lists $nlines of $npasses passes: $(cat "$tmp/trace")"; fi
+"$relayrt" build --opt-level 3 --disable FoldConstant --trace > /dev/null 2> "$tmp/trace"
+if [ "$(grep -c 'FoldConstant *opt 2  skipped (disabled)' "$tmp/trace")" -eq 2 ]; then ok
+else bad "--disable FoldConstant: $(grep FoldConstant "$tmp/trace")"; fi
+"$relayrt" build --opt-level 0 --require FoldConstant --trace > /dev/null 2> "$tmp/trace"
+if grep -q 'FoldConstant *opt 2  ran (required)' "$tmp/trace"; then ok
+else bad "--require FoldConstant at opt 0: $(grep FoldConstant "$tmp/trace")"; fi
+printf '#[version = "0.0.5"]\ndef @main(%%x: float32) {\n  %%0 = add(1f, 2f);\n  add(%%x, %%0)\n}\n' > "$tmp/fold.relay"
+"$relayrt" build "$tmp/fold.relay" --disable FoldConstant > "$tmp/nofold" 2>&1
+if grep -q 'add(1f .*, 2f ' "$tmp/nofold"; then ok; else bad "--disable FoldConstant folded: $(cat "$tmp/nofold")"; fi
+"$relayrt" build --dump-after=all > /dev/null 2> "$tmp/dump"
+ndumps=$(grep -c '^// IR after ' "$tmp/dump")
+if [ "$ndumps" -ge 5 ] && grep -q '^// IR after FuseOps' "$tmp/dump"; then ok; else bad "--dump-after=all printed $ndumps dumps"; fi
+"$relayrt" build --dump-after=FuseOps --dump-dir "$tmp/dumps" > /dev/null 2>&1
+if ls "$tmp/dumps" | grep -q '_FuseOps.relay$' && [ "$(ls "$tmp/dumps" | wc -l)" -eq 1 ]; then ok
+else bad "--dump-dir: $(ls "$tmp/dumps" 2>&1)"; fi
+"$relayrt" build --disable NoSuchPass > /dev/null 2> "$tmp/err"
+[ $? -eq 1 ] && grep -q "unknown pass 'NoSuchPass' (known: InferType" "$tmp/err" && ok || bad "unknown pass: $(cat "$tmp/err")"
+"$relayrt" build --config fuse.max_dpeth=3 > /dev/null 2> "$tmp/err"
+[ $? -eq 1 ] && grep -q "unknown config option 'fuse.max_dpeth' (known: fuse.max_depth)" "$tmp/err" && ok || bad "unknown config: $(cat "$tmp/err")"
+"$relayrt" build --config fuse.max_depth=0 > /dev/null 2> "$tmp/err"
+[ $? -eq 1 ] && grep -q "expects an integer" "$tmp/err" && ok || bad "bad config value: $(cat "$tmp/err")"
+
+# 7. Usage errors exit 2.
 "$relayrt" build --bogus > /dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "unknown option should exit 2"
 "$relayrt" frobnicate > /dev/null 2>&1
