@@ -186,6 +186,7 @@ rt_status_t rt_interp_k_STRIDED_SLICE(const rt_interp_call_t *call) {
     const int64_t dim = x->shape[d];
     int64_t s = (!size_mode && k < ns) ? rt_attrs_ints_at(at, "strides", k) : 1;
     if (s == 0) return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "stride of axis %d is 0", d);
+    if (s < -INT32_MAX || s > INT32_MAX) s = s < 0 ? -INT32_MAX : INT32_MAX; /* same slice, no overflow */
     int64_t b = canon(rt_attrs_ints_at(at, "begin", k), dim, s);
     int64_t e;
     if (size_mode) {
@@ -421,7 +422,10 @@ rt_status_t rt_interp_k_NN_PAD(const rt_interp_call_t *call) {
       return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "pad_width[%d] must be [before, after]", d);
     }
     before[d] = pair->array.items[0].i;
-    shape[d] = x->shape[d] + before[d] + pair->array.items[1].i;
+    if (__builtin_add_overflow(x->shape[d], before[d], &shape[d]) ||
+        __builtin_add_overflow(shape[d], pair->array.items[1].i, &shape[d])) {
+      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "pad_width[%d] overflows", d);
+    }
   }
   RT_RETURN_IF_ERROR(rt_interp_check_shape(call, out, x->rank, shape));
   if (!edge && !reflect && pv->numel != 1) {

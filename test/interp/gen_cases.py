@@ -432,5 +432,125 @@ def pool():
     case("pool_adaptive_max_pool1d_1", "nn.adaptive_max_pool1d", "output_size=[1]", [a1], ad1.format(f="np.max", o=1), env)
 
 
+def softmax_ref(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def lrn_ref(x, size, axis, bias, alpha, beta):
+    sq = np.zeros_like(x)
+    n = x.shape[axis]
+    for c in range(n):
+        lo, hi = max(0, c - size // 2), min(n, c - size // 2 + size)
+        idx = [slice(None)] * x.ndim
+        idx[axis] = slice(lo, hi)
+        s = (x[tuple(idx)] ** 2).sum(axis=axis)
+        out_idx = [slice(None)] * x.ndim
+        out_idx[axis] = c
+        sq[tuple(out_idx)] = s
+    return x / (bias + alpha * sq / size) ** beta
+
+
+def nn():
+    rng = np.random.RandomState(1)
+    r = lambda *s: rng.uniform(-1, 1, s).astype(F32)
+    x = r(2, 3)
+    w = r(4, 3)
+    env = {"x": x.astype(F64), "w": w.astype(F64), "softmax_ref": softmax_ref, "lrn_ref": lrn_ref}
+    case("nn_dense_basic", "nn.dense", "", [x, w], "(x @ w.T).astype(np.float32)", env)
+    case("nn_dense_units", "nn.dense", "units=4", [x, w], "(x @ w.T).astype(np.float32)", env)
+    x3 = r(2, 2, 3)
+    env["x3"] = x3.astype(F64)
+    case("nn_dense_batched", "nn.dense", "", [x3, w], "(x3 @ w.T).astype(np.float32)", env)
+    xi = rng.randint(-128, 128, (2, 4)).astype(np.int8)
+    wi = rng.randint(-128, 128, (3, 4)).astype(np.int8)
+    env.update(xi=xi, wi=wi)
+    case("nn_dense_int8_int32", "nn.dense", 'out_dtype="int32"', [xi, wi],
+         "(xi.astype(np.int64) @ wi.astype(np.int64).T).astype(np.int32)", env)
+    a = r(2, 3)
+    b = r(3, 4)
+    env.update(a=a.astype(F64), b=b.astype(F64))
+    case("nn_matmul_basic", "nn.matmul", "", [a, b], "(a @ b).astype(np.float32)", env)
+    case("nn_matmul_transpose_a", "nn.matmul", "transpose_a=True", [a.T.copy(), b], "(a @ b).astype(np.float32)", env)
+    case("nn_matmul_transpose_b", "nn.matmul", "transpose_b=True", [a, b.T.copy()], "(a @ b).astype(np.float32)", env)
+    ba = r(2, 2, 3)
+    bb = r(2, 3, 2)
+    env.update(ba=ba.astype(F64), bb=bb.astype(F64))
+    case("nn_batch_matmul_default_no_transpose", "nn.batch_matmul", "", [ba, bb], "(ba @ bb).astype(np.float32)", env)
+    case("nn_batch_matmul_transpose_b", "nn.batch_matmul", "transpose_b=True", [ba, bb.transpose(0, 2, 1).copy()],
+         "(ba @ bb).astype(np.float32)", env)
+    case("nn_batch_matmul_bcast_batch", "nn.batch_matmul", "transpose_a=True", [ba.transpose(0, 2, 1).copy(), bb[:1].copy()],
+         "(ba @ bb[:1]).astype(np.float32)", env)
+    s = r(2, 3) * 3
+    env["s"] = s.astype(F64)
+    case("nn_softmax_last", "nn.softmax", "", [s], "softmax_ref(s, -1).astype(np.float32)", env)
+    case("nn_softmax_axis0", "nn.softmax", "axis=0", [s], "softmax_ref(s, 0).astype(np.float32)", env)
+    big = np.array([1000, 1001, 1002], F32)
+    env["big"] = big.astype(F64)
+    case("nn_softmax_stable_large", "nn.softmax", "", [big], "softmax_ref(big, -1).astype(np.float32)", env)
+    case("nn_log_softmax_last", "nn.log_softmax", "", [s], "np.log(softmax_ref(s, -1)).astype(np.float32)", env)
+    case("nn_log_softmax_axis0", "nn.log_softmax", "axis=0", [s], "np.log(softmax_ref(s, 0)).astype(np.float32)", env)
+    case("nn_log_softmax_stable_large", "nn.log_softmax", "", [big], "(big - big.max() - np.log(np.exp(big - big.max()).sum())).astype(np.float32)", env)
+    d = r(2, 3, 2)
+    g, bta, mu, var = r(3), r(3), r(3), np.abs(r(3)) + 0.5
+    env.update(d=d.astype(F64), g=g.astype(F64), bta=bta.astype(F64), mu=mu.astype(F64), var=var.astype(F64))
+    bn = "((d - mu[:, None]) / np.sqrt(var[:, None] + {eps}) * {G} + {B}).astype(np.float32), mu, var"
+    case("nn_batch_norm_axis1", "nn.batch_norm", "", [d, g, bta, mu, var],
+         bn.format(eps="1e-5", G="g[:, None]", B="bta[:, None]").replace("mu, var", "mu.astype(np.float32), var.astype(np.float32)"), env)
+    case("nn_batch_norm_no_center_scale", "nn.batch_norm", "center=False; scale=False; epsilon=0.01f", [d, g, bta, mu, var],
+         bn.format(eps="0.01", G="1", B="0").replace("mu, var", "mu.astype(np.float32), var.astype(np.float32)"), env)
+    d2 = d.transpose(0, 2, 1).copy()
+    env["d2"] = d2.astype(F64)
+    case("nn_batch_norm_last_axis", "nn.batch_norm", "axis=-1", [d2, g, bta, mu, var],
+         "((d2 - mu) / np.sqrt(var + 1e-5) * g + bta).astype(np.float32), mu.astype(np.float32), var.astype(np.float32)", env)
+    ln = "((Z - Z.mean({ax}, keepdims=True)) / np.sqrt(Z.var({ax}, keepdims=True) + 1e-5) * {G} + {B}).astype(np.float32)"
+    env["Z"] = d.astype(F64)
+    case("nn_layer_norm_last", "nn.layer_norm", "", [d, g[:2], bta[:2]], ln.format(ax="-1", G="g[:2]", B="bta[:2]"), env)
+    case("nn_layer_norm_axis1", "nn.layer_norm", "axis=1", [d, g, bta], ln.format(ax="1", G="g[:, None]", B="bta[:, None]"), env)
+    case("nn_layer_norm_no_affine", "nn.layer_norm", "center=False; scale=False", [d, g[:2], bta[:2]], ln.format(ax="-1", G="1", B="0"), env)
+    gi = r(2, 4, 3)
+    gg, gb = r(4), r(4)
+    env.update(gi=gi.astype(F64), gg=gg.astype(F64), gb=gb.astype(F64))
+    gn = "(((gi.reshape(2, {G}, -1) - gi.reshape(2, {G}, -1).mean(-1, keepdims=True)) / np.sqrt(gi.reshape(2, {G}, -1).var(-1, keepdims=True) + 1e-5)).reshape(2, 4, 3) * gg[:, None] + gb[:, None]).astype(np.float32)"
+    case("nn_group_norm_2_groups", "nn.group_norm", "num_groups=2", [gi, gg, gb], gn.format(G=2), env)
+    case("nn_group_norm_1_group", "nn.group_norm", "num_groups=1", [gi, gg, gb], gn.format(G=1), env)
+    case("nn_group_norm_4_groups", "nn.group_norm", "num_groups=4", [gi, gg, gb], gn.format(G=4), env)
+    inn = "((gi - gi.mean(2, keepdims=True)) / np.sqrt(gi.var(2, keepdims=True) + {eps}) * gg[:, None] + gb[:, None]).astype(np.float32)"
+    case("nn_instance_norm_ncw", "nn.instance_norm", "", [gi, gg, gb], inn.format(eps="1e-5"), env)
+    case("nn_instance_norm_eps", "nn.instance_norm", "epsilon=0.5f", [gi, gg, gb], inn.format(eps="0.5"), env)
+    gi4 = r(1, 2, 2, 2)
+    env["gi4"] = gi4.astype(F64)
+    case("nn_instance_norm_nhwc_axis", "nn.instance_norm", "axis=-1", [gi4, gg[:2], gb[:2]],
+         "((gi4 - gi4.mean((1, 2), keepdims=True)) / np.sqrt(gi4.var((1, 2), keepdims=True) + 1e-5) * gg[:2] + gb[:2]).astype(np.float32)", env)
+    case("nn_l2_normalize_axis1", "nn.l2_normalize", "eps=1e-10f; axis=[1]", [d],
+         "(Z / np.sqrt(np.maximum((Z * Z).sum(1, keepdims=True), 1e-10))).astype(np.float32)", env)
+    case("nn_l2_normalize_all", "nn.l2_normalize", "eps=1e-10f", [d],
+         "(Z / np.sqrt(np.maximum((Z * Z).sum(), 1e-10))).astype(np.float32)", env)
+    tiny = np.array([1e-3, -2e-3], F32)
+    env["tiny"] = tiny.astype(F64)
+    case("nn_l2_normalize_eps_floor", "nn.l2_normalize", "eps=1f; axis=[0]", [tiny],
+         "(tiny / np.sqrt(np.maximum((tiny * tiny).sum(), 1.0))).astype(np.float32)", env)
+    lx = r(1, 5, 2)
+    env["lx"] = lx.astype(F64)
+    case("nn_lrn_defaults", "nn.lrn", "", [lx], "lrn_ref(lx, 5, 1, 2.0, 1e-4, 0.75).astype(np.float32)", env)
+    case("nn_lrn_size3", "nn.lrn", "size=3; bias=1f; alpha=0.5f; beta=0.5f", [lx], "lrn_ref(lx, 3, 1, 1.0, 0.5, 0.5).astype(np.float32)", env)
+    case("nn_lrn_even_size_axis2", "nn.lrn", "size=2; axis=2; alpha=1f; beta=1f", [lx], "lrn_ref(lx, 2, 2, 2.0, 1.0, 1.0).astype(np.float32)", env)
+
+
+def image():
+    x = np.arange(1, 7, dtype=F32).reshape(1, 1, 2, 3)
+    env = {"x": x}
+    # Hand-derivable references (expressions index the input directly).
+    case("image_resize2d_nearest_asymmetric", "image.resize2d",
+         'size=[4, 6]; method="nearest_neighbor"; coordinate_transformation_mode="asymmetric"; rounding_method=""', [x],
+         "x.repeat(2, 2).repeat(2, 3)", env)
+    case("image_resize2d_nearest_half_pixel_round", "image.resize2d",
+         'size=[4, 6]; method="nearest_neighbor"; rounding_method="round"', [x],
+         "x[:, :, [0, 0, 1, 1]][:, :, :, [0, 0, 1, 1, 2, 2]]", env)
+    case("image_resize2d_nearest_align_corners", "image.resize2d",
+         'size=[3, 5]; method="nearest_neighbor"; coordinate_transformation_mode="align_corners"; rounding_method=""', [x],
+         "x[:, :, [0, 0, 1]][:, :, :, [0, 0, 1, 2, 2]]", env)
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]]()

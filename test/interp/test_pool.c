@@ -216,3 +216,8 @@ TEST(pool_avg_pool2d_hand) {
   CHECK("nn.avg_pool2d", "pool_size=[2, 2]; padding=[1, 1]; count_include_pad=True", IN("f32[1,1,2,2] 1 2 3 4"),
         OUT("f32[1,1,3,3] 0.25 0.75 0.5 1 2.5 1.5 0.75 1.75 1"));
 }
+/* Global max over H x W: ints compare exactly, NaN propagates. */
+TEST(pool_global_max_pool2d_int_nan) {
+  CHECK("nn.global_max_pool2d", "", IN("i32[1,1,2,2] -5 3 9 -1"), OUT("i32[1,1,1,1] 9"));
+  CHECK("nn.global_max_pool2d", "", IN("f32[1,2,1,2] 1 nan -3 -4"), OUT("f32[1,2,1,1] nan -3"));
+}
