@@ -63,18 +63,45 @@ static bool has_unresolved(rt_ir_type_t *t) {
   return !t || t->kind == RT_IR_TYPE_INCOMPLETE;
 }
 
+/* Does type variable `var` occur in `t`? (Linking var to such a t would
+ * make an infinite type, e.g. from `def @main() { (1, @main) }`.) Depth is
+ * bounded by the size of the types, which inference builds finitely. */
+static bool occurs(const rt_ir_type_t *var, rt_ir_type_t *t, int depth) {
+  t = rt_ir_type_resolve(t);
+  if (!t) return false;
+  if (t == var) return true;
+  if (depth > 256) return true; /* treat absurdly deep types as cyclic */
+  switch (t->kind) {
+    case RT_IR_TYPE_TUPLE:
+      for (int32_t i = 0; i < t->tuple.count; ++i) {
+        if (occurs(var, t->tuple.fields[i], depth + 1)) return true;
+      }
+      return false;
+    case RT_IR_TYPE_FUNC:
+      for (int32_t i = 0; i < t->func.count; ++i) {
+        if (occurs(var, t->func.params[i], depth + 1)) return true;
+      }
+      return occurs(var, t->func.ret, depth + 1);
+    default:
+      return false;
+  }
+}
+
 /* Unifies `expected` with `actual`; false when they cannot agree. Does not
- * build new types: incomplete ones are linked, `?` dims accepted. */
+ * build new types: incomplete ones are linked (after an occurs check), `?`
+ * dims accepted. */
 static bool unify(rt_ir_type_t *expected, rt_ir_type_t *actual) {
   expected = rt_ir_type_resolve(expected);
   actual = rt_ir_type_resolve(actual);
   if (!expected || !actual) return false;
   if (expected == actual) return true;
   if (expected->kind == RT_IR_TYPE_INCOMPLETE) {
+    if (occurs(expected, actual, 0)) return false;
     expected->incomplete.resolved = actual;
     return true;
   }
   if (actual->kind == RT_IR_TYPE_INCOMPLETE) {
+    if (occurs(actual, expected, 0)) return false;
     actual->incomplete.resolved = expected;
     return true;
   }

@@ -176,13 +176,27 @@ static bool push(eq_state *s, const rt_ir_expr_t *a, const rt_ir_expr_t *b) {
   return true;
 }
 
+/* What a var or function result is declared as: the annotation, or, when
+ * none is written, the type inference gave it. Printing a typed module
+ * writes the inferred types as annotations, so comparing effective types
+ * keeps parse(print(m)) equal to m. */
+static const rt_ir_type_t *var_type(const rt_ir_expr_t *v) {
+  return v->var.annotation ? v->var.annotation : v->checked_type;
+}
+
+static const rt_ir_type_t *ret_type(const rt_ir_expr_t *fn) {
+  if (fn->fn.ret_type) return fn->fn.ret_type;
+  const rt_ir_type_t *t = rt_ir_type_resolve(fn->checked_type);
+  return t && t->kind == RT_IR_TYPE_FUNC ? t->func.ret : NULL;
+}
+
 static bool bind(eq_state *s, const rt_ir_expr_t *a, const rt_ir_expr_t *b) {
   bool oom = false;
   var_map_t *x = NULL, *y = NULL;
   HASH_FIND(hh, s->a2b, &a->id, sizeof(uint32_t), x);
   HASH_FIND(hh, s->b2a, &b->id, sizeof(uint32_t), y);
   if (x || y) return x && y && x->other == b->id && y->other == a->id;
-  if (!annotation_equal(a->var.annotation, b->var.annotation)) return false;
+  if (!annotation_equal(var_type(a), var_type(b))) return false;
   x = calloc(1, sizeof *x);
   y = calloc(1, sizeof *y);
   if (!x || !y) {
@@ -217,8 +231,7 @@ static bool var_equal(eq_state *s, const rt_ir_expr_t *a, const rt_ir_expr_t *b)
   HASH_FIND(hh, s->b2a, &b->id, sizeof(uint32_t), y);
   if (x || y) return x && y && x->other == b->id;
   /* Both free. */
-  return strcmp(a->var.name, b->var.name) == 0 &&
-         annotation_equal(a->var.annotation, b->var.annotation);
+  return strcmp(a->var.name, b->var.name) == 0 && annotation_equal(var_type(a), var_type(b));
 }
 
 /* Compares what is local to the pair and pushes the child pairs. */
@@ -258,7 +271,7 @@ static bool step(eq_state *s, const rt_ir_expr_t *a, const rt_ir_expr_t *b) {
              push(s, a->if_.cond, b->if_.cond);
     case RT_IR_FUNCTION:
       if (a->fn.nparams != b->fn.nparams) return false;
-      if (!annotation_equal(a->fn.ret_type, b->fn.ret_type)) return false;
+      if (!annotation_equal(ret_type(a), ret_type(b))) return false;
       if (!attrs_equal(a->fn.attrs, b->fn.attrs)) return false;
       for (int32_t i = 0; i < a->fn.nparams; ++i) {
         if (!bind(s, a->fn.params[i], b->fn.params[i])) return false;
@@ -384,7 +397,7 @@ static rt_status_t hash_visit(void *user, rt_ir_expr_t *e) {
     case RT_IR_VAR: {
       memo_t *b = memo_find(s->binder, e->id);
       h = b ? mix(h, b->hash) : hash_string(mix(h, 0xf7ee), e->var.name);
-      h = type_hash(h, e->var.annotation);
+      h = type_hash(h, var_type(e));
       break;
     }
     case RT_IR_GLOBAL_VAR:
@@ -422,7 +435,7 @@ static rt_status_t hash_visit(void *user, rt_ir_expr_t *e) {
       h = mix(h, (uint64_t)e->fn.nparams);
       for (int32_t i = 0; i < e->fn.nparams; ++i) h = mix(h, child_hash(s, e->fn.params[i]));
       h = mix(h, child_hash(s, e->fn.body));
-      h = type_hash(h, e->fn.ret_type);
+      h = type_hash(h, ret_type(e));
       h = attrs_hash(h, e->fn.attrs);
       break;
   }

@@ -3,6 +3,7 @@
  * creation, invoke of any global, and the errors of bad use. Expected values
  * are computed by hand in the comments. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,6 +399,67 @@ static void test_executor_step_callback(void **state) {
   rt_module_release(m);
 }
 
+typedef struct {
+  rt_module_t *module;
+  int failures;
+} thread_job;
+
+static void *thread_main(void *arg) {
+  thread_job *job = arg;
+  for (int iter = 0; iter < 20; ++iter) {
+    /* Each executor binds its own params: a derived module per executor,
+     * all sharing (and type-checking against) the one parsed module. */
+    rt_params_t *params = NULL;
+    rt_tensor_t *w = NULL, *x = NULL, *o = NULL;
+    rt_executor_t *ex = NULL;
+    int64_t shape[1] = {2};
+    rt_status_t st = rt_params_create(rt_allocator_system(), &params);
+    if (!st) st = rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 1, shape, &w);
+    if (!st) st = rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 1, shape, &x);
+    if (!st) {
+      ((float *)rt_tensor_data(w))[0] = (float)iter;
+      ((float *)rt_tensor_data(w))[1] = 2.0f;
+      ((float *)rt_tensor_data(x))[0] = 3.0f;
+      ((float *)rt_tensor_data(x))[1] = 4.0f;
+      st = rt_params_set(params, "w", w);
+    }
+    if (!st) st = rt_create_executor("debug", job->module, NULL, NULL, params, &ex);
+    if (!st) st = rt_executor_set_input(ex, 0, x);
+    if (!st) st = rt_executor_run(ex);
+    if (!st) st = rt_executor_get_output(ex, 0, &o);
+    if (st || ((float *)rt_tensor_data(o))[0] != 3.0f * (float)iter ||
+        ((float *)rt_tensor_data(o))[1] != 8.0f) {
+      job->failures++;
+    }
+    rt_status_free(st);
+    rt_executor_release(ex);
+    rt_tensor_release(w);
+    rt_tensor_release(x);
+    rt_params_release(params);
+  }
+  return NULL;
+}
+
+static void test_executor_many_threads_one_module(void **state) {
+  (void)state;
+  rt_module_t *m = parse(
+      "def @main(%x: Tensor[(2), float32], %w: Tensor[(2), float32]) {\n"
+      "  %0 = multiply(%x, %w);\n"
+      "  nn.relu(%0)\n"
+      "}\n");
+  pthread_t threads[4];
+  thread_job jobs[4];
+  for (int i = 0; i < 4; ++i) {
+    jobs[i] = (thread_job){m, 0};
+    assert_int_equal(pthread_create(&threads[i], NULL, thread_main, &jobs[i]), 0);
+  }
+  for (int i = 0; i < 4; ++i) {
+    pthread_join(threads[i], NULL);
+    assert_int_equal(jobs[i].failures, 0);
+  }
+  rt_module_release(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_executor_factorial),
@@ -411,6 +473,7 @@ int main(void) {
       cmocka_unit_test(test_executor_params_bound_before_passes),
       cmocka_unit_test(test_executor_bad_use),
       cmocka_unit_test(test_executor_step_callback),
+      cmocka_unit_test(test_executor_many_threads_one_module),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
