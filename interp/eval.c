@@ -9,6 +9,11 @@
  * executes, which is the only place the C stack grows (once per nesting
  * level or call, bounded by max_call_depth).
  *
+ * A closure captures the values of its free variables (computed once per
+ * fn literal), never its defining frame, so closures bound by let cannot
+ * form reference cycles. Hooks do not fire inside a Primitive function's
+ * body: a fused group is one step, as its kernel will be.
+ *
  * Op calls (apply_op) flatten tuple arguments, size the outputs from the
  * node's checked type — or, when it has `?` dims, by running the op's type
  * relation on the concrete argument shapes — allocate them, and call the
@@ -99,7 +104,8 @@ static rt_status_t at_node(rt_status_t st, const rt_ir_expr_t *e) {
 
 static rt_status_t fire(rt_interp_t *it, rt_interp_hook_fn hook, const rt_ir_expr_t *e,
                         const rt_interp_value_t *value) {
-  if (!hook) return RT_OK;
+  /* A fused group is one step, like the kernel it becomes. */
+  if (!hook || it->in_primitive > 0) return RT_OK;
   rt_strbuf_t b;
   rt_strbuf_initialize(&b);
   rt_ir_describe_binding(e, &b);
@@ -416,8 +422,11 @@ static rt_status_t invoke(rt_interp_t *it, const rt_interp_value_t *closure, int
     st = rt_interp_env_bind(act.env, p, args[i]);
   }
   if (!st) {
+    bool primitive = rt_ir_is_primitive(fn);
     it->depth++;
+    it->in_primitive += primitive;
     st = eval(&act, fn->fn.body, out);
+    it->in_primitive -= primitive;
     it->depth--;
   }
   activation_finish(&act);
@@ -425,6 +434,114 @@ static rt_status_t invoke(rt_interp_t *it, const rt_interp_value_t *closure, int
 }
 
 /* ---- nodes --------------------------------------------------------------- */
+
+/* ---- closures ------------------------------------------------------------ */
+
+typedef struct {
+  rt_interp_t *it;
+  uint32_t *bound;   /* ids bound inside the fn (params, lets): a small set */
+  int32_t nbound, cap_bound;
+  const rt_ir_expr_t **used;
+  int32_t nused, cap_used;
+  bool oom;
+} fv_walk;
+
+static bool id_in(const uint32_t *ids, int32_t n, uint32_t id) {
+  for (int32_t i = 0; i < n; ++i) {
+    if (ids[i] == id) return true;
+  }
+  return false;
+}
+
+static rt_status_t fv_visit(void *user, rt_ir_expr_t *e) {
+  fv_walk *w = user;
+  if (e->kind == RT_IR_FUNCTION || e->kind == RT_IR_LET) {
+    int32_t n = e->kind == RT_IR_FUNCTION ? e->fn.nparams : 1;
+    for (int32_t i = 0; i < n; ++i) {
+      const rt_ir_expr_t *v = e->kind == RT_IR_FUNCTION ? e->fn.params[i] : e->let.var;
+      if (w->nbound == w->cap_bound) {
+        int32_t cap = w->cap_bound ? w->cap_bound * 2 : 16;
+        uint32_t *p = realloc(w->bound, (size_t)cap * sizeof *p);
+        if (!p) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in the interpreter");
+        w->bound = p;
+        w->cap_bound = cap;
+      }
+      w->bound[w->nbound++] = v->id;
+    }
+  } else if (e->kind == RT_IR_VAR) {
+    if (w->nused == w->cap_used) {
+      int32_t cap = w->cap_used ? w->cap_used * 2 : 16;
+      const rt_ir_expr_t **p = realloc(w->used, (size_t)cap * sizeof *p);
+      if (!p) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in the interpreter");
+      w->used = p;
+      w->cap_used = cap;
+    }
+    w->used[w->nused++] = e;
+  }
+  return RT_OK;
+}
+
+/* The free vars of fn literal `fn` (cached per interpreter). */
+static rt_status_t free_vars_of(rt_interp_t *it, rt_ir_expr_t *fn,
+                                const rt_interp_free_vars_t **out) {
+  rt_interp_free_vars_t *fv = NULL;
+  HASH_FIND(hh, it->free_vars, &fn->id, sizeof(uint32_t), fv);
+  if (fv) {
+    *out = fv;
+    return RT_OK;
+  }
+  fv_walk w = {it, NULL, 0, 0, NULL, 0, 0, false};
+  rt_status_t st = rt_ir_post_order(it->allocator, fn, fv_visit, &w);
+  if (!st) {
+    fv = calloc(1, sizeof *fv);
+    if (!fv) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in the interpreter");
+  }
+  if (!st) {
+    fv->fn_id = fn->id;
+    fv->vars = calloc((size_t)(w.nused ? w.nused : 1), sizeof *fv->vars);
+    if (!fv->vars) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in the interpreter");
+    for (int32_t i = 0; !st && i < w.nused; ++i) {
+      /* rt_ir_post_order visits each var node once, so `used` is distinct. */
+      if (!id_in(w.bound, w.nbound, w.used[i]->id)) fv->vars[fv->count++] = w.used[i];
+    }
+  }
+  free(w.bound);
+  free(w.used);
+  if (st) {
+    if (fv) free(fv->vars);
+    free(fv);
+    return st;
+  }
+  bool oom = false;
+  HASH_ADD(hh, it->free_vars, fn_id, sizeof(uint32_t), fv);
+  if (oom) {
+    free(fv->vars);
+    free(fv);
+    return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in the interpreter");
+  }
+  *out = fv;
+  return RT_OK;
+}
+
+/* A closure captures the values of its free vars in a frame of its own
+ * (not the defining frame): a closure bound by `let %f = fn ...` in that
+ * frame would otherwise keep the frame alive through itself, a cycle that
+ * reference counting never frees. */
+static rt_status_t make_closure(activation *act, rt_ir_expr_t *fn, rt_interp_value_t **out) {
+  rt_interp_t *it = act->it;
+  const rt_interp_free_vars_t *fv = NULL;
+  RT_RETURN_IF_ERROR(free_vars_of(it, fn, &fv));
+  rt_interp_env_t *env = NULL;
+  RT_RETURN_IF_ERROR(rt_interp_env_create(it->allocator, NULL, &env));
+  rt_status_t st = RT_OK;
+  for (int32_t i = 0; !st && i < fv->count; ++i) {
+    rt_interp_value_t *v = rt_interp_env_lookup(act->env, fv->vars[i]);
+    if (v) st = rt_interp_env_bind(env, fv->vars[i], v);
+  }
+  if (!st) st = rt_interp_value_closure(it->allocator, fn, env, out);
+  rt_interp_env_release(env);
+  return st;
+}
 
 static int32_t scope_children(rt_ir_expr_t *e, rt_ir_expr_t **out, int32_t cap, int32_t from) {
   /* Returns the child at index `from` (in out[0]) and the total count. */
@@ -487,7 +604,7 @@ static rt_status_t exec_node(activation *act, rt_ir_expr_t *e, rt_interp_value_t
       return RT_STATUS(UNIMPLEMENTED, "the op %s is used as a value; only calls of ops run",
                        e->op.op->name);
     case RT_IR_FUNCTION:
-      return rt_interp_value_closure(it->allocator, e, act->env, out);
+      return make_closure(act, e, out);
     case RT_IR_TUPLE: {
       rt_interp_value_t *fields[MAX_FLAT];
       if (e->tuple.count > MAX_FLAT) return RT_STATUS(RESOURCE_EXHAUSTED, "tuple too large");
@@ -641,6 +758,12 @@ rt_status_t rt_interp_create(rt_allocator_t allocator, rt_module_t *module,
 
 void rt_interp_release(rt_interp_t *it) {
   if (!it) return;
+  rt_interp_free_vars_t *fv, *tmp;
+  HASH_ITER(hh, it->free_vars, fv, tmp) {
+    HASH_DEL(it->free_vars, fv);
+    free(fv->vars);
+    free(fv);
+  }
   rt_module_release(it->module);
   rt_module_release(it->scratch);
   rt_allocator_free(it->allocator, it);

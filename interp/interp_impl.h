@@ -37,8 +37,18 @@ RT_MUST_USE_RESULT rt_status_t rt_interp_value_closure(rt_allocator_t a, rt_ir_e
                                                        rt_interp_env_t *env,
                                                        rt_interp_value_t **out);
 
+/* The free variables of one fn literal, computed once. */
+typedef struct rt_interp_free_vars_t {
+  uint32_t fn_id;
+  int32_t count;
+  const rt_ir_expr_t **vars;
+  UT_hash_handle hh;
+} rt_interp_free_vars_t;
+
 struct rt_interp_t {
   rt_allocator_t allocator;
+  rt_interp_free_vars_t *free_vars; /* fn id -> its free vars */
+  int32_t in_primitive;       /* > 0 inside a fused group's body: no hooks */
   rt_module_t *module;        /* retained */
   rt_module_t *scratch;       /* types made at run time (dynamic shapes) */
   rt_interp_options_t options;

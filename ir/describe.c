@@ -6,6 +6,53 @@
 #include "ir/ir.h"
 #include "runtime/strbuf.h"
 
+bool rt_ir_is_primitive(const rt_ir_expr_t *fn) {
+  if (!fn || fn->kind != RT_IR_FUNCTION || !fn->fn.attrs) return false;
+  for (int32_t i = 0; i < fn->fn.attrs->count; ++i) {
+    const rt_attr_value_t *v = &fn->fn.attrs->values[i];
+    if (strcmp(fn->fn.attrs->keys[i], "Primitive") == 0) {
+      return (v->kind == RT_ATTR_INT && v->i != 0) || (v->kind == RT_ATTR_BOOL && v->b);
+    }
+  }
+  return false;
+}
+
+#define MAX_NAME_LENGTH 80 /* TVM's kMaxFuncNameLength */
+
+static rt_status_t name_visit(void *user, rt_ir_expr_t *e) {
+  rt_strbuf_t *b = user;
+  if (e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP) return RT_OK;
+  rt_strbuf_putc(b, '_');
+  for (const char *s = e->call.callee->op.op->name; *s; ++s) rt_strbuf_putc(b, *s == '.' ? '_' : *s);
+  return RT_OK;
+}
+
+rt_status_t rt_ir_primitive_name(const rt_ir_expr_t *fn, rt_strbuf_t *out) {
+  if (!fn || fn->kind != RT_IR_FUNCTION) {
+    return RT_STATUS(INVALID_ARGUMENT, "rt_ir_primitive_name: not a function");
+  }
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  rt_strbuf_puts(&b, "fused");
+  rt_status_t st = rt_ir_post_order(rt_allocator_system(), fn->fn.body, name_visit, &b);
+  if (!st && b.failed) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory naming a kernel");
+  if (!st) {
+    if (b.len > MAX_NAME_LENGTH) {
+      uint64_t h = UINT64_C(1469598103934665603);
+      for (size_t i = 0; i < b.len; ++i) {
+        h ^= (unsigned char)b.data[i];
+        h *= UINT64_C(1099511628211);
+      }
+      rt_strbuf_append(out, b.data, MAX_NAME_LENGTH);
+      rt_strbuf_printf(out, "_%llx_", (unsigned long long)h);
+    } else {
+      rt_strbuf_append(out, b.data, b.len);
+    }
+  }
+  rt_strbuf_deinitialize(&b);
+  return st;
+}
+
 static void describe_operand(const rt_ir_expr_t *e, rt_strbuf_t *out) {
   if (e->binding) {
     rt_strbuf_printf(out, "%%%s", e->binding);
@@ -40,6 +87,9 @@ void rt_ir_describe_binding(const rt_ir_expr_t *e, rt_strbuf_t *out) {
     case RT_IR_CALL:
       if (e->call.callee->kind == RT_IR_OP) {
         rt_strbuf_puts(out, e->call.callee->op.op->name);
+      } else if (rt_ir_is_primitive(e->call.callee)) {
+        /* A fused group reads as its kernel name. */
+        rt_status_free(rt_ir_primitive_name(e->call.callee, out));
       } else {
         describe_operand(e->call.callee, out);
       }

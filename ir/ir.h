@@ -372,9 +372,24 @@ RT_MUST_USE_RESULT rt_status_t rt_ir_print_module(const rt_module_t *m,
  * the REPL; constants inline or as meta refs, no metadata section. */
 void rt_ir_print_expr(const rt_ir_expr_t *expr, uint32_t flags, rt_strbuf_t *out);
 
+/* Is `fn` a fused group: an RT_IR_FUNCTION whose attrs hold Primitive with
+ * a non-zero value? */
+bool rt_ir_is_primitive(const rt_ir_expr_t *fn);
+
+/* Appends TVM's readable kernel name of a Primitive function to `out`:
+ * "fused" then "_<op>" for every op call of the body in post order (args
+ * left to right, each node once), '.' written as '_':
+ * "fused_nn_conv2d_add_nn_relu". A name longer than 80 characters is cut
+ * to 80 and followed by "_<hash>_" (64-bit FNV-1a of the whole name, hex),
+ * as TVM does. Not unique: the JIT adds "_1", "_2" for repeats.
+ * INVALID_ARGUMENT when `fn` is not a function; RESOURCE_EXHAUSTED when
+ * the walk cannot allocate. Thread-safe. */
+RT_MUST_USE_RESULT rt_status_t rt_ir_primitive_name(const rt_ir_expr_t *fn, rt_strbuf_t *out);
+
 /* One-line form of a node for messages and stepping hooks, naming its
  * operands by their graph-binding numbers: "%3 = add(%1, %2)" for a call,
- * "%x" for a var, "(%1, %2)" for a tuple, "%4.0" for a projection, "1f"
+ * "%x" for a var, a call of a fused group by its kernel name
+ * ("%4 = fused_nn_conv2d_nn_relu(%x)"), "(%1, %2)" for a tuple, "%4.0" for a projection, "1f"
  * for a scalar constant. */
 void rt_ir_describe_binding(const rt_ir_expr_t *expr, rt_strbuf_t *out);
 

@@ -1,10 +1,332 @@
-/* PLACEHOLDER: fold_constant is not implemented yet; it returns its input unchanged.
- * Its implementation replaces this file. */
+/* FoldConstant: evaluates constant subexpressions at build time (TVM's
+ * src/relay/transforms/fold_constant.cc).
+ *
+ * One bottom-up rt_ir_mutate walk per global, so a chain of constant ops
+ * folds in a single pass (each call sees its arguments already folded):
+ *  - an op call whose arguments are all constants, or tuples of constants
+ *    (concatenate, stack), is run by the reference interpreter
+ *    (rt_interp_apply_op, in a scratch interpreter over an empty throwaway
+ *    module) and replaced by a Constant; a tuple result becomes a Tuple of
+ *    constants. Ops without tensor arguments (zeros, ones, full of a
+ *    constant, arange of constants) fold too, as in TVM;
+ *  - a projection of a Tuple node becomes the field (so a folded split's
+ *    `.1` is a constant);
+ *  - a let whose value folded to a constant is dropped and its var is
+ *    replaced by the constant in the body (TVM inlines let-bound
+ *    constants), so chains through lets fold as well. The var is replaced
+ *    where it is used (in each parent's children, binder positions left
+ *    alone), which works bottom-up because a let's value is visited before
+ *    its body.
+ * Not folded: calls whose result would pass 64 MiB, whose type is not a
+ * static tensor or tuple of static tensors, or whose evaluation fails (the
+ * error is then the runtime's to report: e.g. an integer division by a zero
+ * constant is left in place); calls of functions, globals and closures; and
+ * anything inside a `Primitive` function's body (TVM skips those). The
+ * output's new constants are added with rt_ir_constant (tensors shared, not
+ * copied). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/interp.h"
 #include "passes/pass.h"
 
+#define FOLD_MAX_BYTES (UINT64_C(64) << 20)
+#define MAX_FIELDS 64
+
+typedef struct {
+  rt_module_t *m;
+  rt_allocator_t allocator;
+  rt_interp_t *interp;
+  uint32_t cap;               /* ids below this index the arrays */
+  uint8_t *skip;              /* node ids inside Primitive bodies */
+  rt_ir_expr_t **let_of;      /* let var id -> its let (original) */
+  rt_ir_expr_t **const_of;    /* original id -> the constant it folded to */
+  rt_ir_expr_t **var_const;   /* let var id -> the constant bound to it */
+  bool changed;
+} fc_ctx;
+
+static bool is_primitive(const rt_ir_expr_t *e) {
+  if (e->kind != RT_IR_FUNCTION || !e->fn.attrs) return false;
+  for (int32_t i = 0; i < e->fn.attrs->count; ++i) {
+    const rt_attr_value_t *v = &e->fn.attrs->values[i];
+    if (strcmp(e->fn.attrs->keys[i], "Primitive") == 0 &&
+        ((v->kind == RT_ATTR_INT && v->i != 0) || (v->kind == RT_ATTR_BOOL && v->b))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/* ---- analysis: lets and primitive bodies --------------------------------- */
+
+static rt_status_t mark_skip(void *user, rt_ir_expr_t *e) {
+  fc_ctx *cx = user;
+  if (e->id < cx->cap) cx->skip[e->id] = 1;
+  return RT_OK;
+}
+
+static rt_status_t analyze(void *user, rt_ir_expr_t *e) {
+  fc_ctx *cx = user;
+  if (e->id >= cx->cap) return RT_STATUS(INTERNAL, "node id %u past the module's ids", e->id);
+  if (e->kind == RT_IR_LET && e->let.var->id < cx->cap) cx->let_of[e->let.var->id] = e;
+  if (is_primitive(e)) return rt_ir_post_order(cx->allocator, e->fn.body, mark_skip, cx);
+  return RT_OK;
+}
+
+/* ---- size and type checks ------------------------------------------------ */
+
+static bool static_bytes(const rt_ir_type_t *t, uint64_t *bytes, int32_t depth) {
+  t = t ? rt_ir_type_resolve((rt_ir_type_t *)t) : NULL;
+  if (!t || depth > 1) return false;
+  if (t->kind == RT_IR_TYPE_TUPLE) {
+    if (t->tuple.count > MAX_FIELDS) return false;
+    for (int32_t i = 0; i < t->tuple.count; ++i) {
+      if (!static_bytes(t->tuple.fields[i], bytes, depth + 1)) return false;
+    }
+    return true;
+  }
+  if (t->kind != RT_IR_TYPE_TENSOR) return false;
+  uint64_t n = rt_dtype_size(t->tensor.dtype);
+  for (int32_t i = 0; i < t->tensor.rank; ++i) {
+    int64_t d = t->tensor.shape[i];
+    if (d < 0) return false;
+    if (d > 0 && n > FOLD_MAX_BYTES / (uint64_t)d) return false;
+    n *= (uint64_t)d;
+  }
+  *bytes += n;
+  return *bytes <= FOLD_MAX_BYTES;
+}
+
+static bool is_const_arg(const rt_ir_expr_t *e) {
+  if (e->kind == RT_IR_CONSTANT) return true;
+  if (e->kind != RT_IR_TUPLE || e->tuple.count > MAX_FIELDS) return false;
+  for (int32_t i = 0; i < e->tuple.count; ++i) {
+    if (e->tuple.fields[i]->kind != RT_IR_CONSTANT) return false;
+  }
+  return true;
+}
+
+/* ---- evaluation ---------------------------------------------------------- */
+
+static rt_status_t arg_value(fc_ctx *cx, const rt_ir_expr_t *e, rt_interp_value_t **out) {
+  if (e->kind == RT_IR_CONSTANT) return rt_interp_value_tensor(cx->allocator, e->constant.value, out);
+  rt_interp_value_t *fields[MAX_FIELDS];
+  int32_t n = 0;
+  rt_status_t st = RT_OK;
+  for (; n < e->tuple.count && !st; ++n) {
+    st = rt_interp_value_tensor(cx->allocator, e->tuple.fields[n]->constant.value, &fields[n]);
+    if (st) break;
+  }
+  if (!st) st = rt_interp_value_tuple(cx->allocator, n, fields, out);
+  for (int32_t i = 0; i < n; ++i) rt_interp_value_release(fields[i]);
+  return st;
+}
+
+static rt_status_t to_expr(fc_ctx *cx, rt_ir_span_t sp, const rt_interp_value_t *v,
+                           rt_ir_expr_t **out) {
+  if (v->kind == RT_INTERP_TENSOR) return rt_ir_constant(cx->m, sp, v->tensor, out);
+  if (v->kind != RT_INTERP_TUPLE || v->tuple.count > MAX_FIELDS) {
+    return RT_STATUS(UNIMPLEMENTED, "a folded value that is not tensors");
+  }
+  rt_ir_expr_t *fields[MAX_FIELDS];
+  for (int32_t i = 0; i < v->tuple.count; ++i) {
+    if (v->tuple.fields[i]->kind != RT_INTERP_TENSOR) {
+      return RT_STATUS(UNIMPLEMENTED, "a folded tuple with a non-tensor field");
+    }
+    RT_RETURN_IF_ERROR(rt_ir_constant(cx->m, sp, v->tuple.fields[i]->tensor, &fields[i]));
+  }
+  return rt_ir_tuple(cx->m, sp, v->tuple.count, fields, out);
+}
+
+/* Folds op call e (all arguments constant) into *out, or leaves *out = e
+ * when it should not or cannot be folded. Only allocation failures while
+ * building the result are errors. */
+static rt_status_t fold_call(fc_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t *e,
+                             rt_ir_expr_t **out) {
+  uint64_t bytes = 0;
+  if (!static_bytes(orig->checked_type, &bytes, 0)) return RT_OK;
+  const int32_t nargs = e->call.nargs;
+  if (nargs > MAX_FIELDS) return RT_OK;
+  rt_interp_value_t *args[MAX_FIELDS];
+  int32_t n = 0;
+  rt_status_t st = RT_OK;
+  for (; n < nargs; ++n) {
+    st = arg_value(cx, e->call.args[n], &args[n]);
+    if (st) break;
+  }
+  rt_interp_value_t *result = NULL;
+  if (!st) {
+    rt_status_t ev = rt_interp_apply_op(cx->interp, e->call.callee->op.op, e->call.attrs, nargs,
+                                        args, &result);
+    if (ev) {
+      /* Not foldable (no kernel, a kernel error, too large): leave it. */
+      rt_status_free(ev);
+      result = NULL;
+    }
+  }
+  for (int32_t i = 0; i < n; ++i) rt_interp_value_release(args[i]);
+  if (st || !result) return st;
+  rt_ir_expr_t *r = NULL;
+  st = to_expr(cx, e->span, result, &r);
+  rt_interp_value_release(result);
+  if (st && rt_status_code(st) == RT_STATUS_UNIMPLEMENTED) {
+    rt_status_free(st);
+    return RT_OK;
+  }
+  if (!st) {
+    r->binding = e->binding;
+    *out = r;
+  }
+  return st;
+}
+
+/* ---- the rewrite --------------------------------------------------------- */
+
+static rt_ir_expr_t *sub(const fc_ctx *cx, rt_ir_expr_t *e) {
+  if (e->kind == RT_IR_VAR && e->id < cx->cap && cx->var_const[e->id]) return cx->var_const[e->id];
+  return e;
+}
+
+/* e with every use of a let var bound to a constant replaced by the
+ * constant (binder positions left alone). */
+static rt_status_t substitute(fc_ctx *cx, rt_ir_expr_t *e, rt_ir_expr_t **out) {
+  *out = e;
+  switch (e->kind) {
+    case RT_IR_CALL: {
+      bool any = false;
+      for (int32_t i = 0; i < e->call.nargs && !any; ++i) any = sub(cx, e->call.args[i]) != e->call.args[i];
+      if (!any) return RT_OK;
+      rt_ir_expr_t **a = NULL;
+      RT_RETURN_IF_ERROR(rt_arena_alloc_array(&cx->m->arena, (size_t)e->call.nargs,
+                                              sizeof(rt_ir_expr_t *), (void **)&a));
+      for (int32_t i = 0; i < e->call.nargs; ++i) a[i] = sub(cx, e->call.args[i]);
+      RT_RETURN_IF_ERROR(rt_ir_call(cx->m, e->span, e->call.callee, e->call.nargs, a,
+                                    e->call.attrs, out));
+      break;
+    }
+    case RT_IR_TUPLE: {
+      bool any = false;
+      for (int32_t i = 0; i < e->tuple.count && !any; ++i) any = sub(cx, e->tuple.fields[i]) != e->tuple.fields[i];
+      if (!any) return RT_OK;
+      rt_ir_expr_t **a = NULL;
+      RT_RETURN_IF_ERROR(rt_arena_alloc_array(&cx->m->arena, (size_t)e->tuple.count,
+                                              sizeof(rt_ir_expr_t *), (void **)&a));
+      for (int32_t i = 0; i < e->tuple.count; ++i) a[i] = sub(cx, e->tuple.fields[i]);
+      RT_RETURN_IF_ERROR(rt_ir_tuple(cx->m, e->span, e->tuple.count, a, out));
+      break;
+    }
+    case RT_IR_TUPLE_GET_ITEM:
+      if (sub(cx, e->get_item.tuple) == e->get_item.tuple) return RT_OK;
+      RT_RETURN_IF_ERROR(rt_ir_get_item(cx->m, e->span, sub(cx, e->get_item.tuple),
+                                        e->get_item.index, out));
+      break;
+    case RT_IR_IF: {
+      rt_ir_expr_t *c = sub(cx, e->if_.cond), *t = sub(cx, e->if_.then_branch),
+                   *f = sub(cx, e->if_.else_branch);
+      if (c == e->if_.cond && t == e->if_.then_branch && f == e->if_.else_branch) return RT_OK;
+      RT_RETURN_IF_ERROR(rt_ir_if(cx->m, e->span, c, t, f, out));
+      break;
+    }
+    case RT_IR_LET: {
+      rt_ir_expr_t *v = sub(cx, e->let.value), *b = sub(cx, e->let.body);
+      if (v == e->let.value && b == e->let.body) return RT_OK;
+      RT_RETURN_IF_ERROR(rt_ir_let(cx->m, e->span, e->let.var, v, b, out));
+      break;
+    }
+    case RT_IR_FUNCTION: {
+      rt_ir_expr_t *b = sub(cx, e->fn.body);
+      if (b == e->fn.body) return RT_OK;
+      RT_RETURN_IF_ERROR(rt_ir_function(cx->m, e->span, e->fn.nparams, e->fn.params, b,
+                                        e->fn.ret_type, e->fn.attrs, out));
+      break;
+    }
+    default:
+      return RT_OK;
+  }
+  (*out)->binding = e->binding;
+  return RT_OK;
+}
+
+static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_ir_expr_t **out) {
+  fc_ctx *cx = user;
+  *out = e;
+  if (orig->id >= cx->cap || cx->skip[orig->id]) return RT_OK;
+  if (orig->kind == RT_IR_VAR) {
+    /* Met as a let's binder, right after the let's value. */
+    rt_ir_expr_t *l = cx->let_of[orig->id];
+    if (l && l->let.var == orig) {
+      rt_ir_expr_t *v = l->let.value;
+      rt_ir_expr_t *c = v->kind == RT_IR_CONSTANT ? v : (v->id < cx->cap ? cx->const_of[v->id] : NULL);
+      if (c) cx->var_const[orig->id] = c;
+    }
+    return RT_OK;
+  }
+  if (orig->kind == RT_IR_LET && orig->let.var->id < cx->cap && cx->var_const[orig->let.var->id]) {
+    *out = sub(cx, e->let.body);
+    cx->changed = true;
+    return RT_OK;
+  }
+  rt_ir_expr_t *s = NULL;
+  RT_RETURN_IF_ERROR(substitute(cx, e, &s));
+  if (s != e) cx->changed = true;
+  *out = s;
+  if (s->kind == RT_IR_TUPLE_GET_ITEM && s->get_item.tuple->kind == RT_IR_TUPLE &&
+      s->get_item.index >= 0 && s->get_item.index < s->get_item.tuple->tuple.count) {
+    *out = s->get_item.tuple->tuple.fields[s->get_item.index];
+  } else if (s->kind == RT_IR_CALL && s->call.callee->kind == RT_IR_OP) {
+    bool all = true;
+    for (int32_t i = 0; i < s->call.nargs && all; ++i) all = is_const_arg(s->call.args[i]);
+    if (all) RT_RETURN_IF_ERROR(fold_call(cx, orig, s, out));
+  }
+  if (*out != s) cx->changed = true;
+  if ((*out)->kind == RT_IR_CONSTANT && *out != orig) cx->const_of[orig->id] = *out;
+  return RT_OK;
+}
+
 rt_status_t rt_pass_fold_constant(const rt_pass_env_t *env, rt_module_t *in, rt_module_t **out) {
-  (void)env;
-  rt_module_retain(in);
-  *out = in;
+  rt_allocator_t alloc = env ? env->allocator : in->allocator;
+  fc_ctx cx;
+  memset(&cx, 0, sizeof cx);
+  cx.allocator = alloc;
+  cx.cap = in->next_id;
+  rt_module_t *m = NULL, *scratch = NULL;
+  rt_status_t st = rt_ir_module_derive(in, &m);
+  cx.m = m;
+  if (!st) st = rt_ir_module_create(alloc, &scratch);
+  if (!st) st = rt_ir_infer_types(scratch); /* empty: just marks it typed */
+  if (!st) {
+    rt_interp_options_t opts;
+    memset(&opts, 0, sizeof opts);
+    opts.max_tensor_bytes = FOLD_MAX_BYTES;
+    st = rt_interp_create(alloc, scratch, &opts, &cx.interp);
+  }
+  if (!st) {
+    cx.skip = calloc((size_t)cx.cap + 1, 1);
+    cx.let_of = calloc((size_t)cx.cap + 1, sizeof(rt_ir_expr_t *));
+    cx.const_of = calloc((size_t)cx.cap + 1, sizeof(rt_ir_expr_t *));
+    cx.var_const = calloc((size_t)cx.cap + 1, sizeof(rt_ir_expr_t *));
+    if (!cx.skip || !cx.let_of || !cx.const_of || !cx.var_const) {
+      st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in FoldConstant");
+    }
+  }
+  for (int32_t i = 0; i < in->num_globals && !st; ++i) {
+    rt_ir_expr_t *fn = in->globals[i].fn, *nf = NULL;
+    st = rt_ir_post_order(alloc, fn, analyze, &cx);
+    if (!st) st = rt_ir_mutate(m, fn, rewrite, &cx, &nf);
+    if (!st && nf != fn) st = rt_ir_module_add(m, in->globals[i].name, nf);
+  }
+  rt_interp_release(cx.interp);
+  rt_module_release(scratch);
+  free(cx.skip);
+  free(cx.let_of);
+  free(cx.const_of);
+  free(cx.var_const);
+  if (st || !cx.changed) {
+    rt_module_release(m);
+    if (st) return st;
+    rt_module_retain(in);
+    m = in;
+  }
+  *out = m;
   return RT_OK;
 }

@@ -15,9 +15,11 @@
  * arguments are the outer literal's own free-variable uses. Free variables
  * of a (rebuilt) literal = vars used in it minus vars bound in it (params
  * and lets at any depth), found by one post-order walk; each var is bound
- * once (rt_ir_verify), so no scoping is needed. The lifted globals reuse
- * the captured Var nodes as their parameters (as TVM does), which keeps
- * their checked types, and `N` counts up from 0, skipping names taken.
+ * once (rt_ir_verify), so no scoping is needed. The lifted global gets
+ * fresh parameters for the captures (same names, annotated with the
+ * captured vars' types) substituted into the body, so no Var node is bound
+ * by two globals (struct equality and per-global var maps stay simple);
+ * `N` counts up from 0, skipping names taken.
  *
  * Not lifted: Primitive functions (kernels), and a literal bound by a let
  * that refers to its own let var (a recursive closure); Relay's text can
@@ -41,6 +43,7 @@ typedef struct {
   uint32_t *seen;       /* by var id: == gen when already listed */
   uint8_t *recursive;   /* by fn id: a let-bound literal using its let var */
   uint32_t gen;
+  rt_ir_expr_t **subst; /* by var id: the fresh param replacing a capture */
   rt_ir_expr_t **free_vars;
   int32_t nfree, cap_free;
   rt_ir_expr_t *root;   /* the global being rewritten */
@@ -118,6 +121,40 @@ static rt_status_t fresh_name(lift_t *l, char *buf, size_t size) {
   return RT_STATUS(RESOURCE_EXHAUSTED, "LambdaLift: no free global name");
 }
 
+static rt_status_t substitute(void *user, rt_ir_expr_t *original, rt_ir_expr_t *rebuilt,
+                              rt_ir_expr_t **out) {
+  lift_t *l = user;
+  *out = rebuilt;
+  if (original->kind == RT_IR_VAR && original->id < l->nid && l->subst[original->id]) {
+    *out = l->subst[original->id];
+  }
+  return RT_OK;
+}
+
+/* Fresh params for l->free_vars (written over them) and `body` with them
+ * substituted. */
+static rt_status_t rebind_captures(lift_t *l, rt_ir_expr_t *body, rt_ir_expr_t **out_body) {
+  rt_status_t st = RT_OK;
+  rt_ir_expr_t **orig = NULL;
+  RT_RETURN_IF_ERROR(
+      rt_arena_alloc_array(&l->scratch, (size_t)l->nfree, sizeof(rt_ir_expr_t *), (void **)&orig));
+  for (int32_t i = 0; i < l->nfree && !st; ++i) {
+    rt_ir_expr_t *v = l->free_vars[i], *nv = NULL;
+    rt_ir_type_t *t = v->var.annotation ? v->var.annotation : rt_ir_type_resolve(v->checked_type);
+    st = rt_ir_var(l->m, v->span, v->var.name, t, &nv);
+    orig[i] = v;
+    if (!st) l->subst[v->id] = nv;
+  }
+  if (!st) st = rt_ir_mutate(l->m, body, substitute, l, out_body);
+  for (int32_t i = 0; i < l->nfree; ++i) {
+    if (orig[i]) {
+      if (l->subst[orig[i]->id]) l->free_vars[i] = l->subst[orig[i]->id];
+      l->subst[orig[i]->id] = NULL;
+    }
+  }
+  return st;
+}
+
 /* fn attrs plus Closure=1. */
 static rt_status_t closure_attrs(lift_t *l, const rt_ir_attrs_t *attrs, rt_ir_attrs_t **out) {
   int32_t n = attrs ? attrs->count : 0;
@@ -154,15 +191,17 @@ static rt_status_t lift(void *user, rt_ir_expr_t *original, rt_ir_expr_t *rebuil
     RT_RETURN_IF_ERROR(rt_ir_module_add(m, name, rebuilt));
     *out = gv;
   } else {
+    /* The site passes the captured vars; the global binds fresh ones. */
+    RT_RETURN_IF_ERROR(rt_ir_call(m, rebuilt->span, gv, l->nfree, l->free_vars, NULL, out));
     rt_ir_attrs_t *attrs = NULL;
     RT_RETURN_IF_ERROR(closure_attrs(l, rebuilt->fn.attrs, &attrs));
-    rt_ir_expr_t *inner = NULL, *outer = NULL;
+    rt_ir_expr_t *inner = NULL, *outer = NULL, *body = NULL;
+    RT_RETURN_IF_ERROR(rebind_captures(l, rebuilt->fn.body, &body));
     RT_RETURN_IF_ERROR(rt_ir_function(m, rebuilt->span, rebuilt->fn.nparams, rebuilt->fn.params,
-                                      rebuilt->fn.body, rebuilt->fn.ret_type, attrs, &inner));
+                                      body, rebuilt->fn.ret_type, attrs, &inner));
     RT_RETURN_IF_ERROR(rt_ir_function(m, rebuilt->span, l->nfree, l->free_vars, inner, NULL, NULL,
                                       &outer));
     RT_RETURN_IF_ERROR(rt_ir_module_add(m, name, outer));
-    RT_RETURN_IF_ERROR(rt_ir_call(m, rebuilt->span, gv, l->nfree, l->free_vars, NULL, out));
   }
   l->lifted++;
   return RT_OK;
@@ -179,6 +218,9 @@ rt_status_t rt_pass_lambda_lift(const rt_pass_env_t *env, rt_module_t *in, rt_mo
   rt_status_t st = rt_arena_alloc_array(&l.scratch, l.nid, sizeof(uint32_t), (void **)&l.bound);
   if (!st) st = rt_arena_alloc_array(&l.scratch, l.nid, sizeof(uint32_t), (void **)&l.seen);
   if (!st) st = rt_arena_alloc_array(&l.scratch, l.nid, 1, (void **)&l.recursive);
+  if (!st) {
+    st = rt_arena_alloc_array(&l.scratch, l.nid, sizeof(rt_ir_expr_t *), (void **)&l.subst);
+  }
   for (int32_t i = 0; i < in->num_globals && !st; ++i) {
     st = rt_ir_post_order(m->allocator, in->globals[i].fn, mark_recursive, &l);
   }

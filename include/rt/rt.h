@@ -17,6 +17,7 @@
 #include "rt/allocator.h"
 #include "rt/base.h"
 #include "rt/dlpack.h"
+#include "rt/dot.h"
 #include "rt/executor.h"
 #include "rt/module.h"
 #include "rt/params.h"

@@ -369,6 +369,22 @@ static rt_status_t count_steps(void *user, const rt_step_event_t *ev) {
   return RT_OK;
 }
 
+typedef struct {
+  int before, after;
+  char first_text[128];
+} step_texts;
+
+static rt_status_t record_steps(void *user, const rt_step_event_t *ev) {
+  step_texts *c = user;
+  if (ev->after) {
+    c->after++;
+  } else {
+    if (c->before == 0) snprintf(c->first_text, sizeof c->first_text, "%s", ev->text);
+    c->before++;
+  }
+  return RT_OK;
+}
+
 static void test_executor_step_callback(void **state) {
   (void)state;
   rt_module_t *m = parse("def @main(%x: Tensor[(2), float32]) {\n"
@@ -376,16 +392,23 @@ static void test_executor_step_callback(void **state) {
                          "  %1 = add(%0, 1f);\n"
                          "  multiply(%1, %1)\n"
                          "}\n");
-  rt_executor_t *ex = debug_exec(m);
   int64_t shape[1] = {2};
   float v[2] = {-1, 2};
   rt_tensor_t *x = tensor_f32(1, shape, v);
+  /* At opt_level 0 every op is its own group: three steps, each named by
+   * its kernel. */
+  rt_pass_context_t *ctx = NULL;
+  assert_ok(rt_pass_context_create(&ctx));
+  assert_ok(rt_pass_context_set_opt_level(ctx, 0));
+  rt_executor_t *ex = NULL;
+  assert_ok(rt_create_executor("debug", m, NULL, ctx, NULL, &ex));
   assert_ok(rt_executor_set_input(ex, 0, x));
-  step_count c = {0, 0, 0};
-  assert_ok(rt_executor_set_step_callback(ex, count_steps, &c));
+  step_texts t = {0, 0, ""};
+  assert_ok(rt_executor_set_step_callback(ex, record_steps, &t));
   assert_ok(rt_executor_run(ex));
-  assert_int_equal(c.before, 3); /* three bindings */
-  assert_int_equal(c.after, 3);
+  assert_int_equal(t.before, 3);
+  assert_int_equal(t.after, 3);
+  assert_non_null(strstr(t.first_text, "fused_nn_relu(%x)"));
   rt_tensor_t *o = NULL;
   assert_ok(rt_executor_get_output(ex, 0, &o));
   /* relu(-1, 2) = (0, 2); +1 = (1, 3); squared = (1, 9). */
@@ -394,8 +417,18 @@ static void test_executor_step_callback(void **state) {
   assert_ok(rt_executor_set_step_callback(ex, count_steps, &s));
   assert_status(rt_executor_run(ex), CANCELLED, "stopped by the test");
   assert_int_equal(s.after, 2);
-  rt_tensor_release(x);
   rt_executor_release(ex);
+  /* At opt_level 2 the three ops fuse into one group: one step. */
+  ex = debug_exec(m);
+  assert_ok(rt_executor_set_input(ex, 0, x));
+  step_texts u = {0, 0, ""};
+  assert_ok(rt_executor_set_step_callback(ex, record_steps, &u));
+  assert_ok(rt_executor_run(ex));
+  assert_int_equal(u.before, 1);
+  assert_non_null(strstr(u.first_text, "fused_nn_relu_add_multiply(%x)"));
+  rt_executor_release(ex);
+  rt_pass_context_release(ctx);
+  rt_tensor_release(x);
   rt_module_release(m);
 }
 

@@ -74,9 +74,10 @@ assert r['outputs'][0]=={'name':'output_0','shape':[5,4],'dtype':'float32'}, r['
 " "$tmp/json"; then ok
 else bad "--report json: $(cat "$tmp/json" "$tmp/err")"; fi
 
-# 4. --trace-values prints each binding with its value summary.
+# 4. --trace-values prints each step (a fused group is one step) with its
+# value summary.
 if "$relayrt" run "$tmp/prog.relay" --trace-values > /dev/null 2> "$tmp/trace" &&
-   grep -q 'trace .*prog.relay:3: %0 = nn.dense(%x, %w): Tensor\[(4, 5), float32\]' "$tmp/trace"; then ok
+   grep -q 'trace .*prog.relay:5: %2 = fused_nn_dense_nn_bias_add_nn_relu(%x, %w, %b): Tensor\[(4, 5), float32\]' "$tmp/trace"; then ok
 else bad "--trace-values: $(head -5 "$tmp/trace")"; fi
 
 # 5. Dynamic dims need --shape for random data.

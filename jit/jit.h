@@ -1,0 +1,116 @@
+/* jit/: compiles fused groups (Primitive functions of a typed module) into
+ * native kernels with the ABI of include/rt/kernel_abi.h, through one LLVM
+ * ORC LLJIT per session.
+ *
+ * A session owns the LLJIT, the host target description (CPU name and
+ * features) and a mutex. A build lowers a batch of Primitive functions into
+ * ONE LLVM module (each module costs a few ms of fixed overhead, so callers
+ * batch a model's kernels), optimizes it with the new pass manager at O3 for
+ * the host TargetMachine, adds it to the JIT and looks every kernel up. The
+ * result is an rt_jit_module_t: the kernel entry points, and optionally the
+ * optimized LLVM IR and assembly text (for --emit=ll/asm).
+ *
+ * Ownership: rt_jit_session_create and rt_jit_build return objects the
+ * caller owns. A module retains its session, so the two may be released in
+ * any order; a module's kernels stay callable until the module is
+ * released. Strings returned by accessors are borrowed from the module.
+ *
+ * Thread-safety: a session may be used from many threads at once. Lowering
+ * and IR optimization run in parallel (each build has its own LLVM context
+ * and TargetMachine); adding to and looking up in the LLJIT, which is not
+ * safe concurrently (llvm-orc.md §6), is serialized by the session's mutex.
+ * Kernels may be called from any number of threads. A module may be
+ * released from any thread, but not while one of its kernels runs. */
+#ifndef RT_JIT_JIT_H_
+#define RT_JIT_JIT_H_
+
+#include "ir/ir.h"
+#include "rt/kernel_abi.h"
+
+typedef struct rt_jit_session_t rt_jit_session_t;
+typedef struct rt_jit_module_t rt_jit_module_t;
+
+/* Creates a session for the host CPU. `allocator` serves the session's and
+ * its modules' bookkeeping (LLVM keeps its own heap). INTERNAL when LLVM
+ * cannot set up the host target (its message included). */
+RT_MUST_USE_RESULT rt_status_t rt_jit_session_create(
+    rt_allocator_t allocator, rt_jit_session_t **out_session);
+void rt_jit_session_retain(rt_jit_session_t *session);
+/* Drops a reference; the last one disposes the LLJIT. NULL is fine. */
+void rt_jit_session_release(rt_jit_session_t *session);
+
+/* The host target as the session compiles for it ("znver3", its features
+ * and the triple); borrowed. */
+const char *rt_jit_session_cpu(const rt_jit_session_t *session);
+const char *rt_jit_session_triple(const rt_jit_session_t *session);
+
+enum {
+  /* Keep the optimized LLVM IR text of the module (rt_jit_module_ll). */
+  RT_JIT_KEEP_LL = 1u << 0,
+  /* Keep the assembly text (an extra codegen of a clone of the module). */
+  RT_JIT_KEEP_ASM = 1u << 1,
+  /* Skip the O3 pipeline (tests of the unoptimized lowering). */
+  RT_JIT_NO_OPT = 1u << 2,
+};
+
+/* Measured cost of one build, in milliseconds. */
+typedef struct rt_jit_build_stats_t {
+  double lower_ms;   /* IR building + verification */
+  double opt_ms;     /* the default<O3> pipeline */
+  double codegen_ms; /* add + lookup (codegen and link), under the lock */
+  double asm_ms;     /* RT_JIT_KEEP_ASM's extra codegen */
+} rt_jit_build_stats_t;
+
+/* Compiles `count` Primitive functions into one LLVM module. fns[i] must be
+ * a type-checked RT_IR_FUNCTION (attr Primitive=1 is not required); its
+ * tensor params are the kernel's inputs and its result (a tensor, or a
+ * tuple of tensors, flattened) its outputs. `names` may be NULL; names[i]
+ * is the display name of kernel i (its LLVM symbol is made unique within
+ * the session). UNIMPLEMENTED names the kernel and the op (or construct)
+ * that does not lower yet; INVALID_ARGUMENT for a function that is not a
+ * typed tensor function; INTERNAL with LLVM's message if LLVM fails. On
+ * error nothing is added to the JIT. `out_stats` may be NULL. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_build(rt_jit_session_t *session,
+                                            int32_t count,
+                                            rt_ir_expr_t *const *fns,
+                                            const char *const *names,
+                                            uint32_t flags,
+                                            rt_jit_build_stats_t *out_stats,
+                                            rt_jit_module_t **out_module);
+/* Frees the module's code and symbols. NULL is fine. */
+void rt_jit_module_release(rt_jit_module_t *module);
+
+int32_t rt_jit_module_count(const rt_jit_module_t *module);
+/* Kernel i's entry point (0 <= i < count). */
+rt_kernel_fn rt_jit_module_kernel(const rt_jit_module_t *module, int32_t i);
+/* Kernel i's LLVM symbol ("rt_k3_0"). */
+const char *rt_jit_module_symbol(const rt_jit_module_t *module, int32_t i);
+/* Number of inputs and outputs of kernel i (nargs = inputs + outputs). */
+int32_t rt_jit_module_num_inputs(const rt_jit_module_t *module, int32_t i);
+int32_t rt_jit_module_num_outputs(const rt_jit_module_t *module, int32_t i);
+
+/* The optimized LLVM IR / assembly of the whole module, or of kernel i
+ * alone (its entry point and helper functions) with `kernel` >= 0.
+ * FAILED_PRECONDITION when the build did not keep that text
+ * (RT_JIT_KEEP_LL / RT_JIT_KEEP_ASM). *out_text is malloc'd; the caller
+ * frees it with free(). */
+RT_MUST_USE_RESULT rt_status_t rt_jit_module_ll(const rt_jit_module_t *module,
+                                                int32_t kernel,
+                                                char **out_text);
+RT_MUST_USE_RESULT rt_status_t rt_jit_module_asm(const rt_jit_module_t *module,
+                                                 int32_t kernel,
+                                                 char **out_text);
+
+/* A kernel context for callers without a thread pool: serial
+ * parallel_for (NULL), malloc'd workspace, and set_error copying the first
+ * message into `error` (truncated to its size). For tests and tools. */
+typedef struct rt_jit_simple_ctx_t {
+  rt_kernel_ctx ctx;   /* pass &simple.ctx to kernels */
+  char error[512];
+} rt_jit_simple_ctx_t;
+void rt_jit_simple_ctx_initialize(rt_jit_simple_ctx_t *out_ctx);
+
+/* Fills a kernel argument viewing tensor t (borrowed: valid while t is). */
+void rt_jit_arg_from_tensor(const rt_tensor_t *t, rt_kernel_arg *out_arg);
+
+#endif /* RT_JIT_JIT_H_ */

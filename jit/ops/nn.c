@@ -1,0 +1,456 @@
+/* Lowering of the anchors (ir/op/nn.c, conv.c, pool.c): nn.dense,
+ * nn.matmul, nn.batch_matmul, nn.conv1d/conv2d (NCW/NCHW data, OIW/OIHW
+ * kernels, groups, strides, padding, dilation), max/avg pool 1-d and 2-d,
+ * global and adaptive pools, softmax and log_softmax.
+ *
+ * This is the correct, simple form: each output element is a dot product
+ * or window reduction emitted inline as a loop nest (rt_jit_reduce_loops)
+ * inside the output loop, with the operands' element expressions in the
+ * innermost body (a fused prologue such as a pad or a cast happens at the
+ * load) and the result handed to the fused epilogue (bias add, relu) before
+ * the store. Float accumulations carry reassoc+contract so O3 may vectorize
+ * them and form FMAs; register-blocked, packed micro-kernel templates are
+ * the next step (issue 5) and will replace these bodies op by op.
+ *
+ * Semantics are the reference kernels' (interp/kernels/nn.c, conv.c,
+ * pool.c): the accumulator has the output dtype (out_dtype widens int8 to
+ * int32, integers wrap), out-of-image conv taps are zero, max pools ignore
+ * padding (an all-padding window gives the dtype's lowest value), avg pools
+ * divide by the in-image tap count (or, with count_include_pad, the taps
+ * inside the padded image), adaptive pools cover [floor(i*H/OH),
+ * ceil((i+1)*H/OH)). Softmax recomputes its row's maximum and sum for each
+ * element (O(len^2) per row: correct but slow for long rows; the template
+ * step computes them once per row). */
+#include <string.h>
+
+#include "jit/ops/ops_impl.h"
+
+static rt_jit_node_t *arg_node(rt_jit_lower_t *L, const rt_ir_expr_t *call, int32_t i) {
+  return rt_jit_node(L, call->call.args[i]);
+}
+
+/* ---- dot products ------------------------------------------------------- */
+
+typedef struct dot_t {
+  const rt_ir_expr_t *call;
+  rt_dtype_t out;            /* accumulator dtype */
+  /* Index builders: fill a's / b's index for reduction index k. */
+  void (*index)(struct dot_t *d, LLVMValueRef k, LLVMValueRef *ai, LLVMValueRef *bi);
+  const LLVMValueRef *idx;
+  int32_t out_rank, a_rank, b_rank;
+  bool ta, tb;
+  LLVMValueRef pa, pb;       /* batch indices for batch_matmul */
+} dot_t;
+
+static rt_status_t dot_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *red,
+                            const LLVMValueRef *accs, LLVMValueRef *next) {
+  dot_t *d = user;
+  LLVMValueRef ai[RT_TENSOR_MAX_RANK], bi[RT_TENSOR_MAX_RANK], a, b;
+  d->index(d, red[0], ai, bi);
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, d->call->call.args[0], ai, &a));
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, d->call->call.args[1], bi, &b));
+  a = rt_jit_convert(L, a, arg_node(L, d->call, 0)->dtype, d->out);
+  b = rt_jit_convert(L, b, arg_node(L, d->call, 1)->dtype, d->out);
+  if (rt_jit_is_float(d->out)) {
+    next[0] = rt_jit_fast(LLVMBuildFAdd(L->b, accs[0], rt_jit_fast(LLVMBuildFMul(L->b, a, b, "")), ""));
+  } else {
+    next[0] = LLVMBuildAdd(L->b, accs[0], LLVMBuildMul(L->b, a, b, ""), "");
+  }
+  return RT_OK;
+}
+
+static rt_status_t run_dot(rt_jit_lower_t *L, dot_t *d, LLVMValueRef k, LLVMValueRef *out) {
+  LLVMValueRef acc = rt_jit_const_i(L, d->out, 0);
+  RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, 1, &k, 1, &acc, dot_body, d));
+  *out = acc;
+  return RT_OK;
+}
+
+static void dense_index(dot_t *d, LLVMValueRef k, LLVMValueRef *ai, LLVMValueRef *bi) {
+  for (int32_t j = 0; j < d->a_rank - 1; ++j) ai[j] = d->idx[j];
+  ai[d->a_rank - 1] = k;
+  bi[0] = d->idx[d->out_rank - 1];
+  bi[1] = k;
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_dense) {
+  rt_jit_node_t *x = arg_node(L, call, 0), *w = arg_node(L, call, 1), *self = rt_jit_node(L, call);
+  if (x->rank < 1 || w->rank != 2) return RT_JIT_UNIMPLEMENTED(call, "%s", "needs data (..., K), weight (N, K)");
+  dot_t d = {.call = call, .out = self->dtype, .index = dense_index, .idx = idx,
+             .out_rank = self->rank, .a_rank = x->rank, .b_rank = 2};
+  return run_dot(L, &d, w->dims[1], out_value);
+}
+
+static void matmul_index(dot_t *d, LLVMValueRef k, LLVMValueRef *ai, LLVMValueRef *bi) {
+  const int32_t r = d->out_rank;
+  for (int32_t j = 0; j < d->a_rank - 2; ++j) ai[j] = d->idx[j];
+  LLVMValueRef i = d->idx[r - 2], jj = d->idx[r - 1];
+  ai[d->a_rank - 2] = d->ta ? k : i;
+  ai[d->a_rank - 1] = d->ta ? i : k;
+  bi[0] = d->tb ? jj : k;
+  bi[1] = d->tb ? k : jj;
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_matmul) {
+  rt_jit_node_t *a = arg_node(L, call, 0), *b = arg_node(L, call, 1), *self = rt_jit_node(L, call);
+  if (a->rank < 2 || b->rank != 2) return RT_JIT_UNIMPLEMENTED(call, "%s", "needs a of rank >= 2, b of rank 2");
+  dot_t d = {.call = call, .out = self->dtype, .index = matmul_index, .idx = idx,
+             .out_rank = self->rank, .a_rank = a->rank, .b_rank = 2,
+             .ta = rt_attrs_bool(call->call.attrs, "transpose_a"),
+             .tb = rt_attrs_bool(call->call.attrs, "transpose_b")};
+  LLVMValueRef k = d.ta ? a->dims[a->rank - 2] : a->dims[a->rank - 1];
+  return run_dot(L, &d, k, out_value);
+}
+
+static void bmm_index(dot_t *d, LLVMValueRef k, LLVMValueRef *ai, LLVMValueRef *bi) {
+  LLVMValueRef i = d->idx[1], j = d->idx[2];
+  ai[0] = d->pa;
+  ai[1] = d->ta ? k : i;
+  ai[2] = d->ta ? i : k;
+  bi[0] = d->pb;
+  bi[1] = d->tb ? j : k;
+  bi[2] = d->tb ? k : j;
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_batch_matmul) {
+  rt_jit_node_t *a = arg_node(L, call, 0), *b = arg_node(L, call, 1), *self = rt_jit_node(L, call);
+  if (a->rank != 3 || b->rank != 3) return RT_JIT_UNIMPLEMENTED(call, "%s", "needs rank-3 inputs");
+  dot_t d = {.call = call, .out = self->dtype, .index = bmm_index, .idx = idx,
+             .out_rank = 3, .a_rank = 3, .b_rank = 3,
+             .ta = rt_attrs_bool(call->call.attrs, "transpose_a"),
+             .tb = rt_attrs_bool(call->call.attrs, "transpose_b")};
+  LLVMValueRef zero = rt_jit_i64(L, 0);
+  d.pa = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, a->dims[0], rt_jit_i64(L, 1), ""), zero, idx[0], "");
+  d.pb = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, b->dims[0], rt_jit_i64(L, 1), ""), zero, idx[0], "");
+  LLVMValueRef k = d.ta ? a->dims[1] : a->dims[2];
+  return run_dot(L, &d, k, out_value);
+}
+
+/* ---- spatial attributes ------------------------------------------------- */
+
+/* Reads INTS `name` with 1 or nsp values into out[nsp]. */
+static rt_status_t spatial(const rt_ir_expr_t *call, const char *name, int32_t nsp, int64_t dflt,
+                           int64_t *out) {
+  const int32_t n = rt_attrs_ints_count(call->call.attrs, name);
+  for (int32_t k = 0; k < nsp; ++k) out[k] = dflt;
+  if (n == 0) return RT_OK;
+  if (n != 1 && n != nsp) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: %s needs 1 or %d values, got %d",
+                     call->call.callee->op.op->name, name, nsp, n);
+  }
+  for (int32_t k = 0; k < nsp; ++k) out[k] = rt_attrs_ints_at(call->call.attrs, name, n == 1 ? 0 : k);
+  return RT_OK;
+}
+
+/* The leading pads (top, left) from 1, 2 or 4 values (2-d) or 1, 2 (1-d). */
+static rt_status_t pads(const rt_ir_expr_t *call, int32_t nsp, int64_t *lo, int64_t *hi) {
+  const int32_t n = rt_attrs_ints_count(call->call.attrs, "padding");
+  int64_t v[4] = {0, 0, 0, 0};
+  if (n > 4) return RT_STATUS(INVALID_ARGUMENT, "%s: too many padding values", call->call.callee->op.op->name);
+  for (int32_t k = 0; k < n; ++k) v[k] = rt_attrs_ints_at(call->call.attrs, "padding", k);
+  for (int32_t k = 0; k < nsp; ++k) {
+    if (n == 0) {
+      lo[k] = hi[k] = 0;
+    } else if (n == 1) {
+      lo[k] = hi[k] = v[0];
+    } else if (n == nsp) {
+      lo[k] = hi[k] = v[k];
+    } else if (n == 2 * nsp) {
+      lo[k] = v[k];
+      hi[k] = v[nsp + k];
+    } else {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: padding needs 1, %d or %d values",
+                       call->call.callee->op.op->name, nsp, 2 * nsp);
+    }
+  }
+  return RT_OK;
+}
+
+static bool layout_is(const rt_ir_expr_t *call, const char *attr, const char *want) {
+  const char *s = rt_attrs_string(call->call.attrs, attr);
+  return strcmp(s, want) == 0;
+}
+
+/* ---- convolution -------------------------------------------------------- */
+
+typedef struct conv_t {
+  const rt_ir_expr_t *call;
+  int32_t nsp;
+  int64_t stride[2], dil[2], pad[2];
+  LLVMValueRef cin_per_group, g;   /* i64 */
+  const LLVMValueRef *idx;         /* n, o, spatial... */
+  LLVMValueRef in_dims[2];
+  rt_dtype_t out;
+} conv_t;
+
+static rt_status_t conv_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *red,
+                             const LLVMValueRef *accs, LLVMValueRef *next) {
+  conv_t *c = user;
+  LLVMBuilderRef B = L->b;
+  /* red: c, then kh (2-d), kw. */
+  LLVMValueRef ci = LLVMBuildAdd(B, LLVMBuildMul(B, c->g, c->cin_per_group, ""), red[0], "");
+  LLVMValueRef xi[4], wi[4];
+  xi[0] = c->idx[0];
+  xi[1] = ci;
+  wi[0] = c->idx[1];
+  wi[1] = red[0];
+  LLVMValueRef inside = LLVMConstInt(L->i1, 1, 0);
+  for (int32_t s = 0; s < c->nsp; ++s) {
+    LLVMValueRef pos = LLVMBuildAdd(
+        B, LLVMBuildSub(B, LLVMBuildMul(B, c->idx[2 + s], rt_jit_i64(L, c->stride[s]), ""),
+                        rt_jit_i64(L, c->pad[s]), ""),
+        LLVMBuildMul(B, red[1 + s], rt_jit_i64(L, c->dil[s]), ""), "");
+    LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, pos, rt_jit_i64(L, 0), ""),
+                                   LLVMBuildICmp(B, LLVMIntSLT, pos, c->in_dims[s], ""), "");
+    inside = LLVMBuildAnd(B, inside, ok, "");
+    xi[2 + s] = LLVMBuildSelect(B, ok, pos, rt_jit_i64(L, 0), "");
+    wi[2 + s] = red[1 + s];
+  }
+  LLVMValueRef x, w;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, c->call->call.args[0], xi, &x));
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, c->call->call.args[1], wi, &w));
+  x = rt_jit_convert(L, x, arg_node(L, c->call, 0)->dtype, c->out);
+  w = rt_jit_convert(L, w, arg_node(L, c->call, 1)->dtype, c->out);
+  x = LLVMBuildSelect(B, inside, x, rt_jit_const_i(L, c->out, 0), "");
+  if (rt_jit_is_float(c->out)) {
+    next[0] = rt_jit_fast(LLVMBuildFAdd(B, accs[0], rt_jit_fast(LLVMBuildFMul(B, x, w, "")), ""));
+  } else {
+    next[0] = LLVMBuildAdd(B, accs[0], LLVMBuildMul(B, x, w, ""), "");
+  }
+  return RT_OK;
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_conv) {
+  const bool two = call->call.callee->op.op->id == RT_OP_NN_CONV2D;
+  const int32_t nsp = two ? 2 : 1;
+  if (!layout_is(call, "data_layout", two ? "NCHW" : "NCW") ||
+      !layout_is(call, "kernel_layout", two ? "OIHW" : "OIW") ||
+      !(layout_is(call, "out_layout", "") || layout_is(call, "out_layout", two ? "NCHW" : "NCW"))) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "only NCHW/OIHW (NCW/OIW) layouts lower yet");
+  }
+  rt_jit_node_t *x = arg_node(L, call, 0), *w = arg_node(L, call, 1), *self = rt_jit_node(L, call);
+  if (x->rank != 2 + nsp || w->rank != 2 + nsp) return RT_JIT_UNIMPLEMENTED(call, "%s", "bad ranks");
+  conv_t c = {.call = call, .nsp = nsp, .idx = idx, .out = self->dtype};
+  int64_t hi[2];
+  RT_RETURN_IF_ERROR(spatial(call, "strides", nsp, 1, c.stride));
+  RT_RETURN_IF_ERROR(spatial(call, "dilation", nsp, 1, c.dil));
+  RT_RETURN_IF_ERROR(pads(call, nsp, c.pad, hi));
+  const int64_t groups = rt_attrs_int(call->call.attrs, "groups");
+  if (groups < 1) return RT_STATUS(INVALID_ARGUMENT, "%s: groups must be >= 1", call->call.callee->op.op->name);
+  /* O/G output channels per group: g = o / (O/G). */
+  LLVMValueRef opg = LLVMBuildUDiv(L->b, self->dims[1], rt_jit_i64(L, groups), "");
+  opg = rt_jit_max(L, opg, rt_jit_i64(L, 1));
+  c.g = LLVMBuildUDiv(L->b, idx[1], opg, "");
+  c.cin_per_group = w->dims[1];
+  for (int32_t s = 0; s < nsp; ++s) c.in_dims[s] = x->dims[2 + s];
+  LLVMValueRef ext[3] = {w->dims[1], w->dims[2], nsp == 2 ? w->dims[3] : NULL};
+  LLVMValueRef acc = rt_jit_const_i(L, self->dtype, 0);
+  RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, 1 + nsp, ext, 1, &acc, conv_body, &c));
+  *out_value = acc;
+  return RT_OK;
+}
+
+/* ---- pools -------------------------------------------------------------- */
+
+typedef struct pool_t {
+  const rt_ir_expr_t *call;
+  int32_t nsp;
+  bool is_max, include_pad;
+  int64_t stride[2], dil[2], pad_lo[2], pad_hi[2];
+  LLVMValueRef start[2];           /* adaptive: window start; else NULL */
+  const LLVMValueRef *idx;
+  LLVMValueRef in_dims[2];
+  rt_dtype_t in, acc;              /* input dtype; accumulation dtype */
+} pool_t;
+
+static rt_status_t pool_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *red,
+                             const LLVMValueRef *accs, LLVMValueRef *next) {
+  pool_t *p = user;
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef xi[4] = {p->idx[0], p->idx[1], NULL, NULL};
+  LLVMValueRef inside = LLVMConstInt(L->i1, 1, 0), padded = LLVMConstInt(L->i1, 1, 0);
+  for (int32_t s = 0; s < p->nsp; ++s) {
+    LLVMValueRef pos;
+    if (p->start[s]) {
+      pos = LLVMBuildAdd(B, p->start[s], red[s], "");
+    } else {
+      pos = LLVMBuildAdd(
+          B, LLVMBuildSub(B, LLVMBuildMul(B, p->idx[2 + s], rt_jit_i64(L, p->stride[s]), ""),
+                          rt_jit_i64(L, p->pad_lo[s]), ""),
+          LLVMBuildMul(B, red[s], rt_jit_i64(L, p->dil[s]), ""), "");
+    }
+    LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, pos, rt_jit_i64(L, 0), ""),
+                                   LLVMBuildICmp(B, LLVMIntSLT, pos, p->in_dims[s], ""), "");
+    LLVMValueRef in_pad = LLVMBuildAnd(
+        B, LLVMBuildICmp(B, LLVMIntSGE, pos, rt_jit_i64(L, -p->pad_lo[s]), ""),
+        LLVMBuildICmp(B, LLVMIntSLT, pos, LLVMBuildAdd(B, p->in_dims[s], rt_jit_i64(L, p->pad_hi[s]), ""), ""), "");
+    inside = LLVMBuildAnd(B, inside, ok, "");
+    padded = LLVMBuildAnd(B, padded, in_pad, "");
+    xi[2 + s] = LLVMBuildSelect(B, ok, pos, rt_jit_i64(L, 0), "");
+  }
+  LLVMValueRef v;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, p->call->call.args[0], xi, &v));
+  if (p->is_max) {
+    LLVMValueRef m;
+    if (rt_jit_is_float(p->in)) {
+      m = rt_jit_intrinsic(L, "llvm.maximum", accs[0], v, NULL);
+    } else {
+      LLVMIntPredicate pr = rt_jit_is_signed(p->in) ? LLVMIntSGT : LLVMIntUGT;
+      m = LLVMBuildSelect(B, LLVMBuildICmp(B, pr, v, accs[0], ""), v, accs[0], "");
+    }
+    next[0] = LLVMBuildSelect(B, inside, m, accs[0], "");
+    return RT_OK;
+  }
+  v = rt_jit_convert(L, v, p->in, p->acc);
+  v = LLVMBuildSelect(B, inside, v, rt_jit_const_f(L, p->acc, 0), "");
+  next[0] = rt_jit_fast(LLVMBuildFAdd(B, accs[0], v, ""));
+  LLVMValueRef counted = p->include_pad ? padded : inside;
+  next[1] = LLVMBuildAdd(B, accs[1], LLVMBuildZExt(B, counted, L->i64, ""), "");
+  return RT_OK;
+}
+
+static rt_status_t pool_finish(rt_jit_lower_t *L, pool_t *p, LLVMValueRef *ext, rt_dtype_t out,
+                               LLVMValueRef *out_value) {
+  LLVMValueRef accs[2];
+  accs[0] = p->is_max ? rt_jit_const_lowest(L, p->in) : rt_jit_const_f(L, p->acc, 0);
+  accs[1] = rt_jit_i64(L, 0);
+  RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, p->nsp, ext, p->is_max ? 1 : 2, accs, pool_body, p));
+  if (p->is_max) {
+    *out_value = accs[0];
+    return RT_OK;
+  }
+  LLVMValueRef zero = LLVMBuildICmp(L->b, LLVMIntEQ, accs[1], rt_jit_i64(L, 0), "");
+  LLVMValueRef cnt = LLVMBuildSIToFP(L->b, accs[1], rt_jit_type(L, p->acc), "");
+  LLVMValueRef avg = LLVMBuildFDiv(L->b, accs[0], cnt, "");
+  avg = LLVMBuildSelect(L->b, zero, rt_jit_const_f(L, p->acc, 0), avg, "");
+  *out_value = rt_jit_convert(L, avg, p->acc, out);
+  return RT_OK;
+}
+
+static void pool_init(rt_jit_lower_t *L, pool_t *p, const rt_ir_expr_t *call, int32_t nsp,
+                      const LLVMValueRef *idx) {
+  rt_jit_node_t *x = arg_node(L, call, 0);
+  const int32_t id = call->call.callee->op.op->id;
+  memset(p, 0, sizeof *p);
+  p->call = call;
+  p->nsp = nsp;
+  p->idx = idx;
+  p->in = x->dtype;
+  p->acc = rt_jit_is_float(x->dtype) ? x->dtype : (rt_dtype_t){kDLFloat, 64, 1};
+  p->is_max = id == RT_OP_NN_MAX_POOL2D || id == RT_OP_NN_MAX_POOL1D ||
+              id == RT_OP_NN_GLOBAL_MAX_POOL2D || id == RT_OP_NN_ADAPTIVE_MAX_POOL2D ||
+              id == RT_OP_NN_ADAPTIVE_MAX_POOL1D;
+  for (int32_t s = 0; s < nsp; ++s) p->in_dims[s] = x->dims[2 + s];
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_pool) {
+  const int32_t id = call->call.callee->op.op->id;
+  const int32_t nsp = (id == RT_OP_NN_MAX_POOL2D || id == RT_OP_NN_AVG_POOL2D) ? 2 : 1;
+  if (!layout_is(call, "layout", nsp == 2 ? "NCHW" : "NCW")) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "only NCHW (NCW) layout lowers yet");
+  }
+  if (arg_node(L, call, 0)->rank != 2 + nsp) return RT_JIT_UNIMPLEMENTED(call, "%s", "bad rank");
+  pool_t p;
+  pool_init(L, &p, call, nsp, idx);
+  int64_t size[2];
+  RT_RETURN_IF_ERROR(spatial(call, "pool_size", nsp, 1, size));
+  RT_RETURN_IF_ERROR(spatial(call, "strides", nsp, 1, p.stride));
+  RT_RETURN_IF_ERROR(spatial(call, "dilation", nsp, 1, p.dil));
+  RT_RETURN_IF_ERROR(pads(call, nsp, p.pad_lo, p.pad_hi));
+  if (!p.is_max) p.include_pad = rt_attrs_bool(call->call.attrs, "count_include_pad");
+  LLVMValueRef ext[2];
+  for (int32_t s = 0; s < nsp; ++s) ext[s] = rt_jit_i64(L, size[s]);
+  return pool_finish(L, &p, ext, rt_jit_node(L, call)->dtype, out_value);
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_adaptive_pool) {
+  const int32_t id = call->call.callee->op.op->id;
+  const int32_t nsp = (id == RT_OP_NN_ADAPTIVE_AVG_POOL1D || id == RT_OP_NN_ADAPTIVE_MAX_POOL1D) ? 1 : 2;
+  if (!layout_is(call, "layout", nsp == 2 ? "NCHW" : "NCW")) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "only NCHW (NCW) layout lowers yet");
+  }
+  rt_jit_node_t *self = rt_jit_node(L, call);
+  if (arg_node(L, call, 0)->rank != 2 + nsp) return RT_JIT_UNIMPLEMENTED(call, "%s", "bad rank");
+  pool_t p;
+  pool_init(L, &p, call, nsp, idx);
+  LLVMValueRef ext[2];
+  for (int32_t s = 0; s < nsp; ++s) {
+    LLVMValueRef in = p.in_dims[s], on = self->dims[2 + s], i = idx[2 + s];
+    LLVMValueRef safe = rt_jit_max(L, on, rt_jit_i64(L, 1));
+    LLVMValueRef start = LLVMBuildUDiv(L->b, LLVMBuildMul(L->b, i, in, ""), safe, "");
+    LLVMValueRef end = LLVMBuildUDiv(
+        L->b, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, LLVMBuildAdd(L->b, i, rt_jit_i64(L, 1), ""), in, ""),
+                           LLVMBuildSub(L->b, safe, rt_jit_i64(L, 1), ""), ""), safe, "");
+    p.start[s] = start;
+    ext[s] = LLVMBuildSub(L->b, end, start, "");
+  }
+  return pool_finish(L, &p, ext, self->dtype, out_value);
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_global_pool) {
+  if (!layout_is(call, "layout", "NCHW")) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "only NCHW layout lowers yet");
+  }
+  if (arg_node(L, call, 0)->rank != 4) return RT_JIT_UNIMPLEMENTED(call, "%s", "bad rank");
+  pool_t p;
+  pool_init(L, &p, call, 2, idx);
+  p.start[0] = p.start[1] = rt_jit_i64(L, 0);
+  LLVMValueRef ext[2] = {p.in_dims[0], p.in_dims[1]};
+  return pool_finish(L, &p, ext, rt_jit_node(L, call)->dtype, out_value);
+}
+
+/* ---- softmax ------------------------------------------------------------ */
+
+typedef struct smax_t {
+  const rt_ir_expr_t *call;
+  const LLVMValueRef *idx;
+  int32_t axis, rank;
+  LLVMValueRef max;     /* pass 2 */
+} smax_t;
+
+static rt_status_t smax_load(rt_jit_lower_t *L, smax_t *s, LLVMValueRef j, LLVMValueRef *out) {
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  memcpy(in, s->idx, (size_t)s->rank * sizeof *in);
+  in[s->axis] = j;
+  return rt_jit_elem(L, s->call->call.args[0], in, out);
+}
+
+static rt_status_t smax_max(rt_jit_lower_t *L, void *user, const LLVMValueRef *red,
+                            const LLVMValueRef *accs, LLVMValueRef *next) {
+  LLVMValueRef v;
+  RT_RETURN_IF_ERROR(smax_load(L, user, red[0], &v));
+  next[0] = rt_jit_intrinsic(L, "llvm.maximum", accs[0], v, NULL);
+  return RT_OK;
+}
+
+static rt_status_t smax_sum(rt_jit_lower_t *L, void *user, const LLVMValueRef *red,
+                            const LLVMValueRef *accs, LLVMValueRef *next) {
+  smax_t *s = user;
+  LLVMValueRef v;
+  RT_RETURN_IF_ERROR(smax_load(L, s, red[0], &v));
+  LLVMValueRef e = rt_jit_intrinsic(L, "llvm.exp", LLVMBuildFSub(L->b, v, s->max, ""), NULL, NULL);
+  next[0] = rt_jit_fast(LLVMBuildFAdd(L->b, accs[0], e, ""));
+  return RT_OK;
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_softmax) {
+  rt_jit_node_t *x = arg_node(L, call, 0);
+  if (!rt_jit_is_float(x->dtype)) return RT_JIT_UNIMPLEMENTED(call, "%s", "needs a float input");
+  smax_t s = {.call = call, .idx = idx, .rank = x->rank};
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), x->rank, &s.axis));
+  LLVMValueRef len = x->dims[s.axis];
+  LLVMValueRef m = rt_jit_const_lowest(L, x->dtype);
+  RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, 1, &len, 1, &m, smax_max, &s));
+  s.max = m;
+  LLVMValueRef sum = rt_jit_const_f(L, x->dtype, 0);
+  RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, 1, &len, 1, &sum, smax_sum, &s));
+  LLVMValueRef v;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[0], idx, &v));
+  LLVMValueRef d = LLVMBuildFSub(L->b, v, m, "");
+  if (call->call.callee->op.op->id == RT_OP_NN_LOG_SOFTMAX) {
+    *out_value = LLVMBuildFSub(L->b, d, rt_jit_intrinsic(L, "llvm.log", sum, NULL, NULL), "");
+  } else {
+    *out_value = LLVMBuildFDiv(L->b, rt_jit_intrinsic(L, "llvm.exp", d, NULL, NULL), sum, "");
+  }
+  return RT_OK;
+}

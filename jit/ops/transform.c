@@ -1,0 +1,421 @@
+/* Lowering of the data-movement and creation ops (ir/op/transform.c) as
+ * index maps: each op turns the output multi-index into its operand's
+ * index and asks for that element (rt_jit_elem), so chains such as
+ * reshape -> transpose -> add fuse into one loop nest with no copies.
+ *
+ * Index semantics are interp/kernels/transform.c's (TVM's): reshapes keep
+ * row-major order (linearize in the output dims, unravel in the input
+ * dims); strided_slice canonicalizes begin/end as topi does; take clips,
+ * wraps or (mode=fast) reports out-of-range indices; gather reports
+ * indices outside [0, n); pad's reflect is numpy's. Out-of-range indices
+ * are clamped before the load so a bad index never reads out of bounds:
+ * the kernel then fails with the op's message (rt_jit_flag_error).
+ * Branches (concatenate, stack) use if/else chains joined by phis, so only
+ * the selected operand's expression runs. Shapes are static unless a
+ * shape function says otherwise (transpose maps `?` dims). */
+#include <string.h>
+
+#include "jit/ops/ops_impl.h"
+
+static rt_jit_node_t *arg_node(rt_jit_lower_t *L, const rt_ir_expr_t *call, int32_t i) {
+  return rt_jit_node(L, call->call.args[i]);
+}
+
+/* ---- reshapes ----------------------------------------------------------- */
+
+RT_JIT_ELEM_FN(rt_jit_elem_reshape) {
+  rt_jit_node_t *self = rt_jit_node(L, call), *x = arg_node(L, call, 0);
+  LLVMValueRef flat = rt_jit_linear(L, self->rank, idx, self->dims);
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  rt_jit_unravel(L, flat, x->rank, x->dims, in);
+  return rt_jit_elem(L, call->call.args[0], in, out_value);
+}
+
+static void transpose_axes(const rt_ir_expr_t *call, int32_t rank, int32_t *axes) {
+  const rt_ir_attrs_t *at = call->call.attrs;
+  const int32_t n = rt_attrs_ints_count(at, "axes");
+  for (int32_t k = 0; k < rank; ++k) {
+    int64_t a = (n == rank) ? rt_attrs_ints_at(at, "axes", k) : rank - 1 - k;
+    axes[k] = (int32_t)(a < 0 ? a + rank : a);
+  }
+}
+
+static rt_status_t check_axes(const rt_ir_expr_t *call, int32_t rank, const int32_t *axes) {
+  bool seen[RT_TENSOR_MAX_RANK] = {false};
+  for (int32_t k = 0; k < rank; ++k) {
+    if (axes[k] < 0 || axes[k] >= rank || seen[axes[k]]) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: axes are not a permutation",
+                       call->call.callee->op.op->name);
+    }
+    seen[axes[k]] = true;
+  }
+  return RT_OK;
+}
+
+RT_JIT_SHAPE_FN(rt_jit_shape_transpose) {
+  rt_jit_node_t *x = arg_node(L, call, 0);
+  int32_t axes[RT_TENSOR_MAX_RANK];
+  transpose_axes(call, x->rank, axes);
+  RT_RETURN_IF_ERROR(check_axes(call, x->rank, axes));
+  for (int32_t k = 0; k < x->rank; ++k) out_dims[k] = x->dims[axes[k]];
+  return RT_OK;
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_transpose) {
+  rt_jit_node_t *x = arg_node(L, call, 0);
+  int32_t axes[RT_TENSOR_MAX_RANK];
+  transpose_axes(call, x->rank, axes);
+  RT_RETURN_IF_ERROR(check_axes(call, x->rank, axes));
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  for (int32_t k = 0; k < x->rank; ++k) in[axes[k]] = idx[k];
+  return rt_jit_elem(L, call->call.args[0], in, out_value);
+}
+
+/* ---- joins and splits --------------------------------------------------- */
+
+static rt_status_t concat_from(rt_jit_lower_t *L, const rt_ir_expr_t *tup, int32_t axis,
+                               int32_t k, LLVMValueRef off, const LLVMValueRef *idx,
+                               int32_t rank, LLVMValueRef *out) {
+  const rt_ir_expr_t *f = tup->tuple.fields[k];
+  rt_jit_node_t *n = rt_jit_node(L, f);
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  memcpy(in, idx, (size_t)rank * sizeof *in);
+  in[axis] = LLVMBuildSub(L->b, idx[axis], off, "");
+  if (k == tup->tuple.count - 1) return rt_jit_elem(L, f, in, out);
+  LLVMValueRef end = LLVMBuildAdd(L->b, off, n->dims[axis], "");
+  rt_jit_if_t s;
+  rt_jit_if_begin(L, LLVMBuildICmp(L->b, LLVMIntSLT, idx[axis], end, ""), &s);
+  LLVMValueRef a, b;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, f, in, &a));
+  rt_jit_if_else(L, &s, a);
+  RT_RETURN_IF_ERROR(concat_from(L, tup, axis, k + 1, end, idx, rank, &b));
+  *out = rt_jit_if_end(L, &s, b);
+  return RT_OK;
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_concatenate) {
+  const rt_ir_expr_t *tup = call->call.args[0];
+  if (tup->kind != RT_IR_TUPLE || tup->tuple.count == 0) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "the input must be a tuple built in the group");
+  }
+  rt_jit_node_t *self = rt_jit_node(L, call);
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), self->rank, &axis));
+  return concat_from(L, tup, axis, 0, rt_jit_i64(L, 0), idx, self->rank, out_value);
+}
+
+static rt_status_t stack_from(rt_jit_lower_t *L, const rt_ir_expr_t *tup, int32_t axis,
+                              int32_t k, const LLVMValueRef *in, LLVMValueRef sel,
+                              LLVMValueRef *out) {
+  const rt_ir_expr_t *f = tup->tuple.fields[k];
+  if (k == tup->tuple.count - 1) return rt_jit_elem(L, f, in, out);
+  rt_jit_if_t s;
+  rt_jit_if_begin(L, LLVMBuildICmp(L->b, LLVMIntEQ, sel, rt_jit_i64(L, k), ""), &s);
+  LLVMValueRef a, b;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, f, in, &a));
+  rt_jit_if_else(L, &s, a);
+  RT_RETURN_IF_ERROR(stack_from(L, tup, axis, k + 1, in, sel, &b));
+  *out = rt_jit_if_end(L, &s, b);
+  return RT_OK;
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_stack) {
+  const rt_ir_expr_t *tup = call->call.args[0];
+  if (tup->kind != RT_IR_TUPLE || tup->tuple.count == 0) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "the input must be a tuple built in the group");
+  }
+  rt_jit_node_t *self = rt_jit_node(L, call);
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), self->rank, &axis));
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  for (int32_t d = 0, e = 0; d < self->rank; ++d) {
+    if (d != axis) in[e++] = idx[d];
+  }
+  return stack_from(L, tup, axis, 0, in, idx[axis], out_value);
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_split) {
+  return RT_STATUS(INTERNAL, "%s", "split is lowered through its projections");
+}
+
+/* Field `field` of split(x): x read at an offset along the axis. */
+rt_status_t rt_jit_split_field_elem(rt_jit_lower_t *L, const rt_ir_expr_t *split,
+                                    int32_t field, const LLVMValueRef *idx,
+                                    LLVMValueRef *out_value);
+rt_status_t rt_jit_split_field_elem(rt_jit_lower_t *L, const rt_ir_expr_t *split,
+                                    int32_t field, const LLVMValueRef *idx,
+                                    LLVMValueRef *out_value) {
+  rt_jit_node_t *x = arg_node(L, split, 0);
+  const rt_ir_attrs_t *at = split->call.attrs;
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_jit_axis(split, rt_attrs_int(at, "axis"), x->rank, &axis));
+  const rt_attr_value_t *ios = rt_attrs_get(at, "indices_or_sections");
+  LLVMValueRef begin;
+  if (ios->kind == RT_ATTR_INT) {
+    if (ios->i <= 0) return RT_JIT_UNIMPLEMENTED(split, "%s", "sections must be positive");
+    LLVMValueRef size = LLVMBuildUDiv(L->b, x->dims[axis], rt_jit_i64(L, ios->i), "");
+    begin = LLVMBuildMul(L->b, size, rt_jit_i64(L, field), "");
+  } else if (ios->kind == RT_ATTR_ARRAY) {
+    int64_t b = field == 0 ? 0 : ios->array.items[field - 1].i;
+    begin = rt_jit_i64(L, b);
+  } else {
+    return RT_JIT_UNIMPLEMENTED(split, "%s", "indices_or_sections of this kind");
+  }
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  memcpy(in, idx, (size_t)x->rank * sizeof *in);
+  in[axis] = LLVMBuildAdd(L->b, idx[axis], begin, "");
+  return rt_jit_elem(L, split->call.args[0], in, out_value);
+}
+
+/* ---- slices ------------------------------------------------------------- */
+
+static int64_t canon(int64_t v, int64_t dim, int64_t stride) {
+  int64_t lo = stride < 0 ? -1 : 0;
+  int64_t hi = stride < 0 ? dim - 1 : dim;
+  if (v < 0) v += dim;
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_strided_slice) {
+  rt_jit_node_t *x = arg_node(L, call, 0);
+  const rt_ir_attrs_t *at = call->call.attrs;
+  const int32_t rank = x->rank;
+  const bool size_mode = strcmp(rt_attrs_string(at, "slice_mode"), "size") == 0;
+  int64_t begin[RT_TENSOR_MAX_RANK], stride[RT_TENSOR_MAX_RANK];
+  for (int32_t d = 0; d < rank; ++d) {
+    if (!LLVMIsConstant(x->dims[d])) {
+      return RT_JIT_UNIMPLEMENTED(call, "%s", "`?` dims in the input");
+    }
+    begin[d] = 0;
+    stride[d] = 1;
+  }
+  const int32_t nb = rt_attrs_ints_count(at, "begin");
+  const int32_t ns = rt_attrs_ints_count(at, "strides");
+  const bool has_axes = !rt_attrs_is_none(at, "axes");
+  if ((has_axes && rt_attrs_ints_count(at, "axes") < nb) || (!has_axes && nb > rank)) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s", "strided_slice: bad begin/axes");
+  }
+  for (int32_t k = 0; k < nb; ++k) {
+    int32_t d = k;
+    if (has_axes) RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_ints_at(at, "axes", k), rank, &d));
+    const int64_t dim = (int64_t)LLVMConstIntGetZExtValue(x->dims[d]);
+    int64_t s = (!size_mode && k < ns) ? rt_attrs_ints_at(at, "strides", k) : 1;
+    if (s == 0) return RT_STATUS(INVALID_ARGUMENT, "strided_slice: stride of axis %d is 0", d);
+    if (s < -INT32_MAX || s > INT32_MAX) s = s < 0 ? -INT32_MAX : INT32_MAX;
+    begin[d] = canon(rt_attrs_ints_at(at, "begin", k), dim, s);
+    stride[d] = s;
+  }
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  for (int32_t d = 0; d < rank; ++d) {
+    in[d] = LLVMBuildAdd(L->b, rt_jit_i64(L, begin[d]),
+                         LLVMBuildMul(L->b, idx[d], rt_jit_i64(L, stride[d]), ""), "");
+  }
+  return rt_jit_elem(L, call->call.args[0], in, out_value);
+}
+
+/* ---- gathers ------------------------------------------------------------ */
+
+/* The index value as i64 (sign- or zero-extended). */
+static LLVMValueRef index_i64(rt_jit_lower_t *L, LLVMValueRef v, rt_dtype_t d) {
+  if (rt_jit_is_float(d)) return rt_jit_convert(L, v, d, (rt_dtype_t){kDLInt, 64, 1});
+  if (LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64) return v;
+  return rt_jit_is_signed(d) ? LLVMBuildSExt(L->b, v, L->i64, "") : LLVMBuildZExt(L->b, v, L->i64, "");
+}
+
+static LLVMValueRef clamp(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef n) {
+  LLVMValueRef hi = rt_jit_max(L, LLVMBuildSub(L->b, n, rt_jit_i64(L, 1), ""), rt_jit_i64(L, 0));
+  return rt_jit_min(L, rt_jit_max(L, v, rt_jit_i64(L, 0)), hi);
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_take) {
+  rt_jit_node_t *x = arg_node(L, call, 0), *ind = arg_node(L, call, 1);
+  const rt_ir_attrs_t *at = call->call.attrs;
+  const char *mode = rt_attrs_string(at, "mode");
+  const bool flat = rt_attrs_is_none(at, "axis");
+  int32_t axis = 0;
+  if (!flat) RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(at, "axis"), x->rank, &axis));
+  if (!flat && rt_attrs_int(at, "batch_dims") != 0) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "batch_dims != 0");
+  }
+  LLVMValueRef flat_n = rt_jit_numel(L, x->rank, x->dims);
+  LLVMValueRef n = flat ? flat_n : x->dims[axis];
+  LLVMValueRef iv;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[1], idx + axis, &iv));
+  LLVMValueRef v = index_i64(L, iv, ind->dtype);
+  LLVMValueRef empty = LLVMBuildICmp(L->b, LLVMIntEQ, n, rt_jit_i64(L, 0), "");
+  if (strcmp(mode, "wrap") == 0) {
+    LLVMValueRef safe = LLVMBuildSelect(L->b, empty, rt_jit_i64(L, 1), n, "");
+    LLVMValueRef r = LLVMBuildSRem(L->b, v, safe, "");
+    v = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, r, rt_jit_i64(L, 0), ""),
+                        LLVMBuildAdd(L->b, r, safe, ""), r, "");
+    rt_jit_flag_error(L, empty, "take: index into an empty axis");
+  } else if (strcmp(mode, "fast") == 0) {
+    LLVMValueRef bad = LLVMBuildOr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, v, LLVMBuildNeg(L->b, n, ""), ""),
+                                   LLVMBuildICmp(L->b, LLVMIntSGE, v, n, ""), "");
+    rt_jit_flag_error(L, bad, "take: index out of range");
+    v = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, v, rt_jit_i64(L, 0), ""),
+                        LLVMBuildAdd(L->b, v, n, ""), v, "");
+  } else {
+    rt_jit_flag_error(L, empty, "take: index into an empty axis");
+  }
+  v = clamp(L, v, n);
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  if (flat) {
+    rt_jit_unravel(L, v, x->rank, x->dims, in);
+  } else {
+    for (int32_t d = 0; d < axis; ++d) in[d] = idx[d];
+    in[axis] = v;
+    for (int32_t d = axis + 1; d < x->rank; ++d) in[d] = idx[d - 1 + ind->rank];
+  }
+  return rt_jit_elem(L, call->call.args[0], in, out_value);
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_gather) {
+  rt_jit_node_t *x = arg_node(L, call, 0), *ind = arg_node(L, call, 1);
+  if (rt_attrs_is_none(call->call.attrs, "axis") || ind->rank != x->rank) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s", "gather: needs axis and indices of data's rank");
+  }
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), x->rank, &axis));
+  LLVMValueRef iv;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[1], idx, &iv));
+  LLVMValueRef v = index_i64(L, iv, ind->dtype);
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  LLVMValueRef bad = LLVMBuildOr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, v, rt_jit_i64(L, 0), ""),
+                                 LLVMBuildICmp(L->b, LLVMIntSGE, v, x->dims[axis], ""), "");
+  for (int32_t d = 0; d < x->rank; ++d) {
+    if (d == axis) continue;
+    bad = LLVMBuildOr(L->b, bad, LLVMBuildICmp(L->b, LLVMIntSGE, idx[d], x->dims[d], ""), "");
+    in[d] = clamp(L, idx[d], x->dims[d]);
+  }
+  rt_jit_flag_error(L, bad, "gather: index out of range");
+  in[axis] = clamp(L, v, x->dims[axis]);
+  return rt_jit_elem(L, call->call.args[0], in, out_value);
+}
+
+/* ---- repeats ------------------------------------------------------------ */
+
+RT_JIT_ELEM_FN(rt_jit_elem_broadcast_to) {
+  return rt_jit_bcast_elem(L, call->call.args[0], rt_jit_node(L, call)->rank, idx, out_value);
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_tile) {
+  rt_jit_node_t *x = arg_node(L, call, 0), *self = rt_jit_node(L, call);
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  for (int32_t j = 0; j < x->rank; ++j) {
+    in[j] = LLVMBuildURem(L->b, idx[j + self->rank - x->rank], x->dims[j], "");
+  }
+  return rt_jit_elem(L, call->call.args[0], in, out_value);
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_repeat) {
+  rt_jit_node_t *x = arg_node(L, call, 0);
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), x->rank, &axis));
+  int64_t r = rt_attrs_int(call->call.attrs, "repeats");
+  if (r <= 0) return RT_JIT_UNIMPLEMENTED(call, "%s", "repeats must be positive");
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  memcpy(in, idx, (size_t)x->rank * sizeof *in);
+  in[axis] = LLVMBuildUDiv(L->b, idx[axis], rt_jit_i64(L, r), "");
+  return rt_jit_elem(L, call->call.args[0], in, out_value);
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_reverse) {
+  rt_jit_node_t *x = arg_node(L, call, 0);
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), x->rank, &axis));
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  memcpy(in, idx, (size_t)x->rank * sizeof *in);
+  in[axis] = LLVMBuildSub(L->b, LLVMBuildSub(L->b, x->dims[axis], rt_jit_i64(L, 1), ""), idx[axis], "");
+  return rt_jit_elem(L, call->call.args[0], in, out_value);
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_pad) {
+  rt_jit_node_t *x = arg_node(L, call, 0);
+  const char *mode = rt_attrs_string(call->call.attrs, "pad_mode");
+  const rt_attr_value_t *pw = rt_attrs_get(call->call.attrs, "pad_width");
+  const bool edge = strcmp(mode, "edge") == 0, reflect = strcmp(mode, "reflect") == 0;
+  if (!edge && !reflect && strcmp(mode, "constant") != 0) {
+    return RT_STATUS(INVALID_ARGUMENT, "nn.pad: pad_mode \"%s\" is not supported", mode);
+  }
+  if (pw->kind != RT_ATTR_ARRAY || pw->array.count != x->rank) {
+    return RT_STATUS(INVALID_ARGUMENT, "nn.pad: pad_width must have %d pairs", x->rank);
+  }
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  LLVMValueRef inside = LLVMConstInt(L->i1, 1, 0);
+  for (int32_t d = 0; d < x->rank; ++d) {
+    const rt_attr_value_t *pair = &pw->array.items[d];
+    if (pair->kind != RT_ATTR_ARRAY || pair->array.count != 2) {
+      return RT_STATUS(INVALID_ARGUMENT, "nn.pad: pad_width[%d] must be [before, after]", d);
+    }
+    int64_t before = pair->array.items[0].i, after = pair->array.items[1].i;
+    LLVMValueRef n = x->dims[d];
+    LLVMValueRef j = LLVMBuildSub(L->b, idx[d], rt_jit_i64(L, before), "");
+    if (reflect) {
+      /* One reflection suffices when the pads are shorter than the axis. */
+      if (!LLVMIsConstant(n) || (int64_t)LLVMConstIntGetZExtValue(n) <= (before > after ? before : after)) {
+        return RT_JIT_UNIMPLEMENTED(call, "%s", "reflect pads as long as the axis");
+      }
+      LLVMValueRef last2 = LLVMBuildMul(L->b, LLVMBuildSub(L->b, n, rt_jit_i64(L, 1), ""), rt_jit_i64(L, 2), "");
+      j = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, j, rt_jit_i64(L, 0), ""),
+                          LLVMBuildNeg(L->b, j, ""), j, "");
+      j = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSGE, j, n, ""), LLVMBuildSub(L->b, last2, j, ""), j, "");
+    } else if (!edge) {
+      LLVMValueRef ok = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntSGE, j, rt_jit_i64(L, 0), ""),
+                                     LLVMBuildICmp(L->b, LLVMIntSLT, j, n, ""), "");
+      inside = LLVMBuildAnd(L->b, inside, ok, "");
+    }
+    in[d] = clamp(L, j, n);
+  }
+  LLVMValueRef v;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[0], in, &v));
+  if (edge || reflect) {
+    *out_value = v;
+    return RT_OK;
+  }
+  rt_jit_node_t *pv = arg_node(L, call, 1);
+  LLVMValueRef zeros[RT_TENSOR_MAX_RANK], p;
+  for (int32_t k = 0; k < pv->rank; ++k) zeros[k] = rt_jit_i64(L, 0);
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[1], zeros, &p));
+  p = rt_jit_convert(L, p, pv->dtype, x->dtype);
+  *out_value = LLVMBuildSelect(L->b, inside, v, p, "");
+  return RT_OK;
+}
+
+/* ---- creation ----------------------------------------------------------- */
+
+RT_JIT_ELEM_FN(rt_jit_elem_init) {
+  rt_jit_node_t *self = rt_jit_node(L, call);
+  switch (call->call.callee->op.op->id) {
+    case RT_OP_ZEROS: *out_value = rt_jit_const_i(L, self->dtype, 0); return RT_OK;
+    case RT_OP_ONES: *out_value = rt_jit_const_i(L, self->dtype, 1); return RT_OK;
+    default: break;
+  }
+  rt_jit_node_t *f = arg_node(L, call, 0);
+  LLVMValueRef zeros[RT_TENSOR_MAX_RANK], v;
+  for (int32_t k = 0; k < f->rank; ++k) zeros[k] = rt_jit_i64(L, 0);
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[0], zeros, &v));
+  *out_value = rt_jit_convert(L, v, f->dtype, self->dtype);
+  return RT_OK;
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_one_hot) {
+  rt_jit_node_t *self = rt_jit_node(L, call), *ind = arg_node(L, call, 0);
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), self->rank, &axis));
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  for (int32_t d = 0, e = 0; d < self->rank; ++d) {
+    if (d != axis) in[e++] = idx[d];
+  }
+  LLVMValueRef iv, on, off, zeros[RT_TENSOR_MAX_RANK];
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[0], in, &iv));
+  rt_jit_node_t *non = arg_node(L, call, 1), *noff = arg_node(L, call, 2);
+  for (int32_t k = 0; k < RT_TENSOR_MAX_RANK; ++k) zeros[k] = rt_jit_i64(L, 0);
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[1], zeros, &on));
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[2], zeros, &off));
+  on = rt_jit_convert(L, on, non->dtype, self->dtype);
+  off = rt_jit_convert(L, off, noff->dtype, self->dtype);
+  LLVMValueRef hot = LLVMBuildICmp(L->b, LLVMIntEQ, index_i64(L, iv, ind->dtype), idx[axis], "");
+  *out_value = LLVMBuildSelect(L->b, hot, on, off, "");
+  return RT_OK;
+}

@@ -1,0 +1,62 @@
+/* The thread pool: every task index runs exactly once per run, across many
+ * back-to-back runs (the case where a slow worker could leak into the next
+ * run), with pools of 1, 2 and 4 threads. */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "runtime/thread_pool.h"
+#include "test_util.h"
+
+typedef struct {
+  atomic_int *hits;
+  int32_t run;
+  atomic_int wrong;
+} job;
+
+static void task(void *closure, int32_t t, int32_t n) {
+  job *j = closure;
+  if (t < 0 || t >= n) atomic_fetch_add(&j->wrong, 1);
+  atomic_fetch_add(&j->hits[t], 1);
+}
+
+static void run_pool(int32_t threads) {
+  rt_thread_pool_t *p = NULL;
+  assert_ok(rt_thread_pool_create(threads, &p));
+  assert_int_equal(rt_thread_pool_size(p), threads);
+  for (int32_t r = 0; r < 500; ++r) {
+    int32_t n = 1 + r % 37;
+    atomic_int hits[37];
+    for (int32_t i = 0; i < 37; ++i) atomic_init(&hits[i], 0);
+    job j = {hits, r, 0};
+    atomic_init(&j.wrong, 0);
+    rt_thread_pool_run(p, task, &j, n);
+    for (int32_t i = 0; i < 37; ++i) assert_int_equal(atomic_load(&hits[i]), i < n ? 1 : 0);
+    assert_int_equal(atomic_load(&j.wrong), 0);
+  }
+  rt_thread_pool_release(p);
+}
+
+static void test_thread_pool_each_task_once(void **state) {
+  (void)state;
+  run_pool(1);
+  run_pool(2);
+  run_pool(4);
+}
+
+static void test_thread_pool_zero_tasks_and_default_size(void **state) {
+  (void)state;
+  rt_thread_pool_t *p = NULL;
+  assert_ok(rt_thread_pool_create(0, &p));
+  assert_true(rt_thread_pool_size(p) >= 1);
+  rt_thread_pool_run(p, task, NULL, 0); /* no call at all */
+  rt_thread_pool_release(p);
+  rt_thread_pool_release(NULL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_thread_pool_each_task_once),
+      cmocka_unit_test(test_thread_pool_zero_tasks_and_default_size),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
