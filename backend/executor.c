@@ -2,9 +2,10 @@
  *
  * Creation: bind params into main (on a derived module), run the one build
  * pipeline (rt_build) with a copy of the pass context, then hand the
- * optimized module to the chosen executor. Only "debug" (the reference
- * interpreter) exists today; "graph" and "vm" are UNIMPLEMENTED with a
- * message that names the executor that can run the model now.
+ * optimized module to the chosen executor: "debug" walks it with the
+ * reference interpreter; "graph" lowers @main to a flat plan of JIT-compiled
+ * kernels with planned memory (backend/graph.c, runtime/graph_runtime.c).
+ * "vm" is UNIMPLEMENTED with a message that names the executors that exist.
  *
  * Inputs and outputs are described from main's signature once, at
  * creation; `?` dims are RT_DIM_DYNAMIC in the info and bound by the
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/graph.h"
 #include "interp/interp.h"
 #include "passes/pass.h"
 #include "rt/executor.h"
@@ -32,7 +34,12 @@ struct rt_executor_t {
   rt_module_t *module;     /* optimized; retained */
   rt_ir_expr_t *main_fn;
   rt_pass_context_t ctx;
-  rt_interp_t *interp;
+  rt_interp_t *interp;         /* "debug" */
+  rt_jit_session_t *jit;       /* "graph" */
+  rt_graph_build_t build;
+  rt_graph_runtime_t *graph;
+  rt_thread_pool_t *pool;
+  int32_t num_threads;         /* 0 = one per core */
   int32_t num_inputs;
   io_desc *inputs;
   rt_tensor_t **input_values;
@@ -144,9 +151,9 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
   if (!k) {
     return RT_STATUS(INVALID_ARGUMENT, "unknown executor '%s' (known: debug, graph, vm)", kind);
   }
-  if (strcmp(k, "debug") != 0) {
-    return RT_STATUS(UNIMPLEMENTED, "the '%s' executor is not built yet; use \"debug\", which "
-                                    "runs every model (slowly)", k);
+  if (strcmp(k, "vm") == 0) {
+    return RT_STATUS(UNIMPLEMENTED, "the 'vm' executor is not built yet; use \"graph\" (static "
+                                    "dataflow models) or \"debug\", which runs every model (slowly)");
   }
   if (target && *target && strcmp(target, "llvm") != 0) {
     return RT_STATUS(INVALID_ARGUMENT, "unknown target '%s' (known: llvm, the host CPU)", target);
@@ -173,7 +180,19 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
     if (!ex->main_fn) st = RT_STATUS(NOT_FOUND, "the module has no @main");
   }
   if (!st) st = describe_io(ex);
-  if (!st) st = rt_interp_create(ex->allocator, ex->module, NULL, &ex->interp);
+  if (!st && strcmp(k, "debug") == 0) {
+    st = rt_interp_create(ex->allocator, ex->module, NULL, &ex->interp);
+  } else if (!st) {
+    uint32_t flags = (ex->ctx.jit_keep_ll ? RT_JIT_KEEP_LL : 0u) |
+                     (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u);
+    st = rt_jit_session_create(ex->allocator, &ex->jit);
+    if (!st) st = rt_graph_build(ex->module, ex->jit, flags, &ex->build);
+    if (!st) st = rt_thread_pool_create(0, &ex->pool);
+    if (!st) {
+      st = rt_graph_runtime_create(ex->allocator, &ex->build.plan, ex->build.kernels,
+                                   ex->build.num_kernels, ex->pool, &ex->graph);
+    }
+  }
   if (st) {
     rt_executor_release(ex);
     return rt_status_annotate(st, "creating the %s executor", k);
@@ -193,6 +212,10 @@ void rt_executor_release(rt_executor_t *ex) {
   free(ex->output_values);
   free(ex->output_types);
   rt_interp_release(ex->interp);
+  rt_graph_runtime_release(ex->graph);
+  rt_graph_build_deinitialize(&ex->build);
+  rt_thread_pool_release(ex->pool);
+  rt_jit_session_release(ex->jit);
   rt_module_release(ex->module);
   free(ex);
 }
@@ -271,6 +294,7 @@ rt_status_t rt_executor_set_input(rt_executor_t *ex, int32_t index, rt_tensor_t 
     rt_strbuf_deinitialize(&got);
     return st;
   }
+  if (ex->graph) RT_RETURN_IF_ERROR(rt_graph_runtime_set_input(ex->graph, index, tensor));
   rt_tensor_retain(tensor);
   rt_tensor_release(ex->input_values[index]);
   ex->input_values[index] = tensor;
@@ -304,6 +328,10 @@ static rt_status_t step_adapter(void *user, const rt_interp_event_t *ev) {
 }
 
 rt_status_t rt_executor_set_step_callback(rt_executor_t *ex, rt_step_fn callback, void *user) {
+  if (!ex->interp) {
+    return RT_STATUS(UNIMPLEMENTED, "the %s executor cannot step; use the \"debug\" executor",
+                     ex->kind);
+  }
   ex->step = callback;
   ex->step_user = user;
   if (callback) {
@@ -358,6 +386,15 @@ rt_status_t rt_executor_run(rt_executor_t *ex) {
     }
   }
   clear_outputs(ex);
+  if (ex->graph) {
+    RT_RETURN_IF_ERROR(rt_graph_runtime_run(ex->graph));
+    for (int32_t i = 0; i < ex->num_outputs; ++i) {
+      ex->output_values[i] = rt_graph_runtime_output(ex->graph, i);
+      rt_tensor_retain(ex->output_values[i]);
+    }
+    ex->have_outputs = true;
+    return RT_OK;
+  }
   int32_t n = 0;
   RT_RETURN_IF_ERROR(call_tensors(ex, "main", ex->num_inputs, ex->input_values, ex->num_outputs,
                                   ex->output_values, &n));
@@ -386,5 +423,69 @@ rt_status_t rt_executor_invoke(rt_executor_t *ex, const char *fn_name, int32_t n
                                int32_t *out_count) {
   if (!fn_name) return RT_STATUS(INVALID_ARGUMENT, "fn_name is NULL");
   if (fn_name[0] == '@') fn_name++;
+  if (!ex->interp) {
+    return RT_STATUS(UNIMPLEMENTED, "the %s executor runs @main only (set_input + run); invoke "
+                                    "@%s with the \"debug\" executor", ex->kind, fn_name);
+  }
   return call_tensors(ex, fn_name, nargs, args, max_outs, outs, out_count);
+}
+
+rt_status_t rt_executor_get_source(const rt_executor_t *ex, const char *kind, char **out_text) {
+  if (!kind) return RT_STATUS(INVALID_ARGUMENT, "kind is NULL");
+  if (strcmp(kind, "relay") == 0) return rt_module_print(ex->module, RT_PRINT_DEFAULT, out_text);
+  if (!ex->graph) {
+    return RT_STATUS(FAILED_PRECONDITION, "the %s executor compiles no kernels; \"%s\" comes from "
+                                          "the graph executor", ex->kind, kind);
+  }
+  const rt_graph_build_t *b = &ex->build;
+  rt_strbuf_t out;
+  rt_strbuf_initialize(&out);
+  rt_status_t st = RT_OK;
+  if (strcmp(kind, "kernels") == 0) {
+    rt_strbuf_printf(&out, "%d kernels, %d nodes, %llu bytes of planned storage in %d blocks\n",
+                     (int)b->num_kernels, (int)ex->build.plan.num_nodes,
+                     (unsigned long long)rt_graph_runtime_storage_bytes(ex->graph),
+                     (int)rt_graph_runtime_plan(ex->graph)->num_storage);
+    for (int32_t k = 0; k < b->num_kernels; ++k) {
+      int32_t uses = 0;
+      const rt_graph_plan_t *p = rt_graph_runtime_plan(ex->graph);
+      for (int32_t n = 0; n < p->num_nodes; ++n) uses += p->nodes[n].kernel == k;
+      rt_strbuf_printf(&out, "%s: %s (symbol %s, %d inputs, %d outputs, used %d times)\n",
+                       b->kernel_names[k], b->kernel_types[k], rt_jit_module_symbol(b->jit, k),
+                       (int)rt_jit_module_num_inputs(b->jit, k),
+                       (int)rt_jit_module_num_outputs(b->jit, k), (int)uses);
+    }
+  } else if (strcmp(kind, "ll") == 0 || strcmp(kind, "asm") == 0) {
+    char *text = NULL;
+    if (b->num_kernels == 0) {
+      rt_strbuf_puts(&out, "; no kernels\n");
+    } else {
+      st = kind[0] == 'l' ? rt_jit_module_ll(b->jit, -1, &text) : rt_jit_module_asm(b->jit, -1, &text);
+      if (st) {
+        st = rt_status_annotate(st, "%s text is kept only with the config option jit.keep_%s=1",
+                                kind, kind);
+      } else {
+        rt_strbuf_puts(&out, text);
+      }
+    }
+    free(text);
+  } else if (strcmp(kind, "graph-json") == 0) {
+    char **names = calloc((size_t)(ex->num_inputs ? ex->num_inputs : 1), sizeof(char *));
+    if (!names) {
+      st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+    } else {
+      for (int32_t i = 0; i < ex->num_inputs; ++i) names[i] = (char *)ex->inputs[i].name;
+      rt_graph_plan_to_json(rt_graph_runtime_plan(ex->graph), b->kernel_names, names, &out);
+      free(names);
+    }
+  } else {
+    st = RT_STATUS(INVALID_ARGUMENT, "unknown source kind '%s' (known: relay, kernels, ll, asm, "
+                                     "graph-json)", kind);
+  }
+  if (st) {
+    rt_strbuf_deinitialize(&out);
+    return st;
+  }
+  size_t len = 0;
+  return rt_strbuf_finish(&out, out_text, &len);
 }

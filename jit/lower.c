@@ -30,6 +30,7 @@
 #include "jit/lower.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/half.h"

@@ -213,9 +213,9 @@ LLVMValueRef rt_jit_if_end(rt_jit_lower_t *L, rt_jit_if_t *s,
                            LLVMValueRef else_value);
 
 /* Error helper: UNIMPLEMENTED "<op>: <message>". */
-#define RT_JIT_UNIMPLEMENTED(call, fmt, ...)                         \
+#define RT_JIT_UNIMPLEMENTED(call_, fmt, ...)                        \
   RT_STATUS(UNIMPLEMENTED, "%s: " fmt,                               \
-            (call)->call.callee->op.op->name, __VA_ARGS__)
+            (call_)->call.callee->op.op->name, __VA_ARGS__)
 
 /* Normalizes axis for rank; INVALID_ARGUMENT naming the op when out of
  * range. */

@@ -13,11 +13,17 @@ static const char *const kPassNames[] = {
 #undef RT_PASS
 };
 
+void rt_pass_context_defaults(rt_pass_context_t *out) {
+  memset(out, 0, sizeof *out);
+  out->opt_level = 2;
+  out->fuse_max_depth = 256;
+  out->jit_keep_ll = 1;
+}
+
 rt_status_t rt_pass_context_create(rt_pass_context_t **out_context) {
   rt_pass_context_t *c = calloc(1, sizeof *c);
   if (!c) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a pass context");
-  c->opt_level = 2;
-  c->fuse_max_depth = 256;
+  rt_pass_context_defaults(c);
   *out_context = c;
   return RT_OK;
 }
@@ -102,6 +108,10 @@ typedef struct {
 static const config_option kConfig[] = {
     {"fuse.max_depth", "most ops in one fused group (FuseOps)", 1, 1 << 20,
      offsetof(rt_pass_context_t, fuse_max_depth)},
+    {"jit.keep_ll", "keep each kernel's LLVM IR for get_source(\"ll\") (0/1)", 0, 1,
+     offsetof(rt_pass_context_t, jit_keep_ll)},
+    {"jit.keep_asm", "keep each kernel's assembly for get_source(\"asm\") (0/1)", 0, 1,
+     offsetof(rt_pass_context_t, jit_keep_asm)},
 };
 
 static rt_status_t find_option(const char *key, const config_option **out) {

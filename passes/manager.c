@@ -124,9 +124,7 @@ rt_status_t rt_pass_run_pipeline(rt_module_t *module, const rt_pass_context_t *c
                                  const char *executor, rt_module_t **out_module) {
   rt_pass_context_t defaults;
   if (!ctx) {
-    memset(&defaults, 0, sizeof defaults);
-    defaults.opt_level = 2;
-    defaults.fuse_max_depth = 256;
+    rt_pass_context_defaults(&defaults);
     ctx = &defaults;
   }
   rt_status_t st = RT_OK;
@@ -163,9 +161,7 @@ rt_status_t rt_module_run_pass(rt_module_t *module, const char *pass_name,
                                const rt_pass_context_t *context, rt_module_t **out_module) {
   rt_pass_context_t defaults;
   if (!context) {
-    memset(&defaults, 0, sizeof defaults);
-    defaults.opt_level = 2;
-    defaults.fuse_max_depth = 256;
+    rt_pass_context_defaults(&defaults);
     context = &defaults;
   }
   for (size_t i = 0; i < RT_COUNTOF(kSteps); ++i) {

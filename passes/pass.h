@@ -29,12 +29,17 @@ struct rt_pass_context_t {
   const char *required[RT_PASS_MAX_NAMES];  /* static names from passes.def */
   const char *disabled[RT_PASS_MAX_NAMES];
   int64_t fuse_max_depth;
+  int64_t jit_keep_ll;    /* keep each kernel's LLVM IR text (get_source "ll") */
+  int64_t jit_keep_asm;   /* keep its assembly (an extra codegen; get_source "asm") */
   int32_t num_instruments;
   rt_pass_instrument_t instruments[RT_PASS_MAX_INSTRUMENTS];
   /* Built-in instruments' state (owned, freed with the context). */
   void *owned[RT_PASS_MAX_INSTRUMENTS];
   int32_t num_owned;
 };
+
+/* The default context (opt_level 2, fuse.max_depth 256, ...), in place. */
+void rt_pass_context_defaults(rt_pass_context_t *out);
 
 /* What a pass sees. */
 typedef struct rt_pass_env_t {

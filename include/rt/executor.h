@@ -5,8 +5,11 @@
  *
  * "debug" is the reference interpreter: it walks the IR with plain
  * reference kernels, runs every construct (control flow, recursion,
- * closures, dynamic shapes) and can be stepped. "graph" and "vm" arrive with
- * their issues (UNIMPLEMENTED today, with a message naming "debug").
+ * closures, dynamic shapes) and can be stepped. "graph" runs static
+ * dataflow models as JIT-compiled fused kernels over memory planned at
+ * creation (run allocates nothing); it refuses control flow and `?` dims
+ * with an error naming "debug". "vm" arrives with its issue (UNIMPLEMENTED
+ * today).
  *
  * Inputs are main's parameters, in order, named as written (without '%').
  * Outputs are the tensors of main's result, in order (a tuple result is
@@ -104,6 +107,17 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_invoke(rt_executor_t *executor
                                                          rt_tensor_t *const *args,
                                                          int32_t max_outs, rt_tensor_t **outs,
                                                          int32_t *out_count);
+
+/* The code the executor runs, as text (malloc'd; the caller frees it):
+ *   "relay"      the optimized module (every executor)
+ *   "kernels"    the graph executor's kernels: name, type, uses
+ *   "ll"         their optimized LLVM IR (kept by default: jit.keep_ll)
+ *   "asm"        their assembly (only with the config jit.keep_asm=1)
+ *   "graph-json" the graph in TVM's graph JSON form
+ * FAILED_PRECONDITION for kinds this executor does not have; INVALID_ARGUMENT
+ * for an unknown kind. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_get_source(const rt_executor_t *executor,
+                                                             const char *kind, char **out_text);
 
 /* ---- stepping (the "debug" executor) -------------------------------------- */
 

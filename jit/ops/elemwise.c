@@ -12,6 +12,7 @@
  * output index to each operand by right alignment; a dim that is 1 reads
  * index 0, and a `?` dim decides at run time with a select. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "jit/ops/ops_impl.h"

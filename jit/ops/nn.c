@@ -21,6 +21,7 @@
  * ceil((i+1)*H/OH)). Softmax recomputes its row's maximum and sum for each
  * element (O(len^2) per row: correct but slow for long rows; the template
  * step computes them once per row). */
+#include <stdio.h>
 #include <string.h>
 
 #include "jit/ops/ops_impl.h"

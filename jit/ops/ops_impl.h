@@ -1,7 +1,7 @@
 /* Internal to jit/ops/: the per-family lowering functions that
  * jit/ops/table.c puts into the op table, one family per file with the
  * same split as ir/op/ and interp/kernels/ (elemwise, reduce, transform,
- * nn). Semantics follow the reference kernels (interp/kernels/*.c), whose
+ * nn). Semantics follow the reference kernels (the interp/kernels/ files), whose
  * file comments are the specification; where a lowering differs (float32
  * computed in float, not double) the family file says so. */
 #ifndef RT_JIT_OPS_OPS_IMPL_H_

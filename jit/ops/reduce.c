@@ -19,6 +19,7 @@
  * O3 can vectorize the reduction loop; max/min use llvm.maximum/minimum
  * (NaN-propagating; they order -0 below +0, which the reference's strict
  * comparison does not: equal values either way). */
+#include <stdio.h>
 #include <string.h>
 
 #include "jit/ops/ops_impl.h"
@@ -199,7 +200,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_reduce) {
   }
   RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, p.nred, p.extents, 1, &acc, reduce_body, &r));
   if (r.id == RT_OP_ALL || r.id == RT_OP_ANY) {
-    *out_value = LLVMBuildZExt(L->b, acc, L->i8, "");
+    *out_value = rt_jit_from_bool(L, acc, rt_jit_node(L, call)->dtype);
     return RT_OK;
   }
   if (r.id == RT_OP_MEAN) {

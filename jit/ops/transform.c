@@ -13,6 +13,7 @@
  * Branches (concatenate, stack) use if/else chains joined by phis, so only
  * the selected operand's expression runs. Shapes are static unless a
  * shape function says otherwise (transpose maps `?` dims). */
+#include <stdio.h>
 #include <string.h>
 
 #include "jit/ops/ops_impl.h"

@@ -332,8 +332,17 @@ static void test_executor_bad_use(void **state) {
   rt_executor_t *ex = NULL;
   assert_status(rt_create_executor("fast", m, NULL, NULL, NULL, &ex), INVALID_ARGUMENT,
                 "unknown executor 'fast' (known: debug, graph, vm)");
-  assert_status(rt_create_executor("graph", m, NULL, NULL, NULL, &ex), UNIMPLEMENTED, "debug");
   assert_status(rt_create_executor("vm", m, NULL, NULL, NULL, &ex), UNIMPLEMENTED, "debug");
+  /* The graph executor refuses control flow and dynamic shapes, naming the
+   * executors that run them. */
+  rt_module_t *cf = parse(kFact);
+  assert_status(rt_create_executor("graph", cf, NULL, NULL, NULL, &ex), INVALID_ARGUMENT,
+                "use the \"vm\" or \"debug\" executor");
+  rt_module_release(cf);
+  rt_module_t *dyn = parse("def @main(%x: Tensor[(?, 3), float32]) {\n  nn.relu(%x)\n}\n");
+  assert_status(rt_create_executor("graph", dyn, NULL, NULL, NULL, &ex), INVALID_ARGUMENT,
+                "dynamic shapes");
+  rt_module_release(dyn);
   ex = debug_exec(m);
   assert_status(rt_executor_run(ex), FAILED_PRECONDITION, "input 'x' is not set");
   rt_tensor_t *o = NULL;

@@ -107,7 +107,17 @@ expect_fail "input 'x' expects Tensor[(4, 8), float32], got Tensor[(8, 4), float
   "$relayrt" run "$tmp/prog.relay" --input x="$tmp/xs.npy"
 expect_fail "no input named 'y' (inputs: x, w, b)" "$relayrt" run "$tmp/prog.relay" --input y="$tmp/xs.npy"
 expect_fail "unknown executor 'fast'" "$relayrt" run "$tmp/prog.relay" --executor fast
-expect_fail "use \"debug\"" "$relayrt" run "$tmp/prog.relay" --executor graph
+expect_fail "use the \"vm\" or \"debug\" executor" "$relayrt" run "$tmp/dyn.relay" --executor graph --shape x=2x3
+# The graph executor gives the interpreter's outputs on the program.
+if "$relayrt" run "$tmp/prog.relay" --executor graph --input x="$tmp/x.npy" --input w="$tmp/w.npy" \
+     --input b="$tmp/b.npy" --out "$tmp/g" > /dev/null 2> "$tmp/err" &&
+   $py -c "
+import numpy as np, sys
+d = sys.argv[1]
+for i in range(2):
+    a, b = np.load(d + '/d/output_%d.npy' % i), np.load(d + '/g/output_%d.npy' % i)
+    assert a.shape == b.shape and np.allclose(a, b, rtol=1e-5, atol=1e-6), i
+" "$tmp"; then ok; else bad "graph vs debug on prog.relay: $(cat "$tmp/err")"; fi
 expect_fail "--repeat expects" "$relayrt" run --repeat 0
 printf 'garbage' > "$tmp/bad.npy"
 expect_fail "bad.npy" "$relayrt" run "$tmp/prog.relay" --input x="$tmp/bad.npy"
@@ -117,7 +127,8 @@ expect_fail "nope.params" "$relayrt" run "$tmp/prog.relay" --params "$tmp/nope.p
 if "$relayrt" optest nn.conv2d --shape data=1x3x8x8 --shape weight=4x3x3x3 --attr padding=1,1 \
      > "$tmp/out" 2> "$tmp/err" &&
    grep -q '^reference output_0: Tensor\[(1, 4, 8, 8), float32\]' "$tmp/out" &&
-   grep -q '^graph: not built yet' "$tmp/out"; then ok
+   grep -q '^graph: max abs error [0-9.e+-]*, max rel error' "$tmp/out" &&
+   grep -q '^vm: not built yet' "$tmp/out"; then ok
 else bad "optest nn.conv2d: $(cat "$tmp/out" "$tmp/err")"; fi
 expect_fail "operator \`nn.nope\` not found" "$relayrt" optest nn.nope --shape x=2
 expect_fail "optest needs an op name" "$relayrt" optest

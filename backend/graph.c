@@ -1,0 +1,655 @@
+/* Graph codegen: an optimized module's @main -> a flat plan of kernel calls
+ * with planned memory, plus the JIT-compiled kernels.
+ *
+ * 1. Walk @main's body in post order (an explicit stack; the bodies of
+ *    Primitive functions are not entered). Each node maps to the list of
+ *    entries (tensors) it denotes: a param is an input entry, a constant a
+ *    const entry, a call of a Primitive function a new node with one entry
+ *    per result tensor, a tuple the concatenation of its fields' lists, a
+ *    projection one field's list. Anything else (if, let, closures, calls of
+ *    globals or of ops outside a group) is refused with a message naming
+ *    the vm and debug executors.
+ * 2. Structurally equal groups share one kernel (struct hash + equality),
+ *    and every distinct group is compiled in ONE jit module.
+ * 3. Main's result entries become output entries (own tensors, never
+ *    reused); an output that is an input, a constant or a repeat is copied
+ *    at the end of a run.
+ * 4. Memory plan (after TVM's token allocator, relay-tvm.md §5.3): walking
+ *    the nodes in order, each temporary output takes the smallest free
+ *    block whose size is in [size, 16 * size], or a new block; a block is
+ *    freed after the last node that reads it. A node's outputs are
+ *    allocated before its inputs are freed, so they never alias them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(elt) (oom = true)
+#include <uthash.h>
+
+#include "backend/graph.h"
+#include "runtime/size.h"
+
+typedef struct {
+  uint32_t id;            /* IR node id */
+  int32_t count;
+  int32_t *entries;
+  UT_hash_handle hh;
+} value_map;
+
+typedef struct {
+  rt_ir_expr_t *fn;
+  int32_t kernel;
+  uint64_t hash;
+} group_entry;
+
+typedef struct {
+  rt_module_t *m;
+  rt_ir_expr_t *main_fn;
+  value_map *values;
+  /* growing arrays */
+  rt_graph_entry_t *entries;
+  int32_t num_entries, cap_entries;
+  rt_graph_node_t *nodes;
+  int32_t num_nodes, cap_nodes;
+  rt_tensor_t **consts;
+  int32_t num_consts, cap_consts;
+  group_entry *groups;      /* distinct kernels */
+  int32_t num_groups, cap_groups;
+} gb;
+
+#define GROW(arr, n, cap, type)                                          \
+  do {                                                                   \
+    if ((n) == (cap)) {                                                  \
+      int32_t ncap_ = (cap) ? (cap) * 2 : 16;                            \
+      type *p_ = realloc((arr), (size_t)ncap_ * sizeof(type));           \
+      if (!p_) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph"); \
+      (arr) = p_;                                                        \
+      (cap) = ncap_;                                                     \
+    }                                                                    \
+  } while (0)
+
+static value_map *lookup(gb *g, const rt_ir_expr_t *e) {
+  value_map *v = NULL;
+  HASH_FIND(hh, g->values, &e->id, sizeof(uint32_t), v);
+  return v;
+}
+
+static rt_status_t bind_value(gb *g, const rt_ir_expr_t *e, int32_t count, const int32_t *entries) {
+  bool oom = false;
+  value_map *v = calloc(1, sizeof *v);
+  if (!v) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
+  v->id = e->id;
+  v->count = count;
+  v->entries = malloc((size_t)(count ? count : 1) * sizeof(int32_t));
+  if (!v->entries) {
+    free(v);
+    return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
+  }
+  if (count) memcpy(v->entries, entries, (size_t)count * sizeof(int32_t));
+  HASH_ADD(hh, g->values, id, sizeof(uint32_t), v);
+  if (oom) {
+    free(v->entries);
+    free(v);
+    return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
+  }
+  return RT_OK;
+}
+
+static rt_status_t refuse(const rt_ir_expr_t *e, const char *what) {
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  rt_ir_describe_binding(e, &b);
+  rt_status_t st;
+  if (e->span.source) {
+    st = RT_STATUS(INVALID_ARGUMENT,
+                   "the graph executor does not run %s (%s at %s:%d:%d); use the \"vm\" or "
+                   "\"debug\" executor",
+                   what, b.data ? b.data : "", e->span.source->name, (int)e->span.line,
+                   (int)e->span.col);
+  } else {
+    st = RT_STATUS(INVALID_ARGUMENT,
+                   "the graph executor does not run %s (%s); use the \"vm\" or \"debug\" executor",
+                   what, b.data ? b.data : "");
+  }
+  rt_strbuf_deinitialize(&b);
+  return st;
+}
+
+/* A new entry of static tensor type t. */
+static rt_status_t new_entry(gb *g, const rt_ir_expr_t *at, const rt_ir_type_t *t,
+                             rt_graph_entry_kind_t kind, int32_t index, int32_t *out) {
+  t = rt_ir_type_resolve((rt_ir_type_t *)t);
+  if (!t || t->kind != RT_IR_TYPE_TENSOR) return refuse(at, "values that are not tensors");
+  for (int32_t d = 0; d < t->tensor.rank; ++d) {
+    if (t->tensor.shape[d] == RT_DIM_ANY) {
+      return refuse(at, "dynamic shapes (`?` dims; bind them with --shape, or use the vm)");
+    }
+  }
+  GROW(g->entries, g->num_entries, g->cap_entries, rt_graph_entry_t);
+  rt_graph_entry_t *e = &g->entries[g->num_entries];
+  memset(e, 0, sizeof *e);
+  e->kind = kind;
+  e->index = index;
+  e->storage_id = -1;
+  e->dtype = t->tensor.dtype;
+  e->rank = t->tensor.rank;
+  for (int32_t d = 0; d < t->tensor.rank; ++d) e->shape[d] = t->tensor.shape[d];
+  *out = g->num_entries++;
+  return RT_OK;
+}
+
+static void collect_leaves(const rt_ir_type_t *t, const rt_ir_type_t **out, int32_t *n, int32_t cap) {
+  t = rt_ir_type_resolve((rt_ir_type_t *)t);
+  if (t && t->kind == RT_IR_TYPE_TUPLE) {
+    for (int32_t i = 0; i < t->tuple.count; ++i) collect_leaves(t->tuple.fields[i], out, n, cap);
+    return;
+  }
+  if (*n < cap) out[*n] = t;
+  (*n)++;
+}
+
+/* The kernel index of Primitive function fn: an equal group reuses one. */
+static rt_status_t kernel_of(gb *g, rt_ir_expr_t *fn, int32_t *out) {
+  uint64_t h = rt_ir_struct_hash(fn);
+  for (int32_t i = 0; i < g->num_groups; ++i) {
+    if (g->groups[i].hash == h && rt_ir_struct_equal(g->groups[i].fn, fn)) {
+      *out = g->groups[i].kernel;
+      return RT_OK;
+    }
+  }
+  GROW(g->groups, g->num_groups, g->cap_groups, group_entry);
+  g->groups[g->num_groups] = (group_entry){fn, g->num_groups, h};
+  *out = g->num_groups++;
+  return RT_OK;
+}
+
+#define MAX_LEAVES 256
+
+static rt_status_t visit_node(gb *g, rt_ir_expr_t *e) {
+  int32_t ids[MAX_LEAVES];
+  int32_t n = 0;
+  switch (e->kind) {
+    case RT_IR_VAR: {
+      int32_t index = -1;
+      for (int32_t i = 0; i < g->main_fn->fn.nparams; ++i) {
+        if (g->main_fn->fn.params[i] == e) index = i;
+      }
+      if (index < 0) return refuse(e, "free variables");
+      RT_RETURN_IF_ERROR(new_entry(g, e, e->checked_type, RT_GRAPH_ENTRY_INPUT, index, &ids[0]));
+      return bind_value(g, e, 1, ids);
+    }
+    case RT_IR_CONSTANT: {
+      GROW(g->consts, g->num_consts, g->cap_consts, rt_tensor_t *);
+      RT_RETURN_IF_ERROR(new_entry(g, e, e->checked_type, RT_GRAPH_ENTRY_CONST, g->num_consts, &ids[0]));
+      rt_tensor_retain(e->constant.value);
+      g->consts[g->num_consts++] = e->constant.value;
+      return bind_value(g, e, 1, ids);
+    }
+    case RT_IR_TUPLE:
+      for (int32_t i = 0; i < e->tuple.count; ++i) {
+        value_map *v = lookup(g, e->tuple.fields[i]);
+        for (int32_t k = 0; k < v->count; ++k) {
+          if (n == MAX_LEAVES) return refuse(e, "tuples of more than 256 tensors");
+          ids[n++] = v->entries[k];
+        }
+      }
+      return bind_value(g, e, n, ids);
+    case RT_IR_TUPLE_GET_ITEM: {
+      /* Fields of the tuple value, by the tuple type's leaf counts. */
+      rt_ir_type_t *tt = rt_ir_type_resolve(e->get_item.tuple->checked_type);
+      value_map *v = lookup(g, e->get_item.tuple);
+      int32_t start = 0;
+      for (int32_t i = 0; i < e->get_item.index; ++i) {
+        const rt_ir_type_t *leaves[MAX_LEAVES];
+        int32_t c = 0;
+        collect_leaves(tt->tuple.fields[i], leaves, &c, MAX_LEAVES);
+        start += c;
+      }
+      const rt_ir_type_t *leaves[MAX_LEAVES];
+      int32_t c = 0;
+      collect_leaves(tt->tuple.fields[e->get_item.index], leaves, &c, MAX_LEAVES);
+      if (start + c > v->count) return RT_STATUS(INTERNAL, "projection past a tuple's entries");
+      return bind_value(g, e, c, v->entries + start);
+    }
+    case RT_IR_CALL: {
+      rt_ir_expr_t *callee = e->call.callee;
+      if (callee->kind == RT_IR_OP) return refuse(e, "op calls outside fused groups (FuseOps was disabled)");
+      if (!rt_ir_is_primitive(callee)) {
+        if (callee->kind == RT_IR_GLOBAL_VAR) return refuse(e, "calls of global functions");
+        return refuse(e, "calls of closures");
+      }
+      int32_t kernel = 0;
+      RT_RETURN_IF_ERROR(kernel_of(g, callee, &kernel));
+      int32_t nin = 0;
+      for (int32_t i = 0; i < e->call.nargs; ++i) {
+        value_map *v = lookup(g, e->call.args[i]);
+        for (int32_t k = 0; k < v->count; ++k) {
+          if (nin == MAX_LEAVES) return refuse(e, "kernels with more than 256 tensors");
+          ids[nin++] = v->entries[k];
+        }
+      }
+      const rt_ir_type_t *leaves[MAX_LEAVES];
+      int32_t nout = 0;
+      collect_leaves(e->checked_type, leaves, &nout, MAX_LEAVES);
+      if (nin + nout > MAX_LEAVES) return refuse(e, "kernels with more than 256 tensors");
+      for (int32_t k = 0; k < nout; ++k) {
+        RT_RETURN_IF_ERROR(new_entry(g, e, leaves[k], RT_GRAPH_ENTRY_TEMP, -1, &ids[nin + k]));
+      }
+      GROW(g->nodes, g->num_nodes, g->cap_nodes, rt_graph_node_t);
+      rt_graph_node_t *node = &g->nodes[g->num_nodes];
+      memset(node, 0, sizeof *node);
+      node->kernel = kernel;
+      node->num_inputs = nin;
+      node->num_outputs = nout;
+      node->entries = malloc((size_t)(nin + nout) * sizeof(int32_t));
+      if (!node->entries) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
+      memcpy(node->entries, ids, (size_t)(nin + nout) * sizeof(int32_t));
+      g->num_nodes++;
+      return bind_value(g, e, nout, ids + nin);
+    }
+    case RT_IR_IF: return refuse(e, "if (control flow)");
+    case RT_IR_LET: return refuse(e, "let bindings");
+    case RT_IR_FUNCTION: return refuse(e, "closures");
+    case RT_IR_GLOBAL_VAR: return refuse(e, "references to global functions");
+    case RT_IR_OP: return refuse(e, "ops used as values");
+  }
+  return RT_STATUS(INTERNAL, "unknown node kind");
+}
+
+typedef struct {
+  rt_ir_expr_t *e;
+  int32_t next;
+} frame_t;
+
+static int32_t graph_child(rt_ir_expr_t *e, int32_t i, rt_ir_expr_t **out) {
+  switch (e->kind) {
+    case RT_IR_CALL:
+      if (i < e->call.nargs) *out = e->call.args[i];
+      return e->call.nargs;
+    case RT_IR_TUPLE:
+      if (i < e->tuple.count) *out = e->tuple.fields[i];
+      return e->tuple.count;
+    case RT_IR_TUPLE_GET_ITEM:
+      if (i < 1) *out = e->get_item.tuple;
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+static rt_status_t walk(gb *g, rt_ir_expr_t *root) {
+  rt_status_t st = RT_OK;
+  frame_t *stack = NULL;
+  int32_t depth = 0, cap = 0;
+  if (depth == cap) {
+    cap = 64;
+    stack = malloc((size_t)cap * sizeof(frame_t));
+    if (!stack) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
+  }
+  stack[depth++] = (frame_t){root, 0};
+  while (depth > 0 && !st) {
+    frame_t *f = &stack[depth - 1];
+    rt_ir_expr_t *child = NULL;
+    int32_t total = graph_child(f->e, f->next, &child);
+    if (f->next < total) {
+      f->next++;
+      if (lookup(g, child)) continue;
+      if (depth == cap) {
+        frame_t *p = realloc(stack, (size_t)cap * 2 * sizeof(frame_t));
+        if (!p) {
+          st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
+          break;
+        }
+        stack = p;
+        cap *= 2;
+      }
+      stack[depth++] = (frame_t){child, 0};
+      continue;
+    }
+    rt_ir_expr_t *e = f->e;
+    --depth;
+    if (!lookup(g, e)) st = visit_node(g, e);
+  }
+  free(stack);
+  return st;
+}
+
+/* ---- memory planning ----------------------------------------------------- */
+
+static rt_status_t plan_memory(rt_graph_plan_t *p) {
+  int32_t ne = p->num_entries;
+  int32_t *last_use = malloc((size_t)(ne ? ne : 1) * sizeof(int32_t));
+  uint64_t *sizes = NULL;
+  bool *busy = NULL;
+  int32_t nstorage = 0, cap = 0;
+  rt_status_t st = RT_OK;
+  if (!last_use) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
+  for (int32_t i = 0; i < ne; ++i) last_use[i] = -1;
+  for (int32_t n = 0; n < p->num_nodes; ++n) {
+    for (int32_t k = 0; k < p->nodes[n].num_inputs; ++k) last_use[p->nodes[n].entries[k]] = n;
+  }
+  for (int32_t n = 0; n < p->num_nodes && !st; ++n) {
+    rt_graph_node_t *node = &p->nodes[n];
+    for (int32_t k = 0; k < node->num_outputs && !st; ++k) {
+      rt_graph_entry_t *e = &p->entries[node->entries[node->num_inputs + k]];
+      if (e->kind != RT_GRAPH_ENTRY_TEMP) continue;
+      size_t bytes = 0;
+      st = rt_size_of_shape(e->rank, e->shape, rt_dtype_size(e->dtype), &bytes);
+      if (st) break;
+      int32_t best = -1;
+      for (int32_t s = 0; s < nstorage; ++s) {
+        if (busy[s] || sizes[s] < bytes || sizes[s] > 16 * (uint64_t)bytes + 64) continue;
+        if (best < 0 || sizes[s] < sizes[best]) best = s;
+      }
+      if (best < 0) {
+        if (nstorage == cap) {
+          int32_t ncap = cap ? cap * 2 : 16;
+          uint64_t *ns = realloc(sizes, (size_t)ncap * sizeof *ns);
+          if (!ns) {
+            st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
+            break;
+          }
+          sizes = ns;
+          bool *nb = realloc(busy, (size_t)ncap * sizeof *nb);
+          if (!nb) {
+            st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
+            break;
+          }
+          busy = nb;
+          cap = ncap;
+        }
+        best = nstorage++;
+        sizes[best] = bytes;
+      }
+      busy[best] = true;
+      e->storage_id = best;
+      /* An output nobody reads is free again right after its node. */
+      if (last_use[node->entries[node->num_inputs + k]] < 0) last_use[node->entries[node->num_inputs + k]] = n;
+    }
+    /* Free what this node was the last to read (and its unread outputs). */
+    int32_t nargs = node->num_inputs + node->num_outputs;
+    for (int32_t k = 0; k < nargs; ++k) {
+      rt_graph_entry_t *e = &p->entries[node->entries[k]];
+      if (e->kind == RT_GRAPH_ENTRY_TEMP && last_use[node->entries[k]] == n && e->storage_id >= 0) {
+        busy[e->storage_id] = false;
+      }
+    }
+  }
+  free(last_use);
+  free(busy);
+  if (st) {
+    free(sizes);
+    return st;
+  }
+  p->num_storage = nstorage;
+  p->storage_bytes = sizes;
+  return RT_OK;
+}
+
+/* ---- the build ----------------------------------------------------------- */
+
+static void free_values(gb *g) {
+  value_map *v, *tmp;
+  HASH_ITER(hh, g->values, v, tmp) {
+    HASH_DEL(g->values, v);
+    free(v->entries);
+    free(v);
+  }
+}
+
+static rt_status_t type_text(rt_ir_expr_t *fn, char **out) {
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  rt_ir_type_print(fn->checked_type, &b);
+  size_t len = 0;
+  return rt_strbuf_finish(&b, out, &len);
+}
+
+rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session, uint32_t jit_flags,
+                           rt_graph_build_t *out) {
+  memset(out, 0, sizeof *out);
+  rt_ir_expr_t *main_fn = rt_ir_module_lookup(module, "main");
+  if (!main_fn) return RT_STATUS(NOT_FOUND, "the module has no @main");
+  gb g = {0};
+  g.m = module;
+  g.main_fn = main_fn;
+  rt_status_t st = walk(&g, main_fn->fn.body);
+  rt_graph_plan_t *p = &out->plan;
+  /* Hand what was built to the plan, so one cleanup path frees it all. */
+  p->entries = g.entries;
+  p->num_entries = g.num_entries;
+  p->nodes = g.nodes;
+  p->num_nodes = g.num_nodes;
+  p->consts = g.consts;
+  p->num_consts = g.num_consts;
+  if (!st) {
+    p->num_inputs = main_fn->fn.nparams;
+    p->input_entries = malloc((size_t)(p->num_inputs ? p->num_inputs : 1) * sizeof(int32_t));
+    if (!p->input_entries) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+    for (int32_t i = 0; !st && i < p->num_inputs; ++i) {
+      value_map *v = lookup(&g, main_fn->fn.params[i]);
+      if (v) {
+        p->input_entries[i] = v->entries[0];
+      } else {
+        /* An unused input still gets an entry, so set_input works. */
+        int32_t id = 0;
+        st = new_entry(&g, main_fn->fn.params[i], main_fn->fn.params[i]->checked_type,
+                       RT_GRAPH_ENTRY_INPUT, i, &id);
+        p->entries = g.entries;
+        p->num_entries = g.num_entries;
+        if (!st) p->input_entries[i] = id;
+      }
+    }
+  }
+  if (!st) {
+    value_map *res = lookup(&g, main_fn->fn.body);
+    p->num_outputs = res->count;
+    p->output_entries = malloc((size_t)(res->count ? res->count : 1) * sizeof(int32_t));
+    p->output_sources = malloc((size_t)(res->count ? res->count : 1) * sizeof(int32_t));
+    if (!p->output_entries || !p->output_sources) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+    for (int32_t o = 0; !st && o < res->count; ++o) {
+      int32_t src = res->entries[o];
+      rt_graph_entry_t *e = &g.entries[src];
+      if (e->kind == RT_GRAPH_ENTRY_TEMP) {
+        e->kind = RT_GRAPH_ENTRY_OUTPUT;
+        e->index = o;
+        p->output_entries[o] = src;
+        p->output_sources[o] = -1;
+      } else {
+        /* An input, a constant, or an output already taken: copy. */
+        if (g.num_entries == g.cap_entries) {
+          int32_t ncap = g.cap_entries ? g.cap_entries * 2 : 16;
+          rt_graph_entry_t *ne = realloc(g.entries, (size_t)ncap * sizeof *ne);
+          if (!ne) {
+            st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
+            break;
+          }
+          g.entries = ne;
+          g.cap_entries = ncap;
+        }
+        p->entries = g.entries;
+        int32_t id = g.num_entries++;
+        p->num_entries = g.num_entries;
+        g.entries[id] = g.entries[src];
+        g.entries[id].kind = RT_GRAPH_ENTRY_OUTPUT;
+        g.entries[id].index = o;
+        p->output_entries[o] = id;
+        p->output_sources[o] = src;
+      }
+    }
+  }
+  if (!st) st = plan_memory(p);
+  /* Compile every distinct group in one module. */
+  if (!st) {
+    out->num_kernels = g.num_groups;
+    int32_t nk = g.num_groups ? g.num_groups : 1;
+    rt_ir_expr_t **fns = calloc((size_t)nk, sizeof *fns);
+    out->kernel_names = calloc((size_t)nk, sizeof(char *));
+    out->kernel_types = calloc((size_t)nk, sizeof(char *));
+    out->kernels = calloc((size_t)nk, sizeof(rt_kernel_fn));
+    if (!fns || !out->kernel_names || !out->kernel_types || !out->kernels) {
+      st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+    }
+    for (int32_t k = 0; !st && k < g.num_groups; ++k) {
+      fns[k] = g.groups[k].fn;
+      rt_strbuf_t b;
+      rt_strbuf_initialize(&b);
+      st = rt_ir_primitive_name(fns[k], &b);
+      /* Repeated names (different shapes) get _1, _2 ... */
+      int32_t repeats = 0;
+      for (int32_t j = 0; !st && j < k; ++j) {
+        if (strncmp(out->kernel_names[j], b.data, b.len) == 0 &&
+            (out->kernel_names[j][b.len] == '\0' || out->kernel_names[j][b.len] == '_')) {
+          repeats++;
+        }
+      }
+      if (!st && repeats) rt_strbuf_printf(&b, "_%d", (int)repeats);
+      size_t len = 0;
+      if (!st) st = rt_strbuf_finish(&b, &out->kernel_names[k], &len);
+      rt_strbuf_deinitialize(&b);
+      if (!st) st = type_text(fns[k], &out->kernel_types[k]);
+    }
+    for (int32_t n = 0; !st && n < p->num_nodes; ++n) {
+      snprintf(p->nodes[n].name, sizeof p->nodes[n].name, "%s", out->kernel_names[p->nodes[n].kernel]);
+    }
+    if (!st && g.num_groups > 0) {
+      st = rt_jit_build(session, g.num_groups, fns, (const char *const *)out->kernel_names,
+                        jit_flags, NULL, &out->jit);
+    }
+    for (int32_t k = 0; !st && k < g.num_groups; ++k) out->kernels[k] = rt_jit_module_kernel(out->jit, k);
+    free(fns);
+  }
+  free(g.groups);
+  free_values(&g);
+  if (st) {
+    rt_graph_build_deinitialize(out);
+    return st;
+  }
+  return RT_OK;
+}
+
+void rt_graph_build_deinitialize(rt_graph_build_t *b) {
+  rt_graph_plan_deinitialize(&b->plan);
+  for (int32_t k = 0; k < b->num_kernels; ++k) {
+    if (b->kernel_names) free(b->kernel_names[k]);
+    if (b->kernel_types) free(b->kernel_types[k]);
+  }
+  free(b->kernel_names);
+  free(b->kernel_types);
+  free(b->kernels);
+  rt_jit_module_release(b->jit);
+  memset(b, 0, sizeof *b);
+}
+
+/* ---- graph JSON ---------------------------------------------------------- */
+
+void rt_graph_plan_to_json(const rt_graph_plan_t *p, char *const *kernel_names,
+                           char *const *input_names, rt_strbuf_t *out) {
+  /* Node list: one "null" node per input and constant, one "tvm_op" per
+   * kernel node; entry ids map to (node, output index). */
+  int32_t ne = p->num_entries;
+  int32_t *node_of = calloc((size_t)(ne ? ne : 1), sizeof(int32_t));
+  int32_t *index_of = calloc((size_t)(ne ? ne : 1), sizeof(int32_t));
+  if (!node_of || !index_of) {
+    free(node_of);
+    free(index_of);
+    out->failed = true;
+    return;
+  }
+  int32_t nid = 0;
+  rt_strbuf_puts(out, "{\n  \"nodes\": [\n");
+  bool first = true;
+  for (int32_t i = 0; i < ne; ++i) {
+    const rt_graph_entry_t *e = &p->entries[i];
+    if (e->kind != RT_GRAPH_ENTRY_INPUT && e->kind != RT_GRAPH_ENTRY_CONST) continue;
+    node_of[i] = nid++;
+    index_of[i] = 0;
+    rt_strbuf_printf(out, "%s    {\"op\": \"null\", \"name\": \"", first ? "" : ",\n");
+    if (e->kind == RT_GRAPH_ENTRY_INPUT) {
+      rt_strbuf_puts(out, input_names ? input_names[e->index] : "input");
+    } else {
+      rt_strbuf_printf(out, "p%d", (int)e->index);
+    }
+    rt_strbuf_puts(out, "\", \"inputs\": []}");
+    first = false;
+  }
+  int32_t num_arg_nodes = nid;
+  for (int32_t n = 0; n < p->num_nodes; ++n) {
+    const rt_graph_node_t *node = &p->nodes[n];
+    const char *name = kernel_names ? kernel_names[node->kernel] : node->name;
+    rt_strbuf_printf(out, "%s    {\"op\": \"tvm_op\", \"name\": \"%s\", \"attrs\": {\"func_name\": "
+                          "\"%s\", \"flatten_data\": \"0\", \"num_inputs\": \"%d\", "
+                          "\"num_outputs\": \"%d\"}, \"inputs\": [",
+                     first ? "" : ",\n", name, name, (int)node->num_inputs, (int)node->num_outputs);
+    first = false;
+    for (int32_t k = 0; k < node->num_inputs; ++k) {
+      int32_t en = node->entries[k];
+      rt_strbuf_printf(out, "%s[%d, %d, 0]", k ? ", " : "", (int)node_of[en], (int)index_of[en]);
+    }
+    rt_strbuf_puts(out, "]}");
+    for (int32_t k = 0; k < node->num_outputs; ++k) {
+      node_of[node->entries[node->num_inputs + k]] = nid;
+      index_of[node->entries[node->num_inputs + k]] = k;
+    }
+    nid++;
+  }
+  rt_strbuf_puts(out, "\n  ],\n  \"arg_nodes\": [");
+  for (int32_t i = 0; i < num_arg_nodes; ++i) rt_strbuf_printf(out, "%s%d", i ? ", " : "", (int)i);
+  rt_strbuf_puts(out, "],\n  \"heads\": [");
+  for (int32_t o = 0; o < p->num_outputs; ++o) {
+    int32_t en = p->output_sources[o] >= 0 ? p->output_sources[o] : p->output_entries[o];
+    rt_strbuf_printf(out, "%s[%d, %d, 0]", o ? ", " : "", (int)node_of[en], (int)index_of[en]);
+  }
+  /* Per output entry, in node order: shape, dtype, storage id. */
+  rt_strbuf_puts(out, "],\n  \"attrs\": {\n    \"shape\": [\"list_shape\", [");
+  int32_t count = 0;
+  /* Entries in node order: arg nodes first, then each node's outputs. */
+  int32_t *order = calloc((size_t)(ne ? ne : 1), sizeof(int32_t));
+  if (!order) {
+    out->failed = true;
+    free(node_of);
+    free(index_of);
+    return;
+  }
+  for (int32_t i = 0; i < ne; ++i) {
+    const rt_graph_entry_t *e = &p->entries[i];
+    if (e->kind == RT_GRAPH_ENTRY_INPUT || e->kind == RT_GRAPH_ENTRY_CONST) order[count++] = i;
+  }
+  for (int32_t n = 0; n < p->num_nodes; ++n) {
+    for (int32_t k = 0; k < p->nodes[n].num_outputs; ++k) {
+      order[count++] = p->nodes[n].entries[p->nodes[n].num_inputs + k];
+    }
+  }
+  for (int32_t i = 0; i < count; ++i) {
+    const rt_graph_entry_t *e = &p->entries[order[i]];
+    rt_strbuf_printf(out, "%s[", i ? ", " : "");
+    for (int32_t d = 0; d < e->rank; ++d) rt_strbuf_printf(out, "%s%lld", d ? ", " : "", (long long)e->shape[d]);
+    rt_strbuf_putc(out, ']');
+  }
+  rt_strbuf_puts(out, "]],\n    \"dltype\": [\"list_str\", [");
+  for (int32_t i = 0; i < count; ++i) {
+    char dn[RT_DTYPE_NAME_MAX];
+    rt_strbuf_printf(out, "%s\"%s\"", i ? ", " : "", rt_dtype_name(p->entries[order[i]].dtype, dn));
+  }
+  /* Storage ids: temps share planned ids; inputs, constants and outputs
+   * each get their own id after the planned ones. */
+  rt_strbuf_puts(out, "]],\n    \"storage_id\": [\"list_int\", [");
+  int32_t next_id = p->num_storage;
+  for (int32_t i = 0; i < count; ++i) {
+    const rt_graph_entry_t *e = &p->entries[order[i]];
+    int32_t sid = e->kind == RT_GRAPH_ENTRY_TEMP ? e->storage_id : next_id++;
+    rt_strbuf_printf(out, "%s%d", i ? ", " : "", (int)sid);
+  }
+  rt_strbuf_puts(out, "]]\n  },\n  \"node_row_ptr\": [0");
+  int32_t row = 0;
+  for (int32_t i = 0; i < num_arg_nodes; ++i) rt_strbuf_printf(out, ", %d", (int)++row);
+  for (int32_t n = 0; n < p->num_nodes; ++n) {
+    row += p->nodes[n].num_outputs;
+    rt_strbuf_printf(out, ", %d", (int)row);
+  }
+  rt_strbuf_puts(out, "]\n}\n");
+  free(order);
+  free(node_of);
+  free(index_of);
+}

@@ -1,0 +1,34 @@
+/* Internal to backend/: the graph executor's compile side. */
+#ifndef RT_BACKEND_GRAPH_H_
+#define RT_BACKEND_GRAPH_H_
+
+#include "ir/ir.h"
+#include "jit/jit.h"
+#include "runtime/graph_runtime.h"
+#include "runtime/strbuf.h"
+
+typedef struct rt_graph_build_t {
+  rt_graph_plan_t plan;          /* handed to rt_graph_runtime_create */
+  rt_jit_module_t *jit;          /* the compiled kernels (owned) */
+  rt_kernel_fn *kernels;         /* per kernel (owned array) */
+  int32_t num_kernels;
+  char **kernel_names;           /* per kernel, malloc'd */
+  char **kernel_types;           /* per kernel: its function type text */
+} rt_graph_build_t;
+
+/* Lowers an optimized module's @main (after FuseOps: a dataflow of calls of
+ * Primitive functions) into a flat plan with planned storage, compiling
+ * every distinct group once through `session`. Control flow, closures,
+ * calls of globals and `?` dims are INVALID_ARGUMENT naming the construct
+ * and the executor that runs it. */
+RT_MUST_USE_RESULT rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session,
+                                              uint32_t jit_flags, rt_graph_build_t *out_build);
+/* Frees what rt_graph_build made (the plan only if still held). */
+void rt_graph_build_deinitialize(rt_graph_build_t *build);
+
+/* TVM's graph JSON (relay-tvm.md §5.1) of a plan, with `names` of the
+ * kernels; for `relayrt build --emit=graph-json`. */
+void rt_graph_plan_to_json(const rt_graph_plan_t *plan, char *const *kernel_names,
+                           char *const *input_names, rt_strbuf_t *out);
+
+#endif /* RT_BACKEND_GRAPH_H_ */

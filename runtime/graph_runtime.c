@@ -1,0 +1,232 @@
+/* The graph executor's runtime: storage set up once, a flat loop of kernel
+ * calls per run. Each node's argument descriptors (rt_kernel_arg) point at
+ * fixed storage and shapes, so only the input entries' data pointers change
+ * between runs (set_input). Kernels get a context whose parallel_for runs
+ * tasks on the thread pool and whose set_error keeps the first message. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/graph_runtime.h"
+#include "runtime/tensor_impl.h"
+
+struct rt_graph_runtime_t {
+  rt_allocator_t allocator;
+  rt_graph_plan_t plan;
+  const rt_kernel_fn *kernels;
+  int32_t num_kernels;
+  rt_thread_pool_t *pool;
+  void **storage;              /* per storage id */
+  uint64_t storage_total;
+  rt_tensor_t **inputs;        /* retained; per input */
+  rt_tensor_t **outputs;       /* owned; per output */
+  rt_kernel_arg *args;         /* per entry */
+  rt_kernel_arg **node_args;   /* per node: its packed argument array */
+  /* Kernel context and its error slot. */
+  rt_kernel_ctx ctx;
+  char error[512];
+  atomic_flag error_set;
+};
+
+void rt_graph_plan_deinitialize(rt_graph_plan_t *plan) {
+  for (int32_t i = 0; i < plan->num_nodes; ++i) free(plan->nodes[i].entries);
+  for (int32_t i = 0; i < plan->num_consts; ++i) rt_tensor_release(plan->consts[i]);
+  free(plan->entries);
+  free(plan->nodes);
+  free(plan->storage_bytes);
+  free(plan->input_entries);
+  free(plan->output_entries);
+  free(plan->output_sources);
+  free(plan->consts);
+  memset(plan, 0, sizeof *plan);
+}
+
+/* ---- the kernel context -------------------------------------------------- */
+
+static void ctx_set_error(const rt_kernel_ctx *ctx, const char *message) {
+  rt_graph_runtime_t *rt = ctx->user;
+  if (atomic_flag_test_and_set(&rt->error_set)) return;
+  snprintf(rt->error, sizeof rt->error, "%s", message ? message : "(no message)");
+}
+
+typedef struct {
+  rt_kernel_task_fn body;
+  void *closure;
+  atomic_int failed;
+} task_job;
+
+static void run_task(void *closure, int32_t task, int32_t n) {
+  task_job *j = closure;
+  if (j->body(j->closure, task, n) != 0) atomic_store(&j->failed, 1);
+}
+
+static int32_t ctx_parallel_for(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, void *closure,
+                                int32_t n_tasks) {
+  rt_graph_runtime_t *rt = ctx->user;
+  task_job j = {body, closure, 0};
+  atomic_init(&j.failed, 0);
+  rt_thread_pool_run(rt->pool, run_task, &j, n_tasks);
+  return atomic_load(&j.failed);
+}
+
+static void *ctx_workspace_alloc(const rt_kernel_ctx *ctx, uint64_t nbytes) {
+  (void)ctx;
+  void *p = NULL;
+  if (posix_memalign(&p, 64, nbytes ? (size_t)nbytes : 64) != 0) return NULL;
+  return p;
+}
+
+static void ctx_workspace_free(const rt_kernel_ctx *ctx, void *ptr) {
+  (void)ctx;
+  free(ptr);
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+static void fill_arg(rt_kernel_arg *a, const rt_graph_entry_t *e, void *data) {
+  a->data = data;
+  a->shape = e->shape;
+  a->strides = NULL;
+  a->rank = e->rank;
+  a->dtype.code = e->dtype.code;
+  a->dtype.bits = e->dtype.bits;
+  a->dtype.lanes = e->dtype.lanes;
+  a->reserved = 0;
+}
+
+rt_status_t rt_graph_runtime_create(rt_allocator_t allocator, rt_graph_plan_t *plan,
+                                    const rt_kernel_fn *kernels, int32_t num_kernels,
+                                    rt_thread_pool_t *pool, rt_graph_runtime_t **out_runtime) {
+  rt_graph_runtime_t *rt = calloc(1, sizeof *rt);
+  if (!rt) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating the graph runtime");
+  rt->allocator = allocator;
+  rt->plan = *plan;
+  memset(plan, 0, sizeof *plan);
+  rt->kernels = kernels;
+  rt->num_kernels = num_kernels;
+  rt->pool = pool;
+  atomic_flag_clear(&rt->error_set);
+  rt->ctx.version = RT_KERNEL_ABI_VERSION;
+  rt->ctx.num_threads = rt_thread_pool_size(pool);
+  rt->ctx.parallel_for = ctx_parallel_for;
+  rt->ctx.workspace_alloc = ctx_workspace_alloc;
+  rt->ctx.workspace_free = ctx_workspace_free;
+  rt->ctx.set_error = ctx_set_error;
+  rt->ctx.user = rt;
+
+  const rt_graph_plan_t *p = &rt->plan;
+  rt_status_t st = RT_OK;
+  rt->storage = calloc((size_t)(p->num_storage ? p->num_storage : 1), sizeof(void *));
+  rt->inputs = calloc((size_t)(p->num_inputs ? p->num_inputs : 1), sizeof(rt_tensor_t *));
+  rt->outputs = calloc((size_t)(p->num_outputs ? p->num_outputs : 1), sizeof(rt_tensor_t *));
+  rt->args = calloc((size_t)(p->num_entries ? p->num_entries : 1), sizeof(rt_kernel_arg));
+  rt->node_args = calloc((size_t)(p->num_nodes ? p->num_nodes : 1), sizeof(rt_kernel_arg *));
+  if (!rt->storage || !rt->inputs || !rt->outputs || !rt->args || !rt->node_args) {
+    st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating the graph runtime");
+  }
+  for (int32_t s = 0; !st && s < p->num_storage; ++s) {
+    st = rt_allocator_malloc(allocator, (size_t)(p->storage_bytes[s] ? p->storage_bytes[s] : 64),
+                             RT_TENSOR_ALIGNMENT, true, &rt->storage[s]);
+    rt->storage_total += p->storage_bytes[s];
+  }
+  for (int32_t o = 0; !st && o < p->num_outputs; ++o) {
+    const rt_graph_entry_t *e = &p->entries[p->output_entries[o]];
+    st = rt_tensor_create(allocator, e->dtype, e->rank, e->shape, &rt->outputs[o]);
+  }
+  for (int32_t i = 0; !st && i < p->num_entries; ++i) {
+    const rt_graph_entry_t *e = &p->entries[i];
+    void *data = NULL;
+    switch (e->kind) {
+      case RT_GRAPH_ENTRY_TEMP: data = rt->storage[e->storage_id]; break;
+      case RT_GRAPH_ENTRY_OUTPUT: data = rt_tensor_data(rt->outputs[e->index]); break;
+      case RT_GRAPH_ENTRY_CONST: data = rt_tensor_data(p->consts[e->index]); break;
+      case RT_GRAPH_ENTRY_INPUT: data = NULL; break; /* set_input */
+    }
+    fill_arg(&rt->args[i], e, data);
+  }
+  for (int32_t n = 0; !st && n < p->num_nodes; ++n) {
+    const rt_graph_node_t *node = &p->nodes[n];
+    int32_t nargs = node->num_inputs + node->num_outputs;
+    if (node->kernel < 0 || node->kernel >= num_kernels) {
+      st = RT_STATUS(INTERNAL, "graph node %d uses kernel %d of %d", (int)n, (int)node->kernel,
+                     (int)num_kernels);
+      break;
+    }
+    rt->node_args[n] = calloc((size_t)(nargs ? nargs : 1), sizeof(rt_kernel_arg));
+    if (!rt->node_args[n]) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  }
+  if (st) {
+    rt_graph_runtime_release(rt);
+    return st;
+  }
+  *out_runtime = rt;
+  return RT_OK;
+}
+
+void rt_graph_runtime_release(rt_graph_runtime_t *rt) {
+  if (!rt) return;
+  for (int32_t s = 0; rt->storage && s < rt->plan.num_storage; ++s) {
+    rt_allocator_free(rt->allocator, rt->storage[s]);
+  }
+  for (int32_t i = 0; rt->inputs && i < rt->plan.num_inputs; ++i) rt_tensor_release(rt->inputs[i]);
+  for (int32_t o = 0; rt->outputs && o < rt->plan.num_outputs; ++o) rt_tensor_release(rt->outputs[o]);
+  for (int32_t n = 0; rt->node_args && n < rt->plan.num_nodes; ++n) free(rt->node_args[n]);
+  free(rt->node_args);
+  free(rt->args);
+  free(rt->outputs);
+  free(rt->inputs);
+  free(rt->storage);
+  rt_graph_plan_deinitialize(&rt->plan);
+  free(rt);
+}
+
+rt_status_t rt_graph_runtime_set_input(rt_graph_runtime_t *rt, int32_t index, rt_tensor_t *tensor) {
+  if (index < 0 || index >= rt->plan.num_inputs) {
+    return RT_STATUS(OUT_OF_RANGE, "graph input %d does not exist", (int)index);
+  }
+  rt_tensor_t *t = tensor;
+  if (!rt_tensor_is_compact(tensor)) {
+    RT_RETURN_IF_ERROR(rt_tensor_clone(rt->allocator, tensor, &t));
+  } else {
+    rt_tensor_retain(t);
+  }
+  rt_tensor_release(rt->inputs[index]);
+  rt->inputs[index] = t;
+  rt->args[rt->plan.input_entries[index]].data = rt_tensor_data(t);
+  return RT_OK;
+}
+
+rt_status_t rt_graph_runtime_run(rt_graph_runtime_t *rt) {
+  const rt_graph_plan_t *p = &rt->plan;
+  for (int32_t i = 0; i < p->num_inputs; ++i) {
+    if (!rt->inputs[i]) return RT_STATUS(FAILED_PRECONDITION, "graph input %d is not set", (int)i);
+  }
+  for (int32_t n = 0; n < p->num_nodes; ++n) {
+    const rt_graph_node_t *node = &p->nodes[n];
+    int32_t nargs = node->num_inputs + node->num_outputs;
+    rt_kernel_arg *a = rt->node_args[n];
+    for (int32_t k = 0; k < nargs; ++k) a[k] = rt->args[node->entries[k]];
+    atomic_flag_clear(&rt->error_set);
+    rt->error[0] = '\0';
+    if (rt->kernels[node->kernel](a, nargs, &rt->ctx) != 0) {
+      return RT_STATUS(INVALID_ARGUMENT, "kernel %s (node %d) failed: %s", node->name, (int)n,
+                       rt->error[0] ? rt->error : "(no message)");
+    }
+  }
+  for (int32_t o = 0; o < p->num_outputs; ++o) {
+    int32_t src = p->output_sources[o];
+    if (src < 0) continue;
+    memcpy(rt_tensor_data(rt->outputs[o]), rt->args[src].data, rt_tensor_nbytes(rt->outputs[o]));
+  }
+  return RT_OK;
+}
+
+rt_tensor_t *rt_graph_runtime_output(const rt_graph_runtime_t *rt, int32_t index) {
+  if (index < 0 || index >= rt->plan.num_outputs) return NULL;
+  return rt->outputs[index];
+}
+
+uint64_t rt_graph_runtime_storage_bytes(const rt_graph_runtime_t *rt) { return rt->storage_total; }
+
+const rt_graph_plan_t *rt_graph_runtime_plan(const rt_graph_runtime_t *rt) { return &rt->plan; }
