@@ -443,7 +443,7 @@ rt_status_t rt_executor_get_source(const rt_executor_t *ex, const char *kind, ch
   rt_status_t st = RT_OK;
   if (strcmp(kind, "kernels") == 0) {
     rt_strbuf_printf(&out, "%d kernels, %d nodes, %llu bytes of planned storage in %d blocks\n",
-                     (int)b->num_kernels, (int)ex->build.plan.num_nodes,
+                     (int)b->num_kernels, (int)rt_graph_runtime_plan(ex->graph)->num_nodes,
                      (unsigned long long)rt_graph_runtime_storage_bytes(ex->graph),
                      (int)rt_graph_runtime_plan(ex->graph)->num_storage);
     for (int32_t k = 0; k < b->num_kernels; ++k) {
@@ -455,15 +455,32 @@ rt_status_t rt_executor_get_source(const rt_executor_t *ex, const char *kind, ch
                        (int)rt_jit_module_num_inputs(b->jit, k),
                        (int)rt_jit_module_num_outputs(b->jit, k), (int)uses);
     }
-  } else if (strcmp(kind, "ll") == 0 || strcmp(kind, "asm") == 0) {
+  } else if (strncmp(kind, "ll", 2) == 0 || strncmp(kind, "asm", 3) == 0) {
+    /* "ll" / "asm", or "ll:NAME" / "asm:NAME" for one kernel. */
+    bool ll = kind[0] == 'l';
+    const char *rest = kind + (ll ? 2 : 3);
+    int32_t which = -1;
+    if (*rest == ':') {
+      for (int32_t k = 0; k < b->num_kernels; ++k) {
+        if (strcmp(b->kernel_names[k], rest + 1) == 0) which = k;
+      }
+      if (which < 0) {
+        rt_strbuf_deinitialize(&out);
+        return RT_STATUS(NOT_FOUND, "no kernel named '%s' (get_source \"kernels\" lists them)",
+                         rest + 1);
+      }
+    } else if (*rest != '\0') {
+      rt_strbuf_deinitialize(&out);
+      return RT_STATUS(INVALID_ARGUMENT, "unknown source kind '%s'", kind);
+    }
     char *text = NULL;
     if (b->num_kernels == 0) {
       rt_strbuf_puts(&out, "; no kernels\n");
     } else {
-      st = kind[0] == 'l' ? rt_jit_module_ll(b->jit, -1, &text) : rt_jit_module_asm(b->jit, -1, &text);
+      st = ll ? rt_jit_module_ll(b->jit, which, &text) : rt_jit_module_asm(b->jit, which, &text);
       if (st) {
         st = rt_status_annotate(st, "%s text is kept only with the config option jit.keep_%s=1",
-                                kind, kind);
+                                ll ? "ll" : "asm", ll ? "ll" : "asm");
       } else {
         rt_strbuf_puts(&out, text);
       }

@@ -3,7 +3,11 @@
  * --emit=relay (the optimized module in TVM's text form). --list-passes
  * prints the pipeline; --trace, --dump-after and the timing summary come
  * from the pass context's built-in instruments. --no-opt prints the parsed,
- * type-checked module without running any pass (a formatter). */
+ * type-checked module without running any pass (a formatter).
+ * --emit=kernels|ll|asm|graph-json build the graph executor and print its
+ * kernels, their LLVM IR or assembly (--kernel NAME: one kernel) or its
+ * graph JSON; --emit=dot prints the dataflow graph with fused groups as
+ * clusters. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +36,7 @@ static int list_passes(const rt_pass_context_t *ctx) {
 
 int cli_build(int argc, char **argv) {
   const char *model = NULL, *emit = "relay", *out_path = NULL, *dump_after = NULL,
-             *dump_dir = NULL;
+             *dump_dir = NULL, *kernel = NULL;
   bool no_opt = false, trace = false, timing = false, list = false;
   rt_pass_context_t *ctx = NULL;
   rt_status_t st = rt_pass_context_create(&ctx);
@@ -65,6 +69,8 @@ int cli_build(int argc, char **argv) {
       }
     } else if ((v = cli_option(argc, argv, &i, "--dump-after"))) {
       dump_after = v;
+    } else if ((v = cli_option(argc, argv, &i, "--kernel"))) {
+      kernel = v;
     } else if ((v = cli_option(argc, argv, &i, "--dump-dir"))) {
       dump_dir = v;
     } else if ((v = cli_option(argc, argv, &i, "-o"))) {
@@ -94,20 +100,29 @@ int cli_build(int argc, char **argv) {
     rt_pass_context_release(ctx);
     return rc;
   }
-  if (strcmp(emit, "relay") != 0) {
-    static const char *later[] = {"ll", "asm", "kernels", "graph-json", "vm", "dot", "so"};
-    for (size_t k = 0; k < sizeof later / sizeof later[0]; ++k) {
-      if (strcmp(emit, later[k]) == 0) {
-        fprintf(stderr, "relayrt: error: --emit=%s is not available yet (it arrives "
-                        "with the JIT and executors)\n", emit);
-        rt_pass_context_release(ctx);
-        return 1;
-      }
+  static const char *kinds[] = {"relay", "dot", "kernels", "ll", "asm", "graph-json"};
+  bool known = false, graph_kind = false;
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+    if (strcmp(emit, kinds[k]) == 0) {
+      known = true;
+      graph_kind = k >= 2;
     }
-    rt_pass_context_release(ctx);
-    return cli_usage_error("unknown --emit kind (relay|ll|asm|kernels|graph-json|vm|dot|so):",
-                           emit);
   }
+  if (!known && (strcmp(emit, "vm") == 0 || strcmp(emit, "so") == 0)) {
+    fprintf(stderr, "relayrt: error: --emit=%s is not available yet (it arrives with the vm "
+                    "executor and kernel export)\n", emit);
+    rt_pass_context_release(ctx);
+    return 1;
+  }
+  if (!known) {
+    rt_pass_context_release(ctx);
+    return cli_usage_error("unknown --emit kind (relay|dot|kernels|ll|asm|graph-json|vm|so):", emit);
+  }
+  if (kernel && !graph_kind) {
+    rt_pass_context_release(ctx);
+    return cli_usage_error("--kernel filters --emit=kernels|ll|asm, not", emit);
+  }
+  if (strcmp(emit, "asm") == 0) st = rt_pass_context_set_config(ctx, "jit.keep_asm", "1");
   if (trace) st = rt_pass_context_add_trace(ctx, stderr);
   if (!st && timing) st = rt_pass_context_add_timing(ctx, stderr);
   if (!st && dump_after) st = rt_pass_context_add_dump(ctx, dump_after, dump_dir, stderr);
@@ -125,7 +140,49 @@ int cli_build(int argc, char **argv) {
     }
   }
   char *text = NULL;
-  if (!st) st = rt_module_print(built, RT_PRINT_DEFAULT, &text);
+  if (!st && graph_kind) {
+    /* Kernels come from the graph executor's build of the same module. */
+    rt_executor_t *ex = NULL;
+    st = rt_create_executor("graph", m, NULL, ctx, NULL, &ex);
+    char what[256];
+    if (kernel && strcmp(emit, "kernels") != 0) {
+      snprintf(what, sizeof what, "%s:%s", emit, kernel);
+    } else {
+      snprintf(what, sizeof what, "%s", emit);
+    }
+    if (!st) st = rt_executor_get_source(ex, what, &text);
+    if (!st && kernel && strcmp(emit, "kernels") == 0) {
+      /* Keep the header and the named kernel's line. */
+      char *filtered = malloc(strlen(text) + 1);
+      if (!filtered) {
+        st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+      } else {
+        size_t n = 0, klen = strlen(kernel);
+        bool found = false;
+        for (char *line = text, *next; line && *line; line = next) {
+          next = strchr(line, '\n');
+          size_t len = next ? (size_t)(next - line + 1) : strlen(line);
+          bool header = line == text;
+          bool match = strncmp(line, kernel, klen) == 0 && line[klen] == ':';
+          if (header || match) {
+            memcpy(filtered + n, line, len);
+            n += len;
+          }
+          found = found || match;
+          if (next) next++;
+        }
+        filtered[n] = '\0';
+        free(text);
+        text = filtered;
+        if (!found) st = RT_STATUS(NOT_FOUND, "no kernel named '%s' (--emit=kernels lists them)", kernel);
+      }
+    }
+    rt_executor_release(ex);
+  } else if (!st && strcmp(emit, "dot") == 0) {
+    st = rt_module_to_dot(built, &text);
+  } else if (!st) {
+    st = rt_module_print(built, RT_PRINT_DEFAULT, &text);
+  }
   rt_module_release(built);
   rt_module_release(m);
   rt_pass_context_release(ctx);

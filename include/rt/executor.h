@@ -113,6 +113,7 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_invoke(rt_executor_t *executor
  *   "kernels"    the graph executor's kernels: name, type, uses
  *   "ll"         their optimized LLVM IR (kept by default: jit.keep_ll)
  *   "asm"        their assembly (only with the config jit.keep_asm=1)
+ *   "ll:NAME", "asm:NAME"  the same for kernel NAME alone (NOT_FOUND if none)
  *   "graph-json" the graph in TVM's graph JSON form
  * FAILED_PRECONDITION for kinds this executor does not have; INVALID_ARGUMENT
  * for an unknown kind. */

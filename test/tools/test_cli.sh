@@ -7,6 +7,7 @@ set -u
 relayrt=$1
 root=$2
 tmp=$(mktemp -d)
+PY3=/usr/bin/python3
 trap 'rm -rf "$tmp"' EXIT
 pass=0
 failn=0
@@ -94,7 +95,24 @@ else bad "--dump-dir: $(ls "$tmp/dumps" 2>&1)"; fi
 "$relayrt" build --config fuse.max_depth=0 > /dev/null 2> "$tmp/err"
 [ $? -eq 1 ] && grep -q "expects an integer" "$tmp/err" && ok || bad "bad config value: $(cat "$tmp/err")"
 
-# 7. Usage errors exit 2.
+# 7. Seeing the kernels: --emit=kernels|ll|asm|graph-json|dot.
+"$relayrt" build --emit=kernels > "$tmp/k" 2>&1
+if grep -q '^7 kernels, 7 nodes' "$tmp/k" && grep -q '^fused_nn_softmax: fn (Tensor\[(1, 10), float32\]) -> Tensor\[(1, 10), float32\]' "$tmp/k"; then ok
+else bad "--emit=kernels: $(cat "$tmp/k")"; fi
+"$relayrt" build --emit=kernels --kernel fused_nn_softmax > "$tmp/k1" 2>&1
+[ "$(wc -l < "$tmp/k1")" -eq 2 ] && ok || bad "--kernel filter: $(cat "$tmp/k1")"
+"$relayrt" build --emit=ll --kernel fused_nn_softmax > "$tmp/ll" 2>&1
+if grep -q '^define .*@rt_k' "$tmp/ll" && ! grep -q 'fused_nn_conv2d' "$tmp/ll"; then ok; else bad "--emit=ll --kernel: $(head -3 "$tmp/ll")"; fi
+"$relayrt" build --emit=asm > "$tmp/asm" 2>&1
+grep -q 'rt_k0_0' "$tmp/asm" && grep -qE '^\s+(vmov|mov|add|vadd)' "$tmp/asm" && ok || bad "--emit=asm: $(head -3 "$tmp/asm")"
+"$relayrt" build --emit=graph-json > "$tmp/gj" 2>&1
+$PY3 -c "import json,sys; g=json.load(open(sys.argv[1])); assert len(g['heads'])==1 and len(g['node_row_ptr'])==len(g['nodes'])+1" "$tmp/gj" && ok || bad "--emit=graph-json is not valid graph JSON"
+"$relayrt" build --emit=dot > "$tmp/dot" 2>&1
+[ "$(grep -c 'subgraph cluster_' "$tmp/dot")" -eq 7 ] && head -1 "$tmp/dot" | grep -q '^digraph' && ok || bad "--emit=dot: $(head -3 "$tmp/dot")"
+"$relayrt" build --emit=ll --kernel nope > /dev/null 2> "$tmp/err"
+[ $? -eq 1 ] && grep -q "no kernel named 'nope'" "$tmp/err" && ok || bad "--kernel nope: $(cat "$tmp/err")"
+
+# 8. Usage errors exit 2.
 "$relayrt" build --bogus > /dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "unknown option should exit 2"
 "$relayrt" frobnicate > /dev/null 2>&1
