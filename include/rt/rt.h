@@ -19,6 +19,7 @@
 #include "rt/dlpack.h"
 #include "rt/dot.h"
 #include "rt/executor.h"
+#include "rt/kernel_abi.h"
 #include "rt/module.h"
 #include "rt/params.h"
 #include "rt/pass.h"
