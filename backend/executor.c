@@ -4,8 +4,11 @@
  * pipeline (rt_build) with a copy of the pass context, then hand the
  * optimized module to the chosen executor: "debug" walks it with the
  * reference interpreter; "graph" lowers @main to a flat plan of JIT-compiled
- * kernels with planned memory (backend/graph.c, runtime/graph_runtime.c).
- * "vm" is UNIMPLEMENTED with a message that names the executors that exist.
+ * kernels with planned memory (backend/graph.c, runtime/graph_runtime.c);
+ * "vm" compiles every global to bytecode over the same JIT kernels
+ * (backend/vm_compile.c) and runs it with the register machine of
+ * runtime/vm.c, whose shape functions (for `?` dims) call back into
+ * rt_vm_shape_function here.
  *
  * Inputs and outputs are described from main's signature once, at
  * creation; `?` dims are RT_DIM_DYNAMIC in the info and bound by the
@@ -15,7 +18,9 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/export.h"
 #include "backend/graph.h"
+#include "backend/vm_compile.h"
 #include "interp/interp.h"
 #include "passes/pass.h"
 #include "rt/executor.h"
@@ -38,6 +43,9 @@ struct rt_executor_t {
   rt_jit_session_t *jit;       /* "graph" */
   rt_graph_build_t build;
   rt_graph_runtime_t *graph;
+  rt_vm_build_t vm_build;      /* "vm" */
+  rt_vm_t *vm;
+  int32_t vm_main;
   rt_thread_pool_t *pool;
   int32_t num_threads;         /* 0 = one per core */
   int32_t num_inputs;
@@ -151,10 +159,6 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
   if (!k) {
     return RT_STATUS(INVALID_ARGUMENT, "unknown executor '%s' (known: debug, graph, vm)", kind);
   }
-  if (strcmp(k, "vm") == 0) {
-    return RT_STATUS(UNIMPLEMENTED, "the 'vm' executor is not built yet; use \"graph\" (static "
-                                    "dataflow models) or \"debug\", which runs every model (slowly)");
-  }
   if (target && *target && strcmp(target, "llvm") != 0) {
     return RT_STATUS(INVALID_ARGUMENT, "unknown target '%s' (known: llvm, the host CPU)", target);
   }
@@ -170,11 +174,20 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
   } else {
     ex->ctx.opt_level = 2;
     ex->ctx.fuse_max_depth = 256;
+    ex->ctx.jit_disk_cache = 1;
   }
   rt_module_t *bound = NULL;
   rt_status_t st = rt_backend_bind_params(module, params, &bound);
   if (!st) st = rt_build(bound, &ex->ctx, k, &ex->module);
   rt_module_release(bound);
+  if (!st && strcmp(k, "vm") == 0) {
+    rt_module_t *prepared = NULL;
+    st = rt_vm_prepare_module(ex->module, &ex->ctx, &prepared);
+    if (!st) {
+      rt_module_release(ex->module);
+      ex->module = prepared;
+    }
+  }
   if (!st) {
     ex->main_fn = rt_ir_module_lookup(ex->module, "main");
     if (!ex->main_fn) st = RT_STATUS(NOT_FOUND, "the module has no @main");
@@ -182,10 +195,27 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
   if (!st) st = describe_io(ex);
   if (!st && strcmp(k, "debug") == 0) {
     st = rt_interp_create(ex->allocator, ex->module, NULL, &ex->interp);
+  } else if (!st && strcmp(k, "vm") == 0) {
+    uint32_t flags = (ex->ctx.jit_keep_ll ? RT_JIT_KEEP_LL : 0u) |
+                     (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u) |
+                     (ex->ctx.jit_disk_cache ? 0u : RT_JIT_NO_DISK_CACHE);
+    st = rt_jit_session_shared(&ex->jit);
+    if (!st) st = rt_vm_compile(ex->module, ex->jit, flags, &ex->vm_build);
+    if (!st) st = rt_vm_executable_lookup(&ex->vm_build.exe, "main", &ex->vm_main);
+    if (!st) st = rt_thread_pool_create(0, &ex->pool);
+    if (!st) {
+      rt_vm_options_t opts = {0};
+      opts.shape_fn = rt_vm_shape_function;
+      opts.shape_user = &ex->vm_build;
+      st = rt_vm_create(ex->allocator, &ex->vm_build.exe, ex->vm_build.kernels, ex->pool, &opts,
+                        &ex->vm);
+    }
   } else if (!st) {
     uint32_t flags = (ex->ctx.jit_keep_ll ? RT_JIT_KEEP_LL : 0u) |
-                     (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u);
-    st = rt_jit_session_create(ex->allocator, &ex->jit);
+                     (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u) |
+                     (ex->ctx.jit_disk_cache ? 0u : RT_JIT_NO_DISK_CACHE);
+    /* The process-wide session: executors alive at once share kernels. */
+    st = rt_jit_session_shared(&ex->jit);
     if (!st) st = rt_graph_build(ex->module, ex->jit, flags, &ex->build);
     if (!st) st = rt_thread_pool_create(0, &ex->pool);
     if (!st) {
@@ -213,6 +243,8 @@ void rt_executor_release(rt_executor_t *ex) {
   free(ex->output_types);
   rt_interp_release(ex->interp);
   rt_graph_runtime_release(ex->graph);
+  rt_vm_release(ex->vm);
+  rt_vm_build_deinitialize(&ex->vm_build);
   rt_graph_build_deinitialize(&ex->build);
   rt_thread_pool_release(ex->pool);
   rt_jit_session_release(ex->jit);
@@ -379,6 +411,60 @@ static rt_status_t call_tensors(rt_executor_t *ex, const char *name, int32_t nar
   return st;
 }
 
+static rt_status_t flatten_vm(rt_vm_value_t v, rt_tensor_t **out, int32_t cap, int32_t *n) {
+  switch (v.kind) {
+    case RT_VM_VALUE_TENSOR:
+      if (*n < cap) out[*n] = v.tensor;
+      (*n)++;
+      return RT_OK;
+    case RT_VM_VALUE_TUPLE:
+      for (int32_t i = 0; i < v.object->count; ++i) {
+        RT_RETURN_IF_ERROR(flatten_vm(v.object->fields[i], out, cap, n));
+      }
+      return RT_OK;
+    case RT_VM_VALUE_CLOSURE:
+      return RT_STATUS(INVALID_ARGUMENT, "the result holds a function (a closure), which cannot "
+                                         "be returned through the executor API");
+    case RT_VM_VALUE_EMPTY: break;
+  }
+  return RT_STATUS(INTERNAL, "the vm returned no value");
+}
+
+/* Calls VM function `index` with tensor args; the flattened result into
+ * outs (new refs). */
+static rt_status_t call_vm(rt_executor_t *ex, int32_t index, int32_t nargs, rt_tensor_t *const *args,
+                           int32_t max_outs, rt_tensor_t **outs, int32_t *out_count) {
+  rt_vm_value_t small[16];
+  memset(small, 0, sizeof small);
+  rt_vm_value_t *vals = nargs <= 16 ? small : calloc((size_t)nargs, sizeof *vals);
+  if (!vals) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  rt_status_t st = RT_OK;
+  for (int32_t i = 0; i < nargs; ++i) {
+    if (!args[i]) st = RT_STATUS(INVALID_ARGUMENT, "argument %d is NULL", (int)i);
+    vals[i] = rt_vm_value_of_tensor(args[i]);
+  }
+  rt_vm_value_t result = {.kind = RT_VM_VALUE_EMPTY};
+  if (!st) st = rt_vm_invoke(ex->vm, index, nargs, vals, &result);
+  if (vals != small) free(vals);
+  if (st) return st;
+  int32_t n = 0;
+  rt_tensor_t *flat[MAX_OUTPUTS];
+  st = flatten_vm(result, flat, MAX_OUTPUTS, &n);
+  if (!st && n > max_outs) {
+    st = RT_STATUS(OUT_OF_RANGE, "@%s returns %d tensors; room was given for %d",
+                   ex->vm_build.exe.functions[index].name, (int)n, (int)max_outs);
+  }
+  if (!st) {
+    for (int32_t i = 0; i < n; ++i) {
+      rt_tensor_retain(flat[i]);
+      outs[i] = flat[i];
+    }
+    *out_count = n;
+  }
+  rt_vm_value_release(result);
+  return st;
+}
+
 rt_status_t rt_executor_run(rt_executor_t *ex) {
   for (int32_t i = 0; i < ex->num_inputs; ++i) {
     if (!ex->input_values[i]) {
@@ -396,8 +482,13 @@ rt_status_t rt_executor_run(rt_executor_t *ex) {
     return RT_OK;
   }
   int32_t n = 0;
-  RT_RETURN_IF_ERROR(call_tensors(ex, "main", ex->num_inputs, ex->input_values, ex->num_outputs,
-                                  ex->output_values, &n));
+  if (ex->vm) {
+    RT_RETURN_IF_ERROR(call_vm(ex, ex->vm_main, ex->num_inputs, ex->input_values, ex->num_outputs,
+                               ex->output_values, &n));
+  } else {
+    RT_RETURN_IF_ERROR(call_tensors(ex, "main", ex->num_inputs, ex->input_values,
+                                    ex->num_outputs, ex->output_values, &n));
+  }
   if (n != ex->num_outputs) {
     for (int32_t i = 0; i < n; ++i) rt_tensor_release(ex->output_values[i]);
     memset(ex->output_values, 0, (size_t)ex->num_outputs * sizeof(rt_tensor_t *));
@@ -423,6 +514,11 @@ rt_status_t rt_executor_invoke(rt_executor_t *ex, const char *fn_name, int32_t n
                                int32_t *out_count) {
   if (!fn_name) return RT_STATUS(INVALID_ARGUMENT, "fn_name is NULL");
   if (fn_name[0] == '@') fn_name++;
+  if (ex->vm) {
+    int32_t index = 0;
+    RT_RETURN_IF_ERROR(rt_vm_executable_lookup(&ex->vm_build.exe, fn_name, &index));
+    return call_vm(ex, index, nargs, args, max_outs, outs, out_count);
+  }
   if (!ex->interp) {
     return RT_STATUS(UNIMPLEMENTED, "the %s executor runs @main only (set_input + run); invoke "
                                     "@%s with the \"debug\" executor", ex->kind, fn_name);
@@ -433,6 +529,17 @@ rt_status_t rt_executor_invoke(rt_executor_t *ex, const char *fn_name, int32_t n
 rt_status_t rt_executor_get_source(const rt_executor_t *ex, const char *kind, char **out_text) {
   if (!kind) return RT_STATUS(INVALID_ARGUMENT, "kind is NULL");
   if (strcmp(kind, "relay") == 0) return rt_module_print(ex->module, RT_PRINT_DEFAULT, out_text);
+  if (strcmp(kind, "vm") == 0) {
+    if (!ex->vm) {
+      return RT_STATUS(FAILED_PRECONDITION, "the %s executor has no bytecode; \"vm\" comes from "
+                                            "the vm executor", ex->kind);
+    }
+    rt_strbuf_t b;
+    rt_strbuf_initialize(&b);
+    rt_vm_executable_disassemble(&ex->vm_build.exe, &b);
+    size_t len = 0;
+    return rt_strbuf_finish(&b, out_text, &len);
+  }
   if (!ex->graph) {
     return RT_STATUS(FAILED_PRECONDITION, "the %s executor compiles no kernels; \"%s\" comes from "
                                           "the graph executor", ex->kind, kind);
@@ -446,6 +553,9 @@ rt_status_t rt_executor_get_source(const rt_executor_t *ex, const char *kind, ch
                      (int)b->num_kernels, (int)rt_graph_runtime_plan(ex->graph)->num_nodes,
                      (unsigned long long)rt_graph_runtime_storage_bytes(ex->graph),
                      (int)rt_graph_runtime_plan(ex->graph)->num_storage);
+    rt_strbuf_printf(&out, "kernel cache: %d compiled, %d shared in memory, %d from disk\n",
+                     (int)b->jit_stats.compiled, (int)b->jit_stats.memory_hits,
+                     (int)b->jit_stats.disk_hits);
     for (int32_t k = 0; k < b->num_kernels; ++k) {
       int32_t uses = 0;
       const rt_graph_plan_t *p = rt_graph_runtime_plan(ex->graph);
@@ -505,4 +615,16 @@ rt_status_t rt_executor_get_source(const rt_executor_t *ex, const char *kind, ch
   }
   size_t len = 0;
   return rt_strbuf_finish(&out, out_text, &len);
+}
+
+rt_status_t rt_executor_export(const rt_executor_t *ex, const char *path) {
+  if (!ex || !path) return RT_STATUS(INVALID_ARGUMENT, "rt_executor_export: executor and path are required");
+  if (!ex->graph) {
+    return RT_STATUS(FAILED_PRECONDITION, "the %s executor cannot be exported; export a \"graph\" "
+                                          "executor", ex->kind);
+  }
+  const char *names[MAX_OUTPUTS];
+  if (ex->num_inputs > MAX_OUTPUTS) return RT_STATUS(RESOURCE_EXHAUSTED, "too many inputs to export");
+  for (int32_t i = 0; i < ex->num_inputs; ++i) names[i] = ex->inputs[i].name;
+  return rt_backend_export(&ex->build, rt_graph_runtime_plan(ex->graph), names, path);
 }

@@ -515,7 +515,7 @@ rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session, uint3
     }
     if (!st && g.num_groups > 0) {
       st = rt_jit_build(session, g.num_groups, fns, (const char *const *)out->kernel_names,
-                        jit_flags, NULL, &out->jit);
+                        jit_flags, &out->jit_stats, &out->jit);
     }
     for (int32_t k = 0; !st && k < g.num_groups; ++k) out->kernels[k] = rt_jit_module_kernel(out->jit, k);
     free(fns);

@@ -14,6 +14,7 @@ typedef struct rt_graph_build_t {
   int32_t num_kernels;
   char **kernel_names;           /* per kernel, malloc'd */
   char **kernel_types;           /* per kernel: its function type text */
+  rt_jit_build_stats_t jit_stats; /* where the kernels came from (cache counts) */
 } rt_graph_build_t;
 
 /* Lowers an optimized module's @main (after FuseOps: a dataflow of calls of

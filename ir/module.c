@@ -1,14 +1,14 @@
 /* Modules: the arena that owns a program's nodes, the sorted table of global
  * functions, the constants' references, and the public module API
- * (rt_module_parse/load/print/release). A module is reference-counted and
- * immutable once loaded, so sharing it between threads needs no locks. */
+ * (rt_module_parse/print/release; rt_module_load is in frontend/load.c,
+ * above ir/, because it also reads ONNX). A module is reference-counted
+ * and immutable once loaded, so sharing it between threads needs no locks. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir/ir.h"
 #include "runtime/assert.h"
-#include "runtime/file.h"
 
 rt_status_t rt_ir_module_create(rt_allocator_t allocator, rt_module_t **out_module) {
   void *p = NULL;
@@ -150,28 +150,6 @@ rt_status_t rt_module_parse(const char *text, size_t size, const char *source_na
   }
   *out_module = m;
   return RT_OK;
-}
-
-static bool has_suffix(const char *s, const char *suffix) {
-  size_t n = strlen(s), k = strlen(suffix);
-  return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-rt_status_t rt_module_load(const char *path, rt_module_t **out_module) {
-  if (has_suffix(path, ".onnx")) {
-    return RT_STATUS(UNIMPLEMENTED, "%s: the ONNX frontend is not built yet", path);
-  }
-  if (!has_suffix(path, ".relay") && !has_suffix(path, ".txt")) {
-    return RT_STATUS(INVALID_ARGUMENT,
-                     "%s: unknown model format (expected .relay, .txt or .onnx)",
-                     path);
-  }
-  char *text = NULL;
-  size_t size = 0;
-  RT_RETURN_IF_ERROR(rt_file_read(path, RT_IR_MAX_SOURCE_BYTES, &text, &size));
-  rt_status_t st = rt_module_parse(text, size, path, out_module);
-  free(text);
-  return st;
 }
 
 rt_status_t rt_module_print(const rt_module_t *module, uint32_t flags,

@@ -1,14 +1,18 @@
 /* jit/: compiles fused groups (Primitive functions of a typed module) into
  * native kernels with the ABI of include/rt/kernel_abi.h, through one LLVM
- * ORC LLJIT per session.
+ * ORC LLJIT per session, with a kernel cache in memory and on disk.
  *
  * A session owns the LLJIT, the host target description (CPU name and
- * features) and a mutex. A build lowers a batch of Primitive functions into
- * ONE LLVM module (each module costs a few ms of fixed overhead, so callers
- * batch a model's kernels), optimizes it with the new pass manager at O3 for
- * the host TargetMachine, adds it to the JIT and looks every kernel up. The
- * result is an rt_jit_module_t: the kernel entry points, and optionally the
- * optimized LLVM IR and assembly text (for --emit=ll/asm).
+ * features), the table of loaded kernels and a mutex. A build takes a batch
+ * of Primitive functions; each kernel is found in the session (a kernel
+ * loaded by any live module of the session: shared, nothing compiled), or
+ * in the disk cache (its object file: linked only, no LLVM optimization or
+ * codegen), or lowered, optimized with the new pass manager at O3 for the
+ * host TargetMachine and emitted as a PIC object file, which goes to the
+ * disk cache and into the JIT. The result is an rt_jit_module_t: the kernel
+ * entry points, their object files (for export), and optionally the
+ * optimized LLVM IR and assembly text (for --emit=ll/asm). Kernel identity,
+ * keys and the disk format: jit/cache.h.
  *
  * Ownership: rt_jit_session_create and rt_jit_build return objects the
  * caller owns. A module retains its session, so the two may be released in
@@ -39,10 +43,26 @@ void rt_jit_session_retain(rt_jit_session_t *session);
 /* Drops a reference; the last one disposes the LLJIT. NULL is fine. */
 void rt_jit_session_release(rt_jit_session_t *session);
 
+/* A new reference to the process-wide session (created on first use, and
+ * again after its last reference was released). Executors share it, so
+ * kernels equal across executors alive at once compile and load once. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_session_shared(rt_jit_session_t **out_session);
+
 /* The host target as the session compiles for it ("znver3", its features
- * and the triple); borrowed. */
+ * and the triple), and the compiler version that is part of every cache
+ * key (relayrt version and build id, LLVM version, kernel ABI); borrowed. */
 const char *rt_jit_session_cpu(const rt_jit_session_t *session);
 const char *rt_jit_session_triple(const rt_jit_session_t *session);
+const char *rt_jit_session_compiler(const rt_jit_session_t *session);
+
+/* Totals over the session's builds. */
+typedef struct rt_jit_cache_counts_t {
+  int64_t compiled;     /* kernels that went through LLVM */
+  int64_t memory_hits;  /* kernels shared with a loaded one */
+  int64_t disk_hits;    /* kernels loaded from the disk cache */
+  int64_t disk_writes;  /* entries written to the disk cache */
+} rt_jit_cache_counts_t;
+void rt_jit_session_counts(rt_jit_session_t *session, rt_jit_cache_counts_t *out_counts);
 
 enum {
   /* Keep the optimized LLVM IR text of the module (rt_jit_module_ll). */
@@ -51,22 +71,35 @@ enum {
   RT_JIT_KEEP_ASM = 1u << 1,
   /* Skip the O3 pipeline (tests of the unoptimized lowering). */
   RT_JIT_NO_OPT = 1u << 2,
+  /* Neither read nor write the disk cache (the in-memory sharing stays). */
+  RT_JIT_NO_DISK_CACHE = 1u << 3,
 };
 
-/* Measured cost of one build, in milliseconds. */
+/* What one build did: times in milliseconds, and where its kernels came
+ * from (compiled + memory_hits + disk_hits = the build's count; equal
+ * functions within one build count once). */
 typedef struct rt_jit_build_stats_t {
-  double lower_ms;   /* IR building + verification */
+  double lower_ms;   /* cache keys, IR building + verification */
   double opt_ms;     /* the default<O3> pipeline */
-  double codegen_ms; /* add + lookup (codegen and link), under the lock */
+  double codegen_ms; /* object emission, and add + lookup (link) under the lock */
   double asm_ms;     /* RT_JIT_KEEP_ASM's extra codegen */
+  int32_t compiled;     /* kernels that went through LLVM */
+  int32_t memory_hits;  /* kernels already loaded in the session */
+  int32_t disk_hits;    /* kernels read from the disk cache */
+  int32_t disk_writes;  /* entries written to the disk cache */
 } rt_jit_build_stats_t;
 
-/* Compiles `count` Primitive functions into one LLVM module. fns[i] must be
+/* Makes the kernels of `count` Primitive functions. fns[i] must be
  * a type-checked RT_IR_FUNCTION (attr Primitive=1 is not required); its
  * tensor params are the kernel's inputs and its result (a tensor, or a
  * tuple of tensors, flattened) its outputs. `names` may be NULL; names[i]
- * is the display name of kernel i (its LLVM symbol is made unique within
- * the session). UNIMPLEMENTED names the kernel and the op (or construct)
+ * is the display name of kernel i, used in errors (its LLVM symbol,
+ * "rt_k<key>_<identity hash>", is a function of the kernel: equal kernels
+ * have equal symbols). The disk cache is the folder of rt_jit_cache_dir
+ * (jit/cache.h: $RELAYRT_CACHE_DIR, $XDG_CACHE_HOME/relayrt or
+ * ~/.cache/relayrt) unless RT_JIT_NO_DISK_CACHE; a cache that cannot be
+ * read or written is skipped, never an error. RT_JIT_KEEP_ASM compiles
+ * every kernel (units keep no assembly). UNIMPLEMENTED names the kernel and the op (or construct)
  * that does not lower yet; INVALID_ARGUMENT for a function that is not a
  * typed tensor function; INTERNAL with LLVM's message if LLVM fails. On
  * error nothing is added to the JIT. `out_stats` may be NULL. */
@@ -83,14 +116,19 @@ void rt_jit_module_release(rt_jit_module_t *module);
 int32_t rt_jit_module_count(const rt_jit_module_t *module);
 /* Kernel i's entry point (0 <= i < count). */
 rt_kernel_fn rt_jit_module_kernel(const rt_jit_module_t *module, int32_t i);
-/* Kernel i's LLVM symbol ("rt_k3_0"). */
+/* Kernel i's LLVM symbol ("rt_k<16 hex>_<16 hex>"). */
 const char *rt_jit_module_symbol(const rt_jit_module_t *module, int32_t i);
+/* Kernel i's relocatable object file (ELF, PIC, small code model) defining
+ * its symbol; borrowed from the module. For export. */
+void rt_jit_module_object(const rt_jit_module_t *module, int32_t i,
+                          const uint8_t **out_data, size_t *out_size);
 /* Number of inputs and outputs of kernel i (nargs = inputs + outputs). */
 int32_t rt_jit_module_num_inputs(const rt_jit_module_t *module, int32_t i);
 int32_t rt_jit_module_num_outputs(const rt_jit_module_t *module, int32_t i);
 
-/* The optimized LLVM IR / assembly of the whole module, or of kernel i
- * alone (its entry point and helper functions) with `kernel` >= 0.
+/* The optimized LLVM IR / assembly of the whole module (each kernel's in
+ * turn), or of kernel i alone with `kernel` >= 0 (a complete module: its
+ * entry point, helper functions and constants).
  * FAILED_PRECONDITION when the build did not keep that text
  * (RT_JIT_KEEP_LL / RT_JIT_KEEP_ASM). *out_text is malloc'd; the caller
  * frees it with free(). */

@@ -493,6 +493,77 @@ rt_status_t rt_jit_static_dims(rt_jit_lower_t *L, const rt_ir_expr_t *call,
   return RT_OK;
 }
 
+/* ---- tuple fields --------------------------------------------------------- */
+
+int32_t rt_jit_tuple_count(const rt_ir_expr_t *tuple) {
+  rt_ir_type_t *t = tuple->checked_type ? rt_ir_type_resolve(tuple->checked_type) : NULL;
+  return t && t->kind == RT_IR_TYPE_TUPLE ? t->tuple.count : 0;
+}
+
+static rt_jit_field_t *find_field(rt_jit_lower_t *L, const rt_ir_expr_t *tuple, int32_t index) {
+  for (int32_t i = 0; i < L->num_fields; ++i) {
+    if (L->fields[i].tuple == tuple && L->fields[i].index == index) return &L->fields[i];
+  }
+  return NULL;
+}
+
+/* Records field `index` of `tuple` with the static facts of its type
+ * (dims: constants, or NULL for `?` ones, which the caller fills). */
+static rt_status_t add_field(rt_jit_lower_t *L, const rt_ir_expr_t *tuple, int32_t index,
+                             rt_jit_field_t **out) {
+  rt_ir_type_t *t = rt_ir_type_resolve(tuple->checked_type);
+  rt_ir_type_t *ft = rt_ir_type_resolve(t->tuple.fields[index]);
+  if (!ft || ft->kind != RT_IR_TYPE_TENSOR || ft->tensor.dtype.lanes != 1 ||
+      !rt_dtype_is_valid(ft->tensor.dtype)) {
+    return RT_STATUS(UNIMPLEMENTED, "node %u: field %d of this tuple is not a plain tensor",
+                     tuple->id, index);
+  }
+  if (L->num_fields == L->cap_fields) {
+    int32_t cap = L->cap_fields ? 2 * L->cap_fields : 8;
+    rt_jit_field_t *f = realloc(L->fields, (size_t)cap * sizeof *f);
+    if (!f) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (jit fields)");
+    L->fields = f;
+    L->cap_fields = cap;
+  }
+  rt_jit_field_t *f = &L->fields[L->num_fields++];
+  memset(f, 0, sizeof *f);
+  f->tuple = tuple;
+  f->index = index;
+  f->node.expr = tuple;
+  f->node.dtype = ft->tensor.dtype;
+  f->node.rank = ft->tensor.rank;
+  for (int32_t k = 0; k < ft->tensor.rank; ++k) {
+    f->node.dims[k] = ft->tensor.shape[k] == RT_DIM_ANY ? NULL : rt_jit_i64(L, ft->tensor.shape[k]);
+  }
+  *out = f;
+  return RT_OK;
+}
+
+rt_jit_node_t *rt_jit_field_node(rt_jit_lower_t *L, const rt_ir_expr_t *tuple, int32_t index) {
+  if (tuple->kind == RT_IR_TUPLE) {
+    return index >= 0 && index < tuple->tuple.count ? rt_jit_node(L, tuple->tuple.fields[index]) : NULL;
+  }
+  rt_jit_field_t *f = find_field(L, tuple, index);
+  return f ? &f->node : NULL;
+}
+
+static LLVMValueRef load_elem(rt_jit_lower_t *L, rt_jit_node_t *n, const LLVMValueRef *idx);
+
+rt_status_t rt_jit_field_elem(rt_jit_lower_t *L, const rt_ir_expr_t *tuple, int32_t index,
+                              const LLVMValueRef *idx, LLVMValueRef *out_value) {
+  if (tuple->kind == RT_IR_TUPLE) return rt_jit_elem(L, tuple->tuple.fields[index], idx, out_value);
+  if (tuple->kind == RT_IR_CALL) {
+    RT_RETURN_IF_ERROR(rt_jit_op_field_elem(L, tuple, index, idx, out_value));
+    rt_jit_node_t *n = rt_jit_field_node(L, tuple, index);
+    if (n) *out_value = rt_jit_normalize(L, *out_value, n->dtype);
+    return RT_OK;
+  }
+  rt_jit_node_t *n = rt_jit_field_node(L, tuple, index);
+  if (!n || !n->data) return RT_STATUS(INTERNAL, "node %u: field %d was not sized", tuple->id, index);
+  *out_value = load_elem(L, n, idx);
+  return RT_OK;
+}
+
 static rt_status_t shape_phase(rt_jit_lower_t *L, const rt_ir_expr_t *e);
 
 static rt_status_t shape_constant(rt_jit_lower_t *L, const rt_ir_expr_t *e) {
@@ -567,8 +638,19 @@ static rt_status_t shape_get_item(rt_jit_lower_t *L, const rt_ir_expr_t *e) {
     memcpy(n->dims, f->dims, sizeof n->dims);
     return RT_OK;
   }
-  if (tup->kind == RT_IR_CALL && tup->call.callee->kind == RT_IR_OP &&
-      tup->call.callee->op.op->id == RT_OP_SPLIT) {
+  if (tup->kind == RT_IR_VAR) {
+    /* A field of a tuple param: its own kernel argument. */
+    rt_jit_node_t *f = rt_jit_field_node(L, tup, e->get_item.index);
+    if (!f) return RT_STATUS(UNIMPLEMENTED, "node %u: a projection of this tuple does not lower", e->id);
+    LLVMValueRef data = f->data;
+    LLVMValueRef fd[RT_TENSOR_MAX_RANK];
+    memcpy(fd, f->dims, sizeof fd);
+    memcpy(n->dims, fd, sizeof n->dims); /* nothing was added since add_node */
+    n->data = data;
+    return RT_OK;
+  }
+  if (tup->kind == RT_IR_CALL && tup->call.callee->kind == RT_IR_OP) {
+    /* A tuple-valued op (split, batch_norm, dropout): static fields. */
     LLVMValueRef dims[RT_TENSOR_MAX_RANK];
     RT_RETURN_IF_ERROR(rt_jit_static_dims(L, e, dims));
     n = rt_jit_node(L, e);
@@ -583,6 +665,7 @@ static rt_status_t shape_phase(rt_jit_lower_t *L, const rt_ir_expr_t *e) {
   if (rt_jit_node(L, e)) return RT_OK;
   switch (e->kind) {
     case RT_IR_VAR:
+      if (find_field(L, e, 0)) return RT_OK; /* a tuple param */
       return RT_STATUS(INVALID_ARGUMENT, "free variable %%%s in a fused function",
                        e->var.name);
     case RT_IR_CONSTANT: return shape_constant(L, e);
@@ -611,10 +694,6 @@ static LLVMValueRef load_elem(rt_jit_lower_t *L, rt_jit_node_t *n, const LLVMVal
   return from_storage(L, v, n->dtype);
 }
 
-rt_status_t rt_jit_split_field_elem(rt_jit_lower_t *L, const rt_ir_expr_t *split,
-                                    int32_t field, const LLVMValueRef *idx,
-                                    LLVMValueRef *out_value);
-
 static rt_status_t elem_uncached(rt_jit_lower_t *L, const rt_ir_expr_t *e,
                                  rt_jit_node_t *n, const LLVMValueRef *idx,
                                  LLVMValueRef *out) {
@@ -640,7 +719,11 @@ static rt_status_t elem_uncached(rt_jit_lower_t *L, const rt_ir_expr_t *e,
       if (tup->kind == RT_IR_TUPLE) {
         return rt_jit_elem(L, tup->tuple.fields[e->get_item.index], idx, out);
       }
-      return rt_jit_split_field_elem(L, tup, e->get_item.index, idx, out);
+      if (tup->kind == RT_IR_VAR) {
+        *out = load_elem(L, n, idx);
+        return RT_OK;
+      }
+      return rt_jit_field_elem(L, tup, e->get_item.index, idx, out);
     }
     default:
       return RT_STATUS(INTERNAL, "node %u has no element expression", e->id);
@@ -745,10 +828,26 @@ static void check_arg(rt_jit_lower_t *L, LLVMValueRef args, int32_t i, rt_dtype_
   LLVMPositionBuilderAtEnd(L->b, cont);
 }
 
-/* One loop nest writing output node `out` to `data`. */
-static rt_status_t emit_output(rt_jit_lower_t *L, const rt_ir_expr_t *out, LLVMValueRef data,
+/* One kernel output: a tensor node (field < 0) or field `field` of a
+ * tuple-valued op call that is the function's result. */
+typedef struct out_t {
+  const rt_ir_expr_t *expr;
+  int32_t field;
+} out_t;
+
+static rt_jit_node_t *out_node(rt_jit_lower_t *L, const out_t *o) {
+  return o->field < 0 ? rt_jit_node(L, o->expr) : rt_jit_field_node(L, o->expr, o->field);
+}
+
+static rt_status_t out_elem(rt_jit_lower_t *L, const out_t *o, const LLVMValueRef *idx,
+                            LLVMValueRef *v) {
+  return o->field < 0 ? rt_jit_elem(L, o->expr, idx, v) : rt_jit_field_elem(L, o->expr, o->field, idx, v);
+}
+
+/* One loop nest writing output `out` to `data`. */
+static rt_status_t emit_output(rt_jit_lower_t *L, const out_t *out, LLVMValueRef data,
                                LLVMValueRef task, LLVMValueRef ntasks) {
-  rt_jit_node_t *n = rt_jit_node(L, out);
+  rt_jit_node_t *n = out_node(L, out);
   const int32_t rank = n->rank;
   LLVMValueRef dims[RT_TENSOR_MAX_RANK];
   memcpy(dims, n->dims, sizeof dims);
@@ -759,7 +858,7 @@ static rt_status_t emit_output(rt_jit_lower_t *L, const rt_ir_expr_t *out, LLVMV
     rt_jit_if_t s;
     rt_jit_if_begin(L, LLVMBuildICmp(L->b, LLVMIntEQ, task, rt_jit_i32(L, 0), ""), &s);
     LLVMValueRef v;
-    RT_RETURN_IF_ERROR(rt_jit_elem(L, out, idx, &v));
+    RT_RETURN_IF_ERROR(out_elem(L, out, idx, &v));
     LLVMValueRef stv = LLVMBuildStore(L->b, to_storage(L, v, dt), data);
     LLVMSetAlignment(stv, (unsigned)rt_dtype_size(dt));
     rt_jit_if_else(L, &s, NULL);
@@ -780,7 +879,7 @@ static rt_status_t emit_output(rt_jit_lower_t *L, const rt_ir_expr_t *out, LLVMV
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), cols, 0, NULL, &inner);
   idx[rank - 1] = inner.iv;
   LLVMValueRef v;
-  RT_RETURN_IF_ERROR(rt_jit_elem(L, out, idx, &v));
+  RT_RETURN_IF_ERROR(out_elem(L, out, idx, &v));
   LLVMValueRef at = LLVMBuildAdd(L->b, base, inner.iv, "");
   LLVMValueRef p = LLVMBuildGEP2(L->b, st, data, &at, 1, "");
   LLVMValueRef stv = LLVMBuildStore(L->b, to_storage(L, v, dt), p);
@@ -818,21 +917,42 @@ static int64_t work_per_elem(rt_jit_lower_t *L) {
   return best;
 }
 
-/* Collects the function's outputs (a tensor body, or the fields of a tuple
- * body). */
-static rt_status_t outputs_of(const rt_ir_expr_t *fn, int32_t *out_n,
-                              const rt_ir_expr_t *const **out_list,
-                              const rt_ir_expr_t **single) {
+/* Collects the function's outputs: a tensor body, the fields of a tuple
+ * body, or the fields of a tuple-valued op call (nn.batch_norm). *out is
+ * malloc'd. */
+static rt_status_t outputs_of(const rt_ir_expr_t *fn, int32_t *out_n, out_t **out) {
   const rt_ir_expr_t *body = fn->fn.body;
+  int32_t n = 1;
   if (body->kind == RT_IR_TUPLE) {
-    *out_n = body->tuple.count;
-    *out_list = (const rt_ir_expr_t *const *)body->tuple.fields;
-    return RT_OK;
+    n = body->tuple.count;
+  } else if (body->kind == RT_IR_CALL && rt_jit_tuple_count(body) > 0) {
+    n = rt_jit_tuple_count(body);
   }
-  *single = body;
-  *out_n = 1;
-  *out_list = single;
+  out_t *o = malloc((size_t)(n ? n : 1) * sizeof *o);
+  if (!o) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
+  for (int32_t k = 0; k < n; ++k) {
+    if (body->kind == RT_IR_TUPLE) {
+      o[k] = (out_t){body->tuple.fields[k], -1};
+    } else if (body->kind == RT_IR_CALL && rt_jit_tuple_count(body) > 0) {
+      o[k] = (out_t){body, k};
+    } else {
+      o[k] = (out_t){body, -1};
+    }
+  }
+  *out_n = n;
+  *out = o;
   return RT_OK;
+}
+
+/* Kernel arguments taken by the params: one per tensor, one per field of
+ * a tuple param. */
+static int32_t param_args(const rt_ir_expr_t *fn) {
+  int32_t n = 0;
+  for (int32_t i = 0; i < fn->fn.nparams; ++i) {
+    int32_t c = rt_jit_tuple_count(fn->fn.params[i]);
+    n += c > 0 ? c : 1;
+  }
+  return n;
 }
 
 static void set_attr(rt_jit_lower_t *L, LLVMValueRef fn, unsigned index, const char *name) {
@@ -841,7 +961,7 @@ static void set_attr(rt_jit_lower_t *L, LLVMValueRef fn, unsigned index, const c
 }
 
 static rt_status_t lower_body(rt_jit_lower_t *L, const rt_ir_expr_t *fn, int32_t nin,
-                              int32_t nout, const rt_ir_expr_t *const *outs,
+                              int32_t nout, const out_t *outs,
                               LLVMValueRef body_fn, int64_t *out_work) {
   LLVMValueRef args = LLVMGetParam(body_fn, 0);
   L->ctx = LLVMGetParam(body_fn, 1);
@@ -852,29 +972,62 @@ static rt_status_t lower_body(rt_jit_lower_t *L, const rt_ir_expr_t *fn, int32_t
   LLVMPositionBuilderAtEnd(L->b, entry);
   L->err = LLVMBuildAlloca(L->b, L->ptr, "err");
   LLVMBuildStore(L->b, LLVMConstNull(L->ptr), L->err);
-  /* Parameters: validated descriptors. */
-  for (int32_t i = 0; i < nin; ++i) {
+  /* Parameters: validated descriptors (a tuple param: one per field). */
+  for (int32_t i = 0, ai = 0; i < fn->fn.nparams; ++i) {
     const rt_ir_expr_t *p = fn->fn.params[i];
+    const int32_t nf = rt_jit_tuple_count(p);
+    for (int32_t k = 0; k < nf; ++k, ++ai) {
+      rt_jit_field_t *f;
+      RT_RETURN_IF_ERROR(add_field(L, p, k, &f));
+      rt_ir_type_t *ft = rt_ir_type_resolve(rt_ir_type_resolve(p->checked_type)->tuple.fields[k]);
+      LLVMValueRef dims[RT_TENSOR_MAX_RANK] = {0};
+      check_arg(L, args, ai, ft->tensor.dtype, ft->tensor.rank, ft->tensor.shape, dims);
+      memcpy(f->node.dims, dims, sizeof dims);
+      f->node.data = LLVMGetParam(body_fn, (unsigned)(4 + ai));
+    }
+    if (nf > 0) continue;
     rt_jit_node_t *n;
     RT_RETURN_IF_ERROR(add_node(L, p, &n));
     const int64_t *shape;
     rt_dtype_t dt;
     int32_t rank;
     RT_RETURN_IF_ERROR(rt_jit_tensor_type(p, &dt, &rank, &shape));
-    check_arg(L, args, i, dt, rank, shape, n->dims);
-    n->data = LLVMGetParam(body_fn, (unsigned)(4 + i));
+    check_arg(L, args, ai, dt, rank, shape, n->dims);
+    n->data = LLVMGetParam(body_fn, (unsigned)(4 + ai));
+    ++ai;
   }
-  for (int32_t o = 0; o < nout; ++o) RT_RETURN_IF_ERROR(shape_phase(L, outs[o]));
   for (int32_t o = 0; o < nout; ++o) {
-    rt_jit_node_t *n = rt_jit_node(L, outs[o]);
+    RT_RETURN_IF_ERROR(shape_phase(L, outs[o].expr));
+    if (outs[o].field >= 0 && !find_field(L, outs[o].expr, outs[o].field)) {
+      rt_jit_field_t *f;
+      RT_RETURN_IF_ERROR(add_field(L, outs[o].expr, outs[o].field, &f));
+      for (int32_t k = 0; k < f->node.rank; ++k) {
+        if (!f->node.dims[k]) {
+          return RT_STATUS(UNIMPLEMENTED, "output %d: `?` dims in a tuple-valued op's result", o);
+        }
+      }
+    }
+  }
+  for (int32_t o = 0; o < nout; ++o) {
+    rt_jit_node_t *n = out_node(L, &outs[o]);
     if (!n) return RT_STATUS(UNIMPLEMENTED, "output %d is not a tensor", o);
-    const int64_t *shape;
-    rt_dtype_t dt;
-    int32_t rank;
-    RT_RETURN_IF_ERROR(rt_jit_tensor_type(outs[o], &dt, &rank, &shape));
+    int64_t shape[RT_TENSOR_MAX_RANK];
+    const rt_dtype_t dt = n->dtype;
+    const int32_t rank = n->rank;
+    if (outs[o].field < 0) {
+      const int64_t *sh;
+      rt_dtype_t dt2;
+      int32_t rank2;
+      RT_RETURN_IF_ERROR(rt_jit_tensor_type(outs[o].expr, &dt2, &rank2, &sh));
+      memcpy(shape, sh, (size_t)rank * sizeof *shape);
+    } else {
+      for (int32_t k = 0; k < rank; ++k) {
+        shape[k] = (int64_t)LLVMConstIntGetSExtValue(n->dims[k]);
+      }
+    }
     LLVMValueRef dims[RT_TENSOR_MAX_RANK];
     check_arg(L, args, nin + o, dt, rank, shape, dims);
-    n = rt_jit_node(L, outs[o]);
+    n = out_node(L, &outs[o]);
     for (int32_t k = 0; k < rank; ++k) {
       if (LLVMIsConstant(n->dims[k]) && LLVMIsConstant(dims[k])) continue;
       char msg[120];
@@ -885,7 +1038,7 @@ static rt_status_t lower_body(rt_jit_lower_t *L, const rt_ir_expr_t *fn, int32_t
   *out_work = work_per_elem(L);
   for (int32_t o = 0; o < nout; ++o) {
     LLVMValueRef data = LLVMGetParam(body_fn, (unsigned)(4 + nin + o));
-    RT_RETURN_IF_ERROR(emit_output(L, outs[o], data, task, ntasks));
+    RT_RETURN_IF_ERROR(emit_output(L, &outs[o], data, task, ntasks));
   }
   LLVMValueRef e = LLVMBuildLoad2(L->b, L->ptr, L->err, "");
   LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(L->c, body_fn, "failed");
@@ -921,7 +1074,7 @@ static void lower_task(rt_jit_lower_t *L, LLVMValueRef task_fn, LLVMValueRef bod
 
 static void lower_entry(rt_jit_lower_t *L, LLVMValueRef entry_fn, LLVMValueRef task_fn,
                         LLVMTypeRef task_ty, int32_t nin, int32_t nargs,
-                        const rt_ir_expr_t *out0, int64_t work) {
+                        int32_t rank, int64_t work) {
   L->fn = entry_fn;
   L->ctx = LLVMGetParam(entry_fn, 2);
   LLVMValueRef args = LLVMGetParam(entry_fn, 0);
@@ -936,9 +1089,7 @@ static void lower_entry(rt_jit_lower_t *L, LLVMValueRef entry_fn, LLVMValueRef t
   LLVMBuildStore(L->b, L->ctx, LLVMBuildGEP2(L->b, L->ptr, clo, &one, 1, ""));
   /* Tasks: rows of output 0, when there is enough work to share. */
   LLVMValueRef ntasks = rt_jit_i32(L, 1);
-  rt_dtype_t dt;
-  int32_t rank = 0;
-  if (rt_jit_tensor_type(out0, &dt, &rank, NULL) == RT_OK && rank >= 2) {
+  if (rank >= 2) {
     LLVMValueRef shp = load_field(L, args, nin, ARG_SHAPE, L->ptr);
     LLVMValueRef rows = rt_jit_i64(L, 1), numel;
     for (int32_t k = 0; k < rank - 1; ++k) {
@@ -995,12 +1146,11 @@ rt_status_t rt_jit_lower_function(LLVMModuleRef m, const rt_ir_expr_t *fn,
   L->void_t = LLVMVoidTypeInContext(L->c);
 
   rt_status_t status = RT_OK;
-  const rt_ir_expr_t *single = NULL;
-  const rt_ir_expr_t *const *outs = NULL;
+  out_t *outs = NULL;
   int32_t nout = 0;
-  const int32_t nin = fn->fn.nparams;
+  const int32_t nin = param_args(fn);
   LLVMTypeRef *ptypes = NULL;
-  status = outputs_of(fn, &nout, &outs, &single);
+  status = outputs_of(fn, &nout, &outs);
   const int32_t nargs = nin + nout;
   if (!status) {
     ptypes = malloc((size_t)(4 + nargs) * sizeof *ptypes);
@@ -1038,12 +1188,15 @@ rt_status_t rt_jit_lower_function(LLVMModuleRef m, const rt_ir_expr_t *fn,
       LLVMTypeRef entry_ty = LLVMFunctionType(L->i32, eparams, 3, 0);
       LLVMValueRef entry_fn = LLVMAddFunction(m, symbol, entry_ty);
       set_attr(L, entry_fn, LLVMAttributeFunctionIndex, "nounwind");
-      lower_entry(L, entry_fn, task_fn, task_ty, nin, nargs, outs[0], work);
+      rt_jit_node_t *o0 = out_node(L, &outs[0]);
+      lower_entry(L, entry_fn, task_fn, task_ty, nin, nargs, o0 ? o0->rank : 0, work);
     }
   }
   *out_nin = nin;
   *out_nout = nout;
   free(ptypes);
+  free(outs);
+  free(L->fields);
   free(L->nodes);
   free(L->memo);
   LLVMDisposeBuilder(L->b);

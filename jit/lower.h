@@ -96,7 +96,36 @@ struct rt_jit_lower_t {
   struct rt_jit_memo_t *memo;
   int32_t num_memo, cap_memo;
   int32_t num_strings; /* private message globals made so far */
+  /* Fields of tuple values that have no expression of their own: a
+   * tuple-typed param (the kernel takes each field as its own argument,
+   * as the graph executor flattens tuples) and a tuple-valued op call
+   * (split, nn.batch_norm, nn.dropout) as the function's result. */
+  struct rt_jit_field_t *fields;
+  int32_t num_fields, cap_fields;
 };
+
+/* ---- tuple fields (lower.c) ---------------------------------------------- */
+
+typedef struct rt_jit_field_t {
+  const rt_ir_expr_t *tuple;  /* the tuple-typed param or op call */
+  int32_t index;
+  rt_jit_node_t node;         /* dtype, rank, dims (and data for params) */
+} rt_jit_field_t;
+
+/* Number of fields of a tuple-typed expression (0 when not a tuple). */
+int32_t rt_jit_tuple_count(const rt_ir_expr_t *tuple);
+/* The node facts of field `index` of `tuple` (a Tuple node, a tuple param
+ * or a tuple-valued op call); NULL when it was not sized. */
+rt_jit_node_t *rt_jit_field_node(rt_jit_lower_t *L, const rt_ir_expr_t *tuple, int32_t index);
+/* Element idx of field `index` of `tuple`. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_field_elem(rt_jit_lower_t *L, const rt_ir_expr_t *tuple,
+                                                 int32_t index, const LLVMValueRef *idx,
+                                                 LLVMValueRef *out_value);
+/* Element idx of field `field` of a tuple-valued op call (jit/ops/:
+ * split, nn.batch_norm, nn.dropout); UNIMPLEMENTED for other ops. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_op_field_elem(rt_jit_lower_t *L, const rt_ir_expr_t *call,
+                                                    int32_t field, const LLVMValueRef *idx,
+                                                    LLVMValueRef *out_value);
 
 /* The node facts of e (computed by the shape phase; NULL when e is not a
  * tensor-valued node of the function). */

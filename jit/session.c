@@ -1,31 +1,44 @@
-/* The JIT session: one ORC LLJIT for the host CPU, and builds that turn a
- * batch of Primitive functions into one optimized LLVM module of kernels.
+/* The JIT session: one ORC LLJIT for the host CPU, the kernel cache, and
+ * builds that turn a batch of Primitive functions into native kernels.
  *
  * Setup (llvm-orc.md §3, §4.1): the host triple, CPU name and features
  * (LLVMGetHostCPUName/Features: "znver3", "+avx2,+fma,...") make a
  * TargetMachine at CodeGenLevelAggressive with PIC and the default (small)
- * code model, which becomes the LLJIT's JITTargetMachineBuilder, so the
- * JIT's codegen uses the real CPU. The session error reporter is captured
- * (by default ORC prints "JIT session error" to stderr; library code never
- * prints): its messages are attached to the failing build's status.
+ * code model, which becomes the LLJIT's JITTargetMachineBuilder. The
+ * session error reporter is captured (by default ORC prints "JIT session
+ * error" to stderr; library code never prints): its messages are attached
+ * to the failing build's status.
  *
- * A build (rt_jit_build): a fresh ThreadSafeContext and module; every
- * function lowered into it (jit/lower.c); LLVMVerifyModule; the new pass
- * manager's default<O3> for a per-build TargetMachine of the same CPU
- * (LLJIT does not optimize IR by itself, and a TargetMachine must not be
- * shared between threads); optionally the IR and assembly text (the
- * assembly from a clone: codegen mutates the module it runs on). All of
- * this runs outside the session lock, in parallel across threads. Then,
- * under the lock (two threads adding to / looking up in one LLJIT crash,
- * llvm-orc.md §6): the module is added with its own ResourceTracker and
- * every kernel looked up, which compiles and links the whole module once.
- * Releasing the module removes its tracker (code and symbols freed).
+ * Kernels are units: one object file (PIC, small code model) per kernel,
+ * added to the LLJIT with its own ResourceTracker and reference-counted by
+ * the modules that use it. The session's table of live units is the
+ * in-memory cache, keyed by the kernel identity of jit/cache.h: a build
+ * whose kernel is already loaded takes a reference and compiles nothing.
+ * A unit leaves the table (and its code the JIT) with its last reference.
+ *
+ * A build (rt_jit_build):
+ *  1. every kernel's key, identity and symbol (jit/cache.c);
+ *  2. under the lock, hits in the live table;
+ *  3. the distinct misses: read from the disk cache when it is on (a valid
+ *     entry skips LLVM entirely), else lowered (jit/lower.c), each into
+ *     its own LLVM module of one fresh LLVMContext, verified, optimized
+ *     with default<O3> for a per-build TargetMachine (LLJIT does not
+ *     optimize by itself; a TargetMachine is never shared between threads)
+ *     and emitted as an object file, plus their IR / assembly text when
+ *     asked; compiled objects are written to the disk cache. All of this
+ *     runs outside the lock, in parallel across threads;
+ *  4. under the lock (two threads adding to / looking up in one LLJIT
+ *     crash, llvm-orc.md §6): each object becomes a unit (add + lookup:
+ *     linking only, ~0.5 ms), unless another thread loaded the same kernel
+ *     meanwhile, whose unit is then shared and ours dropped.
+ * Per-kernel objects cost a little more than one module per build, and buy
+ * per-kernel caching and the objects an export links (rt_jit_module_object).
  *
  * Ownership invariants: every LLVMErrorRef is consumed (its message copied
- * into a status with LLVMGetErrorMessage + LLVMDisposeErrorMessage); the
- * TSM is always handed to ORC, which owns it even on failure; the
+ * into a status with LLVMGetErrorMessage + LLVMDisposeErrorMessage); a
+ * MemoryBuffer given to AddObjectFile belongs to ORC even on failure; the
  * session's LLJIT is disposed with its last reference (modules retain the
- * session). */
+ * session, units live no longer than their modules). */
 #include "jit/jit.h"
 
 #include <llvm-c/Analysis.h>
@@ -43,31 +56,48 @@
 #include <string.h>
 #include <time.h>
 
+#include "jit/cache.h"
 #include "jit/lower.h"
 #include "runtime/strbuf.h"
 
+/* A loaded kernel: its object file's code in the JIT. Fields are fixed
+ * once the unit is in the table, except refs and ll (under the lock). */
+typedef struct unit_t {
+  struct unit_t *next;            /* the session's table */
+  int32_t refs;                   /* modules' kernels using it */
+  LLVMOrcResourceTrackerRef tracker;
+  rt_jit_kernel_id_t id;          /* key, identity, symbol */
+  rt_kernel_fn fn;
+  int32_t nin, nout;
+  uint8_t *object;                /* the object file (export, disk) */
+  size_t object_len;
+  char *ll;                       /* its optimized IR text, or NULL */
+} unit_t;
+
 struct rt_jit_session_t {
   _Atomic int32_t refcount;
+  bool shared;                    /* the process-wide session */
   rt_allocator_t allocator;
   pthread_mutex_t lock;
   LLVMOrcLLJITRef jit;
   char *triple, *cpu, *features;  /* malloc'd copies */
-  _Atomic int32_t next_build;
+  char *target;                   /* "<triple> <cpu> <features>" */
+  char compiler[256];             /* rt_jit_compiler_version */
   rt_strbuf_t session_errors;     /* reporter output, under lock */
+  unit_t *units;                  /* live kernels, under lock */
+  rt_jit_cache_counts_t counts;   /* under lock */
 };
 
 typedef struct kernel_t {
-  rt_kernel_fn fn;
-  char *symbol;
-  int32_t nin, nout;
+  unit_t *unit;                   /* one reference */
+  char *ll, *asm_text;            /* this module's copies, when kept */
 } kernel_t;
 
 struct rt_jit_module_t {
   rt_jit_session_t *session;
-  LLVMOrcResourceTrackerRef tracker;
   int32_t count;
   kernel_t *kernels;
-  char *ll, *asm_text;            /* malloc'd; NULL unless kept */
+  char *ll, *asm_text;            /* whole-module text; NULL unless kept */
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -129,7 +159,7 @@ static rt_status_t make_tm(const rt_jit_session_t *s, LLVMTargetMachineRef *out)
 
 /* ---- session ------------------------------------------------------------ */
 
-rt_status_t rt_jit_session_create(rt_allocator_t allocator, rt_jit_session_t **out_session) {
+static rt_status_t session_create(rt_allocator_t allocator, rt_jit_session_t **out_session) {
   *out_session = NULL;
   pthread_once(&g_llvm_once, llvm_init);
   if (g_llvm_init_failed) return RT_STATUS(INTERNAL, "%s", "LLVM has no native target");
@@ -137,9 +167,9 @@ rt_status_t rt_jit_session_create(rt_allocator_t allocator, rt_jit_session_t **o
   RT_RETURN_IF_ERROR(rt_allocator_malloc(allocator, sizeof *s, 16, true, (void **)&s));
   s->allocator = allocator;
   atomic_init(&s->refcount, 1);
-  atomic_init(&s->next_build, 0);
   rt_strbuf_initialize(&s->session_errors);
   pthread_mutex_init(&s->lock, NULL);
+  rt_jit_compiler_version(s->compiler, sizeof s->compiler);
   rt_status_t status = RT_OK;
   char *t = LLVMGetDefaultTargetTriple(), *c = LLVMGetHostCPUName(), *f = LLVMGetHostCPUFeatures();
   s->triple = dup_str(t);
@@ -148,7 +178,12 @@ rt_status_t rt_jit_session_create(rt_allocator_t allocator, rt_jit_session_t **o
   LLVMDisposeMessage(t);
   LLVMDisposeMessage(c);
   LLVMDisposeMessage(f);
-  if (!s->triple || !s->cpu || !s->features) status = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
+  if (s->triple && s->cpu && s->features) {
+    size_t n = strlen(s->triple) + strlen(s->cpu) + strlen(s->features) + 3;
+    s->target = malloc(n);
+    if (s->target) snprintf(s->target, n, "%s %s %s", s->triple, s->cpu, s->features);
+  }
+  if (!s->target) status = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
   LLVMTargetMachineRef tm = NULL;
   if (!status) status = make_tm(s, &tm);
   if (!status) {
@@ -173,10 +208,45 @@ rt_status_t rt_jit_session_create(rt_allocator_t allocator, rt_jit_session_t **o
   return status;
 }
 
+rt_status_t rt_jit_session_create(rt_allocator_t allocator, rt_jit_session_t **out_session) {
+  return session_create(allocator, out_session);
+}
+
+/* The process-wide session: not owned by this pointer (its holders own
+ * it); reset to NULL by the release that drops the last reference, under
+ * g_shared_lock, so rt_jit_session_shared never revives a dying one. */
+static pthread_mutex_t g_shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static rt_jit_session_t *g_shared;
+
+rt_status_t rt_jit_session_shared(rt_jit_session_t **out_session) {
+  *out_session = NULL;
+  rt_status_t st = RT_OK;
+  pthread_mutex_lock(&g_shared_lock);
+  if (g_shared) {
+    atomic_fetch_add(&g_shared->refcount, 1);
+  } else {
+    st = session_create(rt_allocator_system(), &g_shared);
+    if (!st) g_shared->shared = true;
+  }
+  if (!st) *out_session = g_shared;
+  pthread_mutex_unlock(&g_shared_lock);
+  return st;
+}
+
 void rt_jit_session_retain(rt_jit_session_t *s) { atomic_fetch_add(&s->refcount, 1); }
 
 void rt_jit_session_release(rt_jit_session_t *s) {
-  if (!s || atomic_fetch_sub(&s->refcount, 1) != 1) return;
+  if (!s) return;
+  if (s->shared) {
+    pthread_mutex_lock(&g_shared_lock);
+    bool last = atomic_fetch_sub(&s->refcount, 1) == 1;
+    if (last) g_shared = NULL;
+    pthread_mutex_unlock(&g_shared_lock);
+    if (!last) return;
+  } else if (atomic_fetch_sub(&s->refcount, 1) != 1) {
+    return;
+  }
+  /* Every module retains the session, so no unit is left here. */
   if (s->jit) {
     LLVMErrorRef e = LLVMOrcDisposeLLJIT(s->jit);
     if (e) LLVMConsumeError(e); /* nothing to report to at this point */
@@ -186,78 +256,166 @@ void rt_jit_session_release(rt_jit_session_t *s) {
   free(s->triple);
   free(s->cpu);
   free(s->features);
+  free(s->target);
   rt_allocator_free(s->allocator, s);
 }
 
 const char *rt_jit_session_cpu(const rt_jit_session_t *s) { return s->cpu; }
 const char *rt_jit_session_triple(const rt_jit_session_t *s) { return s->triple; }
+const char *rt_jit_session_compiler(const rt_jit_session_t *s) { return s->compiler; }
+
+void rt_jit_session_counts(rt_jit_session_t *s, rt_jit_cache_counts_t *out_counts) {
+  pthread_mutex_lock(&s->lock);
+  *out_counts = s->counts;
+  pthread_mutex_unlock(&s->lock);
+}
+
+
+/* ---- units (callers hold s->lock) --------------------------------------- */
+
+/* The live unit with id's identity, or NULL. */
+static unit_t *find_unit(rt_jit_session_t *s, const rt_jit_kernel_id_t *id) {
+  for (unit_t *u = s->units; u; u = u->next) {
+    if (u->id.key == id->key && u->id.identity_hash == id->identity_hash &&
+        u->id.identity_len == id->identity_len &&
+        memcmp(u->id.identity, id->identity, id->identity_len) == 0) {
+      return u;
+    }
+  }
+  return NULL;
+}
+
+static void unit_free(unit_t *u) {
+  if (!u) return;
+  rt_jit_kernel_id_deinitialize(&u->id);
+  free(u->object);
+  free(u->ll);
+  free(u);
+}
+
+/* Drops one reference; the last removes the code from the JIT. */
+static void unit_release_locked(rt_jit_session_t *s, unit_t *u) {
+  if (--u->refs > 0) return;
+  for (unit_t **p = &s->units; *p; p = &(*p)->next) {
+    if (*p == u) {
+      *p = u->next;
+      break;
+    }
+  }
+  LLVMErrorRef e = LLVMOrcResourceTrackerRemove(u->tracker);
+  if (e) LLVMConsumeError(e); /* release cannot fail: the code is dropped regardless */
+  LLVMOrcReleaseResourceTracker(u->tracker);
+  unit_free(u);
+}
+
+/* Adds u's object to the JIT and looks its kernel up; on success u joins
+ * the table (refs 0: the caller takes them). */
+static rt_status_t unit_load_locked(rt_jit_session_t *s, unit_t *u) {
+  rt_strbuf_truncate(&s->session_errors, 0);
+  LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(s->jit);
+  u->tracker = LLVMOrcJITDylibCreateResourceTracker(jd);
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+      (const char *)u->object, u->object_len, u->id.symbol);
+  rt_status_t status = RT_OK;
+  LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(s->jit, u->tracker, buf); /* takes buf */
+  if (e) status = llvm_error(e, "adding a kernel object to the JIT");
+  LLVMOrcExecutorAddress addr = 0;
+  if (!status) {
+    e = LLVMOrcLLJITLookup(s->jit, &addr, u->id.symbol);
+    if (e) {
+      status = llvm_error(e, "linking the kernel object");
+      if (s->session_errors.len && s->session_errors.data) {
+        status = rt_status_annotate(status, "%s", s->session_errors.data);
+      }
+    }
+  }
+  if (status) {
+    e = LLVMOrcResourceTrackerRemove(u->tracker);
+    if (e) LLVMConsumeError(e);
+    LLVMOrcReleaseResourceTracker(u->tracker);
+    u->tracker = NULL;
+    return status;
+  }
+  u->fn = (rt_kernel_fn)(uintptr_t)addr;
+  u->next = s->units;
+  s->units = u;
+  return RT_OK;
+}
 
 /* ---- build -------------------------------------------------------------- */
 
 static void module_free(rt_jit_module_t *m) {
   if (!m) return;
+  rt_jit_session_t *s = m->session;
   if (m->kernels) {
-    for (int32_t i = 0; i < m->count; ++i) free(m->kernels[i].symbol);
+    pthread_mutex_lock(&s->lock);
+    for (int32_t i = 0; i < m->count; ++i) {
+      if (m->kernels[i].unit) unit_release_locked(s, m->kernels[i].unit);
+    }
+    pthread_mutex_unlock(&s->lock);
+    for (int32_t i = 0; i < m->count; ++i) {
+      free(m->kernels[i].ll);
+      free(m->kernels[i].asm_text);
+    }
   }
   free(m->kernels);
   free(m->ll);
   free(m->asm_text);
-  if (m->session) rt_jit_session_release(m->session);
+  rt_jit_session_release(s);
   free(m);
 }
 
-static rt_status_t emit_asm(LLVMTargetMachineRef tm, LLVMModuleRef mod, char **out) {
-  LLVMModuleRef clone = LLVMCloneModule(mod);
+static rt_status_t emit(LLVMTargetMachineRef tm, LLVMModuleRef mod, LLVMCodeGenFileType kind,
+                        uint8_t **out, size_t *out_len) {
   LLVMMemoryBufferRef buf = NULL;
   char *msg = NULL;
   rt_status_t st = RT_OK;
-  if (LLVMTargetMachineEmitToMemoryBuffer(tm, clone, LLVMAssemblyFile, &msg, &buf)) {
-    st = RT_STATUS(INTERNAL, "emitting assembly: %s", msg ? msg : "");
+  if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, kind, &msg, &buf)) {
+    st = RT_STATUS(INTERNAL, "emitting %s: %s", kind == LLVMObjectFile ? "an object file" : "assembly",
+                   msg ? msg : "");
   } else {
     size_t n = LLVMGetBufferSize(buf);
     *out = malloc(n + 1);
     if (!*out) {
-      st = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (assembly text)");
+      st = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (kernel code)");
     } else {
       memcpy(*out, LLVMGetBufferStart(buf), n);
       (*out)[n] = 0;
+      *out_len = n;
     }
   }
   LLVMDisposeMessage(msg);
   if (buf) LLVMDisposeMemoryBuffer(buf);
-  LLVMDisposeModule(clone);
   return st;
 }
 
-/* Lowers, verifies and optimizes; fills m->kernels' symbols and counts. */
-static rt_status_t build_ir(rt_jit_session_t *s, LLVMModuleRef mod, int32_t count,
-                            rt_ir_expr_t *const *fns, const char *const *names, uint32_t flags,
-                            rt_jit_module_t *m, rt_jit_build_stats_t *stats) {
-  const int32_t build = atomic_fetch_add(&s->next_build, 1);
+/* A kernel of this build that no live unit had. */
+typedef struct pending_t {
+  int32_t first;                 /* the first kernel index with this identity */
+  rt_jit_cache_entry_t entry;    /* object, IR text, nin, nout */
+  char *asm_text;
+  bool from_disk;
+  unit_t *unit;                  /* once loaded (or found loaded) */
+} pending_t;
+
+/* Lowers, verifies, optimizes and emits one kernel in its own module of
+ * ctx. Codegen changes the IR it runs on (llvm-orc.md §3): the IR text is
+ * taken before and the assembly from a clone. */
+static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTargetMachineRef tm,
+                               const rt_ir_expr_t *fn, const char *symbol, uint32_t flags,
+                               pending_t *p, rt_jit_build_stats_t *stats) {
   double t0 = now_ms();
-  for (int32_t i = 0; i < count; ++i) {
-    char sym[64];
-    snprintf(sym, sizeof sym, "rt_k%d_%d", build, i);
-    m->kernels[i].symbol = dup_str(sym);
-    if (!m->kernels[i].symbol) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
-    rt_status_t st = rt_jit_lower_function(mod, fns[i], sym, &m->kernels[i].nin, &m->kernels[i].nout);
-    if (st) {
-      return rt_status_annotate(st, "lowering kernel %d (%s)", i,
-                                names && names[i] ? names[i] : sym);
-    }
-  }
+  LLVMModuleRef mod = LLVMModuleCreateWithNameInContext(symbol, ctx);
+  LLVMSetTarget(mod, LLVMOrcLLJITGetTripleString(s->jit));
+  LLVMSetDataLayout(mod, LLVMOrcLLJITGetDataLayoutStr(s->jit));
+  rt_status_t st = rt_jit_lower_function(mod, fn, symbol, &p->entry.nin, &p->entry.nout);
   char *msg = NULL;
-  if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
-    rt_status_t st = RT_STATUS(INTERNAL, "the lowered module does not verify: %s", msg ? msg : "");
-    LLVMDisposeMessage(msg);
-    return st;
+  if (!st && LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
+    st = RT_STATUS(INTERNAL, "the lowered module does not verify: %s", msg ? msg : "");
   }
   LLVMDisposeMessage(msg);
   double t1 = now_ms();
-  LLVMTargetMachineRef tm;
-  RT_RETURN_IF_ERROR(make_tm(s, &tm));
-  rt_status_t st = RT_OK;
-  if (!(flags & RT_JIT_NO_OPT)) {
+  if (!st && !(flags & RT_JIT_NO_OPT)) {
     LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
     LLVMErrorRef e = LLVMRunPasses(mod, "default<O3>", tm, o);
     LLVMDisposePassBuilderOptions(o);
@@ -266,18 +424,48 @@ static rt_status_t build_ir(rt_jit_session_t *s, LLVMModuleRef mod, int32_t coun
   double t2 = now_ms();
   if (!st && (flags & RT_JIT_KEEP_LL)) {
     char *text = LLVMPrintModuleToString(mod);
-    m->ll = dup_str(text);
+    p->entry.ll = dup_str(text);
     LLVMDisposeMessage(text);
-    if (!m->ll) st = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (IR text)");
+    if (!p->entry.ll) st = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (IR text)");
+    if (!st) p->entry.ll_len = strlen(p->entry.ll);
   }
-  if (!st && (flags & RT_JIT_KEEP_ASM)) st = emit_asm(tm, mod, &m->asm_text);
-  LLVMDisposeTargetMachine(tm);
-  if (stats) {
-    stats->lower_ms = t1 - t0;
-    stats->opt_ms = t2 - t1;
-    stats->asm_ms = now_ms() - t2;
+  double t3 = now_ms();
+  if (!st && (flags & RT_JIT_KEEP_ASM)) {
+    LLVMModuleRef clone = LLVMCloneModule(mod);
+    size_t n = 0;
+    st = emit(tm, clone, LLVMAssemblyFile, (uint8_t **)&p->asm_text, &n);
+    LLVMDisposeModule(clone);
   }
+  double t4 = now_ms();
+  if (!st) st = emit(tm, mod, LLVMObjectFile, &p->entry.object, &p->entry.object_len);
+  LLVMDisposeModule(mod);
+  stats->lower_ms += t1 - t0;
+  stats->opt_ms += t2 - t1;
+  stats->asm_ms += t4 - t3;
+  stats->codegen_ms += now_ms() - t4;
   return st;
+}
+
+/* Joins the kernels' texts into the module's (NULL when a kernel lacks
+ * it). */
+static rt_status_t join_text(rt_jit_module_t *m, bool is_asm, char **out) {
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  for (int32_t i = 0; i < m->count; ++i) {
+    const char *t = is_asm ? m->kernels[i].asm_text : m->kernels[i].ll;
+    if (!t) {
+      rt_strbuf_deinitialize(&b);
+      return RT_OK;
+    }
+    bool repeat = false;
+    for (int32_t j = 0; j < i; ++j) repeat = repeat || m->kernels[j].unit == m->kernels[i].unit;
+    if (repeat) continue;
+    rt_strbuf_printf(&b, "%s kernel %s\n", is_asm ? "#" : ";", m->kernels[i].unit->id.symbol);
+    rt_strbuf_puts(&b, t);
+    rt_strbuf_putc(&b, '\n');
+  }
+  size_t n = 0;
+  return rt_strbuf_finish(&b, out, &n);
 }
 
 rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const *fns,
@@ -285,62 +473,172 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
                          rt_jit_build_stats_t *out_stats, rt_jit_module_t **out_module) {
   *out_module = NULL;
   rt_jit_build_stats_t stats = {0};
+  if (out_stats) *out_stats = stats;
   if (count < 1) return RT_STATUS(INVALID_ARGUMENT, "%s", "rt_jit_build needs at least one function");
   rt_jit_module_t *m = calloc(1, sizeof *m);
   if (!m) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
-  m->kernels = calloc((size_t)count, sizeof *m->kernels);
-  if (!m->kernels) {
-    free(m);
-    return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
-  }
-  m->count = count;
   rt_jit_session_retain(s);
   m->session = s;
-
-  /* One context per build: builds on other threads never share one. */
-  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-  LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
-  LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("relayrt_kernels", ctx);
-  LLVMSetTarget(mod, LLVMOrcLLJITGetTripleString(s->jit));
-  LLVMSetDataLayout(mod, LLVMOrcLLJITGetDataLayoutStr(s->jit));
-  rt_status_t status = build_ir(s, mod, count, fns, names, flags, m, &stats);
-  if (status) {
-    LLVMDisposeModule(mod);
-    LLVMOrcDisposeThreadSafeContext(tsc);
-    module_free(m);
-    return status;
-  }
-  /* The TSM takes the module and shares the context's ownership. */
-  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsc);
-  LLVMOrcDisposeThreadSafeContext(tsc);
-
+  rt_jit_kernel_id_t *ids = calloc((size_t)count, sizeof *ids);
+  int32_t *slot = calloc((size_t)count, sizeof *slot);     /* pending index or -1 */
+  pending_t *pend = calloc((size_t)count, sizeof *pend);
+  m->kernels = calloc((size_t)count, sizeof *m->kernels);
+  rt_status_t status = RT_OK;
+  if (!ids || !slot || !pend || !m->kernels) status = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
+  if (!status) m->count = count;
+  const bool keep_ll = flags & RT_JIT_KEEP_LL, keep_asm = flags & RT_JIT_KEEP_ASM;
+  const char *opt = (flags & RT_JIT_NO_OPT) ? "O0" : "O3";
   double t0 = now_ms();
-  pthread_mutex_lock(&s->lock);
-  rt_strbuf_truncate(&s->session_errors, 0);
-  LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(s->jit);
-  m->tracker = LLVMOrcJITDylibCreateResourceTracker(jd);
-  LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(s->jit, m->tracker, tsm); /* takes tsm */
-  if (e) status = llvm_error(e, "adding the kernel module to the JIT");
   for (int32_t i = 0; !status && i < count; ++i) {
-    LLVMOrcExecutorAddress addr = 0;
-    e = LLVMOrcLLJITLookup(s->jit, &addr, m->kernels[i].symbol);
-    if (e) {
-      status = llvm_error(e, "compiling the kernel module");
-      if (s->session_errors.len && s->session_errors.data) {
-        status = rt_status_annotate(status, "%s", s->session_errors.data);
+    if (!fns[i] || fns[i]->kind != RT_IR_FUNCTION) {
+      status = RT_STATUS(INVALID_ARGUMENT, "kernel %d (%s): not a function", (int)i,
+                         names && names[i] ? names[i] : "?");
+      break;
+    }
+    status = rt_jit_kernel_id(fns[i], s->target, s->compiler, opt, &ids[i]);
+  }
+  stats.lower_ms += now_ms() - t0;
+
+  /* 2. Live units. A build keeping assembly compiles everything (units
+   * keep no assembly); one keeping IR needs units that kept theirs. */
+  int32_t npend = 0;
+  if (!status) {
+    pthread_mutex_lock(&s->lock);
+    for (int32_t i = 0; i < count; ++i) {
+      slot[i] = -1;
+      unit_t *u = keep_asm ? NULL : find_unit(s, &ids[i]);
+      if (u && (!keep_ll || u->ll)) {
+        u->refs++;
+        m->kernels[i].unit = u;
+        stats.memory_hits++;
+        s->counts.memory_hits++;
+        if (keep_ll) m->kernels[i].ll = dup_str(u->ll);
+        if (keep_ll && !m->kernels[i].ll) status = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
+        continue;
       }
-    } else {
-      m->kernels[i].fn = (rt_kernel_fn)(uintptr_t)addr;
+      for (int32_t j = 0; j < i && slot[i] < 0; ++j) {
+        if (slot[j] >= 0 && ids[j].identity_hash == ids[i].identity_hash &&
+            ids[j].identity_len == ids[i].identity_len &&
+            memcmp(ids[j].identity, ids[i].identity, ids[i].identity_len) == 0) {
+          slot[i] = slot[j];
+        }
+      }
+      if (slot[i] < 0) {
+        slot[i] = npend;
+        pend[npend++].first = i;
+      }
+    }
+    pthread_mutex_unlock(&s->lock);
+  }
+
+  /* 3. Disk, then LLVM, for what is still missing. */
+  char *dir = NULL;
+  if (!status && npend && !keep_asm && !(flags & RT_JIT_NO_DISK_CACHE)) status = rt_jit_cache_dir(&dir);
+  for (int32_t p = 0; !status && dir && p < npend; ++p) {
+    bool found = false;
+    status = rt_jit_cache_read(dir, &ids[pend[p].first], &pend[p].entry, &found);
+    if (found && keep_ll && !pend[p].entry.ll) {
+      rt_jit_cache_entry_deinitialize(&pend[p].entry);
+      found = false;
+    }
+    pend[p].from_disk = found;
+    if (found) stats.disk_hits++;
+  }
+  LLVMContextRef ctx = NULL;
+  LLVMTargetMachineRef tm = NULL;
+  for (int32_t p = 0; !status && p < npend; ++p) {
+    if (pend[p].from_disk) continue;
+    if (!ctx) {
+      ctx = LLVMContextCreate();
+      status = make_tm(s, &tm);
+      if (status) break;
+    }
+    int32_t i = pend[p].first;
+    status = compile_one(s, ctx, tm, fns[i], ids[i].symbol, flags, &pend[p], &stats);
+    if (status) {
+      status = rt_status_annotate(status, "compiling kernel %d (%s)", (int)i,
+                                  names && names[i] ? names[i] : ids[i].symbol);
+      break;
+    }
+    stats.compiled++;
+    /* A cache that cannot be written costs speed, not correctness. */
+    if (dir) {
+      rt_status_t ws = rt_jit_cache_write(dir, &ids[i], &pend[p].entry);
+      if (ws) {
+        rt_status_free(ws);
+      } else {
+        stats.disk_writes++;
+      }
     }
   }
-  if (status) {
-    e = LLVMOrcResourceTrackerRemove(m->tracker);
-    if (e) LLVMConsumeError(e);
-    LLVMOrcReleaseResourceTracker(m->tracker);
-    m->tracker = NULL;
+  if (tm) LLVMDisposeTargetMachine(tm);
+  if (ctx) LLVMContextDispose(ctx);
+  free(dir);
+
+  /* 4. Load, under the lock; a kernel another build loaded meanwhile is
+   * shared instead. */
+  double t1 = now_ms();
+  if (!status && npend) {
+    pthread_mutex_lock(&s->lock);
+    for (int32_t p = 0; !status && p < npend; ++p) {
+      rt_jit_kernel_id_t *id = &ids[pend[p].first];
+      unit_t *u = find_unit(s, id);
+      if (!u) {
+        u = calloc(1, sizeof *u);
+        if (!u) {
+          status = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
+          break;
+        }
+        u->id = *id;  /* moves the identity */
+        memset(id, 0, sizeof *id);
+        u->nin = pend[p].entry.nin;
+        u->nout = pend[p].entry.nout;
+        u->object = pend[p].entry.object;
+        u->object_len = pend[p].entry.object_len;
+        pend[p].entry.object = NULL;
+        if (pend[p].entry.ll) u->ll = dup_str(pend[p].entry.ll);
+        status = unit_load_locked(s, u);
+        if (status) {
+          status = rt_status_annotate(status, "loading kernel %s", u->id.symbol);
+          unit_free(u);
+          break;
+        }
+      } else if (!u->ll && pend[p].entry.ll) {
+        u->ll = dup_str(pend[p].entry.ll);
+      }
+      pend[p].unit = u;
+      /* Every kernel of this slot takes its reference now, so the unit
+       * cannot be dropped before the build ends. */
+      for (int32_t i = 0; i < count; ++i) {
+        if (m->kernels[i].unit || slot[i] != p) continue;
+        u->refs++;
+        m->kernels[i].unit = u;
+        if (keep_ll && pend[p].entry.ll) m->kernels[i].ll = dup_str(pend[p].entry.ll);
+        if (keep_asm && pend[p].asm_text) m->kernels[i].asm_text = dup_str(pend[p].asm_text);
+      }
+    }
+    s->counts.compiled += stats.compiled;
+    s->counts.disk_hits += stats.disk_hits;
+    s->counts.disk_writes += stats.disk_writes;
+    pthread_mutex_unlock(&s->lock);
   }
-  pthread_mutex_unlock(&s->lock);
-  stats.codegen_ms = now_ms() - t0;
+  stats.codegen_ms += now_ms() - t1;
+  for (int32_t i = 0; !status && i < count; ++i) {
+    if ((keep_ll && !m->kernels[i].ll) || (keep_asm && !m->kernels[i].asm_text)) {
+      status = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (kernel text)");
+    }
+  }
+  if (!status && keep_ll) status = join_text(m, false, &m->ll);
+  if (!status && keep_asm) status = join_text(m, true, &m->asm_text);
+
+  for (int32_t i = 0; ids && i < count; ++i) rt_jit_kernel_id_deinitialize(&ids[i]);
+  for (int32_t p = 0; pend && p < npend; ++p) {
+    rt_jit_cache_entry_deinitialize(&pend[p].entry);
+    free(pend[p].asm_text);
+  }
+  free(ids);
+  free(slot);
+  free(pend);
   if (out_stats) *out_stats = stats;
   if (status) {
     module_free(m);
@@ -350,91 +648,41 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
   return RT_OK;
 }
 
-void rt_jit_module_release(rt_jit_module_t *m) {
-  if (!m) return;
-  if (m->tracker) {
-    rt_jit_session_t *s = m->session;
-    pthread_mutex_lock(&s->lock);
-    LLVMErrorRef e = LLVMOrcResourceTrackerRemove(m->tracker);
-    if (e) LLVMConsumeError(e); /* release cannot fail: the code is dropped regardless */
-    LLVMOrcReleaseResourceTracker(m->tracker);
-    pthread_mutex_unlock(&s->lock);
-  }
-  module_free(m);
-}
+void rt_jit_module_release(rt_jit_module_t *m) { module_free(m); }
 
 int32_t rt_jit_module_count(const rt_jit_module_t *m) { return m->count; }
-rt_kernel_fn rt_jit_module_kernel(const rt_jit_module_t *m, int32_t i) { return m->kernels[i].fn; }
-const char *rt_jit_module_symbol(const rt_jit_module_t *m, int32_t i) { return m->kernels[i].symbol; }
-int32_t rt_jit_module_num_inputs(const rt_jit_module_t *m, int32_t i) { return m->kernels[i].nin; }
-int32_t rt_jit_module_num_outputs(const rt_jit_module_t *m, int32_t i) { return m->kernels[i].nout; }
+rt_kernel_fn rt_jit_module_kernel(const rt_jit_module_t *m, int32_t i) { return m->kernels[i].unit->fn; }
+const char *rt_jit_module_symbol(const rt_jit_module_t *m, int32_t i) { return m->kernels[i].unit->id.symbol; }
+int32_t rt_jit_module_num_inputs(const rt_jit_module_t *m, int32_t i) { return m->kernels[i].unit->nin; }
+int32_t rt_jit_module_num_outputs(const rt_jit_module_t *m, int32_t i) { return m->kernels[i].unit->nout; }
+
+void rt_jit_module_object(const rt_jit_module_t *m, int32_t i, const uint8_t **out_data,
+                          size_t *out_size) {
+  *out_data = m->kernels[i].unit->object;
+  *out_size = m->kernels[i].unit->object_len;
+}
 
 /* ---- source text -------------------------------------------------------- */
 
-/* True when `name` (up to a delimiter) is `sym` or `sym.<suffix>`. */
-static bool names_kernel(const char *name, const char *sym) {
-  size_t n = strlen(sym);
-  if (strncmp(name, sym, n) != 0) return false;
-  char c = name[n];
-  return c == '.' || c == '(' || c == ',' || c == ':' || c == '"' || c == '\n' || c == 0;
-}
-
-/* Copies the functions of kernel `sym` out of module text: LLVM IR
- * ("define ... @sym..." up to "}") or assembly (".type sym..." up to
- * ".size sym..."). */
-static rt_status_t extract(const char *text, const char *sym, bool is_asm, char **out) {
-  rt_strbuf_t b;
-  rt_strbuf_initialize(&b);
-  const char *p = text;
-  bool in = false;
-  while (*p) {
-    const char *eol = strchr(p, '\n');
-    size_t len = eol ? (size_t)(eol - p + 1) : strlen(p);
-    if (!in) {
-      const char *at = NULL;
-      if (!is_asm && strncmp(p, "define ", 7) == 0) {
-        at = memchr(p, '@', len);
-        if (at) ++at;
-      } else if (is_asm && strncmp(p, "\t.type\t", 7) == 0) {
-        at = p + 7;
-      }
-      if (at && names_kernel(at, sym)) in = true;
-    }
-    if (in) {
-      rt_strbuf_append(&b, p, len);
-      if (!is_asm && p[0] == '}') {
-        in = false;
-        rt_strbuf_putc(&b, '\n');
-      }
-      if (is_asm && strncmp(p, "\t.size\t", 7) == 0 && names_kernel(p + 7, sym)) {
-        in = false;
-        rt_strbuf_putc(&b, '\n');
-      }
-    }
-    p += len;
-  }
-  size_t n;
-  return rt_strbuf_finish(&b, out, &n);
-}
-
-static rt_status_t source(const rt_jit_module_t *m, int32_t kernel, const char *text,
-                          const char *flag, bool is_asm, char **out_text) {
+static rt_status_t source(const rt_jit_module_t *m, int32_t kernel, bool is_asm, char **out_text) {
   *out_text = NULL;
-  if (!text) return RT_STATUS(FAILED_PRECONDITION, "the build did not keep its text (%s)", flag);
-  if (kernel >= m->count) return RT_STATUS(OUT_OF_RANGE, "kernel %d of %d", kernel, m->count);
-  if (kernel < 0) {
-    *out_text = dup_str(text);
-    return *out_text ? RT_OK : RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
+  const char *text = is_asm ? m->asm_text : m->ll;
+  if (!text) {
+    return RT_STATUS(FAILED_PRECONDITION, "the build did not keep its text (%s)",
+                     is_asm ? "RT_JIT_KEEP_ASM" : "RT_JIT_KEEP_LL");
   }
-  return extract(text, m->kernels[kernel].symbol, is_asm, out_text);
+  if (kernel >= m->count) return RT_STATUS(OUT_OF_RANGE, "kernel %d of %d", kernel, m->count);
+  if (kernel >= 0) text = is_asm ? m->kernels[kernel].asm_text : m->kernels[kernel].ll;
+  *out_text = dup_str(text);
+  return *out_text ? RT_OK : RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
 }
 
 rt_status_t rt_jit_module_ll(const rt_jit_module_t *m, int32_t kernel, char **out_text) {
-  return source(m, kernel, m->ll, "RT_JIT_KEEP_LL", false, out_text);
+  return source(m, kernel, false, out_text);
 }
 
 rt_status_t rt_jit_module_asm(const rt_jit_module_t *m, int32_t kernel, char **out_text) {
-  return source(m, kernel, m->asm_text, "RT_JIT_KEEP_ASM", true, out_text);
+  return source(m, kernel, true, out_text);
 }
 
 /* ---- simple context and arguments --------------------------------------- */

@@ -18,6 +18,7 @@ void rt_pass_context_defaults(rt_pass_context_t *out) {
   out->opt_level = 2;
   out->fuse_max_depth = 256;
   out->jit_keep_ll = 1;
+  out->jit_disk_cache = 1;
 }
 
 rt_status_t rt_pass_context_create(rt_pass_context_t **out_context) {
@@ -112,6 +113,9 @@ static const config_option kConfig[] = {
      offsetof(rt_pass_context_t, jit_keep_ll)},
     {"jit.keep_asm", "keep each kernel's assembly for get_source(\"asm\") (0/1)", 0, 1,
      offsetof(rt_pass_context_t, jit_keep_asm)},
+    {"jit.disk_cache", "use the on-disk kernel cache (0/1; its folder is $RELAYRT_CACHE_DIR, "
+                       "else $XDG_CACHE_HOME/relayrt or ~/.cache/relayrt)", 0, 1,
+     offsetof(rt_pass_context_t, jit_disk_cache)},
 };
 
 static rt_status_t find_option(const char *key, const config_option **out) {

@@ -120,6 +120,17 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_invoke(rt_executor_t *executor
 RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_get_source(const rt_executor_t *executor,
                                                              const char *kind, char **out_text);
 
+/* Writes a shared library at `path` that runs this executor's model without
+ * LLVM or the IR: its kernels' object code, the graph plan (nodes, entries,
+ * storage sizes, input and output names) and the constants, under one
+ * exported descriptor (include/rt/artifact.h loads it with
+ * librelayrt_runtime). Links with the system C compiler ($CC, else cc).
+ * FAILED_PRECONDITION unless the executor is a "graph" one; IO_ERROR when
+ * writing or linking fails (the linker's message included). The executor
+ * is only read: safe while another thread runs it. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_export(const rt_executor_t *executor,
+                                                         const char *path);
+
 /* ---- stepping (the "debug" executor) -------------------------------------- */
 
 typedef struct rt_step_event_t {

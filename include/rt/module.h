@@ -24,8 +24,12 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_module_parse(const char *text,
                                                       const char *source_name,
                                                       rt_module_t **out_module);
 
-/* Loads a model file by extension: .relay/.txt text. (ONNX arrives with
- * its issue; until then .onnx is UNIMPLEMENTED.) */
+/* Loads a model file by extension: .relay/.txt text (as rt_module_parse),
+ * .onnx an ONNX model (opsets 7-18; external data is read relative to the
+ * model's folder). ONNX errors: DATA_LOSS for malformed or truncated
+ * protobuf, UNIMPLEMENTED for an unsupported op (naming the op type, node,
+ * opset and file), INVALID_ARGUMENT for an inconsistent model. Other
+ * extensions are INVALID_ARGUMENT. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_module_load(const char *path,
                                                      rt_module_t **out_module);
 

@@ -913,8 +913,9 @@ static rt_status_t subpixel(const rt_ir_rel_ctx_t *ctx, bool to_space,
                      ctx->op->name, (int)x->tensor.rank);
   }
   const char *mode = rt_attrs_string(ctx->attrs, "mode");
-  if (strcmp(mode, "DCR") != 0 && strcmp(mode, "CDR") != 0) {
-    return RT_STATUS(INVALID_ARGUMENT, "%s: unknown mode \"%s\" (DCR, CDR)",
+  /* The kernels (interp/, jit/) implement DCR and CRD (ONNX's names). */
+  if (strcmp(mode, "DCR") != 0 && strcmp(mode, "CRD") != 0) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: unknown mode \"%s\" (DCR, CRD)",
                      ctx->op->name, mode);
   }
   const int64_t b = rt_attrs_int(ctx->attrs, "block_size");

@@ -172,6 +172,28 @@ static bool layout_is(const rt_ir_expr_t *call, const char *attr, const char *wa
   return strcmp(s, want) == 0;
 }
 
+/* pos[k] = where letter canon[k] sits in layout attr `attr` (e.g. NHWC
+ * for canon NCHW gives 0, 3, 1, 2); false unless the layout is a
+ * permutation of canon. */
+static bool layout_perm(const rt_ir_expr_t *call, const char *attr, const char *canon,
+                        int32_t *pos) {
+  const char *s = rt_attrs_string(call->call.attrs, attr);
+  const size_t n = strlen(canon);
+  if (strlen(s) != n) return false;
+  for (size_t k = 0; k < n; ++k) {
+    const char *at = strchr(s, canon[k]);
+    if (!at) return false;
+    pos[k] = (int32_t)(at - s);
+  }
+  return true;
+}
+
+/* Builds the index in a layout from the canonical-order index. */
+static void permute_index(int32_t n, const int32_t *pos, const LLVMValueRef *canon,
+                          LLVMValueRef *out) {
+  for (int32_t k = 0; k < n; ++k) out[pos[k]] = canon[k];
+}
+
 /* ---- convolution -------------------------------------------------------- */
 
 typedef struct conv_t {
@@ -179,9 +201,12 @@ typedef struct conv_t {
   int32_t nsp;
   int64_t stride[2], dil[2], pad[2];
   LLVMValueRef cin_per_group, g;   /* i64 */
-  const LLVMValueRef *idx;         /* n, o, spatial... */
+  const LLVMValueRef *idx;         /* n, o, spatial... (canonical order) */
   LLVMValueRef in_dims[2];
   rt_dtype_t out;
+  int32_t dpos[4], kpos[4];        /* data / kernel layout positions */
+  bool transpose;
+  LLVMValueRef out_per_group;      /* transpose: O/G */
 } conv_t;
 
 static rt_status_t conv_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *red,
@@ -190,23 +215,44 @@ static rt_status_t conv_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *
   LLVMBuilderRef B = L->b;
   /* red: c, then kh (2-d), kw. */
   LLVMValueRef ci = LLVMBuildAdd(B, LLVMBuildMul(B, c->g, c->cin_per_group, ""), red[0], "");
-  LLVMValueRef xi[4], wi[4];
-  xi[0] = c->idx[0];
-  xi[1] = ci;
-  wi[0] = c->idx[1];
-  wi[1] = red[0];
+  LLVMValueRef xc[4], wc[4], xi[4], wi[4];
+  xc[0] = c->idx[0];
+  xc[1] = ci;
+  wc[0] = c->idx[1];
+  wc[1] = red[0];
+  if (c->transpose) {
+    /* Kernel IOHW (canonical O, I = O/G, C): w[ci, o % (O/G), kh, kw]. */
+    wc[0] = LLVMBuildURem(B, c->idx[1], c->out_per_group, "");
+    wc[1] = ci;
+  }
   LLVMValueRef inside = LLVMConstInt(L->i1, 1, 0);
   for (int32_t s = 0; s < c->nsp; ++s) {
-    LLVMValueRef pos = LLVMBuildAdd(
-        B, LLVMBuildSub(B, LLVMBuildMul(B, c->idx[2 + s], rt_jit_i64(L, c->stride[s]), ""),
-                        rt_jit_i64(L, c->pad[s]), ""),
-        LLVMBuildMul(B, red[1 + s], rt_jit_i64(L, c->dil[s]), ""), "");
+    LLVMValueRef pos;
+    if (c->transpose) {
+      /* y + pad - k * dil = iy * stride with 0 <= iy < H. */
+      LLVMValueRef t = LLVMBuildSub(
+          B, LLVMBuildAdd(B, c->idx[2 + s], rt_jit_i64(L, c->pad[s]), ""),
+          LLVMBuildMul(B, red[1 + s], rt_jit_i64(L, c->dil[s]), ""), "");
+      LLVMValueRef st = rt_jit_i64(L, c->stride[s]);
+      LLVMValueRef nonneg = LLVMBuildICmp(B, LLVMIntSGE, t, rt_jit_i64(L, 0), "");
+      LLVMValueRef ts = LLVMBuildSelect(B, nonneg, t, rt_jit_i64(L, 0), "");
+      LLVMValueRef exact = LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildURem(B, ts, st, ""), rt_jit_i64(L, 0), "");
+      pos = LLVMBuildUDiv(B, ts, st, "");
+      inside = LLVMBuildAnd(B, inside, LLVMBuildAnd(B, nonneg, exact, ""), "");
+    } else {
+      pos = LLVMBuildAdd(
+          B, LLVMBuildSub(B, LLVMBuildMul(B, c->idx[2 + s], rt_jit_i64(L, c->stride[s]), ""),
+                          rt_jit_i64(L, c->pad[s]), ""),
+          LLVMBuildMul(B, red[1 + s], rt_jit_i64(L, c->dil[s]), ""), "");
+    }
     LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, pos, rt_jit_i64(L, 0), ""),
                                    LLVMBuildICmp(B, LLVMIntSLT, pos, c->in_dims[s], ""), "");
     inside = LLVMBuildAnd(B, inside, ok, "");
-    xi[2 + s] = LLVMBuildSelect(B, ok, pos, rt_jit_i64(L, 0), "");
-    wi[2 + s] = red[1 + s];
+    xc[2 + s] = LLVMBuildSelect(B, inside, pos, rt_jit_i64(L, 0), "");
+    wc[2 + s] = red[1 + s];
   }
+  permute_index(2 + c->nsp, c->dpos, xc, xi);
+  permute_index(2 + c->nsp, c->kpos, wc, wi);
   LLVMValueRef x, w;
   RT_RETURN_IF_ERROR(rt_jit_elem(L, c->call->call.args[0], xi, &x));
   RT_RETURN_IF_ERROR(rt_jit_elem(L, c->call->call.args[1], wi, &w));
@@ -222,29 +268,44 @@ static rt_status_t conv_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *
 }
 
 RT_JIT_ELEM_FN(rt_jit_elem_conv) {
-  const bool two = call->call.callee->op.op->id == RT_OP_NN_CONV2D;
-  const int32_t nsp = two ? 2 : 1;
-  if (!layout_is(call, "data_layout", two ? "NCHW" : "NCW") ||
-      !layout_is(call, "kernel_layout", two ? "OIHW" : "OIW") ||
-      !(layout_is(call, "out_layout", "") || layout_is(call, "out_layout", two ? "NCHW" : "NCW"))) {
-    return RT_JIT_UNIMPLEMENTED(call, "%s", "only NCHW/OIHW (NCW/OIW) layouts lower yet");
+  const int32_t id = call->call.callee->op.op->id;
+  const bool transpose = id == RT_OP_NN_CONV2D_TRANSPOSE;
+  const int32_t nsp = id == RT_OP_NN_CONV1D ? 1 : 2;
+  conv_t c = {.call = call, .nsp = nsp, .transpose = transpose};
+  const char *dl = rt_attrs_string(call->call.attrs, "data_layout");
+  if (!layout_perm(call, "data_layout", nsp == 2 ? "NCHW" : "NCW", c.dpos) ||
+      !layout_perm(call, "kernel_layout", nsp == 2 ? "OIHW" : "OIW", c.kpos) ||
+      !(layout_is(call, "out_layout", "") || layout_is(call, "out_layout", dl))) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "layouts must be permutations of NCHW/OIHW (NCW/OIW), out_layout the data layout");
   }
   rt_jit_node_t *x = arg_node(L, call, 0), *w = arg_node(L, call, 1), *self = rt_jit_node(L, call);
   if (x->rank != 2 + nsp || w->rank != 2 + nsp) return RT_JIT_UNIMPLEMENTED(call, "%s", "bad ranks");
-  conv_t c = {.call = call, .nsp = nsp, .idx = idx, .out = self->dtype};
+  /* The output index in canonical order (n, o, spatial...). */
+  LLVMValueRef cidx[4];
+  for (int32_t k = 0; k < 2 + nsp; ++k) cidx[k] = idx[c.dpos[k]];
+  c.idx = cidx;
+  c.out = self->dtype;
   int64_t hi[2];
   RT_RETURN_IF_ERROR(spatial(call, "strides", nsp, 1, c.stride));
   RT_RETURN_IF_ERROR(spatial(call, "dilation", nsp, 1, c.dil));
   RT_RETURN_IF_ERROR(pads(call, nsp, c.pad, hi));
+  for (int32_t s = 0; s < nsp; ++s) {
+    if (c.stride[s] < 1 || c.dil[s] < 1) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: strides and dilation must be >= 1", call->call.callee->op.op->name);
+    }
+  }
   const int64_t groups = rt_attrs_int(call->call.attrs, "groups");
   if (groups < 1) return RT_STATUS(INVALID_ARGUMENT, "%s: groups must be >= 1", call->call.callee->op.op->name);
   /* O/G output channels per group: g = o / (O/G). */
-  LLVMValueRef opg = LLVMBuildUDiv(L->b, self->dims[1], rt_jit_i64(L, groups), "");
+  LLVMValueRef opg = LLVMBuildUDiv(L->b, self->dims[c.dpos[1]], rt_jit_i64(L, groups), "");
   opg = rt_jit_max(L, opg, rt_jit_i64(L, 1));
-  c.g = LLVMBuildUDiv(L->b, idx[1], opg, "");
-  c.cin_per_group = w->dims[1];
-  for (int32_t s = 0; s < nsp; ++s) c.in_dims[s] = x->dims[2 + s];
-  LLVMValueRef ext[3] = {w->dims[1], w->dims[2], nsp == 2 ? w->dims[3] : NULL};
+  c.g = LLVMBuildUDiv(L->b, cidx[1], opg, "");
+  c.out_per_group = opg;
+  /* Input channels per group: conv I; transpose C/G. */
+  c.cin_per_group = transpose ? LLVMBuildUDiv(L->b, x->dims[c.dpos[1]], rt_jit_i64(L, groups), "")
+                              : w->dims[c.kpos[1]];
+  for (int32_t s = 0; s < nsp; ++s) c.in_dims[s] = x->dims[c.dpos[2 + s]];
+  LLVMValueRef ext[3] = {c.cin_per_group, w->dims[c.kpos[2]], nsp == 2 ? w->dims[c.kpos[3]] : NULL};
   LLVMValueRef acc = rt_jit_const_i(L, self->dtype, 0);
   RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, 1 + nsp, ext, 1, &acc, conv_body, &c));
   *out_value = acc;
@@ -259,16 +320,18 @@ typedef struct pool_t {
   bool is_max, include_pad;
   int64_t stride[2], dil[2], pad_lo[2], pad_hi[2];
   LLVMValueRef start[2];           /* adaptive: window start; else NULL */
-  const LLVMValueRef *idx;
+  const LLVMValueRef *idx;         /* canonical order: n, c, spatial... */
   LLVMValueRef in_dims[2];
   rt_dtype_t in, acc;              /* input dtype; accumulation dtype */
+  int32_t pos[4];                  /* layout positions of N, C, spatial */
+  LLVMValueRef cidx[4];
 } pool_t;
 
 static rt_status_t pool_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *red,
                              const LLVMValueRef *accs, LLVMValueRef *next) {
   pool_t *p = user;
   LLVMBuilderRef B = L->b;
-  LLVMValueRef xi[4] = {p->idx[0], p->idx[1], NULL, NULL};
+  LLVMValueRef xc[4] = {p->idx[0], p->idx[1], NULL, NULL}, xi[4];
   LLVMValueRef inside = LLVMConstInt(L->i1, 1, 0), padded = LLVMConstInt(L->i1, 1, 0);
   for (int32_t s = 0; s < p->nsp; ++s) {
     LLVMValueRef pos;
@@ -287,8 +350,9 @@ static rt_status_t pool_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *
         LLVMBuildICmp(B, LLVMIntSLT, pos, LLVMBuildAdd(B, p->in_dims[s], rt_jit_i64(L, p->pad_hi[s]), ""), ""), "");
     inside = LLVMBuildAnd(B, inside, ok, "");
     padded = LLVMBuildAnd(B, padded, in_pad, "");
-    xi[2 + s] = LLVMBuildSelect(B, ok, pos, rt_jit_i64(L, 0), "");
+    xc[2 + s] = LLVMBuildSelect(B, ok, pos, rt_jit_i64(L, 0), "");
   }
+  permute_index(2 + p->nsp, p->pos, xc, xi);
   LLVMValueRef v;
   RT_RETURN_IF_ERROR(rt_jit_elem(L, p->call->call.args[0], xi, &v));
   if (p->is_max) {
@@ -328,31 +392,45 @@ static rt_status_t pool_finish(rt_jit_lower_t *L, pool_t *p, LLVMValueRef *ext, 
   return RT_OK;
 }
 
+/* Reads the pool's layout (a permutation of NCHW / NCW) into p->pos;
+ * false for other layouts. */
+static bool pool_layout(const rt_ir_expr_t *call, int32_t nsp, int32_t *pos) {
+  const char *l = rt_attrs_string(call->call.attrs, "layout");
+  const char *ol = rt_attrs_string(call->call.attrs, "out_layout");
+  if (*ol && strcmp(ol, l) != 0) return false;
+  return layout_perm(call, "layout", nsp == 2 ? "NCHW" : "NCW", pos);
+}
+
 static void pool_init(rt_jit_lower_t *L, pool_t *p, const rt_ir_expr_t *call, int32_t nsp,
-                      const LLVMValueRef *idx) {
+                      const int32_t *pos, const LLVMValueRef *idx) {
   rt_jit_node_t *x = arg_node(L, call, 0);
   const int32_t id = call->call.callee->op.op->id;
   memset(p, 0, sizeof *p);
   p->call = call;
   p->nsp = nsp;
-  p->idx = idx;
+  for (int32_t k = 0; k < 2 + nsp; ++k) {
+    p->pos[k] = pos[k];
+    p->cidx[k] = idx[pos[k]];
+  }
+  p->idx = p->cidx;
   p->in = x->dtype;
   p->acc = rt_jit_is_float(x->dtype) ? x->dtype : (rt_dtype_t){kDLFloat, 64, 1};
   p->is_max = id == RT_OP_NN_MAX_POOL2D || id == RT_OP_NN_MAX_POOL1D ||
               id == RT_OP_NN_GLOBAL_MAX_POOL2D || id == RT_OP_NN_ADAPTIVE_MAX_POOL2D ||
               id == RT_OP_NN_ADAPTIVE_MAX_POOL1D;
-  for (int32_t s = 0; s < nsp; ++s) p->in_dims[s] = x->dims[2 + s];
+  for (int32_t s = 0; s < nsp; ++s) p->in_dims[s] = x->dims[pos[2 + s]];
 }
 
 RT_JIT_ELEM_FN(rt_jit_elem_pool) {
   const int32_t id = call->call.callee->op.op->id;
   const int32_t nsp = (id == RT_OP_NN_MAX_POOL2D || id == RT_OP_NN_AVG_POOL2D) ? 2 : 1;
-  if (!layout_is(call, "layout", nsp == 2 ? "NCHW" : "NCW")) {
-    return RT_JIT_UNIMPLEMENTED(call, "%s", "only NCHW (NCW) layout lowers yet");
+  int32_t pos[4];
+  if (!pool_layout(call, nsp, pos)) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "the layout must be a permutation of NCHW (NCW)");
   }
   if (arg_node(L, call, 0)->rank != 2 + nsp) return RT_JIT_UNIMPLEMENTED(call, "%s", "bad rank");
   pool_t p;
-  pool_init(L, &p, call, nsp, idx);
+  pool_init(L, &p, call, nsp, pos, idx);
   int64_t size[2];
   RT_RETURN_IF_ERROR(spatial(call, "pool_size", nsp, 1, size));
   RT_RETURN_IF_ERROR(spatial(call, "strides", nsp, 1, p.stride));
@@ -367,16 +445,17 @@ RT_JIT_ELEM_FN(rt_jit_elem_pool) {
 RT_JIT_ELEM_FN(rt_jit_elem_adaptive_pool) {
   const int32_t id = call->call.callee->op.op->id;
   const int32_t nsp = (id == RT_OP_NN_ADAPTIVE_AVG_POOL1D || id == RT_OP_NN_ADAPTIVE_MAX_POOL1D) ? 1 : 2;
-  if (!layout_is(call, "layout", nsp == 2 ? "NCHW" : "NCW")) {
-    return RT_JIT_UNIMPLEMENTED(call, "%s", "only NCHW (NCW) layout lowers yet");
+  int32_t pos[4];
+  if (!pool_layout(call, nsp, pos)) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "the layout must be a permutation of NCHW (NCW)");
   }
   rt_jit_node_t *self = rt_jit_node(L, call);
   if (arg_node(L, call, 0)->rank != 2 + nsp) return RT_JIT_UNIMPLEMENTED(call, "%s", "bad rank");
   pool_t p;
-  pool_init(L, &p, call, nsp, idx);
+  pool_init(L, &p, call, nsp, pos, idx);
   LLVMValueRef ext[2];
   for (int32_t s = 0; s < nsp; ++s) {
-    LLVMValueRef in = p.in_dims[s], on = self->dims[2 + s], i = idx[2 + s];
+    LLVMValueRef in = p.in_dims[s], on = self->dims[pos[2 + s]], i = p.idx[2 + s];
     LLVMValueRef safe = rt_jit_max(L, on, rt_jit_i64(L, 1));
     LLVMValueRef start = LLVMBuildUDiv(L->b, LLVMBuildMul(L->b, i, in, ""), safe, "");
     LLVMValueRef end = LLVMBuildUDiv(
@@ -389,12 +468,13 @@ RT_JIT_ELEM_FN(rt_jit_elem_adaptive_pool) {
 }
 
 RT_JIT_ELEM_FN(rt_jit_elem_global_pool) {
-  if (!layout_is(call, "layout", "NCHW")) {
-    return RT_JIT_UNIMPLEMENTED(call, "%s", "only NCHW layout lowers yet");
+  int32_t pos[4];
+  if (!pool_layout(call, 2, pos)) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "the layout must be a permutation of NCHW");
   }
   if (arg_node(L, call, 0)->rank != 4) return RT_JIT_UNIMPLEMENTED(call, "%s", "bad rank");
   pool_t p;
-  pool_init(L, &p, call, 2, idx);
+  pool_init(L, &p, call, 2, pos, idx);
   p.start[0] = p.start[1] = rt_jit_i64(L, 0);
   LLVMValueRef ext[2] = {p.in_dims[0], p.in_dims[1]};
   return pool_finish(L, &p, ext, rt_jit_node(L, call)->dtype, out_value);
@@ -453,5 +533,72 @@ RT_JIT_ELEM_FN(rt_jit_elem_softmax) {
   } else {
     *out_value = LLVMBuildFDiv(L->b, rt_jit_intrinsic(L, "llvm.exp", d, NULL, NULL), sum, "");
   }
+  return RT_OK;
+}
+
+/* ---- shapes of the dot-product anchors (`?` batch and M dims) ---------- */
+
+/* dims[k] of the call: the checked type's constant, or `computed` for a
+ * `?` dim. */
+static LLVMValueRef dim_or(rt_jit_lower_t *L, const int64_t *shape, int32_t k,
+                           LLVMValueRef computed) {
+  return shape[k] == RT_DIM_ANY ? computed : rt_jit_i64(L, shape[k]);
+}
+
+RT_JIT_SHAPE_FN(rt_jit_shape_dense) {
+  rt_jit_node_t *x = arg_node(L, call, 0), *w = arg_node(L, call, 1);
+  rt_dtype_t dt;
+  int32_t rank;
+  const int64_t *shape;
+  RT_RETURN_IF_ERROR(rt_jit_tensor_type(call, &dt, &rank, &shape));
+  if (x->rank < 1 || w->rank != 2 || rank != x->rank) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "needs data (..., K), weight (N, K)");
+  }
+  for (int32_t k = 0; k < rank - 1; ++k) out_dims[k] = dim_or(L, shape, k, x->dims[k]);
+  out_dims[rank - 1] = dim_or(L, shape, rank - 1, w->dims[0]);
+  rt_jit_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, x->dims[x->rank - 1], w->dims[1], ""),
+               "nn.dense: data and weight disagree on K");
+  return RT_OK;
+}
+
+RT_JIT_SHAPE_FN(rt_jit_shape_matmul) {
+  rt_jit_node_t *a = arg_node(L, call, 0), *b = arg_node(L, call, 1);
+  rt_dtype_t dt;
+  int32_t rank;
+  const int64_t *shape;
+  RT_RETURN_IF_ERROR(rt_jit_tensor_type(call, &dt, &rank, &shape));
+  if (a->rank < 2 || b->rank != 2 || rank != a->rank) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "needs a of rank >= 2, b of rank 2");
+  }
+  const bool ta = rt_attrs_bool(call->call.attrs, "transpose_a");
+  const bool tb = rt_attrs_bool(call->call.attrs, "transpose_b");
+  for (int32_t k = 0; k < rank - 2; ++k) out_dims[k] = dim_or(L, shape, k, a->dims[k]);
+  out_dims[rank - 2] = dim_or(L, shape, rank - 2, a->dims[ta ? a->rank - 1 : a->rank - 2]);
+  out_dims[rank - 1] = dim_or(L, shape, rank - 1, b->dims[tb ? 0 : 1]);
+  LLVMValueRef ka = a->dims[ta ? a->rank - 2 : a->rank - 1], kb = b->dims[tb ? 1 : 0];
+  rt_jit_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, ka, kb, ""), "nn.matmul: a and b disagree on K");
+  return RT_OK;
+}
+
+RT_JIT_SHAPE_FN(rt_jit_shape_batch_matmul) {
+  rt_jit_node_t *a = arg_node(L, call, 0), *b = arg_node(L, call, 1);
+  rt_dtype_t dt;
+  int32_t rank;
+  const int64_t *shape;
+  RT_RETURN_IF_ERROR(rt_jit_tensor_type(call, &dt, &rank, &shape));
+  if (a->rank != 3 || b->rank != 3 || rank != 3) return RT_JIT_UNIMPLEMENTED(call, "%s", "needs rank-3 inputs");
+  const bool ta = rt_attrs_bool(call->call.attrs, "transpose_a");
+  const bool tb = rt_attrs_bool(call->call.attrs, "transpose_b");
+  LLVMValueRef a1 = LLVMBuildICmp(L->b, LLVMIntEQ, a->dims[0], rt_jit_i64(L, 1), "");
+  LLVMValueRef batch = LLVMBuildSelect(L->b, a1, b->dims[0], a->dims[0], "");
+  LLVMValueRef bok = LLVMBuildOr(
+      L->b, LLVMBuildICmp(L->b, LLVMIntEQ, a->dims[0], b->dims[0], ""),
+      LLVMBuildOr(L->b, a1, LLVMBuildICmp(L->b, LLVMIntEQ, b->dims[0], rt_jit_i64(L, 1), ""), ""), "");
+  rt_jit_check(L, bok, "nn.batch_matmul: batch dims do not broadcast");
+  out_dims[0] = dim_or(L, shape, 0, batch);
+  out_dims[1] = dim_or(L, shape, 1, a->dims[ta ? 2 : 1]);
+  out_dims[2] = dim_or(L, shape, 2, b->dims[tb ? 1 : 2]);
+  LLVMValueRef ka = a->dims[ta ? 1 : 2], kb = b->dims[tb ? 2 : 1];
+  rt_jit_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, ka, kb, ""), "nn.batch_matmul: a and b disagree on K");
   return RT_OK;
 }

@@ -60,6 +60,28 @@ RT_JIT_ELEM_FN(rt_jit_elem_reverse);
 RT_JIT_ELEM_FN(rt_jit_elem_pad);
 RT_JIT_ELEM_FN(rt_jit_elem_init);         /* zeros, ones, full */
 RT_JIT_ELEM_FN(rt_jit_elem_one_hot);
+RT_JIT_ELEM_FN(rt_jit_elem_gather_nd);
+RT_JIT_ELEM_FN(rt_jit_elem_layout_transform);
+RT_JIT_ELEM_FN(rt_jit_elem_subpixel);     /* depth_to_space, space_to_depth */
+RT_JIT_ELEM_FN(rt_jit_elem_arange);       /* static output length only */
+RT_JIT_ELEM_FN(rt_jit_elem_shape_of);
+RT_JIT_ELEM_FN(rt_jit_elem_ndarray_size);
+/* Field `field` of split(x) (rt_jit_op_field_elem dispatches here). */
+RT_MUST_USE_RESULT rt_status_t rt_jit_split_field_elem(rt_jit_lower_t *L,
+                                                       const rt_ir_expr_t *split,
+                                                       int32_t field,
+                                                       const LLVMValueRef *idx,
+                                                       LLVMValueRef *out_value);
+
+/* image.c */
+RT_JIT_ELEM_FN(rt_jit_elem_resize2d);     /* image.resize2d, nn.upsampling */
+
+/* norm.c */
+RT_JIT_ELEM_FN(rt_jit_elem_norm);         /* layer_norm, group_norm, instance_norm */
+RT_JIT_ELEM_FN(rt_jit_elem_l2_normalize);
+RT_JIT_ELEM_FN(rt_jit_elem_lrn);
+RT_JIT_ELEM_FN(rt_jit_elem_tuple_op);     /* batch_norm, dropout: only through
+                                             their fields */
 
 /* nn.c */
 RT_JIT_ELEM_FN(rt_jit_elem_dense);
@@ -70,6 +92,9 @@ RT_JIT_ELEM_FN(rt_jit_elem_pool);         /* max/avg pool1d/2d */
 RT_JIT_ELEM_FN(rt_jit_elem_global_pool);
 RT_JIT_ELEM_FN(rt_jit_elem_adaptive_pool);
 RT_JIT_ELEM_FN(rt_jit_elem_softmax);      /* softmax, log_softmax */
+RT_JIT_SHAPE_FN(rt_jit_shape_dense);      /* `?` batch dims */
+RT_JIT_SHAPE_FN(rt_jit_shape_matmul);
+RT_JIT_SHAPE_FN(rt_jit_shape_batch_matmul);
 
 /* Shared helper (reduce.c): runs nested loops over `n` extents with `nacc`
  * carried accumulators, calling body(L, user, red_idx, accs, next) in the

@@ -3,7 +3,8 @@
  * not) lower is a build error (STYLE.md rule 17). An entry is
  * LOWER(shape, elem) with the family functions of jit/ops/ops_impl.h, or
  * NONE: the op does not lower yet, and a kernel using it fails to build
- * with UNIMPLEMENTED naming it. */
+ * with UNIMPLEMENTED naming it. Every op lowers today; NONE stays for the
+ * next op added. */
 #include "jit/ops/ops_impl.h"
 
 #define LOWER(shape, elem) {shape, elem}
@@ -101,30 +102,30 @@
 #define JIT_STRIDED_SLICE LOWER(NULL, rt_jit_elem_strided_slice)
 #define JIT_TAKE LOWER(NULL, rt_jit_elem_take)
 #define JIT_GATHER LOWER(NULL, rt_jit_elem_gather)
-#define JIT_GATHER_ND NONE
+#define JIT_GATHER_ND LOWER(NULL, rt_jit_elem_gather_nd)
 #define JIT_BROADCAST_TO LOWER(NULL, rt_jit_elem_broadcast_to)
 #define JIT_TILE LOWER(NULL, rt_jit_elem_tile)
 #define JIT_REPEAT LOWER(NULL, rt_jit_elem_repeat)
 #define JIT_REVERSE LOWER(NULL, rt_jit_elem_reverse)
 #define JIT_NN_PAD LOWER(NULL, rt_jit_elem_pad)
-#define JIT_LAYOUT_TRANSFORM NONE
+#define JIT_LAYOUT_TRANSFORM LOWER(NULL, rt_jit_elem_layout_transform)
 #define JIT_ONE_HOT LOWER(NULL, rt_jit_elem_one_hot)
-#define JIT_NN_DEPTH_TO_SPACE NONE
-#define JIT_NN_SPACE_TO_DEPTH NONE
+#define JIT_NN_DEPTH_TO_SPACE LOWER(NULL, rt_jit_elem_subpixel)
+#define JIT_NN_SPACE_TO_DEPTH LOWER(NULL, rt_jit_elem_subpixel)
 #define JIT_ZEROS LOWER(NULL, rt_jit_elem_init)
 #define JIT_ONES LOWER(NULL, rt_jit_elem_init)
 #define JIT_FULL LOWER(NULL, rt_jit_elem_init)
-#define JIT_ARANGE NONE
-#define JIT_SHAPE_OF NONE
-#define JIT_NDARRAY_SIZE NONE
-#define JIT_IMAGE_RESIZE2D NONE
-#define JIT_NN_UPSAMPLING NONE
-#define JIT_NN_DENSE LOWER(NULL, rt_jit_elem_dense)
-#define JIT_NN_MATMUL LOWER(NULL, rt_jit_elem_matmul)
-#define JIT_NN_BATCH_MATMUL LOWER(NULL, rt_jit_elem_batch_matmul)
+#define JIT_ARANGE LOWER(NULL, rt_jit_elem_arange)
+#define JIT_SHAPE_OF LOWER(NULL, rt_jit_elem_shape_of)
+#define JIT_NDARRAY_SIZE LOWER(NULL, rt_jit_elem_ndarray_size)
+#define JIT_IMAGE_RESIZE2D LOWER(NULL, rt_jit_elem_resize2d)
+#define JIT_NN_UPSAMPLING LOWER(NULL, rt_jit_elem_resize2d)
+#define JIT_NN_DENSE LOWER(rt_jit_shape_dense, rt_jit_elem_dense)
+#define JIT_NN_MATMUL LOWER(rt_jit_shape_matmul, rt_jit_elem_matmul)
+#define JIT_NN_BATCH_MATMUL LOWER(rt_jit_shape_batch_matmul, rt_jit_elem_batch_matmul)
 #define JIT_NN_CONV1D LOWER(NULL, rt_jit_elem_conv)
 #define JIT_NN_CONV2D LOWER(NULL, rt_jit_elem_conv)
-#define JIT_NN_CONV2D_TRANSPOSE NONE
+#define JIT_NN_CONV2D_TRANSPOSE LOWER(NULL, rt_jit_elem_conv)
 #define JIT_NN_MAX_POOL2D LOWER(NULL, rt_jit_elem_pool)
 #define JIT_NN_AVG_POOL2D LOWER(NULL, rt_jit_elem_pool)
 #define JIT_NN_MAX_POOL1D LOWER(NULL, rt_jit_elem_pool)
@@ -137,13 +138,13 @@
 #define JIT_NN_ADAPTIVE_MAX_POOL1D LOWER(NULL, rt_jit_elem_adaptive_pool)
 #define JIT_NN_SOFTMAX LOWER(rt_jit_shape_same, rt_jit_elem_softmax)
 #define JIT_NN_LOG_SOFTMAX LOWER(rt_jit_shape_same, rt_jit_elem_softmax)
-#define JIT_NN_BATCH_NORM NONE
-#define JIT_NN_LAYER_NORM NONE
-#define JIT_NN_GROUP_NORM NONE
-#define JIT_NN_INSTANCE_NORM NONE
-#define JIT_NN_L2_NORMALIZE NONE
-#define JIT_NN_DROPOUT NONE
-#define JIT_NN_LRN NONE
+#define JIT_NN_BATCH_NORM LOWER(NULL, rt_jit_elem_tuple_op)
+#define JIT_NN_LAYER_NORM LOWER(rt_jit_shape_same, rt_jit_elem_norm)
+#define JIT_NN_GROUP_NORM LOWER(rt_jit_shape_same, rt_jit_elem_norm)
+#define JIT_NN_INSTANCE_NORM LOWER(rt_jit_shape_same, rt_jit_elem_norm)
+#define JIT_NN_L2_NORMALIZE LOWER(rt_jit_shape_same, rt_jit_elem_l2_normalize)
+#define JIT_NN_DROPOUT LOWER(NULL, rt_jit_elem_tuple_op)
+#define JIT_NN_LRN LOWER(rt_jit_shape_same, rt_jit_elem_lrn)
 
 static const rt_jit_op_lowering_t k_table[] = {
 #define RT_OP(ID, name, ninputs, pattern, fields, rel, doc) [RT_OP_##ID] = JIT_##ID,

@@ -77,17 +77,16 @@ RT_JIT_ELEM_FN(rt_jit_elem_transpose) {
 static rt_status_t concat_from(rt_jit_lower_t *L, const rt_ir_expr_t *tup, int32_t axis,
                                int32_t k, LLVMValueRef off, const LLVMValueRef *idx,
                                int32_t rank, LLVMValueRef *out) {
-  const rt_ir_expr_t *f = tup->tuple.fields[k];
-  rt_jit_node_t *n = rt_jit_node(L, f);
+  rt_jit_node_t *n = rt_jit_field_node(L, tup, k);
   LLVMValueRef in[RT_TENSOR_MAX_RANK];
   memcpy(in, idx, (size_t)rank * sizeof *in);
   in[axis] = LLVMBuildSub(L->b, idx[axis], off, "");
-  if (k == tup->tuple.count - 1) return rt_jit_elem(L, f, in, out);
+  if (k == rt_jit_tuple_count(tup) - 1) return rt_jit_field_elem(L, tup, k, in, out);
   LLVMValueRef end = LLVMBuildAdd(L->b, off, n->dims[axis], "");
   rt_jit_if_t s;
   rt_jit_if_begin(L, LLVMBuildICmp(L->b, LLVMIntSLT, idx[axis], end, ""), &s);
   LLVMValueRef a, b;
-  RT_RETURN_IF_ERROR(rt_jit_elem(L, f, in, &a));
+  RT_RETURN_IF_ERROR(rt_jit_field_elem(L, tup, k, in, &a));
   rt_jit_if_else(L, &s, a);
   RT_RETURN_IF_ERROR(concat_from(L, tup, axis, k + 1, end, idx, rank, &b));
   *out = rt_jit_if_end(L, &s, b);
@@ -96,8 +95,8 @@ static rt_status_t concat_from(rt_jit_lower_t *L, const rt_ir_expr_t *tup, int32
 
 RT_JIT_ELEM_FN(rt_jit_elem_concatenate) {
   const rt_ir_expr_t *tup = call->call.args[0];
-  if (tup->kind != RT_IR_TUPLE || tup->tuple.count == 0) {
-    return RT_JIT_UNIMPLEMENTED(call, "%s", "the input must be a tuple built in the group");
+  if (rt_jit_tuple_count(tup) == 0 || !rt_jit_field_node(L, tup, 0)) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "the input must be a tuple built in the group or a tuple param");
   }
   rt_jit_node_t *self = rt_jit_node(L, call);
   int32_t axis;
@@ -108,12 +107,11 @@ RT_JIT_ELEM_FN(rt_jit_elem_concatenate) {
 static rt_status_t stack_from(rt_jit_lower_t *L, const rt_ir_expr_t *tup, int32_t axis,
                               int32_t k, const LLVMValueRef *in, LLVMValueRef sel,
                               LLVMValueRef *out) {
-  const rt_ir_expr_t *f = tup->tuple.fields[k];
-  if (k == tup->tuple.count - 1) return rt_jit_elem(L, f, in, out);
+  if (k == rt_jit_tuple_count(tup) - 1) return rt_jit_field_elem(L, tup, k, in, out);
   rt_jit_if_t s;
   rt_jit_if_begin(L, LLVMBuildICmp(L->b, LLVMIntEQ, sel, rt_jit_i64(L, k), ""), &s);
   LLVMValueRef a, b;
-  RT_RETURN_IF_ERROR(rt_jit_elem(L, f, in, &a));
+  RT_RETURN_IF_ERROR(rt_jit_field_elem(L, tup, k, in, &a));
   rt_jit_if_else(L, &s, a);
   RT_RETURN_IF_ERROR(stack_from(L, tup, axis, k + 1, in, sel, &b));
   *out = rt_jit_if_end(L, &s, b);
@@ -122,8 +120,8 @@ static rt_status_t stack_from(rt_jit_lower_t *L, const rt_ir_expr_t *tup, int32_
 
 RT_JIT_ELEM_FN(rt_jit_elem_stack) {
   const rt_ir_expr_t *tup = call->call.args[0];
-  if (tup->kind != RT_IR_TUPLE || tup->tuple.count == 0) {
-    return RT_JIT_UNIMPLEMENTED(call, "%s", "the input must be a tuple built in the group");
+  if (rt_jit_tuple_count(tup) == 0 || !rt_jit_field_node(L, tup, 0)) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "the input must be a tuple built in the group or a tuple param");
   }
   rt_jit_node_t *self = rt_jit_node(L, call);
   int32_t axis;
@@ -140,9 +138,6 @@ RT_JIT_ELEM_FN(rt_jit_elem_split) {
 }
 
 /* Field `field` of split(x): x read at an offset along the axis. */
-rt_status_t rt_jit_split_field_elem(rt_jit_lower_t *L, const rt_ir_expr_t *split,
-                                    int32_t field, const LLVMValueRef *idx,
-                                    LLVMValueRef *out_value);
 rt_status_t rt_jit_split_field_elem(rt_jit_lower_t *L, const rt_ir_expr_t *split,
                                     int32_t field, const LLVMValueRef *idx,
                                     LLVMValueRef *out_value) {
@@ -235,13 +230,25 @@ RT_JIT_ELEM_FN(rt_jit_elem_take) {
   const bool flat = rt_attrs_is_none(at, "axis");
   int32_t axis = 0;
   if (!flat) RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(at, "axis"), x->rank, &axis));
-  if (!flat && rt_attrs_int(at, "batch_dims") != 0) {
-    return RT_JIT_UNIMPLEMENTED(call, "%s", "batch_dims != 0");
+  int32_t bd = 0;
+  if (!flat) {
+    int64_t b = rt_attrs_int(at, "batch_dims");
+    if (b < 0) b += ind->rank;
+    if (b < 0 || b > axis || b > ind->rank) {
+      return RT_STATUS(INVALID_ARGUMENT, "take: batch_dims %lld is invalid",
+                       (long long)rt_attrs_int(at, "batch_dims"));
+    }
+    bd = (int32_t)b;
   }
+  const int32_t nidx = ind->rank - bd;
   LLVMValueRef flat_n = rt_jit_numel(L, x->rank, x->dims);
   LLVMValueRef n = flat ? flat_n : x->dims[axis];
+  /* The index's index: the batch dims, then the dims placed at axis. */
+  LLVMValueRef ii[RT_TENSOR_MAX_RANK];
+  for (int32_t d = 0; d < bd; ++d) ii[d] = idx[d];
+  for (int32_t d = 0; d < nidx; ++d) ii[bd + d] = idx[axis + d];
   LLVMValueRef iv;
-  RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[1], idx + axis, &iv));
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[1], ii, &iv));
   LLVMValueRef v = index_i64(L, iv, ind->dtype);
   LLVMValueRef empty = LLVMBuildICmp(L->b, LLVMIntEQ, n, rt_jit_i64(L, 0), "");
   if (strcmp(mode, "wrap") == 0) {
@@ -266,7 +273,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_take) {
   } else {
     for (int32_t d = 0; d < axis; ++d) in[d] = idx[d];
     in[axis] = v;
-    for (int32_t d = axis + 1; d < x->rank; ++d) in[d] = idx[d - 1 + ind->rank];
+    for (int32_t d = axis + 1; d < x->rank; ++d) in[d] = idx[d - 1 + nidx];
   }
   return rt_jit_elem(L, call->call.args[0], in, out_value);
 }
@@ -418,5 +425,209 @@ RT_JIT_ELEM_FN(rt_jit_elem_one_hot) {
   off = rt_jit_convert(L, off, noff->dtype, self->dtype);
   LLVMValueRef hot = LLVMBuildICmp(L->b, LLVMIntEQ, index_i64(L, iv, ind->dtype), idx[axis], "");
   *out_value = LLVMBuildSelect(L->b, hot, on, off, "");
+  return RT_OK;
+}
+
+/* ---- gather_nd, layout_transform, depth/space moves --------------------- */
+
+/* gather_nd (TVM's): indices (M, J...) index axes batch_dims ..
+ * batch_dims + M of data; the output is (J..., remaining data dims), the
+ * first batch_dims of J being data's leading (batch) axes. */
+RT_JIT_ELEM_FN(rt_jit_elem_gather_nd) {
+  rt_jit_node_t *x = arg_node(L, call, 0), *ind = arg_node(L, call, 1);
+  const int64_t bd = rt_attrs_int(call->call.attrs, "batch_dims");
+  if (ind->rank < 1 || !LLVMIsConstant(ind->dims[0])) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "needs indices of rank >= 1 with a static first dim");
+  }
+  const int64_t m = (int64_t)LLVMConstIntGetZExtValue(ind->dims[0]);
+  if (bd < 0 || bd + m > x->rank) {
+    return RT_STATUS(INVALID_ARGUMENT, "gather_nd: %lld index dims and batch_dims %lld exceed rank %d",
+                     (long long)m, (long long)bd, x->rank);
+  }
+  const int32_t jrank = ind->rank - 1;
+  LLVMValueRef ii[RT_TENSOR_MAX_RANK], in[RT_TENSOR_MAX_RANK];
+  for (int32_t d = 0; d < jrank; ++d) ii[1 + d] = idx[d];
+  for (int64_t d = 0; d < bd; ++d) in[d] = idx[d];
+  LLVMValueRef bad = LLVMConstInt(L->i1, 0, 0);
+  for (int64_t k = 0; k < m; ++k) {
+    ii[0] = rt_jit_i64(L, k);
+    LLVMValueRef iv;
+    RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[1], ii, &iv));
+    LLVMValueRef v = index_i64(L, iv, ind->dtype);
+    LLVMValueRef n = x->dims[bd + k];
+    bad = LLVMBuildOr(L->b, bad, LLVMBuildOr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, v, rt_jit_i64(L, 0), ""),
+                                             LLVMBuildICmp(L->b, LLVMIntSGE, v, n, ""), ""), "");
+    in[bd + k] = clamp(L, v, n);
+  }
+  rt_jit_flag_error(L, bad, "gather_nd: index out of range");
+  for (int64_t d = bd + m; d < x->rank; ++d) in[d] = idx[jrank + (d - bd - m)];
+  return rt_jit_elem(L, call->call.args[0], in, out_value);
+}
+
+/* A layout such as "NCHW8c": primal axes (upper case) and split-off inner
+ * parts (factor + lower case), as interp/kernels/transform.c parses it. */
+typedef struct layout_t {
+  int32_t n;
+  char letter[RT_TENSOR_MAX_RANK];
+  int64_t factor[RT_TENSOR_MAX_RANK]; /* 0 for a primal axis */
+} layout_t;
+
+static rt_status_t parse_layout(const rt_ir_expr_t *call, const char *s, layout_t *l) {
+  l->n = 0;
+  int64_t num = -1;
+  for (const char *p = s; *p; ++p) {
+    if (*p >= '0' && *p <= '9') {
+      num = (num < 0 ? 0 : num) * 10 + (*p - '0');
+      if (num > INT32_MAX) break;
+      continue;
+    }
+    bool upper = *p >= 'A' && *p <= 'Z', lower = *p >= 'a' && *p <= 'z';
+    if (l->n == RT_TENSOR_MAX_RANK || (!upper && !lower) || upper != (num < 0) ||
+        (lower && num <= 0)) {
+      return RT_JIT_UNIMPLEMENTED(call, "layout \"%s\" is not supported", s);
+    }
+    l->letter[l->n] = upper ? *p : (char)(*p - 'a' + 'A');
+    l->factor[l->n++] = upper ? 0 : num;
+    num = -1;
+  }
+  if (num >= 0 || l->n == 0) return RT_JIT_UNIMPLEMENTED(call, "layout \"%s\" is not supported", s);
+  return RT_OK;
+}
+
+static int32_t find_axis(const layout_t *l, char x, bool sub) {
+  for (int32_t k = 0; k < l->n; ++k) {
+    if (l->letter[k] == x && (l->factor[k] > 0) == sub) return k;
+  }
+  return -1;
+}
+
+/* For each source axis, the logical coordinate of its primal axis from the
+ * destination index, then the source index (outer part or inner part);
+ * coordinates past the source extent (a padded split) read as 0. */
+RT_JIT_ELEM_FN(rt_jit_elem_layout_transform) {
+  rt_jit_node_t *x = arg_node(L, call, 0), *self = rt_jit_node(L, call);
+  layout_t src, dst;
+  RT_RETURN_IF_ERROR(parse_layout(call, rt_attrs_string(call->call.attrs, "src_layout"), &src));
+  RT_RETURN_IF_ERROR(parse_layout(call, rt_attrs_string(call->call.attrs, "dst_layout"), &dst));
+  if (src.n != x->rank || dst.n != self->rank) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s", "layout_transform: layouts do not fit the tensors' ranks");
+  }
+  for (int32_t k = 0; k < src.n; ++k) {
+    if (find_axis(&dst, src.letter[k], false) < 0 || find_axis(&src, src.letter[k], false) < 0) {
+      return RT_STATUS(INVALID_ARGUMENT, "layout_transform: axis %c is missing", src.letter[k]);
+    }
+  }
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  LLVMValueRef inside = LLVMConstInt(L->i1, 1, 0);
+  for (int32_t k = 0; k < src.n; ++k) {
+    const char letter = src.letter[k];
+    const int32_t pk = find_axis(&src, letter, false), ss = find_axis(&src, letter, true);
+    const int32_t dp = find_axis(&dst, letter, false), ds = find_axis(&dst, letter, true);
+    LLVMValueRef coord = idx[dp];
+    if (ds >= 0) {
+      coord = LLVMBuildAdd(B, LLVMBuildMul(B, coord, rt_jit_i64(L, dst.factor[ds]), ""), idx[ds], "");
+    }
+    LLVMValueRef extent = x->dims[pk];
+    if (ss >= 0) extent = LLVMBuildMul(B, extent, rt_jit_i64(L, src.factor[ss]), "");
+    if (src.factor[k] == 0) {
+      inside = LLVMBuildAnd(B, inside, LLVMBuildICmp(B, LLVMIntSLT, coord, extent, ""), "");
+    }
+    LLVMValueRef v = src.factor[k] > 0
+                         ? LLVMBuildURem(B, coord, rt_jit_i64(L, src.factor[k]), "")
+                         : LLVMBuildUDiv(B, coord, rt_jit_i64(L, ss >= 0 ? src.factor[ss] : 1), "");
+    in[k] = v;
+  }
+  for (int32_t k = 0; k < src.n; ++k) {
+    in[k] = LLVMBuildSelect(B, inside, in[k], rt_jit_i64(L, 0), "");
+  }
+  LLVMValueRef v;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[0], in, &v));
+  *out_value = LLVMBuildSelect(B, inside, v, rt_jit_const_i(L, self->dtype, 0), "");
+  return RT_OK;
+}
+
+/* depth_to_space (DCR: channel (by * b + bx) * C_out + c; CRD: c * b * b +
+ * by * b + bx) and space_to_depth (channel (by * b + bx) * C_in + c), as
+ * topi; layout NCHW or NHWC. */
+RT_JIT_ELEM_FN(rt_jit_elem_subpixel) {
+  rt_jit_node_t *x = arg_node(L, call, 0), *self = rt_jit_node(L, call);
+  const bool to_space = call->call.callee->op.op->id == RT_OP_NN_DEPTH_TO_SPACE;
+  const int64_t b = rt_attrs_int(call->call.attrs, "block_size");
+  const char *layout = rt_attrs_string(call->call.attrs, "layout");
+  const bool crd = strcmp(rt_attrs_string(call->call.attrs, "mode"), "CRD") == 0;
+  if (b < 1) return RT_STATUS(INVALID_ARGUMENT, "%s: block_size must be >= 1", call->call.callee->op.op->name);
+  int32_t pos[4];
+  if (strcmp(layout, "NCHW") == 0) {
+    pos[0] = 0, pos[1] = 1, pos[2] = 2, pos[3] = 3;
+  } else if (strcmp(layout, "NHWC") == 0) {
+    pos[0] = 0, pos[1] = 3, pos[2] = 1, pos[3] = 2;
+  } else {
+    return RT_JIT_UNIMPLEMENTED(call, "layout \"%s\" (NCHW or NHWC)", layout);
+  }
+  if (x->rank != 4) return RT_JIT_UNIMPLEMENTED(call, "%s", "needs rank 4");
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef bb = rt_jit_i64(L, b);
+  LLVMValueRef n = idx[pos[0]], c = idx[pos[1]], h = idx[pos[2]], w = idx[pos[3]];
+  LLVMValueRef sc, sh, sw;
+  if (to_space) {
+    LLVMValueRef by = LLVMBuildURem(B, h, bb, ""), bx = LLVMBuildURem(B, w, bb, "");
+    LLVMValueRef blk = LLVMBuildAdd(B, LLVMBuildMul(B, by, bb, ""), bx, "");
+    sc = crd ? LLVMBuildAdd(B, LLVMBuildMul(B, c, rt_jit_i64(L, b * b), ""), blk, "")
+             : LLVMBuildAdd(B, LLVMBuildMul(B, blk, self->dims[pos[1]], ""), c, "");
+    sh = LLVMBuildUDiv(B, h, bb, "");
+    sw = LLVMBuildUDiv(B, w, bb, "");
+  } else {
+    LLVMValueRef cin = rt_jit_max(L, x->dims[pos[1]], rt_jit_i64(L, 1));
+    LLVMValueRef blk = LLVMBuildUDiv(B, c, cin, "");
+    sc = LLVMBuildURem(B, c, cin, "");
+    sh = LLVMBuildAdd(B, LLVMBuildMul(B, h, bb, ""), LLVMBuildUDiv(B, blk, bb, ""), "");
+    sw = LLVMBuildAdd(B, LLVMBuildMul(B, w, bb, ""), LLVMBuildURem(B, blk, bb, ""), "");
+  }
+  LLVMValueRef in[4];
+  in[pos[0]] = n;
+  in[pos[1]] = sc;
+  in[pos[2]] = sh;
+  in[pos[3]] = sw;
+  return rt_jit_elem(L, call->call.args[0], in, out_value);
+}
+
+/* ---- arange, shape_of, ndarray_size -------------------------------------- */
+
+/* arange with its output length known from the checked type (the graph
+ * executor runs it only when FoldConstant left a static shape): element i
+ * is start + i * step, computed in double as the reference does. */
+RT_JIT_ELEM_FN(rt_jit_elem_arange) {
+  rt_jit_node_t *self = rt_jit_node(L, call);
+  const rt_dtype_t f64 = {kDLFloat, 64, 1};
+  LLVMValueRef zeros[RT_TENSOR_MAX_RANK], v[3];
+  for (int32_t k = 0; k < RT_TENSOR_MAX_RANK; ++k) zeros[k] = rt_jit_i64(L, 0);
+  for (int32_t k = 0; k < 3; ++k) {
+    rt_jit_node_t *a = arg_node(L, call, k);
+    if (a->rank > 1) return RT_JIT_UNIMPLEMENTED(call, "%s", "start, stop and step must be scalars");
+    RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[k], zeros, &v[k]));
+    v[k] = rt_jit_convert(L, v[k], a->dtype, f64);
+  }
+  LLVMValueRef i = LLVMBuildSIToFP(L->b, idx[0], L->f64, "");
+  LLVMValueRef r = LLVMBuildFAdd(L->b, v[0], LLVMBuildFMul(L->b, i, v[2], ""), "");
+  *out_value = rt_jit_convert(L, r, f64, self->dtype);
+  return RT_OK;
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_shape_of) {
+  rt_jit_node_t *x = arg_node(L, call, 0), *self = rt_jit_node(L, call);
+  LLVMValueRef v = rt_jit_i64(L, 0);
+  for (int32_t d = x->rank - 1; d >= 0; --d) {
+    LLVMValueRef is = LLVMBuildICmp(L->b, LLVMIntEQ, idx[0], rt_jit_i64(L, d), "");
+    v = LLVMBuildSelect(L->b, is, x->dims[d], v, "");
+  }
+  *out_value = rt_jit_convert(L, v, (rt_dtype_t){kDLInt, 64, 1}, self->dtype);
+  return RT_OK;
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_ndarray_size) {
+  rt_jit_node_t *x = arg_node(L, call, 0), *self = rt_jit_node(L, call);
+  *out_value = rt_jit_convert(L, rt_jit_numel(L, x->rank, x->dims), (rt_dtype_t){kDLInt, 64, 1},
+                              self->dtype);
   return RT_OK;
 }

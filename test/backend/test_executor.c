@@ -441,6 +441,39 @@ static void test_executor_step_callback(void **state) {
   rt_module_release(m);
 }
 
+static void test_executor_graph_inlines_helpers(void **state) {
+  (void)state;
+  /* @main calls @block twice: the graph executor inlines both calls (one
+   * kernel, used twice) and agrees with the interpreter. x = I (2x2 in 2x4
+   * padded), w = identity: block(x) = relu(x); block(block(x)) + x = 2x. */
+  rt_module_t *m = parse(
+      "def @block(%x: Tensor[(2, 2), float32], %w: Tensor[(2, 2), float32]) {\n"
+      "  %0 = nn.dense(%x, %w);\n"
+      "  nn.relu(%0)\n"
+      "}\n"
+      "def @main(%x: Tensor[(2, 2), float32], %w: Tensor[(2, 2), float32]) {\n"
+      "  %0 = @block(%x, %w);\n"
+      "  %1 = @block(%0, %w);\n"
+      "  add(%1, %x)\n"
+      "}\n");
+  int64_t shape[2] = {2, 2};
+  float xv[4] = {1, -2, 3, 4}, wv[4] = {1, 0, 0, 1};
+  rt_tensor_t *x = tensor_f32(2, shape, xv), *w = tensor_f32(2, shape, wv), *o = NULL;
+  rt_executor_t *ex = NULL;
+  assert_ok(rt_create_executor("graph", m, NULL, NULL, NULL, &ex));
+  assert_ok(rt_executor_set_input(ex, 0, x));
+  assert_ok(rt_executor_set_input(ex, 1, w));
+  assert_ok(rt_executor_run(ex));
+  assert_ok(rt_executor_get_output(ex, 0, &o));
+  /* relu(relu(x)) + x = (2, -2, 6, 8) */
+  const float *ov = rt_tensor_data(o);
+  assert_true(ov[0] == 2.0f && ov[1] == -2.0f && ov[2] == 6.0f && ov[3] == 8.0f);
+  rt_executor_release(ex);
+  rt_tensor_release(x);
+  rt_tensor_release(w);
+  rt_module_release(m);
+}
+
 typedef struct {
   rt_module_t *module;
   int failures;
@@ -516,6 +549,7 @@ int main(void) {
       cmocka_unit_test(test_executor_bad_use),
       cmocka_unit_test(test_executor_step_callback),
       cmocka_unit_test(test_executor_many_threads_one_module),
+      cmocka_unit_test(test_executor_graph_inlines_helpers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

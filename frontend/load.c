@@ -1,0 +1,31 @@
+/* rt_module_load: picks the reader of a model file by its extension.
+ * `.relay`/`.txt` go to the text parser (ir/), `.onnx` to the ONNX
+ * importer (frontend/onnx/). It lives here rather than in ir/ because the
+ * frontend is the layer above ir/: ir/ never knows about ONNX. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/onnx/onnx.h"
+#include "ir/ir.h"
+#include "runtime/file.h"
+
+static bool has_suffix(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+rt_status_t rt_module_load(const char *path, rt_module_t **out_module) {
+  if (!path || !out_module) return RT_STATUS(INVALID_ARGUMENT, "path is NULL");
+  if (has_suffix(path, ".onnx")) return rt_onnx_import_file(path, out_module);
+  if (!has_suffix(path, ".relay") && !has_suffix(path, ".txt")) {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "%s: unknown model format (expected .relay, .txt or .onnx)",
+                     path);
+  }
+  char *text = NULL;
+  size_t size = 0;
+  RT_RETURN_IF_ERROR(rt_file_read(path, RT_IR_MAX_SOURCE_BYTES, &text, &size));
+  rt_status_t st = rt_module_parse(text, size, path, out_module);
+  free(text);
+  return st;
+}

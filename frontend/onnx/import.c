@@ -1,0 +1,852 @@
+/* The ONNX importer's core: protobuf unpacking (protobuf-c, generated from
+ * onnx.proto), the opset check, tensors from TensorProto (raw or typed
+ * fields, external data), graph inputs, initializers and outputs, the
+ * node-by-node conversion, and the helpers converters share.
+ *
+ * Algorithm: ONNX graphs are topologically sorted, so one pass over the
+ * nodes suffices. A hash table maps each ONNX value name to the IR node
+ * that computes it; initializers become constants (also when they are
+ * listed as graph inputs, as older exporters do), the other inputs become
+ * @main's parameters, with `dim_param` and unknown dims as `?`. Every node
+ * built is typed at once (its op's type relation), so converters see
+ * their inputs' shapes and fold shape subgraphs on the host.
+ *
+ * Diagnostics: the module's source is a synthetic listing with one line
+ * per ONNX node ("node 3: Conv 'conv1' -> y"), and each IR node converted
+ * from an ONNX node has that line as its span, so later errors (type
+ * inference, executors) point at the ONNX node.
+ *
+ * Invariants: every error path releases what it made; nothing is printed;
+ * the protobuf message is freed before returning. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(elt) (cx->oom = true)
+#include <uthash.h>
+
+#include "frontend/onnx/fold.h"
+#include "frontend/onnx/onnx_impl.h"
+#include "runtime/file.h"
+#include "runtime/strbuf.h"
+
+typedef struct value_entry {
+  const char *name;
+  rt_ir_expr_t *expr;
+  UT_hash_handle hh;
+} value_entry;
+
+/* ---- errors -------------------------------------------------------------- */
+
+rt_status_t rt_onnx_node_error(const rt_onnx_ctx_t *cx, rt_status_code_t code,
+                               const char *format, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(msg, sizeof msg, format, ap);
+  va_end(ap);
+  const Onnx__NodeProto *n = cx->node;
+  if (!n) return rt_status_create(code, __FILE__, __LINE__, "%s: %s", cx->path, msg);
+  return rt_status_create(code, __FILE__, __LINE__,
+                          "%s: node %d '%s' (%s, opset %lld): %s", cx->path,
+                          (int)cx->node_index, n->name ? n->name : "",
+                          n->op_type ? n->op_type : "", (long long)cx->opset, msg);
+}
+
+/* ---- attributes ---------------------------------------------------------- */
+
+const Onnx__AttributeProto *rt_onnx_attr(const rt_onnx_ctx_t *cx, const char *name) {
+  const Onnx__NodeProto *n = cx->node;
+  for (size_t i = 0; n && i < n->n_attribute; ++i) {
+    const Onnx__AttributeProto *a = n->attribute[i];
+    if (a && a->name && strcmp(a->name, name) == 0) return a;
+  }
+  return NULL;
+}
+
+int64_t rt_onnx_attr_int(const rt_onnx_ctx_t *cx, const char *name, int64_t dflt) {
+  const Onnx__AttributeProto *a = rt_onnx_attr(cx, name);
+  if (!a) return dflt;
+  if (a->has_i) return a->i;
+  if (a->has_f) return (int64_t)a->f;
+  return dflt;
+}
+
+double rt_onnx_attr_float(const rt_onnx_ctx_t *cx, const char *name, double dflt) {
+  const Onnx__AttributeProto *a = rt_onnx_attr(cx, name);
+  if (!a) return dflt;
+  if (a->has_f) return a->f;
+  if (a->has_i) return (double)a->i;
+  return dflt;
+}
+
+const char *rt_onnx_attr_string(const rt_onnx_ctx_t *cx, const char *name,
+                                const char *dflt) {
+  const Onnx__AttributeProto *a = rt_onnx_attr(cx, name);
+  if (!a || !a->has_s) return dflt;
+  char *s = NULL;
+  if (rt_arena_strndup(&cx->m->arena, (const char *)a->s.data, a->s.len, &s)) return dflt;
+  return s;
+}
+
+bool rt_onnx_attr_ints(const rt_onnx_ctx_t *cx, const char *name, int32_t *out_n,
+                       const int64_t **out_v) {
+  const Onnx__AttributeProto *a = rt_onnx_attr(cx, name);
+  if (!a || a->n_ints > INT32_MAX) return false;
+  if (a->n_ints == 0 && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS) return false;
+  *out_n = (int32_t)a->n_ints;
+  *out_v = a->ints;
+  return true;
+}
+
+/* ---- types --------------------------------------------------------------- */
+
+const rt_ir_type_t *rt_onnx_type(const rt_ir_expr_t *e) {
+  if (!e || !e->checked_type) return NULL;
+  const rt_ir_type_t *t = rt_ir_type_resolve(e->checked_type);
+  return t->kind == RT_IR_TYPE_TENSOR ? t : NULL;
+}
+
+rt_status_t rt_onnx_tensor_type(const rt_onnx_ctx_t *cx, const rt_ir_expr_t *e,
+                                int32_t i, const rt_ir_type_t **out) {
+  if (!e) return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "input %d is missing", (int)i);
+  const rt_ir_type_t *t = rt_onnx_type(e);
+  if (!t) return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "input %d is not a tensor", (int)i);
+  *out = t;
+  return RT_OK;
+}
+
+bool rt_onnx_static_shape(const rt_ir_type_t *t) {
+  for (int32_t d = 0; d < t->tensor.rank; ++d) {
+    if (t->tensor.shape[d] < 0) return false;
+  }
+  return true;
+}
+
+bool rt_onnx_dtype(int32_t onnx_type, rt_dtype_t *out) {
+  switch (onnx_type) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: *out = RT_DTYPE_FLOAT32; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8: *out = RT_DTYPE_UINT8; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: *out = RT_DTYPE_INT8; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16: *out = RT_DTYPE_UINT16; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT16: *out = RT_DTYPE_INT16; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: *out = RT_DTYPE_INT32; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: *out = RT_DTYPE_INT64; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: *out = RT_DTYPE_BOOL; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16: *out = RT_DTYPE_FLOAT16; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: *out = RT_DTYPE_FLOAT64; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32: *out = RT_DTYPE_UINT32; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: *out = RT_DTYPE_UINT64; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16: *out = RT_DTYPE_BFLOAT16; return true;
+    default: return false;
+  }
+}
+
+static const char *onnx_type_name(int32_t t) {
+  switch (t) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__STRING: return "string";
+    case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64: return "complex64";
+    case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128: return "complex128";
+    default: return "unknown";
+  }
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+/* Types a freshly built op call with its relation (its args are typed). */
+static rt_status_t type_call(rt_onnx_ctx_t *cx, rt_ir_expr_t *e) {
+  const rt_ir_op_t *op = e->call.callee->op.op;
+  rt_ir_type_t *argv[64];
+  if (e->call.nargs > (int32_t)RT_COUNTOF(argv)) {
+    return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED, "%s: too many arguments", op->name);
+  }
+  for (int32_t i = 0; i < e->call.nargs; ++i) {
+    rt_ir_type_t *t = e->call.args[i]->checked_type;
+    if (!t) return rt_onnx_node_error(cx, RT_STATUS_INTERNAL, "%s: untyped argument", op->name);
+    argv[i] = rt_ir_type_resolve(t);
+  }
+  rt_ir_rel_ctx_t rc = {cx->m, op, e->call.attrs, e->call.nargs, argv};
+  rt_ir_type_t *out = NULL;
+  rt_status_t st = op->type_rel(&rc, &out);
+  if (st) {
+    rt_status_t err = rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
+                                         "inconsistent types: %s", rt_status_message(st));
+    rt_status_free(st);
+    return err;
+  }
+  e->checked_type = out;
+  return RT_OK;
+}
+
+rt_status_t rt_onnx_call(rt_onnx_ctx_t *cx, const char *name, int32_t nargs,
+                         rt_ir_expr_t *const *args, rt_ir_expr_t **out, ...) {
+  const rt_ir_op_t *op = rt_ir_op_lookup(name, strlen(name));
+  if (!op) return rt_onnx_node_error(cx, RT_STATUS_INTERNAL, "no op %s", name);
+  for (int32_t i = 0; i < nargs; ++i) {
+    if (!args[i]) {
+      return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
+                                "a required input of %s is missing", name);
+    }
+  }
+  const char *keys[16];
+  rt_attr_value_t values[16];
+  int32_t count = 0;
+  va_list ap;
+  va_start(ap, out);
+  rt_status_t st = RT_OK;
+  for (;;) {
+    const char *k = va_arg(ap, const char *);
+    if (!k) break;
+    const char *v = va_arg(ap, const char *);
+    if (count == (int32_t)RT_COUNTOF(keys)) {
+      st = rt_onnx_node_error(cx, RT_STATUS_INTERNAL, "too many attributes");
+      break;
+    }
+    keys[count] = k;
+    st = rt_attr_value_parse(&cx->m->arena, v, &values[count]);
+    if (st) break;
+    count++;
+  }
+  va_end(ap);
+  RT_RETURN_IF_ERROR(st);
+  rt_ir_attrs_t *attrs = NULL;
+  rt_ir_expr_t *ref = NULL, *call = NULL;
+  st = rt_ir_op_attrs(cx->m, cx->span, op, count, keys, values, &attrs);
+  if (st) {
+    rt_status_t err = rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "%s",
+                                         rt_status_message(st));
+    rt_status_free(st);
+    return err;
+  }
+  RT_RETURN_IF_ERROR(rt_ir_op_ref(cx->m, cx->span, op, &ref));
+  RT_RETURN_IF_ERROR(rt_ir_call(cx->m, cx->span, ref, nargs, args, attrs, &call));
+  RT_RETURN_IF_ERROR(type_call(cx, call));
+  return rt_onnx_fold(cx, call, out);
+}
+
+rt_status_t rt_onnx_call1(rt_onnx_ctx_t *cx, const char *name, rt_ir_expr_t *a,
+                          rt_ir_expr_t **out) {
+  return rt_onnx_call(cx, name, 1, &a, out, NULL);
+}
+
+rt_status_t rt_onnx_call2(rt_onnx_ctx_t *cx, const char *name, rt_ir_expr_t *a,
+                          rt_ir_expr_t *b, rt_ir_expr_t **out) {
+  rt_ir_expr_t *args[2] = {a, b};
+  return rt_onnx_call(cx, name, 2, args, out, NULL);
+}
+
+rt_status_t rt_onnx_tuple(rt_onnx_ctx_t *cx, int32_t n, rt_ir_expr_t *const *fields,
+                          rt_ir_expr_t **out) {
+  rt_ir_expr_t *t = NULL;
+  RT_RETURN_IF_ERROR(rt_ir_tuple(cx->m, cx->span, n, fields, &t));
+  void *p = NULL;
+  RT_RETURN_IF_ERROR(rt_arena_alloc_array(&cx->m->arena, (size_t)(n ? n : 1),
+                                          sizeof(rt_ir_type_t *), &p));
+  rt_ir_type_t **ft = p;
+  for (int32_t i = 0; i < n; ++i) ft[i] = fields[i]->checked_type;
+  RT_RETURN_IF_ERROR(rt_ir_tuple_type(cx->m, n, ft, &t->checked_type));
+  *out = t;
+  return RT_OK;
+}
+
+rt_status_t rt_onnx_get_item(rt_onnx_ctx_t *cx, rt_ir_expr_t *t, int32_t index,
+                             rt_ir_expr_t **out) {
+  rt_ir_type_t *tt = rt_ir_type_resolve(t->checked_type);
+  if (tt->kind != RT_IR_TYPE_TUPLE || index >= tt->tuple.count) {
+    return rt_onnx_node_error(cx, RT_STATUS_INTERNAL, "bad tuple projection");
+  }
+  rt_ir_expr_t *g = NULL;
+  RT_RETURN_IF_ERROR(rt_ir_get_item(cx->m, cx->span, t, index, &g));
+  g->checked_type = tt->tuple.fields[index];
+  *out = g;
+  return RT_OK;
+}
+
+rt_status_t rt_onnx_constant(rt_onnx_ctx_t *cx, rt_tensor_t *t, rt_ir_expr_t **out) {
+  rt_ir_expr_t *c = NULL;
+  RT_RETURN_IF_ERROR(rt_ir_constant(cx->m, cx->span, t, &c));
+  RT_RETURN_IF_ERROR(rt_ir_tensor_type(cx->m, rt_tensor_dtype(t), rt_tensor_rank(t),
+                                       rt_tensor_shape(t), &c->checked_type));
+  *out = c;
+  return RT_OK;
+}
+
+rt_status_t rt_onnx_scalar(rt_onnx_ctx_t *cx, rt_dtype_t dtype, double value,
+                           rt_ir_expr_t **out) {
+  rt_ir_expr_t *c = NULL;
+  RT_RETURN_IF_ERROR(rt_ir_scalar(cx->m, cx->span, dtype, value, &c));
+  RT_RETURN_IF_ERROR(rt_ir_tensor_type(cx->m, dtype, 0, NULL, &c->checked_type));
+  *out = c;
+  return RT_OK;
+}
+
+rt_status_t rt_onnx_const_i64(rt_onnx_ctx_t *cx, int32_t rank, int64_t n,
+                              const int64_t *v, rt_ir_expr_t **out) {
+  rt_tensor_t *t = NULL;
+  RT_RETURN_IF_ERROR(rt_tensor_create(cx->m->allocator, RT_DTYPE_INT64, rank, &n, &t));
+  if (n) memcpy(rt_tensor_data(t), v, (size_t)n * sizeof(int64_t));
+  rt_status_t st = rt_onnx_constant(cx, t, out);
+  rt_tensor_release(t);
+  return st;
+}
+
+static const char *arena_text(rt_onnx_ctx_t *cx, rt_strbuf_t *b) {
+  char *s = NULL;
+  if (rt_arena_strndup(&cx->m->arena, b->data ? b->data : "", b->data ? b->len : 0, &s)) {
+    s = NULL;
+  }
+  rt_strbuf_deinitialize(b);
+  return s ? s : "None"; /* out of memory: the attr conversion then fails */
+}
+
+const char *rt_onnx_ints_text(rt_onnx_ctx_t *cx, int32_t n, const int64_t *v) {
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  rt_strbuf_putc(&b, '[');
+  for (int32_t i = 0; i < n; ++i) rt_strbuf_printf(&b, "%s%lld", i ? ", " : "", (long long)v[i]);
+  rt_strbuf_putc(&b, ']');
+  return arena_text(cx, &b);
+}
+
+const char *rt_onnx_float_text(rt_onnx_ctx_t *cx, double v) {
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  if (isinf(v)) {
+    rt_strbuf_printf(&b, "%s3.4028234663852886e+38f", v < 0 ? "-" : "");
+  } else {
+    rt_strbuf_printf(&b, "%.17gf", v);
+  }
+  return arena_text(cx, &b);
+}
+
+const char *rt_onnx_int_text(rt_onnx_ctx_t *cx, int64_t v) {
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  rt_strbuf_printf(&b, "%lld", (long long)v);
+  return arena_text(cx, &b);
+}
+
+const char *rt_onnx_str_text(rt_onnx_ctx_t *cx, const char *s) {
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  rt_strbuf_printf(&b, "\"%s\"", s);
+  return arena_text(cx, &b);
+}
+
+/* ---- constants ----------------------------------------------------------- */
+
+bool rt_onnx_is_const(const rt_ir_expr_t *e) { return e && e->kind == RT_IR_CONSTANT; }
+
+rt_status_t rt_onnx_const_ints(const rt_onnx_ctx_t *cx, const rt_ir_expr_t *e,
+                               const char *what, int32_t cap, int64_t *out_v,
+                               int32_t *out_n) {
+  if (!rt_onnx_is_const(e)) {
+    return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
+                              "%s must be a constant (or computable from static "
+                              "shapes); dynamic %s is not supported",
+                              what, what);
+  }
+  const rt_tensor_t *t = e->constant.value;
+  rt_dtype_t dt = rt_tensor_dtype(t);
+  if (rt_tensor_rank(t) > 1 || !(rt_dtype_is_int(dt) || rt_dtype_is_uint(dt))) {
+    return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
+                              "%s must be a 0-d or 1-d integer tensor", what);
+  }
+  int64_t n = rt_tensor_numel(t);
+  if (n > cap) {
+    return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED, "%s has %lld values (at most %d)",
+                              what, (long long)n, (int)cap);
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    double d = rt_tensor_get_f64(t, i);
+    if (rt_dtype_equal(dt, RT_DTYPE_INT64)) {
+      out_v[i] = ((const int64_t *)rt_tensor_data(t))[i];
+    } else {
+      out_v[i] = (int64_t)d;
+    }
+  }
+  *out_n = (int32_t)n;
+  return RT_OK;
+}
+
+rt_status_t rt_onnx_const_float(const rt_onnx_ctx_t *cx, const rt_ir_expr_t *e,
+                                const char *what, double *out) {
+  if (!rt_onnx_is_const(e) || rt_tensor_numel(e->constant.value) != 1) {
+    return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
+                              "%s must be a constant with one value", what);
+  }
+  *out = rt_tensor_get_f64(e->constant.value, 0);
+  return RT_OK;
+}
+
+/* ---- tensors from TensorProto -------------------------------------------- */
+
+/* Resolves an external data location against the model folder, refusing
+ * absolute paths and anything (.., symlinks) that leaves the folder. */
+static rt_status_t external_path(const rt_onnx_ctx_t *cx, const char *tname,
+                                 const char *location, char **out_path) {
+  if (!cx->dir) {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "%s: tensor '%s' has external data but the model was not "
+                     "loaded from a file", cx->path, tname);
+  }
+  if (!location || !*location || location[0] == '/') {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "%s: tensor '%s': external data location '%s' must be a "
+                     "relative path inside the model's folder",
+                     cx->path, tname, location ? location : "");
+  }
+  char *dir_real = realpath(cx->dir, NULL);
+  if (!dir_real) {
+    return RT_STATUS(IO_ERROR, "%s: cannot resolve folder '%s': %s", cx->path, cx->dir,
+                     strerror(errno));
+  }
+  size_t need = strlen(cx->dir) + strlen(location) + 2;
+  char *joined = malloc(need);
+  if (!joined) {
+    free(dir_real);
+    return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  }
+  snprintf(joined, need, "%s/%s", cx->dir, location);
+  char *real = realpath(joined, NULL);
+  rt_status_t st = RT_OK;
+  if (!real) {
+    st = RT_STATUS(NOT_FOUND, "%s: tensor '%s': external data file '%s': %s", cx->path,
+                   tname, joined, strerror(errno));
+  } else {
+    size_t n = strlen(dir_real);
+    bool inside = strncmp(real, dir_real, n) == 0 &&
+                  (real[n] == '/' || (n == 1 && dir_real[0] == '/'));
+    if (!inside) {
+      st = RT_STATUS(INVALID_ARGUMENT,
+                     "%s: tensor '%s': external data location '%s' escapes the "
+                     "model's folder", cx->path, tname, location);
+    }
+  }
+  free(dir_real);
+  free(joined);
+  if (st) {
+    free(real);
+    return st;
+  }
+  *out_path = real;
+  return RT_OK;
+}
+
+static rt_status_t read_external(const rt_onnx_ctx_t *cx, const Onnx__TensorProto *tp,
+                                 const char *tname, size_t nbytes, void *dst) {
+  const char *location = NULL;
+  int64_t offset = 0, length = -1;
+  for (size_t i = 0; i < tp->n_external_data; ++i) {
+    const Onnx__StringStringEntryProto *kv = tp->external_data[i];
+    if (!kv || !kv->key || !kv->value) continue;
+    char *end = NULL;
+    if (strcmp(kv->key, "location") == 0) {
+      location = kv->value;
+    } else if (strcmp(kv->key, "offset") == 0 || strcmp(kv->key, "length") == 0) {
+      errno = 0;
+      long long v = strtoll(kv->value, &end, 10);
+      if (errno || end == kv->value || *end || v < 0) {
+        return RT_STATUS(INVALID_ARGUMENT, "%s: tensor '%s': bad external data %s '%s'",
+                         cx->path, tname, kv->key, kv->value);
+      }
+      if (kv->key[0] == 'o') offset = v; else length = v;
+    }
+  }
+  if (length >= 0 && (uint64_t)length != nbytes) {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "%s: tensor '%s': external data length %lld does not match "
+                     "its %zu bytes", cx->path, tname, (long long)length, nbytes);
+  }
+  char *path = NULL;
+  RT_RETURN_IF_ERROR(external_path(cx, tname, location, &path));
+  rt_status_t st = RT_OK;
+  FILE *f = fopen(path, "rb");
+  struct stat sb;
+  if (!f) {
+    st = RT_STATUS(IO_ERROR, "%s: tensor '%s': cannot open '%s': %s", cx->path, tname,
+                   path, strerror(errno));
+  } else if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    st = RT_STATUS(IO_ERROR, "%s: tensor '%s': '%s' is not a regular file", cx->path,
+                   tname, path);
+  } else if ((uint64_t)offset > (uint64_t)sb.st_size ||
+             nbytes > (uint64_t)sb.st_size - (uint64_t)offset) {
+    st = RT_STATUS(OUT_OF_RANGE,
+                   "%s: tensor '%s': external data at offset %lld, %zu bytes, is "
+                   "past the end of '%s' (%lld bytes)", cx->path, tname,
+                   (long long)offset, nbytes, location, (long long)sb.st_size);
+  } else if (fseeko(f, (off_t)offset, SEEK_SET) != 0 ||
+             (nbytes && fread(dst, 1, nbytes, f) != nbytes)) {
+    st = RT_STATUS(IO_ERROR, "%s: tensor '%s': reading '%s' failed", cx->path, tname, path);
+  }
+  if (f) fclose(f);
+  free(path);
+  return st;
+}
+
+rt_status_t rt_onnx_tensor_from_proto(const rt_onnx_ctx_t *cx, const Onnx__TensorProto *tp,
+                                      rt_tensor_t **out) {
+  const char *tname = tp->name ? tp->name : "";
+  rt_dtype_t dt;
+  if (!rt_onnx_dtype(tp->data_type, &dt)) {
+    return RT_STATUS(UNIMPLEMENTED, "%s: tensor '%s' has unsupported data type %s (%d)",
+                     cx->path, tname, onnx_type_name(tp->data_type), (int)tp->data_type);
+  }
+  if (tp->n_dims > RT_TENSOR_MAX_RANK) {
+    return RT_STATUS(UNIMPLEMENTED, "%s: tensor '%s' has rank %zu (at most %d)", cx->path,
+                     tname, tp->n_dims, RT_TENSOR_MAX_RANK);
+  }
+  if (tp->segment) {
+    return RT_STATUS(UNIMPLEMENTED, "%s: tensor '%s' is segmented", cx->path, tname);
+  }
+  int64_t numel = 1;
+  for (size_t d = 0; d < tp->n_dims; ++d) {
+    if (tp->dims[d] < 0 || (tp->dims[d] && numel > INT64_MAX / 16 / tp->dims[d])) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: tensor '%s' has a bad shape", cx->path, tname);
+    }
+    numel *= tp->dims[d];
+  }
+  size_t esize = rt_dtype_size(dt);
+  size_t nbytes = (size_t)numel * esize;
+  bool external = tp->has_data_location &&
+                  tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+  /* Check the payload's size before allocating: a 12-byte message must not
+   * make us allocate a terabyte. */
+  size_t have = 0;
+  const char *field = NULL;
+  if (external) {
+    have = nbytes;
+  } else if (tp->has_raw_data) {
+    have = tp->raw_data.len;
+    field = "raw_data";
+  } else {
+    switch (tp->data_type) {
+      case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: have = tp->n_float_data; field = "float_data"; break;
+      case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: have = tp->n_int64_data; field = "int64_data"; break;
+      case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: have = tp->n_double_data; field = "double_data"; break;
+      case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
+      case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: have = tp->n_uint64_data; field = "uint64_data"; break;
+      default: have = tp->n_int32_data; field = "int32_data"; break;
+    }
+    have *= esize;
+  }
+  if (have != nbytes) {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "%s: tensor '%s' has %zu bytes of %s for %lld elements of %zu bytes",
+                     cx->path, tname, have, field ? field : "data", (long long)numel, esize);
+  }
+  int64_t shape[RT_TENSOR_MAX_RANK];
+  for (size_t d = 0; d < tp->n_dims; ++d) shape[d] = tp->dims[d];
+  rt_tensor_t *t = NULL;
+  RT_RETURN_IF_ERROR(rt_tensor_create(cx->m->allocator, dt, (int32_t)tp->n_dims, shape, &t));
+  uint8_t *dst = rt_tensor_data(t);
+  rt_status_t st = RT_OK;
+  if (external) {
+    st = read_external(cx, tp, tname, nbytes, dst);
+  } else if (tp->has_raw_data) {
+    if (nbytes) memcpy(dst, tp->raw_data.data, nbytes);
+  } else {
+    for (int64_t i = 0; i < numel; ++i) {
+      switch (tp->data_type) {
+        case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: ((float *)dst)[i] = tp->float_data[i]; break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: ((int64_t *)dst)[i] = tp->int64_data[i]; break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: ((double *)dst)[i] = tp->double_data[i]; break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32: ((uint32_t *)dst)[i] = (uint32_t)tp->uint64_data[i]; break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: ((uint64_t *)dst)[i] = tp->uint64_data[i]; break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: ((int32_t *)dst)[i] = tp->int32_data[i]; break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__INT16: ((int16_t *)dst)[i] = (int16_t)tp->int32_data[i]; break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: ((int8_t *)dst)[i] = (int8_t)tp->int32_data[i]; break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: ((uint8_t *)dst)[i] = tp->int32_data[i] != 0; break;
+        default: /* uint8, uint16, float16, bfloat16: the low bits */
+          if (esize == 1) ((uint8_t *)dst)[i] = (uint8_t)tp->int32_data[i];
+          else ((uint16_t *)dst)[i] = (uint16_t)tp->int32_data[i];
+          break;
+      }
+    }
+  }
+  if (st) {
+    rt_tensor_release(t);
+    return st;
+  }
+  *out = t;
+  return RT_OK;
+}
+
+/* ---- the graph ------------------------------------------------------------ */
+
+typedef struct import_state {
+  rt_onnx_ctx_t cx;
+  bool oom;
+} import_state;
+
+static rt_status_t value_set(import_state *is, const char *name, rt_ir_expr_t *e) {
+  rt_onnx_ctx_t *cxp = &is->cx;
+  import_state *cx = is; /* for uthash_nonfatal_oom */
+  value_entry *v = NULL;
+  HASH_FIND_STR(cxp->values, name, v);
+  if (v) {
+    v->expr = e; /* SSA is required, but a later definition simply wins */
+    return RT_OK;
+  }
+  void *p = NULL;
+  RT_RETURN_IF_ERROR(rt_arena_alloc(&cxp->m->arena, sizeof(value_entry), &p));
+  v = p;
+  memset(v, 0, sizeof *v);
+  char *copy = NULL;
+  RT_RETURN_IF_ERROR(rt_arena_strndup(&cxp->m->arena, name, strlen(name), &copy));
+  v->name = copy;
+  v->expr = e;
+  cx->oom = false;
+  HASH_ADD_KEYPTR(hh, cxp->values, v->name, strlen(v->name), v);
+  if (cx->oom) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  return RT_OK;
+}
+
+static rt_ir_expr_t *value_get(import_state *is, const char *name) {
+  value_entry *v = NULL;
+  HASH_FIND_STR(is->cx.values, name, v);
+  return v ? v->expr : NULL;
+}
+
+/* A graph input's declared type: dim_param and missing dims become `?`. */
+static rt_status_t input_type(import_state *is, const Onnx__ValueInfoProto *vi,
+                              rt_ir_type_t **out) {
+  rt_onnx_ctx_t *cx = &is->cx;
+  const char *name = vi->name ? vi->name : "";
+  const Onnx__TypeProto *tp = vi->type;
+  if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
+    return RT_STATUS(UNIMPLEMENTED,
+                     "%s: graph input '%s' is not a tensor (sequence, map and "
+                     "optional inputs are not supported)", cx->path, name);
+  }
+  const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+  rt_dtype_t dt;
+  if (!rt_onnx_dtype(tt->elem_type, &dt)) {
+    return RT_STATUS(UNIMPLEMENTED, "%s: graph input '%s' has unsupported element type %s (%d)",
+                     cx->path, name, onnx_type_name(tt->elem_type), (int)tt->elem_type);
+  }
+  if (!tt->shape) {
+    return RT_STATUS(UNIMPLEMENTED, "%s: graph input '%s' has no shape (its rank is needed)",
+                     cx->path, name);
+  }
+  if (tt->shape->n_dim > RT_TENSOR_MAX_RANK) {
+    return RT_STATUS(UNIMPLEMENTED, "%s: graph input '%s' has rank %zu", cx->path, name,
+                     tt->shape->n_dim);
+  }
+  int64_t shape[RT_TENSOR_MAX_RANK];
+  for (size_t d = 0; d < tt->shape->n_dim; ++d) {
+    const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[d];
+    shape[d] = dim && dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                       dim->dim_value >= 0
+                   ? dim->dim_value
+                   : RT_DIM_ANY;
+  }
+  return rt_ir_tensor_type(cx->m, dt, (int32_t)tt->shape->n_dim, shape, out);
+}
+
+/* The synthetic listing that spans point into: one line per node. */
+static rt_status_t make_listing(import_state *is, const Onnx__GraphProto *g) {
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  for (size_t i = 0; i < g->n_node; ++i) {
+    const Onnx__NodeProto *n = g->node[i];
+    rt_strbuf_printf(&b, "node %zu: %s '%s' ->", i, n->op_type ? n->op_type : "",
+                     n->name ? n->name : "");
+    for (size_t k = 0; k < n->n_output; ++k) {
+      rt_strbuf_printf(&b, " %s", n->output[k] ? n->output[k] : "");
+    }
+    rt_strbuf_putc(&b, '\n');
+  }
+  rt_status_t st = rt_ir_module_set_source(is->cx.m, is->cx.path, b.data ? b.data : "",
+                                           b.data ? b.len : 0, NULL);
+  rt_strbuf_deinitialize(&b);
+  return st;
+}
+
+static rt_status_t convert_node(import_state *is, const Onnx__NodeProto *n) {
+  rt_onnx_ctx_t *cx = &is->cx;
+  if (!n->op_type) return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "no op_type");
+  if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx") != 0) {
+    return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
+                              "op %s of domain '%s' is not supported (only the default "
+                              "domain is)", n->op_type, n->domain);
+  }
+  rt_onnx_convert_fn fn = rt_onnx_find_converter(n->op_type);
+  if (!fn) {
+    return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED, "unsupported op %s", n->op_type);
+  }
+  if (n->n_input > 64 || n->n_output > 64) {
+    return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED, "too many inputs or outputs");
+  }
+  rt_ir_expr_t *in[64] = {0}, *out[64] = {0};
+  for (size_t i = 0; i < n->n_input; ++i) {
+    const char *name = n->input[i];
+    if (!name || !*name) continue; /* an absent optional input */
+    in[i] = value_get(is, name);
+    if (!in[i]) {
+      return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
+                                "input '%s' is not defined (no graph input, initializer "
+                                "or earlier node produces it)", name);
+    }
+  }
+  RT_RETURN_IF_ERROR(fn(cx, in, (int32_t)n->n_input, out, (int32_t)n->n_output));
+  for (size_t k = 0; k < n->n_output; ++k) {
+    const char *name = n->output[k];
+    if (!name || !*name) continue;
+    if (!out[k]) {
+      return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
+                                "output %zu ('%s') is not supported", k, name);
+    }
+    RT_RETURN_IF_ERROR(value_set(is, name, out[k]));
+  }
+  return RT_OK;
+}
+
+static rt_status_t import_graph(import_state *is, const Onnx__GraphProto *g) {
+  rt_onnx_ctx_t *cx = &is->cx;
+  rt_module_t *m = cx->m;
+  RT_RETURN_IF_ERROR(make_listing(is, g));
+  for (size_t i = 0; i < g->n_initializer; ++i) {
+    const Onnx__TensorProto *tp = g->initializer[i];
+    if (!tp->name || !*tp->name) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: initializer %zu has no name", cx->path, i);
+    }
+    rt_tensor_t *t = NULL;
+    rt_ir_expr_t *c = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_tensor_from_proto(cx, tp, &t));
+    rt_status_t st = rt_onnx_constant(cx, t, &c);
+    rt_tensor_release(t);
+    RT_RETURN_IF_ERROR(st);
+    RT_RETURN_IF_ERROR(value_set(is, tp->name, c));
+  }
+  if (g->n_sparse_initializer) {
+    return RT_STATUS(UNIMPLEMENTED, "%s: sparse initializers are not supported", cx->path);
+  }
+  void *p = NULL;
+  RT_RETURN_IF_ERROR(rt_arena_alloc_array(&m->arena, g->n_input + 1, sizeof(rt_ir_expr_t *), &p));
+  rt_ir_expr_t **params = p;
+  int32_t nparams = 0;
+  for (size_t i = 0; i < g->n_input; ++i) {
+    const Onnx__ValueInfoProto *vi = g->input[i];
+    if (!vi->name || !*vi->name) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: graph input %zu has no name", cx->path, i);
+    }
+    if (value_get(is, vi->name)) continue; /* an initializer: a constant */
+    rt_ir_type_t *t = NULL;
+    rt_ir_expr_t *v = NULL;
+    RT_RETURN_IF_ERROR(input_type(is, vi, &t));
+    RT_RETURN_IF_ERROR(rt_ir_var(m, (rt_ir_span_t){0}, vi->name, t, &v));
+    v->checked_type = t;
+    params[nparams++] = v;
+    RT_RETURN_IF_ERROR(value_set(is, vi->name, v));
+  }
+  for (size_t i = 0; i < g->n_node; ++i) {
+    const Onnx__NodeProto *n = g->node[i];
+    cx->node = n;
+    cx->node_index = (int32_t)i;
+    cx->span = (rt_ir_span_t){m->source, (int32_t)i + 1, 1, (int32_t)i + 1, 2};
+    RT_RETURN_IF_ERROR(convert_node(is, n));
+  }
+  cx->node = NULL;
+  cx->span = (rt_ir_span_t){0};
+  if (g->n_output == 0) return RT_STATUS(INVALID_ARGUMENT, "%s: the graph has no outputs", cx->path);
+  RT_RETURN_IF_ERROR(rt_arena_alloc_array(&m->arena, g->n_output, sizeof(rt_ir_expr_t *), &p));
+  rt_ir_expr_t **outs = p;
+  for (size_t i = 0; i < g->n_output; ++i) {
+    const char *name = g->output[i]->name ? g->output[i]->name : "";
+    outs[i] = value_get(is, name);
+    if (!outs[i]) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: graph output '%s' is not produced by any node",
+                       cx->path, name);
+    }
+    if (!rt_onnx_type(outs[i])) {
+      return RT_STATUS(UNIMPLEMENTED, "%s: graph output '%s' is not a tensor", cx->path, name);
+    }
+  }
+  rt_ir_expr_t *body = outs[0];
+  if (g->n_output > 1) {
+    RT_RETURN_IF_ERROR(rt_ir_tuple(m, (rt_ir_span_t){0}, (int32_t)g->n_output, outs, &body));
+  }
+  rt_ir_expr_t *fn = NULL;
+  RT_RETURN_IF_ERROR(rt_ir_function(m, (rt_ir_span_t){0}, nparams, params, body, NULL, NULL, &fn));
+  RT_RETURN_IF_ERROR(rt_ir_module_add(m, "main", fn));
+  return rt_ir_infer_types(m);
+}
+
+static rt_status_t import_model(import_state *is, const Onnx__ModelProto *model) {
+  rt_onnx_ctx_t *cx = &is->cx;
+  int64_t opset = -1;
+  for (size_t i = 0; i < model->n_opset_import; ++i) {
+    const Onnx__OperatorSetIdProto *o = model->opset_import[i];
+    if (!o) continue;
+    if (!o->domain || !*o->domain || strcmp(o->domain, "ai.onnx") == 0) {
+      opset = o->has_version ? o->version : 1;
+    }
+  }
+  if (opset < 0) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: the model imports no opset of the default domain",
+                     cx->path);
+  }
+  if (opset < 7 || opset > 18) {
+    return RT_STATUS(UNIMPLEMENTED,
+                     "%s: opset %lld of the default domain is not supported (7 to 18 are)",
+                     cx->path, (long long)opset);
+  }
+  cx->opset = opset;
+  if (!model->graph) return RT_STATUS(INVALID_ARGUMENT, "%s: the model has no graph", cx->path);
+  return import_graph(is, model->graph);
+}
+
+rt_status_t rt_onnx_import_memory(const void *bytes, size_t size, const char *source_name,
+                                  const char *model_dir, rt_module_t **out_module) {
+  const char *name = source_name ? source_name : "<onnx>";
+  if (!bytes && size) return RT_STATUS(INVALID_ARGUMENT, "bytes is NULL");
+  if (size > RT_ONNX_MAX_MODEL_BYTES) {
+    return RT_STATUS(RESOURCE_EXHAUSTED, "%s: %zu bytes is past the 2 GiB protobuf limit",
+                     name, size);
+  }
+  Onnx__ModelProto *model =
+      onnx__model_proto__unpack(NULL, size, (const uint8_t *)(bytes ? bytes : ""));
+  if (!model) {
+    return RT_STATUS(DATA_LOSS, "%s: not a valid ONNX model (malformed or truncated protobuf)",
+                     name);
+  }
+  import_state is;
+  memset(&is, 0, sizeof is);
+  is.cx.path = name;
+  is.cx.dir = model_dir;
+  rt_status_t st = rt_ir_module_create(rt_allocator_system(), &is.cx.m);
+  if (!st) st = import_model(&is, model);
+  HASH_CLEAR(hh, is.cx.values);
+  onnx__model_proto__free_unpacked(model, NULL);
+  if (st) {
+    rt_module_release(is.cx.m);
+    return st;
+  }
+  *out_module = is.cx.m;
+  return RT_OK;
+}
+
+rt_status_t rt_onnx_import_file(const char *path, rt_module_t **out_module) {
+  char *data = NULL;
+  size_t size = 0;
+  RT_RETURN_IF_ERROR(rt_file_read(path, RT_ONNX_MAX_MODEL_BYTES, &data, &size));
+  const char *slash = strrchr(path, '/');
+  char *dir = NULL;
+  if (slash) {
+    dir = strndup(path, (size_t)(slash - path) + (slash == path ? 1 : 0));
+  } else {
+    dir = strdup(".");
+  }
+  rt_status_t st = dir ? rt_onnx_import_memory(data, size, path, dir, out_module)
+                       : RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  free(dir);
+  free(data);
+  return st;
+}

@@ -1,0 +1,133 @@
+/* Internal to frontend/onnx/: the importer's context and the helpers the
+ * per-op converters share (attribute lookup, building typed IR nodes,
+ * reading constant inputs).
+ *
+ * Every node the importer builds gets its checked_type at once, from the
+ * op's type relation, so converters can look at the shapes of their inputs
+ * (auto_pad, Flatten, Expand, shape subgraphs) and a type error names the
+ * ONNX node that caused it. Values whose inputs are all constants and that
+ * feed shapes (Shape, Gather, Concat, Unsqueeze, Cast, arithmetic on small
+ * int tensors ...) are computed here on the host, so Reshape(x,
+ * Concat(Shape(x)[0], -1)) becomes a static reshape. */
+#ifndef RT_FRONTEND_ONNX_ONNX_IMPL_H_
+#define RT_FRONTEND_ONNX_ONNX_IMPL_H_
+
+#include "frontend/onnx/onnx.h"
+#include "ir/ir.h"
+#include "onnx.pb-c.h"
+
+/* Largest tensor the importer computes on the host (elements). */
+#define RT_ONNX_HOST_FOLD_MAX 4096
+
+typedef struct rt_onnx_ctx_t {
+  rt_module_t *m;
+  const char *path;               /* model file (or source name) for messages */
+  const char *dir;                /* its folder, for external data; NULL = none */
+  int64_t opset;                  /* default domain's opset */
+  const Onnx__NodeProto *node;    /* node being converted */
+  int32_t node_index;
+  rt_ir_span_t span;              /* span of the node being converted */
+  struct value_entry *values;     /* name -> expr (uthash) */
+} rt_onnx_ctx_t;
+
+/* A converter: `in[i]` is NULL for an absent optional input (""), and
+ * `nin` is the count given in the model; it sets out[0 .. nout-1] (NULL is
+ * allowed for outputs nobody may use, e.g. a Dropout mask not asked for). */
+typedef rt_status_t (*rt_onnx_convert_fn)(rt_onnx_ctx_t *cx, rt_ir_expr_t **in,
+                                          int32_t nin, rt_ir_expr_t **out,
+                                          int32_t nout);
+
+typedef struct rt_onnx_op_entry_t {
+  const char *op_type;
+  rt_onnx_convert_fn convert;
+} rt_onnx_op_entry_t;
+
+/* The converter of `op_type`, or NULL (ops.c). */
+rt_onnx_convert_fn rt_onnx_find_converter(const char *op_type);
+/* The converters of ops_nn.c, searched by rt_onnx_find_converter. */
+extern const rt_onnx_op_entry_t rt_onnx_nn_ops[];
+extern const int32_t rt_onnx_nn_ops_count;
+
+/* ---- errors -------------------------------------------------------------- */
+
+/* "<file>: node <i> '<name>' (<OpType>, opset N): <message>" with `code`. */
+rt_status_t rt_onnx_node_error(const rt_onnx_ctx_t *cx, rt_status_code_t code,
+                               const char *format, ...) RT_PRINTF_FORMAT(3, 4);
+
+/* ---- attributes ---------------------------------------------------------- */
+
+const Onnx__AttributeProto *rt_onnx_attr(const rt_onnx_ctx_t *cx, const char *name);
+int64_t rt_onnx_attr_int(const rt_onnx_ctx_t *cx, const char *name, int64_t dflt);
+double rt_onnx_attr_float(const rt_onnx_ctx_t *cx, const char *name, double dflt);
+/* NUL-terminated copy in the module arena, or dflt. */
+const char *rt_onnx_attr_string(const rt_onnx_ctx_t *cx, const char *name,
+                                const char *dflt);
+/* The INTS attribute; false when absent. */
+bool rt_onnx_attr_ints(const rt_onnx_ctx_t *cx, const char *name, int32_t *out_n,
+                       const int64_t **out_v);
+
+/* ---- types --------------------------------------------------------------- */
+
+/* The tensor type of a typed expression (resolved), or NULL. */
+const rt_ir_type_t *rt_onnx_type(const rt_ir_expr_t *e);
+/* Requires a tensor type: error naming input `i` otherwise. */
+RT_MUST_USE_RESULT rt_status_t rt_onnx_tensor_type(const rt_onnx_ctx_t *cx,
+                                                   const rt_ir_expr_t *e, int32_t i,
+                                                   const rt_ir_type_t **out);
+bool rt_onnx_static_shape(const rt_ir_type_t *t);
+/* ONNX TensorProto data type -> dtype; false when unsupported. */
+bool rt_onnx_dtype(int32_t onnx_type, rt_dtype_t *out);
+
+/* ---- building ------------------------------------------------------------ */
+
+/* Calls op `name` with attributes given as key, Relay-text value pairs
+ * ending with NULL ("strides", "[1, 1]", NULL), and types the call. */
+RT_MUST_USE_RESULT rt_status_t rt_onnx_call(rt_onnx_ctx_t *cx, const char *name,
+                                            int32_t nargs, rt_ir_expr_t *const *args,
+                                            rt_ir_expr_t **out, ...);
+RT_MUST_USE_RESULT rt_status_t rt_onnx_call1(rt_onnx_ctx_t *cx, const char *name,
+                                             rt_ir_expr_t *a, rt_ir_expr_t **out);
+RT_MUST_USE_RESULT rt_status_t rt_onnx_call2(rt_onnx_ctx_t *cx, const char *name,
+                                             rt_ir_expr_t *a, rt_ir_expr_t *b,
+                                             rt_ir_expr_t **out);
+RT_MUST_USE_RESULT rt_status_t rt_onnx_tuple(rt_onnx_ctx_t *cx, int32_t n,
+                                             rt_ir_expr_t *const *fields,
+                                             rt_ir_expr_t **out);
+RT_MUST_USE_RESULT rt_status_t rt_onnx_get_item(rt_onnx_ctx_t *cx, rt_ir_expr_t *t,
+                                                int32_t index, rt_ir_expr_t **out);
+/* A typed constant (retains t). */
+RT_MUST_USE_RESULT rt_status_t rt_onnx_constant(rt_onnx_ctx_t *cx, rt_tensor_t *t,
+                                                rt_ir_expr_t **out);
+RT_MUST_USE_RESULT rt_status_t rt_onnx_scalar(rt_onnx_ctx_t *cx, rt_dtype_t dtype,
+                                              double value, rt_ir_expr_t **out);
+/* A 1-d (rank 1) or 0-d (rank 0, n == 1) int64 constant. */
+RT_MUST_USE_RESULT rt_status_t rt_onnx_const_i64(rt_onnx_ctx_t *cx, int32_t rank,
+                                                 int64_t n, const int64_t *v,
+                                                 rt_ir_expr_t **out);
+
+/* Text of an int list "[1, 2]" / a float "1.5f" / a string "\"x\"" in the
+ * module arena (for rt_onnx_call's values). */
+const char *rt_onnx_ints_text(rt_onnx_ctx_t *cx, int32_t n, const int64_t *v);
+const char *rt_onnx_float_text(rt_onnx_ctx_t *cx, double v);
+const char *rt_onnx_int_text(rt_onnx_ctx_t *cx, int64_t v);
+const char *rt_onnx_str_text(rt_onnx_ctx_t *cx, const char *s);
+
+/* ---- constants ----------------------------------------------------------- */
+
+bool rt_onnx_is_const(const rt_ir_expr_t *e);
+/* The integer values of a constant input (any int dtype, 0-d or 1-d, at
+ * most `cap`): error naming the input when it is not a constant. */
+RT_MUST_USE_RESULT rt_status_t rt_onnx_const_ints(const rt_onnx_ctx_t *cx,
+                                                  const rt_ir_expr_t *e,
+                                                  const char *what, int32_t cap,
+                                                  int64_t *out_v, int32_t *out_n);
+/* One float value of a constant (0-d or 1-element). */
+RT_MUST_USE_RESULT rt_status_t rt_onnx_const_float(const rt_onnx_ctx_t *cx,
+                                                   const rt_ir_expr_t *e,
+                                                   const char *what, double *out);
+/* A TensorProto as a tensor (external data read relative to cx->dir). */
+RT_MUST_USE_RESULT rt_status_t rt_onnx_tensor_from_proto(const rt_onnx_ctx_t *cx,
+                                                         const Onnx__TensorProto *tp,
+                                                         rt_tensor_t **out);
+
+#endif /* RT_FRONTEND_ONNX_ONNX_IMPL_H_ */

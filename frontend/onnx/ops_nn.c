@@ -1,0 +1,567 @@
+/* ONNX converters, part two: the network ops — Conv, ConvTranspose, the
+ * pools, Gemm and MatMul, Softmax/LogSoftmax, the normalizations, LRN,
+ * Einsum's matmul forms.
+ *
+ * Padding: ONNX `pads` lists all begins then all ends, which for 2-d is
+ * Relay's (top, left, bottom, right) order as is; auto_pad SAME_UPPER /
+ * SAME_LOWER is computed from the input's static spatial dims (the extra
+ * pixel goes at the end for UPPER, at the start for LOWER). MatMul follows
+ * numpy: a 2-d right operand is nn.matmul (any rank on the left), batched
+ * operands broadcast their batch dims and become nn.batch_matmul on 3-d
+ * reshapes. Softmax before opset 13 flattens at `axis` (a 2-d softmax),
+ * from 13 it is along one axis. LayerNormalization over the last axis is
+ * nn.layer_norm, over several axes (or when Mean/InvStdDev are asked for)
+ * it is written out with mean and rsqrt. */
+#include <string.h>
+
+#include "frontend/onnx/onnx_impl.h"
+
+#define MAXR RT_TENSOR_MAX_RANK
+
+static rt_status_t bad(rt_onnx_ctx_t *cx, const char *what) {
+  return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "%s", what);
+}
+
+static rt_status_t unsupported(rt_onnx_ctx_t *cx, const char *what) {
+  return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED, "%s is not supported", what);
+}
+
+static rt_status_t need(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, int32_t k) {
+  if (nin < k) return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
+                                         "expects at least %d inputs, got %d", (int)k, (int)nin);
+  for (int32_t i = 0; i < k; ++i) {
+    if (!in[i]) return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
+                                          "required input %d is missing", (int)i);
+  }
+  return RT_OK;
+}
+
+static int32_t rank_of_expr(const rt_ir_expr_t *e) {
+  const rt_ir_type_t *t = rt_onnx_type(e);
+  return t ? t->tensor.rank : 0;
+}
+
+static bool wants(rt_onnx_ctx_t *cx, int32_t k) {
+  const Onnx__NodeProto *n = cx->node;
+  return (size_t)k < n->n_output && n->output[k] && n->output[k][0];
+}
+
+/* Spatial window attributes shared by Conv, ConvTranspose and the pools. */
+typedef struct window {
+  int32_t nd;                 /* spatial dims */
+  int64_t kernel[MAXR], strides[MAXR], dilations[MAXR], pads[2 * MAXR];
+} window;
+
+static rt_status_t ints_attr(rt_onnx_ctx_t *cx, const char *name, int32_t nd, int64_t dflt,
+                             int64_t *out) {
+  int32_t n = 0;
+  const int64_t *v = NULL;
+  for (int32_t i = 0; i < nd; ++i) out[i] = dflt;
+  if (!rt_onnx_attr_ints(cx, name, &n, &v)) return RT_OK;
+  if (n != nd) {
+    return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "%s must have %d values, got %d",
+                              name, (int)nd, (int)n);
+  }
+  memcpy(out, v, (size_t)n * sizeof(int64_t));
+  return RT_OK;
+}
+
+/* Reads kernel_shape (or takes `kernel` from the weight), strides,
+ * dilations and pads, resolving auto_pad against the input's shape. */
+static rt_status_t read_window(rt_onnx_ctx_t *cx, const rt_ir_type_t *x, const int64_t *kernel,
+                               bool dilations_attr, window *w) {
+  int32_t nd = x->tensor.rank - 2;
+  if (nd < 1) return bad(cx, "the input must have rank >= 3");
+  w->nd = nd;
+  if (kernel) {
+    memcpy(w->kernel, kernel, (size_t)nd * sizeof(int64_t));
+    int32_t n = 0;
+    const int64_t *v = NULL;
+    if (rt_onnx_attr_ints(cx, "kernel_shape", &n, &v) && n == nd) memcpy(w->kernel, v, (size_t)nd * 8);
+  } else {
+    int32_t n = 0;
+    const int64_t *v = NULL;
+    if (!rt_onnx_attr_ints(cx, "kernel_shape", &n, &v) || n != nd) {
+      return bad(cx, "kernel_shape is required, one value per spatial dim");
+    }
+    memcpy(w->kernel, v, (size_t)nd * sizeof(int64_t));
+  }
+  RT_RETURN_IF_ERROR(ints_attr(cx, "strides", nd, 1, w->strides));
+  if (dilations_attr) {
+    RT_RETURN_IF_ERROR(ints_attr(cx, "dilations", nd, 1, w->dilations));
+  } else {
+    for (int32_t i = 0; i < nd; ++i) w->dilations[i] = 1;
+  }
+  RT_RETURN_IF_ERROR(ints_attr(cx, "pads", 2 * nd, 0, w->pads));
+  for (int32_t i = 0; i < nd; ++i) {
+    if (w->kernel[i] <= 0 || w->strides[i] <= 0 || w->dilations[i] <= 0) {
+      return bad(cx, "kernel_shape, strides and dilations must be positive");
+    }
+  }
+  for (int32_t i = 0; i < 2 * nd; ++i) {
+    if (w->pads[i] < 0) return unsupported(cx, "negative pads");
+  }
+  const char *ap = rt_onnx_attr_string(cx, "auto_pad", "NOTSET");
+  if (!strcmp(ap, "VALID")) {
+    for (int32_t i = 0; i < 2 * nd; ++i) w->pads[i] = 0;
+  } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+    for (int32_t i = 0; i < nd; ++i) {
+      int64_t in = x->tensor.shape[2 + i];
+      if (in < 0) return unsupported(cx, "auto_pad over a `?` spatial dim");
+      int64_t out = (in + w->strides[i] - 1) / w->strides[i];
+      int64_t total = (out - 1) * w->strides[i] + (w->kernel[i] - 1) * w->dilations[i] + 1 - in;
+      if (total < 0) total = 0;
+      int64_t small = total / 2, big = total - small;
+      bool upper = ap[5] == 'U';
+      w->pads[i] = upper ? small : big;
+      w->pads[i + nd] = upper ? big : small;
+    }
+  } else if (strcmp(ap, "NOTSET")) {
+    return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "unknown auto_pad '%s'", ap);
+  }
+  return RT_OK;
+}
+
+/* ---- Conv ------------------------------------------------------------------ */
+
+static rt_status_t add_bias(rt_onnx_ctx_t *cx, rt_ir_expr_t *y, rt_ir_expr_t *b,
+                            rt_ir_expr_t **out) {
+  if (!b) {
+    *out = y;
+    return RT_OK;
+  }
+  rt_ir_expr_t *args[2] = {y, b};
+  return rt_onnx_call(cx, "nn.bias_add", 2, args, out, "axis", "1", NULL);
+}
+
+static rt_status_t cv_conv(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                           rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  const rt_ir_type_t *x = NULL, *wt = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &x));
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[1], 1, &wt));
+  if (wt->tensor.rank != x->tensor.rank) return bad(cx, "W and X differ in rank");
+  window w;
+  RT_RETURN_IF_ERROR(read_window(cx, x, wt->tensor.shape + 2, true, &w));
+  if (w.nd > 2) return unsupported(cx, "Conv with more than 2 spatial dims");
+  int64_t group = rt_onnx_attr_int(cx, "group", 1);
+  if (group <= 0) return bad(cx, "group must be positive");
+  rt_ir_expr_t *y = NULL;
+  const char *ch = wt->tensor.shape[0] >= 0 ? rt_onnx_int_text(cx, wt->tensor.shape[0]) : "None";
+  RT_RETURN_IF_ERROR(rt_onnx_call(
+      cx, w.nd == 2 ? "nn.conv2d" : "nn.conv1d", 2, in, &y, "strides",
+      rt_onnx_ints_text(cx, w.nd, w.strides), "padding", rt_onnx_ints_text(cx, 2 * w.nd, w.pads),
+      "dilation", rt_onnx_ints_text(cx, w.nd, w.dilations), "groups", rt_onnx_int_text(cx, group),
+      "channels", ch, "kernel_size", rt_onnx_ints_text(cx, w.nd, w.kernel), NULL));
+  return add_bias(cx, y, nin > 2 ? in[2] : NULL, &out[0]);
+}
+
+static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                     rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  const rt_ir_type_t *x = NULL, *wt = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &x));
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[1], 1, &wt));
+  if (x->tensor.rank != 4 || wt->tensor.rank != 4) return unsupported(cx, "ConvTranspose other than 2-d");
+  /* auto_pad is handled below with output_shape (its meaning differs). */
+  int32_t nd = 2;
+  int64_t kernel[2] = {wt->tensor.shape[2], wt->tensor.shape[3]};
+  int64_t strides[2], dil[2], pads[4], opad[2];
+  RT_RETURN_IF_ERROR(ints_attr(cx, "strides", nd, 1, strides));
+  RT_RETURN_IF_ERROR(ints_attr(cx, "dilations", nd, 1, dil));
+  RT_RETURN_IF_ERROR(ints_attr(cx, "pads", 2 * nd, 0, pads));
+  RT_RETURN_IF_ERROR(ints_attr(cx, "output_padding", nd, 0, opad));
+  int32_t n = 0;
+  const int64_t *v = NULL;
+  if (rt_onnx_attr_ints(cx, "kernel_shape", &n, &v) && n == nd) memcpy(kernel, v, sizeof kernel);
+  const char *ap = rt_onnx_attr_string(cx, "auto_pad", "NOTSET");
+  int64_t oshape[2] = {-1, -1};
+  bool have_oshape = rt_onnx_attr_ints(cx, "output_shape", &n, &v);
+  if (have_oshape) {
+    if (n != nd && n != nd + 2) return bad(cx, "output_shape must list the spatial dims");
+    memcpy(oshape, v + (n - nd), sizeof oshape);
+  } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+    for (int32_t i = 0; i < nd; ++i) oshape[i] = x->tensor.shape[2 + i] * strides[i];
+    have_oshape = true;
+  } else if (!strcmp(ap, "VALID")) {
+    memset(pads, 0, sizeof pads);
+  }
+  if (have_oshape) {
+    for (int32_t i = 0; i < nd; ++i) {
+      int64_t inp = x->tensor.shape[2 + i];
+      if (inp < 0) return unsupported(cx, "output_shape with a `?` spatial dim");
+      int64_t total = strides[i] * (inp - 1) + opad[i] + ((kernel[i] - 1) * dil[i] + 1) - oshape[i];
+      if (total < 0) {
+        opad[i] -= total;
+        total = 0;
+      }
+      if (!strcmp(ap, "SAME_UPPER")) {
+        pads[i] = total / 2;
+        pads[i + nd] = total - total / 2;
+      } else {
+        pads[i] = total - total / 2;
+        pads[i + nd] = total / 2;
+      }
+    }
+  }
+  int64_t group = rt_onnx_attr_int(cx, "group", 1);
+  if (group <= 0) return bad(cx, "group must be positive");
+  for (int32_t i = 0; i < nd; ++i) {
+    if (opad[i] >= strides[i] && opad[i] >= dil[i]) {
+      return unsupported(cx, "output_padding not smaller than stride or dilation");
+    }
+  }
+  const char *ch = wt->tensor.shape[1] >= 0 ? rt_onnx_int_text(cx, wt->tensor.shape[1] * group) : "None";
+  rt_ir_expr_t *y = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_call(
+      cx, "nn.conv2d_transpose", 2, in, &y, "channels", ch, "kernel_size",
+      rt_onnx_ints_text(cx, nd, kernel), "strides", rt_onnx_ints_text(cx, nd, strides),
+      "output_padding", rt_onnx_ints_text(cx, nd, opad), "padding", rt_onnx_ints_text(cx, 4, pads),
+      "dilation", rt_onnx_ints_text(cx, nd, dil), "groups", rt_onnx_int_text(cx, group), NULL));
+  return add_bias(cx, y, nin > 2 ? in[2] : NULL, &out[0]);
+}
+
+/* ---- pooling ------------------------------------------------------------- */
+
+static rt_status_t pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir_expr_t **out,
+                        bool is_max) {
+  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  if (wants(cx, 1)) return unsupported(cx, "the Indices output of MaxPool");
+  const rt_ir_type_t *x = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &x));
+  window w;
+  bool dil_attr = is_max ? cx->opset >= 10 : cx->opset >= 19;
+  RT_RETURN_IF_ERROR(read_window(cx, x, NULL, dil_attr, &w));
+  if (w.nd > 2) return unsupported(cx, "pooling with more than 2 spatial dims");
+  bool ceil_mode = cx->opset >= 10 && rt_onnx_attr_int(cx, "ceil_mode", 0) != 0;
+  const char *op = w.nd == 2 ? (is_max ? "nn.max_pool2d" : "nn.avg_pool2d")
+                             : (is_max ? "nn.max_pool1d" : "nn.avg_pool1d");
+  const char *pool_size = rt_onnx_ints_text(cx, w.nd, w.kernel);
+  const char *strides = rt_onnx_ints_text(cx, w.nd, w.strides);
+  const char *dil = rt_onnx_ints_text(cx, w.nd, w.dilations);
+  const char *pads = rt_onnx_ints_text(cx, 2 * w.nd, w.pads);
+  if (is_max) {
+    return rt_onnx_call(cx, op, 1, in, &out[0], "pool_size", pool_size, "strides", strides,
+                        "dilation", dil, "padding", pads, "ceil_mode", ceil_mode ? "True" : "False",
+                        NULL);
+  }
+  bool cip = rt_onnx_attr_int(cx, "count_include_pad", 0) != 0;
+  return rt_onnx_call(cx, op, 1, in, &out[0], "pool_size", pool_size, "strides", strides,
+                      "dilation", dil, "padding", pads, "ceil_mode", ceil_mode ? "True" : "False",
+                      "count_include_pad", cip ? "True" : "False", NULL);
+}
+
+static rt_status_t cv_max_pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                               rt_ir_expr_t **out, int32_t nout) {
+  return pool(cx, in, nin, out, true);
+}
+static rt_status_t cv_avg_pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                               rt_ir_expr_t **out, int32_t nout) {
+  return pool(cx, in, nin, out, false);
+}
+
+static rt_status_t global_pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                               rt_ir_expr_t **out, bool is_max) {
+  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  const rt_ir_type_t *x = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &x));
+  int32_t r = x->tensor.rank;
+  if (r < 3) return bad(cx, "the input must have rank >= 3");
+  if (r == 4) {
+    return rt_onnx_call1(cx, is_max ? "nn.global_max_pool2d" : "nn.global_avg_pool2d", in[0], &out[0]);
+  }
+  int64_t axes[MAXR];
+  for (int32_t d = 2; d < r; ++d) axes[d - 2] = d;
+  return rt_onnx_call(cx, is_max ? "max" : "mean", 1, in, &out[0], "axis",
+                      rt_onnx_ints_text(cx, r - 2, axes), "keepdims", "True", NULL);
+}
+
+static rt_status_t cv_global_avg_pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                      rt_ir_expr_t **out, int32_t nout) {
+  return global_pool(cx, in, nin, out, false);
+}
+static rt_status_t cv_global_max_pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                      rt_ir_expr_t **out, int32_t nout) {
+  return global_pool(cx, in, nin, out, true);
+}
+
+/* ---- Gemm, MatMul ---------------------------------------------------------- */
+
+static rt_status_t scale(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, double s, rt_ir_expr_t **out) {
+  if (s == 1.0) {
+    *out = x;
+    return RT_OK;
+  }
+  rt_ir_expr_t *c = NULL;
+  const rt_ir_type_t *t = rt_onnx_type(x);
+  RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, t ? t->tensor.dtype : RT_DTYPE_FLOAT32, s, &c));
+  return rt_onnx_call2(cx, "multiply", x, c, out);
+}
+
+static rt_status_t cv_gemm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                           rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  double alpha = rt_onnx_attr_float(cx, "alpha", 1.0);
+  double beta = rt_onnx_attr_float(cx, "beta", 1.0);
+  bool ta = rt_onnx_attr_int(cx, "transA", 0) != 0;
+  bool tb = rt_onnx_attr_int(cx, "transB", 0) != 0;
+  rt_ir_expr_t *a = in[0], *b = in[1], *y = NULL;
+  if (ta) RT_RETURN_IF_ERROR(rt_onnx_call1(cx, "transpose", a, &a));
+  if (!tb) RT_RETURN_IF_ERROR(rt_onnx_call1(cx, "transpose", b, &b));
+  RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "nn.dense", a, b, &y));
+  RT_RETURN_IF_ERROR(scale(cx, y, alpha, &y));
+  if (nin > 2 && in[2] && beta != 0.0) {
+    rt_ir_expr_t *c = NULL;
+    RT_RETURN_IF_ERROR(scale(cx, in[2], beta, &c));
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "add", y, c, &y));
+  }
+  out[0] = y;
+  return RT_OK;
+}
+
+static rt_status_t matmul(rt_onnx_ctx_t *cx, rt_ir_expr_t *a, rt_ir_expr_t *b, rt_ir_expr_t **out) {
+  const rt_ir_type_t *ta = NULL, *tb = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, a, 0, &ta));
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, b, 1, &tb));
+  int32_t ra = ta->tensor.rank, rb = tb->tensor.rank;
+  if (ra == 0 || rb == 0) return bad(cx, "MatMul operands must have rank >= 1");
+  if (rb == 1) {
+    rt_ir_expr_t *b2 = NULL, *y = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "expand_dims", 1, &b, &b2, "axis", "1", NULL));
+    RT_RETURN_IF_ERROR(matmul(cx, a, b2, &y));
+    int32_t ry = rank_of_expr(y);
+    return rt_onnx_call(cx, "squeeze", 1, &y, out, "axis", rt_onnx_ints_text(cx, 1, (int64_t[]){ry - 1}), NULL);
+  }
+  if (rb == 2) {
+    rt_ir_expr_t *args[2] = {a, b};
+    return rt_onnx_call(cx, "nn.matmul", 2, args, out, NULL);
+  }
+  if (ra == 1) {
+    rt_ir_expr_t *a2 = NULL, *y = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "expand_dims", 1, &a, &a2, "axis", "0", NULL));
+    RT_RETURN_IF_ERROR(matmul(cx, a2, b, &y));
+    int32_t ry = rank_of_expr(y);
+    return rt_onnx_call(cx, "squeeze", 1, &y, out, "axis", rt_onnx_ints_text(cx, 1, (int64_t[]){ry - 2}), NULL);
+  }
+  /* Batched: broadcast the batch dims, fold them into one. */
+  int32_t nb = (ra > rb ? ra : rb) - 2;
+  int64_t batch[MAXR];
+  int64_t bsize = 1;
+  for (int32_t d = 0; d < nb; ++d) {
+    int32_t da = d - (nb - (ra - 2)), db = d - (nb - (rb - 2));
+    int64_t x = da >= 0 ? ta->tensor.shape[da] : 1, y = db >= 0 ? tb->tensor.shape[db] : 1;
+    if (x < 0 || y < 0) return unsupported(cx, "a batched MatMul with `?` batch dims");
+    if (x != y && x != 1 && y != 1) return bad(cx, "the batch dims do not broadcast");
+    batch[d] = x == 1 ? y : x;
+    bsize *= batch[d];
+  }
+  int64_t m = ta->tensor.shape[ra - 2], k = ta->tensor.shape[ra - 1];
+  int64_t kb = tb->tensor.shape[rb - 2], n = tb->tensor.shape[rb - 1];
+  if (m < 0 || k < 0 || kb < 0 || n < 0) return unsupported(cx, "a batched MatMul with `?` matrix dims");
+  int64_t shp[MAXR];
+  memcpy(shp, batch, (size_t)nb * sizeof(int64_t));
+  rt_ir_expr_t *a3 = a, *b3 = b, *y = NULL;
+  shp[nb] = m;
+  shp[nb + 1] = k;
+  if (ra - 2 != nb || bsize != 1) {
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "broadcast_to", 1, &a3, &a3, "shape", rt_onnx_ints_text(cx, nb + 2, shp), NULL));
+  }
+  int64_t s3[3] = {bsize, m, k};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &a3, &a3, "newshape", rt_onnx_ints_text(cx, 3, s3), NULL));
+  shp[nb] = kb;
+  shp[nb + 1] = n;
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "broadcast_to", 1, &b3, &b3, "shape", rt_onnx_ints_text(cx, nb + 2, shp), NULL));
+  s3[1] = kb;
+  s3[2] = n;
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &b3, &b3, "newshape", rt_onnx_ints_text(cx, 3, s3), NULL));
+  rt_ir_expr_t *args[2] = {a3, b3};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "nn.batch_matmul", 2, args, &y, "transpose_b", "False", NULL));
+  shp[nb] = m;
+  shp[nb + 1] = n;
+  return rt_onnx_call(cx, "reshape", 1, &y, out, "newshape", rt_onnx_ints_text(cx, nb + 2, shp), NULL);
+}
+
+static rt_status_t cv_matmul(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                             rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  return matmul(cx, in[0], in[1], &out[0]);
+}
+
+/* Einsum's two-operand matmul forms ("ij,jk->ik", "bij,bjk->bik",
+ * "...ij,...jk->...ik") and their transposed-operand variants. */
+static rt_status_t cv_einsum(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                             rt_ir_expr_t **out, int32_t nout) {
+  const char *eq = rt_onnx_attr_string(cx, "equation", "");
+  char a[16], b[16], c[16];
+  int32_t na = 0, nb = 0, nc = 0, part = 0;
+  for (const char *p = eq; *p; ++p) {
+    if (*p == ' ') continue;
+    if (*p == ',') { part = 1; continue; }
+    if (*p == '-' && p[1] == '>') { part = 2; ++p; continue; }
+    if (*p == '.') return unsupported(cx, "Einsum with ellipsis");
+    char *dst = part == 0 ? a : part == 1 ? b : c;
+    int32_t *cnt = part == 0 ? &na : part == 1 ? &nb : &nc;
+    if (*cnt >= 15) return unsupported(cx, "this Einsum equation");
+    dst[(*cnt)++] = *p;
+  }
+  if (nin != 2 || part != 2 || na < 2 || na != nb || na != nc) {
+    return unsupported(cx, "Einsum other than a two-operand (batched) matmul");
+  }
+  /* Batch letters must agree in order and position; the last two of each
+   * operand are one of the four matmul layouts. */
+  for (int32_t i = 0; i + 2 < na; ++i) {
+    if (a[i] != b[i] || a[i] != c[i]) return unsupported(cx, "this Einsum equation");
+  }
+  char m = c[na - 2], n = c[na - 1];
+  char a0 = a[na - 2], a1 = a[na - 1], b0 = b[na - 2], b1 = b[na - 1];
+  bool ta, tb;
+  char k;
+  if (a0 == m) { ta = false; k = a1; } else if (a1 == m) { ta = true; k = a0; } else return unsupported(cx, "this Einsum equation");
+  if (b1 == n && b0 == k) tb = false; else if (b0 == n && b1 == k) tb = true; else return unsupported(cx, "this Einsum equation");
+  rt_ir_expr_t *x = in[0], *y = in[1];
+  int64_t perm[MAXR];
+  for (int32_t i = 0; i < na; ++i) perm[i] = i;
+  perm[na - 2] = na - 1;
+  perm[na - 1] = na - 2;
+  if (ta) RT_RETURN_IF_ERROR(rt_onnx_call(cx, "transpose", 1, &x, &x, "axes", rt_onnx_ints_text(cx, na, perm), NULL));
+  if (tb) RT_RETURN_IF_ERROR(rt_onnx_call(cx, "transpose", 1, &y, &y, "axes", rt_onnx_ints_text(cx, na, perm), NULL));
+  return matmul(cx, x, y, &out[0]);
+}
+
+/* ---- softmax --------------------------------------------------------------- */
+
+static rt_status_t softmax(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir_expr_t **out,
+                           const char *op) {
+  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  const rt_ir_type_t *t = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
+  int32_t r = t->tensor.rank;
+  int64_t axis = rt_onnx_attr_int(cx, "axis", cx->opset >= 13 ? -1 : 1);
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= (r ? r : 1)) return bad(cx, "axis is out of range");
+  if (cx->opset >= 13 || axis == r - 1) {
+    return rt_onnx_call(cx, op, 1, in, &out[0], "axis", rt_onnx_int_text(cx, axis), NULL);
+  }
+  if (!rt_onnx_static_shape(t)) return unsupported(cx, "Softmax (opset < 13) over `?` dims");
+  int64_t s2[2] = {1, 1};
+  for (int32_t d = 0; d < r; ++d) s2[d < axis ? 0 : 1] *= t->tensor.shape[d];
+  rt_ir_expr_t *x = in[0];
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &x, &x, "newshape", rt_onnx_ints_text(cx, 2, s2), NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, op, 1, &x, &x, "axis", "1", NULL));
+  return rt_onnx_call(cx, "reshape", 1, &x, &out[0], "newshape",
+                      rt_onnx_ints_text(cx, r, t->tensor.shape), NULL);
+}
+
+static rt_status_t cv_softmax(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                              rt_ir_expr_t **out, int32_t nout) {
+  return softmax(cx, in, nin, out, "nn.softmax");
+}
+static rt_status_t cv_log_softmax(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                  rt_ir_expr_t **out, int32_t nout) {
+  return softmax(cx, in, nin, out, "nn.log_softmax");
+}
+
+/* ---- normalization --------------------------------------------------------- */
+
+static rt_status_t cv_batch_norm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                 rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(need(cx, in, nin, 5));
+  if (wants(cx, 1) || wants(cx, 2) || wants(cx, 3) || wants(cx, 4) ||
+      rt_onnx_attr_int(cx, "training_mode", 0)) {
+    return unsupported(cx, "BatchNormalization in training mode");
+  }
+  double eps = rt_onnx_attr_float(cx, "epsilon", 1e-5);
+  rt_ir_expr_t *bn = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "nn.batch_norm", 5, in, &bn, "axis", "1", "epsilon",
+                                  rt_onnx_float_text(cx, eps), NULL));
+  return rt_onnx_get_item(cx, bn, 0, &out[0]);
+}
+
+static rt_status_t cv_instance_norm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                    rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(need(cx, in, nin, 3));
+  double eps = rt_onnx_attr_float(cx, "epsilon", 1e-5);
+  return rt_onnx_call(cx, "nn.instance_norm", 3, in, &out[0], "axis", "1", "epsilon",
+                      rt_onnx_float_text(cx, eps), NULL);
+}
+
+static rt_status_t cv_layer_norm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                 rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  const rt_ir_type_t *t = NULL, *st = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[1], 1, &st));
+  int32_t r = t->tensor.rank;
+  int64_t axis = rt_onnx_attr_int(cx, "axis", -1);
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return bad(cx, "axis is out of range");
+  double eps = rt_onnx_attr_float(cx, "epsilon", 1e-5);
+  rt_ir_expr_t *bias = nin > 2 ? in[2] : NULL;
+  bool simple = axis == r - 1 && !wants(cx, 1) && !wants(cx, 2) && st->tensor.rank == 1 &&
+                (!bias || rank_of_expr(bias) == 1);
+  if (simple && !bias) {
+    int64_t c = st->tensor.shape[0];
+    if (c < 0) {
+      simple = false;
+    } else {
+      rt_tensor_t *z = NULL;
+      RT_RETURN_IF_ERROR(rt_tensor_create(cx->m->allocator, st->tensor.dtype, 1, &c, &z));
+      rt_status_t s = rt_onnx_constant(cx, z, &bias);
+      rt_tensor_release(z);
+      RT_RETURN_IF_ERROR(s);
+    }
+  }
+  if (simple) {
+    rt_ir_expr_t *args[3] = {in[0], in[1], bias};
+    return rt_onnx_call(cx, "nn.layer_norm", 3, args, &out[0], "axis", "-1", "epsilon",
+                        rt_onnx_float_text(cx, eps), NULL);
+  }
+  int64_t axes[MAXR];
+  for (int32_t d = (int32_t)axis; d < r; ++d) axes[d - axis] = d;
+  const char *ax = rt_onnx_ints_text(cx, r - (int32_t)axis, axes);
+  rt_ir_expr_t *x = in[0], *mean = NULL, *d = NULL, *var = NULL, *e = NULL, *inv = NULL, *y = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "mean", 1, &x, &mean, "axis", ax, "keepdims", "True", NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "subtract", x, mean, &d));
+  RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "multiply", d, d, &var));
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "mean", 1, &var, &var, "axis", ax, "keepdims", "True", NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, t->tensor.dtype, eps, &e));
+  RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "add", var, e, &inv));
+  RT_RETURN_IF_ERROR(rt_onnx_call1(cx, "rsqrt", inv, &inv));
+  RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "multiply", d, inv, &y));
+  RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "multiply", y, in[1], &y));
+  if (bias) RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "add", y, bias, &y));
+  out[0] = y;
+  if (nout > 1) out[1] = mean;
+  if (nout > 2) out[2] = inv;
+  return RT_OK;
+}
+
+static rt_status_t cv_lrn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                          rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  int64_t size = rt_onnx_attr_int(cx, "size", 0);
+  if (size <= 0) return bad(cx, "size must be positive");
+  return rt_onnx_call(cx, "nn.lrn", 1, in, &out[0], "size", rt_onnx_int_text(cx, size), "axis", "1",
+                      "bias", rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "bias", 1.0)), "alpha",
+                      rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "alpha", 1e-4)), "beta",
+                      rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "beta", 0.75)), NULL);
+}
+
+const rt_onnx_op_entry_t rt_onnx_nn_ops[] = {
+    {"AveragePool", cv_avg_pool},
+    {"BatchNormalization", cv_batch_norm},
+    {"Conv", cv_conv},
+    {"ConvTranspose", cv_conv_transpose},
+    {"Einsum", cv_einsum},
+    {"Gemm", cv_gemm},
+    {"GlobalAveragePool", cv_global_avg_pool},
+    {"GlobalMaxPool", cv_global_max_pool},
+    {"InstanceNormalization", cv_instance_norm},
+    {"LRN", cv_lrn},
+    {"LayerNormalization", cv_layer_norm},
+    {"LogSoftmax", cv_log_softmax},
+    {"MatMul", cv_matmul},
+    {"MaxPool", cv_max_pool},
+    {"Softmax", cv_softmax},
+};
+const int32_t rt_onnx_nn_ops_count = (int32_t)RT_COUNTOF(rt_onnx_nn_ops);

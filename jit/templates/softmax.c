@@ -1,0 +1,76 @@
+/* The softmax template: nn.softmax / nn.log_softmax over any axis, one row
+ * (all indices but the axis) at a time, rows split over tasks.
+ *
+ * The generic lowering computes each output element as an element
+ * expression, so it recomputes its row's maximum and sum for every element
+ * (O(len^2) per row). Here each row makes three passes over the axis: the
+ * maximum, the sum of exp(x - max), then each value exp(x - max) / sum
+ * (log_softmax: x - max - log(sum)) handed to the epilogue, so the fused
+ * tail ops apply before the store as in the other templates. The input's
+ * element expression (a fused producer such as a dense) is evaluated once
+ * per pass. Semantics are nn.c's: the maximum with llvm.maximum (NaN
+ * propagates), the sum reassociable. */
+#include <string.h>
+
+#include "jit/ops/ops_impl.h"
+#include "jit/templates/templates.h"
+
+rt_status_t rt_jit_tpl_softmax(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const rt_ir_expr_t *out,
+                               LLVMValueRef data, LLVMValueRef task, LLVMValueRef ntasks) {
+  const rt_ir_expr_t *call = p->anchor, *x = call->call.args[0];
+  rt_jit_node_t *xn = rt_jit_node(L, x);
+  const int32_t rank = xn->rank;
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), rank, &axis));
+  const bool log = call->call.callee->op.op->id == RT_OP_NN_LOG_SOFTMAX;
+  LLVMValueRef rdims[RT_TENSOR_MAX_RANK], dims[RT_TENSOR_MAX_RANK];
+  memcpy(dims, xn->dims, sizeof dims);
+  int64_t rows = 1;
+  for (int32_t k = 0, j = 0; k < rank; ++k) {
+    if (k == axis) continue;
+    rdims[j++] = dims[k];
+    rows *= (int64_t)LLVMConstIntGetZExtValue(dims[k]);
+  }
+  LLVMValueRef len = dims[axis];
+  LLVMValueRef lo, hi;
+  rt_jit_tpl_split(L, rows, task, ntasks, &lo, &hi);
+  rt_jit_loop_t lr;
+  rt_jit_loop_begin(L, lo, hi, 0, NULL, &lr);
+  LLVMValueRef ridx[RT_TENSOR_MAX_RANK], idx[RT_TENSOR_MAX_RANK];
+  rt_jit_unravel(L, lr.iv, rank - 1, rdims, ridx);
+  for (int32_t k = 0, j = 0; k < rank; ++k) idx[k] = k == axis ? NULL : ridx[j++];
+  /* Pass 1: the maximum. */
+  rt_jit_loop_t l1, l2, l3;
+  LLVMValueRef init = rt_jit_const_lowest(L, xn->dtype);
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), len, 1, &init, &l1);
+  idx[axis] = l1.iv;
+  LLVMValueRef v;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, x, idx, &v));
+  LLVMValueRef m = rt_jit_intrinsic(L, "llvm.maximum", l1.carry[0], v, NULL);
+  rt_jit_loop_end(L, &l1, &m);
+  m = l1.carry[0];
+  /* Pass 2: the sum of exp(x - max). */
+  init = LLVMConstReal(L->f32, 0);
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), len, 1, &init, &l2);
+  idx[axis] = l2.iv;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, x, idx, &v));
+  LLVMValueRef e = rt_jit_intrinsic(L, "llvm.exp", LLVMBuildFSub(L->b, v, m, ""), NULL, NULL);
+  LLVMValueRef s = rt_jit_fast(LLVMBuildFAdd(L->b, l2.carry[0], e, ""));
+  rt_jit_loop_end(L, &l2, &s);
+  s = l2.carry[0];
+  LLVMValueRef lsum = log ? rt_jit_intrinsic(L, "llvm.log", s, NULL, NULL) : NULL;
+  /* Pass 3: the values, through the epilogue. */
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), len, 0, NULL, &l3);
+  LLVMValueRef oidx[RT_TENSOR_MAX_RANK];
+  memcpy(oidx, idx, sizeof oidx);
+  oidx[axis] = l3.iv;
+  idx[axis] = l3.iv;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, x, idx, &v));
+  LLVMValueRef d = LLVMBuildFSub(L->b, v, m, "");
+  LLVMValueRef r = log ? LLVMBuildFSub(L->b, d, lsum, "")
+                       : LLVMBuildFDiv(L->b, rt_jit_intrinsic(L, "llvm.exp", d, NULL, NULL), s, "");
+  RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, call, out, data, oidx, r));
+  rt_jit_loop_end(L, &l3, NULL);
+  rt_jit_loop_end(L, &lr, NULL);
+  return RT_OK;
+}

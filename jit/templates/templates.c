@@ -1,0 +1,384 @@
+/* Template selection and the pieces every template shares (see
+ * templates.h for the model).
+ *
+ * Selection (rt_jit_tpl_plan): from the kernel output, follow elementwise
+ * and broadcast ops whose result has the output's shape down to an anchor
+ * op; the anchor, its operands and the output must be float32 with static
+ * shapes (a `?` dim keeps the generic loop nest, which reads dims at run
+ * time). The tile shape is chosen by a small cost model: the padded work
+ * ceil(M/mr)*ceil(N/8nv) tiles times the cycles one k step of an mr x 8nv
+ * tile needs on a 2-FMA / 2-load per cycle core, max(mr*nv, mr+nv) / 2.
+ *
+ * The micro-kernel (rt_jit_tpl_micro) is the only place that emits the
+ * vector inner loop: mr*nv <8 x float> accumulators carried by phis through
+ * the k loop, per k one vector load per 8 columns of B, one broadcast per
+ * row of A and mr*nv llvm.fma.v8f32 calls, then the tile stored once. With
+ * 12 accumulators it uses 15 of the 16 ymm registers. */
+#include "jit/templates/templates.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "jit/ops/ops_impl.h"
+
+/* ---- selection ------------------------------------------------------------- */
+
+static const rt_ir_op_t *op_of(const rt_ir_expr_t *e) {
+  if (e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP) return NULL;
+  return e->call.callee->op.op;
+}
+
+/* rt_jit_tensor_type as a predicate (the status, if any, is dropped). */
+static bool ttype(const rt_ir_expr_t *e, rt_dtype_t *dt, int32_t *rank, const int64_t **shape) {
+  rt_status_t st = rt_jit_tensor_type(e, dt, rank, shape);
+  if (st) rt_status_free(st);
+  return st == RT_OK;
+}
+
+/* Static float32 tensor type of e: its rank and shape. */
+static bool static_f32(const rt_ir_expr_t *e, int32_t *rank, const int64_t **shape) {
+  rt_dtype_t dt;
+  int32_t r;
+  const int64_t *s;
+  if (!ttype(e, &dt, &r, &s)) return false;
+  if (dt.code != kDLFloat || dt.bits != 32 || dt.lanes != 1) return false;
+  for (int32_t k = 0; k < r; ++k) {
+    if (s[k] == RT_DIM_ANY || s[k] < 1) return false; /* `?` or empty */
+  }
+  if (rank) *rank = r;
+  if (shape) *shape = s;
+  return true;
+}
+
+static bool is_anchor(int32_t id) {
+  return id == RT_OP_NN_DENSE || id == RT_OP_NN_MATMUL || id == RT_OP_NN_BATCH_MATMUL ||
+         id == RT_OP_NN_CONV2D || id == RT_OP_NN_SOFTMAX || id == RT_OP_NN_LOG_SOFTMAX;
+}
+
+static const rt_ir_expr_t *find_anchor(const rt_ir_expr_t *e, int32_t rank, const int64_t *shape,
+                                       int32_t depth) {
+  const rt_ir_op_t *op = op_of(e);
+  if (!op || depth > 12) return NULL;
+  rt_dtype_t dt;
+  int32_t r;
+  const int64_t *s;
+  if (!ttype(e, &dt, &r, &s) || r != rank) return NULL;
+  if (rank && memcmp(s, shape, (size_t)rank * sizeof *s) != 0) return NULL;
+  if (is_anchor(op->id)) return e;
+  if (op->pattern != RT_OP_PATTERN_ELEMWISE && op->pattern != RT_OP_PATTERN_BROADCAST) return NULL;
+  for (int32_t i = 0; i < e->call.nargs; ++i) {
+    const rt_ir_expr_t *a = find_anchor(e->call.args[i], rank, shape, depth + 1);
+    if (a) return a;
+  }
+  return NULL;
+}
+
+typedef struct tile_t {
+  int32_t mr, nv;
+  const char *gemm, *direct, *im2col;
+} tile_t;
+
+static const tile_t kTiles[] = {
+    {6, 2, "gemm.6x16", "conv2d.direct.6x16", "conv2d.im2col.6x16"},
+    {4, 3, "gemm.4x24", "conv2d.direct.4x24", "conv2d.im2col.4x24"},
+    {2, 6, "gemm.2x48", "conv2d.direct.2x48", "conv2d.im2col.2x48"},
+    {3, 4, "gemm.3x32", "conv2d.direct.3x32", "conv2d.im2col.3x32"},
+    {1, 4, "gemm.1x32", "conv2d.direct.1x32", "conv2d.im2col.1x32"},
+};
+
+static const tile_t *pick_tile(int64_t m, int64_t n) {
+  const tile_t *best = &kTiles[0];
+  double best_cost = 0;
+  for (size_t i = 0; i < sizeof kTiles / sizeof kTiles[0]; ++i) {
+    const tile_t *t = &kTiles[i];
+    double tiles = (double)((m + t->mr - 1) / t->mr) * (double)((n + 8 * t->nv - 1) / (8 * t->nv));
+    double step = (double)(t->mr * t->nv > t->mr + t->nv ? t->mr * t->nv : t->mr + t->nv) / 2;
+    double cost = tiles * step;
+    if (i == 0 || cost < best_cost - 1e-9) {
+      best = t;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+/* M and N of a GEMM-shaped anchor (its output's last two dims). */
+static bool gemm_dims(const rt_ir_expr_t *a, int64_t *m, int64_t *n) {
+  int32_t r;
+  const int64_t *s;
+  if (!static_f32(a, &r, &s) || r < 1) return false;
+  *n = s[r - 1];
+  *m = r >= 2 ? s[r - 2] : 1;
+  return true;
+}
+
+bool rt_jit_tpl_plan(const rt_ir_expr_t *out, rt_jit_tpl_plan_t *p) {
+  memset(p, 0, sizeof *p);
+  int32_t rank;
+  const int64_t *shape;
+  if (!static_f32(out, &rank, &shape)) return false;
+  const rt_ir_expr_t *a = find_anchor(out, rank, shape, 0);
+  if (!a || !static_f32(a, NULL, NULL)) return false;
+  for (int32_t i = 0; i < a->call.nargs; ++i) {
+    if (!static_f32(a->call.args[i], NULL, NULL)) return false;
+  }
+  const int32_t id = op_of(a)->id;
+  p->anchor = a;
+  int32_t ra = 0, rb = 0;
+  rt_dtype_t dt;
+  const int64_t *sh;
+  if (!ttype(a->call.args[0], &dt, &ra, &sh)) return false;
+  if (a->call.nargs > 1 && !ttype(a->call.args[1], &dt, &rb, &sh)) return false;
+  if (id == RT_OP_NN_SOFTMAX || id == RT_OP_NN_LOG_SOFTMAX) {
+    p->kind = RT_JIT_TPL_SOFTMAX;
+    p->name = "softmax.rows";
+    return true;
+  }
+  if (id == RT_OP_NN_CONV2D) {
+    rt_jit_conv2d_t c;
+    if (!rt_jit_tpl_conv2d_attrs(a, &c)) return false;
+    if (c.cg == 1 && c.og == 1 && c.sh == 1 && c.sw == 1) {
+      p->kind = RT_JIT_TPL_CONV_DW;
+      p->mr = 1;
+      p->nv = 4;
+      p->name = "conv2d.depthwise.1x32";
+      return true;
+    }
+    if (c.sh == 1 && c.sw == 1) {
+      const int64_t wp = c.w + c.pl + c.pr;
+      const tile_t *t = pick_tile(c.og, (c.oh - 1) * wp + c.ow);
+      p->kind = RT_JIT_TPL_CONV_DIRECT;
+      p->mr = t->mr;
+      p->nv = t->nv;
+      p->name = t->direct;
+      return true;
+    }
+    const tile_t *t = pick_tile(c.og, c.oh * c.ow);
+    p->kind = RT_JIT_TPL_CONV_IM2COL;
+    p->mr = t->mr;
+    p->nv = t->nv;
+    p->name = t->im2col;
+    return true;
+  }
+  /* GEMMs: dense (data rank 2), matmul (rank 2 x rank 2), batch_matmul. */
+  if (id == RT_OP_NN_DENSE && (ra != 2 || rb != 2)) return false;
+  if (id == RT_OP_NN_MATMUL && (ra != 2 || rb != 2)) return false;
+  if (id == RT_OP_NN_BATCH_MATMUL && (ra != 3 || rb != 3)) return false;
+  int64_t m, n;
+  if (!gemm_dims(a, &m, &n)) return false;
+  const tile_t *t = pick_tile(m, n);
+  p->kind = RT_JIT_TPL_GEMM;
+  p->mr = t->mr;
+  p->nv = t->nv;
+  p->name = t->gemm;
+  return true;
+}
+
+/* The single tensor output of fn, or NULL (tuple results keep the generic
+ * loop nests). */
+static const rt_ir_expr_t *single_output(const rt_ir_expr_t *fn) {
+  if (fn->kind != RT_IR_FUNCTION || !fn->fn.body || fn->fn.body->kind == RT_IR_TUPLE) return NULL;
+  return fn->fn.body;
+}
+
+const char *rt_jit_template_name(const rt_ir_expr_t *fn) {
+  const rt_ir_expr_t *out = single_output(fn);
+  rt_jit_tpl_plan_t p;
+  if (!out || !rt_jit_tpl_plan(out, &p)) return NULL;
+  return p.name;
+}
+
+rt_status_t rt_jit_template_emit(rt_jit_lower_t *L, const rt_ir_expr_t *out, LLVMValueRef data,
+                                 LLVMValueRef task, LLVMValueRef ntasks, bool *out_done) {
+  *out_done = false;
+  rt_jit_tpl_plan_t p;
+  if (!rt_jit_tpl_plan(out, &p)) return RT_OK;
+  /* Every node on the way must have been sized (it is: the shape phase
+   * ran over the whole output). */
+  if (!rt_jit_node(L, out) || !rt_jit_node(L, p.anchor)) return RT_OK;
+  LLVMValueRef t64 = LLVMBuildSExt(L->b, task, L->i64, "");
+  LLVMValueRef n64 = LLVMBuildSExt(L->b, ntasks, L->i64, "");
+  rt_status_t st = RT_OK;
+  switch (p.kind) {
+    case RT_JIT_TPL_GEMM: st = rt_jit_tpl_gemm(L, &p, out, data, t64, n64); break;
+    case RT_JIT_TPL_CONV_DIRECT:
+    case RT_JIT_TPL_CONV_DW:
+    case RT_JIT_TPL_CONV_IM2COL: st = rt_jit_tpl_conv2d(L, &p, out, data, t64, n64); break;
+    case RT_JIT_TPL_SOFTMAX: st = rt_jit_tpl_softmax(L, &p, out, data, t64, n64); break;
+    case RT_JIT_TPL_NONE: return RT_OK;
+  }
+  if (st) return rt_status_annotate(st, "template %s", p.name);
+  *out_done = true;
+  return RT_OK;
+}
+
+/* ---- loops ----------------------------------------------------------------- */
+
+void rt_jit_tpl_loop_begin(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi, int32_t ncarry,
+                           const LLVMValueRef *init, rt_jit_tpl_loop_t *out) {
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
+  out->head = LLVMAppendBasicBlockInContext(L->c, L->fn, "tloop");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->c, L->fn, "tbody");
+  out->exit = LLVMAppendBasicBlockInContext(L->c, L->fn, "tdone");
+  LLVMBuildBr(L->b, out->head);
+  LLVMPositionBuilderAtEnd(L->b, out->head);
+  out->iv = LLVMBuildPhi(L->b, L->i64, "k");
+  LLVMAddIncoming(out->iv, &lo, &pre, 1);
+  out->ncarry = ncarry;
+  for (int32_t k = 0; k < ncarry; ++k) {
+    out->carry[k] = LLVMBuildPhi(L->b, LLVMTypeOf(init[k]), "acc");
+    LLVMValueRef v = init[k];
+    LLVMAddIncoming(out->carry[k], &v, &pre, 1);
+  }
+  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, out->iv, hi, ""), body, out->exit);
+  LLVMPositionBuilderAtEnd(L->b, body);
+  out->memo_mark = L->num_memo;
+}
+
+void rt_jit_tpl_loop_end(rt_jit_lower_t *L, rt_jit_tpl_loop_t *loop, const LLVMValueRef *next) {
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+  LLVMValueRef inc = LLVMBuildAdd(L->b, loop->iv, rt_jit_i64(L, 1), "");
+  LLVMBuildBr(L->b, loop->head);
+  LLVMAddIncoming(loop->iv, &inc, &latch, 1);
+  for (int32_t k = 0; k < loop->ncarry; ++k) {
+    LLVMValueRef v = next[k];
+    LLVMAddIncoming(loop->carry[k], &v, &latch, 1);
+  }
+  LLVMPositionBuilderAtEnd(L->b, loop->exit);
+  L->num_memo = loop->memo_mark;
+}
+
+/* ---- vectors and memory ---------------------------------------------------- */
+
+LLVMTypeRef rt_jit_tpl_v8(rt_jit_lower_t *L) { return LLVMVectorType(L->f32, 8); }
+
+LLVMValueRef rt_jit_tpl_splat(rt_jit_lower_t *L, LLVMValueRef s) {
+  LLVMTypeRef v8 = rt_jit_tpl_v8(L);
+  LLVMValueRef v = LLVMBuildInsertElement(L->b, LLVMGetUndef(v8), s, rt_jit_i32(L, 0), "");
+  return LLVMBuildShuffleVector(L->b, v, LLVMGetUndef(v8),
+                                LLVMConstNull(LLVMVectorType(L->i32, 8)), "");
+}
+
+LLVMValueRef rt_jit_tpl_gep(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off) {
+  return LLVMBuildGEP2(L->b, L->f32, p, &off, 1, "");
+}
+
+LLVMValueRef rt_jit_tpl_load8(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off) {
+  LLVMValueRef v = LLVMBuildLoad2(L->b, rt_jit_tpl_v8(L), rt_jit_tpl_gep(L, p, off), "");
+  LLVMSetAlignment(v, 4);
+  return v;
+}
+
+void rt_jit_tpl_store8(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMValueRef off) {
+  LLVMSetAlignment(LLVMBuildStore(L->b, v, rt_jit_tpl_gep(L, p, off)), 4);
+}
+
+LLVMValueRef rt_jit_tpl_loadf(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off) {
+  LLVMValueRef v = LLVMBuildLoad2(L->b, L->f32, rt_jit_tpl_gep(L, p, off), "");
+  LLVMSetAlignment(v, 4);
+  return v;
+}
+
+void rt_jit_tpl_storef(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMValueRef off) {
+  LLVMSetAlignment(LLVMBuildStore(L->b, v, rt_jit_tpl_gep(L, p, off)), 4);
+}
+
+void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int64_t K,
+                      const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
+                      int64_t bstride, LLVMValueRef c, int64_t ldc) {
+  LLVMBuilderRef B = L->b;
+  const int32_t nacc = mr * nv;
+  LLVMValueRef init[RT_JIT_TPL_MAX_CARRY], next[RT_JIT_TPL_MAX_CARRY], bv[RT_JIT_TPL_MAX_CARRY];
+  for (int32_t i = 0; i < nacc; ++i) init[i] = LLVMConstNull(rt_jit_tpl_v8(L));
+  rt_jit_tpl_loop_t lp;
+  rt_jit_tpl_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, K), nacc, init, &lp);
+  LLVMValueRef k = lp.iv, boff;
+  if (btab) {
+    LLVMValueRef at = LLVMBuildGEP2(B, L->i32, btab, &k, 1, "");
+    LLVMValueRef o = LLVMBuildLoad2(B, L->i32, at, "");
+    LLVMSetAlignment(o, 4);
+    boff = LLVMBuildSExt(B, o, L->i64, "");
+  } else {
+    boff = LLVMBuildMul(B, k, rt_jit_i64(L, bstride), "");
+  }
+  LLVMValueRef bp = rt_jit_tpl_gep(L, bbase, boff);
+  for (int32_t v = 0; v < nv; ++v) bv[v] = rt_jit_tpl_load8(L, bp, rt_jit_i64(L, 8 * v));
+  for (int32_t r = 0; r < mr; ++r) {
+    LLVMValueRef s = rt_jit_tpl_splat(L, rt_jit_tpl_loadf(L, arow[r], k));
+    for (int32_t v = 0; v < nv; ++v) {
+      next[r * nv + v] = rt_jit_intrinsic(L, "llvm.fma", s, bv[v], lp.carry[r * nv + v]);
+    }
+  }
+  rt_jit_tpl_loop_end(L, &lp, next);
+  for (int32_t r = 0; r < mr; ++r) {
+    for (int32_t v = 0; v < nv; ++v) {
+      rt_jit_tpl_store8(L, lp.carry[r * nv + v], c, rt_jit_i64(L, r * ldc + 8 * v));
+    }
+  }
+}
+
+/* Field indices of rt_kernel_ctx (kernel_abi.h). */
+enum { CTX_WS_ALLOC = 3, CTX_WS_FREE = 4 };
+
+static LLVMTypeRef ctx_struct(rt_jit_lower_t *L) {
+  LLVMTypeRef f[7] = {L->i32, L->i32, L->ptr, L->ptr, L->ptr, L->ptr, L->ptr};
+  return LLVMStructTypeInContext(L->c, f, 7, 0);
+}
+
+LLVMValueRef rt_jit_tpl_ws_alloc(rt_jit_lower_t *L, int64_t nbytes) {
+  LLVMValueRef slot = LLVMBuildStructGEP2(L->b, ctx_struct(L), L->ctx, CTX_WS_ALLOC, "");
+  LLVMValueRef fp = LLVMBuildLoad2(L->b, L->ptr, slot, "ws_alloc");
+  LLVMTypeRef params[2] = {L->ptr, L->i64};
+  LLVMTypeRef fty = LLVMFunctionType(L->ptr, params, 2, 0);
+  LLVMValueRef args[2] = {L->ctx, rt_jit_i64(L, nbytes > 0 ? nbytes : 64)};
+  /* A NULL workspace_alloc (allowed by the ABI) reads as out of memory. */
+  rt_jit_if_t s;
+  rt_jit_if_begin(L, LLVMBuildIsNotNull(L->b, fp, ""), &s);
+  LLVMValueRef p = LLVMBuildCall2(L->b, fty, fp, args, 2, "ws");
+  rt_jit_if_else(L, &s, p);
+  return rt_jit_if_end(L, &s, LLVMConstNull(L->ptr));
+}
+
+void rt_jit_tpl_ws_free(rt_jit_lower_t *L, LLVMValueRef p) {
+  LLVMValueRef slot = LLVMBuildStructGEP2(L->b, ctx_struct(L), L->ctx, CTX_WS_FREE, "");
+  LLVMValueRef fp = LLVMBuildLoad2(L->b, L->ptr, slot, "ws_free");
+  LLVMTypeRef params[2] = {L->ptr, L->ptr};
+  LLVMTypeRef fty = LLVMFunctionType(L->void_t, params, 2, 0);
+  LLVMValueRef args[2] = {L->ctx, p};
+  rt_jit_if_t s;
+  rt_jit_if_begin(L, LLVMBuildAnd(L->b, LLVMBuildIsNotNull(L->b, fp, ""),
+                                  LLVMBuildIsNotNull(L->b, p, ""), ""), &s);
+  LLVMBuildCall2(L->b, fty, fp, args, 2, "");
+  rt_jit_if_else(L, &s, NULL);
+  (void)rt_jit_if_end(L, &s, NULL);
+}
+
+void rt_jit_tpl_split(rt_jit_lower_t *L, int64_t n, LLVMValueRef task, LLVMValueRef ntasks,
+                      LLVMValueRef *lo, LLVMValueRef *hi) {
+  LLVMValueRef nn = rt_jit_i64(L, n);
+  *lo = LLVMBuildSDiv(L->b, LLVMBuildMul(L->b, nn, task, ""), ntasks, "");
+  *hi = LLVMBuildSDiv(L->b, LLVMBuildMul(L->b, nn, LLVMBuildAdd(L->b, task, rt_jit_i64(L, 1), ""), ""),
+                      ntasks, "");
+}
+
+rt_status_t rt_jit_tpl_epilogue(rt_jit_lower_t *L, const rt_ir_expr_t *anchor,
+                                const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef *idx,
+                                LLVMValueRef value) {
+  rt_jit_node_t *n = rt_jit_node(L, out);
+  for (int32_t k = 0; k < n->rank; ++k) {
+    if (LLVMIsConstant(n->dims[k]) && LLVMConstIntGetZExtValue(n->dims[k]) == 1) {
+      idx[k] = rt_jit_i64(L, 0);
+    }
+  }
+  RT_RETURN_IF_ERROR(rt_jit_memo_set(L, anchor, idx, value));
+  LLVMValueRef v;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, out, idx, &v));
+  n = rt_jit_node(L, out);
+  rt_jit_tpl_storef(L, v, data, rt_jit_linear(L, n->rank, idx, n->dims));
+  return RT_OK;
+}
+
+bool rt_jit_tpl_raw(rt_jit_lower_t *L, const rt_ir_expr_t *e) {
+  rt_jit_node_t *n = rt_jit_node(L, e);
+  return n && n->data && (e->kind == RT_IR_VAR || e->kind == RT_IR_CONSTANT);
+}

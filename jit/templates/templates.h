@@ -1,0 +1,171 @@
+/* Internal to jit/: kernel templates for the anchors (issue 5 "Speed").
+ *
+ * A template replaces the generic per-element loop nest of one kernel
+ * output (jit/lower.c emit_output) when the output is an anchor (dense,
+ * matmul, batch_matmul, conv2d, softmax) followed by a chain of
+ * elementwise / broadcast ops of the same shape (the fused epilogue: bias
+ * add, relu, multiply by a folded batch-norm scale...), every shape is
+ * static and the anchor computes in float32.
+ *
+ * The anchor's values come from a register-blocked micro-kernel (an
+ * MR x (8*NV) tile of <8 x float> accumulators updated with llvm.fma.v8f32
+ * from a broadcast of A and vector loads of a packed B panel); the tile is
+ * stored to a workspace block, and the epilogue then walks the block: for
+ * each element it records the anchor's value in the lowering's element memo
+ * (rt_jit_memo_set) and asks the element expression of the output, so the
+ * tail ops are lowered by the same machinery as everywhere else and read
+ * the anchor from the block instead of recomputing it. If an index ever
+ * misses the memo, the generic per-element anchor lowering runs instead:
+ * the result is still right, only slower (invariant: templates change
+ * speed, never values beyond float32 reassociation).
+ *
+ * rt_jit_template_name is a pure function of the Primitive function, so the
+ * session (and a kernel cache that skips lowering) can tell which template a
+ * kernel uses without lowering it. */
+#ifndef RT_JIT_TEMPLATES_TEMPLATES_H_
+#define RT_JIT_TEMPLATES_TEMPLATES_H_
+
+#include "jit/lower.h"
+
+/* The template kernel `fn` (a Primitive function) uses for its output, as
+ * a static string ("gemm.6x16", "conv2d.direct", ...), or NULL when its
+ * output is lowered by the generic loop nest. */
+const char *rt_jit_template_name(const rt_ir_expr_t *fn);
+
+/* Emits output `out` (a tensor node of the function) with a template when
+ * one applies: *out_done is then true. Otherwise emits nothing and sets
+ * *out_done false (the caller emits its generic loop nest). `data` is the
+ * output's data pointer, task/ntasks (i32) the task of S.body. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_template_emit(rt_jit_lower_t *L,
+                                                    const rt_ir_expr_t *out,
+                                                    LLVMValueRef data,
+                                                    LLVMValueRef task,
+                                                    LLVMValueRef ntasks,
+                                                    bool *out_done);
+
+/* ---- shared by the template files (templates.c) -------------------------- */
+
+typedef enum rt_jit_tpl_kind_e {
+  RT_JIT_TPL_NONE,
+  RT_JIT_TPL_GEMM,        /* dense, matmul, batch_matmul */
+  RT_JIT_TPL_CONV_DIRECT, /* conv2d stride 1: flat padded-row direct conv */
+  RT_JIT_TPL_CONV_DW,     /* depthwise conv2d stride 1 (the same, MR = 1) */
+  RT_JIT_TPL_CONV_IM2COL, /* other conv2d: im2col panels + the GEMM core */
+  RT_JIT_TPL_SOFTMAX,     /* softmax / log_softmax, once per row */
+} rt_jit_tpl_kind_t;
+
+/* The anchor of `out` (the output itself, or reached from it through
+ * elementwise / broadcast ops whose results have out's shape), its
+ * template kind and the tile shape chosen for it. */
+typedef struct rt_jit_tpl_plan_t {
+  rt_jit_tpl_kind_t kind;
+  const rt_ir_expr_t *anchor;
+  int32_t mr, nv;         /* tile: mr rows x 8*nv columns */
+  const char *name;
+} rt_jit_tpl_plan_t;
+bool rt_jit_tpl_plan(const rt_ir_expr_t *out, rt_jit_tpl_plan_t *out_plan);
+
+/* Loops with up to RT_JIT_TPL_MAX_CARRY carried values (the micro-kernel's
+ * accumulators); the same contract as rt_jit_loop_begin/_end. */
+#define RT_JIT_TPL_MAX_CARRY 24
+typedef struct rt_jit_tpl_loop_t {
+  LLVMBasicBlockRef head, exit;
+  LLVMValueRef iv;
+  LLVMValueRef carry[RT_JIT_TPL_MAX_CARRY];
+  int32_t ncarry;
+  int32_t memo_mark;
+} rt_jit_tpl_loop_t;
+void rt_jit_tpl_loop_begin(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi,
+                           int32_t ncarry, const LLVMValueRef *init,
+                           rt_jit_tpl_loop_t *out_loop);
+void rt_jit_tpl_loop_end(rt_jit_lower_t *L, rt_jit_tpl_loop_t *loop,
+                         const LLVMValueRef *next);
+
+/* Vector helpers: the <8 x float> type, a splat, a load/store of 8 floats
+ * at p + off (element offset, i64; align 4), an fma a*b+c. */
+LLVMTypeRef rt_jit_tpl_v8(rt_jit_lower_t *L);
+LLVMValueRef rt_jit_tpl_splat(rt_jit_lower_t *L, LLVMValueRef scalar);
+LLVMValueRef rt_jit_tpl_gep(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off);
+LLVMValueRef rt_jit_tpl_load8(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off);
+void rt_jit_tpl_store8(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMValueRef off);
+LLVMValueRef rt_jit_tpl_loadf(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off);
+void rt_jit_tpl_storef(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMValueRef off);
+
+/* The register tile C[mr][8*nv] += A[mr][K] * B[K][8*nv]: arow[r] points at
+ * A(r, 0) (k contiguous); B row k starts at bbase + boff(k) (element
+ * offsets; `btab`, when not NULL, is a constant i32 table of boff(k),
+ * else boff(k) = k * bstride). The tile is stored (not added) at
+ * c + r*ldc (8*nv floats per row). mr*nv <= 12. */
+void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int64_t K,
+                      const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
+                      int64_t bstride, LLVMValueRef c, int64_t ldc);
+
+/* Workspace: ctx->workspace_alloc(nbytes) / workspace_free. */
+LLVMValueRef rt_jit_tpl_ws_alloc(rt_jit_lower_t *L, int64_t nbytes);
+void rt_jit_tpl_ws_free(rt_jit_lower_t *L, LLVMValueRef p);
+
+/* The part [lo, hi) of [0, n) that task `task` of `ntasks` (i64) owns. */
+void rt_jit_tpl_split(rt_jit_lower_t *L, int64_t n, LLVMValueRef task, LLVMValueRef ntasks,
+                      LLVMValueRef *out_lo, LLVMValueRef *out_hi);
+
+/* The epilogue of one element: records `value` as the anchor's element
+ * idx (out's rank; dims of size 1 get index constant 0), evaluates out's
+ * element expression and stores it (float32) at its row-major place in
+ * `data`. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_epilogue(rt_jit_lower_t *L, const rt_ir_expr_t *anchor,
+                                                   const rt_ir_expr_t *out, LLVMValueRef data,
+                                                   LLVMValueRef *idx, LLVMValueRef value);
+
+/* True when e is a param or a multi-element constant: its data is raw
+ * row-major memory at rt_jit_node(L, e)->data. */
+bool rt_jit_tpl_raw(rt_jit_lower_t *L, const rt_ir_expr_t *e);
+
+/* The GEMM core (dense.c): C[b][M][N] = A[b][M][K] * B[b][K][N] for
+ * batches b in [0, nb), split over tasks by batches, N panels or M tiles.
+ * Per task: B is packed one 8*nv-column panel at a time into workspace
+ * (B[k][n] as b_elem gives it; zero columns past N), A is read in place
+ * when a_base is set (rows of K contiguous floats) or copied row by row
+ * from a_elem into workspace, the micro-kernel fills a workspace C block,
+ * and the epilogue writes the task's C region through out_idx. */
+typedef struct rt_jit_gemm_core_t {
+  const rt_ir_expr_t *anchor, *out;
+  LLVMValueRef data;
+  int64_t nb, m, n, k;
+  int32_t mr, nv;
+  bool k_inner;  /* b_elem is cheapest walking k (pack column by column) */
+  /* A(b, 0, 0) in memory, or NULL to copy A through a_elem. */
+  LLVMValueRef (*a_base)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b);
+  rt_status_t (*a_elem)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,
+                        LLVMValueRef i, LLVMValueRef k, LLVMValueRef *out_value);
+  rt_status_t (*b_elem)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,
+                        LLVMValueRef k, LLVMValueRef n, LLVMValueRef *out_value);
+  void (*out_idx)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,
+                  LLVMValueRef i, LLVMValueRef j, LLVMValueRef *out_idx);
+  const void *user;
+} rt_jit_gemm_core_t;
+RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
+                                                    LLVMValueRef task, LLVMValueRef ntasks);
+
+/* The template bodies (dense.c, conv2d.c, softmax.c). */
+RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
+                                               const rt_ir_expr_t *out, LLVMValueRef data,
+                                               LLVMValueRef task, LLVMValueRef ntasks);
+RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
+                                                 const rt_ir_expr_t *out, LLVMValueRef data,
+                                                 LLVMValueRef task, LLVMValueRef ntasks);
+RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_softmax(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
+                                                  const rt_ir_expr_t *out, LLVMValueRef data,
+                                                  LLVMValueRef task, LLVMValueRef ntasks);
+
+/* Conv2d attributes, read once (conv2d.c; used by the planner). */
+typedef struct rt_jit_conv2d_t {
+  int64_t n, c, h, w;       /* data NCHW */
+  int64_t o, kh, kw;        /* weight O, I/G, KH, KW */
+  int64_t g, cg, og;        /* groups, in / out channels per group */
+  int64_t sh, sw, dh, dw;   /* strides, dilation */
+  int64_t pt, pl, pb, pr;   /* padding */
+  int64_t oh, ow;           /* output */
+} rt_jit_conv2d_t;
+bool rt_jit_tpl_conv2d_attrs(const rt_ir_expr_t *call, rt_jit_conv2d_t *out);
+
+#endif /* RT_JIT_TEMPLATES_TEMPLATES_H_ */

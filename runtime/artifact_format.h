@@ -1,0 +1,60 @@
+/* Internal to runtime/ and backend/export.c: the layout of an exported
+ * model library (include/rt/artifact.h).
+ *
+ * The library exports one symbol, RT_ARTIFACT_SYMBOL, an
+ * rt_artifact_descriptor_t (defined again, field for field, in the C file
+ * the exporter generates; descriptor_size catches a mismatch). It points
+ * at the kernel entry points, their names, the serialized plan and the
+ * constants (TVM NDArray records, runtime/ndarray_blob.h, one per plan
+ * constant), and carries an FNV-1a 64 checksum of plan then constants.
+ *
+ * Plan bytes, little-endian ("str" = u32 length + bytes, no NUL):
+ *   char magic[8] "RTPLAN01"
+ *   u32 num_entries;  per entry: u8 kind, u8 dtype code, u8 bits, u8 rank,
+ *                     u16 lanes, u16 0, i32 index, i32 storage_id,
+ *                     i64 shape[rank]
+ *   u32 num_nodes;    per node: i32 kernel, u32 nin, u32 nout,
+ *                     i32 entries[nin + nout]
+ *   u32 num_storage;  u64 bytes[num_storage]
+ *   u32 num_inputs;   per input: i32 entry, str name
+ *   u32 num_outputs;  per output: i32 entry, i32 source (-1), str name
+ *   u32 num_consts
+ * Everything is checked on load (indices in range, kinds consistent,
+ * storage large enough for every entry placed in it, constants matching
+ * their entries), so a corrupt plan is an error, never a stray write. */
+#ifndef RT_RUNTIME_ARTIFACT_FORMAT_H_
+#define RT_RUNTIME_ARTIFACT_FORMAT_H_
+
+#include "rt/kernel_abi.h"
+#include "runtime/graph_runtime.h"
+#include "runtime/strbuf.h"
+
+#define RT_ARTIFACT_SYMBOL "relayrt_artifact"
+#define RT_ARTIFACT_MAGIC "RTARTIF\0"
+#define RT_ARTIFACT_FORMAT_VERSION 1
+#define RT_ARTIFACT_PLAN_MAGIC "RTPLAN01"
+
+typedef struct rt_artifact_descriptor_t {
+  char magic[8];                   /* RT_ARTIFACT_MAGIC */
+  uint32_t format_version;         /* RT_ARTIFACT_FORMAT_VERSION */
+  uint32_t kernel_abi_version;     /* RT_KERNEL_ABI_VERSION */
+  uint32_t descriptor_size;        /* sizeof(rt_artifact_descriptor_t) */
+  uint32_t num_kernels;
+  const rt_kernel_fn *kernels;
+  const char *const *kernel_names;
+  const uint8_t *plan;
+  uint64_t plan_size;
+  const uint8_t *params;
+  uint64_t params_size;
+  uint64_t checksum;               /* FNV-1a 64 of plan, then params */
+} rt_artifact_descriptor_t;
+
+/* FNV-1a 64 continuing from h (start 0xcbf29ce484222325). */
+uint64_t rt_artifact_fnv(uint64_t h, const void *data, size_t size);
+
+/* Serializes `plan` (its entries, nodes, storage, inputs and outputs, and
+ * the constant count) with the given names. */
+void rt_artifact_write_plan(const rt_graph_plan_t *plan, const char *const *input_names,
+                            const char *const *output_names, rt_strbuf_t *out);
+
+#endif /* RT_RUNTIME_ARTIFACT_FORMAT_H_ */
