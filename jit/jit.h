@@ -125,6 +125,12 @@ void rt_jit_module_object(const rt_jit_module_t *module, int32_t i,
 /* Number of inputs and outputs of kernel i (nargs = inputs + outputs). */
 int32_t rt_jit_module_num_inputs(const rt_jit_module_t *module, int32_t i);
 int32_t rt_jit_module_num_outputs(const rt_jit_module_t *module, int32_t i);
+/* The kernel template kernel i uses (a static string, jit/templates/):
+ * "gemm.6x16", "conv2d.direct.4x24", "conv2d.depthwise.1x32",
+ * "conv2d.im2col.6x16", "softmax.rows"..., or "loops" for the generic loop
+ * nest. A pure function of the kernel's Primitive function (the same on a
+ * kernel cache hit). */
+const char *rt_jit_module_template(const rt_jit_module_t *module, int32_t i);
 
 /* The optimized LLVM IR / assembly of the whole module (each kernel's in
  * turn), or of kernel i alone with `kernel` >= 0 (a complete module: its

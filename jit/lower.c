@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit/templates/templates.h"
 #include "runtime/half.h"
 #include "runtime/tensor_impl.h"
 
@@ -730,6 +731,24 @@ static rt_status_t elem_uncached(rt_jit_lower_t *L, const rt_ir_expr_t *e,
   }
 }
 
+rt_status_t rt_jit_memo_set(rt_jit_lower_t *L, const rt_ir_expr_t *e,
+                            const LLVMValueRef *idx, LLVMValueRef value) {
+  rt_jit_node_t *n = rt_jit_node(L, e);
+  if (!n) return RT_STATUS(INTERNAL, "node %u was not sized", e->id);
+  if (L->num_memo == L->cap_memo) {
+    int32_t cap = L->cap_memo ? 2 * L->cap_memo : 64;
+    rt_jit_memo_t *m = realloc(L->memo, (size_t)cap * sizeof *m);
+    if (!m) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (jit memo)");
+    L->memo = m;
+    L->cap_memo = cap;
+  }
+  rt_jit_memo_t *m = &L->memo[L->num_memo++];
+  m->expr = e;
+  if (n->rank) memcpy(m->idx, idx, (size_t)n->rank * sizeof *idx);
+  m->value = value;
+  return RT_OK;
+}
+
 rt_status_t rt_jit_elem(rt_jit_lower_t *L, const rt_ir_expr_t *e,
                         const LLVMValueRef *idx, LLVMValueRef *out_value) {
   rt_jit_node_t *n = rt_jit_node(L, e);
@@ -854,6 +873,12 @@ static rt_status_t emit_output(rt_jit_lower_t *L, const out_t *out, LLVMValueRef
   const rt_dtype_t dt = n->dtype;
   LLVMTypeRef st = storage_type(L, dt);
   LLVMValueRef idx[RT_TENSOR_MAX_RANK];
+  if (out->field < 0) {
+    /* Anchors with static float32 shapes: a kernel template (jit/templates/). */
+    bool templated = false;
+    RT_RETURN_IF_ERROR(rt_jit_template_emit(L, out->expr, data, task, ntasks, &templated));
+    if (templated) return RT_OK;
+  }
   if (rank == 0) {
     rt_jit_if_t s;
     rt_jit_if_begin(L, LLVMBuildICmp(L->b, LLVMIntEQ, task, rt_jit_i32(L, 0), ""), &s);
@@ -1019,7 +1044,7 @@ static rt_status_t lower_body(rt_jit_lower_t *L, const rt_ir_expr_t *fn, int32_t
       rt_dtype_t dt2;
       int32_t rank2;
       RT_RETURN_IF_ERROR(rt_jit_tensor_type(outs[o].expr, &dt2, &rank2, &sh));
-      memcpy(shape, sh, (size_t)rank * sizeof *shape);
+      if (rank) memcpy(shape, sh, (size_t)rank * sizeof *shape); /* sh is NULL for rank 0 */
     } else {
       for (int32_t k = 0; k < rank; ++k) {
         shape[k] = (int64_t)LLVMConstIntGetSExtValue(n->dims[k]);

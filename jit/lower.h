@@ -148,6 +148,12 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_elem(rt_jit_lower_t *L,
                                            const LLVMValueRef *idx,
                                            LLVMValueRef *out_value);
 
+/* Records `value` as element idx of e in the memo (templates: the anchor's
+ * value computed by a micro-kernel, read back by the tail ops' element
+ * expressions). Dropped with the enclosing loop like any memo entry. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_memo_set(rt_jit_lower_t *L, const rt_ir_expr_t *e,
+                                               const LLVMValueRef *idx, LLVMValueRef value);
+
 /* Constants. */
 LLVMValueRef rt_jit_i64(rt_jit_lower_t *L, int64_t v);
 LLVMValueRef rt_jit_i32(rt_jit_lower_t *L, int32_t v);

@@ -58,6 +58,7 @@
 
 #include "jit/cache.h"
 #include "jit/lower.h"
+#include "jit/templates/templates.h"
 #include "runtime/strbuf.h"
 
 /* A loaded kernel: its object file's code in the JIT. Fields are fixed
@@ -90,6 +91,7 @@ struct rt_jit_session_t {
 
 typedef struct kernel_t {
   unit_t *unit;                   /* one reference */
+  const char *template_name;      /* static; NULL: the generic loop nest */
   char *ll, *asm_text;            /* this module's copies, when kept */
 } kernel_t;
 
@@ -490,6 +492,7 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
   const char *opt = (flags & RT_JIT_NO_OPT) ? "O0" : "O3";
   double t0 = now_ms();
   for (int32_t i = 0; !status && i < count; ++i) {
+    if (fns[i] && fns[i]->kind == RT_IR_FUNCTION) m->kernels[i].template_name = rt_jit_template_name(fns[i]);
     if (!fns[i] || fns[i]->kind != RT_IR_FUNCTION) {
       status = RT_STATUS(INVALID_ARGUMENT, "kernel %d (%s): not a function", (int)i,
                          names && names[i] ? names[i] : "?");
@@ -655,6 +658,9 @@ rt_kernel_fn rt_jit_module_kernel(const rt_jit_module_t *m, int32_t i) { return 
 const char *rt_jit_module_symbol(const rt_jit_module_t *m, int32_t i) { return m->kernels[i].unit->id.symbol; }
 int32_t rt_jit_module_num_inputs(const rt_jit_module_t *m, int32_t i) { return m->kernels[i].unit->nin; }
 int32_t rt_jit_module_num_outputs(const rt_jit_module_t *m, int32_t i) { return m->kernels[i].unit->nout; }
+const char *rt_jit_module_template(const rt_jit_module_t *m, int32_t i) {
+  return m->kernels[i].template_name ? m->kernels[i].template_name : "loops";
+}
 
 void rt_jit_module_object(const rt_jit_module_t *m, int32_t i, const uint8_t **out_data,
                           size_t *out_size) {

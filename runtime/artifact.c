@@ -8,15 +8,18 @@
  * plan parser is a bounds-checked cursor; every index is range-checked;
  * each temporary entry must fit its storage block and each constant must
  * have its entry's dtype and shape, because kernels trust the argument
- * descriptors they are handed for sizes. Executable code cannot be
- * checked, of course: loading a library runs its initializers, so load
- * only libraries you would link against.
+ * descriptors they are handed for sizes. Before dlopen, the ELF headers
+ * are checked against the file size: glibc maps segments by their headers,
+ * and a truncated library would otherwise die of SIGBUS on first touch.
+ * Executable code cannot be checked, of course: loading a library runs its
+ * initializers, so load only libraries you would link against.
  *
  * The parsed plan is kept as the artifact's description (names, shapes);
  * each runtime parses the plan bytes again into a plan of its own (the
  * graph runtime takes ownership of the plan it runs) and shares the
  * constants by reference. */
 #include <dlfcn.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -406,6 +409,43 @@ static rt_status_t load_consts(rt_artifact_t *a) {
   return RT_OK;
 }
 
+/* The ELF file header, program and section headers of a 64-bit
+ * little-endian shared object, checked against the file's size. */
+static rt_status_t check_elf(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return RT_STATUS(NOT_FOUND, "%s: cannot open the model library", path);
+  rt_status_t st = RT_OK;
+  Elf64_Ehdr eh;
+  long size = -1;
+  if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+  if (size < (long)sizeof eh || fseek(f, 0, SEEK_SET) != 0 || fread(&eh, sizeof eh, 1, f) != 1 ||
+      memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_type != ET_DYN ||
+      eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 256) {
+    st = RT_STATUS(DATA_LOSS, "%s: cannot load the model library: not a 64-bit ELF shared object",
+                   path);
+  }
+  uint64_t fsize = (uint64_t)size;
+  if (!st && (eh.e_phoff > fsize || (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > fsize - eh.e_phoff ||
+              (eh.e_shnum && (eh.e_shoff > fsize ||
+                              (uint64_t)eh.e_shnum * eh.e_shentsize > fsize - eh.e_shoff)))) {
+    st = RT_STATUS(DATA_LOSS, "%s: cannot load the model library: truncated (headers past the "
+                   "end of the file)", path);
+  }
+  for (int i = 0; !st && i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    if (fseek(f, (long)(eh.e_phoff + (uint64_t)i * sizeof ph), SEEK_SET) != 0 ||
+        fread(&ph, sizeof ph, 1, f) != 1) {
+      st = RT_STATUS(DATA_LOSS, "%s: cannot load the model library: unreadable headers", path);
+    } else if (ph.p_type == PT_LOAD && (ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset)) {
+      st = RT_STATUS(DATA_LOSS, "%s: cannot load the model library: truncated (segment %d ends "
+                     "past the end of the file)", path, i);
+    }
+  }
+  fclose(f);
+  return st;
+}
+
 rt_status_t rt_artifact_load(const char *path, rt_artifact_t **out_artifact) {
   *out_artifact = NULL;
   if (!path) return RT_STATUS(INVALID_ARGUMENT, "rt_artifact_load: path is NULL");
@@ -418,6 +458,7 @@ rt_status_t rt_artifact_load(const char *path, rt_artifact_t **out_artifact) {
   a->path = malloc(n);
   rt_status_t st = RT_OK;
   if (!a->path) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", path);
+  if (!st) st = check_elf(path);
   if (!st) {
     memcpy(a->path, path, n);
     /* dlopen searches the library path for names without a slash. */

@@ -7,7 +7,10 @@
  * --emit=kernels|ll|asm|graph-json build the graph executor and print its
  * kernels, their LLVM IR or assembly (--kernel NAME: one kernel) or its
  * graph JSON; --emit=dot prints the dataflow graph with fused groups as
- * clusters. */
+ * clusters; --emit=so -o FILE exports the graph executor as a shared
+ * library for librelayrt_runtime (rt_executor_export); --emit=vm builds
+ * the vm executor and prints its bytecode (functions, registers, each
+ * instruction with its synopsis). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,12 +111,15 @@ int cli_build(int argc, char **argv) {
       graph_kind = k >= 2;
     }
   }
-  if (!known && (strcmp(emit, "vm") == 0 || strcmp(emit, "so") == 0)) {
-    fprintf(stderr, "relayrt: error: --emit=%s is not available yet (it arrives with the vm "
-                    "executor and kernel export)\n", emit);
+  const bool so = strcmp(emit, "so") == 0;
+  if (so && !out_path) {
     rt_pass_context_release(ctx);
-    return 1;
+    return cli_usage_error("--emit=so writes a shared library: give its path with", "-o FILE");
   }
+  known = known || so;
+  /* --emit=vm: the vm executor's disassembly (rt_executor_get_source "vm"). */
+  const bool vm_kind = strcmp(emit, "vm") == 0;
+  known = known || vm_kind;
   if (!known) {
     rt_pass_context_release(ctx);
     return cli_usage_error("unknown --emit kind (relay|dot|kernels|ll|asm|graph-json|vm|so):", emit);
@@ -140,10 +146,23 @@ int cli_build(int argc, char **argv) {
     }
   }
   char *text = NULL;
-  if (!st && graph_kind) {
-    /* Kernels come from the graph executor's build of the same module. */
+  if (!st && so) {
+    /* The graph executor's build, linked into a library that
+     * librelayrt_runtime runs without LLVM (include/rt/artifact.h). */
     rt_executor_t *ex = NULL;
     st = rt_create_executor("graph", m, NULL, ctx, NULL, &ex);
+    if (!st) st = rt_executor_export(ex, out_path);
+    rt_executor_release(ex);
+    rt_module_release(built);
+    rt_module_release(m);
+    rt_pass_context_release(ctx);
+    return st ? cli_report(st) : 0;
+  }
+  if (!st && (graph_kind || vm_kind)) {
+    /* Kernels come from the graph executor's build of the same module;
+     * bytecode from the vm executor's. */
+    rt_executor_t *ex = NULL;
+    st = rt_create_executor(vm_kind ? "vm" : "graph", m, NULL, ctx, NULL, &ex);
     char what[256];
     if (kernel && strcmp(emit, "kernels") != 0) {
       snprintf(what, sizeof what, "%s:%s", emit, kernel);

@@ -379,7 +379,8 @@ rt_status_t rt_onnx_const_float(const rt_onnx_ctx_t *cx, const rt_ir_expr_t *e,
                                 const char *what, double *out) {
   if (!rt_onnx_is_const(e) || rt_tensor_numel(e->constant.value) != 1) {
     return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
-                              "%s must be a constant with one value", what);
+                              "%s must be a constant with one value (a dynamic %s is "
+                              "not supported)", what, what);
   }
   *out = rt_tensor_get_f64(e->constant.value, 0);
   return RT_OK;
@@ -677,6 +678,16 @@ static rt_status_t convert_node(import_state *is, const Onnx__NodeProto *n) {
                               "op %s of domain '%s' is not supported (only the default "
                               "domain is)", n->op_type, n->domain);
   }
+  if (cx->opset < 7) {
+    static const char *const legacy[] = {"broadcast", "consumed_inputs", "is_test", "spatial"};
+    for (size_t i = 0; i < RT_COUNTOF(legacy); ++i) {
+      if (rt_onnx_attr(cx, legacy[i])) {
+        return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
+                                  "attribute '%s' of opsets before 7 is not supported (7 to "
+                                  "18 are)", legacy[i]);
+      }
+    }
+  }
   rt_onnx_convert_fn fn = rt_onnx_find_converter(n->op_type);
   if (!fn) {
     return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED, "unsupported op %s", n->op_type);
@@ -790,10 +801,21 @@ static rt_status_t import_model(import_state *is, const Onnx__ModelProto *model)
     }
   }
   if (opset < 0) {
+    const char *other = model->n_opset_import && model->opset_import[0] &&
+                                model->opset_import[0]->domain
+                            ? model->opset_import[0]->domain
+                            : NULL;
+    if (other) {
+      return RT_STATUS(UNIMPLEMENTED,
+                       "%s: the model imports only domain '%s', which is not supported "
+                       "(the default domain ai.onnx is)", cx->path, other);
+    }
     return RT_STATUS(INVALID_ARGUMENT, "%s: the model imports no opset of the default domain",
                      cx->path);
   }
-  if (opset < 7 || opset > 18) {
+  /* Opsets 1-6 are read with opset-7 semantics, which match theirs except
+   * for the legacy attributes refused per node (convert_node). */
+  if (opset < 1 || opset > 18) {
     return RT_STATUS(UNIMPLEMENTED,
                      "%s: opset %lld of the default domain is not supported (7 to 18 are)",
                      cx->path, (long long)opset);

@@ -4,7 +4,9 @@
  * its outputs (a tuple when there are several).
  *
  * Opsets 7 to 18 of the default domain are accepted; each op is converted
- * with its semantics at the model's opset. Errors (all statuses, never a
+ * with its semantics at the model's opset. Older opsets (1-6) are read with
+ * opset-7 semantics and refused where a node uses an attribute opset 7
+ * removed (broadcast, consumed_inputs, is_test, spatial). Errors (all statuses, never a
  * crash): DATA_LOSS for malformed or truncated protobuf, UNIMPLEMENTED for
  * an op or feature not supported (naming the op type, the node, the opset
  * and the file), INVALID_ARGUMENT for an inconsistent model (a missing

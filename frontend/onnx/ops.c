@@ -789,22 +789,22 @@ static rt_status_t cv_split(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
     n = nout;
   }
   if (n != nout) return bad(cx, "the number of splits does not match the outputs");
-  int64_t idx[64];
+  /* One strided_slice per piece rather than a tuple-valued split: every
+   * executor runs it, and each piece fuses with its consumers. */
   int64_t acc = 0;
-  for (int32_t i = 0; i + 1 < n; ++i) {
+  for (int32_t i = 0; i < n; ++i) {
     if (sizes[i] < 0) return bad(cx, "split sizes must be >= 0");
-    acc += sizes[i];
-    idx[i] = acc;
+    int64_t lo = acc, hi = acc + sizes[i];
+    acc = hi;
+    if (n == 1) {
+      out[0] = in[0];
+      break;
+    }
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "strided_slice", 1, in, &out[i], "begin",
+                                    rt_onnx_ints_text(cx, 1, &lo), "end", rt_onnx_ints_text(cx, 1, &hi),
+                                    "strides", "[1]", "axes", rt_onnx_ints_text(cx, 1, &axis), NULL));
   }
-  if (n == 1) {
-    out[0] = in[0];
-    return RT_OK;
-  }
-  rt_ir_expr_t *s = NULL;
-  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "split", 1, in, &s, "indices_or_sections",
-                                  rt_onnx_ints_text(cx, n - 1, idx), "axis",
-                                  rt_onnx_int_text(cx, axis), NULL));
-  for (int32_t i = 0; i < nout; ++i) RT_RETURN_IF_ERROR(rt_onnx_get_item(cx, s, i, &out[i]));
+  if (dim >= 0 && acc != dim) return bad(cx, "the split sizes do not add up to the axis");
   return RT_OK;
 }
 

@@ -15,6 +15,7 @@
 #define RT_RT_H_
 
 #include "rt/allocator.h"
+#include "rt/artifact.h"
 #include "rt/base.h"
 #include "rt/dlpack.h"
 #include "rt/dot.h"

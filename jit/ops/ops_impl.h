@@ -63,7 +63,8 @@ RT_JIT_ELEM_FN(rt_jit_elem_one_hot);
 RT_JIT_ELEM_FN(rt_jit_elem_gather_nd);
 RT_JIT_ELEM_FN(rt_jit_elem_layout_transform);
 RT_JIT_ELEM_FN(rt_jit_elem_subpixel);     /* depth_to_space, space_to_depth */
-RT_JIT_ELEM_FN(rt_jit_elem_arange);       /* static output length only */
+RT_JIT_ELEM_FN(rt_jit_elem_arange);
+RT_JIT_SHAPE_FN(rt_jit_shape_arange);     /* the length from the inputs */
 RT_JIT_ELEM_FN(rt_jit_elem_shape_of);
 RT_JIT_ELEM_FN(rt_jit_elem_ndarray_size);
 /* Field `field` of split(x) (rt_jit_op_field_elem dispatches here). */

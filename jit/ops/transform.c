@@ -631,3 +631,34 @@ RT_JIT_ELEM_FN(rt_jit_elem_ndarray_size) {
                               self->dtype);
   return RT_OK;
 }
+
+/* arange's length from its scalar inputs, max(0, ceil((stop - start) /
+ * step)) in double as the reference computes it: a constant when the
+ * inputs are, else computed at run time (the caller sizes the output; the
+ * kernel checks it agrees). */
+RT_JIT_SHAPE_FN(rt_jit_shape_arange) {
+  rt_dtype_t dt;
+  int32_t rank;
+  const int64_t *shape;
+  RT_RETURN_IF_ERROR(rt_jit_tensor_type(call, &dt, &rank, &shape));
+  if (rank != 1) return RT_JIT_UNIMPLEMENTED(call, "%s", "needs a rank-1 result");
+  if (shape[0] != RT_DIM_ANY) {
+    out_dims[0] = rt_jit_i64(L, shape[0]);
+    return RT_OK;
+  }
+  const rt_dtype_t f64 = {kDLFloat, 64, 1};
+  LLVMValueRef zeros[RT_TENSOR_MAX_RANK], v[3];
+  for (int32_t k = 0; k < RT_TENSOR_MAX_RANK; ++k) zeros[k] = rt_jit_i64(L, 0);
+  for (int32_t k = 0; k < 3; ++k) {
+    rt_jit_node_t *a = arg_node(L, call, k);
+    if (a->rank > 1) return RT_JIT_UNIMPLEMENTED(call, "%s", "start, stop and step must be scalars");
+    RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[k], zeros, &v[k]));
+    v[k] = rt_jit_convert(L, v[k], a->dtype, f64);
+  }
+  LLVMValueRef q = LLVMBuildFDiv(L->b, LLVMBuildFSub(L->b, v[1], v[0], ""), v[2], "");
+  LLVMValueRef len = rt_jit_intrinsic(L, "llvm.ceil", q, NULL, NULL);
+  LLVMValueRef pos = LLVMBuildFCmp(L->b, LLVMRealOGT, len, LLVMConstReal(L->f64, 0), "");
+  len = LLVMBuildSelect(L->b, pos, len, LLVMConstReal(L->f64, 0), "");
+  out_dims[0] = rt_jit_convert(L, len, f64, (rt_dtype_t){kDLInt, 64, 1});
+  return RT_OK;
+}

@@ -288,7 +288,8 @@ void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int64_t K,
                       int64_t bstride, LLVMValueRef c, int64_t ldc) {
   LLVMBuilderRef B = L->b;
   const int32_t nacc = mr * nv;
-  LLVMValueRef init[RT_JIT_TPL_MAX_CARRY], next[RT_JIT_TPL_MAX_CARRY], bv[RT_JIT_TPL_MAX_CARRY];
+  LLVMValueRef init[RT_JIT_TPL_MAX_CARRY] = {0}, next[RT_JIT_TPL_MAX_CARRY] = {0};
+  LLVMValueRef bv[RT_JIT_TPL_MAX_CARRY] = {0};
   for (int32_t i = 0; i < nacc; ++i) init[i] = LLVMConstNull(rt_jit_tpl_v8(L));
   rt_jit_tpl_loop_t lp;
   rt_jit_tpl_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, K), nacc, init, &lp);

@@ -112,6 +112,13 @@ $PY3 -c "import json,sys; g=json.load(open(sys.argv[1])); assert len(g['heads'])
 "$relayrt" build --emit=ll --kernel nope > /dev/null 2> "$tmp/err"
 [ $? -eq 1 ] && grep -q "no kernel named 'nope'" "$tmp/err" && ok || bad "--kernel nope: $(cat "$tmp/err")"
 
+# --emit=so: a shared library exporting only the descriptor; -o is required.
+"$relayrt" build --emit=so -o "$tmp/cnn.so" > /dev/null 2> "$tmp/err" &&
+  nm -D --defined-only "$tmp/cnn.so" | grep -q ' relayrt_artifact$' &&
+  [ "$(nm -D --defined-only "$tmp/cnn.so" | wc -l)" -eq 1 ] && ok || bad "--emit=so: $(cat "$tmp/err")"
+"$relayrt" build --emit=so > /dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "--emit=so without -o should exit 2"
+
 # 8. Usage errors exit 2.
 "$relayrt" build --bogus > /dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "unknown option should exit 2"

@@ -1,0 +1,384 @@
+/* bench_kernels: the speed figures of issue 5, in one run.
+ *
+ *   1. The FMA peak of this machine, measured by its own loop (fma_peak.c),
+ *      on one core and on all cores.
+ *   2. Kernel level (jit/jit.h): dense 512^3 and 1024^3, ResNet-18's 3x3
+ *      conv layers and a MobileNet depthwise 3x3, compiled in one module,
+ *      each run single-threaded (a context without a pool) and on all cores
+ *      (runtime/thread_pool.h behind ctx->parallel_for), as GFLOP/s and as a
+ *      ratio of the matching peak (one core / all cores) measured in the
+ *      same run. Best of several repetitions: the machine is shared.
+ *   3. Model level (the public API): examples/cnn.relay under the graph
+ *      executor vs the debug executor (the interpreter), and the cold
+ *      compile (executor creation: passes + lowering + LLVM) of a ResNet
+ *      basic block written below in Relay text, then its warm start from
+ *      the disk kernel cache (a fresh temporary $RELAYRT_CACHE_DIR; the
+ *      process-wide session is dropped in between, so nothing is shared in
+ *      memory).
+ *
+ * The peak is measured before every kernel too and the best figure of the
+ * whole run is the one the ratios divide by: on a shared machine a
+ * momentarily slow peak would flatter the ratios.
+ *
+ * Usage: bench_kernels [REPS]   (default 5). Not a test: it never fails on
+ * a slow figure; it prints the floors next to the ratios. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/fma_peak.h"
+#include "ir/ir.h"
+#include "jit/jit.h"
+#include "rt/rt.h"
+#include "runtime/thread_pool.h"
+
+#ifndef RT_SOURCE_ROOT
+#define RT_SOURCE_ROOT "."
+#endif
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int check(rt_status_t st, const char *what) {
+  if (!st) return 0;
+  fprintf(stderr, "bench_kernels: %s: %s\n", what, rt_status_message(st));
+  rt_status_free(st);
+  return 1;
+}
+
+/* ---- a kernel context on a thread pool -------------------------------------- */
+
+typedef struct pool_ctx_t {
+  rt_kernel_ctx ctx;
+  rt_thread_pool_t *pool;
+  char error[512];
+} pool_ctx_t;
+
+typedef struct {
+  rt_kernel_task_fn body;
+  void *closure;
+  int failed;
+} job_t;
+
+static void run_task(void *closure, int32_t task, int32_t n) {
+  job_t *j = closure;
+  if (j->body(j->closure, task, n) != 0) j->failed = 1; /* any writer sets 1 */
+}
+
+static int32_t pool_parallel_for(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, void *closure,
+                                 int32_t n_tasks) {
+  const pool_ctx_t *p = ctx->user;
+  job_t j = {body, closure, 0};
+  rt_thread_pool_run(p->pool, run_task, &j, n_tasks);
+  return j.failed;
+}
+
+static void *ws_alloc(const rt_kernel_ctx *ctx, uint64_t n) {
+  void *p = NULL;
+  return posix_memalign(&p, 64, n ? (size_t)n : 64) == 0 ? p : NULL;
+}
+
+static void ws_free(const rt_kernel_ctx *ctx, void *p) { free(p); }
+
+static void set_error(const rt_kernel_ctx *ctx, const char *m) {
+  pool_ctx_t *p = ctx->user;
+  if (!p->error[0]) snprintf(p->error, sizeof p->error, "%s", m);
+}
+
+static void pool_ctx_initialize(pool_ctx_t *p, rt_thread_pool_t *pool) {
+  memset(p, 0, sizeof *p);
+  p->pool = pool;
+  p->ctx.version = RT_KERNEL_ABI_VERSION;
+  p->ctx.num_threads = pool ? rt_thread_pool_size(pool) : 1;
+  p->ctx.parallel_for = pool ? pool_parallel_for : NULL;
+  p->ctx.workspace_alloc = ws_alloc;
+  p->ctx.workspace_free = ws_free;
+  p->ctx.set_error = set_error;
+  p->ctx.user = p;
+}
+
+/* ---- kernels ------------------------------------------------------------------ */
+
+typedef struct kcase_t {
+  const char *name;
+  const char *label;
+  double gflop;
+  bool floor_dense, floor_conv;
+} kcase_t;
+
+#define CONV3(c, hw) \
+  "def @conv" #c "(%x: Tensor[(1, " #c ", " #hw ", " #hw "), float32], %w: Tensor[(" #c ", " #c \
+  ", 3, 3), float32]) { nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=" #c             \
+  ", kernel_size=[3, 3]) }\n"
+
+static const char kKernelText[] =
+    "#[version = \"0.0.5\"]\n"
+    "def @dense512(%x: Tensor[(512, 512), float32], %w: Tensor[(512, 512), float32]) { nn.dense(%x, %w) }\n"
+    "def @dense1024(%x: Tensor[(1024, 1024), float32], %w: Tensor[(1024, 1024), float32]) { nn.dense(%x, %w) }\n"
+    CONV3(64, 56) CONV3(128, 28) CONV3(256, 14) CONV3(512, 7)
+    "def @dw32(%x: Tensor[(1, 32, 112, 112), float32], %w: Tensor[(32, 1, 3, 3), float32]) "
+    "{ nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=32, channels=32, kernel_size=[3, 3]) }\n";
+
+static double conv_gflop(double c, double o, double hw) { return 2.0 * o * hw * hw * c * 9 / 1e9; }
+
+/* Best seconds per call of kernel k over `reps` repetitions, each long
+ * enough (>= 30 ms) to time. */
+static double time_kernel(rt_kernel_fn k, const rt_kernel_arg *args, int32_t nargs,
+                          const rt_kernel_ctx *ctx, int reps, int *failed) {
+  *failed = k(args, nargs, ctx) != 0;
+  double t0 = now_s();
+  int inner = 1;
+  if (!*failed) *failed = k(args, nargs, ctx) != 0;
+  double one = now_s() - t0;
+  if (one < 0.03) inner = (int)(0.03 / (one > 1e-6 ? one : 1e-6)) + 1;
+  double best = 1e30;
+  for (int r = 0; r < reps && !*failed; ++r) {
+    t0 = now_s();
+    for (int i = 0; i < inner; ++i) *failed |= k(args, nargs, ctx) != 0;
+    double t = (now_s() - t0) / inner;
+    if (t < best) best = t;
+  }
+  return best;
+}
+
+/* ---- model level -------------------------------------------------------------- */
+
+static const char kBasicBlock[] =
+    "#[version = \"0.0.5\"]\n"
+    "def @main(%x: Tensor[(1, 64, 56, 56), float32], %w1: Tensor[(64, 64, 3, 3), float32],\n"
+    "          %g1: Tensor[(64), float32], %b1: Tensor[(64), float32], %m1: Tensor[(64), float32],\n"
+    "          %v1: Tensor[(64), float32], %w2: Tensor[(64, 64, 3, 3), float32],\n"
+    "          %g2: Tensor[(64), float32], %b2: Tensor[(64), float32], %m2: Tensor[(64), float32],\n"
+    "          %v2: Tensor[(64), float32]) {\n"
+    "  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1], channels=64, kernel_size=[3, 3]);\n"
+    "  %1 = nn.batch_norm(%0, %g1, %b1, %m1, %v1);\n"
+    "  %2 = nn.relu(%1.0);\n"
+    "  %3 = nn.conv2d(%2, %w2, padding=[1, 1, 1, 1], channels=64, kernel_size=[3, 3]);\n"
+    "  %4 = nn.batch_norm(%3, %g2, %b2, %m2, %v2);\n"
+    "  %5 = add(%4.0, %x);\n"
+    "  nn.relu(%5)\n"
+    "}\n";
+
+/* Sets every input of ex to seeded random data (variances made positive). */
+static int fill_inputs(rt_executor_t *ex) {
+  for (int32_t i = 0; i < rt_executor_num_inputs(ex); ++i) {
+    rt_tensor_info_t info;
+    if (check(rt_executor_input_info(ex, i, &info), "input info")) return 1;
+    rt_tensor_t *t = NULL;
+    if (check(rt_tensor_create(rt_allocator_system(), info.dtype, info.rank, info.shape, &t), "tensor")) return 1;
+    rt_tensor_fill_random(t, 7 + (uint64_t)i);
+    float *d = rt_tensor_data(t);
+    if (info.name[0] == 'v') {
+      for (int64_t k = 0; k < rt_tensor_numel(t); ++k) d[k] = fabsf(d[k]) + 0.5f;
+    }
+    rt_status_t st = rt_executor_set_input(ex, i, t);
+    rt_tensor_release(t);
+    if (check(st, "set input")) return 1;
+  }
+  return 0;
+}
+
+/* Removes the flat cache folder `dir` and its files. */
+static void remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d))) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+      char path[4096];
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      unlink(path);
+    }
+    closedir(d);
+  }
+  rmdir(dir);
+}
+
+static void print_counts(const char *what) {
+  rt_jit_session_t *s = NULL;
+  if (rt_jit_session_shared(&s) != RT_OK) return;
+  rt_jit_cache_counts_t c;
+  rt_jit_session_counts(s, &c);
+  printf("    (%s: %lld compiled, %lld from disk, %lld written)\n", what, (long long)c.compiled,
+         (long long)c.disk_hits, (long long)c.disk_writes);
+  rt_jit_session_release(s);
+}
+
+/* Best run latency in ms over `reps` runs (after one warm-up). */
+static double run_latency(rt_executor_t *ex, int reps) {
+  if (check(rt_executor_run(ex), "run")) return -1;
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    double t0 = now_s();
+    if (check(rt_executor_run(ex), "run")) return -1;
+    double t = (now_s() - t0) * 1e3;
+    if (t < best) best = t;
+  }
+  return best;
+}
+
+static int bench_models(int reps) {
+  rt_module_t *cnn = NULL;
+  if (check(rt_module_load(RT_SOURCE_ROOT "/examples/cnn.relay", &cnn), "loading examples/cnn.relay")) return 1;
+  rt_executor_t *g = NULL, *d = NULL;
+  int rc = 0;
+  if (check(rt_create_executor("graph", cnn, NULL, NULL, NULL, &g), "graph executor") ||
+      check(rt_create_executor("debug", cnn, NULL, NULL, NULL, &d), "debug executor") ||
+      fill_inputs(g) || fill_inputs(d)) {
+    rc = 1;
+  } else {
+    double tg = run_latency(g, 20 * reps), td = run_latency(d, 4 * reps);
+    printf("\nexample CNN (examples/cnn.relay), best of runs:\n");
+    printf("  graph executor (all cores)  %9.4f ms\n", tg);
+    printf("  debug executor (interpreter)%9.4f ms\n", td);
+    printf("  speedup graph vs debug      %9.1fx   (floor >= 20x: %s)\n", td / tg,
+           td / tg >= 20 ? "met" : "NOT met");
+  }
+  rt_executor_release(g);
+  rt_executor_release(d);
+  rt_module_release(cnn);
+  if (rc) return rc;
+
+  rt_module_t *bb = NULL;
+  if (check(rt_module_parse(kBasicBlock, strlen(kBasicBlock), "basic_block.relay", &bb), "basic block")) return 1;
+  char dir[] = "/tmp/relayrt-bench-cache-XXXXXX";
+  if (!mkdtemp(dir)) {
+    fprintf(stderr, "bench_kernels: cannot make a temporary cache folder\n");
+    rt_module_release(bb);
+    return 1;
+  }
+  setenv("RELAYRT_CACHE_DIR", dir, 1);
+  printf("\nResNet basic block (1x64x56x56, conv-bn-relu-conv-bn-add-relu):\n");
+  double ms[2] = {0, 0}, lat = -1;
+  for (int pass = 0; pass < 2 && !rc; ++pass) {
+    double t0 = now_s();
+    rt_executor_t *ex = NULL;
+    if (check(rt_create_executor("graph", bb, NULL, NULL, NULL, &ex), "basic block executor")) {
+      rc = 1;
+      break;
+    }
+    ms[pass] = (now_s() - t0) * 1e3;
+    printf("  %s (graph executor creation)  %8.1f ms\n",
+           pass == 0 ? "cold compile, empty disk cache" : "warm start from the disk cache ", ms[pass]);
+    print_counts(pass == 0 ? "cold" : "warm");
+    if (pass == 0) lat = fill_inputs(ex) ? -1 : run_latency(ex, reps);
+    rt_executor_release(ex); /* the last reference: the shared session goes */
+  }
+  if (!rc) {
+    printf("  warm / cold                                      %8.2f\n", ms[1] / ms[0]);
+    printf("  latency (all cores)                             %8.3f ms  (%.1f GFLOP/s)\n", lat,
+           2 * conv_gflop(64, 64, 56) / (lat / 1e3));
+  }
+  unsetenv("RELAYRT_CACHE_DIR");
+  remove_dir(dir);
+  rt_module_release(bb);
+  return rc;
+}
+
+/* ---- main ---------------------------------------------------------------------- */
+
+int main(int argc, char **argv) {
+  int reps = argc > 1 ? atoi(argv[1]) : 5;
+  if (reps < 1) reps = 1;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  if (ncpu < 1) ncpu = 1;
+
+  /* 1. Peak: best of reps. */
+  double peak1 = 0, peakn = 0;
+  for (int r = 0; r < reps; ++r) {
+    double p1 = rt_bench_fma_peak(1, 20000000L), pn = rt_bench_fma_peak((int32_t)ncpu, 20000000L);
+    if (p1 > peak1) peak1 = p1;
+    if (pn > peakn) peakn = pn;
+  }
+  printf("FMA peak (12 independent vfmadd231ps ymm chains), best of %d:\n", reps);
+  printf("  1 core    %7.1f GFLOP/s\n", peak1);
+  printf("  %ld cores  %7.1f GFLOP/s\n", ncpu, peakn);
+
+  /* 2. Kernels. */
+  const kcase_t cases[] = {
+      {"dense512", "dense 512^3", 2.0 * 512 * 512 * 512 / 1e9, true, false},
+      {"dense1024", "dense 1024^3", 2.0 * 1024 * 1024 * 1024 / 1e9, true, false},
+      {"conv64", "conv3x3 1x64x56x56->64", conv_gflop(64, 64, 56), false, true},
+      {"conv128", "conv3x3 1x128x28x28->128", conv_gflop(128, 128, 28), false, true},
+      {"conv256", "conv3x3 1x256x14x14->256", conv_gflop(256, 256, 14), false, true},
+      {"conv512", "conv3x3 1x512x7x7->512", conv_gflop(512, 512, 7), false, true},
+      {"dw32", "depthwise3x3 1x32x112x112", 2.0 * 32 * 112 * 112 * 9 / 1e9, false, false},
+  };
+  enum { NCASES = sizeof cases / sizeof cases[0] };
+  rt_module_t *m = NULL;
+  rt_jit_session_t *s = NULL;
+  rt_jit_module_t *jm = NULL;
+  rt_thread_pool_t *pool = NULL;
+  if (check(rt_module_parse(kKernelText, strlen(kKernelText), "bench.relay", &m), "parsing the kernels")) return 1;
+  rt_ir_expr_t *fns[NCASES];
+  for (int i = 0; i < NCASES; ++i) fns[i] = rt_ir_module_lookup(m, cases[i].name);
+  if (check(rt_jit_session_create(rt_allocator_system(), &s), "jit session")) return 1;
+  rt_jit_build_stats_t st;
+  double tb = now_s();
+  if (check(rt_jit_build(s, NCASES, fns, NULL, RT_JIT_NO_DISK_CACHE, &st, &jm), "compiling the kernels")) return 1;
+  printf("\ncompiled %d kernels in one module: %.0f ms (lower %.0f, O3 %.0f, codegen %.0f)\n", NCASES,
+         (now_s() - tb) * 1e3, st.lower_ms, st.opt_ms, st.codegen_ms);
+  if (check(rt_thread_pool_create((int32_t)ncpu, &pool), "thread pool")) return 1;
+  pool_ctx_t one, all;
+  pool_ctx_initialize(&one, NULL);
+  pool_ctx_initialize(&all, pool);
+  bool dense_ok = true, conv_ok = true;
+  double worst_dense = 1e9, worst_conv = 1e9;
+  double g1s[NCASES], gns[NCASES];
+  for (int i = 0; i < NCASES; ++i) {
+    double p1 = rt_bench_fma_peak(1, 20000000L), pn = rt_bench_fma_peak((int32_t)ncpu, 20000000L);
+    if (p1 > peak1) peak1 = p1;
+    if (pn > peakn) peakn = pn;
+    const rt_ir_expr_t *fn = fns[i];
+    rt_tensor_t *t[3] = {0};
+    rt_kernel_arg args[3];
+    for (int32_t a = 0; a < 2; ++a) {
+      rt_ir_type_t *ty = rt_ir_type_resolve(fn->fn.params[a]->checked_type);
+      if (check(rt_tensor_create(rt_allocator_system(), ty->tensor.dtype, ty->tensor.rank, ty->tensor.shape, &t[a]), "tensor")) return 1;
+      rt_tensor_fill_random(t[a], 11 + (uint64_t)a);
+    }
+    rt_ir_type_t *ty = rt_ir_type_resolve(fn->fn.body->checked_type);
+    if (check(rt_tensor_create(rt_allocator_system(), ty->tensor.dtype, ty->tensor.rank, ty->tensor.shape, &t[2]), "tensor")) return 1;
+    for (int a = 0; a < 3; ++a) rt_jit_arg_from_tensor(t[a], &args[a]);
+    rt_kernel_fn k = rt_jit_module_kernel(jm, i);
+    int f1 = 0, fn_ = 0;
+    double s1 = time_kernel(k, args, 3, &one.ctx, reps, &f1);
+    double sn = time_kernel(k, args, 3, &all.ctx, reps, &fn_);
+    if (f1 || fn_) {
+      printf("%-28s kernel failed: %s%s\n", cases[i].label, one.error, all.error);
+      return 1;
+    }
+    g1s[i] = cases[i].gflop / s1;
+    gns[i] = cases[i].gflop / sn;
+    for (int a = 0; a < 3; ++a) rt_tensor_release(t[a]);
+  }
+  printf("best FMA peak over the run: 1 core %.1f GFLOP/s, %ld cores %.1f GFLOP/s\n", peak1, ncpu, peakn);
+  printf("\n%-28s %-22s %9s %6s %9s %6s\n", "kernel", "template", "1-core", "/peak", "all-core",
+         "/peak");
+  for (int i = 0; i < NCASES; ++i) {
+    double g1 = g1s[i], gn = gns[i];
+    printf("%-28s %-22s %9.1f %6.2f %9.1f %6.2f\n", cases[i].label, rt_jit_module_template(jm, i), g1,
+           g1 / peak1, gn, gn / peakn);
+    if (cases[i].floor_dense && g1 / peak1 < worst_dense) worst_dense = g1 / peak1;
+    if (cases[i].floor_conv && g1 / peak1 < worst_conv) worst_conv = g1 / peak1;
+  }
+  dense_ok = worst_dense >= 0.6;
+  conv_ok = worst_conv >= 0.5;
+  printf("(GFLOP/s; /peak = ratio to the FMA peak above with the same thread count)\n");
+  printf("floor dense >= 0.60 of the 1-core peak: worst %.2f -> %s\n", worst_dense, dense_ok ? "met" : "NOT met");
+  printf("floor 3x3 conv >= 0.50 of the 1-core peak: worst %.2f -> %s\n", worst_conv, conv_ok ? "met" : "NOT met");
+  rt_thread_pool_release(pool);
+  rt_jit_module_release(jm);
+  rt_jit_session_release(s);
+  rt_module_release(m);
+
+  /* 3. Models. */
+  return bench_models(reps);
+}

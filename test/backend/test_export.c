@@ -1,0 +1,285 @@
+/* Export (rt_executor_export, `relayrt build --emit=so`) and the
+ * runtime-only loader (include/rt/artifact.h): the example CNN exported,
+ * loaded and run gives the graph executor's and the interpreter's
+ * outputs, through the API and through examples/deploy (a host linked
+ * with librelayrt_runtime alone); a truncated, corrupted or foreign
+ * library is a clear error; inputs are checked. Files go to a temporary
+ * folder; the kernel cache is off (test setup). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rt/artifact.h"
+#include "rt/executor.h"
+#include "test_util.h"
+
+static char g_dir[256];
+
+static void path_in(char *buf, size_t n, const char *name) { snprintf(buf, n, "%s/%s", g_dir, name); }
+
+static rt_module_t *load_cnn(void) {
+  const char *src = getenv("RT_TEST_SRCDIR");
+  char p[512];
+  snprintf(p, sizeof p, "%s/../examples/cnn.relay", src ? src : "test");
+  rt_module_t *m = NULL;
+  assert_ok(rt_module_load(p, &m));
+  return m;
+}
+
+static double max_diff(const rt_tensor_t *a, const rt_tensor_t *b) {
+  assert_int_equal(rt_tensor_numel(a), rt_tensor_numel(b));
+  double d = 0;
+  for (int64_t i = 0; i < rt_tensor_numel(a); ++i) {
+    d = fmax(d, fabs(rt_tensor_get_f64(a, i) - rt_tensor_get_f64(b, i)));
+  }
+  return d;
+}
+
+static rt_tensor_t *g_input, *g_want_graph, *g_want_debug;
+static char g_so[512];
+
+/* Runs the CNN under graph and debug, exports the graph executor. */
+static int setup(void **state) {
+  (void)state;
+  snprintf(g_dir, sizeof g_dir, "/tmp/relayrt-export-test-XXXXXX");
+  if (!mkdtemp(g_dir)) return 1;
+  rt_module_t *m = load_cnn();
+  rt_executor_t *g = NULL, *d = NULL;
+  assert_ok(rt_create_executor("graph", m, NULL, NULL, NULL, &g));
+  assert_ok(rt_create_executor("debug", m, NULL, NULL, NULL, &d));
+  int64_t shape[4] = {1, 3, 16, 16};
+  assert_ok(rt_tensor_create(rt_allocator_system(), (rt_dtype_t){kDLFloat, 32, 1}, 4, shape, &g_input));
+  rt_tensor_fill_random(g_input, 7);
+  assert_ok(rt_executor_set_input(g, 0, g_input));
+  assert_ok(rt_executor_set_input(d, 0, g_input));
+  assert_ok(rt_executor_run(g));
+  assert_ok(rt_executor_run(d));
+  rt_tensor_t *o = NULL;
+  assert_ok(rt_executor_get_output(g, 0, &o));
+  assert_ok(rt_tensor_clone(rt_allocator_system(), o, &g_want_graph));
+  assert_ok(rt_executor_get_output(d, 0, &o));
+  assert_ok(rt_tensor_clone(rt_allocator_system(), o, &g_want_debug));
+  path_in(g_so, sizeof g_so, "cnn.so");
+  assert_ok(rt_executor_export(g, g_so));
+  assert_status(rt_executor_export(d, g_so), FAILED_PRECONDITION, "graph");
+  rt_executor_release(g);
+  rt_executor_release(d);
+  rt_module_release(m);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  rt_tensor_release(g_input);
+  rt_tensor_release(g_want_graph);
+  rt_tensor_release(g_want_debug);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+  return system(cmd) == 0 ? 0 : 1;
+}
+
+static void test_export_round_trip(void **state) {
+  (void)state;
+  rt_artifact_t *a = NULL;
+  assert_ok(rt_artifact_load(g_so, &a));
+  assert_int_equal(rt_artifact_num_inputs(a), 1);
+  assert_int_equal(rt_artifact_num_outputs(a), 1);
+  rt_artifact_io_t in, out;
+  assert_ok(rt_artifact_input_info(a, 0, &in));
+  assert_string_equal(in.name, "data");
+  assert_int_equal(in.rank, 4);
+  assert_int_equal(in.shape[1], 3);
+  assert_ok(rt_artifact_output_info(a, 0, &out));
+  assert_string_equal(out.name, "output_0");
+  assert_int_equal(out.shape[1], 10);
+  int32_t idx = -1;
+  assert_ok(rt_artifact_input_index(a, "data", &idx));
+  assert_int_equal(idx, 0);
+  assert_ok(rt_artifact_output_index(a, "output_0", &idx));
+  assert_status(rt_artifact_input_index(a, "nope", &idx), NOT_FOUND, "inputs: data");
+  assert_status(rt_artifact_input_info(a, 1, &in), OUT_OF_RANGE, NULL);
+  for (int32_t threads = 0; threads <= 2; ++threads) {
+    rt_artifact_runtime_t *r = NULL;
+    assert_ok(rt_artifact_runtime_create(a, threads, &r));
+    assert_status(rt_artifact_runtime_run(r), FAILED_PRECONDITION, "not set");
+    assert_ok(rt_artifact_runtime_set_input_by_name(r, "data", g_input));
+    for (int rep = 0; rep < 2; ++rep) {
+      assert_ok(rt_artifact_runtime_run(r));
+      rt_tensor_t *o = NULL;
+      assert_ok(rt_artifact_runtime_output(r, 0, &o));
+      /* The same kernels as the graph executor; the interpreter within
+       * float tolerance. */
+      assert_true(max_diff(o, g_want_graph) <= 1e-6);
+      assert_true(max_diff(o, g_want_debug) <= 1e-4);
+    }
+    rt_artifact_runtime_release(r);
+  }
+  /* The runtime keeps the artifact alive. */
+  rt_artifact_runtime_t *r = NULL;
+  assert_ok(rt_artifact_runtime_create(a, 1, &r));
+  rt_artifact_release(a);
+  assert_ok(rt_artifact_runtime_set_input(r, 0, g_input));
+  assert_ok(rt_artifact_runtime_run(r));
+  rt_artifact_runtime_release(r);
+}
+
+static void test_export_bad_input(void **state) {
+  (void)state;
+  rt_artifact_t *a = NULL;
+  rt_artifact_runtime_t *r = NULL;
+  assert_ok(rt_artifact_load(g_so, &a));
+  assert_ok(rt_artifact_runtime_create(a, 1, &r));
+  int64_t shape[4] = {1, 3, 16, 15};
+  rt_tensor_t *t = NULL;
+  assert_ok(rt_tensor_create(rt_allocator_system(), (rt_dtype_t){kDLFloat, 32, 1}, 4, shape, &t));
+  assert_status(rt_artifact_runtime_set_input(r, 0, t), INVALID_ARGUMENT,
+                "input 'data' expects Tensor[(1, 3, 16, 16), float32], got Tensor[(1, 3, 16, 15), float32]");
+  assert_status(rt_artifact_runtime_set_input(r, 3, t), OUT_OF_RANGE, NULL);
+  assert_status(rt_artifact_runtime_set_input_by_name(r, "x", t), NOT_FOUND, "data");
+  rt_tensor_t *o = NULL;
+  assert_status(rt_artifact_runtime_output(r, 1, &o), OUT_OF_RANGE, NULL);
+  rt_tensor_release(t);
+  rt_artifact_runtime_release(r);
+  rt_artifact_release(a);
+}
+
+/* The whole file into memory. */
+static unsigned char *slurp(const char *path, long *out_n) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *b = malloc((size_t)n);
+  assert_non_null(b);
+  assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  *out_n = n;
+  return b;
+}
+
+static void spit(const char *path, const unsigned char *b, long n) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(b, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+}
+
+static long find(const unsigned char *b, long n, const char *needle, size_t len) {
+  for (long i = 0; i + (long)len <= n; ++i) {
+    if (memcmp(b + i, needle, len) == 0) return i;
+  }
+  return -1;
+}
+
+static void test_export_corrupt(void **state) {
+  (void)state;
+  long n = 0;
+  unsigned char *orig = slurp(g_so, &n);
+  unsigned char *b = malloc((size_t)n);
+  assert_non_null(b);
+  char p[512];
+  rt_artifact_t *a = NULL;
+  /* Truncated: the dynamic loader refuses it. */
+  path_in(p, sizeof p, "truncated.so");
+  spit(p, orig, n / 2);
+  assert_status(rt_artifact_load(p, &a), DATA_LOSS, "cannot load the model library");
+  /* Not a library at all. */
+  path_in(p, sizeof p, "text.so");
+  spit(p, (const unsigned char *)"hello", 5);
+  assert_status(rt_artifact_load(p, &a), DATA_LOSS, "text.so");
+  /* Bad magic. */
+  long at = find(orig, n, "RTARTIF", 8);
+  assert_true(at > 0);
+  memcpy(b, orig, (size_t)n);
+  b[at + 1] = 'X';
+  path_in(p, sizeof p, "magic.so");
+  spit(p, b, n);
+  assert_status(rt_artifact_load(p, &a), DATA_LOSS, "bad magic");
+  /* Another format version, then another kernel ABI. */
+  memcpy(b, orig, (size_t)n);
+  b[at + 8] = 7;
+  path_in(p, sizeof p, "version.so");
+  spit(p, b, n);
+  assert_status(rt_artifact_load(p, &a), FAILED_PRECONDITION, "format 7");
+  memcpy(b, orig, (size_t)n);
+  b[at + 12] = 9;
+  path_in(p, sizeof p, "abi.so");
+  spit(p, b, n);
+  assert_status(rt_artifact_load(p, &a), FAILED_PRECONDITION, "kernel ABI 9");
+  /* A changed plan byte or weight: the checksum. */
+  long plan = find(orig, n, "RTPLAN01", 8);
+  assert_true(plan > 0);
+  memcpy(b, orig, (size_t)n);
+  b[plan + 12] ^= 1;
+  path_in(p, sizeof p, "plan.so");
+  spit(p, b, n);
+  assert_status(rt_artifact_load(p, &a), DATA_LOSS, "checksum");
+  long params = find(orig, n, "\x3f\xa1\xb4\x96\xf0\x40\x5e\xdd", 8); /* NDArray magic, LE */
+  assert_true(params > 0);
+  memcpy(b, orig, (size_t)n);
+  b[params + 80] ^= 0x10; /* a weight of the first constant */
+  path_in(p, sizeof p, "params.so");
+  spit(p, b, n);
+  assert_status(rt_artifact_load(p, &a), DATA_LOSS, "checksum");
+  path_in(p, sizeof p, "missing.so");
+  assert_status(rt_artifact_load(p, &a), NOT_FOUND, "missing.so");
+  assert_null(a);
+  free(b);
+  free(orig);
+}
+
+/* examples/deploy, linked with librelayrt_runtime only, on .npy files. */
+static void test_export_deploy_host(void **state) {
+  (void)state;
+  const char *exe = getenv("RT_DEPLOY_EXE");
+  if (!exe) skip();
+  char in[512], out[512], cmd[2048];
+  path_in(in, sizeof in, "input.npy");
+  path_in(out, sizeof out, "output.npy");
+  assert_ok(rt_npy_write_file(g_input, in));
+  snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' '%s' data > /dev/null", exe, g_so, in, out);
+  assert_int_equal(system(cmd), 0);
+  rt_tensor_t *got = NULL;
+  assert_ok(rt_npy_read_file(rt_allocator_system(), out, &got));
+  assert_true(max_diff(got, g_want_graph) <= 1e-6);
+  rt_tensor_release(got);
+  /* A clear error, exit status 1. */
+  snprintf(cmd, sizeof cmd, "'%s' '%s/none.so' '%s' '%s' 2> /dev/null", exe, g_dir, in, out);
+  int rc = system(cmd);
+  assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 1);
+}
+
+/* Executors share the process-wide JIT session: a second executor of the
+ * same model, created while the first is alive, compiles nothing. */
+static void test_export_executors_share_kernels(void **state) {
+  (void)state;
+  rt_module_t *m = load_cnn();
+  rt_executor_t *a = NULL, *b = NULL;
+  char *ta = NULL, *tb = NULL;
+  assert_ok(rt_create_executor("graph", m, NULL, NULL, NULL, &a));
+  assert_ok(rt_create_executor("graph", m, NULL, NULL, NULL, &b));
+  assert_ok(rt_executor_get_source(a, "kernels", &ta));
+  assert_ok(rt_executor_get_source(b, "kernels", &tb));
+  assert_non_null(strstr(ta, "kernel cache: 7 compiled, 0 shared in memory, 0 from disk"));
+  assert_non_null(strstr(tb, "kernel cache: 0 compiled, 7 shared in memory, 0 from disk"));
+  free(ta);
+  free(tb);
+  rt_executor_release(a);
+  rt_executor_release(b);
+  rt_module_release(m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_export_round_trip),
+      cmocka_unit_test(test_export_bad_input),
+      cmocka_unit_test(test_export_corrupt),
+      cmocka_unit_test(test_export_deploy_host),
+      cmocka_unit_test(test_export_executors_share_kernels),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
