@@ -22,8 +22,10 @@ void rt_backend_describe_tensor(const rt_tensor_t *t, rt_strbuf_t *out);
 
 /* The one build pipeline (DESIGN.md, passes/passes.def) under ctx (NULL =
  * defaults), then the steps specific to `executor` ("vm", "graph"; "debug"
- * has none). Returns the optimized module (a new reference). */
+ * has none). Returns the optimized module (a new reference) and, when
+ * out_shared is non-NULL, the module after the shared pipeline alone. */
 RT_MUST_USE_RESULT rt_status_t rt_build(rt_module_t *module, const rt_pass_context_t *ctx,
-                                        const char *executor, rt_module_t **out_module);
+                                        const char *executor, rt_module_t **out_module,
+                                        rt_module_t **out_shared);
 
 #endif /* RT_BACKEND_BACKEND_H_ */

@@ -136,6 +136,6 @@ rt_status_t rt_backend_bind_params(rt_module_t *module, const rt_params_t *param
 }
 
 rt_status_t rt_build(rt_module_t *module, const rt_pass_context_t *ctx, const char *executor,
-                     rt_module_t **out_module) {
-  return rt_pass_run_pipeline(module, ctx, executor, out_module);
+                     rt_module_t **out_module, rt_module_t **out_shared) {
+  return rt_pass_run_pipeline(module, ctx, executor, out_module, out_shared);
 }

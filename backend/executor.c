@@ -36,7 +36,8 @@ typedef struct {
 struct rt_executor_t {
   rt_allocator_t allocator;
   const char *kind;
-  rt_module_t *module;     /* optimized; retained */
+  rt_module_t *module;     /* optimized, with the executor's steps; retained */
+  rt_module_t *pipeline;   /* after the shared pipeline alone; retained */
   rt_ir_expr_t *main_fn;
   rt_pass_context_t ctx;
   rt_interp_t *interp;         /* "debug" */
@@ -178,7 +179,7 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
   }
   rt_module_t *bound = NULL;
   rt_status_t st = rt_backend_bind_params(module, params, &bound);
-  if (!st) st = rt_build(bound, &ex->ctx, k, &ex->module);
+  if (!st) st = rt_build(bound, &ex->ctx, k, &ex->module, &ex->pipeline);
   rt_module_release(bound);
   if (!st && strcmp(k, "vm") == 0) {
     rt_module_t *prepared = NULL;
@@ -249,6 +250,7 @@ void rt_executor_release(rt_executor_t *ex) {
   rt_thread_pool_release(ex->pool);
   rt_jit_session_release(ex->jit);
   rt_module_release(ex->module);
+  rt_module_release(ex->pipeline);
   free(ex);
 }
 
@@ -529,6 +531,9 @@ rt_status_t rt_executor_invoke(rt_executor_t *ex, const char *fn_name, int32_t n
 rt_status_t rt_executor_get_source(const rt_executor_t *ex, const char *kind, char **out_text) {
   if (!kind) return RT_STATUS(INVALID_ARGUMENT, "kind is NULL");
   if (strcmp(kind, "relay") == 0) return rt_module_print(ex->module, RT_PRINT_DEFAULT, out_text);
+  if (strcmp(kind, "pipeline") == 0) {
+    return rt_module_print(ex->pipeline, RT_PRINT_DEFAULT, out_text);
+  }
   if (strcmp(kind, "vm") == 0) {
     if (!ex->vm) {
       return RT_STATUS(FAILED_PRECONDITION, "the %s executor has no bytecode; \"vm\" comes from "
@@ -560,8 +565,9 @@ rt_status_t rt_executor_get_source(const rt_executor_t *ex, const char *kind, ch
       int32_t uses = 0;
       const rt_graph_plan_t *p = rt_graph_runtime_plan(ex->graph);
       for (int32_t n = 0; n < p->num_nodes; ++n) uses += p->nodes[n].kernel == k;
-      rt_strbuf_printf(&out, "%s: %s (symbol %s, %d inputs, %d outputs, used %d times)\n",
-                       b->kernel_names[k], b->kernel_types[k], rt_jit_module_symbol(b->jit, k),
+      rt_strbuf_printf(&out, "%s: %s (template %s, symbol %s, %d inputs, %d outputs, used %d times)\n",
+                       b->kernel_names[k], b->kernel_types[k], rt_jit_module_template(b->jit, k),
+                       rt_jit_module_symbol(b->jit, k),
                        (int)rt_jit_module_num_inputs(b->jit, k),
                        (int)rt_jit_module_num_outputs(b->jit, k), (int)uses);
     }

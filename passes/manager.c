@@ -121,7 +121,8 @@ static rt_status_t run_step(const step_t *step, const rt_pass_context_t *ctx, rt
 }
 
 rt_status_t rt_pass_run_pipeline(rt_module_t *module, const rt_pass_context_t *ctx,
-                                 const char *executor, rt_module_t **out_module) {
+                                 const char *executor, rt_module_t **out_module,
+                                 rt_module_t **out_shared) {
   rt_pass_context_t defaults;
   if (!ctx) {
     rt_pass_context_defaults(&defaults);
@@ -133,20 +134,34 @@ rt_status_t rt_pass_run_pipeline(rt_module_t *module, const rt_pass_context_t *c
     if (ins->enter_pipeline) st = ins->enter_pipeline(ins->user, module);
   }
   if (st) return st;
-  rt_module_t *m = module;
+  rt_module_t *m = module, *shared = NULL;
   rt_module_retain(m);
   for (size_t i = 0; i < RT_COUNTOF(kSteps) && !st; ++i) {
     const step_t *s = &kSteps[i];
+    if (s->executor[0] && !shared) {
+      shared = m; /* the shared list is over: every executor saw this IR */
+      rt_module_retain(shared);
+    }
     if (s->executor[0] && (!executor || strcmp(s->executor, executor) != 0)) continue;
     st = run_step(s, ctx, &m);
+  }
+  if (!shared) {
+    shared = m;
+    rt_module_retain(shared);
   }
   for (int32_t i = 0; i < ctx->num_instruments && !st; ++i) {
     const rt_pass_instrument_t *ins = &ctx->instruments[i];
     if (ins->exit_pipeline) st = ins->exit_pipeline(ins->user, m);
   }
   if (st) {
+    rt_module_release(shared);
     rt_module_release(m);
     return st;
+  }
+  if (out_shared) {
+    *out_shared = shared;
+  } else {
+    rt_module_release(shared);
   }
   *out_module = m;
   return RT_OK;
@@ -154,7 +169,7 @@ rt_status_t rt_pass_run_pipeline(rt_module_t *module, const rt_pass_context_t *c
 
 rt_status_t rt_module_build(rt_module_t *module, const rt_pass_context_t *context,
                             rt_module_t **out_module) {
-  return rt_pass_run_pipeline(module, context, NULL, out_module);
+  return rt_pass_run_pipeline(module, context, NULL, out_module, NULL);
 }
 
 rt_status_t rt_module_run_pass(rt_module_t *module, const char *pass_name,

@@ -57,11 +57,15 @@ typedef rt_status_t (*rt_pass_fn)(const rt_pass_env_t *env, rt_module_t *in,
 #include "passes/passes.def"
 #undef RT_PASS
 
-/* Runs the shared pipeline, then the steps of `executor` (NULL: none). */
+/* Runs the shared pipeline, then the steps of `executor` (NULL: none).
+ * When out_shared is non-NULL it receives (a new reference to) the module
+ * as the shared pipeline left it, before the executor's steps: the IR that
+ * is the same for every executor under one context. */
 RT_MUST_USE_RESULT rt_status_t rt_pass_run_pipeline(rt_module_t *module,
                                                     const rt_pass_context_t *ctx,
                                                     const char *executor,
-                                                    rt_module_t **out_module);
+                                                    rt_module_t **out_module,
+                                                    rt_module_t **out_shared);
 
 /* ---- helpers for pass authors -------------------------------------------- */
 

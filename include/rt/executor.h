@@ -8,8 +8,10 @@
  * closures, dynamic shapes) and can be stepped. "graph" runs static
  * dataflow models as JIT-compiled fused kernels over memory planned at
  * creation (run allocates nothing); it refuses control flow and `?` dims
- * with an error naming "debug". "vm" arrives with its issue (UNIMPLEMENTED
- * today).
+ * with an error naming "debug". "vm" compiles the module (after
+ * ToANormalForm and LambdaLift) to register bytecode calling the same JIT
+ * kernels: control flow, recursion, closures and `?` dims (output shapes
+ * from the type relations at run time), static values in planned frames.
  *
  * Inputs are main's parameters, in order, named as written (without '%').
  * Outputs are the tensors of main's result, in order (a tuple result is
@@ -109,7 +111,9 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_invoke(rt_executor_t *executor
                                                          int32_t *out_count);
 
 /* The code the executor runs, as text (malloc'd; the caller frees it):
- *   "relay"      the optimized module (every executor)
+ *   "relay"      the module the executor runs (after its own steps)
+ *   "pipeline"   the module after the shared pipeline: the same text for
+ *                every executor under one pass context
  *   "kernels"    the graph executor's kernels: name, type, uses
  *   "ll"         their optimized LLVM IR (kept by default: jit.keep_ll)
  *   "asm"        their assembly (only with the config jit.keep_asm=1)

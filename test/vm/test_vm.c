@@ -242,7 +242,7 @@ static void test_vm_static_allocates_nothing(void **state) {
       "  nn.dense(%1, %w3, units=10)\n"
       "}\n");
   rt_module_t *built = NULL, *prepared = NULL;
-  assert_ok(rt_build(m, NULL, "vm", &built));
+  assert_ok(rt_build(m, NULL, "vm", &built, NULL));
   assert_ok(rt_vm_prepare_module(built, NULL, &prepared));
   rt_jit_session_t *jit = NULL;
   assert_ok(rt_jit_session_create(rt_allocator_system(), &jit));

@@ -32,7 +32,7 @@ typedef struct {
 static void compile_program(compiled *c) {
   memset(c, 0, sizeof *c);
   c->m = vm_test_parse(kProgram);
-  assert_ok(rt_build(c->m, NULL, "vm", &c->built));
+  assert_ok(rt_build(c->m, NULL, "vm", &c->built, NULL));
   assert_ok(rt_vm_prepare_module(c->built, NULL, &c->prepared));
   assert_ok(rt_jit_session_create(rt_allocator_system(), &c->jit));
   rt_status_t st = rt_vm_compile(c->prepared, c->jit, 0, &c->b);
