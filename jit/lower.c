@@ -479,8 +479,8 @@ static rt_status_t add_node(rt_jit_lower_t *L, const rt_ir_expr_t *e,
 rt_status_t rt_jit_static_dims(rt_jit_lower_t *L, const rt_ir_expr_t *call,
                                LLVMValueRef *out_dims) {
   rt_dtype_t dt;
-  int32_t rank;
-  const int64_t *shape;
+  int32_t rank = 0;
+  const int64_t *shape = NULL;
   RT_RETURN_IF_ERROR(rt_jit_tensor_type(call, &dt, &rank, &shape));
   for (int32_t k = 0; k < rank; ++k) {
     if (shape[k] == RT_DIM_ANY) {
@@ -1013,9 +1013,9 @@ static rt_status_t lower_body(rt_jit_lower_t *L, const rt_ir_expr_t *fn, int32_t
     if (nf > 0) continue;
     rt_jit_node_t *n;
     RT_RETURN_IF_ERROR(add_node(L, p, &n));
-    const int64_t *shape;
+    const int64_t *shape = NULL;
     rt_dtype_t dt;
-    int32_t rank;
+    int32_t rank = 0;
     RT_RETURN_IF_ERROR(rt_jit_tensor_type(p, &dt, &rank, &shape));
     check_arg(L, args, ai, dt, rank, shape, n->dims);
     n->data = LLVMGetParam(body_fn, (unsigned)(4 + ai));
@@ -1040,9 +1040,9 @@ static rt_status_t lower_body(rt_jit_lower_t *L, const rt_ir_expr_t *fn, int32_t
     const rt_dtype_t dt = n->dtype;
     const int32_t rank = n->rank;
     if (outs[o].field < 0) {
-      const int64_t *sh;
+      const int64_t *sh = NULL;
       rt_dtype_t dt2;
-      int32_t rank2;
+      int32_t rank2 = 0;
       RT_RETURN_IF_ERROR(rt_jit_tensor_type(outs[o].expr, &dt2, &rank2, &sh));
       if (rank) memcpy(shape, sh, (size_t)rank * sizeof *shape); /* sh is NULL for rank 0 */
     } else {

@@ -153,8 +153,8 @@ static rt_status_t channel_vectors(const rt_ir_rel_ctx_t *ctx, int32_t first,
 rt_status_t rt_ir_rel_batch_norm(const rt_ir_rel_ctx_t *ctx,
                                  rt_ir_type_t **out_type) {
   static const char *const names[] = {"gamma", "beta", "moving_mean", "moving_var"};
-  const rt_ir_type_t *x;
-  int32_t axis;
+  const rt_ir_type_t *x = NULL;
+  int32_t axis = 0;
   RT_RETURN_IF_ERROR(channel_vectors(ctx, 1, 4, names, &x, &axis));
   rt_ir_type_t *fields[3];
   fields[0] = ctx->args[0];
@@ -168,8 +168,8 @@ static const char *const k_gamma_beta[] = {"gamma", "beta"};
 
 rt_status_t rt_ir_rel_layer_norm(const rt_ir_rel_ctx_t *ctx,
                                  rt_ir_type_t **out_type) {
-  const rt_ir_type_t *x;
-  int32_t axis;
+  const rt_ir_type_t *x = NULL;
+  int32_t axis = 0;
   RT_RETURN_IF_ERROR(channel_vectors(ctx, 1, 2, k_gamma_beta, &x, &axis));
   *out_type = ctx->args[0];
   return RT_OK;
@@ -182,8 +182,8 @@ rt_status_t rt_ir_rel_instance_norm(const rt_ir_rel_ctx_t *ctx,
 
 rt_status_t rt_ir_rel_group_norm(const rt_ir_rel_ctx_t *ctx,
                                  rt_ir_type_t **out_type) {
-  const rt_ir_type_t *x;
-  int32_t axis;
+  const rt_ir_type_t *x = NULL;
+  int32_t axis = 0;
   RT_RETURN_IF_ERROR(channel_vectors(ctx, 1, 2, k_gamma_beta, &x, &axis));
   const int64_t g = rt_attrs_int(ctx->attrs, "num_groups");
   const int64_t c = x->tensor.shape[axis];

@@ -287,7 +287,7 @@ rt_status_t rt_ir_rel_expand_dims(const rt_ir_rel_ctx_t *ctx,
   const rt_ir_type_t *x;
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   int64_t out[MAXR];
-  int32_t r;
+  int32_t r = 0;
   RT_RETURN_IF_ERROR(insert_dims(x, rt_attrs_int(ctx->attrs, "axis"),
                                  rt_attrs_int(ctx->attrs, "num_newaxis"), 1, out, &r));
   return rt_ir_op_make_tensor(ctx, x->tensor.dtype, r, out, out_type);
@@ -423,7 +423,7 @@ rt_status_t rt_ir_rel_stack(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type)
   rt_ir_type_t shape_only = *f0;
   shape_only.tensor.shape = merged;
   int64_t out[MAXR];
-  int32_t r;
+  int32_t r = 0;
   RT_RETURN_IF_ERROR(insert_dims(&shape_only, rt_attrs_int(ctx->attrs, "axis"), 1,
                                  t->tuple.count, out, &r));
   return rt_ir_op_make_tensor(ctx, f0->tensor.dtype, r, out, out_type);
@@ -658,7 +658,7 @@ rt_status_t rt_ir_rel_broadcast_to(const rt_ir_rel_ctx_t *ctx,
   const rt_ir_type_t *x;
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   int64_t target[MAXR], got[MAXR];
-  int32_t r, gr;
+  int32_t r = 0, gr = 0;
   RT_RETURN_IF_ERROR(shape_attr(ctx, target, &r));
   rt_status_t st = rt_ir_op_broadcast(x->tensor.rank, x->tensor.shape, r, target,
                                       &gr, got);
@@ -895,7 +895,7 @@ rt_status_t rt_ir_rel_one_hot(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
   rt_dtype_t dt;
   RT_RETURN_IF_ERROR(rt_ir_op_dtype_attr(ctx, "dtype", on->tensor.dtype, &dt));
   int64_t out[MAXR];
-  int32_t r;
+  int32_t r = 0;
   RT_RETURN_IF_ERROR(insert_dims(idx, rt_attrs_int(ctx->attrs, "axis"), 1, depth, out, &r));
   return rt_ir_op_make_tensor(ctx, dt, r, out, out_type);
 }
@@ -965,7 +965,7 @@ rt_status_t rt_ir_rel_space_to_depth(const rt_ir_rel_ctx_t *ctx,
 
 rt_status_t rt_ir_rel_init(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
   int64_t shape[MAXR];
-  int32_t r;
+  int32_t r = 0;
   RT_RETURN_IF_ERROR(shape_attr(ctx, shape, &r));
   rt_dtype_t dt;
   RT_RETURN_IF_ERROR(rt_ir_op_dtype_attr(ctx, "dtype", RT_DTYPE_FLOAT32, &dt));
@@ -980,7 +980,7 @@ rt_status_t rt_ir_rel_full(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) 
                      (int)fill->tensor.rank);
   }
   int64_t shape[MAXR];
-  int32_t r;
+  int32_t r = 0;
   RT_RETURN_IF_ERROR(shape_attr(ctx, shape, &r));
   rt_dtype_t dt;
   RT_RETURN_IF_ERROR(rt_ir_op_dtype_attr(ctx, "dtype", fill->tensor.dtype, &dt));
