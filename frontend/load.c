@@ -15,8 +15,18 @@ static bool has_suffix(const char *s, const char *suffix) {
 }
 
 rt_status_t rt_module_load(const char *path, rt_module_t **out_module) {
+  return rt_module_load_with_options(path, NULL, out_module);
+}
+
+rt_status_t rt_module_load_with_options(const char *path, const rt_module_load_options_t *options,
+                                        rt_module_t **out_module) {
   if (!path || !out_module) return RT_STATUS(INVALID_ARGUMENT, "path is NULL");
-  if (has_suffix(path, ".onnx")) return rt_onnx_import_file(path, out_module);
+  if (has_suffix(path, ".onnx")) return rt_onnx_import_file_with_options(path, options, out_module);
+  if (options && options->num_constant_inputs > 0) {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "%s: constant inputs are supported for ONNX models only (bind a Relay "
+                     "model's parameters with params instead)", path);
+  }
   if (!has_suffix(path, ".relay") && !has_suffix(path, ".txt")) {
     return RT_STATUS(INVALID_ARGUMENT,
                      "%s: unknown model format (expected .relay, .txt or .onnx)",

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "runtime/graph_runtime.h"
+#include "runtime/workspace.h"
 #include "runtime/tensor_impl.h"
 
 struct rt_graph_runtime_t {
@@ -27,6 +28,7 @@ struct rt_graph_runtime_t {
   rt_kernel_ctx ctx;
   char error[512];
   atomic_flag error_set;
+  rt_workspace_pool_t workspace;
 };
 
 void rt_graph_plan_deinitialize(rt_graph_plan_t *plan) {
@@ -70,16 +72,16 @@ static int32_t ctx_parallel_for(const rt_kernel_ctx *ctx, rt_kernel_task_fn body
   return atomic_load(&j.failed);
 }
 
+/* Workspace from the runtime's pool: after the first run, kernels' scratch
+ * requests reuse blocks and a run allocates nothing. */
 static void *ctx_workspace_alloc(const rt_kernel_ctx *ctx, uint64_t nbytes) {
-  (void)ctx;
-  void *p = NULL;
-  if (posix_memalign(&p, 64, nbytes ? (size_t)nbytes : 64) != 0) return NULL;
-  return p;
+  rt_graph_runtime_t *self = ctx->user;
+  return rt_workspace_alloc(&self->workspace, nbytes ? nbytes : 64);
 }
 
 static void ctx_workspace_free(const rt_kernel_ctx *ctx, void *ptr) {
-  (void)ctx;
-  free(ptr);
+  rt_graph_runtime_t *self = ctx->user;
+  rt_workspace_free(&self->workspace, ptr);
 }
 
 /* ---- creation ------------------------------------------------------------ */
@@ -107,6 +109,7 @@ rt_status_t rt_graph_runtime_create(rt_allocator_t allocator, rt_graph_plan_t *p
   rt->num_kernels = num_kernels;
   rt->pool = pool;
   atomic_flag_clear(&rt->error_set);
+  rt_workspace_pool_initialize(&rt->workspace);
   rt->ctx.version = RT_KERNEL_ABI_VERSION;
   rt->ctx.num_threads = rt_thread_pool_size(pool);
   rt->ctx.parallel_for = ctx_parallel_for;
@@ -178,6 +181,7 @@ void rt_graph_runtime_release(rt_graph_runtime_t *rt) {
   free(rt->inputs);
   free(rt->storage);
   rt_graph_plan_deinitialize(&rt->plan);
+  rt_workspace_pool_deinitialize(&rt->workspace);
   free(rt);
 }
 

@@ -31,6 +31,7 @@
 #include "runtime/assert.h"
 #include "runtime/tensor_impl.h"
 #include "runtime/vm.h"
+#include "runtime/workspace.h"
 
 /* ---- the opcode table ------------------------------------------------------- */
 
@@ -257,6 +258,7 @@ struct rt_vm_t {
   uint64_t frames_created;
   int32_t max_depth_seen;
   rt_kernel_ctx ctx;
+  rt_workspace_pool_t workspace;
   char error[512];
   atomic_flag error_set;
 };
@@ -287,16 +289,16 @@ static int32_t ctx_parallel_for(const rt_kernel_ctx *ctx, rt_kernel_task_fn body
   return atomic_load(&j.failed);
 }
 
+/* Workspace from the runtime's pool: after the first run, kernels' scratch
+ * requests reuse blocks and a run allocates nothing. */
 static void *ctx_workspace_alloc(const rt_kernel_ctx *ctx, uint64_t nbytes) {
-  (void)ctx;
-  void *p = NULL;
-  if (posix_memalign(&p, 64, nbytes ? (size_t)nbytes : 64) != 0) return NULL;
-  return p;
+  rt_vm_t *self = ctx->user;
+  return rt_workspace_alloc(&self->workspace, nbytes ? nbytes : 64);
 }
 
 static void ctx_workspace_free(const rt_kernel_ctx *ctx, void *ptr) {
-  (void)ctx;
-  free(ptr);
+  rt_vm_t *self = ctx->user;
+  rt_workspace_free(&self->workspace, ptr);
 }
 
 rt_allocator_t rt_vm_allocator(rt_vm_t *vm) { return vm->pooled; }
@@ -333,6 +335,7 @@ rt_status_t rt_vm_create(rt_allocator_t allocator, const rt_vm_executable_t *exe
   if (vm->opts.max_call_depth <= 0) vm->opts.max_call_depth = RT_VM_DEFAULT_MAX_CALL_DEPTH;
   if (vm->opts.max_stack_registers <= 0) vm->opts.max_stack_registers = INT64_C(1) << 24;
   atomic_flag_clear(&vm->error_set);
+  rt_workspace_pool_initialize(&vm->workspace);
   vm->ctx.version = RT_KERNEL_ABI_VERSION;
   vm->ctx.num_threads = pool ? rt_thread_pool_size(pool) : 1;
   vm->ctx.parallel_for = pool ? ctx_parallel_for : NULL;
@@ -344,6 +347,7 @@ rt_status_t rt_vm_create(rt_allocator_t allocator, const rt_vm_executable_t *exe
   vm->mem = calloc(1, sizeof *vm->mem);
   if (!vm->mem || pthread_mutex_init(&vm->mem->mu, NULL) != 0) {
     free(vm->mem);
+    rt_workspace_pool_deinitialize(&vm->workspace);
     free(vm);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating the VM's pool");
   }
@@ -405,6 +409,7 @@ void rt_vm_release(rt_vm_t *vm) {
   free(vm->args);
   free(vm->shapes);
   if (vm->mem) pool_close(vm->mem);
+  rt_workspace_pool_deinitialize(&vm->workspace);
   free(vm);
 }
 

@@ -35,4 +35,13 @@ RT_MUST_USE_RESULT rt_status_t rt_onnx_import_memory(const void *bytes, size_t s
 RT_MUST_USE_RESULT rt_status_t rt_onnx_import_file(const char *path,
                                                    rt_module_t **out_module);
 
+/* rt_onnx_import_memory / _file with load options (NULL: none): the
+ * graph inputs named in options->constant_input_names become constants
+ * (see rt_module_load_options_t in rt/module.h). */
+RT_MUST_USE_RESULT rt_status_t rt_onnx_import_memory_with_options(
+    const void *bytes, size_t size, const char *source_name, const char *model_dir,
+    const rt_module_load_options_t *options, rt_module_t **out_module);
+RT_MUST_USE_RESULT rt_status_t rt_onnx_import_file_with_options(
+    const char *path, const rt_module_load_options_t *options, rt_module_t **out_module);
+
 #endif /* RT_FRONTEND_ONNX_ONNX_H_ */

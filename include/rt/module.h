@@ -11,6 +11,7 @@
 
 #include "rt/base.h"
 #include "rt/status.h"
+#include "rt/tensor.h"
 
 RT_EXTERN_C_BEGIN
 
@@ -32,6 +33,29 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_module_parse(const char *text,
  * extensions are INVALID_ARGUMENT. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_module_load(const char *path,
                                                      rt_module_t **out_module);
+
+/* Options for rt_module_load_with_options. Zero-initialize, then set what
+ * you need; the pointers are borrowed for the duration of the call. */
+typedef struct rt_module_load_options_t {
+  /* Graph inputs bound to constants at load time (ONNX models only): input
+   * `constant_input_names[i]` becomes the constant `constant_input_values[i]`
+   * and is no longer an input of @main. Its dtype and rank must match the
+   * declared ones, and its shape every static dim. Meant for inputs that
+   * ONNX passes as tensors but relayrt needs at compile time (a Reshape's
+   * shape, Slice's starts/ends/axes/steps, reduce axes, Tile repeats ...):
+   * the importer names such an input in its UNIMPLEMENTED error. The model
+   * is then specialized to those values; other values need a reload. */
+  int32_t num_constant_inputs;
+  const char *const *constant_input_names;
+  rt_tensor_t *const *constant_input_values;
+} rt_module_load_options_t;
+
+/* rt_module_load with options (NULL: the defaults, as rt_module_load).
+ * Constant inputs on a Relay text model, or a name that is not a graph
+ * input, are INVALID_ARGUMENT; a value whose type does not fit the input's
+ * declared type is INVALID_ARGUMENT naming the input. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_module_load_with_options(
+    const char *path, const rt_module_load_options_t *options, rt_module_t **out_module);
 
 RT_API void rt_module_retain(rt_module_t *module);
 RT_API void rt_module_release(rt_module_t *module); /* NULL is fine */
