@@ -1,9 +1,13 @@
 /* The machine's float32 FMA peak, measured by its own loop: 12 independent
  * chains of vfmadd231ps on ymm registers (AVX2 + FMA; this file alone is
  * compiled with -mavx2 -mfma), enough independent work to cover the FMA
- * latency (4 cycles) on both FMA pipes, no memory traffic. One thread, or
- * one per requested thread started together; the figure is
- * 12 chains * 8 lanes * 2 flops * iterations / wall time. */
+ * latency (4 cycles) on both FMA pipes, no memory traffic; and, when the
+ * build has fma_peak512.c (RT_BENCH_HAVE_FMA512) and the CPU reports
+ * avx512f, 16 chains on zmm registers. One thread, or one per requested
+ * thread started together; the figure is
+ * chains * lanes * 2 flops * iterations / wall time. The peak is the larger
+ * of the two widths (on an AVX-512 core with two 512-bit FMA pipes the zmm
+ * figure is about twice the ymm one). */
 #include "bench/fma_peak.h"
 
 #include <immintrin.h>
@@ -18,11 +22,18 @@ static double now_s(void) {
 
 typedef struct {
   long iters;
+  int32_t bits;
   float sink;
 } job_t;
 
 static void *run(void *arg) {
   job_t *j = arg;
+#ifdef RT_BENCH_HAVE_FMA512
+  if (j->bits == 512) {
+    j->sink = rt_bench_fma_chains512(j->iters);
+    return NULL;
+  }
+#endif
   /* Distinct starting values: equal chains would be merged by the
    * compiler into one (latency-bound) chain. */
   __m256 a0 = _mm256_set1_ps(1.0f), a1 = _mm256_set1_ps(1.1f), a2 = _mm256_set1_ps(1.2f);
@@ -53,8 +64,19 @@ static void *run(void *arg) {
   return NULL;
 }
 
-double rt_bench_fma_peak(int32_t threads, long iters) {
+bool rt_bench_fma_has512(void) {
+#ifdef RT_BENCH_HAVE_FMA512
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") != 0;
+#else
+  return false;
+#endif
+}
+
+double rt_bench_fma_peak_bits(int32_t bits, int32_t threads, long iters) {
   enum { MAX = 64 };
+  if (bits == 512 && !rt_bench_fma_has512()) return 0;
+  if (bits != 512) bits = 256;
   if (threads < 1) threads = 1;
   if (threads > MAX) threads = MAX;
   pthread_t th[MAX];
@@ -63,12 +85,21 @@ double rt_bench_fma_peak(int32_t threads, long iters) {
   int32_t started = 0;
   for (int32_t i = 1; i < threads; ++i) {
     jobs[i].iters = iters;
+    jobs[i].bits = bits;
     if (pthread_create(&th[i], NULL, run, &jobs[i]) == 0) started = i;
     else break;
   }
   jobs[0].iters = iters;
+  jobs[0].bits = bits;
   run(&jobs[0]);
   for (int32_t i = 1; i <= started; ++i) pthread_join(th[i], NULL);
   double t = now_s() - t0;
-  return (double)(started + 1) * (double)iters * 12.0 * 8.0 * 2.0 / t / 1e9;
+  const double flops_per_iter = bits == 512 ? 16.0 * 16.0 * 2.0 : 12.0 * 8.0 * 2.0;
+  return (double)(started + 1) * (double)iters * flops_per_iter / t / 1e9;
+}
+
+double rt_bench_fma_peak(int32_t threads, long iters) {
+  double p256 = rt_bench_fma_peak_bits(256, threads, iters);
+  double p512 = rt_bench_fma_peak_bits(512, threads, iters);
+  return p512 > p256 ? p512 : p256;
 }

@@ -109,7 +109,8 @@ static rt_status_t fire(rt_interp_t *it, rt_interp_hook_fn hook, const rt_ir_exp
   rt_strbuf_t b;
   rt_strbuf_initialize(&b);
   rt_ir_describe_binding(e, &b);
-  rt_interp_event_t ev = {e, b.data ? b.data : "", value, it->depth};
+  /* @main runs at depth 1 inside the interpreter; events count from 0. */
+  rt_interp_event_t ev = {e, b.data ? b.data : "", value, it->depth > 0 ? it->depth - 1 : 0};
   rt_status_t st = hook(it->options.hook_user, &ev);
   rt_strbuf_deinitialize(&b);
   return st;

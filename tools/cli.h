@@ -32,5 +32,6 @@ uint64_t cli_seed(const char *name);
 int cli_build(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_optest(int argc, char **argv);
+int cli_repl(int argc, char **argv);
 
 #endif /* RT_TOOLS_CLI_H_ */

@@ -14,8 +14,9 @@ static const char kUsage[] =
     "  run [MODEL] [--executor graph|vm|debug] [--opt-level N]\n"
     "      [--input NAME=FILE.npy]... [--shape NAME=1x3x224x224]... [--params FILE]\n"
     "      [--out DIR] [--repeat N] [--warmup N] [--threads N] [--report text|json]\n"
-    "      [--trace-values]\n"
-    "        run MODEL's @main; missing inputs get seeded random data\n"
+    "      [--trace-values] [--const-input NAME=FILE.npy]...\n"
+    "        run MODEL's @main; missing inputs get seeded random data;\n"
+    "        --const-input binds an ONNX graph input as a constant at load time\n"
     "  build MODEL [--emit=relay|dot|kernels|ll|asm|graph-json] [--kernel NAME]\n"
     "      [--opt-level N] [--disable P]... [--require P]... [--config K=V]...\n"
     "      [--trace] [--timing] [--dump-after=PASS|all [--dump-dir DIR]] [--list-passes]\n"
@@ -23,7 +24,7 @@ static const char kUsage[] =
     "        run the pass pipeline on MODEL and print the result\n"
     "  optest OP [--shape NAME=DIMS]... [--attr K=V]... [--dtype T]\n"
     "        one op on random inputs through every executor, against the reference\n"
-    "  repl [MODEL]        interactive stepping (arrives with its issue)\n"
+    "  repl [MODEL] [--batch FILE]\n        step through the IR, its passes and kernels (:help inside lists the commands)\n"
     "  help                this text\n"
     "\n"
     "MODEL: .relay/.txt (Relay text); '-' or no MODEL means the built-in example.\n";
@@ -38,10 +39,6 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "build") == 0) return cli_build(argc - 2, argv + 2);
   if (strcmp(cmd, "run") == 0) return cli_run(argc - 2, argv + 2);
   if (strcmp(cmd, "optest") == 0) return cli_optest(argc - 2, argv + 2);
-  if (strcmp(cmd, "repl") == 0) {
-    fprintf(stderr, "relayrt: error: 'relayrt repl' is not available yet: it arrives with "
-                    "its issue\n");
-    return 1;
-  }
+  if (strcmp(cmd, "repl") == 0) return cli_repl(argc - 2, argv + 2);
   return cli_usage_error("unknown command", cmd);
 }

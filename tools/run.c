@@ -3,7 +3,10 @@
  * --repeat times, and report latency and an output summary (text or one
  * JSON object), optionally writing output_<i>.npy files to --out DIR.
  * --trace-values prints every binding's value to stderr as the debug
- * executor evaluates it. */
+ * executor evaluates it. --const-input NAME=FILE.npy binds an ONNX graph
+ * input as a constant when the model is loaded (rt_module_load_options_t),
+ * for inputs relayrt needs at compile time (a Reshape's shape, Slice's
+ * starts ...); the model is specialized to that value. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,8 @@ typedef struct {
   int ninputs;
   name_value shapes[MAX_ITEMS];
   int nshapes;
+  name_value consts[MAX_ITEMS];
+  int nconsts;
   const char *params;
   const char *out_dir;
   long repeat, warmup, threads;
@@ -43,10 +48,10 @@ static double now_ms(void) {
 static int split_name_value(const char *arg, const char *opt, name_value *out) {
   const char *eq = strchr(arg, '=');
   if (!eq || eq == arg || eq[1] == '\0') return cli_usage_error(opt, arg);
-  static char names[2 * MAX_ITEMS][128];
+  static char names[3 * MAX_ITEMS][128];
   static int used;
   size_t n = (size_t)(eq - arg);
-  if (n >= sizeof names[0] || used >= 2 * MAX_ITEMS) return cli_usage_error("name too long:", arg);
+  if (n >= sizeof names[0] || used >= 3 * MAX_ITEMS) return cli_usage_error("name too long:", arg);
   memcpy(names[used], arg, n);
   names[used][n] = '\0';
   out->name = names[used++];
@@ -78,6 +83,10 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
     } else if ((v = cli_option(argc, argv, &i, "--input"))) {
       if (o->ninputs == MAX_ITEMS) return cli_usage_error("too many --input options:", v);
       int rc = split_name_value(v, "--input expects NAME=FILE.npy, got", &o->inputs[o->ninputs++]);
+      if (rc) return rc;
+    } else if ((v = cli_option(argc, argv, &i, "--const-input"))) {
+      if (o->nconsts == MAX_ITEMS) return cli_usage_error("too many --const-input options:", v);
+      int rc = split_name_value(v, "--const-input expects NAME=FILE.npy, got", &o->consts[o->nconsts++]);
       if (rc) return rc;
     } else if ((v = cli_option(argc, argv, &i, "--shape"))) {
       if (o->nshapes == MAX_ITEMS) return cli_usage_error("too many --shape options:", v);
@@ -198,6 +207,29 @@ static void json_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* Loads the model, binding the --const-input values as constants. */
+static rt_status_t load_model(const run_opts *o, rt_module_t **out) {
+  if (o->nconsts == 0) return cli_load_model(o->model, out);
+  if (!o->model || strcmp(o->model, "-") == 0) {
+    return RT_STATUS(INVALID_ARGUMENT, "--const-input needs an ONNX model file");
+  }
+  rt_tensor_t *values[MAX_ITEMS] = {0};
+  const char *names[MAX_ITEMS];
+  rt_status_t st = RT_OK;
+  for (int i = 0; !st && i < o->nconsts; ++i) {
+    names[i] = o->consts[i].name;
+    st = rt_npy_read_file(rt_allocator_system(), o->consts[i].value, &values[i]);
+  }
+  if (!st) {
+    rt_module_load_options_t lo = {.num_constant_inputs = o->nconsts,
+                                   .constant_input_names = names,
+                                   .constant_input_values = values};
+    st = rt_module_load_with_options(o->model, &lo, out);
+  }
+  for (int i = 0; i < o->nconsts; ++i) rt_tensor_release(values[i]);
+  return st;
+}
+
 int cli_run(int argc, char **argv) {
   run_opts o;
   int rc = parse_opts(argc, argv, &o);
@@ -210,7 +242,7 @@ int cli_run(int argc, char **argv) {
   double *times = NULL;
   double compile_ms = 0;
 
-  st = cli_load_model(o.model, &m);
+  st = load_model(&o, &m);
   if (!st && o.params) st = rt_params_read_file(rt_allocator_system(), o.params, &params);
   if (!st) st = rt_pass_context_create(&ctx);
   if (!st) st = rt_pass_context_set_opt_level(ctx, o.opt_level);

@@ -347,6 +347,14 @@ rt_status_t rt_onnx_const_ints(const rt_onnx_ctx_t *cx, const rt_ir_expr_t *e,
                                const char *what, int32_t cap, int64_t *out_v,
                                int32_t *out_n) {
   if (!rt_onnx_is_const(e)) {
+    if (e && e->kind == RT_IR_VAR) {
+      return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
+                                "%s must be a constant (or computable from static "
+                                "shapes); dynamic %s is not supported: it is graph "
+                                "input '%s' (bind it as a constant when loading: "
+                                "--const-input %s=FILE.npy)",
+                                what, what, e->var.name, e->var.name);
+    }
     return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
                               "%s must be a constant (or computable from static "
                               "shapes); dynamic %s is not supported",
@@ -377,6 +385,13 @@ rt_status_t rt_onnx_const_ints(const rt_onnx_ctx_t *cx, const rt_ir_expr_t *e,
 
 rt_status_t rt_onnx_const_float(const rt_onnx_ctx_t *cx, const rt_ir_expr_t *e,
                                 const char *what, double *out) {
+  if (e && e->kind == RT_IR_VAR) {
+    return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
+                              "%s must be a constant with one value (a dynamic %s is "
+                              "not supported): it is graph input '%s' (bind it as a "
+                              "constant when loading: --const-input %s=FILE.npy)",
+                              what, what, e->var.name, e->var.name);
+  }
   if (!rt_onnx_is_const(e) || rt_tensor_numel(e->constant.value) != 1) {
     return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
                               "%s must be a constant with one value (a dynamic %s is "
@@ -651,6 +666,37 @@ static rt_status_t input_type(import_state *is, const Onnx__ValueInfoProto *vi,
   return rt_ir_tensor_type(cx->m, dt, (int32_t)tt->shape->n_dim, shape, out);
 }
 
+/* The load-time constant given for graph input `name`, or NULL. */
+static rt_tensor_t *constant_input(const rt_onnx_ctx_t *cx, const char *name) {
+  const rt_module_load_options_t *o = cx->opts;
+  for (int32_t i = 0; i < o->num_constant_inputs; ++i) {
+    if (o->constant_input_names[i] && strcmp(o->constant_input_names[i], name) == 0) {
+      return o->constant_input_values[i];
+    }
+  }
+  return NULL;
+}
+
+/* Checks a load-time constant against the input's declared type. */
+static rt_status_t check_constant_input(const rt_onnx_ctx_t *cx, const char *name,
+                                        const rt_ir_type_t *declared, const rt_tensor_t *t) {
+  const int64_t *shape = rt_tensor_shape(t);
+  bool fits = rt_dtype_equal(rt_tensor_dtype(t), declared->tensor.dtype) &&
+              rt_tensor_rank(t) == declared->tensor.rank;
+  for (int32_t d = 0; fits && d < declared->tensor.rank; ++d) {
+    int64_t want = declared->tensor.shape[d];
+    fits = want == RT_DIM_ANY || want == shape[d];
+  }
+  if (!fits) {
+    char dn[RT_DTYPE_NAME_MAX];
+    rt_dtype_name(rt_tensor_dtype(t), dn);
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "%s: the constant given for graph input '%s' (%s, rank %d) does not "
+                     "fit its declared type", cx->path, name, dn, (int)rt_tensor_rank(t));
+  }
+  return RT_OK;
+}
+
 /* The synthetic listing that spans point into: one line per node. */
 static rt_status_t make_listing(import_state *is, const Onnx__GraphProto *g) {
   rt_strbuf_t b;
@@ -739,6 +785,18 @@ static rt_status_t import_graph(import_state *is, const Onnx__GraphProto *g) {
   if (g->n_sparse_initializer) {
     return RT_STATUS(UNIMPLEMENTED, "%s: sparse initializers are not supported", cx->path);
   }
+  for (int32_t k = 0; k < cx->opts->num_constant_inputs; ++k) {
+    const char *want = cx->opts->constant_input_names[k];
+    bool found = false;
+    for (size_t i = 0; !found && want && i < g->n_input; ++i) {
+      found = g->input[i]->name && strcmp(g->input[i]->name, want) == 0;
+    }
+    if (!found || !cx->opts->constant_input_values[k]) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: constant input '%s' is not a graph input%s",
+                       cx->path, want ? want : "(null)",
+                       found ? " with a value (its tensor is NULL)" : "");
+    }
+  }
   void *p = NULL;
   RT_RETURN_IF_ERROR(rt_arena_alloc_array(&m->arena, g->n_input + 1, sizeof(rt_ir_expr_t *), &p));
   rt_ir_expr_t **params = p;
@@ -748,10 +806,17 @@ static rt_status_t import_graph(import_state *is, const Onnx__GraphProto *g) {
     if (!vi->name || !*vi->name) {
       return RT_STATUS(INVALID_ARGUMENT, "%s: graph input %zu has no name", cx->path, i);
     }
-    if (value_get(is, vi->name)) continue; /* an initializer: a constant */
+    rt_tensor_t *bound = constant_input(cx, vi->name);
+    if (!bound && value_get(is, vi->name)) continue; /* an initializer: a constant */
     rt_ir_type_t *t = NULL;
     rt_ir_expr_t *v = NULL;
     RT_RETURN_IF_ERROR(input_type(is, vi, &t));
+    if (bound) { /* bound at load time: a constant, as an initializer is */
+      RT_RETURN_IF_ERROR(check_constant_input(cx, vi->name, t, bound));
+      RT_RETURN_IF_ERROR(rt_onnx_constant(cx, bound, &v));
+      RT_RETURN_IF_ERROR(value_set(is, vi->name, v));
+      continue;
+    }
     RT_RETURN_IF_ERROR(rt_ir_var(m, (rt_ir_span_t){0}, vi->name, t, &v));
     v->checked_type = t;
     params[nparams++] = v;
@@ -827,6 +892,21 @@ static rt_status_t import_model(import_state *is, const Onnx__ModelProto *model)
 
 rt_status_t rt_onnx_import_memory(const void *bytes, size_t size, const char *source_name,
                                   const char *model_dir, rt_module_t **out_module) {
+  return rt_onnx_import_memory_with_options(bytes, size, source_name, model_dir, NULL,
+                                            out_module);
+}
+
+rt_status_t rt_onnx_import_memory_with_options(const void *bytes, size_t size,
+                                               const char *source_name, const char *model_dir,
+                                               const rt_module_load_options_t *options,
+                                               rt_module_t **out_module) {
+  static const rt_module_load_options_t no_options;
+  if (!options) options = &no_options;
+  if (options->num_constant_inputs < 0 ||
+      (options->num_constant_inputs > 0 &&
+       (!options->constant_input_names || !options->constant_input_values))) {
+    return RT_STATUS(INVALID_ARGUMENT, "bad constant inputs in the load options");
+  }
   const char *name = source_name ? source_name : "<onnx>";
   if (!bytes && size) return RT_STATUS(INVALID_ARGUMENT, "bytes is NULL");
   if (size > RT_ONNX_MAX_MODEL_BYTES) {
@@ -843,6 +923,7 @@ rt_status_t rt_onnx_import_memory(const void *bytes, size_t size, const char *so
   memset(&is, 0, sizeof is);
   is.cx.path = name;
   is.cx.dir = model_dir;
+  is.cx.opts = options;
   rt_status_t st = rt_ir_module_create(rt_allocator_system(), &is.cx.m);
   if (!st) st = import_model(&is, model);
   HASH_CLEAR(hh, is.cx.values);
@@ -856,6 +937,12 @@ rt_status_t rt_onnx_import_memory(const void *bytes, size_t size, const char *so
 }
 
 rt_status_t rt_onnx_import_file(const char *path, rt_module_t **out_module) {
+  return rt_onnx_import_file_with_options(path, NULL, out_module);
+}
+
+rt_status_t rt_onnx_import_file_with_options(const char *path,
+                                             const rt_module_load_options_t *options,
+                                             rt_module_t **out_module) {
   char *data = NULL;
   size_t size = 0;
   RT_RETURN_IF_ERROR(rt_file_read(path, RT_ONNX_MAX_MODEL_BYTES, &data, &size));
@@ -866,7 +953,8 @@ rt_status_t rt_onnx_import_file(const char *path, rt_module_t **out_module) {
   } else {
     dir = strdup(".");
   }
-  rt_status_t st = dir ? rt_onnx_import_memory(data, size, path, dir, out_module)
+  rt_status_t st = dir ? rt_onnx_import_memory_with_options(data, size, path, dir, options,
+                                                            out_module)
                        : RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   free(dir);
   free(data);

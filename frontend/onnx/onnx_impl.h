@@ -28,6 +28,7 @@ typedef struct rt_onnx_ctx_t {
   int32_t node_index;
   rt_ir_span_t span;              /* span of the node being converted */
   struct value_entry *values;     /* name -> expr (uthash) */
+  const rt_module_load_options_t *opts; /* never NULL (zeroed: none) */
 } rt_onnx_ctx_t;
 
 /* A converter: `in[i]` is NULL for an absent optional input (""), and

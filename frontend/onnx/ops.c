@@ -870,6 +870,22 @@ static rt_status_t cv_constant_of_shape(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, in
   for (int32_t i = 0; i < n; ++i) {
     if (shape[i] < 0) return bad(cx, "shape values must be >= 0");
   }
+  /* A small result is made here, so it can feed shapes (LayerNormalization's
+   * expanded form builds its reduced shape with ConstantOfShape). */
+  int64_t numel = 1;
+  for (int32_t i = 0; i < n && numel <= RT_ONNX_HOST_FOLD_MAX; ++i) numel *= shape[i];
+  if (numel <= RT_ONNX_HOST_FOLD_MAX) {
+    const rt_tensor_t *value = v->constant.value;
+    size_t esize = rt_dtype_size(rt_tensor_dtype(value));
+    rt_tensor_t *t = NULL;
+    RT_RETURN_IF_ERROR(rt_tensor_create(cx->m->allocator, rt_tensor_dtype(value), n, shape, &t));
+    for (int64_t i = 0; i < numel; ++i) {
+      memcpy((char *)rt_tensor_data(t) + (size_t)i * esize, rt_tensor_data(value), esize);
+    }
+    rt_status_t st = rt_onnx_constant(cx, t, &out[0]);
+    rt_tensor_release(t);
+    return st;
+  }
   char dn[RT_DTYPE_NAME_MAX];
   return rt_onnx_call(cx, "full", 1, &v, &out[0], "shape", rt_onnx_ints_text(cx, n, shape), "dtype",
                       rt_onnx_str_text(cx, rt_dtype_name(dtype_of(v), dn)), NULL);

@@ -12,6 +12,7 @@
  * from 13 it is along one axis. LayerNormalization over the last axis is
  * nn.layer_norm, over several axes (or when Mean/InvStdDev are asked for)
  * it is written out with mean and rsqrt. */
+#include <math.h>
 #include <string.h>
 
 #include "frontend/onnx/onnx_impl.h"
@@ -547,6 +548,85 @@ static rt_status_t cv_lrn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                       rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "beta", 0.75)), NULL);
 }
 
+/* Resize (opsets 10, 11-18) -> image.resize2d on NCHW: only H and W may
+ * change. Opset 10 has (X, scales) with asymmetric coordinates and floor
+ * rounding; 11+ has (X, roi, scales, sizes). Scales and sizes must be
+ * constants; output dims are floor(in * scale) or the sizes. */
+static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                             rt_ir_expr_t **out, int32_t nout) {
+  (void)nout;
+  RT_RETURN_IF_ERROR(need(cx, in, nin, cx->opset < 11 ? 2 : 1)); /* roi may be "" */
+  const rt_ir_type_t *t = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
+  if (t->tensor.rank != 4 || !rt_onnx_static_shape(t)) {
+    return unsupported(cx, "Resize other than of a 4-d (NCHW) input with a static shape");
+  }
+  if (rt_onnx_attr_int(cx, "antialias", 0) != 0) return unsupported(cx, "Resize with antialias");
+  if (rt_onnx_attr(cx, "axes")) return unsupported(cx, "Resize with axes");
+  const char *policy = rt_onnx_attr_string(cx, "keep_aspect_ratio_policy", "stretch");
+  if (strcmp(policy, "stretch") != 0) {
+    return unsupported(cx, "Resize with keep_aspect_ratio_policy other than stretch");
+  }
+  bool v10 = cx->opset < 11;
+  rt_ir_expr_t *scales = v10 ? in[1] : (nin > 2 ? in[2] : NULL);
+  rt_ir_expr_t *sizes = v10 ? NULL : (nin > 3 ? in[3] : NULL);
+  const int64_t *ish = t->tensor.shape;
+  int64_t osz[4];
+  if (sizes && !(rt_onnx_is_const(sizes) && rt_tensor_numel(sizes->constant.value) == 0)) {
+    int32_t n = 0;
+    RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, sizes, "sizes", 4, osz, &n));
+    if (n != 4) return bad(cx, "sizes must have one value per dim");
+  } else {
+    if (!scales || !rt_onnx_is_const(scales)) {
+      double unused = 0;
+      RT_RETURN_IF_ERROR(rt_onnx_const_float(cx, scales, "scales", &unused));
+      return bad(cx, "Resize needs scales or sizes");
+    }
+    const rt_tensor_t *sc = scales->constant.value;
+    if (rt_tensor_numel(sc) != 4) return bad(cx, "scales must have one value per dim");
+    for (int32_t d = 0; d < 4; ++d) {
+      double f = rt_tensor_get_f64(sc, d);
+      if (!(f > 0)) return bad(cx, "scales must be > 0");
+      osz[d] = (int64_t)floor((double)ish[d] * f);
+      /* image.resize2d maps coordinates with out/in, ONNX with the scale:
+       * they agree only when in * scale is a whole number. */
+      if (fabs((double)osz[d] - (double)ish[d] * f) > 1e-6 * (double)ish[d]) {
+        return unsupported(cx, "Resize with a scale whose output size in * scale is not a "
+                               "whole number");
+      }
+    }
+  }
+  if (osz[0] != ish[0] || osz[1] != ish[1]) {
+    return unsupported(cx, "Resize of the N or C dims");
+  }
+  const char *mode = rt_onnx_attr_string(cx, "mode", "nearest");
+  const char *method = strcmp(mode, "nearest") == 0  ? "nearest_neighbor"
+                       : strcmp(mode, "linear") == 0 ? "linear"
+                       : strcmp(mode, "cubic") == 0  ? "cubic"
+                                                     : NULL;
+  if (!method) {
+    return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED, "Resize mode '%s' is not supported",
+                              mode);
+  }
+  const char *coord = v10 ? "asymmetric"
+                          : rt_onnx_attr_string(cx, "coordinate_transformation_mode",
+                                                "half_pixel");
+  if (strcmp(coord, "tf_crop_and_resize") == 0) {
+    return unsupported(cx, "Resize with coordinate_transformation_mode tf_crop_and_resize");
+  }
+  const char *rounding = "";
+  if (strcmp(method, "nearest_neighbor") == 0) {
+    rounding = v10 ? "floor" : rt_onnx_attr_string(cx, "nearest_mode", "round_prefer_floor");
+  }
+  return rt_onnx_call(
+      cx, "image.resize2d", 1, in, &out[0], "size", rt_onnx_ints_text(cx, 2, osz + 2), "method",
+      rt_onnx_str_text(cx, method), "coordinate_transformation_mode", rt_onnx_str_text(cx, coord),
+      "rounding_method", rt_onnx_str_text(cx, rounding), "cubic_alpha",
+      rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "cubic_coeff_a", -0.75)), "cubic_exclude",
+      rt_onnx_int_text(cx, rt_onnx_attr_int(cx, "exclude_outside", 0)), "extrapolation_value",
+      rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "extrapolation_value", 0.0)), NULL);
+}
+
 const rt_onnx_op_entry_t rt_onnx_nn_ops[] = {
     {"AveragePool", cv_avg_pool},
     {"BatchNormalization", cv_batch_norm},
@@ -562,6 +642,7 @@ const rt_onnx_op_entry_t rt_onnx_nn_ops[] = {
     {"LogSoftmax", cv_log_softmax},
     {"MatMul", cv_matmul},
     {"MaxPool", cv_max_pool},
+    {"Resize", cv_resize},
     {"Softmax", cv_softmax},
 };
 const int32_t rt_onnx_nn_ops_count = (int32_t)RT_COUNTOF(rt_onnx_nn_ops);

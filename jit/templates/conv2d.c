@@ -6,7 +6,7 @@
  * the input's element expression, so a fused prologue is applied there and
  * the inner loop has no bounds checks. Output positions are then numbered
  * q = oh*Wp + ow over the padded width: the tap (c, kh, kw) of output q reads
- * Xp at q + off[k], off[k] = c*Hp*Wp + kh*dh*Wp + kw*dw, so 8*nv consecutive
+ * Xp at q + off[k], off[k] = c*Hp*Wp + kh*dh*Wp + kw*dw, so vw*nv consecutive
  * q are one contiguous load per tap. That makes the convolution a GEMM
  * C[o][q] = sum_k W[o][k] * Xp[q + off[k]] with A = the weight rows (OIHW
  * rows are contiguous in k), B rows read in place at a constant offset table
@@ -15,7 +15,7 @@
  * useful: 56/58 .. 7/9 on ResNet's 3x3 layers).
  *
  * conv2d.depthwise: the same with one output channel per group (mr = 1,
- * 4 vectors of 8 positions), split over channels.
+ * 4 vectors of vw positions), split over channels.
  *
  * conv2d.im2col (other strides): the GEMM core of dense.c with
  * B(k, p) = X(c, oh*sh - pt + kh*dh, ow*sw - pl + kw*dw) gathered into the
@@ -210,7 +210,8 @@ static LLVMValueRef offset_table(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, in
   return g;
 }
 
-static void direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mr_full, int32_t nv, int64_t K,
+static void direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mr_full, int32_t nv, int32_t vw,
+                         int64_t K,
                          LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef q_lo, LLVMValueRef q_hi,
                          LLVMValueRef abase, LLVMValueRef xp, LLVMValueRef tab, LLVMValueRef wsc,
                          int64_t qpad) {
@@ -218,14 +219,14 @@ static void direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mr_full, int32_t
   rt_jit_loop_t lt, lq;
   rt_jit_loop_begin(L, t_lo, t_hi, 0, NULL, &lt);
   LLVMValueRef i0 = LLVMBuildMul(B, lt.iv, rt_jit_i64(L, mr_full), "");
-  LLVMValueRef arow[8];
+  LLVMValueRef arow[RT_JIT_TPL_MAX_MR];
   for (int32_t r = 0; r < mr; ++r) {
     arow[r] = rt_jit_tpl_gep(L, abase, LLVMBuildMul(B, LLVMBuildAdd(B, i0, rt_jit_i64(L, r), ""), rt_jit_i64(L, K), ""));
   }
   rt_jit_loop_begin(L, q_lo, q_hi, 0, NULL, &lq);
-  LLVMValueRef q0 = LLVMBuildMul(B, lq.iv, rt_jit_i64(L, 8 * nv), "");
+  LLVMValueRef q0 = LLVMBuildMul(B, lq.iv, rt_jit_i64(L, (int64_t)vw * nv), "");
   LLVMValueRef c = rt_jit_tpl_gep(L, wsc, LLVMBuildAdd(B, LLVMBuildMul(B, i0, rt_jit_i64(L, qpad), ""), q0, ""));
-  rt_jit_tpl_micro(L, mr, nv, K, arow, rt_jit_tpl_gep(L, xp, q0), tab, 0, c, qpad);
+  rt_jit_tpl_micro(L, mr, nv, vw, K, arow, rt_jit_tpl_gep(L, xp, q0), tab, 0, c, qpad);
   rt_jit_loop_end(L, &lq, NULL);
   rt_jit_loop_end(L, &lt, NULL);
 }
@@ -237,15 +238,15 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   LLVMBuilderRef B = L->b;
   const int64_t hp = c->h + c->pt + c->pb, wp = c->w + c->pl + c->pr, hpwp = hp * wp;
   const int64_t K = c->cg * c->kh * c->kw, M = c->og;
-  const int32_t mr = p->mr, nv = p->nv;
-  const int64_t nw = 8 * nv, qn = (c->oh - 1) * wp + c->ow, qt = (qn + nw - 1) / nw, qpad = qt * nw;
+  const int32_t mr = p->mr, nv = p->nv, vw = p->vw;
+  const int64_t nw = (int64_t)vw * nv, qn = (c->oh - 1) * wp + c->ow, qt = (qn + nw - 1) / nw, qpad = qt * nw;
   const int64_t mt = (M + mr - 1) / mr, mfull = M / mr;
   const int32_t mtail = (int32_t)(M % mr);
   const int64_t nbg = c->n * c->g;
   int64_t offmax;
   LLVMValueRef tab = offset_table(L, c, wp, hpwp, &offmax);
   if (!tab) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (tap table)");
-  int64_t xsize = offmax + qpad + 8;
+  int64_t xsize = offmax + qpad + vw;
   if (xsize < c->cg * hpwp) xsize = c->cg * hpwp;
   /* Split: (image, group) pairs, else output-channel tiles, else q tiles. */
   LLVMValueRef b_lo = rt_jit_i64(L, 0), b_hi = rt_jit_i64(L, nbg);
@@ -304,12 +305,12 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
     rt_jit_loop_end(L, &lz, NULL);
   }
   LLVMValueRef abase = rt_jit_tpl_gep(L, wbase, LLVMBuildMul(B, gi, rt_jit_i64(L, M * K), ""));
-  direct_tiles(L, mr, mr, nv, K, t_lo, rt_jit_min(L, t_hi, rt_jit_i64(L, mfull)), q_lo, q_hi, abase,
+  direct_tiles(L, mr, mr, nv, vw, K, t_lo, rt_jit_min(L, t_hi, rt_jit_i64(L, mfull)), q_lo, q_hi, abase,
                wsx, tab, wsc, qpad);
   if (mtail) {
     rt_jit_if_t tail;
     rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntSGT, t_hi, rt_jit_i64(L, mfull), ""), &tail);
-    direct_tiles(L, mtail, mr, nv, K, rt_jit_i64(L, mfull), rt_jit_i64(L, mfull + 1), q_lo, q_hi,
+    direct_tiles(L, mtail, mr, nv, vw, K, rt_jit_i64(L, mfull), rt_jit_i64(L, mfull + 1), q_lo, q_hi,
                  abase, wsx, tab, wsc, qpad);
     rt_jit_if_else(L, &tail, NULL);
     (void)rt_jit_if_end(L, &tail, NULL);
@@ -351,7 +352,8 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
   }
   if (p->kind != RT_JIT_TPL_CONV_IM2COL) return conv_direct(L, p, &cc, out, data, task, ntasks);
   rt_jit_gemm_core_t g = {
-      .anchor = p->anchor, .out = out, .data = data, .mr = p->mr, .nv = p->nv, .user = &cc,
+      .anchor = p->anchor, .out = out, .data = data, .mr = p->mr, .nv = p->nv, .vw = p->vw,
+      .user = &cc,
       .nb = cc.c.n * cc.c.g, .m = cc.c.og, .n = cc.c.oh * cc.c.ow, .k = cc.c.cg * cc.c.kh * cc.c.kw,
       .k_inner = true, .a_elem = ic_a_elem, .b_elem = ic_b_elem, .out_idx = ic_out_idx,
   };

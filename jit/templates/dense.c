@@ -3,20 +3,21 @@
  * broadcast when 1), and the GEMM core the im2col convolution reuses.
  *
  * Algorithm (rt_jit_tpl_gemm_core), per task and batch:
- *   for each N panel p of 8*nv columns owned by the task:
- *     pack B[:, p] into a K x 8*nv workspace panel (zero past N), so the
+ *   for each N panel p of vw*nv columns owned by the task (vw = 8 or 16
+ *   lanes, templates.h):
+ *     pack B[:, p] into a K x vw*nv workspace panel (zero past N), so the
  *       micro-kernel reads B with unit stride whatever its layout;
  *     for each mr-row tile of the task's rows: C tile = A rows x panel
- *       (rt_jit_tpl_micro: broadcast A(i, k), fma into mr*nv <8 x float>
+ *       (rt_jit_tpl_micro: broadcast A(i, k), fma into mr*nv <vw x float>
  *       accumulators), stored into a workspace C block; the last partial
  *       row tile runs the same kernel with fewer rows;
  *   then the epilogue over the task's (rows x columns) region: the anchor
  *   value from the C block, the fused tail ops, the store.
  * The whole K is one panel: for K = 1024 a panel is 64 KB (L2), A's
- * rows stream from L2/L3 and are reused across the 8*nv columns; at these
+ * rows stream from L2/L3 and are reused across the vw*nv columns; at these
  * sizes that keeps the kernel FMA-bound without K blocking.
  *
- * Invariants: the C block has a padded row pitch of ceil(N/8nv)*8nv
+ * Invariants: the C block has a padded row pitch of ceil(N/vw*nv)*vw*nv
  * floats, so tiles never write outside it; padded columns hold zeros from
  * the packed panel and are never read by the epilogue. Tasks own disjoint
  * (batch, rows, columns) regions, so no synchronisation is needed. */
@@ -34,7 +35,7 @@ static LLVMValueRef imin(rt_jit_lower_t *L, LLVMValueRef a, int64_t b) {
 
 static rt_status_t pack_panel(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
                               LLVMValueRef n0, LLVMValueRef wsb) {
-  const int64_t nw = 8 * g->nv;
+  const int64_t nw = (int64_t)g->vw * g->nv;
   LLVMBuilderRef B = L->b;
   rt_jit_loop_t lo, li;
   LLVMValueRef c, k;
@@ -61,20 +62,20 @@ static void tiles(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, int32_t mr, LL
   rt_jit_loop_t lt;
   rt_jit_loop_begin(L, t_lo, t_hi, 0, NULL, &lt);
   LLVMValueRef i0 = LLVMBuildMul(B, lt.iv, rt_jit_i64(L, g->mr), "");
-  LLVMValueRef arow[8];
+  LLVMValueRef arow[RT_JIT_TPL_MAX_MR];
   for (int32_t r = 0; r < mr; ++r) {
     LLVMValueRef row = LLVMBuildAdd(B, i0, rt_jit_i64(L, r), "");
     arow[r] = rt_jit_tpl_gep(L, abase, LLVMBuildMul(B, row, rt_jit_i64(L, g->k), ""));
   }
   LLVMValueRef c = rt_jit_tpl_gep(L, cblk, LLVMBuildMul(B, i0, rt_jit_i64(L, ldc), ""));
-  rt_jit_tpl_micro(L, mr, g->nv, g->k, arow, wsb, NULL, 8 * g->nv, c, ldc);
+  rt_jit_tpl_micro(L, mr, g->nv, g->vw, g->k, arow, wsb, NULL, (int64_t)g->vw * g->nv, c, ldc);
   rt_jit_loop_end(L, &lt, NULL);
 }
 
 rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef task,
                                  LLVMValueRef ntasks) {
   LLVMBuilderRef B = L->b;
-  const int64_t nw = 8 * g->nv, np = (g->n + nw - 1) / nw, npad = np * nw;
+  const int64_t nw = (int64_t)g->vw * g->nv, np = (g->n + nw - 1) / nw, npad = np * nw;
   const int64_t mt = (g->m + g->mr - 1) / g->mr, mfull = g->m / g->mr;
   const int32_t mtail = (int32_t)(g->m % g->mr);
   /* Split: batches when there are several, else N panels (each task packs
@@ -217,7 +218,7 @@ rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const
   const int32_t r = self->rank;
   const int32_t ar = an->rank;
   rt_jit_gemm_core_t g = {
-      .anchor = call, .out = out, .data = data, .mr = p->mr, .nv = p->nv, .user = &mm,
+      .anchor = call, .out = out, .data = data, .mr = p->mr, .nv = p->nv, .vw = p->vw, .user = &mm,
       .a_elem = mm_a_elem, .b_elem = mm_b_elem, .out_idx = mm_out_idx,
   };
   g.m = (int64_t)LLVMConstIntGetZExtValue(self->dims[r - 2]);

@@ -5,21 +5,47 @@
  * and broadcast ops whose result has the output's shape down to an anchor
  * op; the anchor, its operands and the output must be float32 with static
  * shapes (a `?` dim keeps the generic loop nest, which reads dims at run
- * time). The tile shape is chosen by a small cost model: the padded work
- * ceil(M/mr)*ceil(N/8nv) tiles times the cycles one k step of an mr x 8nv
- * tile needs on a 2-FMA / 2-load per cycle core, max(mr*nv, mr+nv) / 2.
+ * time). The vector width vw is the host's (rt_jit_tpl_width: 16 lanes
+ * with AVX-512F, else 8) and picks the tile table. The tile shape is chosen
+ * by a small cost model: the padded work ceil(M/mr)*ceil(N/(vw*nv)) tiles
+ * times the cycles one k step of an mr x vw*nv tile needs on a 2-FMA /
+ * 2-load per cycle core, max(mr*nv, mr+nv) / 2.
  *
  * The micro-kernel (rt_jit_tpl_micro) is the only place that emits the
- * vector inner loop: mr*nv <8 x float> accumulators carried by phis through
- * the k loop, per k one vector load per 8 columns of B, one broadcast per
- * row of A and mr*nv llvm.fma.v8f32 calls, then the tile stored once. With
- * 12 accumulators it uses 15 of the 16 ymm registers. */
+ * vector inner loop: mr*nv <vw x float> accumulators carried by phis
+ * through the k loop, per k one vector load per vw columns of B, one
+ * broadcast per row of A and mr*nv llvm.fma.v8f32 / .v16f32 calls, then the
+ * tile stored once. AVX2: 12 accumulators + the B vectors + a broadcast fit
+ * the 16 ymm registers; AVX-512: 24 accumulators (6x4, 8x3, 12x2, 4x6
+ * vectors) + B + a broadcast fit the 32 zmm registers. */
 #include "jit/templates/templates.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/TargetMachine.h>
+
 #include "jit/ops/ops_impl.h"
+
+/* ---- vector width ------------------------------------------------------------ */
+
+static pthread_once_t g_width_once = PTHREAD_ONCE_INIT;
+static int32_t g_width = 8;
+
+static void width_init(void) {
+  char *f = LLVMGetHostCPUFeatures();
+  if (f && strstr(f, "+avx512f")) g_width = 16;
+  LLVMDisposeMessage(f);
+  const char *env = getenv("RELAYRT_JIT_VECTOR_WIDTH");
+  if (env && strcmp(env, "8") == 0) g_width = 8;
+}
+
+int32_t rt_jit_tpl_width(void) {
+  pthread_once(&g_width_once, width_init);
+  return g_width;
+}
 
 /* ---- selection ------------------------------------------------------------- */
 
@@ -78,7 +104,8 @@ typedef struct tile_t {
   const char *gemm, *direct, *im2col;
 } tile_t;
 
-static const tile_t kTiles[] = {
+/* Tiles of 8-lane (ymm) vectors: mr*nv <= 12 accumulators. */
+static const tile_t kTiles8[] = {
     {6, 2, "gemm.6x16", "conv2d.direct.6x16", "conv2d.im2col.6x16"},
     {4, 3, "gemm.4x24", "conv2d.direct.4x24", "conv2d.im2col.4x24"},
     {2, 6, "gemm.2x48", "conv2d.direct.2x48", "conv2d.im2col.2x48"},
@@ -86,12 +113,26 @@ static const tile_t kTiles[] = {
     {1, 4, "gemm.1x32", "conv2d.direct.1x32", "conv2d.im2col.1x32"},
 };
 
-static const tile_t *pick_tile(int64_t m, int64_t n) {
-  const tile_t *best = &kTiles[0];
+/* Tiles of 16-lane (zmm) vectors: mr*nv <= 24 accumulators, plus nv B
+ * vectors and a broadcast, within the 32 zmm registers. */
+static const tile_t kTiles16[] = {
+    {6, 4, "gemm.6x64", "conv2d.direct.6x64", "conv2d.im2col.6x64"},
+    {8, 3, "gemm.8x48", "conv2d.direct.8x48", "conv2d.im2col.8x48"},
+    {12, 2, "gemm.12x32", "conv2d.direct.12x32", "conv2d.im2col.12x32"},
+    {4, 6, "gemm.4x96", "conv2d.direct.4x96", "conv2d.im2col.4x96"},
+    {2, 8, "gemm.2x128", "conv2d.direct.2x128", "conv2d.im2col.2x128"},
+    {1, 4, "gemm.1x64", "conv2d.direct.1x64", "conv2d.im2col.1x64"},
+};
+
+static const tile_t *pick_tile(int64_t m, int64_t n, int32_t vw) {
+  const tile_t *tab = vw == 16 ? kTiles16 : kTiles8;
+  const size_t count = vw == 16 ? sizeof kTiles16 / sizeof kTiles16[0] : sizeof kTiles8 / sizeof kTiles8[0];
+  const tile_t *best = &tab[0];
   double best_cost = 0;
-  for (size_t i = 0; i < sizeof kTiles / sizeof kTiles[0]; ++i) {
-    const tile_t *t = &kTiles[i];
-    double tiles = (double)((m + t->mr - 1) / t->mr) * (double)((n + 8 * t->nv - 1) / (8 * t->nv));
+  for (size_t i = 0; i < count; ++i) {
+    const tile_t *t = &tab[i];
+    const int64_t nw = (int64_t)vw * t->nv;
+    double tiles = (double)((m + t->mr - 1) / t->mr) * (double)((n + nw - 1) / nw);
     double step = (double)(t->mr * t->nv > t->mr + t->nv ? t->mr * t->nv : t->mr + t->nv) / 2;
     double cost = tiles * step;
     if (i == 0 || cost < best_cost - 1e-9) {
@@ -123,7 +164,9 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, rt_jit_tpl_plan_t *p) {
     if (!static_f32(a->call.args[i], NULL, NULL)) return false;
   }
   const int32_t id = op_of(a)->id;
+  const int32_t vw = rt_jit_tpl_width();
   p->anchor = a;
+  p->vw = vw;
   int32_t ra = 0, rb = 0;
   rt_dtype_t dt;
   const int64_t *sh;
@@ -141,19 +184,19 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, rt_jit_tpl_plan_t *p) {
       p->kind = RT_JIT_TPL_CONV_DW;
       p->mr = 1;
       p->nv = 4;
-      p->name = "conv2d.depthwise.1x32";
+      p->name = vw == 16 ? "conv2d.depthwise.1x64" : "conv2d.depthwise.1x32";
       return true;
     }
     if (c.sh == 1 && c.sw == 1) {
       const int64_t wp = c.w + c.pl + c.pr;
-      const tile_t *t = pick_tile(c.og, (c.oh - 1) * wp + c.ow);
+      const tile_t *t = pick_tile(c.og, (c.oh - 1) * wp + c.ow, vw);
       p->kind = RT_JIT_TPL_CONV_DIRECT;
       p->mr = t->mr;
       p->nv = t->nv;
       p->name = t->direct;
       return true;
     }
-    const tile_t *t = pick_tile(c.og, c.oh * c.ow);
+    const tile_t *t = pick_tile(c.og, c.oh * c.ow, vw);
     p->kind = RT_JIT_TPL_CONV_IM2COL;
     p->mr = t->mr;
     p->nv = t->nv;
@@ -166,7 +209,7 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, rt_jit_tpl_plan_t *p) {
   if (id == RT_OP_NN_BATCH_MATMUL && (ra != 3 || rb != 3)) return false;
   int64_t m, n;
   if (!gemm_dims(a, &m, &n)) return false;
-  const tile_t *t = pick_tile(m, n);
+  const tile_t *t = pick_tile(m, n, vw);
   p->kind = RT_JIT_TPL_GEMM;
   p->mr = t->mr;
   p->nv = t->nv;
@@ -250,26 +293,28 @@ void rt_jit_tpl_loop_end(rt_jit_lower_t *L, rt_jit_tpl_loop_t *loop, const LLVMV
 
 /* ---- vectors and memory ---------------------------------------------------- */
 
-LLVMTypeRef rt_jit_tpl_v8(rt_jit_lower_t *L) { return LLVMVectorType(L->f32, 8); }
+LLVMTypeRef rt_jit_tpl_vec(rt_jit_lower_t *L, int32_t vw) {
+  return LLVMVectorType(L->f32, (unsigned)vw);
+}
 
-LLVMValueRef rt_jit_tpl_splat(rt_jit_lower_t *L, LLVMValueRef s) {
-  LLVMTypeRef v8 = rt_jit_tpl_v8(L);
-  LLVMValueRef v = LLVMBuildInsertElement(L->b, LLVMGetUndef(v8), s, rt_jit_i32(L, 0), "");
-  return LLVMBuildShuffleVector(L->b, v, LLVMGetUndef(v8),
-                                LLVMConstNull(LLVMVectorType(L->i32, 8)), "");
+LLVMValueRef rt_jit_tpl_splat(rt_jit_lower_t *L, LLVMValueRef s, int32_t vw) {
+  LLVMTypeRef vt = rt_jit_tpl_vec(L, vw);
+  LLVMValueRef v = LLVMBuildInsertElement(L->b, LLVMGetUndef(vt), s, rt_jit_i32(L, 0), "");
+  return LLVMBuildShuffleVector(L->b, v, LLVMGetUndef(vt),
+                                LLVMConstNull(LLVMVectorType(L->i32, (unsigned)vw)), "");
 }
 
 LLVMValueRef rt_jit_tpl_gep(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off) {
   return LLVMBuildGEP2(L->b, L->f32, p, &off, 1, "");
 }
 
-LLVMValueRef rt_jit_tpl_load8(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off) {
-  LLVMValueRef v = LLVMBuildLoad2(L->b, rt_jit_tpl_v8(L), rt_jit_tpl_gep(L, p, off), "");
+LLVMValueRef rt_jit_tpl_loadv(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off, int32_t vw) {
+  LLVMValueRef v = LLVMBuildLoad2(L->b, rt_jit_tpl_vec(L, vw), rt_jit_tpl_gep(L, p, off), "");
   LLVMSetAlignment(v, 4);
   return v;
 }
 
-void rt_jit_tpl_store8(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMValueRef off) {
+void rt_jit_tpl_storev(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMValueRef off) {
   LLVMSetAlignment(LLVMBuildStore(L->b, v, rt_jit_tpl_gep(L, p, off)), 4);
 }
 
@@ -283,14 +328,26 @@ void rt_jit_tpl_storef(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMVa
   LLVMSetAlignment(LLVMBuildStore(L->b, v, rt_jit_tpl_gep(L, p, off)), 4);
 }
 
-void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int64_t K,
+static void add_fn_attr(rt_jit_lower_t *L, const char *k, const char *v) {
+  LLVMAddAttributeAtIndex(L->fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateStringAttribute(L->c, k, (unsigned)strlen(k), v, (unsigned)strlen(v)));
+}
+
+void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
                       const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
                       int64_t bstride, LLVMValueRef c, int64_t ldc) {
   LLVMBuilderRef B = L->b;
   const int32_t nacc = mr * nv;
+  if (vw == 16) {
+    /* Without these the x86 backend legalizes <16 x float> as two ymm
+     * halves on CPUs whose tuning prefers 256-bit vectors (Skylake-SP and
+     * later Xeons). */
+    add_fn_attr(L, "min-legal-vector-width", "512");
+    add_fn_attr(L, "prefer-vector-width", "512");
+  }
   LLVMValueRef init[RT_JIT_TPL_MAX_CARRY] = {0}, next[RT_JIT_TPL_MAX_CARRY] = {0};
   LLVMValueRef bv[RT_JIT_TPL_MAX_CARRY] = {0};
-  for (int32_t i = 0; i < nacc; ++i) init[i] = LLVMConstNull(rt_jit_tpl_v8(L));
+  for (int32_t i = 0; i < nacc; ++i) init[i] = LLVMConstNull(rt_jit_tpl_vec(L, vw));
   rt_jit_tpl_loop_t lp;
   rt_jit_tpl_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, K), nacc, init, &lp);
   LLVMValueRef k = lp.iv, boff;
@@ -303,9 +360,9 @@ void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int64_t K,
     boff = LLVMBuildMul(B, k, rt_jit_i64(L, bstride), "");
   }
   LLVMValueRef bp = rt_jit_tpl_gep(L, bbase, boff);
-  for (int32_t v = 0; v < nv; ++v) bv[v] = rt_jit_tpl_load8(L, bp, rt_jit_i64(L, 8 * v));
+  for (int32_t v = 0; v < nv; ++v) bv[v] = rt_jit_tpl_loadv(L, bp, rt_jit_i64(L, (int64_t)vw * v), vw);
   for (int32_t r = 0; r < mr; ++r) {
-    LLVMValueRef s = rt_jit_tpl_splat(L, rt_jit_tpl_loadf(L, arow[r], k));
+    LLVMValueRef s = rt_jit_tpl_splat(L, rt_jit_tpl_loadf(L, arow[r], k), vw);
     for (int32_t v = 0; v < nv; ++v) {
       next[r * nv + v] = rt_jit_intrinsic(L, "llvm.fma", s, bv[v], lp.carry[r * nv + v]);
     }
@@ -313,7 +370,7 @@ void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int64_t K,
   rt_jit_tpl_loop_end(L, &lp, next);
   for (int32_t r = 0; r < mr; ++r) {
     for (int32_t v = 0; v < nv; ++v) {
-      rt_jit_tpl_store8(L, lp.carry[r * nv + v], c, rt_jit_i64(L, r * ldc + 8 * v));
+      rt_jit_tpl_storev(L, lp.carry[r * nv + v], c, rt_jit_i64(L, r * ldc + (int64_t)vw * v));
     }
   }
 }

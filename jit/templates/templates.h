@@ -8,8 +8,10 @@
  * static and the anchor computes in float32.
  *
  * The anchor's values come from a register-blocked micro-kernel (an
- * MR x (8*NV) tile of <8 x float> accumulators updated with llvm.fma.v8f32
- * from a broadcast of A and vector loads of a packed B panel); the tile is
+ * MR x (VW*NV) tile of <VW x float> accumulators updated with llvm.fma
+ * from a broadcast of A and vector loads of a packed B panel); VW, the
+ * vector width, comes from the host CPU (rt_jit_tpl_width): 16 lanes
+ * (zmm, llvm.fma.v16f32) with AVX-512F, else 8 (ymm, AVX2); the tile is
  * stored to a workspace block, and the epilogue then walks the block: for
  * each element it records the anchor's value in the lowering's element memo
  * (rt_jit_memo_set) and asks the element expression of the output, so the
@@ -29,7 +31,8 @@
 
 /* The template kernel `fn` (a Primitive function) uses for its output, as
  * a static string ("gemm.6x16", "conv2d.direct", ...), or NULL when its
- * output is lowered by the generic loop nest. */
+ * output is lowered by the generic loop nest. A pure function of fn and
+ * the host CPU (the vector width, rt_jit_tpl_width). */
 const char *rt_jit_template_name(const rt_ir_expr_t *fn);
 
 /* Emits output `out` (a tensor node of the function) with a template when
@@ -60,10 +63,20 @@ typedef enum rt_jit_tpl_kind_e {
 typedef struct rt_jit_tpl_plan_t {
   rt_jit_tpl_kind_t kind;
   const rt_ir_expr_t *anchor;
-  int32_t mr, nv;         /* tile: mr rows x 8*nv columns */
+  int32_t mr, nv;         /* tile: mr rows x vw*nv columns */
+  int32_t vw;             /* vector lanes: 8 (AVX2) or 16 (AVX-512F) */
   const char *name;
 } rt_jit_tpl_plan_t;
 bool rt_jit_tpl_plan(const rt_ir_expr_t *out, rt_jit_tpl_plan_t *out_plan);
+
+/* The templates' vector width in float lanes for this host: 16 when LLVM's
+ * host CPU features (the ones the session compiles for) have +avx512f,
+ * else 8. Read once per process; RELAYRT_JIT_VECTOR_WIDTH=8 forces the
+ * AVX2 path (tests of that path on an AVX-512 machine). */
+int32_t rt_jit_tpl_width(void);
+
+/* Rows of a register tile at most (arow arrays). */
+#define RT_JIT_TPL_MAX_MR 16
 
 /* Loops with up to RT_JIT_TPL_MAX_CARRY carried values (the micro-kernel's
  * accumulators); the same contract as rt_jit_loop_begin/_end. */
@@ -81,22 +94,25 @@ void rt_jit_tpl_loop_begin(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi,
 void rt_jit_tpl_loop_end(rt_jit_lower_t *L, rt_jit_tpl_loop_t *loop,
                          const LLVMValueRef *next);
 
-/* Vector helpers: the <8 x float> type, a splat, a load/store of 8 floats
- * at p + off (element offset, i64; align 4), an fma a*b+c. */
-LLVMTypeRef rt_jit_tpl_v8(rt_jit_lower_t *L);
-LLVMValueRef rt_jit_tpl_splat(rt_jit_lower_t *L, LLVMValueRef scalar);
+/* Vector helpers: the <vw x float> type, a splat, a load/store of vw
+ * floats at p + off (element offset, i64; align 4). */
+LLVMTypeRef rt_jit_tpl_vec(rt_jit_lower_t *L, int32_t vw);
+LLVMValueRef rt_jit_tpl_splat(rt_jit_lower_t *L, LLVMValueRef scalar, int32_t vw);
 LLVMValueRef rt_jit_tpl_gep(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off);
-LLVMValueRef rt_jit_tpl_load8(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off);
-void rt_jit_tpl_store8(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMValueRef off);
+LLVMValueRef rt_jit_tpl_loadv(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off, int32_t vw);
+void rt_jit_tpl_storev(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMValueRef off);
 LLVMValueRef rt_jit_tpl_loadf(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off);
 void rt_jit_tpl_storef(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMValueRef off);
 
-/* The register tile C[mr][8*nv] += A[mr][K] * B[K][8*nv]: arow[r] points at
- * A(r, 0) (k contiguous); B row k starts at bbase + boff(k) (element
+/* The register tile C[mr][vw*nv] += A[mr][K] * B[K][vw*nv]: arow[r] points
+ * at A(r, 0) (k contiguous); B row k starts at bbase + boff(k) (element
  * offsets; `btab`, when not NULL, is a constant i32 table of boff(k),
  * else boff(k) = k * bstride). The tile is stored (not added) at
- * c + r*ldc (8*nv floats per row). mr*nv <= 12. */
-void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int64_t K,
+ * c + r*ldc (vw*nv floats per row). mr*nv <= 12 with vw 8 (16 ymm),
+ * <= 24 with vw 16 (32 zmm); with vw 16 the function gets
+ * "min-legal-vector-width"="512" (else x86 splits 512-bit vectors on
+ * CPUs tuned to prefer 256-bit ones). */
+void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
                       const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
                       int64_t bstride, LLVMValueRef c, int64_t ldc);
 
@@ -122,7 +138,7 @@ bool rt_jit_tpl_raw(rt_jit_lower_t *L, const rt_ir_expr_t *e);
 
 /* The GEMM core (dense.c): C[b][M][N] = A[b][M][K] * B[b][K][N] for
  * batches b in [0, nb), split over tasks by batches, N panels or M tiles.
- * Per task: B is packed one 8*nv-column panel at a time into workspace
+ * Per task: B is packed one vw*nv-column panel at a time into workspace
  * (B[k][n] as b_elem gives it; zero columns past N), A is read in place
  * when a_base is set (rows of K contiguous floats) or copied row by row
  * from a_elem into workspace, the micro-kernel fills a workspace C block,
@@ -131,7 +147,7 @@ typedef struct rt_jit_gemm_core_t {
   const rt_ir_expr_t *anchor, *out;
   LLVMValueRef data;
   int64_t nb, m, n, k;
-  int32_t mr, nv;
+  int32_t mr, nv, vw;
   bool k_inner;  /* b_elem is cheapest walking k (pack column by column) */
   /* A(b, 0, 0) in memory, or NULL to copy A through a_elem. */
   LLVMValueRef (*a_base)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b);

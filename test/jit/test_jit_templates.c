@@ -15,11 +15,12 @@
 #include <string.h>
 
 #include "jit_test_util.h"
+#include "jit/templates/templates.h"
 
 typedef struct case_t {
   const char *sig;
   const char *body;
-  const char *tpl; /* expected template name prefix */
+  const char *tpl; /* expected template name prefix; a %d is 4 vectors' lanes (32 or 64) */
 } case_t;
 
 #define CONV "nn.conv2d"
@@ -34,7 +35,7 @@ static const case_t kCases[] = {
     {"%x: Tensor[(9, 20), float32], %w: Tensor[(31, 20), float32], %b: Tensor[(9, 31), float32]",
      "multiply(tanh(nn.dense(%x, %w)), %b)", "gemm."},
     {"%x: Tensor[(1, 96), float32], %w: Tensor[(70, 96), float32], %b: Tensor[(70), float32]",
-     "add(nn.dense(%x, %w), %b)", "gemm.1x32"},
+     "add(nn.dense(%x, %w), %b)", "gemm.1x%d"},
     /* large enough to split over tasks */
     {"%x: Tensor[(130, 24), float32], %w: Tensor[(520, 24), float32]", "nn.dense(%x, %w)", "gemm."},
     {"%x: Tensor[(300, 24), float32], %w: Tensor[(250, 24), float32]", "nn.relu(nn.dense(exp(%x), %w))", "gemm."},
@@ -132,10 +133,20 @@ static void test_jit_templates_differential(void **state) {
   rt_jit_module_t *jm = NULL;
   assert_ok(rt_jit_build(s, NCASES, fns, NULL, 0, NULL, &jm));
   int32_t failures = 0;
+  /* The vector width the templates use on this host (16 with AVX-512F). */
+  const int32_t vw = rt_jit_tpl_width();
+  assert_true(vw == 8 || vw == 16);
   for (int32_t i = 0; i < NCASES; ++i) {
     const char *tpl = rt_jit_module_template(jm, i);
-    if (strncmp(tpl, kCases[i].tpl, strlen(kCases[i].tpl)) != 0) {
-      printf("case %d (%s): template %s, expected %s\n", i, kCases[i].body, tpl, kCases[i].tpl);
+    char want_tpl[64];
+    const char *pct = strstr(kCases[i].tpl, "%d");
+    if (pct) {
+      snprintf(want_tpl, sizeof want_tpl, "%.*s%d", (int)(pct - kCases[i].tpl), kCases[i].tpl, 4 * vw);
+    } else {
+      snprintf(want_tpl, sizeof want_tpl, "%s", kCases[i].tpl);
+    }
+    if (strncmp(tpl, want_tpl, strlen(want_tpl)) != 0) {
+      printf("case %d (%s): template %s, expected %s\n", i, kCases[i].body, tpl, want_tpl);
       ++failures;
     }
     rt_tensor_t *ins[8], *want[2], *got[2];
@@ -173,7 +184,8 @@ static void test_jit_templates_differential(void **state) {
 }
 
 /* The template's fused epilogue keeps the micro-kernel: the LLVM IR of a
- * templated dense has vector fmas and no scalar fallback of the anchor. */
+ * templated dense has vector fmas of the host's width and no scalar
+ * fallback of the anchor. */
 static void test_jit_templates_vector_code(void **state) {
   (void)state;
   rt_module_t *m = jt_parse(
@@ -187,7 +199,13 @@ static void test_jit_templates_vector_code(void **state) {
   assert_ok(rt_jit_build(s, 1, &fn, NULL, RT_JIT_KEEP_LL, NULL, &jm));
   char *ll = NULL;
   assert_ok(rt_jit_module_ll(jm, 0, &ll));
-  assert_non_null(strstr(ll, "@llvm.fma.v8f32"));
+  /* The host's width: 16-lane fmas with AVX-512F, 8-lane ones otherwise. */
+  if (rt_jit_tpl_width() == 16) {
+    assert_non_null(strstr(ll, "@llvm.fma.v16f32"));
+  } else {
+    assert_non_null(strstr(ll, "@llvm.fma.v8f32"));
+    assert_null(strstr(ll, "@llvm.fma.v16f32"));
+  }
   assert_true(strncmp(rt_jit_module_template(jm, 0), "gemm.", 5) == 0);
   free(ll);
   rt_jit_module_release(jm);
