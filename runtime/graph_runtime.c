@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "runtime/graph_runtime.h"
-#include "runtime/workspace.h"
+#include "runtime/kernel_services.h"
 #include "runtime/tensor_impl.h"
 
 struct rt_graph_runtime_t {
@@ -24,11 +24,7 @@ struct rt_graph_runtime_t {
   rt_tensor_t **outputs;       /* owned; per output */
   rt_kernel_arg *args;         /* per entry */
   rt_kernel_arg **node_args;   /* per node: its packed argument array */
-  /* Kernel context and its error slot. */
-  rt_kernel_ctx ctx;
-  char error[512];
-  atomic_flag error_set;
-  rt_workspace_pool_t workspace;
+  rt_kernel_services_t services; /* the kernels' ctx */
 };
 
 void rt_graph_plan_deinitialize(rt_graph_plan_t *plan) {
@@ -44,45 +40,6 @@ void rt_graph_plan_deinitialize(rt_graph_plan_t *plan) {
   memset(plan, 0, sizeof *plan);
 }
 
-/* ---- the kernel context -------------------------------------------------- */
-
-static void ctx_set_error(const rt_kernel_ctx *ctx, const char *message) {
-  rt_graph_runtime_t *rt = ctx->user;
-  if (atomic_flag_test_and_set(&rt->error_set)) return;
-  snprintf(rt->error, sizeof rt->error, "%s", message ? message : "(no message)");
-}
-
-typedef struct {
-  rt_kernel_task_fn body;
-  void *closure;
-  atomic_int failed;
-} task_job;
-
-static void run_task(void *closure, int32_t task, int32_t n) {
-  task_job *j = closure;
-  if (j->body(j->closure, task, n) != 0) atomic_store(&j->failed, 1);
-}
-
-static int32_t ctx_parallel_for(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, void *closure,
-                                int32_t n_tasks) {
-  rt_graph_runtime_t *rt = ctx->user;
-  task_job j = {body, closure, 0};
-  atomic_init(&j.failed, 0);
-  rt_thread_pool_run(rt->pool, run_task, &j, n_tasks);
-  return atomic_load(&j.failed);
-}
-
-/* Workspace from the runtime's pool: after the first run, kernels' scratch
- * requests reuse blocks and a run allocates nothing. */
-static void *ctx_workspace_alloc(const rt_kernel_ctx *ctx, uint64_t nbytes) {
-  rt_graph_runtime_t *self = ctx->user;
-  return rt_workspace_alloc(&self->workspace, nbytes ? nbytes : 64);
-}
-
-static void ctx_workspace_free(const rt_kernel_ctx *ctx, void *ptr) {
-  rt_graph_runtime_t *self = ctx->user;
-  rt_workspace_free(&self->workspace, ptr);
-}
 
 /* ---- creation ------------------------------------------------------------ */
 
@@ -108,15 +65,7 @@ rt_status_t rt_graph_runtime_create(rt_allocator_t allocator, rt_graph_plan_t *p
   rt->kernels = kernels;
   rt->num_kernels = num_kernels;
   rt->pool = pool;
-  atomic_flag_clear(&rt->error_set);
-  rt_workspace_pool_initialize(&rt->workspace);
-  rt->ctx.version = RT_KERNEL_ABI_VERSION;
-  rt->ctx.num_threads = rt_thread_pool_size(pool);
-  rt->ctx.parallel_for = ctx_parallel_for;
-  rt->ctx.workspace_alloc = ctx_workspace_alloc;
-  rt->ctx.workspace_free = ctx_workspace_free;
-  rt->ctx.set_error = ctx_set_error;
-  rt->ctx.user = rt;
+  rt_kernel_services_initialize(pool, &rt->services);
 
   const rt_graph_plan_t *p = &rt->plan;
   rt_status_t st = RT_OK;
@@ -181,7 +130,7 @@ void rt_graph_runtime_release(rt_graph_runtime_t *rt) {
   free(rt->inputs);
   free(rt->storage);
   rt_graph_plan_deinitialize(&rt->plan);
-  rt_workspace_pool_deinitialize(&rt->workspace);
+  rt_kernel_services_deinitialize(&rt->services);
   free(rt);
 }
 
@@ -211,11 +160,10 @@ rt_status_t rt_graph_runtime_run(rt_graph_runtime_t *rt) {
     int32_t nargs = node->num_inputs + node->num_outputs;
     rt_kernel_arg *a = rt->node_args[n];
     for (int32_t k = 0; k < nargs; ++k) a[k] = rt->args[node->entries[k]];
-    atomic_flag_clear(&rt->error_set);
-    rt->error[0] = '\0';
-    if (rt->kernels[node->kernel](a, nargs, &rt->ctx) != 0) {
+    rt_kernel_services_clear_error(&rt->services);
+    if (rt->kernels[node->kernel](a, nargs, &rt->services.ctx) != 0) {
       return RT_STATUS(INVALID_ARGUMENT, "kernel %s (node %d) failed: %s", node->name, (int)n,
-                       rt->error[0] ? rt->error : "(no message)");
+                       rt_kernel_services_error(&rt->services));
     }
   }
   for (int32_t o = 0; o < p->num_outputs; ++o) {

@@ -31,7 +31,7 @@
 #include "runtime/assert.h"
 #include "runtime/tensor_impl.h"
 #include "runtime/vm.h"
-#include "runtime/workspace.h"
+#include "runtime/kernel_services.h"
 
 /* ---- the opcode table ------------------------------------------------------- */
 
@@ -257,49 +257,9 @@ struct rt_vm_t {
   bool running;
   uint64_t frames_created;
   int32_t max_depth_seen;
-  rt_kernel_ctx ctx;
-  rt_workspace_pool_t workspace;
-  char error[512];
-  atomic_flag error_set;
+  rt_kernel_services_t services; /* the kernels' ctx */
 };
 
-static void ctx_set_error(const rt_kernel_ctx *ctx, const char *message) {
-  rt_vm_t *vm = ctx->user;
-  if (atomic_flag_test_and_set(&vm->error_set)) return;
-  snprintf(vm->error, sizeof vm->error, "%s", message ? message : "(no message)");
-}
-
-typedef struct {
-  rt_kernel_task_fn body;
-  void *closure;
-  atomic_int failed;
-} task_job;
-
-static void run_task(void *closure, int32_t task, int32_t n) {
-  task_job *j = closure;
-  if (j->body(j->closure, task, n) != 0) atomic_store(&j->failed, 1);
-}
-
-static int32_t ctx_parallel_for(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, void *closure,
-                                int32_t n_tasks) {
-  rt_vm_t *vm = ctx->user;
-  task_job j = {body, closure, 0};
-  atomic_init(&j.failed, 0);
-  rt_thread_pool_run(vm->threads, run_task, &j, n_tasks);
-  return atomic_load(&j.failed);
-}
-
-/* Workspace from the runtime's pool: after the first run, kernels' scratch
- * requests reuse blocks and a run allocates nothing. */
-static void *ctx_workspace_alloc(const rt_kernel_ctx *ctx, uint64_t nbytes) {
-  rt_vm_t *self = ctx->user;
-  return rt_workspace_alloc(&self->workspace, nbytes ? nbytes : 64);
-}
-
-static void ctx_workspace_free(const rt_kernel_ctx *ctx, void *ptr) {
-  rt_vm_t *self = ctx->user;
-  rt_workspace_free(&self->workspace, ptr);
-}
 
 rt_allocator_t rt_vm_allocator(rt_vm_t *vm) { return vm->pooled; }
 
@@ -334,20 +294,12 @@ rt_status_t rt_vm_create(rt_allocator_t allocator, const rt_vm_executable_t *exe
   if (options) vm->opts = *options;
   if (vm->opts.max_call_depth <= 0) vm->opts.max_call_depth = RT_VM_DEFAULT_MAX_CALL_DEPTH;
   if (vm->opts.max_stack_registers <= 0) vm->opts.max_stack_registers = INT64_C(1) << 24;
-  atomic_flag_clear(&vm->error_set);
-  rt_workspace_pool_initialize(&vm->workspace);
-  vm->ctx.version = RT_KERNEL_ABI_VERSION;
-  vm->ctx.num_threads = pool ? rt_thread_pool_size(pool) : 1;
-  vm->ctx.parallel_for = pool ? ctx_parallel_for : NULL;
-  vm->ctx.workspace_alloc = ctx_workspace_alloc;
-  vm->ctx.workspace_free = ctx_workspace_free;
-  vm->ctx.set_error = ctx_set_error;
-  vm->ctx.user = vm;
+  rt_kernel_services_initialize(pool, &vm->services);
   rt_status_t st = RT_OK;
   vm->mem = calloc(1, sizeof *vm->mem);
   if (!vm->mem || pthread_mutex_init(&vm->mem->mu, NULL) != 0) {
     free(vm->mem);
-    rt_workspace_pool_deinitialize(&vm->workspace);
+    rt_kernel_services_deinitialize(&vm->services);
     free(vm);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating the VM's pool");
   }
@@ -409,7 +361,7 @@ void rt_vm_release(rt_vm_t *vm) {
   free(vm->args);
   free(vm->shapes);
   if (vm->mem) pool_close(vm->mem);
-  rt_workspace_pool_deinitialize(&vm->workspace);
+  rt_kernel_services_deinitialize(&vm->services);
   free(vm);
 }
 
@@ -659,11 +611,10 @@ static rt_status_t run(rt_vm_t *vm, rt_vm_value_t *out) {
           }
           arg_of(&vm->args[k], R[L[k]].tensor);
         }
-        atomic_flag_clear(&vm->error_set);
-        vm->error[0] = '\0';
-        if (vm->kernels[in.b](vm->args, in.d, &vm->ctx) != 0) {
+        rt_kernel_services_clear_error(&vm->services);
+        if (vm->kernels[in.b](vm->args, in.d, &vm->services.ctx) != 0) {
           FAIL(INVALID_ARGUMENT, "kernel %s failed: %s", exe->kernels[in.b].name,
-               vm->error[0] ? vm->error : "(no message)");
+               rt_kernel_services_error(&vm->services));
         }
         fr->pc++;
         break;
