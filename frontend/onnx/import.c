@@ -960,3 +960,27 @@ rt_status_t rt_onnx_import_file_with_options(const char *path,
   free(data);
   return st;
 }
+
+/* ---- helpers shared by the converters (ops.c, ops_nn.c) ----------------- */
+
+rt_status_t rt_onnx_bad(rt_onnx_ctx_t *cx, const char *what) {
+  return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "%s", what);
+}
+
+rt_status_t rt_onnx_unsupported(rt_onnx_ctx_t *cx, const char *what) {
+  return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED, "%s is not supported", what);
+}
+
+rt_status_t rt_onnx_need(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, int32_t k) {
+  if (nin < k) {
+    return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "expects at least %d inputs, got %d",
+                              (int)k, (int)nin);
+  }
+  for (int32_t i = 0; i < k; ++i) {
+    if (!in[i]) {
+      return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "required input %d is missing",
+                                (int)i);
+    }
+  }
+  return RT_OK;
+}

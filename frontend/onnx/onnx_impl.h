@@ -54,6 +54,12 @@ extern const int32_t rt_onnx_nn_ops_count;
 /* "<file>: node <i> '<name>' (<OpType>, opset N): <message>" with `code`. */
 rt_status_t rt_onnx_node_error(const rt_onnx_ctx_t *cx, rt_status_code_t code,
                                const char *format, ...) RT_PRINTF_FORMAT(3, 4);
+/* Shorthands the converters share: INVALID_ARGUMENT with `what`;
+ * UNIMPLEMENTED "<what> is not supported"; INVALID_ARGUMENT unless the
+ * node has at least k inputs and the first k are present. */
+rt_status_t rt_onnx_bad(rt_onnx_ctx_t *cx, const char *what);
+rt_status_t rt_onnx_unsupported(rt_onnx_ctx_t *cx, const char *what);
+rt_status_t rt_onnx_need(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, int32_t k);
 
 /* ---- attributes ---------------------------------------------------------- */
 

@@ -19,23 +19,6 @@
 
 #define MAXR RT_TENSOR_MAX_RANK
 
-static rt_status_t bad(rt_onnx_ctx_t *cx, const char *what) {
-  return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "%s", what);
-}
-
-static rt_status_t unsupported(rt_onnx_ctx_t *cx, const char *what) {
-  return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED, "%s is not supported", what);
-}
-
-static rt_status_t need(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, int32_t k) {
-  if (nin < k) return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
-                                         "expects at least %d inputs, got %d", (int)k, (int)nin);
-  for (int32_t i = 0; i < k; ++i) {
-    if (!in[i]) return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
-                                          "required input %d is missing", (int)i);
-  }
-  return RT_OK;
-}
 
 static int32_t rank_of(const rt_ir_expr_t *e) {
   const rt_ir_type_t *t = rt_onnx_type(e);
@@ -69,7 +52,7 @@ static rt_status_t scalar_like(rt_onnx_ctx_t *cx, const rt_ir_expr_t *like, doub
 #define UNARY(fn, relay)                                                          \
   static rt_status_t fn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,        \
                         rt_ir_expr_t **out, int32_t nout) {                       \
-    RT_RETURN_IF_ERROR(need(cx, in, nin, 1));                                     \
+    RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));                                     \
     return rt_onnx_call1(cx, relay, in[0], &out[0]);                              \
   }
 UNARY(cv_abs, "abs")
@@ -103,7 +86,7 @@ UNARY(cv_bitwise_not, "bitwise_not")
 #define BINARY(fn, relay)                                                         \
   static rt_status_t fn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,        \
                         rt_ir_expr_t **out, int32_t nout) {                       \
-    RT_RETURN_IF_ERROR(need(cx, in, nin, 2));                                     \
+    RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));                                     \
     return rt_onnx_call2(cx, relay, in[0], in[1], &out[0]);                       \
   }
 BINARY(cv_add, "add")
@@ -124,14 +107,14 @@ BINARY(cv_bitwise_xor, "bitwise_xor")
 
 static rt_status_t cv_identity(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   out[0] = in[0];
   return RT_OK;
 }
 
 static rt_status_t cv_reciprocal(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                  rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   rt_ir_expr_t *one = NULL;
   RT_RETURN_IF_ERROR(scalar_like(cx, in[0], 1.0, &one));
   return rt_onnx_call2(cx, "divide", one, in[0], &out[0]);
@@ -139,7 +122,7 @@ static rt_status_t cv_reciprocal(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t n
 
 static rt_status_t cv_pow(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                           rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   rt_ir_expr_t *e = in[1];
   if (!rt_dtype_equal(dtype_of(in[0]), dtype_of(in[1]))) {
     char dn[RT_DTYPE_NAME_MAX];
@@ -151,22 +134,22 @@ static rt_status_t cv_pow(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t cv_mod(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                           rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   bool fmod_ = rt_onnx_attr_int(cx, "fmod", 0) != 0;
   return rt_onnx_call2(cx, fmod_ ? "mod" : "floor_mod", in[0], in[1], &out[0]);
 }
 
 static rt_status_t cv_bitshift(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   const char *dir = rt_onnx_attr_string(cx, "direction", "");
-  if (strcmp(dir, "LEFT") && strcmp(dir, "RIGHT")) return bad(cx, "direction must be LEFT or RIGHT");
+  if (strcmp(dir, "LEFT") && strcmp(dir, "RIGHT")) return rt_onnx_bad(cx, "direction must be LEFT or RIGHT");
   return rt_onnx_call2(cx, dir[0] == 'L' ? "left_shift" : "right_shift", in[0], in[1], &out[0]);
 }
 
 static rt_status_t variadic(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                             const char *op, rt_ir_expr_t **out) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   rt_ir_expr_t *acc = in[0];
   for (int32_t i = 1; i < nin; ++i) {
     if (!in[i]) continue;
@@ -198,13 +181,13 @@ static rt_status_t cv_mean(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t cv_where(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                             rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 3));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 3));
   return rt_onnx_call(cx, "where", 3, in, &out[0], NULL);
 }
 
 static rt_status_t cv_isinf(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                             rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   bool neg = rt_onnx_attr_int(cx, "detect_negative", 1) != 0;
   bool pos = rt_onnx_attr_int(cx, "detect_positive", 1) != 0;
   rt_ir_expr_t *inf = NULL, *zero = NULL, *side = NULL;
@@ -221,7 +204,7 @@ static rt_status_t cv_isinf(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t cv_cast(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                            rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   rt_dtype_t dt;
   int64_t to = rt_onnx_attr_int(cx, "to", 0);
   if (!rt_onnx_dtype((int32_t)to, &dt)) {
@@ -235,7 +218,7 @@ static rt_status_t cv_cast(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t cv_cast_like(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                 rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   char dn[RT_DTYPE_NAME_MAX];
   return rt_onnx_call(cx, "cast", 1, in, &out[0], "dtype",
                       rt_onnx_str_text(cx, rt_dtype_name(dtype_of(in[1]), dn)), NULL);
@@ -269,7 +252,7 @@ static rt_status_t expm1_scaled(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, double alpha
 
 static rt_status_t cv_elu(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                           rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   rt_ir_expr_t *neg = NULL;
   RT_RETURN_IF_ERROR(expm1_scaled(cx, in[0], rt_onnx_attr_float(cx, "alpha", 1.0), 1.0, &neg));
   return select_pos(cx, in[0], neg, &out[0]);
@@ -277,7 +260,7 @@ static rt_status_t cv_elu(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t cv_selu(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                            rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   double alpha = rt_onnx_attr_float(cx, "alpha", 1.67326319217681884765625);
   double gamma = rt_onnx_attr_float(cx, "gamma", 1.05070102214813232421875);
   rt_ir_expr_t *neg = NULL, *s = NULL, *g = NULL;
@@ -289,7 +272,7 @@ static rt_status_t cv_selu(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t cv_celu(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                            rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   double alpha = rt_onnx_attr_float(cx, "alpha", 1.0);
   rt_ir_expr_t *neg = NULL;
   RT_RETURN_IF_ERROR(expm1_scaled(cx, in[0], alpha, alpha, &neg));
@@ -298,14 +281,14 @@ static rt_status_t cv_celu(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t cv_leaky_relu(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                  rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   return rt_onnx_call(cx, "nn.leaky_relu", 1, in, &out[0], "alpha",
                       rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "alpha", 0.01)), NULL);
 }
 
 static rt_status_t cv_prelu(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                             rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   rt_ir_expr_t *neg = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "multiply", in[0], in[1], &neg));
   return select_pos(cx, in[0], neg, &out[0]);
@@ -324,14 +307,14 @@ static rt_status_t hard_sigmoid(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, double alpha
 
 static rt_status_t cv_hard_sigmoid(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                    rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   return hard_sigmoid(cx, in[0], rt_onnx_attr_float(cx, "alpha", 0.2),
                       rt_onnx_attr_float(cx, "beta", 0.5), &out[0]);
 }
 
 static rt_status_t cv_hard_swish(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                  rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   rt_ir_expr_t *h = NULL;
   RT_RETURN_IF_ERROR(hard_sigmoid(cx, in[0], 1.0 / 6.0, 0.5, &h));
   return rt_onnx_call2(cx, "multiply", in[0], h, &out[0]);
@@ -339,7 +322,7 @@ static rt_status_t cv_hard_swish(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t n
 
 static rt_status_t cv_softplus(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   rt_ir_expr_t *e = NULL, *one = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_call1(cx, "exp", in[0], &e));
   RT_RETURN_IF_ERROR(scalar_like(cx, in[0], 1.0, &one));
@@ -349,7 +332,7 @@ static rt_status_t cv_softplus(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin
 
 static rt_status_t cv_softsign(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   rt_ir_expr_t *a = NULL, *one = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_call1(cx, "abs", in[0], &a));
   RT_RETURN_IF_ERROR(scalar_like(cx, in[0], 1.0, &one));
@@ -359,7 +342,7 @@ static rt_status_t cv_softsign(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin
 
 static rt_status_t cv_clip(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                            rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   rt_ir_expr_t *x = in[0];
   rt_ir_expr_t *lo = NULL, *hi = NULL;
   if (cx->opset < 11) {
@@ -394,7 +377,7 @@ static rt_status_t reduce_axes(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin
   } else {
     const int64_t *v = NULL;
     if (rt_onnx_attr_ints(cx, "axes", n, &v)) {
-      if (*n > MAXR) return bad(cx, "too many axes");
+      if (*n > MAXR) return rt_onnx_bad(cx, "too many axes");
       memcpy(axes, v, (size_t)*n * sizeof(int64_t));
       *none = *n == 0;
     }
@@ -407,7 +390,7 @@ static rt_status_t reduce_axes(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin
 static rt_status_t reduce(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir_expr_t **out,
                           int64_t input_opset, const char *pre, const char *op,
                           const char *post) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   int64_t axes[MAXR];
   int32_t n = 0;
   bool none = true;
@@ -449,7 +432,7 @@ REDUCE(cv_reduce_log_sum_exp, 18, "exp", "sum", "log")
 
 static rt_status_t argreduce(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                              rt_ir_expr_t **out, const char *op) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   int64_t axis = rt_onnx_attr_int(cx, "axis", 0);
   RT_RETURN_IF_ERROR(check_axis(cx, &axis, rank_of(in[0])));
   bool keep = rt_onnx_attr_int(cx, "keepdims", 1) != 0;
@@ -480,26 +463,26 @@ static rt_status_t reshape_to(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, int32_t n,
 
 static rt_status_t cv_reshape(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                               rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   int64_t shape[MAXR];
   int32_t n = 0;
   RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "the shape", MAXR, shape, &n));
   bool allowzero = cx->opset >= 14 && rt_onnx_attr_int(cx, "allowzero", 0) != 0;
   for (int32_t i = 0; i < n; ++i) {
-    if (shape[i] < -1) return bad(cx, "shape values must be >= -1");
+    if (shape[i] < -1) return rt_onnx_bad(cx, "shape values must be >= -1");
   }
   return reshape_to(cx, in[0], n, shape, allowzero, &out[0]);
 }
 
 static rt_status_t cv_flatten(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                               rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
   int32_t r = t->tensor.rank;
   int64_t axis = rt_onnx_attr_int(cx, "axis", 1);
   axis = norm_axis(axis, r);
-  if (axis < 0 || axis > r) return bad(cx, "axis is out of range");
+  if (axis < 0 || axis > r) return rt_onnx_bad(cx, "axis is out of range");
   int64_t lead = 1, trail = 1;
   bool lead_known = true, trail_known = true;
   for (int32_t d = 0; d < r; ++d) {
@@ -507,7 +490,7 @@ static rt_status_t cv_flatten(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
     if (d < axis) { if (s < 0) lead_known = false; else lead *= s; }
     else { if (s < 0) trail_known = false; else trail *= s; }
   }
-  if (!lead_known && !trail_known) return unsupported(cx, "Flatten with `?` dims on both sides of axis");
+  if (!lead_known && !trail_known) return rt_onnx_unsupported(cx, "Flatten with `?` dims on both sides of axis");
   int64_t shape[2] = {lead_known ? lead : -1, lead_known ? -1 : trail};
   if (lead_known && trail_known) shape[1] = trail;
   return reshape_to(cx, in[0], 2, shape, false, &out[0]);
@@ -515,7 +498,7 @@ static rt_status_t cv_flatten(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t cv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                 rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   int32_t n = 0;
   const int64_t *perm = NULL;
   if (!rt_onnx_attr_ints(cx, "perm", &n, &perm)) {
@@ -526,7 +509,7 @@ static rt_status_t cv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t ni
 
 static rt_status_t cv_concat(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                              rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   int64_t axis = rt_onnx_attr_int(cx, "axis", 0);
   RT_RETURN_IF_ERROR(check_axis(cx, &axis, rank_of(in[0])));
   rt_ir_expr_t *fields[64];
@@ -562,7 +545,7 @@ static rt_status_t squeeze_axes(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t ni
   }
   const int64_t *v = NULL;
   if (rt_onnx_attr_ints(cx, "axes", n, &v)) {
-    if (*n > MAXR) return bad(cx, "too many axes");
+    if (*n > MAXR) return rt_onnx_bad(cx, "too many axes");
     memcpy(axes, v, (size_t)*n * sizeof(int64_t));
     *given = true;
   }
@@ -571,7 +554,7 @@ static rt_status_t squeeze_axes(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t ni
 
 static rt_status_t cv_squeeze(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                               rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   int64_t axes[MAXR];
   int32_t n = 0;
   bool given = false;
@@ -589,19 +572,19 @@ static int cmp_i64(const void *a, const void *b) {
 
 static rt_status_t cv_unsqueeze(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                 rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   int64_t axes[MAXR];
   int32_t n = 0;
   bool given = false;
   RT_RETURN_IF_ERROR(squeeze_axes(cx, in, nin, axes, &n, &given));
-  if (!given || n == 0) return bad(cx, "Unsqueeze needs axes");
+  if (!given || n == 0) return rt_onnx_bad(cx, "Unsqueeze needs axes");
   int32_t r = rank_of(in[0]) + n;
-  if (r > MAXR) return bad(cx, "rank too large");
+  if (r > MAXR) return rt_onnx_bad(cx, "rank too large");
   for (int32_t i = 0; i < n; ++i) RT_RETURN_IF_ERROR(check_axis(cx, &axes[i], r));
   qsort(axes, (size_t)n, sizeof(int64_t), cmp_i64);
   rt_ir_expr_t *x = in[0];
   for (int32_t i = 0; i < n; ++i) {
-    if (i && axes[i] == axes[i - 1]) return bad(cx, "repeated axis");
+    if (i && axes[i] == axes[i - 1]) return rt_onnx_bad(cx, "repeated axis");
     RT_RETURN_IF_ERROR(rt_onnx_call(cx, "expand_dims", 1, &x, &x, "axis",
                                     rt_onnx_int_text(cx, axes[i]), NULL));
   }
@@ -611,7 +594,7 @@ static rt_status_t cv_unsqueeze(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t ni
 
 static rt_status_t cv_shape(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                             rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
   int32_t r = t->tensor.rank;
@@ -640,7 +623,7 @@ static rt_status_t cv_shape(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t cv_size(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                            rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
   if (rt_onnx_static_shape(t)) {
@@ -653,7 +636,7 @@ static rt_status_t cv_size(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t cv_gather(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                              rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   int64_t axis = rt_onnx_attr_int(cx, "axis", 0);
   RT_RETURN_IF_ERROR(check_axis(cx, &axis, rank_of(in[0])));
   return rt_onnx_call(cx, "take", 2, in, &out[0], "axis", rt_onnx_int_text(cx, axis), "mode",
@@ -674,7 +657,7 @@ static rt_status_t wrap_indices(rt_onnx_ctx_t *cx, rt_ir_expr_t *idx, int64_t di
 
 static rt_status_t cv_gather_elements(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                       rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
   int64_t axis = rt_onnx_attr_int(cx, "axis", 0);
@@ -688,9 +671,9 @@ static rt_status_t cv_gather_elements(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int3
 
 static rt_status_t cv_gather_nd(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                 rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   int32_t r = rank_of(in[1]);
-  if (r < 1) return bad(cx, "indices must have rank >= 1");
+  if (r < 1) return rt_onnx_bad(cx, "indices must have rank >= 1");
   int64_t axes[MAXR];
   axes[0] = r - 1;
   for (int32_t d = 0; d + 1 < r; ++d) axes[d + 1] = d;
@@ -704,33 +687,33 @@ static rt_status_t cv_gather_nd(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t ni
 
 static rt_status_t cv_slice(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                             rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   int32_t r = rank_of(in[0]);
   int64_t starts[MAXR], ends[MAXR], axes[MAXR], steps[MAXR];
   int32_t ns = 0, ne = 0, na = -1, nst = -1;
   if (cx->opset < 10) {
     const int64_t *v = NULL;
     int32_t n = 0;
-    if (!rt_onnx_attr_ints(cx, "starts", &n, &v) || n > MAXR) return bad(cx, "starts is required");
+    if (!rt_onnx_attr_ints(cx, "starts", &n, &v) || n > MAXR) return rt_onnx_bad(cx, "starts is required");
     memcpy(starts, v, (size_t)n * sizeof(int64_t));
     ns = n;
-    if (!rt_onnx_attr_ints(cx, "ends", &n, &v) || n > MAXR) return bad(cx, "ends is required");
+    if (!rt_onnx_attr_ints(cx, "ends", &n, &v) || n > MAXR) return rt_onnx_bad(cx, "ends is required");
     memcpy(ends, v, (size_t)n * sizeof(int64_t));
     ne = n;
     if (rt_onnx_attr_ints(cx, "axes", &n, &v)) {
-      if (n > MAXR) return bad(cx, "too many axes");
+      if (n > MAXR) return rt_onnx_bad(cx, "too many axes");
       memcpy(axes, v, (size_t)n * sizeof(int64_t));
       na = n;
     }
   } else {
-    RT_RETURN_IF_ERROR(need(cx, in, nin, 3));
+    RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 3));
     RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "starts", MAXR, starts, &ns));
     RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[2], "ends", MAXR, ends, &ne));
     if (nin > 3 && in[3]) RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[3], "axes", MAXR, axes, &na));
     if (nin > 4 && in[4]) RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[4], "steps", MAXR, steps, &nst));
   }
   if (ne != ns || (na >= 0 && na != ns) || (nst >= 0 && nst != ns)) {
-    return bad(cx, "starts, ends, axes and steps differ in length");
+    return rt_onnx_bad(cx, "starts, ends, axes and steps differ in length");
   }
   if (na < 0) {
     for (int32_t i = 0; i < ns; ++i) axes[i] = i;
@@ -740,7 +723,7 @@ static rt_status_t cv_slice(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   }
   for (int32_t i = 0; i < ns; ++i) {
     RT_RETURN_IF_ERROR(check_axis(cx, &axes[i], r));
-    if (steps[i] == 0) return bad(cx, "steps must not be 0");
+    if (steps[i] == 0) return rt_onnx_bad(cx, "steps must not be 0");
   }
   return rt_onnx_call(cx, "strided_slice", 1, in, &out[0], "begin", rt_onnx_ints_text(cx, ns, starts),
                       "end", rt_onnx_ints_text(cx, ns, ends), "strides",
@@ -749,12 +732,12 @@ static rt_status_t cv_slice(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t cv_split(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                             rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
   int64_t axis = rt_onnx_attr_int(cx, "axis", 0);
   RT_RETURN_IF_ERROR(check_axis(cx, &axis, t->tensor.rank));
-  if (nout < 1 || nout > 64) return bad(cx, "bad number of outputs");
+  if (nout < 1 || nout > 64) return rt_onnx_bad(cx, "bad number of outputs");
   int64_t sizes[64];
   int32_t n = 0;
   bool given = false;
@@ -766,7 +749,7 @@ static rt_status_t cv_split(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   } else {
     const int64_t *v = NULL;
     if (rt_onnx_attr_ints(cx, "split", &n, &v)) {
-      if (n > 64) return bad(cx, "too many splits");
+      if (n > 64) return rt_onnx_bad(cx, "too many splits");
       memcpy(sizes, v, (size_t)n * sizeof(int64_t));
       given = true;
     }
@@ -774,7 +757,7 @@ static rt_status_t cv_split(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   int64_t dim = t->tensor.shape[axis];
   if (!given) {
     if (dim < 0) {
-      if (cx->opset >= 18) return unsupported(cx, "Split of a `?` axis");
+      if (cx->opset >= 18) return rt_onnx_unsupported(cx, "Split of a `?` axis");
       rt_ir_expr_t *s = NULL;
       RT_RETURN_IF_ERROR(rt_onnx_call(cx, "split", 1, in, &s, "indices_or_sections",
                                       rt_onnx_int_text(cx, nout), "axis", rt_onnx_int_text(cx, axis), NULL));
@@ -788,12 +771,12 @@ static rt_status_t cv_split(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
     }
     n = nout;
   }
-  if (n != nout) return bad(cx, "the number of splits does not match the outputs");
+  if (n != nout) return rt_onnx_bad(cx, "the number of splits does not match the outputs");
   /* One strided_slice per piece rather than a tuple-valued split: every
    * executor runs it, and each piece fuses with its consumers. */
   int64_t acc = 0;
   for (int32_t i = 0; i < n; ++i) {
-    if (sizes[i] < 0) return bad(cx, "split sizes must be >= 0");
+    if (sizes[i] < 0) return rt_onnx_bad(cx, "split sizes must be >= 0");
     int64_t lo = acc, hi = acc + sizes[i];
     acc = hi;
     if (n == 1) {
@@ -804,13 +787,13 @@ static rt_status_t cv_split(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                     rt_onnx_ints_text(cx, 1, &lo), "end", rt_onnx_ints_text(cx, 1, &hi),
                                     "strides", "[1]", "axes", rt_onnx_ints_text(cx, 1, &axis), NULL));
   }
-  if (dim >= 0 && acc != dim) return bad(cx, "the split sizes do not add up to the axis");
+  if (dim >= 0 && acc != dim) return rt_onnx_bad(cx, "the split sizes do not add up to the axis");
   return RT_OK;
 }
 
 static rt_status_t cv_expand(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                              rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
   int64_t shape[MAXR];
@@ -822,8 +805,8 @@ static rt_status_t cv_expand(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   for (int32_t d = 0; d < r; ++d) {
     int32_t a = d - (r - t->tensor.rank), b = d - (r - n);
     int64_t x = a >= 0 ? t->tensor.shape[a] : 1, y = b >= 0 ? shape[b] : 1;
-    if (x < 0 && y == 1) return unsupported(cx, "Expand of a `?` dim");
-    if (x != 1 && y != 1 && x != y) return bad(cx, "the shape does not broadcast with the input");
+    if (x < 0 && y == 1) return rt_onnx_unsupported(cx, "Expand of a `?` dim");
+    if (x != 1 && y != 1 && x != y) return rt_onnx_bad(cx, "the shape does not broadcast with the input");
     res[d] = x == 1 ? y : x;
   }
   return rt_onnx_call(cx, "broadcast_to", 1, in, &out[0], "shape", rt_onnx_ints_text(cx, r, res), NULL);
@@ -831,7 +814,7 @@ static rt_status_t cv_expand(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t cv_tile(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                            rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   int64_t reps[MAXR];
   int32_t n = 0;
   RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "repeats", MAXR, reps, &n));
@@ -841,7 +824,7 @@ static rt_status_t cv_tile(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 /* A tensor of `shape` filled with value (a constant tensor, or a scalar). */
 static rt_status_t cv_constant_of_shape(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                         rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   int64_t shape[MAXR];
   int32_t n = 0;
   RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[0], "the shape", MAXR, shape, &n));
@@ -852,7 +835,7 @@ static rt_status_t cv_constant_of_shape(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, in
     RT_RETURN_IF_ERROR(rt_onnx_tensor_from_proto(cx, a->t, &t));
     if (rt_tensor_numel(t) != 1) {
       rt_tensor_release(t);
-      return bad(cx, "value must have one element");
+      return rt_onnx_bad(cx, "value must have one element");
     }
     int64_t zero = 0;
     rt_tensor_t *s = NULL;
@@ -868,7 +851,7 @@ static rt_status_t cv_constant_of_shape(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, in
     RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_FLOAT32, 0.0, &v));
   }
   for (int32_t i = 0; i < n; ++i) {
-    if (shape[i] < 0) return bad(cx, "shape values must be >= 0");
+    if (shape[i] < 0) return rt_onnx_bad(cx, "shape values must be >= 0");
   }
   /* A small result is made here, so it can feed shapes (LayerNormalization's
    * expanded form builds its reduced shape with ConstantOfShape). */
@@ -893,17 +876,17 @@ static rt_status_t cv_constant_of_shape(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, in
 
 static rt_status_t cv_range(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                             rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 3));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 3));
   rt_dtype_t dt = dtype_of(in[0]);
   if (rt_onnx_is_const(in[0]) && rt_onnx_is_const(in[1]) && rt_onnx_is_const(in[2])) {
     double s = 0, l = 0, d = 0;
     RT_RETURN_IF_ERROR(rt_onnx_const_float(cx, in[0], "start", &s));
     RT_RETURN_IF_ERROR(rt_onnx_const_float(cx, in[1], "limit", &l));
     RT_RETURN_IF_ERROR(rt_onnx_const_float(cx, in[2], "delta", &d));
-    if (d == 0) return bad(cx, "delta must not be 0");
+    if (d == 0) return rt_onnx_bad(cx, "delta must not be 0");
     double cnt = ceil((l - s) / d);
     int64_t n = cnt > 0 ? (int64_t)cnt : 0;
-    if (n > (INT64_C(1) << 31)) return bad(cx, "the range is too long");
+    if (n > (INT64_C(1) << 31)) return rt_onnx_bad(cx, "the range is too long");
     rt_tensor_t *t = NULL;
     RT_RETURN_IF_ERROR(rt_tensor_create(cx->m->allocator, dt, 1, &n, &t));
     void *p = rt_tensor_data(t);
@@ -955,23 +938,23 @@ static rt_status_t cv_constant(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin
     rt_tensor_release(t);
     return st;
   }
-  return unsupported(cx, "a Constant without value, value_float(s) or value_int(s)");
+  return rt_onnx_unsupported(cx, "a Constant without value, value_float(s) or value_int(s)");
 }
 
 static rt_status_t cv_dropout(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                               rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   if (nin > 2 && in[2]) {
     double training = 0;
     RT_RETURN_IF_ERROR(rt_onnx_const_float(cx, in[2], "training_mode", &training));
-    if (training != 0) return unsupported(cx, "Dropout in training mode");
+    if (training != 0) return rt_onnx_unsupported(cx, "Dropout in training mode");
   }
   out[0] = in[0];
   if (nout > 1) {
     rt_ir_expr_t *one = NULL;
     const rt_ir_type_t *t = rt_onnx_type(in[0]);
     RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_BOOL, 1.0, &one));
-    if (!t || !rt_onnx_static_shape(t)) return unsupported(cx, "a Dropout mask of a `?` shape");
+    if (!t || !rt_onnx_static_shape(t)) return rt_onnx_unsupported(cx, "a Dropout mask of a `?` shape");
     RT_RETURN_IF_ERROR(rt_onnx_call(cx, "full", 1, &one, &out[1], "shape",
                                     rt_onnx_ints_text(cx, t->tensor.rank, t->tensor.shape),
                                     "dtype", "\"bool\"", NULL));
@@ -981,18 +964,18 @@ static rt_status_t cv_dropout(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t cv_pad(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                           rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   int32_t r = rank_of(in[0]);
   int64_t pads[2 * MAXR];
   int32_t n = 0;
   rt_ir_expr_t *value = NULL;
   if (cx->opset < 11) {
     const int64_t *v = NULL;
-    if (!rt_onnx_attr_ints(cx, "pads", &n, &v) || n > 2 * MAXR) return bad(cx, "pads is required");
+    if (!rt_onnx_attr_ints(cx, "pads", &n, &v) || n > 2 * MAXR) return rt_onnx_bad(cx, "pads is required");
     memcpy(pads, v, (size_t)n * sizeof(int64_t));
     RT_RETURN_IF_ERROR(scalar_like(cx, in[0], rt_onnx_attr_float(cx, "value", 0.0), &value));
   } else {
-    RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+    RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
     RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "pads", 2 * MAXR, pads, &n));
     if (nin > 2 && in[2]) {
       value = in[2];
@@ -1010,12 +993,12 @@ static rt_status_t cv_pad(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
     RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[3], "axes", MAXR, axes, &na));
     for (int32_t i = 0; i < na; ++i) RT_RETURN_IF_ERROR(check_axis(cx, &axes[i], r));
   }
-  if (n != 2 * na) return bad(cx, "pads must have two values per axis");
+  if (n != 2 * na) return rt_onnx_bad(cx, "pads must have two values per axis");
   int64_t before[MAXR] = {0}, after[MAXR] = {0};
   for (int32_t i = 0; i < na; ++i) {
     before[axes[i]] = pads[i];
     after[axes[i]] = pads[i + na];
-    if (pads[i] < 0 || pads[i + na] < 0) return unsupported(cx, "negative pads");
+    if (pads[i] < 0 || pads[i + na] < 0) return rt_onnx_unsupported(cx, "negative pads");
   }
   rt_strbuf_t b;
   rt_strbuf_initialize(&b);
@@ -1039,9 +1022,9 @@ static rt_status_t cv_pad(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t subpixel(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                             rt_ir_expr_t **out, const char *op) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   int64_t bs = rt_onnx_attr_int(cx, "blocksize", 0);
-  if (bs <= 0) return bad(cx, "blocksize must be positive");
+  if (bs <= 0) return rt_onnx_bad(cx, "blocksize must be positive");
   const char *mode = rt_onnx_attr_string(cx, "mode", "DCR");
   return rt_onnx_call(cx, op, 1, in, &out[0], "block_size", rt_onnx_int_text(cx, bs), "mode",
                       rt_onnx_str_text(cx, mode), NULL);
@@ -1058,11 +1041,11 @@ static rt_status_t cv_space_to_depth(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
 
 static rt_status_t cv_one_hot(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                               rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 3));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 3));
   double depth_f = 0;
   RT_RETURN_IF_ERROR(rt_onnx_const_float(cx, in[1], "depth", &depth_f));
   int64_t depth = (int64_t)depth_f;
-  if (depth <= 0) return bad(cx, "depth must be positive");
+  if (depth <= 0) return rt_onnx_bad(cx, "depth must be positive");
   int64_t axis = rt_onnx_attr_int(cx, "axis", -1);
   rt_ir_expr_t *idx = in[0];
   if (!rt_dtype_is_int(dtype_of(idx))) {
@@ -1089,13 +1072,13 @@ static rt_status_t cv_one_hot(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 /* Trilu: where(mask, x, 0) with a constant mask over the last two axes. */
 static rt_status_t cv_trilu(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                             rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
   int32_t r = t->tensor.rank;
-  if (r < 2) return bad(cx, "the input must have rank >= 2");
+  if (r < 2) return rt_onnx_bad(cx, "the input must have rank >= 2");
   int64_t rows = t->tensor.shape[r - 2], cols = t->tensor.shape[r - 1];
-  if (rows < 0 || cols < 0) return unsupported(cx, "Trilu over `?` dims");
+  if (rows < 0 || cols < 0) return rt_onnx_unsupported(cx, "Trilu over `?` dims");
   int64_t k = 0;
   int32_t nk = 0;
   if (nin > 1 && in[1]) RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "k", 1, &k, &nk));

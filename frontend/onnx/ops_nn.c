@@ -19,23 +19,6 @@
 
 #define MAXR RT_TENSOR_MAX_RANK
 
-static rt_status_t bad(rt_onnx_ctx_t *cx, const char *what) {
-  return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "%s", what);
-}
-
-static rt_status_t unsupported(rt_onnx_ctx_t *cx, const char *what) {
-  return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED, "%s is not supported", what);
-}
-
-static rt_status_t need(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, int32_t k) {
-  if (nin < k) return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
-                                         "expects at least %d inputs, got %d", (int)k, (int)nin);
-  for (int32_t i = 0; i < k; ++i) {
-    if (!in[i]) return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
-                                          "required input %d is missing", (int)i);
-  }
-  return RT_OK;
-}
 
 static int32_t rank_of_expr(const rt_ir_expr_t *e) {
   const rt_ir_type_t *t = rt_onnx_type(e);
@@ -72,7 +55,7 @@ static rt_status_t ints_attr(rt_onnx_ctx_t *cx, const char *name, int32_t nd, in
 static rt_status_t read_window(rt_onnx_ctx_t *cx, const rt_ir_type_t *x, const int64_t *kernel,
                                bool dilations_attr, window *w) {
   int32_t nd = x->tensor.rank - 2;
-  if (nd < 1) return bad(cx, "the input must have rank >= 3");
+  if (nd < 1) return rt_onnx_bad(cx, "the input must have rank >= 3");
   w->nd = nd;
   if (kernel) {
     memcpy(w->kernel, kernel, (size_t)nd * sizeof(int64_t));
@@ -83,7 +66,7 @@ static rt_status_t read_window(rt_onnx_ctx_t *cx, const rt_ir_type_t *x, const i
     int32_t n = 0;
     const int64_t *v = NULL;
     if (!rt_onnx_attr_ints(cx, "kernel_shape", &n, &v) || n != nd) {
-      return bad(cx, "kernel_shape is required, one value per spatial dim");
+      return rt_onnx_bad(cx, "kernel_shape is required, one value per spatial dim");
     }
     memcpy(w->kernel, v, (size_t)nd * sizeof(int64_t));
   }
@@ -96,11 +79,11 @@ static rt_status_t read_window(rt_onnx_ctx_t *cx, const rt_ir_type_t *x, const i
   RT_RETURN_IF_ERROR(ints_attr(cx, "pads", 2 * nd, 0, w->pads));
   for (int32_t i = 0; i < nd; ++i) {
     if (w->kernel[i] <= 0 || w->strides[i] <= 0 || w->dilations[i] <= 0) {
-      return bad(cx, "kernel_shape, strides and dilations must be positive");
+      return rt_onnx_bad(cx, "kernel_shape, strides and dilations must be positive");
     }
   }
   for (int32_t i = 0; i < 2 * nd; ++i) {
-    if (w->pads[i] < 0) return unsupported(cx, "negative pads");
+    if (w->pads[i] < 0) return rt_onnx_unsupported(cx, "negative pads");
   }
   const char *ap = rt_onnx_attr_string(cx, "auto_pad", "NOTSET");
   if (!strcmp(ap, "VALID")) {
@@ -108,7 +91,7 @@ static rt_status_t read_window(rt_onnx_ctx_t *cx, const rt_ir_type_t *x, const i
   } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
     for (int32_t i = 0; i < nd; ++i) {
       int64_t in = x->tensor.shape[2 + i];
-      if (in < 0) return unsupported(cx, "auto_pad over a `?` spatial dim");
+      if (in < 0) return rt_onnx_unsupported(cx, "auto_pad over a `?` spatial dim");
       int64_t out = (in + w->strides[i] - 1) / w->strides[i];
       int64_t total = (out - 1) * w->strides[i] + (w->kernel[i] - 1) * w->dilations[i] + 1 - in;
       if (total < 0) total = 0;
@@ -137,16 +120,16 @@ static rt_status_t add_bias(rt_onnx_ctx_t *cx, rt_ir_expr_t *y, rt_ir_expr_t *b,
 
 static rt_status_t cv_conv(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                            rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   const rt_ir_type_t *x = NULL, *wt = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &x));
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[1], 1, &wt));
-  if (wt->tensor.rank != x->tensor.rank) return bad(cx, "W and X differ in rank");
+  if (wt->tensor.rank != x->tensor.rank) return rt_onnx_bad(cx, "W and X differ in rank");
   window w;
   RT_RETURN_IF_ERROR(read_window(cx, x, wt->tensor.shape + 2, true, &w));
-  if (w.nd > 2) return unsupported(cx, "Conv with more than 2 spatial dims");
+  if (w.nd > 2) return rt_onnx_unsupported(cx, "Conv with more than 2 spatial dims");
   int64_t group = rt_onnx_attr_int(cx, "group", 1);
-  if (group <= 0) return bad(cx, "group must be positive");
+  if (group <= 0) return rt_onnx_bad(cx, "group must be positive");
   rt_ir_expr_t *y = NULL;
   const char *ch = wt->tensor.shape[0] >= 0 ? rt_onnx_int_text(cx, wt->tensor.shape[0]) : "None";
   RT_RETURN_IF_ERROR(rt_onnx_call(
@@ -159,11 +142,11 @@ static rt_status_t cv_conv(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                      rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   const rt_ir_type_t *x = NULL, *wt = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &x));
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[1], 1, &wt));
-  if (x->tensor.rank != 4 || wt->tensor.rank != 4) return unsupported(cx, "ConvTranspose other than 2-d");
+  if (x->tensor.rank != 4 || wt->tensor.rank != 4) return rt_onnx_unsupported(cx, "ConvTranspose other than 2-d");
   /* auto_pad is handled below with output_shape (its meaning differs). */
   int32_t nd = 2;
   int64_t kernel[2] = {wt->tensor.shape[2], wt->tensor.shape[3]};
@@ -179,7 +162,7 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
   int64_t oshape[2] = {-1, -1};
   bool have_oshape = rt_onnx_attr_ints(cx, "output_shape", &n, &v);
   if (have_oshape) {
-    if (n != nd && n != nd + 2) return bad(cx, "output_shape must list the spatial dims");
+    if (n != nd && n != nd + 2) return rt_onnx_bad(cx, "output_shape must list the spatial dims");
     memcpy(oshape, v + (n - nd), sizeof oshape);
   } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
     for (int32_t i = 0; i < nd; ++i) oshape[i] = x->tensor.shape[2 + i] * strides[i];
@@ -190,7 +173,7 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
   if (have_oshape) {
     for (int32_t i = 0; i < nd; ++i) {
       int64_t inp = x->tensor.shape[2 + i];
-      if (inp < 0) return unsupported(cx, "output_shape with a `?` spatial dim");
+      if (inp < 0) return rt_onnx_unsupported(cx, "output_shape with a `?` spatial dim");
       int64_t total = strides[i] * (inp - 1) + opad[i] + ((kernel[i] - 1) * dil[i] + 1) - oshape[i];
       if (total < 0) {
         opad[i] -= total;
@@ -206,10 +189,10 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
     }
   }
   int64_t group = rt_onnx_attr_int(cx, "group", 1);
-  if (group <= 0) return bad(cx, "group must be positive");
+  if (group <= 0) return rt_onnx_bad(cx, "group must be positive");
   for (int32_t i = 0; i < nd; ++i) {
     if (opad[i] >= strides[i] && opad[i] >= dil[i]) {
-      return unsupported(cx, "output_padding not smaller than stride or dilation");
+      return rt_onnx_unsupported(cx, "output_padding not smaller than stride or dilation");
     }
   }
   const char *ch = wt->tensor.shape[1] >= 0 ? rt_onnx_int_text(cx, wt->tensor.shape[1] * group) : "None";
@@ -226,14 +209,14 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
 
 static rt_status_t pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir_expr_t **out,
                         bool is_max) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
-  if (wants(cx, 1)) return unsupported(cx, "the Indices output of MaxPool");
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
+  if (wants(cx, 1)) return rt_onnx_unsupported(cx, "the Indices output of MaxPool");
   const rt_ir_type_t *x = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &x));
   window w;
   bool dil_attr = is_max ? cx->opset >= 10 : cx->opset >= 19;
   RT_RETURN_IF_ERROR(read_window(cx, x, NULL, dil_attr, &w));
-  if (w.nd > 2) return unsupported(cx, "pooling with more than 2 spatial dims");
+  if (w.nd > 2) return rt_onnx_unsupported(cx, "pooling with more than 2 spatial dims");
   bool ceil_mode = cx->opset >= 10 && rt_onnx_attr_int(cx, "ceil_mode", 0) != 0;
   const char *op = w.nd == 2 ? (is_max ? "nn.max_pool2d" : "nn.avg_pool2d")
                              : (is_max ? "nn.max_pool1d" : "nn.avg_pool1d");
@@ -263,11 +246,11 @@ static rt_status_t cv_avg_pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin
 
 static rt_status_t global_pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                rt_ir_expr_t **out, bool is_max) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   const rt_ir_type_t *x = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &x));
   int32_t r = x->tensor.rank;
-  if (r < 3) return bad(cx, "the input must have rank >= 3");
+  if (r < 3) return rt_onnx_bad(cx, "the input must have rank >= 3");
   if (r == 4) {
     return rt_onnx_call1(cx, is_max ? "nn.global_max_pool2d" : "nn.global_avg_pool2d", in[0], &out[0]);
   }
@@ -301,7 +284,7 @@ static rt_status_t scale(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, double s, rt_ir_exp
 
 static rt_status_t cv_gemm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                            rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   double alpha = rt_onnx_attr_float(cx, "alpha", 1.0);
   double beta = rt_onnx_attr_float(cx, "beta", 1.0);
   bool ta = rt_onnx_attr_int(cx, "transA", 0) != 0;
@@ -325,7 +308,7 @@ static rt_status_t matmul(rt_onnx_ctx_t *cx, rt_ir_expr_t *a, rt_ir_expr_t *b, r
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, a, 0, &ta));
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, b, 1, &tb));
   int32_t ra = ta->tensor.rank, rb = tb->tensor.rank;
-  if (ra == 0 || rb == 0) return bad(cx, "MatMul operands must have rank >= 1");
+  if (ra == 0 || rb == 0) return rt_onnx_bad(cx, "MatMul operands must have rank >= 1");
   if (rb == 1) {
     rt_ir_expr_t *b2 = NULL, *y = NULL;
     RT_RETURN_IF_ERROR(rt_onnx_call(cx, "expand_dims", 1, &b, &b2, "axis", "1", NULL));
@@ -351,14 +334,14 @@ static rt_status_t matmul(rt_onnx_ctx_t *cx, rt_ir_expr_t *a, rt_ir_expr_t *b, r
   for (int32_t d = 0; d < nb; ++d) {
     int32_t da = d - (nb - (ra - 2)), db = d - (nb - (rb - 2));
     int64_t x = da >= 0 ? ta->tensor.shape[da] : 1, y = db >= 0 ? tb->tensor.shape[db] : 1;
-    if (x < 0 || y < 0) return unsupported(cx, "a batched MatMul with `?` batch dims");
-    if (x != y && x != 1 && y != 1) return bad(cx, "the batch dims do not broadcast");
+    if (x < 0 || y < 0) return rt_onnx_unsupported(cx, "a batched MatMul with `?` batch dims");
+    if (x != y && x != 1 && y != 1) return rt_onnx_bad(cx, "the batch dims do not broadcast");
     batch[d] = x == 1 ? y : x;
     bsize *= batch[d];
   }
   int64_t m = ta->tensor.shape[ra - 2], k = ta->tensor.shape[ra - 1];
   int64_t kb = tb->tensor.shape[rb - 2], n = tb->tensor.shape[rb - 1];
-  if (m < 0 || k < 0 || kb < 0 || n < 0) return unsupported(cx, "a batched MatMul with `?` matrix dims");
+  if (m < 0 || k < 0 || kb < 0 || n < 0) return rt_onnx_unsupported(cx, "a batched MatMul with `?` matrix dims");
   int64_t shp[MAXR];
   memcpy(shp, batch, (size_t)nb * sizeof(int64_t));
   rt_ir_expr_t *a3 = a, *b3 = b, *y = NULL;
@@ -384,7 +367,7 @@ static rt_status_t matmul(rt_onnx_ctx_t *cx, rt_ir_expr_t *a, rt_ir_expr_t *b, r
 
 static rt_status_t cv_matmul(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                              rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   return matmul(cx, in[0], in[1], &out[0]);
 }
 
@@ -399,26 +382,26 @@ static rt_status_t cv_einsum(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
     if (*p == ' ') continue;
     if (*p == ',') { part = 1; continue; }
     if (*p == '-' && p[1] == '>') { part = 2; ++p; continue; }
-    if (*p == '.') return unsupported(cx, "Einsum with ellipsis");
+    if (*p == '.') return rt_onnx_unsupported(cx, "Einsum with ellipsis");
     char *dst = part == 0 ? a : part == 1 ? b : c;
     int32_t *cnt = part == 0 ? &na : part == 1 ? &nb : &nc;
-    if (*cnt >= 15) return unsupported(cx, "this Einsum equation");
+    if (*cnt >= 15) return rt_onnx_unsupported(cx, "this Einsum equation");
     dst[(*cnt)++] = *p;
   }
   if (nin != 2 || part != 2 || na < 2 || na != nb || na != nc) {
-    return unsupported(cx, "Einsum other than a two-operand (batched) matmul");
+    return rt_onnx_unsupported(cx, "Einsum other than a two-operand (batched) matmul");
   }
   /* Batch letters must agree in order and position; the last two of each
    * operand are one of the four matmul layouts. */
   for (int32_t i = 0; i + 2 < na; ++i) {
-    if (a[i] != b[i] || a[i] != c[i]) return unsupported(cx, "this Einsum equation");
+    if (a[i] != b[i] || a[i] != c[i]) return rt_onnx_unsupported(cx, "this Einsum equation");
   }
   char m = c[na - 2], n = c[na - 1];
   char a0 = a[na - 2], a1 = a[na - 1], b0 = b[na - 2], b1 = b[na - 1];
   bool ta, tb;
   char k;
-  if (a0 == m) { ta = false; k = a1; } else if (a1 == m) { ta = true; k = a0; } else return unsupported(cx, "this Einsum equation");
-  if (b1 == n && b0 == k) tb = false; else if (b0 == n && b1 == k) tb = true; else return unsupported(cx, "this Einsum equation");
+  if (a0 == m) { ta = false; k = a1; } else if (a1 == m) { ta = true; k = a0; } else return rt_onnx_unsupported(cx, "this Einsum equation");
+  if (b1 == n && b0 == k) tb = false; else if (b0 == n && b1 == k) tb = true; else return rt_onnx_unsupported(cx, "this Einsum equation");
   rt_ir_expr_t *x = in[0], *y = in[1];
   int64_t perm[MAXR];
   for (int32_t i = 0; i < na; ++i) perm[i] = i;
@@ -433,17 +416,17 @@ static rt_status_t cv_einsum(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 static rt_status_t softmax(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir_expr_t **out,
                            const char *op) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
   int32_t r = t->tensor.rank;
   int64_t axis = rt_onnx_attr_int(cx, "axis", cx->opset >= 13 ? -1 : 1);
   if (axis < 0) axis += r;
-  if (axis < 0 || axis >= (r ? r : 1)) return bad(cx, "axis is out of range");
+  if (axis < 0 || axis >= (r ? r : 1)) return rt_onnx_bad(cx, "axis is out of range");
   if (cx->opset >= 13 || axis == r - 1) {
     return rt_onnx_call(cx, op, 1, in, &out[0], "axis", rt_onnx_int_text(cx, axis), NULL);
   }
-  if (!rt_onnx_static_shape(t)) return unsupported(cx, "Softmax (opset < 13) over `?` dims");
+  if (!rt_onnx_static_shape(t)) return rt_onnx_unsupported(cx, "Softmax (opset < 13) over `?` dims");
   int64_t s2[2] = {1, 1};
   for (int32_t d = 0; d < r; ++d) s2[d < axis ? 0 : 1] *= t->tensor.shape[d];
   rt_ir_expr_t *x = in[0];
@@ -466,10 +449,10 @@ static rt_status_t cv_log_softmax(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t 
 
 static rt_status_t cv_batch_norm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                  rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 5));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 5));
   if (wants(cx, 1) || wants(cx, 2) || wants(cx, 3) || wants(cx, 4) ||
       rt_onnx_attr_int(cx, "training_mode", 0)) {
-    return unsupported(cx, "BatchNormalization in training mode");
+    return rt_onnx_unsupported(cx, "BatchNormalization in training mode");
   }
   double eps = rt_onnx_attr_float(cx, "epsilon", 1e-5);
   rt_ir_expr_t *bn = NULL;
@@ -480,7 +463,7 @@ static rt_status_t cv_batch_norm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t n
 
 static rt_status_t cv_instance_norm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                     rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 3));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 3));
   double eps = rt_onnx_attr_float(cx, "epsilon", 1e-5);
   return rt_onnx_call(cx, "nn.instance_norm", 3, in, &out[0], "axis", "1", "epsilon",
                       rt_onnx_float_text(cx, eps), NULL);
@@ -488,14 +471,14 @@ static rt_status_t cv_instance_norm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_
 
 static rt_status_t cv_layer_norm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                  rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 2));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   const rt_ir_type_t *t = NULL, *st = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[1], 1, &st));
   int32_t r = t->tensor.rank;
   int64_t axis = rt_onnx_attr_int(cx, "axis", -1);
   if (axis < 0) axis += r;
-  if (axis < 0 || axis >= r) return bad(cx, "axis is out of range");
+  if (axis < 0 || axis >= r) return rt_onnx_bad(cx, "axis is out of range");
   double eps = rt_onnx_attr_float(cx, "epsilon", 1e-5);
   rt_ir_expr_t *bias = nin > 2 ? in[2] : NULL;
   bool simple = axis == r - 1 && !wants(cx, 1) && !wants(cx, 2) && st->tensor.rank == 1 &&
@@ -539,9 +522,9 @@ static rt_status_t cv_layer_norm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t n
 
 static rt_status_t cv_lrn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                           rt_ir_expr_t **out, int32_t nout) {
-  RT_RETURN_IF_ERROR(need(cx, in, nin, 1));
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   int64_t size = rt_onnx_attr_int(cx, "size", 0);
-  if (size <= 0) return bad(cx, "size must be positive");
+  if (size <= 0) return rt_onnx_bad(cx, "size must be positive");
   return rt_onnx_call(cx, "nn.lrn", 1, in, &out[0], "size", rt_onnx_int_text(cx, size), "axis", "1",
                       "bias", rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "bias", 1.0)), "alpha",
                       rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "alpha", 1e-4)), "beta",
@@ -555,17 +538,17 @@ static rt_status_t cv_lrn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                              rt_ir_expr_t **out, int32_t nout) {
   (void)nout;
-  RT_RETURN_IF_ERROR(need(cx, in, nin, cx->opset < 11 ? 2 : 1)); /* roi may be "" */
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, cx->opset < 11 ? 2 : 1)); /* roi may be "" */
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
   if (t->tensor.rank != 4 || !rt_onnx_static_shape(t)) {
-    return unsupported(cx, "Resize other than of a 4-d (NCHW) input with a static shape");
+    return rt_onnx_unsupported(cx, "Resize other than of a 4-d (NCHW) input with a static shape");
   }
-  if (rt_onnx_attr_int(cx, "antialias", 0) != 0) return unsupported(cx, "Resize with antialias");
-  if (rt_onnx_attr(cx, "axes")) return unsupported(cx, "Resize with axes");
+  if (rt_onnx_attr_int(cx, "antialias", 0) != 0) return rt_onnx_unsupported(cx, "Resize with antialias");
+  if (rt_onnx_attr(cx, "axes")) return rt_onnx_unsupported(cx, "Resize with axes");
   const char *policy = rt_onnx_attr_string(cx, "keep_aspect_ratio_policy", "stretch");
   if (strcmp(policy, "stretch") != 0) {
-    return unsupported(cx, "Resize with keep_aspect_ratio_policy other than stretch");
+    return rt_onnx_unsupported(cx, "Resize with keep_aspect_ratio_policy other than stretch");
   }
   bool v10 = cx->opset < 11;
   rt_ir_expr_t *scales = v10 ? in[1] : (nin > 2 ? in[2] : NULL);
@@ -575,29 +558,29 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   if (sizes && !(rt_onnx_is_const(sizes) && rt_tensor_numel(sizes->constant.value) == 0)) {
     int32_t n = 0;
     RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, sizes, "sizes", 4, osz, &n));
-    if (n != 4) return bad(cx, "sizes must have one value per dim");
+    if (n != 4) return rt_onnx_bad(cx, "sizes must have one value per dim");
   } else {
     if (!scales || !rt_onnx_is_const(scales)) {
       double unused = 0;
       RT_RETURN_IF_ERROR(rt_onnx_const_float(cx, scales, "scales", &unused));
-      return bad(cx, "Resize needs scales or sizes");
+      return rt_onnx_bad(cx, "Resize needs scales or sizes");
     }
     const rt_tensor_t *sc = scales->constant.value;
-    if (rt_tensor_numel(sc) != 4) return bad(cx, "scales must have one value per dim");
+    if (rt_tensor_numel(sc) != 4) return rt_onnx_bad(cx, "scales must have one value per dim");
     for (int32_t d = 0; d < 4; ++d) {
       double f = rt_tensor_get_f64(sc, d);
-      if (!(f > 0)) return bad(cx, "scales must be > 0");
+      if (!(f > 0)) return rt_onnx_bad(cx, "scales must be > 0");
       osz[d] = (int64_t)floor((double)ish[d] * f);
       /* image.resize2d maps coordinates with out/in, ONNX with the scale:
        * they agree only when in * scale is a whole number. */
       if (fabs((double)osz[d] - (double)ish[d] * f) > 1e-6 * (double)ish[d]) {
-        return unsupported(cx, "Resize with a scale whose output size in * scale is not a "
+        return rt_onnx_unsupported(cx, "Resize with a scale whose output size in * scale is not a "
                                "whole number");
       }
     }
   }
   if (osz[0] != ish[0] || osz[1] != ish[1]) {
-    return unsupported(cx, "Resize of the N or C dims");
+    return rt_onnx_unsupported(cx, "Resize of the N or C dims");
   }
   const char *mode = rt_onnx_attr_string(cx, "mode", "nearest");
   const char *method = strcmp(mode, "nearest") == 0  ? "nearest_neighbor"
@@ -612,7 +595,7 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                           : rt_onnx_attr_string(cx, "coordinate_transformation_mode",
                                                 "half_pixel");
   if (strcmp(coord, "tf_crop_and_resize") == 0) {
-    return unsupported(cx, "Resize with coordinate_transformation_mode tf_crop_and_resize");
+    return rt_onnx_unsupported(cx, "Resize with coordinate_transformation_mode tf_crop_and_resize");
   }
   const char *rounding = "";
   if (strcmp(method, "nearest_neighbor") == 0) {
