@@ -47,8 +47,7 @@ struct rt_executor_t {
   rt_vm_build_t vm_build;      /* "vm" */
   rt_vm_t *vm;
   int32_t vm_main;
-  rt_thread_pool_t *pool;
-  int32_t num_threads;         /* 0 = one per core */
+  rt_thread_pool_t *pool;      /* ctx.num_threads of them */
   int32_t num_inputs;
   io_desc *inputs;
   rt_tensor_t **input_values;
@@ -173,9 +172,7 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
     ex->ctx = *ctx;
     ex->ctx.num_owned = 0;
   } else {
-    ex->ctx.opt_level = 2;
-    ex->ctx.fuse_max_depth = 256;
-    ex->ctx.jit_disk_cache = 1;
+    rt_pass_context_defaults(&ex->ctx);
   }
   rt_module_t *bound = NULL;
   rt_status_t st = rt_backend_bind_params(module, params, &bound);
@@ -203,7 +200,7 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
     st = rt_jit_session_shared(&ex->jit);
     if (!st) st = rt_vm_compile(ex->module, ex->jit, flags, &ex->vm_build);
     if (!st) st = rt_vm_executable_lookup(&ex->vm_build.exe, "main", &ex->vm_main);
-    if (!st) st = rt_thread_pool_create(0, &ex->pool);
+    if (!st) st = rt_thread_pool_create((int32_t)ex->ctx.num_threads, &ex->pool);
     if (!st) {
       rt_vm_options_t opts = {0};
       opts.shape_fn = rt_vm_shape_function;
@@ -218,7 +215,7 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
     /* The process-wide session: executors alive at once share kernels. */
     st = rt_jit_session_shared(&ex->jit);
     if (!st) st = rt_graph_build(ex->module, ex->jit, flags, &ex->build);
-    if (!st) st = rt_thread_pool_create(0, &ex->pool);
+    if (!st) st = rt_thread_pool_create((int32_t)ex->ctx.num_threads, &ex->pool);
     if (!st) {
       st = rt_graph_runtime_create(ex->allocator, &ex->build.plan, ex->build.kernels,
                                    ex->build.num_kernels, ex->pool, &ex->graph);

@@ -116,6 +116,9 @@ static const config_option kConfig[] = {
     {"jit.disk_cache", "use the on-disk kernel cache (0/1; its folder is $RELAYRT_CACHE_DIR, "
                        "else $XDG_CACHE_HOME/relayrt or ~/.cache/relayrt)", 0, 1,
      offsetof(rt_pass_context_t, jit_disk_cache)},
+    {"runtime.num_threads", "threads of each executor's kernel pool, counting the caller "
+                            "(0: one per online CPU)", 0, 1024,
+     offsetof(rt_pass_context_t, num_threads)},
 };
 
 static rt_status_t find_option(const char *key, const config_option **out) {

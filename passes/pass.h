@@ -32,6 +32,7 @@ struct rt_pass_context_t {
   int64_t jit_keep_ll;    /* keep each kernel's LLVM IR text (get_source "ll") */
   int64_t jit_keep_asm;   /* keep its assembly (an extra codegen; get_source "asm") */
   int64_t jit_disk_cache; /* 1: read/write the on-disk kernel cache (its folder: RELAYRT_CACHE_DIR) */
+  int64_t num_threads;    /* each executor's kernel pool, counting the caller; 0 = one per CPU */
   int32_t num_instruments;
   rt_pass_instrument_t instruments[RT_PASS_MAX_INSTRUMENTS];
   /* Built-in instruments' state (owned, freed with the context). */

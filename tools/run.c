@@ -246,6 +246,11 @@ int cli_run(int argc, char **argv) {
   if (!st && o.params) st = rt_params_read_file(rt_allocator_system(), o.params, &params);
   if (!st) st = rt_pass_context_create(&ctx);
   if (!st) st = rt_pass_context_set_opt_level(ctx, o.opt_level);
+  if (!st && o.threads) {
+    char n[24];
+    snprintf(n, sizeof n, "%ld", o.threads);
+    st = rt_pass_context_set_config(ctx, "runtime.num_threads", n);
+  }
   if (!st) {
     double t0 = now_ms();
     st = rt_create_executor(o.executor, m, NULL, ctx, params, &ex);

@@ -48,8 +48,11 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_pass_context_disable(rt_pass_context_t 
 /* Typed config options, set from text: "fuse.max_depth" (int >= 1, default
  * 256), "jit.keep_ll" (0/1, default 1: keep kernels' LLVM IR for
  * rt_executor_get_source), "jit.keep_asm" (0/1, default 0: keep their
- * assembly, which costs a second codegen). An unknown key is NOT_FOUND listing the known keys; a value of the
- * wrong type or range is INVALID_ARGUMENT. */
+ * assembly, which costs a second codegen), "jit.disk_cache" (0/1, default 1:
+ * read and write the on-disk kernel cache), "runtime.num_threads" (0..1024,
+ * default 0: the threads of each executor's kernel pool, counting the
+ * caller; 0 = one per online CPU). An unknown key is NOT_FOUND listing the
+ * known keys; a value of the wrong type or range is INVALID_ARGUMENT. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_pass_context_set_config(rt_pass_context_t *context,
                                                                  const char *key,
                                                                  const char *value);

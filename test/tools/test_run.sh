@@ -123,6 +123,20 @@ printf 'garbage' > "$tmp/bad.npy"
 expect_fail "bad.npy" "$relayrt" run "$tmp/prog.relay" --input x="$tmp/bad.npy"
 expect_fail "nope.params" "$relayrt" run "$tmp/prog.relay" --params "$tmp/nope.params"
 
+# 6b. --threads N sizes each executor's kernel pool: one thread, two threads
+# and the default give the same output bytes under graph and vm; an
+# out-of-range count is a usage error.
+for exe in graph vm; do
+  for n in 1 2; do
+    "$relayrt" run --executor $exe --threads $n --out "$tmp/thr_${exe}_$n" > /dev/null 2>&1
+  done
+  "$relayrt" run --executor $exe --out "$tmp/thr_${exe}_0" > /dev/null 2>&1
+  if cmp -s "$tmp/thr_${exe}_1/output_0.npy" "$tmp/thr_${exe}_2/output_0.npy" &&
+     cmp -s "$tmp/thr_${exe}_1/output_0.npy" "$tmp/thr_${exe}_0/output_0.npy"; then ok
+  else bad "--threads changes the $exe executor's output"; fi
+done
+expect_fail "--threads expects 0..1024" "$relayrt" run --threads 5000
+
 # 7. optest: one op through every executor.
 if "$relayrt" optest nn.conv2d --shape data=1x3x8x8 --shape weight=4x3x3x3 --attr padding=1,1 \
      > "$tmp/out" 2> "$tmp/err" &&
