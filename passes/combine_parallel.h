@@ -1,0 +1,33 @@
+/* The engine the CombineParallel* passes share (passes/combine_parallel.c),
+ * internal to passes/: one op's branches on the same data become one call
+ * over the weights concatenated along the weight's output axis, and every
+ * branch takes its part back with a strided_slice along the result's
+ * output axis. Each pass supplies the op-specific rules in a
+ * rt_combine_rules_t; the grouping, rewriting and slicing are here. */
+#ifndef RT_PASSES_COMBINE_PARALLEL_H_
+#define RT_PASSES_COMBINE_PARALLEL_H_
+
+#include "passes/pass.h"
+
+typedef struct rt_combine_rules_t {
+  const char *pass_name;  /* "CombineParallelConv2d", for error annotations */
+  /* A call this pass can combine (its weight atomic and static). */
+  bool (*candidate)(const rt_ir_expr_t *call);
+  /* Two candidates that may share one combined call (same data node). */
+  bool (*compatible)(const rt_ir_expr_t *a, const rt_ir_expr_t *b);
+  int32_t (*weight_axis)(const rt_ir_expr_t *call); /* concatenated weights */
+  int32_t (*out_axis)(const rt_ir_expr_t *call);    /* sliced result */
+  const char *size_attr;  /* "channels" / "units": the sum in the combined call */
+  bool size_none_unless_all; /* the sum only when every branch sets it, else None */
+} rt_combine_rules_t;
+
+#define RT_COMBINE_MIN_BRANCHES 3
+
+/* The tensor type of `e` (NULL when it is not a tensor). */
+const rt_ir_type_t *rt_combine_tensor_type(const rt_ir_expr_t *e);
+
+RT_MUST_USE_RESULT rt_status_t rt_pass_combine_parallel(const rt_pass_env_t *env,
+                                                        const rt_combine_rules_t *rules,
+                                                        rt_module_t *in, rt_module_t **out);
+
+#endif /* RT_PASSES_COMBINE_PARALLEL_H_ */
