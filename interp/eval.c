@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "interp/interp_impl.h"
+#include "ir/op/custom.h"
 #include "runtime/assert.h"
 #include "runtime/size.h"
 #include "runtime/strbuf.h"
@@ -104,13 +105,14 @@ static rt_status_t at_node(rt_status_t st, const rt_ir_expr_t *e) {
 
 static rt_status_t fire(rt_interp_t *it, rt_interp_hook_fn hook, const rt_ir_expr_t *e,
                         const rt_interp_value_t *value) {
-  /* A fused group is one step, like the kernel it becomes. */
-  if (!hook || it->in_primitive > 0) return RT_OK;
+  /* A fused group is one step, like the kernel it becomes, unless asked. */
+  if (!hook || (it->in_primitive > 0 && !it->options.step_into_primitive)) return RT_OK;
   rt_strbuf_t b;
   rt_strbuf_initialize(&b);
   rt_ir_describe_binding(e, &b);
   /* @main runs at depth 1 inside the interpreter; events count from 0. */
-  rt_interp_event_t ev = {e, b.data ? b.data : "", value, it->depth > 0 ? it->depth - 1 : 0};
+  rt_interp_event_t ev = {e, b.data ? b.data : "", value, it->depth > 0 ? it->depth - 1 : 0,
+                          it->in_primitive > 0};
   rt_status_t st = hook(it->options.hook_user, &ev);
   rt_strbuf_deinitialize(&b);
   return st;
@@ -371,7 +373,10 @@ static rt_status_t apply(rt_interp_t *it, const rt_ir_op_t *op, const rt_ir_attr
   if (!st) st = alloc_outputs(it, out_type, outs, &nouts);
   if (!st) {
     rt_interp_kernel_fn kernel = op->id < RT_OP_COUNT ? rt_interp_kernel((rt_op_id_t)op->id) : NULL;
-    if (!kernel) {
+    if (op->custom) {
+      /* A custom op (rt/op.h): its reference kernel. */
+      st = rt_ir_custom_reference(op, attrs, nflat, flat, nouts, outs);
+    } else if (!kernel) {
       st = RT_STATUS(UNIMPLEMENTED, "%s has no reference kernel", op->name);
     } else {
       rt_interp_call_t call = {it->allocator, op, attrs, nflat, flat, nargs, arity,
@@ -775,6 +780,10 @@ void rt_interp_set_hooks(rt_interp_t *it, rt_interp_hook_fn before, rt_interp_ho
   it->options.before = before;
   it->options.after = after;
   it->options.hook_user = user;
+}
+
+void rt_interp_set_step_into_primitive(rt_interp_t *it, bool enter) {
+  it->options.step_into_primitive = enter;
 }
 
 /* Types made for dynamic shapes are dropped between top-level calls. */

@@ -58,6 +58,7 @@ typedef struct rt_interp_event_t {
   const char *text;
   const rt_interp_value_t *value;
   int32_t call_depth;
+  bool in_primitive;             /* inside a fused group (step_into_primitive) */
 } rt_interp_event_t;
 
 /* Called before and after each binding (every non-atomic node: call,
@@ -71,6 +72,9 @@ typedef struct rt_interp_options_t {
   rt_interp_hook_fn before;      /* may be NULL */
   rt_interp_hook_fn after;       /* may be NULL */
   void *hook_user;
+  /* Hooks fire inside Primitive functions' bodies too (by default a fused
+   * group is one step, like the kernel it becomes). */
+  bool step_into_primitive;
 } rt_interp_options_t;
 
 typedef struct rt_interp_t rt_interp_t;
@@ -82,6 +86,8 @@ RT_MUST_USE_RESULT rt_status_t rt_interp_create(rt_allocator_t allocator, rt_mod
 void rt_interp_release(rt_interp_t *interp);
 void rt_interp_set_hooks(rt_interp_t *interp, rt_interp_hook_fn before,
                          rt_interp_hook_fn after, void *user);
+/* Sets options.step_into_primitive. */
+void rt_interp_set_step_into_primitive(rt_interp_t *interp, bool enter);
 
 /* Calls global `name` with argument values (borrowed); *out_value is a new
  * reference. Argument count and types are checked against the signature

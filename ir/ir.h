@@ -14,6 +14,7 @@
 
 #include "ir/attrs.h"
 #include "rt/module.h"
+#include "rt/op.h"
 #include "rt/tensor.h"
 #include "runtime/arena.h"
 
@@ -60,16 +61,7 @@ struct rt_ir_type_t {
 
 /* ---- ops ----------------------------------------------------------------- */
 
-/* TVM's TOpPattern values. */
-typedef enum rt_op_pattern_e {
-  RT_OP_PATTERN_ELEMWISE = 0,
-  RT_OP_PATTERN_BROADCAST = 1,
-  RT_OP_PATTERN_INJECTIVE = 2,
-  RT_OP_PATTERN_COMM_REDUCE = 3,
-  RT_OP_PATTERN_OUT_ELEMWISE_FUSABLE = 4,
-  RT_OP_PATTERN_TUPLE = 7,
-  RT_OP_PATTERN_OPAQUE = 8,
-} rt_op_pattern_t;
+/* rt_op_pattern_t (TVM's TOpPattern values) is public: rt/op.h. */
 
 typedef struct rt_ir_op_t rt_ir_op_t;
 typedef struct rt_module_t rt_ir_module_t;
@@ -102,6 +94,9 @@ struct rt_ir_op_t {
   /* Defaults parsed from fields[i].default_text (NONE for required ones),
    * filled once by the op table. */
   const rt_attr_value_t *defaults;
+  /* Custom ops (rt_op_register): the definition, kernels and element
+   * expression (ir/op/custom.h); NULL for built-ins. */
+  const struct rt_ir_custom_t *custom;
 };
 
 /* Built-in op ids, one per line of ops.def. */

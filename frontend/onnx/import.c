@@ -596,10 +596,32 @@ rt_status_t rt_onnx_tensor_from_proto(const rt_onnx_ctx_t *cx, const Onnx__Tenso
 
 /* ---- the graph ------------------------------------------------------------ */
 
+/* A value binding replaced inside a subgraph, restored when it ends. */
+typedef struct undo_entry {
+  value_entry *v;
+  rt_ir_expr_t *old; /* NULL: the name was not defined before */
+} undo_entry;
+
 typedef struct import_state {
-  rt_onnx_ctx_t cx;
+  rt_onnx_ctx_t cx; /* first: converters reach the state from their cx */
   bool oom;
+  int32_t depth;    /* subgraphs being converted (If branches, Loop bodies) */
+  undo_entry *undo; /* malloc'd journal of bindings made inside them */
+  int32_t num_undo, cap_undo;
 } import_state;
+
+static rt_status_t journal(import_state *is, value_entry *v, rt_ir_expr_t *old) {
+  if (is->depth == 0) return RT_OK;
+  if (is->num_undo == is->cap_undo) {
+    int32_t cap = is->cap_undo ? 2 * is->cap_undo : 64;
+    undo_entry *u = realloc(is->undo, (size_t)cap * sizeof *u);
+    if (!u) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory (subgraph scope)");
+    is->undo = u;
+    is->cap_undo = cap;
+  }
+  is->undo[is->num_undo++] = (undo_entry){v, old};
+  return RT_OK;
+}
 
 static rt_status_t value_set(import_state *is, const char *name, rt_ir_expr_t *e) {
   rt_onnx_ctx_t *cxp = &is->cx;
@@ -607,6 +629,7 @@ static rt_status_t value_set(import_state *is, const char *name, rt_ir_expr_t *e
   value_entry *v = NULL;
   HASH_FIND_STR(cxp->values, name, v);
   if (v) {
+    RT_RETURN_IF_ERROR(journal(is, v, v->expr));
     v->expr = e; /* SSA is required, but a later definition simply wins */
     return RT_OK;
   }
@@ -621,7 +644,7 @@ static rt_status_t value_set(import_state *is, const char *name, rt_ir_expr_t *e
   cx->oom = false;
   HASH_ADD_KEYPTR(hh, cxp->values, v->name, strlen(v->name), v);
   if (cx->oom) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
-  return RT_OK;
+  return journal(is, v, NULL);
 }
 
 static rt_ir_expr_t *value_get(import_state *is, const char *name) {
@@ -716,9 +739,20 @@ static rt_status_t make_listing(import_state *is, const Onnx__GraphProto *g) {
   return st;
 }
 
+static rt_status_t convert_custom(import_state *is, const Onnx__NodeProto *n, const char *target);
+
 static rt_status_t convert_node(import_state *is, const Onnx__NodeProto *n) {
   rt_onnx_ctx_t *cx = &is->cx;
   if (!n->op_type) return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "no op_type");
+  /* Custom domains mapped to custom ops by the load options (rt/op.h). */
+  for (int32_t i = 0; n->domain && *n->domain && i < cx->opts->num_custom_ops; ++i) {
+    const char *src = cx->opts->custom_op_sources[i];
+    size_t dl = strlen(n->domain);
+    if (src && strncmp(src, n->domain, dl) == 0 && src[dl] == '.' &&
+        strcmp(src + dl + 1, n->op_type) == 0) {
+      return convert_custom(is, n, cx->opts->custom_op_targets[i]);
+    }
+  }
   if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx") != 0) {
     return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
                               "op %s of domain '%s' is not supported (only the default "
@@ -763,6 +797,157 @@ static rt_status_t convert_node(import_state *is, const Onnx__NodeProto *n) {
     RT_RETURN_IF_ERROR(value_set(is, name, out[k]));
   }
   return RT_OK;
+}
+
+/* A custom-domain node as a call of the custom op `target` on its inputs,
+ * with the node's attributes that the op declares (load options). */
+static rt_status_t convert_custom(import_state *is, const Onnx__NodeProto *n, const char *target) {
+  rt_onnx_ctx_t *cx = &is->cx;
+  const rt_ir_op_t *op = target ? rt_ir_op_lookup(target, strlen(target)) : NULL;
+  if (!op) {
+    return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "%s.%s maps to op '%s', which "
+                              "is not registered (rt_op_register)", n->domain, n->op_type,
+                              target ? target : "(null)");
+  }
+  if (n->n_output != 1 || (int64_t)n->n_input != op->num_inputs || op->num_fields > 16) {
+    return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "%s.%s has %zu inputs and %zu "
+                              "outputs; op %s takes %d inputs and gives one", n->domain,
+                              n->op_type, n->n_input, n->n_output, op->name, (int)op->num_inputs);
+  }
+  rt_ir_expr_t *in[64] = {0};
+  for (size_t i = 0; i < n->n_input; ++i) {
+    in[i] = n->input[i] && *n->input[i] ? value_get(is, n->input[i]) : NULL;
+    if (!in[i]) {
+      return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "input %zu of %s.%s is not "
+                                "defined", i, n->domain, n->op_type);
+    }
+  }
+  const char *keys[16];
+  rt_attr_value_t values[16];
+  int32_t count = 0;
+  for (int32_t f = 0; f < op->num_fields; ++f) {
+    const Onnx__AttributeProto *a = rt_onnx_attr(cx, op->fields[f].name);
+    if (!a) continue;
+    rt_attr_value_t v = {.kind = RT_ATTR_NONE};
+    if (a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT) {
+      v.kind = RT_ATTR_INT;
+      v.i = a->i;
+    } else if (a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT) {
+      v.kind = RT_ATTR_FLOAT;
+      v.f = a->f;
+    } else if (a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING) {
+      char *s = NULL;
+      RT_RETURN_IF_ERROR(rt_arena_strndup(&cx->m->arena, (const char *)a->s.data, a->s.len, &s));
+      v.kind = RT_ATTR_STRING;
+      v.s = s;
+    } else {
+      return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED, "attribute '%s' of %s.%s: only "
+                                "ints, floats and strings map to custom op attributes",
+                                op->fields[f].name, n->domain, n->op_type);
+    }
+    keys[count] = op->fields[f].name;
+    values[count++] = v;
+  }
+  rt_ir_attrs_t *attrs = NULL;
+  rt_ir_expr_t *ref = NULL, *call = NULL;
+  rt_status_t st = rt_ir_op_attrs(cx->m, cx->span, op, count, keys, values, &attrs);
+  if (st) {
+    rt_status_t err = rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "%s",
+                                         rt_status_message(st));
+    rt_status_free(st);
+    return err;
+  }
+  RT_RETURN_IF_ERROR(rt_ir_op_ref(cx->m, cx->span, op, &ref));
+  RT_RETURN_IF_ERROR(rt_ir_call(cx->m, cx->span, ref, op->num_inputs, in, attrs, &call));
+  RT_RETURN_IF_ERROR(type_call(cx, call));
+  if (n->output[0] && *n->output[0]) RT_RETURN_IF_ERROR(value_set(is, n->output[0], call));
+  return RT_OK;
+}
+
+/* Converts subgraph g (an If branch, a Loop body) in the enclosing scope:
+ * its initializers become constants, its inputs are bound to inputs[0 ..
+ * nin-1] (NULL: left undefined), and its outputs' values come back in
+ * outs[0 .. g->n_output-1]. Names it defines are visible only inside;
+ * outer bindings it shadows are restored. */
+rt_ir_expr_t *rt_onnx_value(rt_onnx_ctx_t *cx, const char *name) {
+  return value_get((import_state *)(void *)cx, name);
+}
+
+rt_status_t rt_onnx_subgraph(rt_onnx_ctx_t *cx, const Onnx__GraphProto *g, int32_t nin,
+                             rt_ir_expr_t *const *inputs, int32_t nout, rt_ir_expr_t **outs) {
+  return rt_onnx_subgraph_bind(cx, g, nin, inputs, 0, NULL, NULL, nout, outs);
+}
+
+rt_status_t rt_onnx_subgraph_bind(rt_onnx_ctx_t *cx, const Onnx__GraphProto *g, int32_t nin,
+                                  rt_ir_expr_t *const *inputs, int32_t nbind,
+                                  const char *const *bind_names, rt_ir_expr_t *const *bind_exprs,
+                                  int32_t nout, rt_ir_expr_t **outs) {
+  import_state *is = (import_state *)(void *)cx;
+  if (!g) return rt_onnx_bad(cx, "a graph attribute is missing");
+  if ((size_t)nin != g->n_input) {
+    return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
+                              "subgraph '%s' has %zu inputs, %d expected",
+                              g->name ? g->name : "", g->n_input, (int)nin);
+  }
+  if ((size_t)nout != g->n_output) {
+    return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
+                              "subgraph '%s' has %zu outputs, %d expected",
+                              g->name ? g->name : "", g->n_output, (int)nout);
+  }
+  if (is->depth >= 16) return rt_onnx_unsupported(cx, "subgraphs nested more than 16 deep");
+  const Onnx__NodeProto *node = cx->node;
+  const int32_t node_index = cx->node_index;
+  const int32_t mark = is->num_undo;
+  is->depth++;
+  rt_status_t st = RT_OK;
+  for (int32_t i = 0; !st && i < nbind; ++i) st = value_set(is, bind_names[i], bind_exprs[i]);
+  for (size_t i = 0; !st && i < g->n_initializer; ++i) {
+    const Onnx__TensorProto *tp = g->initializer[i];
+    rt_tensor_t *t = NULL;
+    rt_ir_expr_t *c = NULL;
+    if (!tp->name || !*tp->name) {
+      st = rt_onnx_bad(cx, "a subgraph initializer has no name");
+      break;
+    }
+    st = rt_onnx_tensor_from_proto(cx, tp, &t);
+    if (!st) st = rt_onnx_constant(cx, t, &c);
+    rt_tensor_release(t);
+    if (!st) st = value_set(is, tp->name, c);
+  }
+  for (int32_t i = 0; !st && i < nin; ++i) {
+    const char *name = g->input[i]->name;
+    if (name && *name && inputs[i]) st = value_set(is, name, inputs[i]);
+  }
+  for (size_t i = 0; !st && i < g->n_node; ++i) {
+    cx->node = g->node[i];
+    cx->node_index = (int32_t)i;
+    st = convert_node(is, g->node[i]);
+  }
+  cx->node = node;
+  cx->node_index = node_index;
+  if (st && node) { /* say which subgraph the node numbers count in */
+    rt_status_t in_sub = rt_status_create(
+        rt_status_code(st), __FILE__, __LINE__, "%s (in subgraph '%s' of node %d '%s' (%s))",
+        rt_status_message(st), g->name ? g->name : "", (int)node_index, node->name ? node->name : "",
+        node->op_type ? node->op_type : "");
+    rt_status_free(st);
+    st = in_sub;
+  }
+  for (int32_t k = 0; !st && k < nout; ++k) {
+    const char *name = g->output[k]->name ? g->output[k]->name : "";
+    outs[k] = value_get(is, name);
+    if (!outs[k]) {
+      st = rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
+                              "output '%s' of subgraph '%s' is not produced by any node",
+                              name, g->name ? g->name : "");
+    }
+  }
+  while (is->num_undo > mark) {
+    undo_entry *u = &is->undo[--is->num_undo];
+    u->v->expr = u->old;
+  }
+  is->depth--;
+  return st;
 }
 
 static rt_status_t import_graph(import_state *is, const Onnx__GraphProto *g) {
@@ -927,6 +1112,7 @@ rt_status_t rt_onnx_import_memory_with_options(const void *bytes, size_t size,
   rt_status_t st = rt_ir_module_create(rt_allocator_system(), &is.cx.m);
   if (!st) st = import_model(&is, model);
   HASH_CLEAR(hh, is.cx.values);
+  free(is.undo);
   onnx__model_proto__free_unpacked(model, NULL);
   if (st) {
     rt_module_release(is.cx.m);

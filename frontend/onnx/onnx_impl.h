@@ -137,4 +137,36 @@ RT_MUST_USE_RESULT rt_status_t rt_onnx_tensor_from_proto(const rt_onnx_ctx_t *cx
                                                          const Onnx__TensorProto *tp,
                                                          rt_tensor_t **out);
 
+/* ---- subgraphs and control flow ------------------------------------------ */
+
+/* Converts subgraph g (an If branch, a Loop body) in the scope of the node
+ * being converted: its inputs are bound to inputs[0 .. nin-1] (nin must be
+ * its input count), its outputs come back in outs[0 .. nout-1] (nout must
+ * be its output count). Names it defines stay inside it (import.c). */
+RT_MUST_USE_RESULT rt_status_t rt_onnx_subgraph(rt_onnx_ctx_t *cx, const Onnx__GraphProto *g,
+                                                int32_t nin, rt_ir_expr_t *const *inputs,
+                                                int32_t nout, rt_ir_expr_t **outs);
+/* The same with the outer names bind_names[0 .. nbind-1] rebound to
+ * bind_exprs inside the subgraph (a Loop body turned into a function
+ * reads its outer values through parameters). */
+RT_MUST_USE_RESULT rt_status_t rt_onnx_subgraph_bind(
+    rt_onnx_ctx_t *cx, const Onnx__GraphProto *g, int32_t nin, rt_ir_expr_t *const *inputs,
+    int32_t nbind, const char *const *bind_names, rt_ir_expr_t *const *bind_exprs, int32_t nout,
+    rt_ir_expr_t **outs);
+/* The value an ONNX name has at this point of the conversion, or NULL. */
+rt_ir_expr_t *rt_onnx_value(rt_onnx_ctx_t *cx, const char *name);
+
+/* The converters of ops_control.c (If, Loop) and ops_rnn.c (RNN, LSTM,
+ * GRU), put into the table of ops.c. */
+rt_status_t rt_onnx_cv_if(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                          rt_ir_expr_t **out, int32_t nout);
+rt_status_t rt_onnx_cv_loop(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                            rt_ir_expr_t **out, int32_t nout);
+rt_status_t rt_onnx_cv_rnn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                           rt_ir_expr_t **out, int32_t nout);
+rt_status_t rt_onnx_cv_lstm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                            rt_ir_expr_t **out, int32_t nout);
+rt_status_t rt_onnx_cv_gru(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                           rt_ir_expr_t **out, int32_t nout);
+
 #endif /* RT_FRONTEND_ONNX_ONNX_IMPL_H_ */

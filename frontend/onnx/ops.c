@@ -947,7 +947,12 @@ static rt_status_t cv_dropout(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   if (nin > 2 && in[2]) {
     double training = 0;
     RT_RETURN_IF_ERROR(rt_onnx_const_float(cx, in[2], "training_mode", &training));
-    if (training != 0) return rt_onnx_unsupported(cx, "Dropout in training mode");
+    if (training != 0) {
+      /* Training mode drops at random, except with ratio 0: the identity. */
+      double ratio = 0.5;
+      if (nin > 1 && in[1]) RT_RETURN_IF_ERROR(rt_onnx_const_float(cx, in[1], "ratio", &ratio));
+      if (ratio != 0) return rt_onnx_unsupported(cx, "Dropout in training mode with a ratio other than 0");
+    }
   }
   out[0] = in[0];
   if (nout > 1) {
@@ -1099,11 +1104,56 @@ static rt_status_t cv_trilu(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   return rt_onnx_call(cx, "where", 3, args, &out[0], NULL);
 }
 
-static rt_status_t cv_unimplemented(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
-                                    rt_ir_expr_t **out, int32_t nout) {
-  return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
-                            "%s is not supported yet (control flow and recurrent ops are "
-                            "not imported)", cx->node->op_type);
+/* CumSum: axis is an input (a constant 0-d int); reverse runs the scan
+ * from the end (reverse, scan, reverse back). */
+static rt_status_t cv_cumsum(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                             rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
+  int64_t axis = 0;
+  int32_t n = 0;
+  RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "axis", 1, &axis, &n));
+  if (n != 1) return rt_onnx_bad(cx, "axis must hold one value");
+  RT_RETURN_IF_ERROR(check_axis(cx, &axis, rank_of(in[0])));
+  const bool exclusive = rt_onnx_attr_int(cx, "exclusive", 0) != 0;
+  const bool reverse = rt_onnx_attr_int(cx, "reverse", 0) != 0;
+  const char *ax = rt_onnx_int_text(cx, axis);
+  rt_ir_expr_t *x = in[0];
+  if (reverse) RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reverse", 1, &x, &x, "axis", ax, NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "cumsum", 1, &x, &x, "axis", ax, "exclusive",
+                                  exclusive ? "True" : "False", NULL));
+  if (reverse) RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reverse", 1, &x, &x, "axis", ax, NULL));
+  out[0] = x;
+  return RT_OK;
+}
+
+/* TopK: k is an attribute before opset 10, input 1 (a constant) from it;
+ * largest=0 is ascending order. The result is always sorted, which
+ * sorted=0 allows. Indices are int64. */
+static rt_status_t cv_topk(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                           rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
+  int64_t k = 0;
+  if (cx->opset < 10) {
+    if (!rt_onnx_attr(cx, "k")) return rt_onnx_bad(cx, "attribute k is required");
+    k = rt_onnx_attr_int(cx, "k", 0);
+  } else {
+    RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
+    int32_t n = 0;
+    RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "K", 1, &k, &n));
+    if (n != 1) return rt_onnx_bad(cx, "K must hold one value");
+  }
+  if (k < 0) return rt_onnx_bad(cx, "K must not be negative");
+  if (k == 0) return rt_onnx_unsupported(cx, "TopK with K = 0 (an empty result)");
+  int64_t axis = rt_onnx_attr_int(cx, "axis", -1);
+  RT_RETURN_IF_ERROR(check_axis(cx, &axis, rank_of(in[0])));
+  const bool largest = rt_onnx_attr_int(cx, "largest", 1) != 0;
+  rt_ir_expr_t *t = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "topk", 1, in, &t, "k", rt_onnx_int_text(cx, k), "axis",
+                                  rt_onnx_int_text(cx, axis), "is_ascend",
+                                  largest ? "False" : "True", "dtype", "\"int64\"", NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_get_item(cx, t, 0, &out[0]));
+  if (nout > 1) RT_RETURN_IF_ERROR(rt_onnx_get_item(cx, t, 1, &out[1]));
+  return RT_OK;
 }
 
 /* ---- the table ----------------------------------------------------------- */
@@ -1116,18 +1166,18 @@ static const rt_onnx_op_entry_t ops[] = {
     {"BitwiseOr", cv_bitwise_or}, {"BitwiseXor", cv_bitwise_xor}, {"Cast", cv_cast},
     {"CastLike", cv_cast_like}, {"Ceil", cv_ceil}, {"Celu", cv_celu}, {"Clip", cv_clip},
     {"Concat", cv_concat}, {"Constant", cv_constant}, {"ConstantOfShape", cv_constant_of_shape},
-    {"Cos", cv_cos}, {"Cosh", cv_cosh}, {"DepthToSpace", cv_depth_to_space}, {"Div", cv_div},
+    {"Cos", cv_cos}, {"Cosh", cv_cosh}, {"CumSum", cv_cumsum}, {"DepthToSpace", cv_depth_to_space}, {"Div", cv_div},
     {"Dropout", cv_dropout}, {"Elu", cv_elu}, {"Equal", cv_equal}, {"Erf", cv_erf},
     {"Exp", cv_exp}, {"Expand", cv_expand}, {"Flatten", cv_flatten}, {"Floor", cv_floor},
-    {"GRU", cv_unimplemented}, {"Gather", cv_gather}, {"GatherElements", cv_gather_elements},
+    {"GRU", rt_onnx_cv_gru}, {"Gather", cv_gather}, {"GatherElements", cv_gather_elements},
     {"GatherND", cv_gather_nd}, {"Greater", cv_greater}, {"GreaterOrEqual", cv_greater_equal},
     {"HardSigmoid", cv_hard_sigmoid}, {"HardSwish", cv_hard_swish}, {"Identity", cv_identity},
-    {"If", cv_unimplemented}, {"IsInf", cv_isinf}, {"IsNaN", cv_isnan},
-    {"LSTM", cv_unimplemented}, {"LeakyRelu", cv_leaky_relu}, {"Less", cv_less},
-    {"LessOrEqual", cv_less_equal}, {"Log", cv_log}, {"Loop", cv_unimplemented},
+    {"If", rt_onnx_cv_if}, {"IsInf", cv_isinf}, {"IsNaN", cv_isnan},
+    {"LSTM", rt_onnx_cv_lstm}, {"LeakyRelu", cv_leaky_relu}, {"Less", cv_less},
+    {"LessOrEqual", cv_less_equal}, {"Log", cv_log}, {"Loop", rt_onnx_cv_loop},
     {"Max", cv_max}, {"Mean", cv_mean}, {"Min", cv_min}, {"Mod", cv_mod}, {"Mul", cv_mul},
     {"Neg", cv_neg}, {"Not", cv_not}, {"OneHot", cv_one_hot}, {"Or", cv_or}, {"PRelu", cv_prelu},
-    {"Pad", cv_pad}, {"Pow", cv_pow}, {"RNN", cv_unimplemented}, {"Range", cv_range},
+    {"Pad", cv_pad}, {"Pow", cv_pow}, {"RNN", rt_onnx_cv_rnn}, {"Range", cv_range},
     {"Reciprocal", cv_reciprocal}, {"ReduceL1", cv_reduce_l1}, {"ReduceL2", cv_reduce_l2},
     {"ReduceLogSum", cv_reduce_log_sum}, {"ReduceLogSumExp", cv_reduce_log_sum_exp},
     {"ReduceMax", cv_reduce_max}, {"ReduceMean", cv_reduce_mean}, {"ReduceMin", cv_reduce_min},
@@ -1137,7 +1187,7 @@ static const rt_onnx_op_entry_t ops[] = {
     {"Sign", cv_sign}, {"Sin", cv_sin}, {"Sinh", cv_sinh}, {"Size", cv_size}, {"Slice", cv_slice},
     {"Softplus", cv_softplus}, {"Softsign", cv_softsign}, {"SpaceToDepth", cv_space_to_depth},
     {"Split", cv_split}, {"Sqrt", cv_sqrt}, {"Squeeze", cv_squeeze}, {"Sub", cv_sub},
-    {"Sum", cv_sum}, {"Tan", cv_tan}, {"Tanh", cv_tanh}, {"Tile", cv_tile},
+    {"Sum", cv_sum}, {"Tan", cv_tan}, {"Tanh", cv_tanh}, {"Tile", cv_tile}, {"TopK", cv_topk},
     {"Transpose", cv_transpose}, {"Trilu", cv_trilu}, {"Unsqueeze", cv_unsqueeze},
     {"Where", cv_where}, {"Xor", cv_xor},
 };

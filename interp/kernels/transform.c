@@ -689,3 +689,58 @@ rt_status_t rt_interp_k_NDARRAY_SIZE(const rt_interp_call_t *call) {
   rt_interp_store_i(out, 0, call->args[0]->numel);
   return RT_OK;
 }
+
+/* dyn.reshape: the shape from newshape's values (0 copies the input dim at
+ * that position unless allowzero, one -1 is inferred), the bytes copied. */
+rt_status_t rt_interp_k_DYN_RESHAPE(const rt_interp_call_t *call) {
+  const rt_tensor_t *x = call->args[0], *s = call->args[1];
+  const bool allowzero = rt_attrs_bool(call->attrs, "allowzero");
+  if (s->rank != 1 || s->numel > RT_TENSOR_MAX_RANK) {
+    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "newshape must be a 1-d tensor of at most 8 values");
+  }
+  const int32_t rank = (int32_t)s->numel;
+  int64_t dims[RT_TENSOR_MAX_RANK];
+  int32_t infer = -1;
+  int64_t known = 1;
+  for (int32_t d = 0; d < rank; ++d) {
+    int64_t v = rt_interp_load_i(s, d);
+    if (v == 0 && !allowzero) {
+      if (d >= x->rank) {
+        return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "newshape[%d] = 0 copies input dim %d, "
+                               "but the input has rank %d", d, d, x->rank);
+      }
+      v = x->shape[d];
+    }
+    if (v == -1) {
+      if (infer >= 0) return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "newshape has more than one -1");
+      infer = d;
+      v = 1;
+    } else if (v < 0) {
+      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "newshape[%d] = %lld is not a size, 0 or -1",
+                             d, (long long)v);
+    }
+    dims[d] = v;
+    if (v != 0 && known > INT64_MAX / v) {
+      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "newshape overflows");
+    }
+    known *= v;
+  }
+  if (infer >= 0) {
+    if (known == 0 || x->numel % known != 0) {
+      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "cannot infer the -1 of newshape: %lld "
+                             "elements over %lld", (long long)x->numel, (long long)known);
+    }
+    dims[infer] = x->numel / known;
+    known = x->numel;
+  }
+  if (known != x->numel) {
+    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "cannot reshape %lld elements to a shape of "
+                           "%lld", (long long)x->numel, (long long)known);
+  }
+  if (!call->outs[0]) {
+    RT_RETURN_IF_ERROR(rt_tensor_create(call->allocator, x->dtype, rank, dims, &call->outs[0]));
+  } else {
+    RT_RETURN_IF_ERROR(rt_interp_check_shape(call, call->outs[0], rank, dims));
+  }
+  return copy_all(call);
+}

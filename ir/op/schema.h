@@ -338,6 +338,29 @@ static const rt_attr_field_t schema_lrn[] = {
     {"beta", RT_ATTR_K_FLOAT, "0.75f", 0},
     END};
 
+/* ---- algorithm ------------------------------------------------------- */
+/* ScanopAttrs (cumsum): every field defaults to NullValue in C++; axis None
+ * scans the flattened input, dtype "" keeps the input's, exclusive None is
+ * false. */
+static const rt_attr_field_t schema_scan[] = {
+    {"axis", RT_ATTR_K_INT, "None", NUL},
+    {"dtype", RT_ATTR_K_DTYPE, "\"\"", 0},
+    {"exclusive", RT_ATTR_K_BOOL, "None", NUL},
+    END};
+/* TopKAttrs: k < 1 selects the whole axis; dtype (of the indices) has no
+ * C++ default: printed always, int32 when omitted (the Python default). */
+static const rt_attr_field_t schema_topk[] = {
+    {"k", RT_ATTR_K_INT, "1", 0},
+    {"axis", RT_ATTR_K_INT, "-1", 0},
+    {"ret_type", RT_ATTR_K_STRING, "\"both\"", 0},
+    {"is_ascend", RT_ATTR_K_BOOL, "False", 0},
+    {"dtype", RT_ATTR_K_DTYPE, "\"int32\"", ALW},
+    END};
+/* dyn.reshape: ReshapeAttrs less newshape (the second input holds it). */
+static const rt_attr_field_t schema_dyn_reshape[] = {
+    {"allowzero", RT_ATTR_K_BOOL, "False", 0},
+    END};
+
 #undef NUL
 #undef ALW
 #undef END

@@ -1022,3 +1022,31 @@ rt_status_t rt_ir_rel_ndarray_size(const rt_ir_rel_ctx_t *ctx,
   RT_RETURN_IF_ERROR(rt_ir_op_dtype_attr(ctx, "dtype", RT_DTYPE_INT32, &dt));
   return rt_ir_op_make_tensor(ctx, dt, 0, NULL, out_type);
 }
+
+/* dyn.reshape(data, newshape): the output's rank is newshape's (static)
+ * length; every dim is `?`, because the values arrive at run time (the vm
+ * runs it as a view, runtime/vm_ops.def ReshapeDyn; the interpreter's
+ * kernel sizes its output from the values). newshape is a 1-d int tensor. */
+rt_status_t rt_ir_rel_dyn_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x, *s;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &s));
+  rt_dtype_t sd = s->tensor.dtype;
+  if (s->tensor.rank != 1 || (sd.code != kDLInt && sd.code != kDLUInt) || sd.lanes != 1) {
+    char name[RT_DTYPE_NAME_MAX];
+    return RT_STATUS(INVALID_ARGUMENT, "dyn.reshape: newshape must be a 1-d int tensor, got a "
+                     "rank-%d %s tensor", (int)s->tensor.rank, rt_dtype_name(sd, name));
+  }
+  int64_t n = s->tensor.shape[0];
+  if (n == RT_DIM_ANY) {
+    return RT_STATUS(INVALID_ARGUMENT, "dyn.reshape: newshape must have a static length (it is "
+                     "the output's rank), got `?`");
+  }
+  if (n > MAXR) {
+    return RT_STATUS(INVALID_ARGUMENT, "dyn.reshape: newshape has %lld values, past the rank "
+                     "limit %d", (long long)n, MAXR);
+  }
+  int64_t dims[MAXR];
+  for (int64_t d = 0; d < n; ++d) dims[d] = RT_DIM_ANY;
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, (int32_t)n, dims, out_type);
+}

@@ -210,6 +210,7 @@ rt_status_t rt_jit_op_field_elem(rt_jit_lower_t *L, const rt_ir_expr_t *call, in
     case RT_OP_SPLIT: return rt_jit_split_field_elem(L, call, field, idx, out_value);
     case RT_OP_NN_BATCH_NORM: return batch_norm_field(L, call, field, idx, out_value);
     case RT_OP_NN_DROPOUT: return dropout_field(L, call, field, idx, out_value);
+    case RT_OP_TOPK: return rt_jit_topk_field_elem(L, call, field, idx, out_value);
     default:
       return RT_JIT_UNIMPLEMENTED(call, "%s", "fields of this tuple-valued op do not lower");
   }

@@ -65,6 +65,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_layout_transform);
 RT_JIT_ELEM_FN(rt_jit_elem_subpixel);     /* depth_to_space, space_to_depth */
 RT_JIT_ELEM_FN(rt_jit_elem_arange);
 RT_JIT_SHAPE_FN(rt_jit_shape_arange);     /* the length from the inputs */
+RT_JIT_SHAPE_FN(rt_jit_shape_dyn_reshape); /* the dims from newshape's values */
 RT_JIT_ELEM_FN(rt_jit_elem_shape_of);
 RT_JIT_ELEM_FN(rt_jit_elem_ndarray_size);
 /* Field `field` of split(x) (rt_jit_op_field_elem dispatches here). */
@@ -96,6 +97,16 @@ RT_JIT_ELEM_FN(rt_jit_elem_softmax);      /* softmax, log_softmax */
 RT_JIT_SHAPE_FN(rt_jit_shape_dense);      /* `?` batch dims */
 RT_JIT_SHAPE_FN(rt_jit_shape_matmul);
 RT_JIT_SHAPE_FN(rt_jit_shape_batch_matmul);
+
+/* algorithm.c */
+RT_JIT_ELEM_FN(rt_jit_elem_cumsum);
+RT_JIT_ELEM_FN(rt_jit_elem_topk);        /* ret_type values / indices */
+/* Field `field` of topk(x, ret_type="both") (rt_jit_op_field_elem). */
+RT_MUST_USE_RESULT rt_status_t rt_jit_topk_field_elem(rt_jit_lower_t *L,
+                                                      const rt_ir_expr_t *call,
+                                                      int32_t field,
+                                                      const LLVMValueRef *idx,
+                                                      LLVMValueRef *out_value);
 
 /* Shared helper (reduce.c): runs nested loops over `n` extents with `nacc`
  * carried accumulators, calling body(L, user, red_idx, accs, next) in the

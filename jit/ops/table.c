@@ -145,6 +145,14 @@
 #define JIT_NN_L2_NORMALIZE LOWER(rt_jit_shape_same, rt_jit_elem_l2_normalize)
 #define JIT_NN_DROPOUT LOWER(NULL, rt_jit_elem_tuple_op)
 #define JIT_NN_LRN LOWER(rt_jit_shape_same, rt_jit_elem_lrn)
+#define JIT_CUMSUM LOWER(NULL, rt_jit_elem_cumsum)
+#define JIT_TOPK LOWER(NULL, rt_jit_elem_topk)
+
+/* dyn.reshape as a kernel: reshape's copy, its dims from newshape's values
+ * (checked against the output the caller sized). The vm does not use it:
+ * it runs dyn.reshape as a view (ReshapeDyn); the graph executor refuses
+ * its `?` dims. */
+#define JIT_DYN_RESHAPE LOWER(rt_jit_shape_dyn_reshape, rt_jit_elem_reshape)
 
 static const rt_jit_op_lowering_t k_table[] = {
 #define RT_OP(ID, name, ninputs, pattern, fields, rel, doc) [RT_OP_##ID] = JIT_##ID,

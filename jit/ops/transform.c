@@ -662,3 +662,55 @@ RT_JIT_SHAPE_FN(rt_jit_shape_arange) {
   out_dims[0] = rt_jit_convert(L, len, f64, (rt_dtype_t){kDLInt, 64, 1});
   return RT_OK;
 }
+
+/* ---- dyn.reshape ------------------------------------------------------------ */
+
+/* The dims from newshape's values at run time, as the reference reads them:
+ * 0 copies the input dim at that position (unless allowzero), one -1 takes
+ * what is left of the element count. A newshape that does not fit the
+ * input (another negative value, a count that differs) fails the kernel's
+ * check. The element function is reshape's (a flat copy). */
+RT_JIT_SHAPE_FN(rt_jit_shape_dyn_reshape) {
+  rt_dtype_t dt;
+  int32_t rank;
+  const int64_t *shape;
+  RT_RETURN_IF_ERROR(rt_jit_tensor_type(call, &dt, &rank, &shape));
+  rt_jit_node_t *x = arg_node(L, call, 0), *s = arg_node(L, call, 1);
+  if (s->rank != 1) return RT_JIT_UNIMPLEMENTED(call, "%s", "newshape must be 1-d");
+  const bool allowzero = rt_attrs_bool(call->call.attrs, "allowzero");
+  const rt_dtype_t i64 = {kDLInt, 64, 1};
+  const rt_dtype_t sdt = s->dtype;
+  LLVMValueRef xdims[RT_TENSOR_MAX_RANK];
+  memcpy(xdims, x->dims, sizeof xdims);
+  LLVMValueRef vals[RT_TENSOR_MAX_RANK], minus[RT_TENSOR_MAX_RANK];
+  LLVMValueRef known = rt_jit_i64(L, 1), ok = LLVMConstInt(L->i1, 1, 0);
+  LLVMValueRef nminus = rt_jit_i64(L, 0);
+  for (int32_t k = 0; k < rank; ++k) {
+    LLVMValueRef idx[RT_TENSOR_MAX_RANK] = {rt_jit_i64(L, k)};
+    LLVMValueRef v;
+    RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[1], idx, &v));
+    v = rt_jit_convert(L, v, sdt, i64);
+    if (!allowzero && k < x->rank) {
+      LLVMValueRef z = LLVMBuildICmp(L->b, LLVMIntEQ, v, rt_jit_i64(L, 0), "");
+      v = LLVMBuildSelect(L->b, z, xdims[k], v, "");
+    }
+    minus[k] = LLVMBuildICmp(L->b, LLVMIntEQ, v, rt_jit_i64(L, -1), "");
+    nminus = LLVMBuildAdd(L->b, nminus, LLVMBuildZExt(L->b, minus[k], LLVMTypeOf(nminus), ""), "");
+    LLVMValueRef good = LLVMBuildOr(L->b, minus[k], LLVMBuildICmp(L->b, LLVMIntSGE, v, rt_jit_i64(L, 0), ""), "");
+    ok = LLVMBuildAnd(L->b, ok, good, "");
+    vals[k] = v;
+    known = LLVMBuildMul(L->b, known, LLVMBuildSelect(L->b, minus[k], rt_jit_i64(L, 1), v, ""), "");
+  }
+  LLVMValueRef numel = rt_jit_numel(L, x->rank, xdims);
+  LLVMValueRef safe = rt_jit_max(L, known, rt_jit_i64(L, 1));
+  LLVMValueRef inferred = LLVMBuildSDiv(L->b, numel, safe, "");
+  for (int32_t k = 0; k < rank; ++k) {
+    out_dims[k] = LLVMBuildSelect(L->b, minus[k], inferred, vals[k], "");
+  }
+  LLVMValueRef has_minus = LLVMBuildICmp(L->b, LLVMIntNE, nminus, rt_jit_i64(L, 0), "");
+  LLVMValueRef total = LLVMBuildSelect(L->b, has_minus, LLVMBuildMul(L->b, known, inferred, ""), known, "");
+  ok = LLVMBuildAnd(L->b, ok, LLVMBuildICmp(L->b, LLVMIntULE, nminus, rt_jit_i64(L, 1), ""), "");
+  ok = LLVMBuildAnd(L->b, ok, LLVMBuildICmp(L->b, LLVMIntEQ, total, numel, ""), "");
+  rt_jit_check(L, ok, "dyn.reshape: newshape does not fit the input's element count");
+  return RT_OK;
+}

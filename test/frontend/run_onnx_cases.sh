@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# The meson 'onnx' test: generates ONNX's backend cases (once per build
-# folder; ../shared/tools/onnx-node-tests, which needs python3-onnx), then
-# runs the curated list through the debug and graph executors; every listed
-# case must pass on both.
+# The meson 'onnx' test. Generates ONNX's backend cases (once per build
+# folder; ../shared/tools/onnx-node-tests, which needs python3-onnx) and the
+# hand-built cases of gen_onnx_cases.py (If, Loop, reverse/bidirectional
+# RNN/LSTM/GRU, and models that must be refused), then requires:
+#   - every case of onnx_cases.txt to pass on debug, graph and vm;
+#   - every case of onnx_cases_vm.txt (control flow the graph executor
+#     refuses) to pass on debug and vm;
+#   - the hand-built cases to pass (If with a run-time condition and Loop
+#     as a recursive function on debug and vm, and the graph executor to
+#     refuse them clearly; the rest on all three);
+#   - every model under bad/ to be refused with its .expect message.
 #   run_onnx_cases.sh RELAYRT SRCDIR DATADIR CASES_TXT
 set -euo pipefail
 relayrt=$1 src=$2 data=$3 cases=$4
+here=$(dirname "$cases")
 gen=""
 for g in "$src/../shared/tools/onnx-node-tests" "$src/shared/tools/onnx-node-tests"; do
   [ -x "$g" ] && { gen=$g; break; }
@@ -17,5 +25,34 @@ if [ ! -f "$data/index.tsv" ]; then
   fi
   "$gen" "$data" >/dev/null
 fi
-exec /usr/bin/python3 "$src/scripts/onnx-conformance" "$relayrt" "$data" \
-  --executors debug,graph --cases "$cases" --require-pass --quiet --jobs 2
+extra="$data-extra"
+if [ ! -f "$extra/index.tsv" ] || [ "$here/gen_onnx_cases.py" -nt "$extra/index.tsv" ]; then
+  rm -rf "$extra"
+  /usr/bin/python3 "$here/gen_onnx_cases.py" "$extra" >/dev/null
+fi
+conf=(/usr/bin/python3 "$src/scripts/onnx-conformance" "$relayrt")
+rc=0
+"${conf[@]}" "$data" --executors debug,graph,vm --cases "$cases" --require-pass --quiet --jobs 2 || rc=1
+"${conf[@]}" "$data" --executors debug,vm --cases "$here/onnx_cases_vm.txt" --require-pass --quiet \
+  --jobs 2 || rc=1
+dyn='^extra/(if_runtime_cond|if_two_outputs|loop_while_.*)$'
+"${conf[@]}" "$extra" --suite extra --executors debug,graph,vm --filter '^extra/(?!(if_runtime_cond|if_two_outputs|loop_while_.*)$)' \
+  --require-pass --quiet --jobs 2 || rc=1
+"${conf[@]}" "$extra" --suite extra --executors debug,vm --filter "$dyn" --require-pass --quiet \
+  --jobs 2 || rc=1
+# Refusals: each must be an error (exit 1, not a crash) naming the problem.
+check_refusal() { # MODEL EXECUTOR EXPECTED
+  local out status=0
+  out=$("$relayrt" run "$1" --executor "$2" 2>&1 >/dev/null) || status=$?
+  if [ "$status" -ne 1 ] || [[ "$out" != *"$3"* ]]; then
+    echo "NOT REFUSED AS EXPECTED: $1 ($2): exit $status, wanted '$3', got: $out" >&2
+    rc=1
+  fi
+}
+for m in "$extra"/bad/*.onnx; do
+  check_refusal "$m" debug "$(cat "${m%.onnx}.expect")"
+done
+for c in if_runtime_cond if_two_outputs loop_while_data_cond; do
+  check_refusal "$extra/extra/$c/model.onnx" graph 'the graph executor does not run if'
+done
+exit $rc

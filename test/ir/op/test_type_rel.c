@@ -268,6 +268,28 @@ static const op_case_t k_transform[] = {
     {"shape_of", "float32[]", "", T("0", "int32")},
     {"ndarray_size", "float32[2,3]", "", "int32"},
     {"ndarray_size", "float32[2,3]", "dtype=\"int64\"", "int64"},
+    /* dyn.reshape: the rank is newshape's length, every extent `?` */
+    {"dyn.reshape", "float32[2,3,4] | int64[2]", "", F32("?, ?")},
+    {"dyn.reshape", "float32[?,3] | int32[3]", "", F32("?, ?, ?")},
+    {"dyn.reshape", "float32[2,3] | float32[2]", "", "error:newshape must be a 1-d int tensor"},
+    {"dyn.reshape", "float32[2,3] | int64[2,1]", "", "error:newshape must be a 1-d int tensor"},
+    {"dyn.reshape", "float32[2,3] | int64[?]", "", "error:must have a static length"},
+    /* cumsum (ScanopRel): axis None flattens; dtype overrides */
+    {"cumsum", "float32[2,3]", "", F32("6")},
+    {"cumsum", "float32[2,3]", "axis=1", F32("2, 3")},
+    {"cumsum", "int8[2,3]", "axis=-1; dtype=\"int32\"", T("2, 3", "int32")},
+    {"cumsum", "float32[?,3]", "axis=0; exclusive=True", F32("?, 3")},
+    {"cumsum", "float32[2,3]", "axis=2", "error:axis 2 is out of range for rank 2"},
+    {"cumsum", "bool[4]", "axis=0", "error:a running sum of bool needs an integer dtype"},
+    /* topk (TopKRel) */
+    {"topk", "float32[4,5]", "k=2", "(" F32("4, 2") ", " T("4, 2", "int32") ")"},
+    {"topk", "float32[4,5]", "k=3; axis=0; ret_type=\"values\"", F32("3, 5")},
+    {"topk", "float32[4,5]", "k=0; ret_type=\"indices\"; dtype=\"int64\"", T("4, 5", "int64")},
+    {"topk", "float32[?,5]", "k=4; axis=0; ret_type=\"values\"", F32("4, 5")},
+    {"topk", "float32[4,5]", "k=6", "error:k = 6 is larger than axis 1's extent 5"},
+    {"topk", "float32[4,5]", "ret_type=\"all\"", "error:unknown ret_type \"all\""},
+    {"topk", "float32[4,5]", "dtype=\"float32\"", "error:must be an integer type, got float32"},
+    {"topk", "float32[]", "", "error:must have rank >= 1"},
 };
 
 static const op_case_t k_image[] = {
