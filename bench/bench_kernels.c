@@ -21,8 +21,10 @@
  * whole run is the one the ratios divide by: on a shared machine a
  * momentarily slow peak would flatter the ratios.
  *
- * Usage: bench_kernels [REPS]   (default 5). Not a test: it never fails on
- * a slow figure; it prints the floors next to the ratios. */
+ * Usage: bench_kernels [REPS [FILTER]]   (default 5 repetitions). FILTER
+ * keeps the kernel cases whose name contains it ("dense", "conv64") and
+ * skips the model level. Not a test: it never fails on a slow figure; it
+ * prints the floors next to the ratios. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,6 +290,7 @@ static int bench_models(int reps) {
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 5;
   if (reps < 1) reps = 1;
+  const char *filter = argc > 2 ? argv[2] : NULL;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   if (ncpu < 1) ncpu = 1;
 
@@ -321,7 +324,7 @@ int main(int argc, char **argv) {
          peakn);
 
   /* 2. Kernels. */
-  const kcase_t cases[] = {
+  const kcase_t all_cases[] = {
       {"dense512", "dense 512^3", 2.0 * 512 * 512 * 512 / 1e9, true, false},
       {"dense1024", "dense 1024^3", 2.0 * 1024 * 1024 * 1024 / 1e9, true, false},
       {"conv64", "conv3x3 1x64x56x56->64", conv_gflop(64, 64, 56), false, true},
@@ -330,13 +333,22 @@ int main(int argc, char **argv) {
       {"conv512", "conv3x3 1x512x7x7->512", conv_gflop(512, 512, 7), false, true},
       {"dw32", "depthwise3x3 1x32x112x112", 2.0 * 32 * 112 * 112 * 9 / 1e9, false, false},
   };
-  enum { NCASES = sizeof cases / sizeof cases[0] };
+  enum { NALL = sizeof all_cases / sizeof all_cases[0] };
+  kcase_t cases[NALL];
+  int NCASES = 0;
+  for (int i = 0; i < NALL; ++i) {
+    if (!filter || strstr(all_cases[i].name, filter)) cases[NCASES++] = all_cases[i];
+  }
+  if (NCASES == 0) {
+    fprintf(stderr, "bench_kernels: no kernel case matches '%s'\n", filter);
+    return 1;
+  }
   rt_module_t *m = NULL;
   rt_jit_session_t *s = NULL;
   rt_jit_module_t *jm = NULL;
   rt_thread_pool_t *pool = NULL;
   if (check(rt_module_parse(kKernelText, strlen(kKernelText), "bench.relay", &m), "parsing the kernels")) return 1;
-  rt_ir_expr_t *fns[NCASES];
+  rt_ir_expr_t *fns[NALL];
   for (int i = 0; i < NCASES; ++i) fns[i] = rt_ir_module_lookup(m, cases[i].name);
   if (check(rt_jit_session_create(rt_allocator_system(), &s), "jit session")) return 1;
   rt_jit_build_stats_t st;
@@ -350,7 +362,7 @@ int main(int argc, char **argv) {
   pool_ctx_initialize(&all, pool);
   bool dense_ok = true, conv_ok = true;
   double worst_dense = 1e9, worst_conv = 1e9;
-  double g1s[NCASES], gns[NCASES];
+  double g1s[NALL], gns[NALL];
   for (int i = 0; i < NCASES; ++i) {
     double p1 = rt_bench_fma_peak(1, 20000000L), pn = rt_bench_fma_peak((int32_t)ncpu, 20000000L);
     if (p1 > peak1) peak1 = p1;
@@ -399,5 +411,5 @@ int main(int argc, char **argv) {
   rt_module_release(m);
 
   /* 3. Models. */
-  return bench_models(reps);
+  return filter ? 0 : bench_models(reps);
 }

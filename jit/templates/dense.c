@@ -22,6 +22,7 @@
  * the packed panel and are never read by the epilogue. Tasks own disjoint
  * (batch, rows, columns) regions, so no synchronisation is needed. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jit/ops/ops_impl.h"
@@ -29,122 +30,327 @@
 
 /* ---- the core ---------------------------------------------------------------- */
 
+/* K blocks of at most this many steps: the micro-kernel's A panel
+ * (mr x kc floats) stays in L1 while B panels stream past it. */
+#define KC_MAX 256
+/* Bytes of packed B (kc x the columns of one block) kept in L2 while
+ * every row tile of the task passes over it. */
+#define B_BLOCK_BYTES (256 * 1024)
+
+typedef struct blocking_t {
+  int64_t nw, np;      /* panel width (vw * nv), panels over N */
+  int64_t mt;          /* row tiles over M */
+  int64_t nkb, kc, kp; /* K blocks, steps per block, padded K = nkb * kc */
+  int64_t lda;         /* packed A row pitch (floats) */
+  int64_t ncp;         /* panels per B block */
+} blocking_t;
+
+static blocking_t blocking(const rt_jit_gemm_core_t *g) {
+  blocking_t z;
+  z.nw = (int64_t)g->vw * g->nv;
+  z.np = (g->n + z.nw - 1) / z.nw;
+  z.mt = (g->m + g->mr - 1) / g->mr;
+  z.nkb = (g->k + KC_MAX - 1) / KC_MAX;
+  z.kc = (g->k + z.nkb - 1) / z.nkb;
+  z.kp = z.nkb * z.kc;
+  /* Whole cache lines, and an odd number of them: the mr rows of a tile
+   * then fall into distinct L1 sets (a pitch of 4 KB would put them all
+   * in one set and evict each other every step). */
+  z.lda = (z.kp + 15) / 16 * 16;
+  if ((z.lda / 16) % 2 == 0) z.lda += 16;
+  z.ncp = B_BLOCK_BYTES / (z.kc * 4 * z.nw);
+  if (z.ncp < 1) z.ncp = 1;
+  return z;
+}
+
 static LLVMValueRef imin(rt_jit_lower_t *L, LLVMValueRef a, int64_t b) {
   return rt_jit_min(L, a, rt_jit_i64(L, b));
 }
 
-static rt_status_t pack_panel(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
-                              LLVMValueRef n0, LLVMValueRef wsb) {
-  const int64_t nw = (int64_t)g->vw * g->nv;
+static LLVMValueRef mul(rt_jit_lower_t *L, LLVMValueRef a, int64_t b) {
+  return LLVMBuildMul(L->b, a, rt_jit_i64(L, b), "");
+}
+
+static LLVMValueRef add(rt_jit_lower_t *L, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildAdd(L->b, a, b, "");
+}
+
+/* Zeros p[lo, hi) (float offsets). */
+static void zero_range(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef lo, LLVMValueRef hi) {
+  rt_jit_loop_t lz;
+  rt_jit_loop_begin(L, lo, hi, 0, NULL, &lz);
+  rt_jit_tpl_storef(L, LLVMConstReal(L->f32, 0), p, lz.iv);
+  rt_jit_loop_end(L, &lz, NULL);
+}
+
+/* A(b, i, k) for the packing loops: in memory (a_base) or through a_elem. */
+static rt_status_t a_value(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
+                           LLVMValueRef abase, LLVMValueRef i, LLVMValueRef k, LLVMValueRef *out) {
+  if (abase) {
+    *out = rt_jit_tpl_loadf(L, abase, add(L, mul(L, i, g->k), k));
+    return RT_OK;
+  }
+  return g->a_elem(L, g, b, i, k, out);
+}
+
+/* Packs rows [row_lo, row_hi) of A(b) (row_hi - row_lo = the task's tiles
+ * times mr, possibly past M) into wsa: row r of the task at r * lda, K
+ * values then zeros up to lda. Rows past M are zero. */
+static rt_status_t pack_a(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking_t *z,
+                          LLVMValueRef b, LLVMValueRef row_lo, LLVMValueRef row_hi,
+                          LLVMValueRef wsa) {
   LLVMBuilderRef B = L->b;
-  rt_jit_loop_t lo, li;
-  LLVMValueRef c, k;
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->k_inner ? nw : g->k), 0, NULL, &lo);
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->k_inner ? g->k : nw), 0, NULL, &li);
-  c = g->k_inner ? lo.iv : li.iv;
-  k = g->k_inner ? li.iv : lo.iv;
-  LLVMValueRef n = LLVMBuildAdd(B, n0, c, "");
-  LLVMValueRef valid = LLVMBuildICmp(B, LLVMIntSLT, n, rt_jit_i64(L, g->n), "");
-  LLVMValueRef nn = LLVMBuildSelect(B, valid, n, rt_jit_i64(L, g->n - 1), "");
-  LLVMValueRef v;
-  RT_RETURN_IF_ERROR(g->b_elem(L, g, b, k, nn, &v));
-  v = LLVMBuildSelect(B, valid, v, LLVMConstReal(L->f32, 0), "");
-  rt_jit_tpl_storef(L, v, wsb, LLVMBuildAdd(B, LLVMBuildMul(B, k, rt_jit_i64(L, nw), ""), c, ""));
-  rt_jit_loop_end(L, &li, NULL);
-  rt_jit_loop_end(L, &lo, NULL);
+  LLVMValueRef abase = g->a_base ? g->a_base(L, g, b) : NULL;
+  LLVMValueRef valid_hi = imin(L, row_hi, g->m);
+  if (!g->a_m_inner) {
+    /* Row by row: contiguous reads and writes (vectorizable). */
+    rt_jit_loop_t lr, lk;
+    rt_jit_loop_begin(L, row_lo, valid_hi, 0, NULL, &lr);
+    LLVMValueRef dst = rt_jit_tpl_gep(L, wsa, mul(L, LLVMBuildSub(B, lr.iv, row_lo, ""), z->lda));
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->k), 0, NULL, &lk);
+    LLVMValueRef v;
+    RT_RETURN_IF_ERROR(a_value(L, g, b, abase, lr.iv, lk.iv, &v));
+    rt_jit_tpl_storef(L, v, dst, lk.iv);
+    rt_jit_loop_end(L, &lk, NULL);
+    zero_range(L, dst, rt_jit_i64(L, g->k), rt_jit_i64(L, z->lda));
+    rt_jit_loop_end(L, &lr, NULL);
+  } else {
+    /* A stored k-major (transpose_a): walk rows inside each k. */
+    rt_jit_loop_t lk, lr;
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->k), 0, NULL, &lk);
+    rt_jit_loop_begin(L, row_lo, valid_hi, 0, NULL, &lr);
+    LLVMValueRef v;
+    RT_RETURN_IF_ERROR(a_value(L, g, b, abase, lr.iv, lk.iv, &v));
+    rt_jit_tpl_storef(L, v, wsa, add(L, mul(L, LLVMBuildSub(B, lr.iv, row_lo, ""), z->lda), lk.iv));
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(B);
+    rt_jit_loop_end(L, &lr, NULL);
+    rt_jit_tpl_loop_hints(L, latch, true, false);
+    rt_jit_loop_end(L, &lk, NULL);
+    rt_jit_loop_t lz;
+    rt_jit_loop_begin(L, row_lo, valid_hi, 0, NULL, &lz);
+    zero_range(L, rt_jit_tpl_gep(L, wsa, mul(L, LLVMBuildSub(B, lz.iv, row_lo, ""), z->lda)),
+               rt_jit_i64(L, g->k), rt_jit_i64(L, z->lda));
+    rt_jit_loop_end(L, &lz, NULL);
+  }
+  /* Rows past M (the last tile's padding). */
+  rt_jit_loop_t lp;
+  rt_jit_loop_begin(L, rt_jit_max(L, valid_hi, row_lo), row_hi, 0, NULL, &lp);
+  LLVMValueRef dst = rt_jit_tpl_gep(L, wsa, mul(L, LLVMBuildSub(B, lp.iv, row_lo, ""), z->lda));
+  zero_range(L, dst, rt_jit_i64(L, 0), rt_jit_i64(L, z->lda));
+  rt_jit_loop_end(L, &lp, NULL);
   return RT_OK;
 }
 
-static void tiles(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, int32_t mr, LLVMValueRef t_lo,
-                  LLVMValueRef t_hi, LLVMValueRef abase, LLVMValueRef wsb, LLVMValueRef cblk,
-                  int64_t ldc) {
+/* Packs panel p (columns n0 .. n0 + nw) of B(b) into dst: K x nw, row k at
+ * k * nw; zeros past N and for k in [K, kp). */
+static rt_status_t pack_b(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking_t *z,
+                          LLVMValueRef b, LLVMValueRef n0, LLVMValueRef dst) {
   LLVMBuilderRef B = L->b;
-  rt_jit_loop_t lt;
-  rt_jit_loop_begin(L, t_lo, t_hi, 0, NULL, &lt);
-  LLVMValueRef i0 = LLVMBuildMul(B, lt.iv, rt_jit_i64(L, g->mr), "");
-  LLVMValueRef arow[RT_JIT_TPL_MAX_MR];
-  for (int32_t r = 0; r < mr; ++r) {
-    LLVMValueRef row = LLVMBuildAdd(B, i0, rt_jit_i64(L, r), "");
-    arow[r] = rt_jit_tpl_gep(L, abase, LLVMBuildMul(B, row, rt_jit_i64(L, g->k), ""));
+  const int64_t nw = z->nw;
+  LLVMValueRef cols = rt_jit_min(L, LLVMBuildSub(B, rt_jit_i64(L, g->n), n0, ""), rt_jit_i64(L, nw));
+  LLVMValueRef v;
+  if (g->k_inner) {
+    /* B(k, n) contiguous along k: blocks of 64 k so the block's rows of
+     * the panel (64 x nw floats) stay in L1 while each column is filled. */
+    rt_jit_loop_t lkb, lc, lk;
+    const int64_t kb = 64, nkb = (g->k + kb - 1) / kb;
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nkb), 0, NULL, &lkb);
+    LLVMValueRef k0 = mul(L, lkb.iv, kb);
+    LLVMValueRef k1 = imin(L, add(L, k0, rt_jit_i64(L, kb)), g->k);
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), cols, 0, NULL, &lc);
+    LLVMValueRef n = add(L, n0, lc.iv);
+    rt_jit_loop_begin(L, k0, k1, 0, NULL, &lk);
+    RT_RETURN_IF_ERROR(g->b_elem(L, g, b, lk.iv, n, &v));
+    rt_jit_tpl_storef(L, v, dst, add(L, mul(L, lk.iv, nw), lc.iv));
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(B);
+    rt_jit_loop_end(L, &lk, NULL);
+    rt_jit_tpl_loop_hints(L, latch, true, false);
+    rt_jit_loop_end(L, &lc, NULL);
+    LLVMBasicBlockRef outer = LLVMGetInsertBlock(B);
+    rt_jit_loop_end(L, &lkb, NULL);
+    rt_jit_tpl_loop_hints(L, outer, false, true);
+  } else {
+    rt_jit_loop_t lk, lc;
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->k), 0, NULL, &lk);
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), cols, 0, NULL, &lc);
+    RT_RETURN_IF_ERROR(g->b_elem(L, g, b, lk.iv, add(L, n0, lc.iv), &v));
+    rt_jit_tpl_storef(L, v, dst, add(L, mul(L, lk.iv, nw), lc.iv));
+    rt_jit_loop_end(L, &lc, NULL);
+    rt_jit_loop_end(L, &lk, NULL);
   }
-  LLVMValueRef c = rt_jit_tpl_gep(L, cblk, LLVMBuildMul(B, i0, rt_jit_i64(L, ldc), ""));
-  rt_jit_tpl_micro(L, mr, g->nv, g->vw, g->k, arow, wsb, NULL, (int64_t)g->vw * g->nv, c, ldc);
-  rt_jit_loop_end(L, &lt, NULL);
+  /* Columns past N, then rows past K. */
+  if (g->n % nw) {
+    rt_jit_loop_t lk;
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->k), 0, NULL, &lk);
+    LLVMValueRef row = mul(L, lk.iv, nw);
+    zero_range(L, dst, add(L, row, cols), add(L, row, rt_jit_i64(L, nw)));
+    rt_jit_loop_end(L, &lk, NULL);
+  }
+  if (z->kp > g->k) zero_range(L, dst, rt_jit_i64(L, g->k * nw), rt_jit_i64(L, z->kp * nw));
+  return RT_OK;
+}
+
+/* The register tile: acc[mr][nv] = sum over kc steps of A(r, k) * B(k, :)
+ * with A row r at ap + r * lda and B row k at bp + k * nw (64-byte
+ * aligned, packed); then stored to the contiguous tile ct (mr x nw), added
+ * to what ct holds when `accumulate` (i1). ct's lines are prefetched before
+ * the k loop, so the add at the end finds them in L1. */
+static void micro(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking_t *z,
+                  LLVMValueRef ap, LLVMValueRef bp, LLVMValueRef ct, LLVMValueRef accumulate) {
+  LLVMBuilderRef B = L->b;
+  const int32_t mr = g->mr, nv = g->nv, vw = g->vw, nacc = mr * nv;
+  const int64_t nw = z->nw;
+  const unsigned valign = (unsigned)vw * 4;
+  LLVMTypeRef vt = rt_jit_tpl_vec(L, vw);
+  rt_jit_tpl_wide(L, vw);
+  if (z->nkb > 1) {
+    for (int32_t l = 0; l < mr * nw / 16; ++l) rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, ct, rt_jit_i64(L, 16 * l)), true);
+  }
+  LLVMValueRef init[RT_JIT_TPL_MAX_CARRY], bv[RT_JIT_TPL_MAX_CARRY], next[RT_JIT_TPL_MAX_CARRY];
+  for (int32_t i = 0; i < nacc; ++i) init[i] = LLVMConstNull(vt);
+  rt_jit_tpl_loop_t lp;
+  rt_jit_tpl_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, z->kc), nacc, init, &lp);
+  LLVMValueRef brow = rt_jit_tpl_gep(L, bp, mul(L, lp.iv, nw));
+  for (int32_t v = 0; v < nv; ++v) {
+    LLVMValueRef ld = LLVMBuildLoad2(B, vt, rt_jit_tpl_gep(L, brow, rt_jit_i64(L, (int64_t)vw * v)), "");
+    LLVMSetAlignment(ld, valign);
+    bv[v] = ld;
+  }
+  for (int32_t r = 0; r < mr; ++r) {
+    LLVMValueRef a = rt_jit_tpl_loadf(L, ap, add(L, lp.iv, rt_jit_i64(L, r * z->lda)));
+    LLVMValueRef s = rt_jit_tpl_splat(L, a, vw);
+    for (int32_t v = 0; v < nv; ++v) {
+      next[r * nv + v] = rt_jit_intrinsic(L, "llvm.fma", s, bv[v], lp.carry[r * nv + v]);
+    }
+  }
+  rt_jit_tpl_loop_end(L, &lp, next);
+  LLVMValueRef acc[RT_JIT_TPL_MAX_CARRY];
+  for (int32_t i = 0; i < nacc; ++i) acc[i] = lp.carry[i];
+  if (z->nkb > 1) {
+    /* acc += ct when accumulating (a branch, so a first block never reads
+     * the uninitialized tile). */
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef addb = LLVMAppendBasicBlockInContext(L->c, L->fn, "tacc");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->c, L->fn, "tstore");
+    LLVMBuildCondBr(B, accumulate, addb, join);
+    LLVMPositionBuilderAtEnd(B, addb);
+    LLVMValueRef sum[RT_JIT_TPL_MAX_CARRY];
+    for (int32_t i = 0; i < nacc; ++i) {
+      LLVMValueRef ld = LLVMBuildLoad2(B, vt, rt_jit_tpl_gep(L, ct, rt_jit_i64(L, (int64_t)vw * i)), "");
+      LLVMSetAlignment(ld, valign);
+      sum[i] = LLVMBuildFAdd(B, acc[i], ld, "");
+    }
+    LLVMBuildBr(B, join);
+    LLVMPositionBuilderAtEnd(B, join);
+    for (int32_t i = 0; i < nacc; ++i) {
+      LLVMValueRef phi = LLVMBuildPhi(B, vt, "");
+      LLVMValueRef vals[2] = {acc[i], sum[i]};
+      LLVMBasicBlockRef bbs[2] = {pre, addb};
+      LLVMAddIncoming(phi, vals, bbs, 2);
+      acc[i] = phi;
+    }
+  }
+  /* Tile layout: row r at r * nw, so vector i = r * nv + v at i * vw. */
+  for (int32_t i = 0; i < nacc; ++i) {
+    LLVMValueRef st = LLVMBuildStore(B, acc[i], rt_jit_tpl_gep(L, ct, rt_jit_i64(L, (int64_t)vw * i)));
+    LLVMSetAlignment(st, valign);
+  }
+}
+
+/* The epilogue of one tile: rows i0.., columns n0.. of the output from the
+ * tile ct (row r at r * nw), clipped to M x N. */
+static rt_status_t tile_epilogue(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking_t *z,
+                                 LLVMValueRef b, LLVMValueRef i0, LLVMValueRef n0, LLVMValueRef ct) {
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef rows = rt_jit_min(L, LLVMBuildSub(B, rt_jit_i64(L, g->m), i0, ""), rt_jit_i64(L, g->mr));
+  LLVMValueRef cols = rt_jit_min(L, LLVMBuildSub(B, rt_jit_i64(L, g->n), n0, ""), rt_jit_i64(L, z->nw));
+  rt_jit_loop_t er, ec;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rows, 0, NULL, &er);
+  LLVMValueRef crow = rt_jit_tpl_gep(L, ct, mul(L, er.iv, z->nw));
+  LLVMValueRef i = add(L, i0, er.iv);
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), cols, 0, NULL, &ec);
+  LLVMValueRef val = rt_jit_tpl_loadf(L, crow, ec.iv);
+  LLVMValueRef idx[RT_TENSOR_MAX_RANK];
+  g->out_idx(L, g, b, i, add(L, n0, ec.iv), idx);
+  RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, g->anchor, g->out, g->data, idx, val));
+  rt_jit_loop_end(L, &ec, NULL);
+  rt_jit_loop_end(L, &er, NULL);
+  return RT_OK;
 }
 
 rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef task,
                                  LLVMValueRef ntasks) {
   LLVMBuilderRef B = L->b;
-  const int64_t nw = (int64_t)g->vw * g->nv, np = (g->n + nw - 1) / nw, npad = np * nw;
-  const int64_t mt = (g->m + g->mr - 1) / g->mr, mfull = g->m / g->mr;
-  const int32_t mtail = (int32_t)(g->m % g->mr);
+  const blocking_t z = blocking(g);
+  const int32_t mr = g->mr;
+  const int64_t nw = z.nw, tile = (int64_t)mr * nw;
   /* Split: batches when there are several, else N panels (each task packs
    * only its own), else row tiles. */
   LLVMValueRef b_lo = rt_jit_i64(L, 0), b_hi = rt_jit_i64(L, g->nb);
-  LLVMValueRef p_lo = rt_jit_i64(L, 0), p_hi = rt_jit_i64(L, np);
-  LLVMValueRef t_lo = rt_jit_i64(L, 0), t_hi = rt_jit_i64(L, mt);
+  LLVMValueRef p_lo = rt_jit_i64(L, 0), p_hi = rt_jit_i64(L, z.np);
+  LLVMValueRef t_lo = rt_jit_i64(L, 0), t_hi = rt_jit_i64(L, z.mt);
   if (g->nb >= 4) {
     rt_jit_tpl_split(L, g->nb, task, ntasks, &b_lo, &b_hi);
-  } else if (np >= 4 || np >= mt) {
-    rt_jit_tpl_split(L, np, task, ntasks, &p_lo, &p_hi);
+  } else if (z.np >= 4 || z.np >= z.mt) {
+    rt_jit_tpl_split(L, z.np, task, ntasks, &p_lo, &p_hi);
   } else {
-    rt_jit_tpl_split(L, mt, task, ntasks, &t_lo, &t_hi);
+    rt_jit_tpl_split(L, z.mt, task, ntasks, &t_lo, &t_hi);
   }
-  LLVMValueRef wsb = rt_jit_tpl_ws_alloc(L, g->k * nw * 4);
-  LLVMValueRef wsc = rt_jit_tpl_ws_alloc(L, g->m * npad * 4);
-  LLVMValueRef wsa = g->a_base ? LLVMConstNull(L->ptr) : rt_jit_tpl_ws_alloc(L, g->m * g->k * 4);
+  LLVMValueRef ntile = LLVMBuildSub(B, t_hi, t_lo, ""), npan = LLVMBuildSub(B, p_hi, p_lo, "");
+  LLVMValueRef row_lo = mul(L, t_lo, mr), row_hi = mul(L, t_hi, mr);
+  /* Workspace of this task: its packed A rows, its packed B panels, and
+   * the C tiles (all of them while K blocks accumulate, else one). */
+  LLVMValueRef wsa = rt_jit_tpl_ws_alloc_v(L, mul(L, ntile, (int64_t)mr * z.lda * 4));
+  LLVMValueRef wsb = rt_jit_tpl_ws_alloc_v(L, mul(L, npan, z.kp * nw * 4));
+  LLVMValueRef wsc = z.nkb > 1 ? rt_jit_tpl_ws_alloc_v(L, mul(L, LLVMBuildMul(B, ntile, npan, ""), tile * 4))
+                               : rt_jit_tpl_ws_alloc(L, tile * 4);
   LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildIsNotNull(B, wsb, ""), LLVMBuildIsNotNull(B, wsc, ""), "");
-  if (!g->a_base) ok = LLVMBuildAnd(B, ok, LLVMBuildIsNotNull(B, wsa, ""), "");
+  ok = LLVMBuildAnd(B, ok, LLVMBuildIsNotNull(B, wsa, ""), "");
+  /* A task with no work (more tasks than panels or tiles) skips it all. */
+  ok = LLVMBuildAnd(B, ok, LLVMBuildICmp(B, LLVMIntSGT, LLVMBuildMul(B, ntile, npan, ""), rt_jit_i64(L, 0), ""), "");
   rt_jit_if_t have;
   rt_jit_if_begin(L, ok, &have);
-  LLVMValueRef row_lo = LLVMBuildMul(B, t_lo, rt_jit_i64(L, g->mr), "");
-  LLVMValueRef row_hi = imin(L, LLVMBuildMul(B, t_hi, rt_jit_i64(L, g->mr), ""), g->m);
   rt_jit_loop_t lb;
   rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
-  LLVMValueRef abase;
-  if (g->a_base) {
-    abase = g->a_base(L, g, lb.iv);
-  } else {
-    rt_jit_loop_t li, lk;
-    rt_jit_loop_begin(L, row_lo, row_hi, 0, NULL, &li);
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->k), 0, NULL, &lk);
-    LLVMValueRef v;
-    RT_RETURN_IF_ERROR(g->a_elem(L, g, lb.iv, li.iv, lk.iv, &v));
-    rt_jit_tpl_storef(L, v, wsa, LLVMBuildAdd(B, LLVMBuildMul(B, li.iv, rt_jit_i64(L, g->k), ""), lk.iv, ""));
-    rt_jit_loop_end(L, &lk, NULL);
-    rt_jit_loop_end(L, &li, NULL);
-    abase = wsa;
+  if (!getenv("RTX_NOPACK")) RT_RETURN_IF_ERROR(pack_a(L, g, &z, lb.iv, row_lo, row_hi, wsa));
+  if (!getenv("RTX_NOPACK")) {
+    rt_jit_loop_t lp;
+    rt_jit_loop_begin(L, p_lo, p_hi, 0, NULL, &lp);
+    LLVMValueRef dst = rt_jit_tpl_gep(L, wsb, mul(L, LLVMBuildSub(B, lp.iv, p_lo, ""), z.kp * nw));
+    RT_RETURN_IF_ERROR(pack_b(L, g, &z, lb.iv, mul(L, lp.iv, nw), dst));
+    rt_jit_loop_end(L, &lp, NULL);
   }
-  rt_jit_loop_t lp;
-  rt_jit_loop_begin(L, p_lo, p_hi, 0, NULL, &lp);
-  LLVMValueRef n0 = LLVMBuildMul(B, lp.iv, rt_jit_i64(L, nw), "");
-  RT_RETURN_IF_ERROR(pack_panel(L, g, lb.iv, n0, wsb));
-  LLVMValueRef cblk = rt_jit_tpl_gep(L, wsc, n0);
-  tiles(L, g, g->mr, t_lo, rt_jit_min(L, t_hi, rt_jit_i64(L, mfull)), abase, wsb, cblk, npad);
-  if (mtail) {
-    rt_jit_if_t tail;
-    rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntSGT, t_hi, rt_jit_i64(L, mfull), ""), &tail);
-    tiles(L, g, mtail, rt_jit_i64(L, mfull), rt_jit_i64(L, mfull + 1), abase, wsb, cblk, npad);
-    rt_jit_if_else(L, &tail, NULL);
-    (void)rt_jit_if_end(L, &tail, NULL);
+  /* for K block, for block of ncp panels, for row tile, for panel. */
+  rt_jit_loop_t lk, lj, lt, lp;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, z.nkb), 0, NULL, &lk);
+  LLVMValueRef nblk = LLVMBuildSDiv(B, add(L, npan, rt_jit_i64(L, z.ncp - 1)), rt_jit_i64(L, z.ncp), "");
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), nblk, 0, NULL, &lj);
+  LLVMValueRef pj = add(L, p_lo, mul(L, lj.iv, z.ncp));
+  LLVMValueRef pe = rt_jit_min(L, add(L, pj, rt_jit_i64(L, z.ncp)), p_hi);
+  rt_jit_loop_begin(L, t_lo, t_hi, 0, NULL, &lt);
+  LLVMValueRef tr = LLVMBuildSub(B, lt.iv, t_lo, "");
+  LLVMValueRef ap = rt_jit_tpl_gep(L, wsa, add(L, mul(L, tr, (int64_t)mr * z.lda), mul(L, lk.iv, z.kc)));
+  rt_jit_loop_begin(L, pj, pe, 0, NULL, &lp);
+  LLVMValueRef pr = LLVMBuildSub(B, lp.iv, p_lo, "");
+  LLVMValueRef bp = rt_jit_tpl_gep(L, wsb, add(L, mul(L, pr, z.kp * nw), mul(L, lk.iv, z.kc * nw)));
+  LLVMValueRef ct = z.nkb > 1 ? rt_jit_tpl_gep(L, wsc, mul(L, add(L, LLVMBuildMul(B, tr, npan, ""), pr), tile)) : wsc;
+  micro(L, g, &z, ap, bp, ct, LLVMBuildICmp(B, LLVMIntSGT, lk.iv, rt_jit_i64(L, 0), ""));
+  rt_jit_if_t last;
+  if (z.nkb > 1) rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntEQ, lk.iv, rt_jit_i64(L, z.nkb - 1), ""), &last);
+  if (!getenv("RTX_NOEPI")) RT_RETURN_IF_ERROR(tile_epilogue(L, g, &z, lb.iv, mul(L, lt.iv, mr), mul(L, lp.iv, nw), ct));
+  if (z.nkb > 1) {
+    rt_jit_if_else(L, &last, NULL);
+    (void)rt_jit_if_end(L, &last, NULL);
   }
   rt_jit_loop_end(L, &lp, NULL);
-  /* The epilogue over the task's region. */
-  LLVMValueRef col_lo = LLVMBuildMul(B, p_lo, rt_jit_i64(L, nw), "");
-  LLVMValueRef col_hi = imin(L, LLVMBuildMul(B, p_hi, rt_jit_i64(L, nw), ""), g->n);
-  rt_jit_loop_t ei, ej;
-  rt_jit_loop_begin(L, row_lo, row_hi, 0, NULL, &ei);
-  rt_jit_loop_begin(L, col_lo, col_hi, 0, NULL, &ej);
-  LLVMValueRef val = rt_jit_tpl_loadf(
-      L, wsc, LLVMBuildAdd(B, LLVMBuildMul(B, ei.iv, rt_jit_i64(L, npad), ""), ej.iv, ""));
-  LLVMValueRef idx[RT_TENSOR_MAX_RANK];
-  g->out_idx(L, g, lb.iv, ei.iv, ej.iv, idx);
-  RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, g->anchor, g->out, g->data, idx, val));
-  rt_jit_loop_end(L, &ej, NULL);
-  rt_jit_loop_end(L, &ei, NULL);
+  rt_jit_loop_end(L, &lt, NULL);
+  rt_jit_loop_end(L, &lj, NULL);
+  rt_jit_loop_end(L, &lk, NULL);
   rt_jit_loop_end(L, &lb, NULL);
   rt_jit_if_else(L, &have, NULL);
-  rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "out of workspace memory (gemm template)");
+  /* Out of memory, unless the task simply had nothing to do. */
+  rt_jit_flag_error(L, LLVMBuildICmp(B, LLVMIntSGT, LLVMBuildMul(B, ntile, npan, ""), rt_jit_i64(L, 0), ""),
+                    "out of workspace memory (gemm template)");
   (void)rt_jit_if_end(L, &have, NULL);
   rt_jit_tpl_ws_free(L, wsa);
   rt_jit_tpl_ws_free(L, wsc);
@@ -233,6 +439,7 @@ rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const
   /* B(k, n) is contiguous along k when b is stored (N, K). */
   g.k_inner = mm.tb;
   if (!mm.ta && rt_jit_tpl_raw(L, mm.a)) g.a_base = mm_a_base;
+  g.a_m_inner = mm.ta; /* A(i, k) = a[k][i]: contiguous along i */
   if (g.m < 1 || g.n < 1 || g.k < 1) return RT_STATUS(UNIMPLEMENTED, "%s", "empty GEMM");
   return rt_jit_tpl_gemm_core(L, &g, task, ntasks);
 }

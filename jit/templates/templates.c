@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/TargetMachine.h>
 
 #include "jit/ops/ops_impl.h"
@@ -143,6 +144,57 @@ static const tile_t *pick_tile(int64_t m, int64_t n, int32_t vw) {
   return best;
 }
 
+/* Tiles of the packed GEMM core (dense.c: dense, matmul, batch_matmul,
+ * im2col convolution). Its A panel (mr rows x kc) stays in L1 and its B
+ * panels (kc x vw*nv) stream from L2, so besides the FMA and load counts
+ * a tile pays for the B bytes it pulls per step (gemm_cost). Ordered by
+ * preference where costs tie: 12x2 first (the BLIS Skylake-X shape, half
+ * the L2 traffic of 6x4), 1-row tiles before wider ones for vectors. */
+static const tile_t kGemm16[] = {
+    {12, 2, "gemm.12x32", NULL, "conv2d.im2col.12x32"},
+    {6, 4, "gemm.6x64", NULL, "conv2d.im2col.6x64"},
+    {8, 3, "gemm.8x48", NULL, "conv2d.im2col.8x48"},
+    {1, 4, "gemm.1x64", NULL, "conv2d.im2col.1x64"},
+    {2, 4, "gemm.2x64", NULL, "conv2d.im2col.2x64"},
+    {4, 4, "gemm.4x64", NULL, "conv2d.im2col.4x64"},
+    {12, 1, "gemm.12x16", NULL, "conv2d.im2col.12x16"},
+    {16, 1, "gemm.16x16", NULL, "conv2d.im2col.16x16"},
+};
+static const tile_t kGemm8[] = {
+    {6, 2, "gemm.6x16", NULL, "conv2d.im2col.6x16"},
+    {4, 3, "gemm.4x24", NULL, "conv2d.im2col.4x24"},
+    {3, 4, "gemm.3x32", NULL, "conv2d.im2col.3x32"},
+    {1, 4, "gemm.1x32", NULL, "conv2d.im2col.1x32"},
+    {2, 4, "gemm.2x32", NULL, "conv2d.im2col.2x32"},
+    {12, 1, "gemm.12x8", NULL, "conv2d.im2col.12x8"},
+};
+
+/* Cycles of one k step of a tile on a core with 2 FMA and 2 load ports and
+ * ~24 bytes per cycle from L2: the most of mr*nv FMAs / 2, (nv vector +
+ * mr broadcast loads) / 2 and the nv*vw*4 bytes of B / 24; times the
+ * padded tiles. */
+static const tile_t *pick_gemm_tile(int64_t m, int64_t n, int32_t vw) {
+  const tile_t *tab = vw == 16 ? kGemm16 : kGemm8;
+  const size_t count = vw == 16 ? sizeof kGemm16 / sizeof kGemm16[0] : sizeof kGemm8 / sizeof kGemm8[0];
+  const tile_t *best = &tab[0];
+  double best_cost = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const tile_t *t = &tab[i];
+    const int64_t nw = (int64_t)vw * t->nv;
+    double tiles = (double)((m + t->mr - 1) / t->mr) * (double)((n + nw - 1) / nw);
+    double step = (double)(t->mr * t->nv) / 2;
+    double loads = (double)(t->mr + t->nv) / 2, bytes = (double)(t->nv * vw * 4) / 24;
+    if (loads > step) step = loads;
+    if (bytes > step) step = bytes;
+    double cost = tiles * step;
+    if (i == 0 || cost < best_cost - 1e-9) {
+      best = t;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
 /* M and N of a GEMM-shaped anchor (its output's last two dims). */
 static bool gemm_dims(const rt_ir_expr_t *a, int64_t *m, int64_t *n) {
   int32_t r;
@@ -196,7 +248,7 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, rt_jit_tpl_plan_t *p) {
       p->name = t->direct;
       return true;
     }
-    const tile_t *t = pick_tile(c.og, c.oh * c.ow, vw);
+    const tile_t *t = pick_gemm_tile(c.og, c.oh * c.ow, vw);
     p->kind = RT_JIT_TPL_CONV_IM2COL;
     p->mr = t->mr;
     p->nv = t->nv;
@@ -209,7 +261,7 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, rt_jit_tpl_plan_t *p) {
   if (id == RT_OP_NN_BATCH_MATMUL && (ra != 3 || rb != 3)) return false;
   int64_t m, n;
   if (!gemm_dims(a, &m, &n)) return false;
-  const tile_t *t = pick_tile(m, n, vw);
+  const tile_t *t = pick_gemm_tile(m, n, vw);
   p->kind = RT_JIT_TPL_GEMM;
   p->mr = t->mr;
   p->nv = t->nv;
@@ -328,9 +380,50 @@ void rt_jit_tpl_storef(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMVa
   LLVMSetAlignment(LLVMBuildStore(L->b, v, rt_jit_tpl_gep(L, p, off)), 4);
 }
 
+void rt_jit_tpl_loop_hints(rt_jit_lower_t *L, LLVMBasicBlockRef latch, bool no_vectorize,
+                           bool no_unroll) {
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(latch);
+  if (!br || (!no_vectorize && !no_unroll)) return;
+  LLVMMetadataRef self = LLVMTemporaryMDNode(L->c, NULL, 0);
+  LLVMMetadataRef ops[3] = {self};
+  unsigned n = 1;
+  if (no_vectorize) {
+    LLVMMetadataRef opt[2] = {LLVMMDStringInContext2(L->c, "llvm.loop.vectorize.enable", 26),
+                              LLVMValueAsMetadata(LLVMConstInt(L->i1, 0, 0))};
+    ops[n++] = LLVMMDNodeInContext2(L->c, opt, 2);
+  }
+  if (no_unroll) {
+    LLVMMetadataRef opt[1] = {LLVMMDStringInContext2(L->c, "llvm.loop.unroll.disable", 24)};
+    ops[n++] = LLVMMDNodeInContext2(L->c, opt, 1);
+  }
+  LLVMMetadataRef loop = LLVMMDNodeInContext2(L->c, ops, n);
+  /* The loop id refers to itself (LLVM's convention for loop metadata). */
+  LLVMMetadataReplaceAllUsesWith(self, loop);
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->c, "llvm.loop", 9), LLVMMetadataAsValue(L->c, loop));
+}
+
+void rt_jit_tpl_prefetch(rt_jit_lower_t *L, LLVMValueRef p, bool write) {
+  unsigned id = LLVMLookupIntrinsicID("llvm.prefetch", 13);
+  LLVMTypeRef pty = L->ptr;
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(L->m, id, &pty, 1);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(L->c, id, &pty, 1);
+  /* (address, rw, locality 3 = keep in all levels, data cache) */
+  LLVMValueRef args[4] = {p, rt_jit_i32(L, write ? 1 : 0), rt_jit_i32(L, 3), rt_jit_i32(L, 1)};
+  LLVMBuildCall2(L->b, fty, fn, args, 4, "");
+}
+
 static void add_fn_attr(rt_jit_lower_t *L, const char *k, const char *v) {
   LLVMAddAttributeAtIndex(L->fn, LLVMAttributeFunctionIndex,
                           LLVMCreateStringAttribute(L->c, k, (unsigned)strlen(k), v, (unsigned)strlen(v)));
+}
+
+void rt_jit_tpl_wide(rt_jit_lower_t *L, int32_t vw) {
+  if (vw != 16) return;
+  /* Without these the x86 backend legalizes <16 x float> as two ymm
+   * halves on CPUs whose tuning prefers 256-bit vectors (Skylake-SP and
+   * later Xeons). */
+  add_fn_attr(L, "min-legal-vector-width", "512");
+  add_fn_attr(L, "prefer-vector-width", "512");
 }
 
 void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
@@ -338,13 +431,7 @@ void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int
                       int64_t bstride, LLVMValueRef c, int64_t ldc) {
   LLVMBuilderRef B = L->b;
   const int32_t nacc = mr * nv;
-  if (vw == 16) {
-    /* Without these the x86 backend legalizes <16 x float> as two ymm
-     * halves on CPUs whose tuning prefers 256-bit vectors (Skylake-SP and
-     * later Xeons). */
-    add_fn_attr(L, "min-legal-vector-width", "512");
-    add_fn_attr(L, "prefer-vector-width", "512");
-  }
+  rt_jit_tpl_wide(L, vw);
   LLVMValueRef init[RT_JIT_TPL_MAX_CARRY] = {0}, next[RT_JIT_TPL_MAX_CARRY] = {0};
   LLVMValueRef bv[RT_JIT_TPL_MAX_CARRY] = {0};
   for (int32_t i = 0; i < nacc; ++i) init[i] = LLVMConstNull(rt_jit_tpl_vec(L, vw));
@@ -384,11 +471,15 @@ static LLVMTypeRef ctx_struct(rt_jit_lower_t *L) {
 }
 
 LLVMValueRef rt_jit_tpl_ws_alloc(rt_jit_lower_t *L, int64_t nbytes) {
+  return rt_jit_tpl_ws_alloc_v(L, rt_jit_i64(L, nbytes > 0 ? nbytes : 64));
+}
+
+LLVMValueRef rt_jit_tpl_ws_alloc_v(rt_jit_lower_t *L, LLVMValueRef nbytes) {
   LLVMValueRef slot = LLVMBuildStructGEP2(L->b, ctx_struct(L), L->ctx, CTX_WS_ALLOC, "");
   LLVMValueRef fp = LLVMBuildLoad2(L->b, L->ptr, slot, "ws_alloc");
   LLVMTypeRef params[2] = {L->ptr, L->i64};
   LLVMTypeRef fty = LLVMFunctionType(L->ptr, params, 2, 0);
-  LLVMValueRef args[2] = {L->ctx, rt_jit_i64(L, nbytes > 0 ? nbytes : 64)};
+  LLVMValueRef args[2] = {L->ctx, rt_jit_max(L, nbytes, rt_jit_i64(L, 64))};
   /* A NULL workspace_alloc (allowed by the ABI) reads as out of memory. */
   rt_jit_if_t s;
   rt_jit_if_begin(L, LLVMBuildIsNotNull(L->b, fp, ""), &s);

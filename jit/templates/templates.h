@@ -116,8 +116,28 @@ void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int
                       const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
                       int64_t bstride, LLVMValueRef c, int64_t ldc);
 
-/* Workspace: ctx->workspace_alloc(nbytes) / workspace_free. */
+/* Gives the function being built "min-legal-vector-width"="512" and
+ * "prefer-vector-width"="512" when vw is 16 (else x86 splits 512-bit
+ * vectors on CPUs tuned to prefer 256-bit ones); nothing for vw 8. */
+void rt_jit_tpl_wide(rt_jit_lower_t *L, int32_t vw);
+
+/* Loop metadata on the loop whose latch (the block ending with the back
+ * edge, as rt_jit_loop_end leaves it) is `latch`: no vectorization
+ * (strided stores would become scatters, slower than scalar code and
+ * costly to compile), no unrolling (outer loops of constant trip count
+ * that O3 would otherwise copy whole). */
+void rt_jit_tpl_loop_hints(rt_jit_lower_t *L, LLVMBasicBlockRef latch, bool no_vectorize,
+                           bool no_unroll);
+
+/* llvm.prefetch of the cache line at p into all cache levels (for a write
+ * when `write`). */
+void rt_jit_tpl_prefetch(rt_jit_lower_t *L, LLVMValueRef p, bool write);
+
+/* Workspace: ctx->workspace_alloc(nbytes) / workspace_free; _v takes the
+ * size as an i64 value (at least 64 bytes are asked for). The ABI makes
+ * every workspace block 64-byte aligned. */
 LLVMValueRef rt_jit_tpl_ws_alloc(rt_jit_lower_t *L, int64_t nbytes);
+LLVMValueRef rt_jit_tpl_ws_alloc_v(rt_jit_lower_t *L, LLVMValueRef nbytes);
 void rt_jit_tpl_ws_free(rt_jit_lower_t *L, LLVMValueRef p);
 
 /* The part [lo, hi) of [0, n) that task `task` of `ntasks` (i64) owns. */
@@ -149,6 +169,7 @@ typedef struct rt_jit_gemm_core_t {
   int64_t nb, m, n, k;
   int32_t mr, nv, vw;
   bool k_inner;  /* b_elem is cheapest walking k (pack column by column) */
+  bool a_m_inner; /* a_elem is cheapest walking i (A stored k-major) */
   /* A(b, 0, 0) in memory, or NULL to copy A through a_elem. */
   LLVMValueRef (*a_base)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b);
   rt_status_t (*a_elem)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,

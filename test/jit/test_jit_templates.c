@@ -39,6 +39,14 @@ static const case_t kCases[] = {
     /* large enough to split over tasks */
     {"%x: Tensor[(130, 24), float32], %w: Tensor[(520, 24), float32]", "nn.dense(%x, %w)", "gemm."},
     {"%x: Tensor[(300, 24), float32], %w: Tensor[(250, 24), float32]", "nn.relu(nn.dense(exp(%x), %w))", "gemm."},
+    /* K blocks (K > 256): partial sums kept in the tile block between blocks */
+    {"%x: Tensor[(37, 600), float32], %w: Tensor[(45, 600), float32], %b: Tensor[(45), float32]",
+     "nn.relu(nn.bias_add(nn.dense(%x, %w), %b))", "gemm."},
+    /* more panels than one L2 block of B (N > 416 at kc 150), M not a tile multiple */
+    {"%x: Tensor[(13, 300), float32], %w: Tensor[(450, 300), float32]", "nn.dense(%x, %w)", "gemm."},
+    {"%a: Tensor[(520, 33), float32], %b: Tensor[(520, 40), float32]", "nn.matmul(%a, %b, transpose_a=True)", "gemm."},
+    {"%a: Tensor[(2, 19, 300), float32], %b: Tensor[(2, 300, 21), float32]",
+     "nn.batch_matmul(%a, %b, transpose_b=False)", "gemm."},
     /* matmul */
     {"%a: Tensor[(7, 5), float32], %b: Tensor[(5, 19), float32]", "nn.matmul(%a, %b)", "gemm."},
     {"%a: Tensor[(5, 7), float32], %b: Tensor[(19, 5), float32]",
@@ -89,6 +97,9 @@ static const case_t kCases[] = {
      CONV "(%x, %w, strides=[2, 2], padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3])", "conv2d.im2col"},
     {"%x: Tensor[(1, 8, 7, 7), float32], %w: Tensor[(6, 4, 1, 1), float32]",
      CONV "(%x, %w, strides=[2, 2], groups=2, channels=6, kernel_size=[1, 1])", "conv2d.im2col"},
+    {"%x: Tensor[(1, 40, 9, 9), float32], %w: Tensor[(8, 40, 3, 3), float32], %b: Tensor[(8, 1, 1), float32]",
+     "nn.relu(add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1], channels=8, kernel_size=[3, 3]), %b))",
+     "conv2d.im2col"},
     /* softmax */
     {"%x: Tensor[(3, 10), float32]", "nn.softmax(%x)", "softmax.rows"},
     {"%x: Tensor[(2, 5, 3), float32]", "nn.softmax(%x, axis=1)", "softmax.rows"},
