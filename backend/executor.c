@@ -12,7 +12,16 @@
  *
  * Inputs and outputs are described from main's signature once, at
  * creation; `?` dims are RT_DIM_DYNAMIC in the info and bound by the
- * tensors given to set_input. */
+ * tensors given to set_input.
+ *
+ * Concurrent use: an executor runs one call at a time. Every call that
+ * runs it or changes its state (set_input, run, get_output, invoke,
+ * profile, the step settings) takes the `busy` flag (enter) and gives it
+ * back on return (leave); a call that finds it taken (another thread inside the
+ * executor, or a step callback calling back in) fails at once with
+ * FAILED_PRECONDITION and changes nothing. Info, get_source and export only
+ * read what creation fixed, and take no flag. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +66,7 @@ struct rt_executor_t {
   bool have_outputs;
   rt_step_fn step;
   void *step_user;
+  atomic_bool busy;            /* a guarded call is inside (see the top) */
 };
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -306,7 +316,20 @@ rt_status_t rt_executor_input_index(const rt_executor_t *ex, const char *name, i
 
 /* ---- inputs, run, outputs ------------------------------------------------ */
 
-rt_status_t rt_executor_set_input(rt_executor_t *ex, int32_t index, rt_tensor_t *tensor) {
+static rt_status_t enter(rt_executor_t *ex, const char *what) {
+  if (atomic_exchange_explicit(&ex->busy, true, memory_order_acquire)) {
+    return RT_STATUS(FAILED_PRECONDITION, "rt_executor_%s: the %s executor is in use by another "
+                     "thread (or a step callback): an executor runs one call at a time; use "
+                     "one executor per thread, or serialize the calls", what, ex->kind);
+  }
+  return RT_OK;
+}
+
+static void leave(rt_executor_t *ex) {
+  atomic_store_explicit(&ex->busy, false, memory_order_release);
+}
+
+static rt_status_t set_input(rt_executor_t *ex, int32_t index, rt_tensor_t *tensor) {
   if (index < 0 || index >= ex->num_inputs) {
     return RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the executor has %d)", (int)index,
                      (int)ex->num_inputs);
@@ -333,6 +356,13 @@ rt_status_t rt_executor_set_input(rt_executor_t *ex, int32_t index, rt_tensor_t 
   return RT_OK;
 }
 
+rt_status_t rt_executor_set_input(rt_executor_t *ex, int32_t index, rt_tensor_t *tensor) {
+  RT_RETURN_IF_ERROR(enter(ex, "set_input"));
+  rt_status_t st = set_input(ex, index, tensor);
+  leave(ex);
+  return st;
+}
+
 rt_status_t rt_executor_set_input_by_name(rt_executor_t *ex, const char *name, rt_tensor_t *tensor) {
   int32_t index = 0;
   RT_RETURN_IF_ERROR(rt_executor_input_index(ex, name, &index));
@@ -354,11 +384,12 @@ static rt_status_t step_adapter(void *user, const rt_interp_event_t *ev) {
                         ev->call_depth,
                         ev->value != NULL,
                         n,
-                        tensors};
+                        tensors,
+                        ev->in_primitive};
   return ex->step(ex->step_user, &se);
 }
 
-rt_status_t rt_executor_set_step_callback(rt_executor_t *ex, rt_step_fn callback, void *user) {
+static rt_status_t set_step_callback(rt_executor_t *ex, rt_step_fn callback, void *user) {
   if (!ex->interp) {
     return RT_STATUS(UNIMPLEMENTED, "the %s executor cannot step; use the \"debug\" executor",
                      ex->kind);
@@ -370,6 +401,24 @@ rt_status_t rt_executor_set_step_callback(rt_executor_t *ex, rt_step_fn callback
   } else {
     rt_interp_set_hooks(ex->interp, NULL, NULL, NULL);
   }
+  return RT_OK;
+}
+
+rt_status_t rt_executor_set_step_callback(rt_executor_t *ex, rt_step_fn callback, void *user) {
+  RT_RETURN_IF_ERROR(enter(ex, "set_step_callback"));
+  rt_status_t st = set_step_callback(ex, callback, user);
+  leave(ex);
+  return st;
+}
+
+rt_status_t rt_executor_set_step_into_fused(rt_executor_t *ex, bool enter_groups) {
+  if (!ex->interp) {
+    return RT_STATUS(UNIMPLEMENTED, "the %s executor cannot step; use the \"debug\" executor",
+                     ex->kind);
+  }
+  RT_RETURN_IF_ERROR(enter(ex, "set_step_into_fused"));
+  rt_interp_set_step_into_primitive(ex->interp, enter_groups);
+  leave(ex);
   return RT_OK;
 }
 
@@ -464,7 +513,7 @@ static rt_status_t call_vm(rt_executor_t *ex, int32_t index, int32_t nargs, rt_t
   return st;
 }
 
-rt_status_t rt_executor_run(rt_executor_t *ex) {
+static rt_status_t run(rt_executor_t *ex) {
   for (int32_t i = 0; i < ex->num_inputs; ++i) {
     if (!ex->input_values[i]) {
       return RT_STATUS(FAILED_PRECONDITION, "input '%s' is not set", ex->inputs[i].name);
@@ -498,7 +547,70 @@ rt_status_t rt_executor_run(rt_executor_t *ex) {
   return RT_OK;
 }
 
-rt_status_t rt_executor_get_output(rt_executor_t *ex, int32_t index, rt_tensor_t **out_tensor) {
+rt_status_t rt_executor_run(rt_executor_t *ex) {
+  RT_RETURN_IF_ERROR(enter(ex, "run"));
+  rt_status_t st = run(ex);
+  leave(ex);
+  return st;
+}
+
+static rt_status_t profile(rt_executor_t *ex, int32_t runs, int32_t max_nodes,
+                           rt_node_profile_t *out, int32_t *out_count) {
+  for (int32_t i = 0; i < ex->num_inputs; ++i) {
+    if (!ex->input_values[i]) {
+      return RT_STATUS(FAILED_PRECONDITION, "input '%s' is not set", ex->inputs[i].name);
+    }
+  }
+  const rt_graph_plan_t *plan = rt_graph_runtime_plan(ex->graph);
+  int32_t nn = plan->num_nodes;
+  double *sum = calloc((size_t)(nn ? nn : 1) * 3, sizeof(double));
+  if (!sum) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  double *best = sum + nn, *cur = best + nn;
+  clear_outputs(ex);
+  rt_status_t st = RT_OK;
+  for (int32_t r = 0; r < runs && !st; ++r) {
+    memset(cur, 0, (size_t)nn * sizeof(double));
+    st = rt_graph_runtime_run_timed(ex->graph, cur);
+    for (int32_t n = 0; !st && n < nn; ++n) {
+      sum[n] += cur[n];
+      if (r == 0 || cur[n] < best[n]) best[n] = cur[n];
+    }
+  }
+  if (!st) {
+    for (int32_t i = 0; i < ex->num_outputs; ++i) {
+      ex->output_values[i] = rt_graph_runtime_output(ex->graph, i);
+      rt_tensor_retain(ex->output_values[i]);
+    }
+    ex->have_outputs = true;
+    for (int32_t n = 0; n < nn && n < max_nodes; ++n) {
+      out[n] = (rt_node_profile_t){plan->nodes[n].name, ex->build.kernel_types[plan->nodes[n].kernel],
+                                   sum[n] / runs, best[n]};
+    }
+    *out_count = nn;
+  }
+  free(sum);
+  return st;
+}
+
+rt_status_t rt_executor_profile(rt_executor_t *ex, int32_t runs, int32_t max_nodes,
+                                rt_node_profile_t *out, int32_t *out_count) {
+  if (!ex->graph) {
+    return RT_STATUS(FAILED_PRECONDITION, "per-kernel profiles come from the \"graph\" executor; "
+                     "this is a \"%s\" one", ex->kind);
+  }
+  if (runs < 1 || runs > 1000000) {
+    return RT_STATUS(INVALID_ARGUMENT, "profile runs must be 1..1000000, got %d", (int)runs);
+  }
+  if (max_nodes < 0 || (max_nodes > 0 && !out) || !out_count) {
+    return RT_STATUS(INVALID_ARGUMENT, "rt_executor_profile: bad output arguments");
+  }
+  RT_RETURN_IF_ERROR(enter(ex, "profile"));
+  rt_status_t st = profile(ex, runs, max_nodes, out, out_count);
+  leave(ex);
+  return st;
+}
+
+static rt_status_t get_output(rt_executor_t *ex, int32_t index, rt_tensor_t **out_tensor) {
   if (index < 0 || index >= ex->num_outputs) {
     return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the executor has %d)", (int)index,
                      (int)ex->num_outputs);
@@ -508,9 +620,16 @@ rt_status_t rt_executor_get_output(rt_executor_t *ex, int32_t index, rt_tensor_t
   return RT_OK;
 }
 
-rt_status_t rt_executor_invoke(rt_executor_t *ex, const char *fn_name, int32_t nargs,
-                               rt_tensor_t *const *args, int32_t max_outs, rt_tensor_t **outs,
-                               int32_t *out_count) {
+rt_status_t rt_executor_get_output(rt_executor_t *ex, int32_t index, rt_tensor_t **out_tensor) {
+  RT_RETURN_IF_ERROR(enter(ex, "get_output"));
+  rt_status_t st = get_output(ex, index, out_tensor);
+  leave(ex);
+  return st;
+}
+
+static rt_status_t invoke(rt_executor_t *ex, const char *fn_name, int32_t nargs,
+                          rt_tensor_t *const *args, int32_t max_outs, rt_tensor_t **outs,
+                          int32_t *out_count) {
   if (!fn_name) return RT_STATUS(INVALID_ARGUMENT, "fn_name is NULL");
   if (fn_name[0] == '@') fn_name++;
   if (ex->vm) {
@@ -523,6 +642,15 @@ rt_status_t rt_executor_invoke(rt_executor_t *ex, const char *fn_name, int32_t n
                                     "@%s with the \"debug\" executor", ex->kind, fn_name);
   }
   return call_tensors(ex, fn_name, nargs, args, max_outs, outs, out_count);
+}
+
+rt_status_t rt_executor_invoke(rt_executor_t *ex, const char *fn_name, int32_t nargs,
+                               rt_tensor_t *const *args, int32_t max_outs, rt_tensor_t **outs,
+                               int32_t *out_count) {
+  RT_RETURN_IF_ERROR(enter(ex, "invoke"));
+  rt_status_t st = invoke(ex, fn_name, nargs, args, max_outs, outs, out_count);
+  leave(ex);
+  return st;
 }
 
 rt_status_t rt_executor_get_source(const rt_executor_t *ex, const char *kind, char **out_text) {
@@ -620,11 +748,43 @@ rt_status_t rt_executor_get_source(const rt_executor_t *ex, const char *kind, ch
   return rt_strbuf_finish(&out, out_text, &len);
 }
 
+/* A vm export's signature entry for a declared tensor type (-1 = `?`). */
+static void io_of(const char *name, const rt_ir_type_t *t, int64_t *shape, rt_artifact_io_t *out) {
+  t = rt_ir_type_resolve((rt_ir_type_t *)t);
+  out->name = name;
+  out->dtype = t->tensor.dtype;
+  out->rank = t->tensor.rank;
+  for (int32_t d = 0; d < t->tensor.rank; ++d) {
+    shape[d] = t->tensor.shape[d] == RT_DIM_ANY ? -1 : t->tensor.shape[d];
+  }
+  out->shape = shape;
+}
+
+static rt_status_t export_vm(const rt_executor_t *ex, const char *path) {
+  int32_t ni = ex->num_inputs, no = ex->num_outputs;
+  rt_artifact_io_t *io = calloc((size_t)(ni + no ? ni + no : 1), sizeof *io);
+  int64_t (*shapes)[RT_TENSOR_MAX_RANK] = calloc((size_t)(ni + no ? ni + no : 1), sizeof *shapes);
+  char (*names)[24] = calloc((size_t)(no ? no : 1), sizeof *names);
+  rt_status_t st = RT_OK;
+  if (!io || !shapes || !names) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
+  for (int32_t i = 0; !st && i < ni; ++i) io_of(ex->inputs[i].name, ex->inputs[i].type, shapes[i], &io[i]);
+  for (int32_t o = 0; !st && o < no; ++o) {
+    snprintf(names[o], sizeof names[o], "output_%d", (int)o);
+    io_of(names[o], ex->output_types[o], shapes[ni + o], &io[ni + o]);
+  }
+  if (!st) st = rt_backend_export_vm(&ex->vm_build, ni, io, no, io + ni, path);
+  free(io);
+  free(shapes);
+  free(names);
+  return st;
+}
+
 rt_status_t rt_executor_export(const rt_executor_t *ex, const char *path) {
   if (!ex || !path) return RT_STATUS(INVALID_ARGUMENT, "rt_executor_export: executor and path are required");
+  if (ex->vm) return export_vm(ex, path);
   if (!ex->graph) {
     return RT_STATUS(FAILED_PRECONDITION, "the %s executor cannot be exported; export a \"graph\" "
-                                          "executor", ex->kind);
+                                          "or \"vm\" executor", ex->kind);
   }
   const char *names[MAX_OUTPUTS];
   if (ex->num_inputs > MAX_OUTPUTS) return RT_STATUS(RESOURCE_EXHAUSTED, "too many inputs to export");

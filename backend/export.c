@@ -7,7 +7,9 @@
  * params.bin (the constants as NDArray records), and a generated data.c
  * holding the descriptor, the kernel table and names, with the two blobs
  * pulled in by `.incbin` (a C initializer of megabytes of weights would
- * take the compiler minutes). Then `$CC -shared` (default `cc`) links it
+ * take the compiler minutes). A "vm" build is linked the same way, its
+ * plan being @main's signature and the serialized VM executable (with
+ * the constants inside; params.bin is then empty). Then `$CC -shared` (default `cc`) links it
  * all, with a version script that exports the descriptor alone. The
  * compiler runs through posix_spawnp (no shell: paths are never
  * reinterpreted) with its output captured into the error message; the
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "backend/export.h"
+#include "ir/op/custom.h"
 #include "runtime/artifact_format.h"
 #include "runtime/file.h"
 #include "runtime/ndarray_blob.h"
@@ -125,8 +128,15 @@ static rt_status_t run_tool(char *const *argv, const char *log) {
   return st;
 }
 
+/* The kernels to link: a JIT module and each kernel's display name. */
+typedef struct {
+  const rt_jit_module_t *jit;
+  int32_t num_kernels;
+  const char *const *names;
+} kernel_set;
+
 /* The generated data.c. */
-static void data_source(const rt_graph_build_t *build, const int32_t *first_of,
+static void data_source(const kernel_set *ks, const int32_t *first_of,
                         const char *plan_path, size_t plan_size, const char *params_path,
                         size_t params_size, uint64_t checksum, rt_strbuf_t *b) {
   rt_strbuf_puts(b,
@@ -136,20 +146,20 @@ static void data_source(const rt_graph_build_t *build, const int32_t *first_of,
                  "struct rt_kernel_arg;\nstruct rt_kernel_ctx;\n"
                  "typedef int32_t (*kernel_fn)(const struct rt_kernel_arg *, int32_t,\n"
                  "                             const struct rt_kernel_ctx *);\n");
-  int32_t nk = build->num_kernels;
+  int32_t nk = ks->num_kernels;
   for (int32_t k = 0; k < nk; ++k) {
     if (first_of[k] != k) continue;
     rt_strbuf_printf(b, "extern int32_t %s(const struct rt_kernel_arg *, int32_t, "
-                        "const struct rt_kernel_ctx *);\n", rt_jit_module_symbol(build->jit, k));
+                        "const struct rt_kernel_ctx *);\n", rt_jit_module_symbol(ks->jit, k));
   }
   blob_asm(b, "relayrt_plan_bytes", plan_path);
   blob_asm(b, "relayrt_params_bytes", params_path);
   rt_strbuf_printf(b, "static const kernel_fn kernels[%d] = {\n", (int)(nk ? nk : 1));
-  for (int32_t k = 0; k < nk; ++k) rt_strbuf_printf(b, "  %s,\n", rt_jit_module_symbol(build->jit, k));
+  for (int32_t k = 0; k < nk; ++k) rt_strbuf_printf(b, "  %s,\n", rt_jit_module_symbol(ks->jit, k));
   rt_strbuf_printf(b, "};\nstatic const char *const kernel_names[%d] = {\n", (int)(nk ? nk : 1));
   for (int32_t k = 0; k < nk; ++k) {
     rt_strbuf_puts(b, "  ");
-    c_string(b, build->kernel_names[k]);
+    c_string(b, ks->names[k]);
     rt_strbuf_puts(b, ",\n");
   }
   rt_strbuf_printf(b,
@@ -172,10 +182,12 @@ static void data_source(const rt_graph_build_t *build, const int32_t *first_of,
                    plan_size, params_size, (unsigned long long)checksum);
 }
 
-rt_status_t rt_backend_export(const rt_graph_build_t *build, const rt_graph_plan_t *plan,
-                              const char *const *input_names, const char *path) {
+/* Links the kernels of `ks`, the plan bytes and the params bytes into a
+ * shared library at `path` (see the top of the file). */
+static rt_status_t link_library(const kernel_set *ks, const rt_strbuf_t *planb,
+                                const rt_strbuf_t *paramsb, const char *path) {
   _Static_assert(sizeof(rt_artifact_descriptor_t) == 80, "the generated descriptor is 80 bytes");
-  if (build->num_kernels > 0 && !build->jit) return RT_STATUS(INTERNAL, "the build has no kernels");
+  if (ks->num_kernels > 0 && !ks->jit) return RT_STATUS(INTERNAL, "the build has no kernels");
   workdir w = {{0}, {0}, 0};
   const char *tmp = getenv("TMPDIR");
   snprintf(w.dir, sizeof w.dir, "%s/relayrt-export-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
@@ -184,7 +196,7 @@ rt_status_t rt_backend_export(const rt_graph_build_t *build, const rt_graph_plan
     return st;
   }
   rt_status_t st = RT_OK;
-  int32_t nk = build->num_kernels;
+  int32_t nk = ks->num_kernels;
   int32_t *first_of = calloc((size_t)(nk ? nk : 1), sizeof(int32_t));
   char **argv = calloc((size_t)nk + 64, sizeof(char *));
   char *cc = NULL;
@@ -208,7 +220,7 @@ rt_status_t rt_backend_export(const rt_graph_build_t *build, const rt_graph_plan
   for (int32_t k = 0; !st && k < nk; ++k) {
     first_of[k] = k;
     for (int32_t j = 0; j < k; ++j) {
-      if (strcmp(rt_jit_module_symbol(build->jit, j), rt_jit_module_symbol(build->jit, k)) == 0) {
+      if (strcmp(rt_jit_module_symbol(ks->jit, j), rt_jit_module_symbol(ks->jit, k)) == 0) {
         first_of[k] = j;
         break;
       }
@@ -216,38 +228,19 @@ rt_status_t rt_backend_export(const rt_graph_build_t *build, const rt_graph_plan
     if (first_of[k] != k) continue;
     const uint8_t *data = NULL;
     size_t size = 0;
-    rt_jit_module_object(build->jit, k, &data, &size);
+    rt_jit_module_object(ks->jit, k, &data, &size);
     char name[32];
     snprintf(name, sizeof name, "k%d.o", (int)k);
     st = add_file(&w, name, data, size, NULL);
   }
-  rt_strbuf_t planb, paramsb, src;
-  rt_strbuf_initialize(&planb);
-  rt_strbuf_initialize(&paramsb);
+  rt_strbuf_t src;
   rt_strbuf_initialize(&src);
+  if (!st) st = add_file(&w, "plan.bin", planb->data ? planb->data : "", planb->len, &plan_path);
+  if (!st) st = add_file(&w, "params.bin", paramsb->data ? paramsb->data : "", paramsb->len, &params_path);
   if (!st) {
-    const char **out_names = calloc((size_t)(plan->num_outputs ? plan->num_outputs : 1), sizeof(char *));
-    char (*buf)[24] = calloc((size_t)(plan->num_outputs ? plan->num_outputs : 1), sizeof *buf);
-    if (!out_names || !buf) {
-      st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
-    } else {
-      for (int32_t o = 0; o < plan->num_outputs; ++o) {
-        snprintf(buf[o], sizeof buf[o], "output_%d", (int)o);
-        out_names[o] = buf[o];
-      }
-      rt_artifact_write_plan(plan, input_names, out_names, &planb);
-    }
-    free(out_names);
-    free(buf);
-    for (int32_t c = 0; c < plan->num_consts; ++c) rt_ndarray_blob_write(plan->consts[c], &paramsb);
-    if (!st && (planb.failed || paramsb.failed)) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
-  }
-  if (!st) st = add_file(&w, "plan.bin", planb.data ? planb.data : "", planb.len, &plan_path);
-  if (!st) st = add_file(&w, "params.bin", paramsb.data ? paramsb.data : "", paramsb.len, &params_path);
-  if (!st) {
-    uint64_t sum = rt_artifact_fnv(UINT64_C(0xcbf29ce484222325), planb.data, planb.len);
-    sum = rt_artifact_fnv(sum, paramsb.data ? paramsb.data : "", paramsb.len);
-    data_source(build, first_of, plan_path, planb.len, params_path, paramsb.len, sum, &src);
+    uint64_t sum = rt_artifact_fnv(UINT64_C(0xcbf29ce484222325), planb->data ? planb->data : "", planb->len);
+    sum = rt_artifact_fnv(sum, paramsb->data ? paramsb->data : "", paramsb->len);
+    data_source(ks, first_of, plan_path, planb->len, params_path, paramsb->len, sum, &src);
     if (src.failed) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
   }
   if (!st) st = add_file(&w, "data.c", src.data, src.len, &data_path);
@@ -280,13 +273,71 @@ rt_status_t rt_backend_export(const rt_graph_build_t *build, const rt_graph_plan
     st = run_tool(argv, log_path);
   }
   if (st) st = rt_status_annotate(st, "exporting the model to %s", path);
-  rt_strbuf_deinitialize(&planb);
-  rt_strbuf_deinitialize(&paramsb);
   rt_strbuf_deinitialize(&src);
   free(vs_arg);
   free(cc);
   free(argv);
   free(first_of);
   workdir_remove(&w);
+  return st;
+}
+
+rt_status_t rt_backend_export(const rt_graph_build_t *build, const rt_graph_plan_t *plan,
+                              const char *const *input_names, const char *path) {
+  if (build->process_local) {
+    return RT_STATUS(FAILED_PRECONDITION, "cannot export %s: its kernels call custom ops or "
+                     "strategies registered in this process (rt/op.h); not yet supported", path);
+  }
+  rt_status_t st = RT_OK;
+  rt_strbuf_t planb, paramsb;
+  rt_strbuf_initialize(&planb);
+  rt_strbuf_initialize(&paramsb);
+  const char **out_names = calloc((size_t)(plan->num_outputs ? plan->num_outputs : 1), sizeof(char *));
+  char (*buf)[24] = calloc((size_t)(plan->num_outputs ? plan->num_outputs : 1), sizeof *buf);
+  if (!out_names || !buf) {
+    st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
+  } else {
+    for (int32_t o = 0; o < plan->num_outputs; ++o) {
+      snprintf(buf[o], sizeof buf[o], "output_%d", (int)o);
+      out_names[o] = buf[o];
+    }
+    rt_artifact_write_plan(plan, input_names, out_names, &planb);
+  }
+  free(out_names);
+  free(buf);
+  for (int32_t c = 0; !st && c < plan->num_consts; ++c) rt_ndarray_blob_write(plan->consts[c], &paramsb);
+  if (!st && (planb.failed || paramsb.failed)) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
+  kernel_set ks = {build->jit, build->num_kernels, (const char *const *)build->kernel_names};
+  if (!st) st = link_library(&ks, &planb, &paramsb, path);
+  rt_strbuf_deinitialize(&planb);
+  rt_strbuf_deinitialize(&paramsb);
+  return st;
+}
+
+rt_status_t rt_backend_export_vm(const rt_vm_build_t *build, int32_t num_inputs,
+                                 const rt_artifact_io_t *inputs, int32_t num_outputs,
+                                 const rt_artifact_io_t *outputs, const char *path) {
+  const rt_vm_executable_t *exe = &build->exe;
+  if (rt_ir_custom_in_use(exe->num_kernels, build->kernel_fns)) {
+    return RT_STATUS(FAILED_PRECONDITION, "cannot export %s: its kernels call custom ops or "
+                     "strategies registered in this process (rt/op.h); not yet supported", path);
+  }
+  char *bytes = NULL;
+  size_t size = 0;
+  rt_status_t st = rt_vm_executable_serialize(exe, &bytes, &size);
+  rt_strbuf_t planb, paramsb;
+  rt_strbuf_initialize(&planb);
+  rt_strbuf_initialize(&paramsb);
+  if (!st) rt_artifact_write_vm_plan(num_inputs, inputs, num_outputs, outputs, bytes, size, &planb);
+  if (!st && planb.failed) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
+  const char **names = calloc((size_t)(exe->num_kernels ? exe->num_kernels : 1), sizeof(char *));
+  if (!st && !names) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
+  for (int32_t k = 0; !st && k < exe->num_kernels; ++k) names[k] = exe->kernels[k].name;
+  kernel_set ks = {build->jit, exe->num_kernels, names};
+  if (!st) st = link_library(&ks, &planb, &paramsb, path);
+  free(names);
+  free(bytes);
+  rt_strbuf_deinitialize(&planb);
+  rt_strbuf_deinitialize(&paramsb);
   return st;
 }

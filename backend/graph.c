@@ -28,6 +28,7 @@
 #include <uthash.h>
 
 #include "backend/graph.h"
+#include "ir/op/custom.h"
 #include "runtime/size.h"
 
 typedef struct {
@@ -513,6 +514,10 @@ rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session, uint3
     for (int32_t n = 0; !st && n < p->num_nodes; ++n) {
       snprintf(p->nodes[n].name, sizeof p->nodes[n].name, "%s", out->kernel_names[p->nodes[n].kernel]);
     }
+    /* Kernels of custom ops and strategies call into this process: no
+     * disk cache, no export (ir/op/custom.h). */
+    out->process_local = rt_ir_custom_in_use(g.num_groups, fns);
+    if (out->process_local) jit_flags |= RT_JIT_NO_DISK_CACHE;
     if (!st && g.num_groups > 0) {
       st = rt_jit_build(session, g.num_groups, fns, (const char *const *)out->kernel_names,
                         jit_flags, &out->jit_stats, &out->jit);

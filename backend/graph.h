@@ -15,6 +15,7 @@ typedef struct rt_graph_build_t {
   char **kernel_names;           /* per kernel, malloc'd */
   char **kernel_types;           /* per kernel: its function type text */
   rt_jit_build_stats_t jit_stats; /* where the kernels came from (cache counts) */
+  bool process_local;            /* kernels call custom ops or strategies: no export */
 } rt_graph_build_t;
 
 /* Lowers an optimized module's @main (after FuseOps: a dataflow of calls of

@@ -14,7 +14,8 @@
  *    tuple arguments with GetField, allocates its outputs (AllocTensor for a
  *    static type; ShapeFunc + AllocTensorReg when the type has `?` dims),
  *    runs InvokeKernel, and rebuilds a tuple result with AllocTuple; a call
- *    of a global is Invoke.
+ *    of a global is Invoke. A group that is a lone dyn.reshape is no
+ *    kernel: ReshapeDyn views its input with the shape its values give.
  * 3. Memory: a static output register that only kernels, If, ShapeOf and
  *    ShapeFunc read is "plannable"; its live interval [AllocTensor pc,
  *    last use pc] over the linear code is conservative because jumps only
@@ -32,6 +33,7 @@
 #include <string.h>
 
 #include "backend/vm_compile.h"
+#include "ir/op/custom.h"
 #include "passes/pass.h"
 #include "runtime/size.h"
 
@@ -330,9 +332,55 @@ static rt_status_t kernel_call(cc_t *c, rt_ir_expr_t *e, int32_t *out) {
   return rebuild(c, e->checked_type, regs + nin, &i, out);
 }
 
+/* The dyn.reshape call a fused group is made of alone (it is OPAQUE, so
+ * FuseOps never merges it), else NULL. */
+static const rt_ir_expr_t *lone_dyn_reshape(const rt_ir_expr_t *fn) {
+  const rt_ir_expr_t *b = fn->fn.body;
+  if (b->kind != RT_IR_CALL || b->call.callee->kind != RT_IR_OP ||
+      b->call.callee->op.op->id != RT_OP_DYN_RESHAPE || b->call.nargs != 2) {
+    return NULL;
+  }
+  return b;
+}
+
+/* dyn.reshape runs as ReshapeDyn, a view of its input: no kernel, and the
+ * shape comes from the values at run time (no shape function needed). Its
+ * operands are the group's parameters or constants FuseOps pulled in. */
+static rt_status_t dyn_reshape_call(cc_t *c, rt_ir_expr_t *e, const rt_ir_expr_t *body, int32_t *out) {
+  const rt_ir_expr_t *fn = e->call.callee;
+  int32_t regs[2];
+  for (int32_t i = 0; i < 2; ++i) {
+    const rt_ir_expr_t *a = body->call.args[i];
+    int32_t p = -1;
+    for (int32_t k = 0; k < fn->fn.nparams; ++k) {
+      if (fn->fn.params[k] == a) p = k;
+    }
+    if (p >= 0 && p < e->call.nargs) {
+      RT_RETURN_IF_ERROR(expr(c, e->call.args[p], &regs[i]));
+    } else if (a->kind == RT_IR_CONSTANT) {
+      int32_t k = 0;
+      RT_RETURN_IF_ERROR(const_of(c, a->constant.value, &k));
+      RT_RETURN_IF_ERROR(new_reg(c, &regs[i]));
+      RT_RETURN_IF_ERROR(emit(c, RT_VM_OP_LOAD_CONST, regs[i], k, 0, 0));
+    } else {
+      return refuse(c, e, "a dyn.reshape fused with other ops");
+    }
+  }
+  int32_t r = 0;
+  RT_RETURN_IF_ERROR(new_reg(c, &r));
+  RT_RETURN_IF_ERROR(emit(c, RT_VM_OP_RESHAPE_DYN, r, regs[0], regs[1],
+                          rt_attrs_bool(body->call.attrs, "allowzero") ? 1 : 0));
+  *out = r;
+  return RT_OK;
+}
+
 static rt_status_t call(cc_t *c, rt_ir_expr_t *e, int32_t *out) {
   rt_ir_expr_t *callee = e->call.callee;
-  if (callee->kind == RT_IR_FUNCTION && rt_ir_is_primitive(callee)) return kernel_call(c, e, out);
+  if (callee->kind == RT_IR_FUNCTION && rt_ir_is_primitive(callee)) {
+    const rt_ir_expr_t *dr = lone_dyn_reshape(callee);
+    if (dr) return dyn_reshape_call(c, e, dr, out);
+    return kernel_call(c, e, out);
+  }
   if (callee->kind == RT_IR_OP) {
     return refuse(c, e, "op calls outside fused groups (FuseOps did not run)");
   }
@@ -705,6 +753,164 @@ rt_status_t rt_vm_prepare_module(rt_module_t *module, const rt_pass_context_t *c
   return RT_OK;
 }
 
+/* ---- shape recipes ------------------------------------------------------------- *
+ * A dynamic kernel's output dims are, for almost every model (a `?` batch or
+ * sequence length carried through dense, softmax, concat, reshape), affine
+ * in its inputs' `?` dims. The recipe (runtime/vm.h) records that form so
+ * the VM sizes outputs without the IR. It is found by probing the host
+ * shape function (the type relations) on concrete shapes: first with the
+ * variables independent (distinct values; relations that tie two `?` dims,
+ * like broadcast, refuse that), else tied to one value. Coefficients come
+ * from one step per variable and must be exact integers; the affine form is
+ * then checked at two more points. Anything else (strides: floor division;
+ * products of two `?` dims; data-dependent shapes) gets no recipe and keeps
+ * the host shape function, which the runtime-only library lacks. */
+
+typedef struct {
+  rt_vm_build_t *b;
+  int32_t k, nin, nout, nv;
+  int64_t shapes[MAX_LEAVES][RT_TENSOR_MAX_RANK];
+  rt_kernel_arg args[MAX_LEAVES];
+  int32_t var_in[RT_VM_MAX_RECIPE_VARS], var_dim[RT_VM_MAX_RECIPE_VARS];
+} prober;
+
+/* The shapes for variable values `vals`; false when the relations refuse. */
+static bool probe(prober *p, const int64_t *vals, rt_vm_shape_t *out) {
+  for (int32_t v = 0; v < p->nv; ++v) p->shapes[p->var_in[v]][p->var_dim[v]] = vals[v];
+  rt_status_t st = rt_vm_shape_function(p->b, p->k, p->nin, p->args, p->nout, out);
+  rt_status_free(st);
+  return st == RT_OK;
+}
+
+static bool same_ranks(const prober *p, const rt_vm_shape_t *x, const rt_vm_shape_t *y) {
+  for (int32_t o = 0; o < p->nout; ++o) {
+    if (x[o].rank != y[o].rank) return false;
+  }
+  return true;
+}
+
+/* Fits dims = c0 + sum coef * vars (tied: every variable = one value, the
+ * coefficient on variable 0). Fills `w` from word `at`; false if not affine. */
+static bool fit(prober *p, bool tied, int64_t *w, int32_t at, int32_t cap, int32_t *out_len) {
+  enum { STEP = 11 };
+  rt_vm_shape_t *base = calloc((size_t)p->nout * 3, sizeof(rt_vm_shape_t));
+  if (!base) return false;
+  rt_vm_shape_t *step = base + p->nout, *check = base + 2 * p->nout;
+  int64_t vals[RT_VM_MAX_RECIPE_VARS];
+  int32_t nfree = tied ? 1 : p->nv;
+  bool ok = true;
+  for (int32_t v = 0; v < p->nv; ++v) vals[v] = tied ? 37 : 37 + 6 * v;
+  ok = probe(p, vals, base);
+  /* coef[o][d][v] laid out as the recipe's words: c0, coef[V] per dim. */
+  int32_t len = at;
+  for (int32_t o = 0; ok && o < p->nout; ++o) {
+    if (len + 1 + base[o].rank * (1 + p->nv) > cap) ok = false;
+    if (!ok) break;
+    w[len++] = base[o].rank;
+    for (int32_t d = 0; d < base[o].rank; ++d) {
+      w[len] = base[o].dims[d];
+      for (int32_t v = 0; v < p->nv; ++v) w[len + 1 + v] = 0;
+      len += 1 + p->nv;
+    }
+  }
+  for (int32_t f = 0; ok && f < nfree; ++f) {
+    int64_t sv[RT_VM_MAX_RECIPE_VARS];
+    memcpy(sv, vals, sizeof sv);
+    for (int32_t v = 0; v < p->nv; ++v) {
+      if (tied || v == f) sv[v] += STEP;
+    }
+    ok = probe(p, sv, step) && same_ranks(p, base, step);
+    int32_t wi = at;
+    for (int32_t o = 0; ok && o < p->nout; ++o) {
+      wi++;
+      for (int32_t d = 0; ok && d < base[o].rank; ++d, wi += 1 + p->nv) {
+        int64_t diff = step[o].dims[d] - base[o].dims[d];
+        if (diff % STEP != 0) ok = false;
+        w[wi + 1 + f] = diff / STEP;
+        w[wi] -= (diff / STEP) * vals[f];
+      }
+    }
+  }
+  /* Two more points, away from the ones fitted. */
+  for (int32_t t = 0; ok && t < 2; ++t) {
+    int64_t cv[RT_VM_MAX_RECIPE_VARS];
+    for (int32_t v = 0; v < p->nv; ++v) cv[v] = tied ? (t ? 90 : 61) : (t ? 90 - 5 * v : 53 + 8 * v);
+    ok = probe(p, cv, check) && same_ranks(p, base, check);
+    int32_t wi = at;
+    for (int32_t o = 0; ok && o < p->nout; ++o) {
+      wi++;
+      for (int32_t d = 0; ok && d < base[o].rank; ++d, wi += 1 + p->nv) {
+        int64_t want = w[wi];
+        for (int32_t v = 0; v < p->nv; ++v) want += w[wi + 1 + v] * (tied ? cv[0] : cv[v]);
+        ok = want == check[o].dims[d];
+      }
+    }
+  }
+  free(base);
+  *out_len = len;
+  return ok;
+}
+
+static rt_status_t derive_recipe(rt_vm_build_t *b, int32_t k) {
+  rt_vm_kernel_info_t *ki = &b->exe.kernels[k];
+  const rt_ir_expr_t *fn = b->kernel_fns[k];
+  prober *p = calloc(1, sizeof *p);
+  if (!p) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  p->b = b;
+  p->k = k;
+  p->nout = ki->num_outputs;
+  const rt_ir_type_t *leaves[MAX_LEAVES];
+  for (int32_t i = 0; i < fn->fn.nparams; ++i) collect_leaves(fn->fn.params[i]->checked_type, leaves, &p->nin);
+  bool usable = p->nin == ki->num_inputs && p->nin <= MAX_LEAVES;
+  for (int32_t i = 0; usable && i < p->nin; ++i) {
+    const rt_ir_type_t *t = leaves[i];
+    if (!t || t->kind != RT_IR_TYPE_TENSOR) {
+      usable = false;
+      break;
+    }
+    for (int32_t d = 0; d < t->tensor.rank; ++d) {
+      p->shapes[i][d] = t->tensor.shape[d];
+      if (t->tensor.shape[d] != RT_DIM_ANY) continue;
+      if (p->nv == RT_VM_MAX_RECIPE_VARS) {
+        usable = false;
+        break;
+      }
+      p->var_in[p->nv] = i;
+      p->var_dim[p->nv++] = d;
+    }
+    p->args[i] = (rt_kernel_arg){NULL, p->shapes[i], NULL, t->tensor.rank,
+                                 {t->tensor.dtype.code, t->tensor.dtype.bits, t->tensor.dtype.lanes}, 0};
+  }
+  int32_t cap = 2 + 2 * RT_VM_MAX_RECIPE_VARS + p->nout * (1 + RT_TENSOR_MAX_RANK * (1 + RT_VM_MAX_RECIPE_VARS));
+  int64_t *w = usable && p->nv > 0 ? malloc((size_t)cap * sizeof(int64_t)) : NULL;
+  rt_status_t st = RT_OK;
+  if (w) {
+    int32_t at = 0;
+    w[at++] = p->nv;
+    for (int32_t v = 0; v < p->nv; ++v) {
+      w[at++] = p->var_in[v];
+      w[at++] = p->var_dim[v];
+    }
+    int32_t len = 0;
+    bool tied = false;
+    bool ok = fit(p, false, w, at + 1, cap, &len);
+    if (!ok && p->nv > 1) {
+      tied = true;
+      ok = fit(p, true, w, at + 1, cap, &len);
+    }
+    w[at] = tied ? 1 : 0;
+    if (ok) {
+      ki->recipe = w;
+      ki->recipe_len = len;
+      w = NULL;
+      st = rt_vm_shape_recipe_check(ki);
+    }
+  }
+  free(w);
+  free(p);
+  return st;
+}
+
 rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32_t jit_flags,
                           rt_vm_build_t *out) {
   memset(out, 0, sizeof *out);
@@ -770,6 +976,8 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
     char **names = calloc((size_t)nk, sizeof(char *));
     if (!names) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
     for (int32_t k = 0; !st && k < nk; ++k) names[k] = exe->kernels[k].name;
+    /* Kernels of custom ops and strategies call into this process. */
+    if (rt_ir_custom_in_use(nk, out->kernel_fns)) jit_flags |= RT_JIT_NO_DISK_CACHE;
     if (!st) {
       st = rt_jit_build(session, nk, out->kernel_fns, (const char *const *)names, jit_flags, NULL,
                         &out->jit);
@@ -779,6 +987,9 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
     for (int32_t k = 0; !st && k < nk; ++k) out->kernels[k] = rt_jit_module_kernel(out->jit, k);
   }
   free(c.groups);
+  for (int32_t k = 0; !st && k < nk; ++k) {
+    if (exe->kernels[k].dynamic) st = derive_recipe(out, k);
+  }
   if (!st) st = rt_vm_executable_validate(exe);
   if (st) {
     rt_vm_build_deinitialize(out);

@@ -30,7 +30,11 @@ RT_MUST_USE_RESULT rt_status_t rt_vm_prepare_module(rt_module_t *module,
  * module's globals, and every distinct Primitive function into one kernel
  * of ONE JIT module. Static-shaped intermediates that only kernels read get
  * frame storage planned by liveness; KillRegister follows the last use of
- * every other value. A JIT that cannot lower a group returns its
+ * every other value. Each dynamic kernel gets a shape recipe (runtime/vm.h)
+ * when its output dims are affine in its input `?` dims (checked by probing
+ * the type relations), so the runtime-only library can size its outputs. A
+ * group that is a lone dyn.reshape is no kernel but ReshapeDyn. A JIT that
+ * cannot lower a group returns its
  * UNIMPLEMENTED status (naming the kernel and the op), annotated; a
  * construct the VM does not run (a recursive closure, an op call outside a
  * fused group) is INVALID_ARGUMENT naming it. */

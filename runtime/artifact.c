@@ -14,6 +14,14 @@
  * Executable code cannot be checked, of course: loading a library runs its
  * initializers, so load only libraries you would link against.
  *
+ * A "vm" model (plan bytes starting RT_ARTIFACT_VM_MAGIC) holds @main's
+ * signature and a serialized VM executable: the executable is read and
+ * validated once (rt_vm_executable_deserialize) and shared by every
+ * runtime, each a register machine (runtime/vm.c) of its own over the
+ * library's kernels. Its dynamic kernels are sized by their shape recipes
+ * (there is no IR here for a host shape function); a kernel without one
+ * fails when it runs, naming itself.
+ *
  * The parsed plan is kept as the artifact's description (names, shapes);
  * each runtime parses the plan bytes again into a plan of its own (the
  * graph runtime takes ownership of the plan it runs) and shares the
@@ -29,6 +37,7 @@
 #include "runtime/artifact_format.h"
 #include "runtime/ndarray_blob.h"
 #include "runtime/thread_pool.h"
+#include "runtime/vm.h"
 
 uint64_t rt_artifact_fnv(uint64_t h, const void *data, size_t size) {
   const uint8_t *p = data;
@@ -95,6 +104,28 @@ void rt_artifact_write_plan(const rt_graph_plan_t *p, const char *const *input_n
     put_str(b, output_names[o]);
   }
   put_u32(b, (uint32_t)p->num_consts);
+}
+
+static void put_io(rt_strbuf_t *b, const rt_artifact_io_t *io) {
+  put_str(b, io->name);
+  rt_strbuf_putc(b, (char)io->dtype.code);
+  rt_strbuf_putc(b, (char)io->dtype.bits);
+  char l[2] = {(char)(uint8_t)io->dtype.lanes, (char)(uint8_t)(io->dtype.lanes >> 8)};
+  rt_strbuf_append(b, l, 2);
+  put_u32(b, (uint32_t)io->rank);
+  for (int32_t d = 0; d < io->rank; ++d) put_u64(b, (uint64_t)io->shape[d]);
+}
+
+void rt_artifact_write_vm_plan(int32_t num_inputs, const rt_artifact_io_t *inputs,
+                               int32_t num_outputs, const rt_artifact_io_t *outputs,
+                               const char *exe, size_t exe_size, rt_strbuf_t *b) {
+  rt_strbuf_append(b, RT_ARTIFACT_VM_MAGIC, 8);
+  put_u32(b, (uint32_t)num_inputs);
+  for (int32_t i = 0; i < num_inputs; ++i) put_io(b, &inputs[i]);
+  put_u32(b, (uint32_t)num_outputs);
+  for (int32_t o = 0; o < num_outputs; ++o) put_io(b, &outputs[o]);
+  put_u64(b, (uint64_t)exe_size);
+  rt_strbuf_append(b, exe, exe_size);
 }
 
 /* ---- reading -------------------------------------------------------------- */
@@ -330,6 +361,58 @@ static rt_status_t parse_plan(const char *path, const uint8_t *bytes, size_t siz
   return RT_OK;
 }
 
+/* A "vm" model's signature: names, dtypes and shapes (-1 = `?`). */
+typedef struct {
+  int32_t count;
+  rt_artifact_io_t *io;        /* names and shapes malloc'd */
+  char **names;                /* the same names (for find_name) */
+} io_list;
+
+static void io_list_deinitialize(io_list *l) {
+  for (int32_t i = 0; l->io && i < l->count; ++i) {
+    free((char *)l->io[i].name);
+    free((int64_t *)l->io[i].shape);
+  }
+  free(l->io);
+  free(l->names);
+  memset(l, 0, sizeof *l);
+}
+
+static bool get_io_list(cursor *c, io_list *out) {
+  out->count = get_count(c, 12);
+  out->io = calloc((size_t)(out->count ? out->count : 1), sizeof *out->io);
+  out->names = calloc((size_t)(out->count ? out->count : 1), sizeof *out->names);
+  if (!out->io || !out->names) {
+    out->count = 0;
+    return false;
+  }
+  for (int32_t i = 0; !c->bad && i < out->count; ++i) {
+    rt_artifact_io_t *io = &out->io[i];
+    char *name = get_str(c);
+    io->name = out->names[i] = name;
+    const uint8_t *h = take(c, 4);
+    uint32_t rank = get_u32(c);
+    if (c->bad || !name) break;
+    io->dtype = (rt_dtype_t){h[0], h[1], (uint16_t)(h[2] | h[3] << 8)};
+    if (!rt_dtype_is_valid(io->dtype) || rank > RT_TENSOR_MAX_RANK) {
+      c->bad = true;
+      break;
+    }
+    io->rank = (int32_t)rank;
+    int64_t *shape = calloc(rank ? rank : 1, sizeof(int64_t));
+    io->shape = shape;
+    if (!shape) {
+      c->bad = true;
+      break;
+    }
+    for (uint32_t d = 0; d < rank; ++d) {
+      shape[d] = (int64_t)get_u64(c);
+      if (shape[d] < -1) c->bad = true;
+    }
+  }
+  return !c->bad;
+}
+
 /* ---- the artifact ----------------------------------------------------------- */
 
 struct rt_artifact_t {
@@ -341,7 +424,15 @@ struct rt_artifact_t {
   char **input_names, **output_names;
   int32_t num_consts;
   rt_tensor_t **consts;          /* shared by every runtime */
+  /* "vm" models (is_vm): the signature and the executable (shared). */
+  bool is_vm;
+  io_list vm_inputs, vm_outputs;
+  rt_vm_executable_t vm_exe;
+  int32_t vm_main;
 };
+
+static int32_t num_in(const rt_artifact_t *a) { return a->is_vm ? a->vm_inputs.count : a->info.num_inputs; }
+static int32_t num_out(const rt_artifact_t *a) { return a->is_vm ? a->vm_outputs.count : a->info.num_outputs; }
 
 void rt_artifact_retain(rt_artifact_t *a) { __atomic_add_fetch(&a->refcount, 1, __ATOMIC_RELAXED); }
 
@@ -353,6 +444,9 @@ void rt_artifact_release(rt_artifact_t *a) {
   free_names(a->output_names, a->info.num_outputs);
   a->info.num_consts = 0; /* the description holds no tensors */
   rt_graph_plan_deinitialize(&a->info);
+  io_list_deinitialize(&a->vm_inputs);
+  io_list_deinitialize(&a->vm_outputs);
+  rt_vm_executable_deinitialize(&a->vm_exe);
   if (a->handle) dlclose(a->handle);
   free(a->path);
   free(a);
@@ -405,6 +499,39 @@ static rt_status_t load_consts(rt_artifact_t *a) {
     bool ok = rt_dtype_equal(rt_tensor_dtype(t), e->dtype) && rt_tensor_rank(t) == e->rank;
     for (int32_t k = 0; ok && k < e->rank; ++k) ok = rt_tensor_shape(t)[k] == e->shape[k];
     if (!ok) return corrupt(a->path, "a constant does not match its entry");
+  }
+  return RT_OK;
+}
+
+/* A "vm" model: the signature, then the executable, checked against the
+ * library's kernel table (the same kernels in the same order) and @main's
+ * parameter count. */
+static rt_status_t load_vm(rt_artifact_t *a) {
+  const rt_artifact_descriptor_t *d = a->desc;
+  a->is_vm = true;
+  cursor c = {d->plan, (size_t)d->plan_size, 8, false};
+  bool ok = get_io_list(&c, &a->vm_inputs);
+  ok = ok && get_io_list(&c, &a->vm_outputs);
+  uint64_t size = ok ? get_u64(&c) : 0;
+  if (!ok || c.bad || size != c.size - c.at) return corrupt(a->path, "truncated vm signature");
+  if (d->params_size != 0) return corrupt(a->path, "a vm model with a params blob");
+  RT_RETURN_IF_ERROR(rt_vm_executable_deserialize(rt_allocator_system(), c.p + c.at, (size_t)size,
+                                                  a->path, &a->vm_exe));
+  const rt_vm_executable_t *exe = &a->vm_exe;
+  if ((uint32_t)exe->num_kernels != d->num_kernels) {
+    return RT_STATUS(DATA_LOSS, "%s: corrupt model library: the vm executable calls %d kernels, "
+                     "the library has %u", a->path, (int)exe->num_kernels, (unsigned)d->num_kernels);
+  }
+  for (int32_t k = 0; k < exe->num_kernels; ++k) {
+    if (strcmp(exe->kernels[k].name, d->kernel_names[k]) != 0) {
+      return RT_STATUS(DATA_LOSS, "%s: corrupt model library: kernel %d is %s in the vm "
+                       "executable but %s in the library", a->path, (int)k, exe->kernels[k].name,
+                       d->kernel_names[k]);
+    }
+  }
+  RT_RETURN_IF_ERROR_ANNOTATE(rt_vm_executable_lookup(exe, "main", &a->vm_main), "%s", a->path);
+  if (exe->functions[a->vm_main].num_params != a->vm_inputs.count) {
+    return corrupt(a->path, "@main's parameters do not match the signature");
   }
   return RT_OK;
 }
@@ -483,11 +610,14 @@ rt_status_t rt_artifact_load(const char *path, rt_artifact_t **out_artifact) {
     }
   }
   if (!st) st = check_descriptor(a);
-  if (!st) {
+  bool vm = !st && a->desc->plan_size >= 8 && memcmp(a->desc->plan, RT_ARTIFACT_VM_MAGIC, 8) == 0;
+  if (!st && vm) {
+    st = load_vm(a);
+  } else if (!st) {
     st = parse_plan(path, a->desc->plan, (size_t)a->desc->plan_size, (int32_t)a->desc->num_kernels,
                     &a->info, &a->input_names, &a->output_names);
+    if (!st) st = load_consts(a);
   }
-  if (!st) st = load_consts(a);
   if (st) {
     rt_artifact_release(a);
     return st;
@@ -496,8 +626,8 @@ rt_status_t rt_artifact_load(const char *path, rt_artifact_t **out_artifact) {
   return RT_OK;
 }
 
-int32_t rt_artifact_num_inputs(const rt_artifact_t *a) { return a->info.num_inputs; }
-int32_t rt_artifact_num_outputs(const rt_artifact_t *a) { return a->info.num_outputs; }
+int32_t rt_artifact_num_inputs(const rt_artifact_t *a) { return num_in(a); }
+int32_t rt_artifact_num_outputs(const rt_artifact_t *a) { return num_out(a); }
 
 static void fill_io(const char *name, const rt_graph_entry_t *e, rt_artifact_io_t *out) {
   out->name = name;
@@ -507,18 +637,26 @@ static void fill_io(const char *name, const rt_graph_entry_t *e, rt_artifact_io_
 }
 
 rt_status_t rt_artifact_input_info(const rt_artifact_t *a, int32_t index, rt_artifact_io_t *out) {
-  if (index < 0 || index >= a->info.num_inputs) {
+  if (index < 0 || index >= num_in(a)) {
     return RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the model has %d)", (int)index,
-                     (int)a->info.num_inputs);
+                     (int)num_in(a));
+  }
+  if (a->is_vm) {
+    *out = a->vm_inputs.io[index];
+    return RT_OK;
   }
   fill_io(a->input_names[index], &a->info.entries[a->info.input_entries[index]], out);
   return RT_OK;
 }
 
 rt_status_t rt_artifact_output_info(const rt_artifact_t *a, int32_t index, rt_artifact_io_t *out) {
-  if (index < 0 || index >= a->info.num_outputs) {
+  if (index < 0 || index >= num_out(a)) {
     return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the model has %d)", (int)index,
-                     (int)a->info.num_outputs);
+                     (int)num_out(a));
+  }
+  if (a->is_vm) {
+    *out = a->vm_outputs.io[index];
+    return RT_OK;
   }
   fill_io(a->output_names[index], &a->info.entries[a->info.output_entries[index]], out);
   return RT_OK;
@@ -542,10 +680,12 @@ static rt_status_t find_name(char *const *names, int32_t n, const char *what, co
 }
 
 rt_status_t rt_artifact_input_index(const rt_artifact_t *a, const char *name, int32_t *out_index) {
+  if (a->is_vm) return find_name(a->vm_inputs.names, a->vm_inputs.count, "input", name, out_index);
   return find_name(a->input_names, a->info.num_inputs, "input", name, out_index);
 }
 
 rt_status_t rt_artifact_output_index(const rt_artifact_t *a, const char *name, int32_t *out_index) {
+  if (a->is_vm) return find_name(a->vm_outputs.names, a->vm_outputs.count, "output", name, out_index);
   return find_name(a->output_names, a->info.num_outputs, "output", name, out_index);
 }
 
@@ -554,8 +694,107 @@ rt_status_t rt_artifact_output_index(const rt_artifact_t *a, const char *name, i
 struct rt_artifact_runtime_t {
   rt_artifact_t *artifact;       /* retained */
   rt_thread_pool_t *pool;
-  rt_graph_runtime_t *graph;
+  rt_graph_runtime_t *graph;     /* a graph model */
+  rt_vm_t *vm;                   /* a vm model: */
+  rt_tensor_t **inputs;          /* set_input's (one reference each) */
+  rt_tensor_t **outputs;         /* the last run's, flattened (one reference each) */
+  bool have_outputs;
 };
+
+static rt_status_t vm_runtime_create(rt_artifact_runtime_t *r, int32_t num_threads) {
+  const rt_artifact_t *a = r->artifact;
+  int32_t ni = a->vm_inputs.count, no = a->vm_outputs.count;
+  r->inputs = calloc((size_t)(ni ? ni : 1), sizeof(rt_tensor_t *));
+  r->outputs = calloc((size_t)(no ? no : 1), sizeof(rt_tensor_t *));
+  if (!r->inputs || !r->outputs) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a runtime");
+  RT_RETURN_IF_ERROR(rt_thread_pool_create(num_threads, &r->pool));
+  return rt_vm_create(rt_allocator_system(), &a->vm_exe, a->desc->kernels, r->pool, NULL, &r->vm);
+}
+
+static void vm_clear_outputs(rt_artifact_runtime_t *r) {
+  for (int32_t o = 0; r->outputs && o < r->artifact->vm_outputs.count; ++o) {
+    rt_tensor_release(r->outputs[o]);
+    r->outputs[o] = NULL;
+  }
+  r->have_outputs = false;
+}
+
+/* The tensors of `v` (tuples flattened) into r->outputs, retained. */
+static rt_status_t vm_flatten(rt_artifact_runtime_t *r, rt_vm_value_t v, int32_t *n) {
+  if (v.kind == RT_VM_VALUE_TENSOR) {
+    if (*n >= r->artifact->vm_outputs.count) {
+      return RT_STATUS(INTERNAL, "@main returned more than its %d outputs",
+                       (int)r->artifact->vm_outputs.count);
+    }
+    rt_tensor_retain(v.tensor);
+    r->outputs[(*n)++] = v.tensor;
+    return RT_OK;
+  }
+  if (v.kind == RT_VM_VALUE_TUPLE) {
+    for (int32_t i = 0; i < v.object->count; ++i) RT_RETURN_IF_ERROR(vm_flatten(r, v.object->fields[i], n));
+    return RT_OK;
+  }
+  return RT_STATUS(INVALID_ARGUMENT, "@main returned a closure, which a model cannot output");
+}
+
+static rt_status_t vm_run(rt_artifact_runtime_t *r) {
+  const rt_artifact_t *a = r->artifact;
+  int32_t ni = a->vm_inputs.count;
+  for (int32_t i = 0; i < ni; ++i) {
+    if (!r->inputs[i]) {
+      return RT_STATUS(FAILED_PRECONDITION, "input '%s' is not set", a->vm_inputs.io[i].name);
+    }
+  }
+  rt_vm_value_t small[16] = {{0}};
+  rt_vm_value_t *args = ni <= 16 ? small : calloc((size_t)ni, sizeof *args);
+  if (!args) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory running %s", a->path);
+  for (int32_t i = 0; i < ni; ++i) args[i] = rt_vm_value_of_tensor(r->inputs[i]);
+  vm_clear_outputs(r);
+  rt_vm_value_t result = {.kind = RT_VM_VALUE_EMPTY};
+  rt_status_t st = rt_vm_invoke(r->vm, a->vm_main, ni, args, &result);
+  if (args != small) free(args);
+  int32_t n = 0;
+  if (!st) st = vm_flatten(r, result, &n);
+  if (!st && n != a->vm_outputs.count) {
+    st = RT_STATUS(INTERNAL, "@main returned %d outputs, the signature has %d", (int)n,
+                   (int)a->vm_outputs.count);
+  }
+  rt_vm_value_release(result);
+  if (st) {
+    vm_clear_outputs(r);
+    return st;
+  }
+  r->have_outputs = true;
+  return RT_OK;
+}
+
+/* Checks `t` against a vm input's declared type (`?` dims take any size). */
+static rt_status_t vm_check_input(const rt_artifact_io_t *io, const rt_tensor_t *t) {
+  bool ok = rt_dtype_equal(rt_tensor_dtype(t), io->dtype) && rt_tensor_rank(t) == io->rank;
+  for (int32_t d = 0; ok && d < io->rank; ++d) ok = io->shape[d] < 0 || rt_tensor_shape(t)[d] == io->shape[d];
+  if (ok) return RT_OK;
+  char want[RT_DTYPE_NAME_MAX], got[RT_DTYPE_NAME_MAX];
+  rt_strbuf_t ws, gs;
+  rt_strbuf_initialize(&ws);
+  rt_strbuf_initialize(&gs);
+  for (int32_t d = 0; d < io->rank; ++d) {
+    if (io->shape[d] < 0) {
+      rt_strbuf_printf(&ws, "%s?", d ? ", " : "");
+    } else {
+      rt_strbuf_printf(&ws, "%s%lld", d ? ", " : "", (long long)io->shape[d]);
+    }
+  }
+  for (int32_t d = 0; d < rt_tensor_rank(t); ++d) {
+    rt_strbuf_printf(&gs, "%s%lld", d ? ", " : "", (long long)rt_tensor_shape(t)[d]);
+  }
+  rt_status_t st = RT_STATUS(INVALID_ARGUMENT, "input '%s' expects Tensor[(%s), %s], got "
+                             "Tensor[(%s), %s]", io->name, ws.data ? ws.data : "",
+                             rt_dtype_name(io->dtype, want), gs.data ? gs.data : "",
+                             rt_dtype_name(rt_tensor_dtype(t), got));
+  rt_strbuf_deinitialize(&ws);
+  rt_strbuf_deinitialize(&gs);
+  return st;
+}
 
 rt_status_t rt_artifact_runtime_create(rt_artifact_t *a, int32_t num_threads,
                                        rt_artifact_runtime_t **out_runtime) {
@@ -565,6 +804,15 @@ rt_status_t rt_artifact_runtime_create(rt_artifact_t *a, int32_t num_threads,
   if (!r) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a runtime");
   rt_artifact_retain(a);
   r->artifact = a;
+  if (a->is_vm) {
+    rt_status_t vst = vm_runtime_create(r, num_threads);
+    if (vst) {
+      rt_artifact_runtime_release(r);
+      return vst;
+    }
+    *out_runtime = r;
+    return RT_OK;
+  }
   rt_graph_plan_t plan;
   char **in_names = NULL, **out_names = NULL;
   rt_status_t st = parse_plan(a->path, a->desc->plan, (size_t)a->desc->plan_size,
@@ -602,6 +850,11 @@ rt_status_t rt_artifact_runtime_create(rt_artifact_t *a, int32_t num_threads,
 
 void rt_artifact_runtime_release(rt_artifact_runtime_t *r) {
   if (!r) return;
+  vm_clear_outputs(r);
+  for (int32_t i = 0; r->inputs && i < r->artifact->vm_inputs.count; ++i) rt_tensor_release(r->inputs[i]);
+  free(r->inputs);
+  free(r->outputs);
+  rt_vm_release(r->vm);
   rt_graph_runtime_release(r->graph);
   rt_thread_pool_release(r->pool);
   rt_artifact_release(r->artifact);
@@ -610,9 +863,22 @@ void rt_artifact_runtime_release(rt_artifact_runtime_t *r) {
 
 rt_status_t rt_artifact_runtime_set_input(rt_artifact_runtime_t *r, int32_t index, rt_tensor_t *t) {
   const rt_artifact_t *a = r->artifact;
-  if (index < 0 || index >= a->info.num_inputs) {
+  if (index < 0 || index >= num_in(a)) {
     return RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the model has %d)", (int)index,
-                     (int)a->info.num_inputs);
+                     (int)num_in(a));
+  }
+  if (a->is_vm) {
+    if (!t) return RT_STATUS(INVALID_ARGUMENT, "input '%s': tensor is NULL", a->vm_inputs.io[index].name);
+    RT_RETURN_IF_ERROR(vm_check_input(&a->vm_inputs.io[index], t));
+    rt_tensor_t *in = t;
+    if (!rt_tensor_is_compact(t)) {
+      RT_RETURN_IF_ERROR(rt_tensor_clone(rt_allocator_system(), t, &in));
+    } else {
+      rt_tensor_retain(in);
+    }
+    rt_tensor_release(r->inputs[index]);
+    r->inputs[index] = in;
+    return RT_OK;
   }
   if (!t) return RT_STATUS(INVALID_ARGUMENT, "input '%s': tensor is NULL", a->input_names[index]);
   const rt_graph_entry_t *e = &a->info.entries[a->info.input_entries[index]];
@@ -646,15 +912,24 @@ rt_status_t rt_artifact_runtime_set_input_by_name(rt_artifact_runtime_t *r, cons
 }
 
 rt_status_t rt_artifact_runtime_run(rt_artifact_runtime_t *r) {
+  if (r->vm) return rt_status_annotate(vm_run(r), "running %s", r->artifact->path);
   return rt_status_annotate(rt_graph_runtime_run(r->graph), "running %s", r->artifact->path);
 }
 
 rt_status_t rt_artifact_runtime_output(const rt_artifact_runtime_t *r, int32_t index,
                                        rt_tensor_t **out_tensor) {
   *out_tensor = NULL;
-  if (index < 0 || index >= r->artifact->info.num_outputs) {
+  if (index < 0 || index >= num_out(r->artifact)) {
     return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the model has %d)", (int)index,
-                     (int)r->artifact->info.num_outputs);
+                     (int)num_out(r->artifact));
+  }
+  if (r->vm) {
+    if (!r->have_outputs) {
+      return RT_STATUS(FAILED_PRECONDITION, "no outputs yet: run the model first (or its last "
+                       "run failed)");
+    }
+    *out_tensor = r->outputs[index];
+    return RT_OK;
   }
   *out_tensor = rt_graph_runtime_output(r->graph, index);
   return RT_OK;

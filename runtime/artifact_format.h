@@ -21,10 +21,23 @@
  *   u32 num_consts
  * Everything is checked on load (indices in range, kinds consistent,
  * storage large enough for every entry placed in it, constants matching
- * their entries), so a corrupt plan is an error, never a stray write. */
+ * their entries), so a corrupt plan is an error, never a stray write.
+ *
+ * A "vm" model (`relayrt build MODEL --executor vm --emit=so`) has the
+ * same descriptor and kernel table; its plan bytes start with
+ * RT_ARTIFACT_VM_MAGIC instead and hold @main's signature and the VM
+ * executable (runtime/vm.h's file format, constants inside it; the params
+ * blob is empty):
+ *   char magic[8] "RTVMART1"
+ *   u32 num_inputs;   per input: str name, u8 code, u8 bits, u16 lanes,
+ *                     u32 rank, i64 shape[rank] (-1 = `?`)
+ *   u32 num_outputs;  per output (main's result, tuples flattened): the same
+ *   u64 size; the serialized VM executable (size bytes)
+ * The executable's kernels must be the descriptor's, in order, by name. */
 #ifndef RT_RUNTIME_ARTIFACT_FORMAT_H_
 #define RT_RUNTIME_ARTIFACT_FORMAT_H_
 
+#include "rt/artifact.h"
 #include "rt/kernel_abi.h"
 #include "runtime/graph_runtime.h"
 #include "runtime/strbuf.h"
@@ -33,6 +46,7 @@
 #define RT_ARTIFACT_MAGIC "RTARTIF\0"
 #define RT_ARTIFACT_FORMAT_VERSION 1
 #define RT_ARTIFACT_PLAN_MAGIC "RTPLAN01"
+#define RT_ARTIFACT_VM_MAGIC "RTVMART1"
 
 typedef struct rt_artifact_descriptor_t {
   char magic[8];                   /* RT_ARTIFACT_MAGIC */
@@ -56,5 +70,11 @@ uint64_t rt_artifact_fnv(uint64_t h, const void *data, size_t size);
  * the constant count) with the given names. */
 void rt_artifact_write_plan(const rt_graph_plan_t *plan, const char *const *input_names,
                             const char *const *output_names, rt_strbuf_t *out);
+
+/* Serializes a "vm" model's plan bytes: the signature (names, dtypes,
+ * shapes with -1 for `?`) and the serialized executable `exe`. */
+void rt_artifact_write_vm_plan(int32_t num_inputs, const rt_artifact_io_t *inputs,
+                               int32_t num_outputs, const rt_artifact_io_t *outputs,
+                               const char *exe, size_t exe_size, rt_strbuf_t *out);
 
 #endif /* RT_RUNTIME_ARTIFACT_FORMAT_H_ */

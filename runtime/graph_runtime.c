@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/graph_runtime.h"
 #include "runtime/kernel_services.h"
@@ -150,7 +151,14 @@ rt_status_t rt_graph_runtime_set_input(rt_graph_runtime_t *rt, int32_t index, rt
   return RT_OK;
 }
 
-rt_status_t rt_graph_runtime_run(rt_graph_runtime_t *rt) {
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The run; with `node_ms`, each node's wall time is added to its entry. */
+static rt_status_t run_nodes(rt_graph_runtime_t *rt, double *node_ms) {
   const rt_graph_plan_t *p = &rt->plan;
   for (int32_t i = 0; i < p->num_inputs; ++i) {
     if (!rt->inputs[i]) return RT_STATUS(FAILED_PRECONDITION, "graph input %d is not set", (int)i);
@@ -161,10 +169,12 @@ rt_status_t rt_graph_runtime_run(rt_graph_runtime_t *rt) {
     rt_kernel_arg *a = rt->node_args[n];
     for (int32_t k = 0; k < nargs; ++k) a[k] = rt->args[node->entries[k]];
     rt_kernel_services_clear_error(&rt->services);
+    double t0 = node_ms ? now_ms() : 0;
     if (rt->kernels[node->kernel](a, nargs, &rt->services.ctx) != 0) {
       return RT_STATUS(INVALID_ARGUMENT, "kernel %s (node %d) failed: %s", node->name, (int)n,
                        rt_kernel_services_error(&rt->services));
     }
+    if (node_ms) node_ms[n] += now_ms() - t0;
   }
   for (int32_t o = 0; o < p->num_outputs; ++o) {
     int32_t src = p->output_sources[o];
@@ -172,6 +182,12 @@ rt_status_t rt_graph_runtime_run(rt_graph_runtime_t *rt) {
     memcpy(rt_tensor_data(rt->outputs[o]), rt->args[src].data, rt_tensor_nbytes(rt->outputs[o]));
   }
   return RT_OK;
+}
+
+rt_status_t rt_graph_runtime_run(rt_graph_runtime_t *rt) { return run_nodes(rt, NULL); }
+
+rt_status_t rt_graph_runtime_run_timed(rt_graph_runtime_t *rt, double *node_ms) {
+  return run_nodes(rt, node_ms);
 }
 
 rt_tensor_t *rt_graph_runtime_output(const rt_graph_runtime_t *rt, int32_t index) {

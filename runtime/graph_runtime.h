@@ -76,6 +76,10 @@ void rt_graph_runtime_release(rt_graph_runtime_t *rt);
 RT_MUST_USE_RESULT rt_status_t rt_graph_runtime_set_input(rt_graph_runtime_t *rt, int32_t index,
                                                           rt_tensor_t *tensor);
 RT_MUST_USE_RESULT rt_status_t rt_graph_runtime_run(rt_graph_runtime_t *rt);
+/* rt_graph_runtime_run, adding each node's wall time in milliseconds to
+ * node_ms[n] (plan.num_nodes entries): the same kernels over the same
+ * planned storage, so the results are those of run (rt_executor_profile). */
+RT_MUST_USE_RESULT rt_status_t rt_graph_runtime_run_timed(rt_graph_runtime_t *rt, double *node_ms);
 /* Borrowed output tensor (valid until the runtime is released; its
  * contents change with each run). */
 rt_tensor_t *rt_graph_runtime_output(const rt_graph_runtime_t *rt, int32_t index);

@@ -478,6 +478,41 @@ static inline void arg_of(rt_kernel_arg *a, const rt_tensor_t *t) {
   a->reserved = 0;
 }
 
+void rt_vm_shape_recipe_eval(const rt_vm_kernel_info_t *ki, const rt_kernel_arg *inputs,
+                             int32_t num_inputs, rt_vm_shape_t *out_shapes, bool *out_applies) {
+  /* The recipe passed rt_vm_shape_recipe_check (rt_vm_executable_validate). */
+  *out_applies = false;
+  const int64_t *w = ki->recipe;
+  int64_t nv = w[0], at = 1;
+  int64_t vars[RT_VM_MAX_RECIPE_VARS];
+  for (int64_t v = 0; v < nv; ++v, at += 2) {
+    int64_t i = w[at], d = w[at + 1];
+    if (i >= num_inputs || d >= inputs[i].rank) return;
+    vars[v] = inputs[i].shape[d];
+  }
+  bool tied = w[at++] != 0;
+  for (int64_t v = 1; tied && v < nv; ++v) {
+    if (vars[v] != vars[0]) return;
+  }
+  for (int32_t o = 0; o < ki->num_outputs; ++o) {
+    int32_t rank = (int32_t)w[at++];
+    out_shapes[o].rank = rank;
+    for (int32_t d = 0; d < rank; ++d) {
+      int64_t dim = w[at++];
+      for (int64_t v = 0; v < nv; ++v, ++at) {
+        int64_t term = 0;
+        if (__builtin_mul_overflow(w[at], vars[v], &term) ||
+            __builtin_add_overflow(dim, term, &dim)) {
+          return;
+        }
+      }
+      if (dim < 0) return;
+      out_shapes[o].dims[d] = dim;
+    }
+  }
+  *out_applies = true;
+}
+
 static rt_status_t int64_vector(rt_vm_t *vm, int32_t n, const int64_t *values, rt_tensor_t **out) {
   int64_t shape[1] = {n};
   RT_RETURN_IF_ERROR(rt_tensor_create(vm->pooled, RT_DTYPE_INT64, 1, shape, out));
@@ -501,6 +536,70 @@ static rt_status_t shape_from(rt_vm_value_t v, int32_t *rank, int64_t *dims) {
   for (int32_t d = 0; d < *rank; ++d) {
     if (dims[d] < 0) return RT_STATUS(INVALID_ARGUMENT, "dim %d of a shape is negative", (int)d);
   }
+  return RT_OK;
+}
+
+/* dyn.reshape's target: the values of `codes` (a compact 1-d int tensor),
+ * 0 copying src's dim at that position (unless allowzero) and one -1
+ * inferred; the element count must be src's. */
+static rt_status_t resolve_codes(const rt_tensor_t *src, const rt_tensor_t *codes, bool allowzero,
+                                 int32_t *out_rank, int64_t *dims) {
+  rt_dtype_t dt = codes->dtype;
+  if (codes->rank != 1 || (dt.code != kDLInt && dt.code != kDLUInt) || dt.lanes != 1 ||
+      (dt.bits != 32 && dt.bits != 64) || codes->strides) {
+    return RT_STATUS(INVALID_ARGUMENT, "dyn.reshape: newshape must be a compact 1-d int32 or "
+                     "int64 tensor");
+  }
+  if (codes->shape[0] > RT_TENSOR_MAX_RANK) {
+    return RT_STATUS(INVALID_ARGUMENT, "dyn.reshape: newshape has %lld values, past the rank "
+                     "limit %d", (long long)codes->shape[0], RT_TENSOR_MAX_RANK);
+  }
+  int32_t rank = (int32_t)codes->shape[0], infer = -1;
+  const char *p = (const char *)codes->data + codes->byte_offset;
+  int64_t known = 1;
+  for (int32_t d = 0; d < rank; ++d) {
+    int64_t v = 0;
+    if (dt.bits == 64) {
+      memcpy(&v, p + 8 * d, 8);
+    } else {
+      int32_t v32 = 0;
+      uint32_t u32 = 0;
+      memcpy(&v32, p + 4 * d, 4);
+      memcpy(&u32, p + 4 * d, 4);
+      v = dt.code == kDLInt ? v32 : (int64_t)u32;
+    }
+    if (v == 0 && !allowzero) {
+      if (d >= src->rank) {
+        return RT_STATUS(INVALID_ARGUMENT, "dyn.reshape: newshape[%d] = 0 copies input dim %d, "
+                         "but the input has rank %d", (int)d, (int)d, (int)src->rank);
+      }
+      v = src->shape[d];
+    }
+    if (v == -1) {
+      if (infer >= 0) return RT_STATUS(INVALID_ARGUMENT, "dyn.reshape: newshape has more than one -1");
+      infer = d;
+      v = 1;
+    } else if (v < 0) {
+      return RT_STATUS(INVALID_ARGUMENT, "dyn.reshape: newshape[%d] = %lld is not a size, 0 or -1",
+                       (int)d, (long long)v);
+    }
+    if (v != 0 && known > INT64_MAX / v) return RT_STATUS(INVALID_ARGUMENT, "dyn.reshape: newshape overflows");
+    known *= v;
+    dims[d] = v;
+  }
+  if (infer >= 0) {
+    if (known == 0 || src->numel % known != 0) {
+      return RT_STATUS(INVALID_ARGUMENT, "dyn.reshape: cannot infer the -1 of newshape (%lld "
+                       "elements over %lld)", (long long)src->numel, (long long)known);
+    }
+    dims[infer] = src->numel / known;
+    known = src->numel;
+  }
+  if (known != src->numel) {
+    return RT_STATUS(INVALID_ARGUMENT, "dyn.reshape: cannot view %lld elements with a shape of "
+                     "%lld", (long long)src->numel, (long long)known);
+  }
+  *out_rank = rank;
   return RT_OK;
 }
 
@@ -753,6 +852,22 @@ static rt_status_t run(rt_vm_t *vm, rt_vm_value_t *out) {
         fr->pc++;
         break;
       }
+      case RT_VM_OP_RESHAPE_DYN: {
+        RT_ASSERT(in.a >= 0 && in.a < fn->num_registers && in.b >= 0 && in.b < fn->num_registers);
+        RT_ASSERT(in.c >= 0 && in.c < fn->num_registers);
+        if ((st = need_tensor(R, in.b, "dyn.reshape"))) goto fail;
+        if ((st = need_tensor(R, in.c, "dyn.reshape"))) goto fail;
+        rt_tensor_t *src = R[in.b].tensor;
+        int32_t rank = 0;
+        int64_t dims[RT_TENSOR_MAX_RANK];
+        if ((st = resolve_codes(src, R[in.c].tensor, in.d != 0, &rank, dims))) goto fail;
+        rt_tensor_t *t = NULL;
+        if (src->strides) FAIL(INVALID_ARGUMENT, "%s", "dyn.reshape of a strided tensor");
+        if ((st = make_view(src, 0, src->dtype, rank, dims, &t))) goto fail;
+        set_reg(R, in.a, rt_vm_value_of_tensor(t));
+        fr->pc++;
+        break;
+      }
       case RT_VM_OP_KILL_REGISTER: {
         RT_ASSERT(in.a >= 0 && in.a < fn->num_registers);
         set_reg(R, in.a, (rt_vm_value_t){.kind = RT_VM_VALUE_EMPTY});
@@ -765,10 +880,6 @@ static rt_status_t run(rt_vm_t *vm, rt_vm_value_t *out) {
         RT_ASSERT(in.a == exe->kernels[in.b].num_outputs &&
                   in.d == exe->kernels[in.b].num_inputs + in.a);
         const rt_vm_kernel_info_t *ki = &exe->kernels[in.b];
-        if (!vm->opts.shape_fn) {
-          FAIL(FAILED_PRECONDITION, "kernel %s has `?` output dims and this VM has no shape "
-               "function (a runtime-only host must provide rt_vm_options_t.shape_fn)", ki->name);
-        }
         const int32_t *L = fn->list + in.c;
         int32_t nin = in.d - in.a;
         for (int32_t k = 0; k < nin; ++k) {
@@ -776,10 +887,23 @@ static rt_status_t run(rt_vm_t *vm, rt_vm_value_t *out) {
           arg_of(&vm->args[k], R[L[k]].tensor);
         }
         memset(vm->shapes, 0, (size_t)in.a * sizeof(rt_vm_shape_t));
-        st = vm->opts.shape_fn(vm->opts.shape_user, in.b, nin, vm->args, in.a, vm->shapes);
-        if (st) {
-          st = rt_status_annotate(st, "the shape function of kernel %s", ki->name);
-          goto fail;
+        /* The executable's own recipe first (no callback, no IR); the host
+         * shape function for what the recipe does not describe. */
+        bool applies = false;
+        if (ki->recipe_len) rt_vm_shape_recipe_eval(ki, vm->args, nin, vm->shapes, &applies);
+        if (!applies && !vm->opts.shape_fn) {
+          FAIL(FAILED_PRECONDITION, "kernel %s has `?` output dims (%s) and this VM has no host "
+               "shape function (rt_vm_options_t.shape_fn; the runtime-only library has none: run "
+               "this model with the full library's \"vm\" executor)", ki->name,
+               ki->recipe_len ? "its shape recipe does not cover these input shapes"
+                              : "not expressible as a shape recipe");
+        }
+        if (!applies) {
+          st = vm->opts.shape_fn(vm->opts.shape_user, in.b, nin, vm->args, in.a, vm->shapes);
+          if (st) {
+            st = rt_status_annotate(st, "the shape function of kernel %s", ki->name);
+            goto fail;
+          }
         }
         for (int32_t k = 0; k < in.a; ++k) {
           if (vm->shapes[k].rank < 0 || vm->shapes[k].rank > RT_TENSOR_MAX_RANK) {

@@ -27,13 +27,16 @@
  *     Ret releasing the frame). Pooled blocks may outlive the VM (a result
  *     kept by the host); the pool is freed when the last one is.
  *
- * Dynamic shapes: the runtime cannot evaluate type relations (they are IR),
- * so ShapeFunc calls a host callback, rt_vm_shape_fn, given the kernel
+ * Dynamic shapes: the runtime cannot evaluate type relations (they are IR).
+ * A dynamic kernel's output shapes come from its shape recipe, stored in
+ * the executable (below: affine in the input `?` dims, derived by the
+ * compiler), else from a host callback, rt_vm_shape_fn, given the kernel
  * index and the input descriptors. backend/vm_compile.c provides one that
  * runs the fused function's type relations on the concrete shapes. A
- * runtime-only host that loads an executable with dynamic kernels must
- * provide its own; without one, ShapeFunc is FAILED_PRECONDITION naming the
- * kernel.
+ * runtime-only host (include/rt/artifact.h) has recipes only; a kernel
+ * without one (and no callback) makes ShapeFunc FAILED_PRECONDITION naming
+ * the kernel. dyn.reshape needs neither: ReshapeDyn reads the shape from
+ * the values.
  *
  * Ownership: rt_vm_create borrows the executable, the kernel table and the
  * thread pool (they must outlive the VM). Values returned by rt_vm_invoke
@@ -101,10 +104,26 @@ typedef struct rt_vm_function_t {
   uint64_t frame_bytes;        /* planned storage per activation */
 } rt_vm_function_t;
 
+/* A shape recipe: a dynamic kernel's output shapes as affine functions of
+ * its inputs' `?` dims, so a VM without the IR (a runtime-only host) can
+ * size the outputs. backend/vm_compile.c derives it from the type relations
+ * (runtime/vm.h's rt_vm_shape_recipe_eval says how it is read). The int64
+ * words:
+ *   V                      the number of variables (input `?` dims)
+ *   (input, dim) x V       where each variable is read
+ *   E                      1: every variable must have the same value
+ *                          (the relations tied them: broadcast, concat)
+ *   per output: rank, then per dim: c0, coef[V]   dim = c0 + sum coef*var
+ * A kernel whose shapes are not of this form has no recipe (length 0); it
+ * needs the host shape function (rt_vm_options_t.shape_fn). */
+#define RT_VM_MAX_RECIPE_VARS 8
+
 typedef struct rt_vm_kernel_info_t {
   char *name;                  /* malloc'd; the exported symbol's display name */
   int32_t num_inputs, num_outputs;
   bool dynamic;                /* has `?` output dims: needs a shape function */
+  int32_t recipe_len;          /* int64 words; 0 = no recipe */
+  int64_t *recipe;             /* malloc'd, or NULL */
 } rt_vm_kernel_info_t;
 
 typedef struct rt_vm_executable_t {
@@ -115,6 +134,21 @@ typedef struct rt_vm_executable_t {
   int32_t num_consts;
   rt_tensor_t **consts;        /* one reference each */
 } rt_vm_executable_t;
+
+struct rt_vm_shape_t;
+
+/* Checks the recipe of kernel `ki` (word counts, variable indices against
+ * its input count, ranks); DATA_LOSS naming the kernel. */
+RT_MUST_USE_RESULT rt_status_t rt_vm_shape_recipe_check(const rt_vm_kernel_info_t *ki);
+
+/* Evaluates the (checked) recipe of `ki` for these inputs into
+ * out_shapes[0 .. num_outputs). *out_applies is false (and nothing is
+ * filled) when the inputs fall outside what the recipe describes: a
+ * variable's dim beyond an input's rank, tied variables with different
+ * values, a negative or overflowing dim. */
+void rt_vm_shape_recipe_eval(const rt_vm_kernel_info_t *ki, const rt_kernel_arg *inputs,
+                             int32_t num_inputs, struct rt_vm_shape_t *out_shapes,
+                             bool *out_applies);
 
 /* Frees everything the executable holds (and zeroes it). */
 void rt_vm_executable_deinitialize(rt_vm_executable_t *exe);
@@ -139,7 +173,8 @@ void rt_vm_executable_disassemble(const rt_vm_executable_t *exe, rt_strbuf_t *ou
  *   u64 magic RT_VM_MAGIC ("RTVMEXE\0"), u32 version RT_VM_FORMAT_VERSION,
  *   u32 RT_KERNEL_ABI_VERSION,
  *   u32 #constants, each an NDArray record (runtime/ndarray_blob.h),
- *   u32 #kernels, each {str name, u32 inputs, u32 outputs, u32 dynamic},
+ *   u32 #kernels, each {str name, u32 inputs, u32 outputs, u32 dynamic,
+ *     u32 recipe words, i64 recipe[words]} (the shape recipe, above),
  *   u32 #functions, each {str name, u32 params, u32 registers, u64 frame
  *     bytes, u32 #slots, each {u8 code, u8 bits, u16 lanes, u32 rank,
  *     i64 offset, i64 shape[rank]}, u32 #list, i32 list[], u32 #instrs,
@@ -148,7 +183,7 @@ void rt_vm_executable_disassemble(const rt_vm_executable_t *exe, rt_strbuf_t *ou
  * str = u32 length + bytes (no NUL). */
 #define RT_VM_MAGIC UINT64_C(0x004558454D565452)     /* "RTVMEXE\0" */
 #define RT_VM_END_MAGIC UINT64_C(0x444E454D56545200) /* "\0RTVMEND" */
-#define RT_VM_FORMAT_VERSION 1
+#define RT_VM_FORMAT_VERSION 2   /* 2: shape recipes */
 
 /* Serializes (the bytes are malloc'd; the caller frees them). */
 RT_MUST_USE_RESULT rt_status_t rt_vm_executable_serialize(const rt_vm_executable_t *exe,

@@ -32,7 +32,10 @@ void rt_vm_executable_deinitialize(rt_vm_executable_t *exe) {
     free(fn->list);
     free(fn->slots);
   }
-  for (int32_t k = 0; exe->kernels && k < exe->num_kernels; ++k) free(exe->kernels[k].name);
+  for (int32_t k = 0; exe->kernels && k < exe->num_kernels; ++k) {
+    free(exe->kernels[k].name);
+    free(exe->kernels[k].recipe);
+  }
   for (int32_t c = 0; exe->consts && c < exe->num_consts; ++c) rt_tensor_release(exe->consts[c]);
   free(exe->functions);
   free(exe->kernels);
@@ -52,6 +55,39 @@ rt_status_t rt_vm_executable_lookup(const rt_vm_executable_t *exe, const char *n
   return RT_STATUS(NOT_FOUND, "the executable has no function @%s", name ? name : "(null)");
 }
 
+/* ---- shape recipes ------------------------------------------------------------ */
+
+rt_status_t rt_vm_shape_recipe_check(const rt_vm_kernel_info_t *ki) {
+  if (ki->recipe_len == 0) return ki->recipe ? RT_STATUS(INTERNAL, "empty recipe array") : RT_OK;
+  const int64_t *w = ki->recipe;
+  int64_t n = ki->recipe_len, at = 0;
+  const char *why = NULL;
+  int64_t nv = n > 0 && w ? w[at++] : -1;
+  if (nv < 0 || nv > RT_VM_MAX_RECIPE_VARS || n < 2 + 2 * nv) why = "its variable count";
+  for (int64_t v = 0; !why && v < nv; ++v, at += 2) {
+    if (w[at] < 0 || w[at] >= ki->num_inputs || w[at + 1] < 0 || w[at + 1] >= RT_TENSOR_MAX_RANK) {
+      why = "a variable names no input dim";
+    }
+  }
+  if (!why && w[at] != 0 && w[at] != 1) why = "its tie flag";
+  at++;
+  for (int32_t o = 0; !why && o < ki->num_outputs; ++o) {
+    if (at >= n || w[at] < 0 || w[at] > RT_TENSOR_MAX_RANK) {
+      why = "an output rank";
+      break;
+    }
+    int64_t rank = w[at++];
+    if ((n - at) / (1 + nv) < rank) why = "an output's dims (past the end)";
+    at += rank * (1 + nv);
+  }
+  if (!why && at != n) why = "its length";
+  if (why) {
+    return RT_STATUS(DATA_LOSS, "kernel %s has a bad shape recipe (%s)", ki->name ? ki->name : "?",
+                     why);
+  }
+  return RT_OK;
+}
+
 /* ---- validation ------------------------------------------------------------- */
 
 static bool dtype_ok(rt_dtype_t dt) { return rt_dtype_is_valid(dt) && dt.lanes == 1; }
@@ -66,7 +102,9 @@ static rt_status_t check_slot(const rt_vm_function_t *fn, int32_t i) {
   for (int32_t d = 0; d < s->rank; ++d) {
     if (s->shape[d] < 0) return RT_STATUS(DATA_LOSS, "@%s: slot %d has a negative dim", fn->name, (int)i);
   }
-  if (rt_size_of_shape(s->rank, s->shape, rt_dtype_size(s->dtype), &bytes) != RT_OK) {
+  rt_status_t big = rt_size_of_shape(s->rank, s->shape, rt_dtype_size(s->dtype), &bytes);
+  if (big) {
+    rt_status_free(big);
     return RT_STATUS(DATA_LOSS, "@%s: slot %d is too large", fn->name, (int)i);
   }
   if (s->offset == RT_VM_SLOT_POOLED) return RT_OK;
@@ -168,6 +206,7 @@ rt_status_t rt_vm_executable_validate(const rt_vm_executable_t *exe) {
         ki->num_inputs > RT_VM_MAX_REGISTERS || ki->num_outputs > RT_VM_MAX_REGISTERS) {
       return RT_STATUS(DATA_LOSS, "kernel %d has bad arities", (int)k);
     }
+    RT_RETURN_IF_ERROR(rt_vm_shape_recipe_check(ki));
   }
   for (int32_t f = 0; f < exe->num_functions; ++f) {
     const rt_vm_function_t *fn = &exe->functions[f];
@@ -203,13 +242,55 @@ static void print_list(const rt_vm_function_t *fn, int32_t start, int32_t count,
   }
 }
 
+static unsigned long long magnitude(int64_t v) {
+  return v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+}
+
+/* A (checked) recipe as "(in0[0], 16)", per output; "tied" when its
+ * variables must agree. */
+static void print_recipe(const rt_vm_kernel_info_t *ki, rt_strbuf_t *out) {
+  const int64_t *w = ki->recipe;
+  int64_t nv = w[0], at = 1 + 2 * nv;
+  bool tied = w[at++] != 0;
+  for (int32_t o = 0; o < ki->num_outputs; ++o) {
+    int64_t rank = w[at++];
+    rt_strbuf_puts(out, o ? ", (" : " (");
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t c0 = w[at++];
+      bool any = false;
+      if (d) rt_strbuf_puts(out, ", ");
+      for (int64_t v = 0; v < nv; ++v, ++at) {
+        int64_t k = w[at];
+        if (k == 0) continue;
+        if (any) rt_strbuf_puts(out, k < 0 ? " - " : " + ");
+        if (!any && k < 0) rt_strbuf_putc(out, '-');
+        if (k != 1 && k != -1) rt_strbuf_printf(out, "%llu*", magnitude(k));
+        rt_strbuf_printf(out, "in%lld[%lld]", (long long)w[1 + 2 * v], (long long)w[2 + 2 * v]);
+        any = true;
+      }
+      if (!any) {
+        rt_strbuf_printf(out, "%lld", (long long)c0);
+      } else if (c0) {
+        rt_strbuf_printf(out, " %c %llu", c0 < 0 ? '-' : '+', magnitude(c0));
+      }
+    }
+    rt_strbuf_putc(out, ')');
+  }
+  if (tied && nv > 1) rt_strbuf_puts(out, " with every `?` input dim equal");
+}
+
 void rt_vm_executable_disassemble(const rt_vm_executable_t *exe, rt_strbuf_t *out) {
   rt_strbuf_printf(out, "; vm executable: %d functions, %d kernels, %d constants\n",
                    (int)exe->num_functions, (int)exe->num_kernels, (int)exe->num_consts);
   for (int32_t k = 0; k < exe->num_kernels; ++k) {
-    rt_strbuf_printf(out, "; K%d = %s (%d inputs, %d outputs%s)\n", (int)k, exe->kernels[k].name,
-                     (int)exe->kernels[k].num_inputs, (int)exe->kernels[k].num_outputs,
-                     exe->kernels[k].dynamic ? ", dynamic: shape function" : "");
+    const rt_vm_kernel_info_t *ki = &exe->kernels[k];
+    rt_strbuf_printf(out, "; K%d = %s (%d inputs, %d outputs%s", (int)k, ki->name,
+                     (int)ki->num_inputs, (int)ki->num_outputs,
+                     !ki->dynamic ? ""
+                     : ki->recipe_len ? ", dynamic: shape recipe"
+                                      : ", dynamic: host shape function");
+    if (ki->dynamic && ki->recipe_len) print_recipe(ki, out);
+    rt_strbuf_puts(out, ")\n");
   }
   for (int32_t c = 0; c < exe->num_consts; ++c) {
     const rt_tensor_t *t = exe->consts[c];
@@ -307,6 +388,10 @@ rt_status_t rt_vm_executable_serialize(const rt_vm_executable_t *exe, char **out
     rt_put_le_u32(&b, (uint32_t)exe->kernels[k].num_inputs);
     rt_put_le_u32(&b, (uint32_t)exe->kernels[k].num_outputs);
     rt_put_le_u32(&b, exe->kernels[k].dynamic ? 1u : 0u);
+    rt_put_le_u32(&b, (uint32_t)exe->kernels[k].recipe_len);
+    for (int32_t i = 0; i < exe->kernels[k].recipe_len; ++i) {
+      rt_put_le_u64(&b, (uint64_t)exe->kernels[k].recipe[i]);
+    }
   }
   rt_put_le_u32(&b, (uint32_t)exe->num_functions);
   for (int32_t f = 0; f < exe->num_functions; ++f) {
@@ -476,7 +561,7 @@ static rt_status_t read_all(rt_allocator_t allocator, cursor *c, rt_vm_executabl
       return rt_status_annotate(st, "constant %d of the VM executable", (int)i);
     }
   }
-  RT_RETURN_IF_ERROR(get_count(c, "kernels", 16, INT32_MAX, &exe->num_kernels));
+  RT_RETURN_IF_ERROR(get_count(c, "kernels", 20, INT32_MAX, &exe->num_kernels));
   exe->kernels = calloc((size_t)(exe->num_kernels ? exe->num_kernels : 1), sizeof(rt_vm_kernel_info_t));
   if (!exe->kernels) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory reading %s", c->name);
   for (int32_t k = 0; k < exe->num_kernels; ++k) {
@@ -491,6 +576,18 @@ static rt_status_t read_all(rt_allocator_t allocator, cursor *c, rt_vm_executabl
     exe->kernels[k].num_inputs = (int32_t)nin;
     exe->kernels[k].num_outputs = (int32_t)nout;
     exe->kernels[k].dynamic = dyn != 0;
+    int32_t nr = 0;
+    RT_RETURN_IF_ERROR(get_count(c, "shape recipe words", 8, 1 << 16, &nr));
+    if (nr > 0) {
+      exe->kernels[k].recipe = malloc((size_t)nr * sizeof(int64_t));
+      if (!exe->kernels[k].recipe) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory reading %s", c->name);
+      exe->kernels[k].recipe_len = nr;
+      for (int32_t i = 0; i < nr; ++i) {
+        uint64_t w = 0;
+        RT_RETURN_IF_ERROR(get_u64(c, "a shape recipe word", &w));
+        exe->kernels[k].recipe[i] = (int64_t)w;
+      }
+    }
   }
   RT_RETURN_IF_ERROR(get_count(c, "functions", 40, INT32_MAX, &exe->num_functions));
   exe->functions = calloc((size_t)(exe->num_functions ? exe->num_functions : 1), sizeof(rt_vm_function_t));

@@ -7,6 +7,17 @@
  * output tensors and runs the kernels in order; `run` allocates nothing.
  * Many runtimes may be made from one artifact (one per thread, say).
  *
+ * A model exported from the "vm" executor (`relayrt build MODEL --executor
+ * vm --emit=so`) loads the same way: the library then holds the VM
+ * executable (bytecode + constants) next to the kernels, and a runtime is
+ * a VM running @main, so control flow, recursion and `?` dims work without
+ * LLVM. Input infos show `?` dims as -1 (any size is accepted there);
+ * output infos give the declared shape (-1 where only the run knows it;
+ * the output tensor has the real one). Such a runtime allocates per run
+ * (from its pool) what was not planned, and a kernel whose output shape
+ * has no shape recipe (runtime/vm.h) is a FAILED_PRECONDITION naming it
+ * when it runs.
+ *
  *   rt_artifact_t *a;         rt_artifact_load("model.so", &a);
  *   rt_artifact_runtime_t *r; rt_artifact_runtime_create(a, 0, &r);
  *   rt_artifact_runtime_set_input_by_name(r, "data", tensor);
@@ -83,7 +94,8 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_artifact_runtime_set_input_by_name(
  * kernel's error names the kernel and its message. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_artifact_runtime_run(rt_artifact_runtime_t *runtime);
 /* Output `index` of the last run (borrowed: valid until the runtime is
- * released; overwritten by the next run). */
+ * released; overwritten by the next run). A vm model's runtime before a
+ * successful run: FAILED_PRECONDITION. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_artifact_runtime_output(
     const rt_artifact_runtime_t *runtime, int32_t index, rt_tensor_t **out_tensor);
 

@@ -25,9 +25,20 @@
  * retain one to keep it longer. rt_executor_invoke returns new references.
  * Info structs borrow strings and shapes from the executor.
  *
- * Thread-safety: an executor is used by one thread at a time (calls from two
- * threads at once are not detected: serialize them). Many executors may be
- * created from, and run over, one module at once. */
+ * Thread-safety: many executors, of any kinds, may be created from one
+ * module and run from many threads at once (the module is only read; the
+ * JIT kernels of graph and vm executors are shared and compiled once;
+ * test/backend/test_threads.c). One executor runs one call at a time:
+ * every call that runs it or changes its state (set_input, run,
+ * get_output, invoke, profile, set_step_callback, set_step_into_fused) is
+ * refused with FAILED_PRECONDITION ("... is in use by another thread")
+ * while another such call is inside the same executor (from another
+ * thread, or from its own step callback); the refused call changes
+ * nothing. The calls are not
+ * queued: use one executor per thread, or serialize the calls yourself.
+ * The info accessors, get_source and export only read and may run at any
+ * time. A borrowed output must not be read while another thread runs the
+ * same executor (the run rewrites it). */
 #ifndef RT_EXECUTOR_H_
 #define RT_EXECUTOR_H_
 
@@ -65,6 +76,20 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_create_executor(const char *kind, rt_mo
                                                          const rt_params_t *params,
                                                          rt_executor_t **out_executor);
 RT_API void rt_executor_release(rt_executor_t *executor); /* NULL is fine */
+
+/* Like rt_create_executor, for one intermediate value of main instead of
+ * main's result: `binding` names it by the label the model's text gave it
+ * ("%3" or "3"; passes keep these labels on the nodes they rewrite, and a
+ * fused call carries its group's last one). The executor's inputs are
+ * main's parameters, unchanged; its outputs are the binding's tensors
+ * (flattened). The pipeline runs on the cut-out value alone, so a debugger
+ * can compare the same binding under another executor or opt_level.
+ * NOT_FOUND when main's own dataflow has no such binding (the search does
+ * not enter functions, fused groups, let or if scopes); other errors as
+ * rt_create_executor, annotated with the binding. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_create_executor_for_binding(
+    const char *kind, rt_module_t *module, const char *binding, const char *target,
+    const rt_pass_context_t *ctx, const rt_params_t *params, rt_executor_t **out_executor);
 
 RT_API const char *rt_executor_kind(const rt_executor_t *executor);
 RT_API int32_t rt_executor_num_inputs(const rt_executor_t *executor);
@@ -135,6 +160,29 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_get_source(const rt_executor_t
 RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_export(const rt_executor_t *executor,
                                                          const char *path);
 
+/* ---- profiling (the "graph" executor) ------------------------------------- */
+
+typedef struct rt_node_profile_t {
+  const char *kernel; /* the node's kernel, named as in get_source("kernels") */
+  const char *type;   /* its function type: argument and result shapes */
+  double mean_ms;     /* wall time of the node, averaged over the runs */
+  double min_ms;      /* the fastest of the runs */
+} rt_node_profile_t;
+
+/* Runs the executor `runs` times (1..1000000) on the inputs set, timing
+ * every node of its plan (one kernel call each). These are ordinary runs
+ * over the planned storage: each node reads what the node before it wrote,
+ * and the outputs afterwards are the last run's. One entry per node, in run
+ * order, goes to out[0..max_nodes-1]; *out_count is the number of nodes
+ * (more than max_nodes: only the first max_nodes are written). Strings
+ * are borrowed from the executor. FAILED_PRECONDITION for executors other
+ * than "graph", for an input not set, or while another call is inside the
+ * executor; INVALID_ARGUMENT for a bad `runs`; a kernel's error as run. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_profile(rt_executor_t *executor, int32_t runs,
+                                                          int32_t max_nodes,
+                                                          rt_node_profile_t *out,
+                                                          int32_t *out_count);
+
 /* ---- stepping (the "debug" executor) -------------------------------------- */
 
 typedef struct rt_step_event_t {
@@ -147,6 +195,10 @@ typedef struct rt_step_event_t {
    * duration of the callback). 0 for a closure. */
   int32_t num_tensors;
   rt_tensor_t *const *tensors;
+  /* Inside a fused group's body (a call of a Primitive function), reported
+   * only after rt_executor_set_step_into_fused(ex, true); call_depth is
+   * then one more than the group's call. */
+  bool in_fused;
 } rt_step_event_t;
 
 /* Called before and after each binding; returning non-NULL stops the run
@@ -158,6 +210,16 @@ typedef rt_status_t (*rt_step_fn)(void *user, const rt_step_event_t *event);
 RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_set_step_callback(rt_executor_t *executor,
                                                                     rt_step_fn callback,
                                                                     void *user);
+
+/* By default a call of a fused group (a Primitive function, after FuseOps)
+ * is one step, as its kernel will be: the bindings inside are not reported.
+ * With `enter` true they are, before and after each, flagged in_fused, so a
+ * debugger can step into a kernel and see each op's value (the group is
+ * still evaluated op by op by the reference kernels, as always). Applies
+ * from the next run. UNIMPLEMENTED for executors that cannot step;
+ * FAILED_PRECONDITION while a call is inside the executor. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_set_step_into_fused(rt_executor_t *executor,
+                                                                      bool enter);
 
 RT_EXTERN_C_END
 

@@ -5,7 +5,8 @@
  * release it with rt_module_release. Text returned by rt_module_print is
  * malloc'd and owned by the caller (free()).
  * Thread-safety: a module is immutable after loading; many threads may
- * read, print and build from one module at once. */
+ * read, print and build from one module at once, and create and run
+ * executors over it (include/rt/executor.h). retain/release are atomic. */
 #ifndef RT_MODULE_H_
 #define RT_MODULE_H_
 
@@ -48,6 +49,16 @@ typedef struct rt_module_load_options_t {
   int32_t num_constant_inputs;
   const char *const *constant_input_names;
   rt_tensor_t *const *constant_input_values;
+  /* ONNX nodes of custom domains mapped to custom ops (rt/op.h): a node
+   * whose "<domain>.<op_type>" is custom_op_sources[i] ("com.example.Gelu")
+   * becomes a call of the registered op custom_op_targets[i] ("my.gelu")
+   * on the node's inputs, with the node's attributes the op declares (by
+   * name; ints, floats and strings). The op must be registered before the
+   * load; a node of a custom domain that no entry maps stays UNIMPLEMENTED.
+   * Ignored for Relay text (which names custom ops directly). */
+  int32_t num_custom_ops;
+  const char *const *custom_op_sources;
+  const char *const *custom_op_targets;
 } rt_module_load_options_t;
 
 /* rt_module_load with options (NULL: the defaults, as rt_module_load).

@@ -146,84 +146,55 @@ static void test_export_bad_input(void **state) {
   rt_artifact_release(a);
 }
 
-/* The whole file into memory. */
-static unsigned char *slurp(const char *path, long *out_n) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *b = malloc((size_t)n);
-  assert_non_null(b);
-  assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
-  *out_n = n;
-  return b;
-}
-
-static void spit(const char *path, const unsigned char *b, long n) {
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite(b, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
-}
-
-static long find(const unsigned char *b, long n, const char *needle, size_t len) {
-  for (long i = 0; i + (long)len <= n; ++i) {
-    if (memcmp(b + i, needle, len) == 0) return i;
-  }
-  return -1;
-}
-
 static void test_export_corrupt(void **state) {
   (void)state;
-  long n = 0;
-  unsigned char *orig = slurp(g_so, &n);
+  size_t n = 0;
+  unsigned char *orig = (unsigned char *)rt_test_read_file(g_so, &n);
   unsigned char *b = malloc((size_t)n);
   assert_non_null(b);
   char p[512];
   rt_artifact_t *a = NULL;
   /* Truncated: the dynamic loader refuses it. */
   path_in(p, sizeof p, "truncated.so");
-  spit(p, orig, n / 2);
+  rt_test_write_file(p, orig, n / 2);
   assert_status(rt_artifact_load(p, &a), DATA_LOSS, "cannot load the model library");
   /* Not a library at all. */
   path_in(p, sizeof p, "text.so");
-  spit(p, (const unsigned char *)"hello", 5);
+  rt_test_write_file(p, (const unsigned char *)"hello", 5);
   assert_status(rt_artifact_load(p, &a), DATA_LOSS, "text.so");
   /* Bad magic. */
-  long at = find(orig, n, "RTARTIF", 8);
+  long at = rt_test_find_bytes(orig, n, "RTARTIF", 8);
   assert_true(at > 0);
   memcpy(b, orig, (size_t)n);
   b[at + 1] = 'X';
   path_in(p, sizeof p, "magic.so");
-  spit(p, b, n);
+  rt_test_write_file(p, b, n);
   assert_status(rt_artifact_load(p, &a), DATA_LOSS, "bad magic");
   /* Another format version, then another kernel ABI. */
   memcpy(b, orig, (size_t)n);
   b[at + 8] = 7;
   path_in(p, sizeof p, "version.so");
-  spit(p, b, n);
+  rt_test_write_file(p, b, n);
   assert_status(rt_artifact_load(p, &a), FAILED_PRECONDITION, "format 7");
   memcpy(b, orig, (size_t)n);
   b[at + 12] = 9;
   path_in(p, sizeof p, "abi.so");
-  spit(p, b, n);
+  rt_test_write_file(p, b, n);
   assert_status(rt_artifact_load(p, &a), FAILED_PRECONDITION, "kernel ABI 9");
   /* A changed plan byte or weight: the checksum. */
-  long plan = find(orig, n, "RTPLAN01", 8);
+  long plan = rt_test_find_bytes(orig, n, "RTPLAN01", 8);
   assert_true(plan > 0);
   memcpy(b, orig, (size_t)n);
   b[plan + 12] ^= 1;
   path_in(p, sizeof p, "plan.so");
-  spit(p, b, n);
+  rt_test_write_file(p, b, n);
   assert_status(rt_artifact_load(p, &a), DATA_LOSS, "checksum");
-  long params = find(orig, n, "\x3f\xa1\xb4\x96\xf0\x40\x5e\xdd", 8); /* NDArray magic, LE */
+  long params = rt_test_find_bytes(orig, n, "\x3f\xa1\xb4\x96\xf0\x40\x5e\xdd", 8); /* NDArray magic, LE */
   assert_true(params > 0);
   memcpy(b, orig, (size_t)n);
   b[params + 80] ^= 0x10; /* a weight of the first constant */
   path_in(p, sizeof p, "params.so");
-  spit(p, b, n);
+  rt_test_write_file(p, b, n);
   assert_status(rt_artifact_load(p, &a), DATA_LOSS, "checksum");
   path_in(p, sizeof p, "missing.so");
   assert_status(rt_artifact_load(p, &a), NOT_FOUND, "missing.so");

@@ -111,3 +111,22 @@ char *rt_test_read_file(const char *path, size_t *out_size) {
   if (out_size) *out_size = (size_t)n;
   return buf;
 }
+
+void rt_test_write_file(const char *path, const void *bytes, size_t n) {
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    print_error("cannot create %s\n", path);
+    fail();
+  }
+  size_t put = fwrite(bytes, 1, n, f);
+  assert_int_equal(fclose(f), 0);
+  assert_int_equal(put, n);
+}
+
+long rt_test_find_bytes(const void *hay, size_t n, const void *needle, size_t len) {
+  const unsigned char *h = hay;
+  for (size_t i = 0; i + len <= n; ++i) {
+    if (memcmp(h + i, needle, len) == 0) return (long)i;
+  }
+  return -1;
+}

@@ -43,4 +43,10 @@ const char *rt_test_path(const char *relative);
 /* Reads a whole file (test fails if it cannot); caller frees. */
 char *rt_test_read_file(const char *path, size_t *out_size);
 
+/* Writes n bytes to path, replacing it (test fails if it cannot). */
+void rt_test_write_file(const char *path, const void *bytes, size_t n);
+
+/* Offset of the first `len` bytes equal to needle in hay[0, n), or -1. */
+long rt_test_find_bytes(const void *hay, size_t n, const void *needle, size_t len);
+
 #endif /* RT_TEST_UTIL_H_ */

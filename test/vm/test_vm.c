@@ -294,6 +294,129 @@ static void test_vm_static_allocates_nothing(void **state) {
   rt_module_release(m);
 }
 
+static rt_tensor_t *i64_vector(int32_t n, const int64_t *v) {
+  int64_t shape[1] = {n};
+  rt_tensor_t *t = NULL;
+  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_INT64, 1, shape, &t));
+  memcpy(rt_tensor_data(t), v, (size_t)n * sizeof(int64_t));
+  return t;
+}
+
+/* x[i] = i over an (rows, cols) float32 tensor. */
+static rt_tensor_t *iota2(int64_t rows, int64_t cols) {
+  int64_t shape[2] = {rows, cols};
+  rt_tensor_t *t = NULL;
+  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 2, shape, &t));
+  for (int64_t i = 0; i < rows * cols; ++i) ((float *)rt_tensor_data(t))[i] = (float)i;
+  return t;
+}
+
+/* Reshape with a data-dependent shape: the target is computed at run time
+ * from shape_of(x) and two input vectors, (2n, 3) for x of (n, 6); the
+ * reshaped tensor then feeds a dynamic kernel. Expected values by hand:
+ * element i is (i + 1) * 2 whatever the shape. */
+static void test_vm_dyn_reshape_computed(void **state) {
+  (void)state;
+  rt_module_t *m = vm_test_parse(
+      "def @main(%x: Tensor[(?, 6), float32], %a: Tensor[(2), int64], %b: Tensor[(2), int64]) -> "
+      "Tensor[(?, ?), float32] {\n"
+      "  let %t = floor_divide(multiply(shape_of(%x, dtype=\"int64\"), %a), %b);\n"
+      "  let %y = dyn.reshape(add(%x, 1f), %t);\n"
+      "  multiply(%y, 2f)\n"
+      "}\n");
+  rt_executor_t *vm = vm_exec_or_blocked(m, "dyn.reshape");
+  if (!vm) {
+    rt_module_release(m);
+    skip();
+  }
+  rt_executor_t *ref = debug_exec(m);
+  char *text = NULL;
+  assert_ok(rt_executor_get_source(vm, "vm", &text));
+  assert_non_null(strstr(text, "ReshapeDyn"));
+  free(text);
+  static const int64_t a[2] = {2, 1}, b[2] = {1, 2};
+  rt_tensor_t *ta = i64_vector(2, a), *tb = i64_vector(2, b);
+  static const int64_t rows[] = {1, 5, 8, 3};
+  for (size_t k = 0; k < RT_COUNTOF(rows); ++k) {
+    rt_tensor_t *in[3] = {iota2(rows[k], 6), ta, tb};
+    vm_test_compare(vm, ref, in, "dyn.reshape");
+    rt_tensor_t *out = NULL;
+    assert_ok(rt_executor_get_output(vm, 0, &out));
+    assert_int_equal(rt_tensor_rank(out), 2);
+    assert_int_equal(rt_tensor_shape(out)[0], 2 * rows[k]);
+    assert_int_equal(rt_tensor_shape(out)[1], 3);
+    for (int64_t i = 0; i < 6 * rows[k]; ++i) {
+      assert_true(((float *)rt_tensor_data(out))[i] == (float)((i + 1) * 2));
+    }
+    rt_tensor_release(in[0]);
+  }
+  /* A target that does not fit: a clear error from both, then recovery. */
+  static const int64_t bad[2] = {3, 1};
+  rt_tensor_t *tbad = i64_vector(2, bad);
+  rt_tensor_t *x = iota2(5, 6);
+  rt_tensor_t *in[3] = {x, tbad, tb};
+  for (int e = 0; e < 2; ++e) {
+    rt_executor_t *ex = e ? ref : vm;
+    for (int i = 0; i < 3; ++i) assert_ok(rt_executor_set_input(ex, i, in[i]));
+    assert_status(rt_executor_run(ex), INVALID_ARGUMENT, e ? "reshape" : "dyn.reshape: cannot view 30");
+  }
+  assert_ok(rt_executor_set_input(vm, 1, ta));
+  assert_ok(rt_executor_run(vm));
+  rt_tensor_release(x);
+  rt_tensor_release(tbad);
+  rt_tensor_release(ta);
+  rt_tensor_release(tb);
+  rt_executor_release(vm);
+  rt_executor_release(ref);
+  /* The graph executor refuses it, naming the vm. */
+  rt_executor_t *g = NULL;
+  assert_status(rt_create_executor("graph", m, NULL, NULL, NULL, &g), INVALID_ARGUMENT, "vm");
+  rt_module_release(m);
+}
+
+/* dyn.reshape's codes (0 copies the dim, -1 is inferred) from an input. */
+static void test_vm_dyn_reshape_codes(void **state) {
+  (void)state;
+  rt_module_t *m = vm_test_parse(
+      "def @main(%x: Tensor[(?, 6), float32], %s: Tensor[(3), int64]) -> Tensor[(?, ?, ?), float32] {\n"
+      "  nn.relu(dyn.reshape(%x, %s))\n"
+      "}\n");
+  rt_executor_t *vm = vm_exec_or_blocked(m, "dyn.reshape codes");
+  if (!vm) {
+    rt_module_release(m);
+    skip();
+  }
+  rt_executor_t *ref = debug_exec(m);
+  static const int64_t codes[3][3] = {{0, -1, 2}, {-1, 3, 2}, {2, 0, -1}};
+  static const int64_t want[3][3] = {{4, 3, 2}, {4, 3, 2}, {2, 6, 2}};
+  for (int k = 0; k < 3; ++k) {
+    rt_tensor_t *in[2] = {iota2(4, 6), i64_vector(3, codes[k])};
+    vm_test_compare(vm, ref, in, "dyn.reshape codes");
+    rt_tensor_t *out = NULL;
+    assert_ok(rt_executor_get_output(vm, 0, &out));
+    for (int d = 0; d < 3; ++d) assert_int_equal(rt_tensor_shape(out)[d], want[k][d]);
+    rt_tensor_release(in[0]);
+    rt_tensor_release(in[1]);
+  }
+  static const int64_t two_minus[3] = {-1, -1, 2};
+  rt_tensor_t *in[2] = {iota2(4, 6), i64_vector(3, two_minus)};
+  for (int i = 0; i < 2; ++i) assert_ok(rt_executor_set_input(vm, i, in[i]));
+  assert_status(rt_executor_run(vm), INVALID_ARGUMENT, "more than one -1");
+  rt_tensor_release(in[0]);
+  rt_tensor_release(in[1]);
+  rt_executor_release(vm);
+  rt_executor_release(ref);
+  rt_module_release(m);
+  /* The relation: newshape must be 1-d with a static length. */
+  const char *bad = "#[version = \"0.0.5\"]\n"
+                    "def @main(%x: Tensor[(4, 6), float32], %s: Tensor[(?), int64]) {\n"
+                    "  dyn.reshape(%x, %s)\n"
+                    "}\n";
+  rt_module_t *mb = NULL;
+  assert_status(rt_module_parse(bad, strlen(bad), "bad.relay", &mb), INVALID_ARGUMENT,
+                "newshape must have a static length");
+}
+
 /* Every corpus program whose @main takes tensors: vm == debug. */
 static void test_vm_corpus(void **state) {
   (void)state;
@@ -358,6 +481,8 @@ int main(void) {
       cmocka_unit_test(test_vm_depth_limit),
       cmocka_unit_test(test_vm_invoke_and_source),
       cmocka_unit_test(test_vm_static_allocates_nothing),
+      cmocka_unit_test(test_vm_dyn_reshape_computed),
+      cmocka_unit_test(test_vm_dyn_reshape_codes),
       cmocka_unit_test(test_vm_corpus),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

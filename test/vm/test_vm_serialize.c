@@ -247,7 +247,7 @@ static void build_handmade(rt_vm_executable_t *e) {
   memset(e, 0, sizeof *e);
   e->num_kernels = 1;
   e->kernels = calloc(1, sizeof *e->kernels);
-  e->kernels[0] = (rt_vm_kernel_info_t){strdup("k_add"), 2, 1, true};
+  e->kernels[0] = (rt_vm_kernel_info_t){strdup("k_add"), 2, 1, true, 0, NULL};
   e->num_functions = 1;
   e->functions = calloc(1, sizeof *e->functions);
   rt_vm_function_t *f = &e->functions[0];
@@ -319,11 +319,105 @@ static void test_vm_runtime_only(void **state) {
   rt_vm_executable_deinitialize(&e);
 }
 
+/* The hand-built executable with a shape recipe (out dim 0 = input 0's
+ * dim 0) runs without any host shape function, across a serialize round
+ * trip; a recipe naming an input the kernel lacks, or a register file past
+ * the limit, is DATA_LOSS. */
+static void test_vm_serialize_recipe_and_register_limit(void **state) {
+  (void)state;
+  rt_vm_executable_t e;
+  build_handmade(&e);
+  static const int64_t recipe[] = {1, 0, 0, 0, 1, 0, 1};
+  e.kernels[0].recipe_len = (int32_t)RT_COUNTOF(recipe);
+  e.kernels[0].recipe = malloc(sizeof recipe);
+  memcpy(e.kernels[0].recipe, recipe, sizeof recipe);
+  assert_ok(rt_vm_executable_validate(&e));
+  char *bytes = NULL;
+  size_t size = 0;
+  assert_ok(rt_vm_executable_serialize(&e, &bytes, &size));
+  rt_vm_executable_t back;
+  assert_ok(rt_vm_executable_deserialize(rt_allocator_system(), (const uint8_t *)bytes, size, "r", &back));
+  free(bytes);
+  assert_int_equal(back.kernels[0].recipe_len, (int32_t)RT_COUNTOF(recipe));
+  rt_kernel_fn kernels[1] = {k_add};
+  rt_vm_t *vm = NULL;
+  assert_ok(rt_vm_create(rt_allocator_system(), &back, kernels, NULL, NULL, &vm));
+  int64_t n = 5;
+  rt_tensor_t *x = NULL;
+  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 1, &n, &x));
+  for (int64_t i = 0; i < n; ++i) ((float *)rt_tensor_data(x))[i] = (float)i;
+  rt_vm_value_t arg = rt_vm_value_of_tensor(x), out;
+  assert_ok(rt_vm_invoke(vm, 0, 1, &arg, &out));
+  assert_int_equal(rt_tensor_shape(out.tensor)[0], 5);
+  assert_true(((float *)rt_tensor_data(out.tensor))[4] == 8.0f);
+  rt_vm_value_release(out);
+  rt_tensor_release(x);
+  rt_vm_release(vm);
+  rt_vm_executable_deinitialize(&back);
+  /* Bad recipes. */
+  e.kernels[0].recipe[1] = 5; /* input 5 of a 2-input kernel */
+  assert_status(rt_vm_executable_validate(&e), DATA_LOSS, "k_add has a bad shape recipe");
+  e.kernels[0].recipe[1] = 0;
+  e.kernels[0].recipe_len--; /* cut short */
+  assert_status(rt_vm_executable_validate(&e), DATA_LOSS, "bad shape recipe");
+  e.kernels[0].recipe_len++;
+  assert_ok(rt_vm_executable_validate(&e));
+  /* The register file limit. */
+  e.functions[0].num_registers = RT_VM_MAX_REGISTERS + 1;
+  assert_status(rt_vm_executable_validate(&e), DATA_LOSS, "the limit is");
+  e.functions[0].num_registers = 7;
+  rt_vm_executable_deinitialize(&e);
+}
+
+/* The register stack and call depth limits: deep recursion is a clear
+ * RESOURCE_EXHAUSTED naming the limit, and the VM recovers. */
+static void test_vm_serialize_stack_limits(void **state) {
+  (void)state;
+  compiled c;
+  compile_program(&c);
+  if (!c.ok) {
+    release_compiled(&c);
+    skip();
+  }
+  int32_t main_index = 0;
+  assert_ok(rt_vm_executable_lookup(&c.b.exe, "main", &main_index));
+  for (int limit = 0; limit < 2; ++limit) {
+    rt_vm_options_t opts = {0};
+    if (limit) {
+      opts.max_call_depth = 20;
+    } else {
+      opts.max_stack_registers = 200;
+    }
+    rt_vm_t *vm = NULL;
+    assert_ok(rt_vm_create(rt_allocator_system(), &c.b.exe, c.b.kernels, NULL, &opts, &vm));
+    int64_t shape[2] = {2, 4};
+    rt_tensor_t *x = NULL, *n = NULL;
+    assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 2, shape, &x));
+    assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_INT32, 0, NULL, &n));
+    memset(rt_tensor_data(x), 0, 8 * sizeof(float));
+    *(int32_t *)rt_tensor_data(n) = 1000;
+    rt_vm_value_t args[2] = {rt_vm_value_of_tensor(x), rt_vm_value_of_tensor(n)};
+    rt_vm_value_t out;
+    assert_status(rt_vm_invoke(vm, main_index, 2, args, &out), RESOURCE_EXHAUSTED,
+                  limit ? "call depth limit" : "register stack limit 200");
+    *(int32_t *)rt_tensor_data(n) = 3;
+    assert_ok(rt_vm_invoke(vm, main_index, 2, args, &out));
+    assert_int_equal(*(int32_t *)rt_tensor_data(out.object->fields[1].tensor), 6);
+    rt_vm_value_release(out);
+    rt_tensor_release(x);
+    rt_tensor_release(n);
+    rt_vm_release(vm);
+  }
+  release_compiled(&c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vm_serialize_round_trip),
       cmocka_unit_test(test_vm_serialize_corrupt),
       cmocka_unit_test(test_vm_runtime_only),
+      cmocka_unit_test(test_vm_serialize_recipe_and_register_limit),
+      cmocka_unit_test(test_vm_serialize_stack_limits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
