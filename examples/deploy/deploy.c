@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rt/artifact.h"
+#include <rt/artifact.h>
 
 static int fail(rt_status_t st) {
   fprintf(stderr, "deploy: error: %s\n", rt_status_message(st));

@@ -22,6 +22,7 @@
 #include "rt/executor.h"
 #include "rt/kernel_abi.h"
 #include "rt/module.h"
+#include "rt/op.h"
 #include "rt/params.h"
 #include "rt/pass.h"
 #include "rt/status.h"
