@@ -7,8 +7,10 @@
  * --emit=kernels|ll|asm|graph-json build the graph executor and print its
  * kernels, their LLVM IR or assembly (--kernel NAME: one kernel) or its
  * graph JSON; --emit=dot prints the dataflow graph with fused groups as
- * clusters; --emit=so -o FILE exports the graph executor as a shared
- * library for librelayrt_runtime (rt_executor_export); --emit=vm builds
+ * clusters; --emit=so -o FILE exports the graph executor (or, with
+ * --executor vm, the vm executor: bytecode + constants next to the
+ * kernels) as a shared library for librelayrt_runtime
+ * (rt_executor_export); --emit=vm builds
  * the vm executor and prints its bytecode (functions, registers, each
  * instruction with its synopsis). */
 #include <stdlib.h>
@@ -37,9 +39,27 @@ static int list_passes(const rt_pass_context_t *ctx) {
   return 0;
 }
 
+static const char kBuildHelp[] =
+    "usage: relayrt build MODEL [options]\n"
+    "  --emit=relay|dot|kernels|ll|asm|graph-json|vm|so   what to print or write (default relay)\n"
+    "      relay       the module after the pipeline (--no-opt: parsed and type-checked only)\n"
+    "      dot         the dataflow graph, fused groups as clusters\n"
+    "      kernels, ll, asm, graph-json   the graph executor's kernels, LLVM IR, assembly, graph\n"
+    "                  JSON (--kernel NAME for one kernel)\n"
+    "      vm          the vm executor's bytecode (functions, registers, instructions)\n"
+    "      so          -o FILE: a shared library of the kernels + the graph plan and params, run\n"
+    "                  by librelayrt_runtime without LLVM (include/rt/artifact.h); with\n"
+    "                  --executor vm it holds the serialized vm executable (bytecode + constants)\n"
+    "                  instead, for control flow, recursion and `?` dims\n"
+    "  --executor graph|vm    the executor --emit=so exports (default graph)\n"
+    "  -o FILE                the output file (--emit=so)\n"
+    "  --opt-level N, --disable P, --require P, --config K=V   the pass context\n"
+    "  --trace, --timing, --dump-after=PASS|all [--dump-dir DIR], --list-passes\n"
+    "  --no-opt               run no pass (--emit=relay)\n";
+
 int cli_build(int argc, char **argv) {
   const char *model = NULL, *emit = "relay", *out_path = NULL, *dump_after = NULL,
-             *dump_dir = NULL, *kernel = NULL;
+             *dump_dir = NULL, *kernel = NULL, *executor = NULL;
   bool no_opt = false, trace = false, timing = false, list = false;
   rt_pass_context_t *ctx = NULL;
   rt_status_t st = rt_pass_context_create(&ctx);
@@ -78,6 +98,15 @@ int cli_build(int argc, char **argv) {
       dump_dir = v;
     } else if ((v = cli_option(argc, argv, &i, "-o"))) {
       out_path = v;
+    } else if ((v = cli_option(argc, argv, &i, "--executor"))) {
+      if (strcmp(v, "graph") != 0 && strcmp(v, "vm") != 0) {
+        rc = cli_usage_error("--executor for build (with --emit=so) is graph or vm, not", v);
+      }
+      executor = v;
+    } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(kBuildHelp, stdout);
+      rt_pass_context_release(ctx);
+      return 0;
     } else if (strcmp(argv[i], "--no-opt") == 0) {
       no_opt = true;
     } else if (strcmp(argv[i], "--trace") == 0) {
@@ -116,6 +145,11 @@ int cli_build(int argc, char **argv) {
     rt_pass_context_release(ctx);
     return cli_usage_error("--emit=so writes a shared library: give its path with", "-o FILE");
   }
+  if (executor && !so) {
+    rt_pass_context_release(ctx);
+    return cli_usage_error("--executor picks what --emit=so exports; it does not apply to --emit",
+                           emit);
+  }
   known = known || so;
   /* --emit=vm: the vm executor's disassembly (rt_executor_get_source "vm"). */
   const bool vm_kind = strcmp(emit, "vm") == 0;
@@ -147,10 +181,10 @@ int cli_build(int argc, char **argv) {
   }
   char *text = NULL;
   if (!st && so) {
-    /* The graph executor's build, linked into a library that
+    /* The graph (or vm) executor's build, linked into a library that
      * librelayrt_runtime runs without LLVM (include/rt/artifact.h). */
     rt_executor_t *ex = NULL;
-    st = rt_create_executor("graph", m, NULL, ctx, NULL, &ex);
+    st = rt_create_executor(executor ? executor : "graph", m, NULL, ctx, NULL, &ex);
     if (!st) st = rt_executor_export(ex, out_path);
     rt_executor_release(ex);
     rt_module_release(built);

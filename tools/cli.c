@@ -40,7 +40,9 @@ rt_status_t cli_load_model(const char *path, rt_module_t **out) {
   if (!path || strcmp(path, "-") == 0) {
     return rt_module_parse(rt_builtin_example, rt_builtin_example_size, CLI_BUILTIN_NAME, out);
   }
-  return rt_module_load(path, out);
+  rt_module_load_options_t lo = {0};
+  cli_onnx_op_options(&lo);
+  return rt_module_load_with_options(path, &lo, out);
 }
 
 rt_status_t cli_parse_dims(const char *text, int32_t *out_rank, int64_t *out_shape) {

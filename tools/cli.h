@@ -29,6 +29,13 @@ void cli_print_summary(FILE *f, const char *name, const rt_tensor_t *t);
 /* Seed for an input's random data: fixed, derived from the name. */
 uint64_t cli_seed(const char *name);
 
+/* Custom ops (tools/ops.c): takes --ops LIB.so (loads it, calling its
+ * relayrt_ops_init) and --onnx-op DOMAIN.TYPE=OP out of argv; returns 0
+ * or an exit status. cli_onnx_op_options fills a load options' ONNX op
+ * mapping from them. */
+int cli_take_op_options(int *argc, char **argv);
+void cli_onnx_op_options(rt_module_load_options_t *options);
+
 int cli_build(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_optest(int argc, char **argv);

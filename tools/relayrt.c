@@ -22,14 +22,25 @@ static const char kUsage[] =
     "      [--trace] [--timing] [--dump-after=PASS|all [--dump-dir DIR]] [--list-passes]\n"
     "      [--no-opt] [-o FILE]\n"
     "        run the pass pipeline on MODEL and print the result\n"
-    "  optest OP [--shape NAME=DIMS]... [--attr K=V]... [--dtype T]\n"
+    "  optest OP [--shape NAME=DIMS]... [--attr K=V]... [--dtype T] [--tolerance T]\n"
     "        one op on random inputs through every executor, against the reference\n"
     "  repl [MODEL] [--batch FILE]\n        step through the IR, its passes and kernels (:help inside lists the commands)\n"
     "  help                this text\n"
     "\n"
-    "MODEL: .relay/.txt (Relay text); '-' or no MODEL means the built-in example.\n";
+    "MODEL: .relay/.txt (Relay text); '-' or no MODEL means the built-in example.\n"
+    "\n"
+    "custom ops (docs/custom-ops.md), with any command:\n"
+    "  --ops LIB.so        load LIB and call its relayrt_ops_init() (registers ops)\n"
+    "  --onnx-op DOMAIN.TYPE=OP  load ONNX nodes of a custom domain as op OP\n";
 
 int main(int argc, char **argv) {
+  /* --ops LIB.so and --onnx-op DOMAIN.TYPE=OP, anywhere, for every command. */
+  if (argc > 1) {
+    int rest = argc - 1;
+    int op_rc = cli_take_op_options(&rest, argv + 1);
+    if (op_rc) return op_rc;
+    argc = rest + 1;
+  }
   if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
       strcmp(argv[1], "-h") == 0) {
     fputs(kUsage, argc < 2 ? stderr : stdout);

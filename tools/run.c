@@ -224,6 +224,7 @@ static rt_status_t load_model(const run_opts *o, rt_module_t **out) {
     rt_module_load_options_t lo = {.num_constant_inputs = o->nconsts,
                                    .constant_input_names = names,
                                    .constant_input_values = values};
+    cli_onnx_op_options(&lo);
     st = rt_module_load_with_options(o->model, &lo, out);
   }
   for (int i = 0; i < o->nconsts; ++i) rt_tensor_release(values[i]);
