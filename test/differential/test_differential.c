@@ -313,6 +313,15 @@ static void transform_cases(void) {
   ADD("repeat", TOL_E, "%x: Tensor[(2, 3), int64]", "repeat(%%x, repeats=3, axis=0)");
   ADD("reverse", TOL_E, "%x: Tensor[(2, 3), float32]", "reverse(%%x, axis=0)");
   ADD("reverse", TOL_E, "%x: Tensor[(4, 5), uint8]", "reverse(%%x, axis=-1)");
+  ADD("cumsum", TOL_A, "%x: Tensor[(3, 7), float32]", "cumsum(%%x, axis=1)");
+  ADD("cumsum", TOL_A, "%x: Tensor[(2, 3, 4), float32]", "cumsum(%%x, exclusive=True)");
+  ADD("cumsum", TOL_E, "%x: Tensor[(5, 6), int32]", "cumsum(%%x, axis=0, exclusive=True)");
+  ADD("cumsum", TOL_E, "%x: Tensor[(4, 5), int8]", "cumsum(%%x, axis=-1, dtype=\"int64\")");
+  ADD("cumsum", TOL_E, "%x: Tensor[(4, 3), float64]", "cumsum(%%x, axis=0)");
+  ADD("topk", TOL_E, "%x: Tensor[(4, 20), float32]", "topk(%%x, k=5, ret_type=\"values\")");
+  add_full("topk", 2, TOL_E, 0, "%x: Tensor[(6, 5), float32]", "topk(%%x, k=3, axis=0, dtype=\"int64\")");
+  ADD("topk", TOL_E, "%x: Tensor[(3, 9), int8]", "topk(%%x, k=0, is_ascend=True, ret_type=\"indices\")");
+  ADD("topk", TOL_E, "%x: Tensor[(2, 3, 5), uint8]", "%%0 = topk(%%x, k=2, axis=1); %%0.1");
   ADD("nn.pad", TOL_E, "%x: Tensor[(2, 3), float32]", "nn.pad(%%x, 0.5f, pad_width=[[1, 0], [2, 1]])");
   ADD("nn.pad", TOL_E, "%x: Tensor[(2, 4), int32]", "nn.pad(%%x, 3, pad_width=[[1, 1], [2, 2]], pad_mode=\"edge\")");
   ADD("nn.pad", TOL_E, "%x: Tensor[(3, 4), float64]", "nn.pad(%%x, 0f, pad_width=[[1, 2], [3, 1]], pad_mode=\"reflect\")");
@@ -350,6 +359,10 @@ static void transform_cases(void) {
   add_full("arange", 1, TOL_E, NOPASS_JIT, "%x: Tensor[(), int32], %p: Tensor[(), int32], %pstep: Tensor[(), int32]",
            "arange(%%x, %%p, %%pstep, dtype=\"int32\")");
   add_full("arange", 1, TOL_E, NOPASS_JIT, "%x: Tensor[(), float32]", "arange(%%x, 7.5f, 0.5f, dtype=\"float64\")");
+  /* dyn.reshape: its shape comes from values (here (6, n) from x's (n, 6));
+   * the vm runs it as a view, tested in test/vm. */
+  add_full("dyn.reshape", 1, TOL_E, NOPASS_JIT, "%x: Tensor[(?, 6), float32]",
+           "dyn.reshape(%%x, reverse(shape_of(%%x, dtype=\"int64\"), axis=0))");
 }
 
 static void image_cases(void) {
