@@ -112,3 +112,51 @@ uint64_t cli_seed(const char *name) {
   for (const char *p = name; *p; ++p) h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
   return h;
 }
+
+/* ---- per-kernel profile ------------------------------------------------------------ */
+
+static int by_time_desc(const void *a, const void *b) {
+  const rt_node_profile_t *x = a, *y = b;
+  return (x->mean_ms < y->mean_ms) - (x->mean_ms > y->mean_ms);
+}
+
+rt_status_t cli_profile_run(rt_executor_t *ex, long runs, cli_profile_t *out) {
+  memset(out, 0, sizeof *out);
+  if (runs < 1 || runs > 1000000) {
+    return RT_STATUS(INVALID_ARGUMENT, "profile: runs must be 1..1000000, got %ld", runs);
+  }
+  int32_t count = 0;
+  RT_RETURN_IF_ERROR(rt_executor_profile(ex, 1, 0, NULL, &count));
+  rt_node_profile_t *nodes = calloc((size_t)(count > 0 ? count : 1), sizeof *nodes);
+  if (!nodes) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory for a profile of %d nodes", (int)count);
+  int32_t n = 0;
+  rt_status_t st = rt_executor_profile(ex, (int32_t)runs, count, nodes, &n);
+  if (st) {
+    free(nodes);
+    return st;
+  }
+  if (n > count) n = count; /* the plan cannot grow between the calls; be safe */
+  qsort(nodes, (size_t)n, sizeof *nodes, by_time_desc);
+  out->nodes = nodes;
+  out->count = n;
+  out->runs = runs;
+  for (int32_t i = 0; i < n; ++i) out->total_ms += nodes[i].mean_ms;
+  return RT_OK;
+}
+
+void cli_profile_print(FILE *f, const cli_profile_t *p) {
+  fprintf(f, "graph executor, %d kernel call%s per run, mean of %ld run%s, slowest first:\n",
+          (int)p->count, p->count == 1 ? "" : "s", p->runs, p->runs == 1 ? "" : "s");
+  fprintf(f, "  %12s %12s %7s  %-40s %s\n", "mean", "min", "share", "kernel", "type");
+  for (int32_t i = 0; i < p->count; ++i) {
+    const rt_node_profile_t *x = &p->nodes[i];
+    fprintf(f, "  %9.1f us %9.1f us %6.1f%%  %-40s %s\n", 1e3 * x->mean_ms, 1e3 * x->min_ms,
+            p->total_ms > 0 ? 100.0 * x->mean_ms / p->total_ms : 0.0, x->kernel, x->type);
+  }
+  fprintf(f, "  %9.1f us %12s %6.1f%%  total\n", 1e3 * p->total_ms, "", 100.0);
+}
+
+void cli_profile_free(cli_profile_t *p) {
+  free(p->nodes);
+  memset(p, 0, sizeof *p);
+}

@@ -29,6 +29,21 @@ void cli_print_summary(FILE *f, const char *name, const rt_tensor_t *t);
 /* Seed for an input's random data: fixed, derived from the name. */
 uint64_t cli_seed(const char *name);
 
+/* A graph executor's per-kernel profile (rt_executor_profile), slowest
+ * node first. cli_profile_run times `runs` ordinary runs on the inputs
+ * set (the caller warms up first); total_ms is the sum of the nodes'
+ * means. cli_profile_print writes the table (time, min, share, kernel =
+ * the ops it fused, type = its shapes); cli_profile_free releases. */
+typedef struct cli_profile_t {
+  rt_node_profile_t *nodes;
+  int32_t count;
+  long runs;
+  double total_ms;
+} cli_profile_t;
+rt_status_t cli_profile_run(rt_executor_t *ex, long runs, cli_profile_t *out);
+void cli_profile_print(FILE *f, const cli_profile_t *p);
+void cli_profile_free(cli_profile_t *p);
+
 /* Custom ops (tools/ops.c): takes --ops LIB.so (loads it, calling its
  * relayrt_ops_init) and --onnx-op DOMAIN.TYPE=OP out of argv; returns 0
  * or an exit status. cli_onnx_op_options fills a load options' ONNX op

@@ -6,7 +6,9 @@
  * executor evaluates it. --const-input NAME=FILE.npy binds an ONNX graph
  * input as a constant when the model is loaded (rt_module_load_options_t),
  * for inputs relayrt needs at compile time (a Reshape's shape, Slice's
- * starts ...); the model is specialized to that value. */
+ * starts ...); the model is specialized to that value. --profile (graph
+ * executor) then times every kernel over --repeat more runs and prints a
+ * table slowest first (in the JSON report: "profile"). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,7 @@ typedef struct {
   long repeat, warmup, threads;
   bool json;
   bool trace;
+  bool profile;
 } run_opts;
 
 static double now_ms(void) {
@@ -112,6 +115,8 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
       }
     } else if (strcmp(argv[i], "--trace-values") == 0) {
       o->trace = true;
+    } else if (strcmp(argv[i], "--profile") == 0) {
+      o->profile = true;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return cli_usage_error("unknown option for run:", argv[i]);
     } else if (!o->model) {
@@ -119,6 +124,10 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
     } else {
       return cli_usage_error("unexpected argument", argv[i]);
     }
+  }
+  if (o->profile && strcmp(o->executor, "graph") != 0) {
+    /* Per-kernel times need the graph executor's plan: one kernel per node. */
+    return cli_usage_error("--profile times the kernels of --executor graph, not", o->executor);
   }
   return 0;
 }
@@ -284,6 +293,10 @@ int cli_run(int argc, char **argv) {
     times[i] = now_ms() - t0;
   }
   if (!st && o.out_dir) st = write_outputs(o.out_dir, ex);
+  /* After the timed runs (the warm-up of the profile's), so those and the
+   * written outputs are the plain runs'. */
+  cli_profile_t prof = {0};
+  if (!st && o.profile) st = cli_profile_run(ex, o.repeat, &prof);
   if (!st) {
     double sum = 0;
     for (long i = 0; i < o.repeat; ++i) sum += times[i];
@@ -310,7 +323,21 @@ int cli_run(int argc, char **argv) {
         }
         printf("], \"dtype\": \"%s\"}", rt_dtype_name(rt_tensor_dtype(t), dn));
       }
-      printf("]}\n");
+      printf("]");
+      if (o.profile) {
+        printf(", \"profile\": {\"runs\": %ld, \"total_ms\": %.6f, \"kernels\": [", prof.runs,
+               prof.total_ms);
+        for (int32_t i = 0; i < prof.count; ++i) {
+          printf("%s{\"kernel\": ", i ? ", " : "");
+          json_string(stdout, prof.nodes[i].kernel);
+          printf(", \"type\": ");
+          json_string(stdout, prof.nodes[i].type);
+          printf(", \"mean_ms\": %.6f, \"min_ms\": %.6f}", prof.nodes[i].mean_ms,
+                 prof.nodes[i].min_ms);
+        }
+        printf("]}");
+      }
+      printf("}\n");
     } else {
       printf("model: %s\nexecutor: %s\ncompile: %.3f ms\n", model_name, rt_executor_kind(ex),
              compile_ms);
@@ -324,8 +351,10 @@ int cli_run(int argc, char **argv) {
         snprintf(name, sizeof name, "output_%d", (int)i);
         cli_print_summary(stdout, name, t);
       }
+      if (o.profile) cli_profile_print(stdout, &prof);
     }
   }
+  cli_profile_free(&prof);
   free(times);
   rt_executor_release(ex);
   rt_pass_context_release(ctx);

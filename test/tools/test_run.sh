@@ -137,6 +137,35 @@ for exe in graph vm; do
 done
 expect_fail "--threads expects 0..1024" "$relayrt" run --threads 5000
 
+# 6b. --profile: one row per node of the graph executor's plan, slowest
+# first, named as `build --emit=kernels` names the kernels; the JSON report
+# carries the same; other executors are refused.
+if RELAYRT_CACHE_DIR=off "$relayrt" run --executor graph --profile --repeat 5 --report json \
+     > "$tmp/prof.json" 2> "$tmp/err" &&
+   RELAYRT_CACHE_DIR=off "$relayrt" build - --emit=kernels > "$tmp/kernels" 2>> "$tmp/err" &&
+   $py - "$tmp/prof.json" "$tmp/kernels" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["profile"]
+names = sorted(l.split(":")[0] for l in open(sys.argv[2]) if l.startswith("fused_"))
+ks = p["kernels"]
+means = [k["mean_ms"] for k in ks]
+assert p["runs"] == 5, p
+assert sorted(k["kernel"] for k in ks) == names, (ks, names)
+assert means == sorted(means, reverse=True), means
+assert all(0 <= k["min_ms"] <= k["mean_ms"] for k in ks), ks
+assert abs(sum(means) - p["total_ms"]) <= 1e-6 * len(ks), p  # each printed to 1e-6 ms
+assert all(k["type"].startswith("fn (Tensor[") for k in ks), ks
+PY
+then ok
+else bad "run --profile (json): $(cat "$tmp/prof.json" "$tmp/err")"; fi
+if RELAYRT_CACHE_DIR=off "$relayrt" run --executor graph --profile > "$tmp/out" 2> "$tmp/err" &&
+   grep -q '^graph executor, 7 kernel calls per run, mean of 1 run, slowest first:$' "$tmp/out" &&
+   [ "$(grep -c '^ *[0-9.]* us *[0-9.]* us *[0-9.]*%  fused_' "$tmp/out")" = 7 ] &&
+   grep -q '100.0%  total$' "$tmp/out"; then ok
+else bad "run --profile (text): $(cat "$tmp/out" "$tmp/err")"; fi
+expect_fail "--profile times the kernels of --executor graph, not 'vm'" \
+  "$relayrt" run --executor vm --profile
+
 # 7. optest: one op through every executor.
 if "$relayrt" optest nn.conv2d --shape data=1x3x8x8 --shape weight=4x3x3x3 --attr padding=1,1 \
      > "$tmp/out" 2> "$tmp/err" &&
