@@ -10,6 +10,7 @@
 #include "rt/status.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,41 @@ rt_status_t rt_status_create(rt_status_code_t code, const char *file, int line,
   return status;
 }
 
+/* When the message already ends with "; TEXT" or "; TEXT (repeated N
+ * times)", rewrites that tail to count one more and returns true: an
+ * unbounded recursion then reports its frame once, not a thousand times. */
+static bool collapse_repeat(rt_status_t status, const char *text, size_t extra) {
+  char *m = status->message;
+  size_t len = status->len;
+  long times = 1;
+  /* Strip a " (repeated N times)" tail first. */
+  static const char kTail[] = " times)";
+  const size_t tail = sizeof kTail - 1;
+  size_t body = len;
+  if (len > tail && memcmp(m + len - tail, kTail, tail) == 0) {
+    size_t i = len - tail;
+    while (i > 0 && m[i - 1] >= '0' && m[i - 1] <= '9') --i;
+    static const char kHead[] = " (repeated ";
+    const size_t head = sizeof kHead - 1;
+    if (i < len - tail && i >= head && memcmp(m + i - head, kHead, head) == 0) {
+      times = strtol(m + i, NULL, 10);
+      body = i - head;
+    }
+  }
+  if (body < extra + 2 || memcmp(m + body - extra - 2, "; ", 2) != 0 ||
+      memcmp(m + body - extra, text, extra) != 0) {
+    return false;
+  }
+  char count[64];
+  int n = snprintf(count, sizeof count, " (repeated %ld times)", times + 1);
+  char *grown = realloc(m, body + (size_t)n + 1);
+  if (!grown) return true; /* keep the message as it is: still valid */
+  memcpy(grown + body, count, (size_t)n + 1);
+  status->message = grown;
+  status->len = body + (size_t)n;
+  return true;
+}
+
 rt_status_t rt_status_annotate(rt_status_t status, const char *format, ...) {
   if (status == NULL || status == &oom_status) return status;
   va_list args;
@@ -73,6 +109,10 @@ rt_status_t rt_status_annotate(rt_status_t status, const char *format, ...) {
   char *text = vformat(format, args, &extra);
   va_end(args);
   if (!text) return status;
+  if (collapse_repeat(status, text, extra)) {
+    free(text);
+    return status;
+  }
   char *grown = realloc(status->message, status->len + 2 + extra + 1);
   if (grown) {
     memcpy(grown + status->len, "; ", 2);

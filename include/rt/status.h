@@ -46,7 +46,9 @@ RT_API rt_status_t rt_status_create(rt_status_code_t code, const char *file,
   rt_status_create(RT_STATUS_##code, __FILE__, __LINE__, __VA_ARGS__)
 
 /* Appends "; <formatted text>" context to an error status and returns it.
- * A NULL status passes through unchanged (nothing is formatted). */
+ * The same text as the last annotation is counted instead of repeated
+ * ("; <text> (repeated 3 times)"), so a deep recursion names its frame
+ * once. A NULL status passes through unchanged (nothing is formatted). */
 RT_API rt_status_t rt_status_annotate(rt_status_t status, const char *format,
                                       ...) RT_PRINTF_FORMAT(2, 3);
 

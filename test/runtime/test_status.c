@@ -43,6 +43,27 @@ static void test_status_annotations_in_order(void **state) {
   assert_int_equal(rt_status_consume_code(s), RT_STATUS_DATA_LOSS);
 }
 
+/* A repeated context (a recursion's frame) is counted, not repeated;
+ * different text in between starts a new count. */
+static void test_status_annotation_repeats_counted(void **state) {
+  (void)state;
+  rt_status_t s = RT_STATUS(OUT_OF_RANGE, "depth");
+  s = rt_status_annotate(s, "in @f");
+  assert_string_equal(rt_status_message(s), "depth; in @f");
+  s = rt_status_annotate(s, "in @f");
+  assert_string_equal(rt_status_message(s), "depth; in @f (repeated 2 times)");
+  for (int i = 0; i < 998; ++i) s = rt_status_annotate(s, "in @f");
+  assert_string_equal(rt_status_message(s), "depth; in @f (repeated 1000 times)");
+  s = rt_status_annotate(s, "in @main");
+  s = rt_status_annotate(s, "in @f");
+  assert_string_equal(rt_status_message(s), "depth; in @f (repeated 1000 times); in @main; in @f");
+  /* Only a whole "; TEXT" tail counts: "@f" is not a repeat of "in @f". */
+  s = rt_status_annotate(s, "@f");
+  assert_string_equal(rt_status_message(s),
+                      "depth; in @f (repeated 1000 times); in @main; in @f; @f");
+  rt_status_free(s);
+}
+
 static void test_status_long_message(void **state) {
   (void)state;
   char big[5000];
@@ -122,6 +143,7 @@ int main(void) {
       cmocka_unit_test(test_status_ok_is_null),
       cmocka_unit_test(test_status_message_and_location),
       cmocka_unit_test(test_status_annotations_in_order),
+      cmocka_unit_test(test_status_annotation_repeats_counted),
       cmocka_unit_test(test_status_long_message),
       cmocka_unit_test(test_status_code_names),
       cmocka_unit_test(test_status_macros_propagate),
