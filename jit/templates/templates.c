@@ -171,7 +171,10 @@ static const tile_t kGemm8[] = {
 
 /* Cycles of one k step of a tile on a core with 2 FMA and 2 load ports and
  * ~24 bytes per cycle from L2: the most of mr*nv FMAs / 2, (nv vector +
- * mr broadcast loads) / 2 and the nv*vw*4 bytes of B / 24; times the
+ * mr broadcast loads) / 2 and the nv*vw*4 bytes of B / 24, plus a quarter
+ * of the B term (the L2 stream is not hidden completely behind the FMAs:
+ * bench_kernels' dense 1024^3 ran at 0.60 of the 1-core peak with 6x64
+ * and at 0.63-0.65 with 12x32, whose max() costs nearly tie); times the
  * padded tiles. */
 static const tile_t *pick_gemm_tile(int64_t m, int64_t n, int32_t vw) {
   const tile_t *tab = vw == 16 ? kGemm16 : kGemm8;
@@ -186,7 +189,7 @@ static const tile_t *pick_gemm_tile(int64_t m, int64_t n, int32_t vw) {
     double loads = (double)(t->mr + t->nv) / 2, bytes = (double)(t->nv * vw * 4) / 24;
     if (loads > step) step = loads;
     if (bytes > step) step = bytes;
-    double cost = tiles * step;
+    double cost = tiles * (step + 0.25 * bytes);
     if (i == 0 || cost < best_cost - 1e-9) {
       best = t;
       best_cost = cost;
