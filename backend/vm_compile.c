@@ -28,6 +28,9 @@
  *    pc lands on pc itself, after the kills that follow pc - 1).
  * 4. Distinct Primitive functions (struct hash + equality) form the kernel
  *    table, compiled in one rt_jit_build. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1021,6 +1024,7 @@ typedef struct {
   rt_ir_type_t **types;
   int32_t n, cap;
   int32_t next_input;
+  const rt_kernel_arg **param_arg; /* per param: its input when a tensor, else NULL */
 } shape_env;
 
 static rt_ir_type_t *type_of(const shape_env *s, const rt_ir_expr_t *e) {
@@ -1064,6 +1068,72 @@ static rt_status_t param_type(shape_env *s, const rt_ir_type_t *t, rt_ir_type_t 
   return rt_ir_tensor_type(s->scratch, dt, a->rank, a->shape, out);
 }
 
+/* The value of a one-element tensor as a double: an input of the kernel
+ * (a parameter of the group) or a constant; *known false for anything
+ * computed inside the group. */
+static rt_status_t scalar_value(const shape_env *s, const rt_ir_expr_t *e, double *out, bool *known) {
+  *known = false;
+  const void *data = NULL;
+  rt_kernel_dtype dt = {0, 0, 0};
+  int64_t numel = 1;
+  if (e->kind == RT_IR_VAR) {
+    for (int32_t i = 0; i < s->fn->fn.nparams; ++i) {
+      const rt_kernel_arg *a = s->fn->fn.params[i] == e ? s->param_arg[i] : NULL;
+      if (!a) continue;
+      data = a->data;
+      dt = a->dtype;
+      for (int32_t d = 0; d < a->rank; ++d) numel *= a->shape[d];
+    }
+  } else if (e->kind == RT_IR_CONSTANT) {
+    const rt_tensor_t *v = e->constant.value;
+    rt_dtype_t t = rt_tensor_dtype(v);
+    data = rt_tensor_data(v);
+    dt = (rt_kernel_dtype){t.code, t.bits, t.lanes};
+    for (int32_t d = 0; d < rt_tensor_rank(v); ++d) numel *= rt_tensor_shape(v)[d];
+  }
+  if (!data) return RT_OK;
+  if (numel != 1) return RT_STATUS(INVALID_ARGUMENT, "arange: start, stop and step must be scalars");
+  switch (dt.code * 1000 + dt.bits) {
+    case kDLInt * 1000 + 8: *out = *(const int8_t *)data; break;
+    case kDLInt * 1000 + 16: *out = *(const int16_t *)data; break;
+    case kDLInt * 1000 + 32: *out = *(const int32_t *)data; break;
+    case kDLInt * 1000 + 64: *out = (double)*(const int64_t *)data; break;
+    case kDLUInt * 1000 + 8: *out = *(const uint8_t *)data; break;
+    case kDLUInt * 1000 + 16: *out = *(const uint16_t *)data; break;
+    case kDLUInt * 1000 + 32: *out = *(const uint32_t *)data; break;
+    case kDLUInt * 1000 + 64: *out = (double)*(const uint64_t *)data; break;
+    case kDLFloat * 1000 + 32: *out = *(const float *)data; break;
+    case kDLFloat * 1000 + 64: *out = *(const double *)data; break;
+    default: return RT_OK; /* other dtypes: leave the length unknown */
+  }
+  *known = true;
+  return RT_OK;
+}
+
+/* arange's length depends on its values, not only their shapes: with
+ * start, stop and step in hand (inputs of the kernel or constants) it is
+ * ceil((stop - start) / step), at least 0, as the reference kernel
+ * computes it (interp/kernels/transform.c). Otherwise t stays as the
+ * relation gave it (`?`, refused by the caller). */
+static rt_status_t arange_type(const shape_env *s, const rt_ir_expr_t *e, rt_ir_type_t **t) {
+  double v[3];
+  for (int32_t k = 0; k < 3; ++k) {
+    bool known = false;
+    RT_RETURN_IF_ERROR(scalar_value(s, e->call.args[k], &v[k], &known));
+    if (!known) return RT_OK;
+  }
+  if (v[2] == 0) return RT_STATUS(INVALID_ARGUMENT, "arange: step must not be 0");
+  double len = ceil((v[1] - v[0]) / v[2]);
+  if (!(len > 0)) len = 0;
+  if (!isfinite(len) || len > (double)INT64_MAX / 2) {
+    return RT_STATUS(INVALID_ARGUMENT, "arange: the length (%g - %g) / %g is too large", v[1], v[0], v[2]);
+  }
+  const rt_ir_type_t *r = rt_ir_type_resolve(*t);
+  if (!r || r->kind != RT_IR_TYPE_TENSOR || r->tensor.rank != 1) return RT_OK;
+  const int64_t n = (int64_t)len;
+  return rt_ir_tensor_type(s->scratch, r->tensor.dtype, 1, &n, t);
+}
+
 static rt_status_t shape_visit(void *user, rt_ir_expr_t *e) {
   shape_env *s = user;
   rt_ir_type_t *t = NULL;
@@ -1104,6 +1174,7 @@ static rt_status_t shape_visit(void *user, rt_ir_expr_t *e) {
       }
       rt_ir_rel_ctx_t rc = {s->scratch, op, e->call.attrs, e->call.nargs, args};
       RT_RETURN_IF_ERROR_ANNOTATE(op->type_rel(&rc, &t), "%s on concrete shapes", op->name);
+      if (op->id == RT_OP_ARANGE) RT_RETURN_IF_ERROR(arange_type(s, e, &t));
       return set_type(s, e, t);
     }
     default:
@@ -1125,9 +1196,13 @@ rt_status_t rt_vm_shape_function(void *user, int32_t kernel, int32_t num_inputs,
   s.inputs = inputs;
   s.num_inputs = num_inputs;
   rt_status_t st = rt_ir_module_create(rt_allocator_system(), &s.scratch);
+  s.param_arg = calloc((size_t)(fn->fn.nparams > 0 ? fn->fn.nparams : 1), sizeof *s.param_arg);
+  if (!st && !s.param_arg) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in a shape function");
   for (int32_t i = 0; !st && i < fn->fn.nparams; ++i) {
     rt_ir_type_t *t = NULL;
+    const int32_t first = s.next_input;
     st = param_type(&s, fn->fn.params[i]->checked_type, &t);
+    if (!st && t && t->kind == RT_IR_TYPE_TENSOR) s.param_arg[i] = &inputs[first];
     if (!st) st = set_type(&s, fn->fn.params[i], t);
   }
   if (!st) st = rt_ir_post_order(rt_allocator_system(), fn->fn.body, shape_visit, &s);
@@ -1156,6 +1231,7 @@ rt_status_t rt_vm_shape_function(void *user, int32_t kernel, int32_t num_inputs,
   }
   free(s.nodes);
   free(s.types);
+  free(s.param_arg);
   rt_module_release(s.scratch);
   return st;
 }

@@ -181,9 +181,15 @@ static rt_status_t session_create(rt_allocator_t allocator, rt_jit_session_t **o
   LLVMDisposeMessage(c);
   LLVMDisposeMessage(f);
   if (s->triple && s->cpu && s->features) {
-    size_t n = strlen(s->triple) + strlen(s->cpu) + strlen(s->features) + 3;
+    /* The templates' vector width is part of the target: it follows the
+     * features, but RELAYRT_JIT_VECTOR_WIDTH=8 can force the AVX2 tiles,
+     * and a kernel cached with one width must not serve the other. */
+    size_t n = strlen(s->triple) + strlen(s->cpu) + strlen(s->features) + 3 + 16;
     s->target = malloc(n);
-    if (s->target) snprintf(s->target, n, "%s %s %s", s->triple, s->cpu, s->features);
+    if (s->target) {
+      snprintf(s->target, n, "%s %s %s vw%d", s->triple, s->cpu, s->features,
+               (int)rt_jit_tpl_width());
+    }
   }
   if (!s->target) status = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
   LLVMTargetMachineRef tm = NULL;

@@ -22,7 +22,6 @@
  * the packed panel and are never read by the epilogue. Tasks own disjoint
  * (batch, rows, columns) regions, so no synchronisation is needed. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "jit/ops/ops_impl.h"
@@ -312,8 +311,8 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   rt_jit_if_begin(L, ok, &have);
   rt_jit_loop_t lb;
   rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
-  if (!getenv("RTX_NOPACK")) RT_RETURN_IF_ERROR(pack_a(L, g, &z, lb.iv, row_lo, row_hi, wsa));
-  if (!getenv("RTX_NOPACK")) {
+  RT_RETURN_IF_ERROR(pack_a(L, g, &z, lb.iv, row_lo, row_hi, wsa));
+  {
     rt_jit_loop_t lp;
     rt_jit_loop_begin(L, p_lo, p_hi, 0, NULL, &lp);
     LLVMValueRef dst = rt_jit_tpl_gep(L, wsb, mul(L, LLVMBuildSub(B, lp.iv, p_lo, ""), z.kp * nw));
@@ -337,7 +336,7 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   micro(L, g, &z, ap, bp, ct, LLVMBuildICmp(B, LLVMIntSGT, lk.iv, rt_jit_i64(L, 0), ""));
   rt_jit_if_t last;
   if (z.nkb > 1) rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntEQ, lk.iv, rt_jit_i64(L, z.nkb - 1), ""), &last);
-  if (!getenv("RTX_NOEPI")) RT_RETURN_IF_ERROR(tile_epilogue(L, g, &z, lb.iv, mul(L, lt.iv, mr), mul(L, lp.iv, nw), ct));
+  RT_RETURN_IF_ERROR(tile_epilogue(L, g, &z, lb.iv, mul(L, lt.iv, mr), mul(L, lp.iv, nw), ct));
   if (z.nkb > 1) {
     rt_jit_if_else(L, &last, NULL);
     (void)rt_jit_if_end(L, &last, NULL);

@@ -374,6 +374,62 @@ static void test_vm_dyn_reshape_computed(void **state) {
   rt_module_release(m);
 }
 
+static rt_tensor_t *f32_scalar(float v) {
+  rt_tensor_t *t = NULL;
+  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 0, NULL, &t));
+  *(float *)rt_tensor_data(t) = v;
+  return t;
+}
+
+/* arange from run-time values (ONNX Range with graph inputs): its length
+ * is known only from the values, which the vm's shape function reads.
+ * Expected values by hand: ceil((stop - start) / step) elements of
+ * 2 * (start + i * step). */
+static void test_vm_arange_from_values(void **state) {
+  (void)state;
+  rt_module_t *m = vm_test_parse(
+      "def @main(%a: float32, %b: float32, %c: float32) -> Tensor[(?), float32] {\n"
+      "  multiply(arange(%a, %b, %c, dtype=\"float32\"), 2f)\n"
+      "}\n");
+  rt_executor_t *vm = vm_exec_or_blocked(m, "arange");
+  if (!vm) {
+    rt_module_release(m);
+    skip();
+  }
+  static const struct { float start, stop, step; int64_t n; float want[6]; } cases[] = {
+      {0, 5, 1, 5, {0, 2, 4, 6, 8}},
+      {3, -1, -1.5f, 3, {6, 3, 0}},
+      {1, 2.5f, 0.25f, 6, {2, 2.5f, 3, 3.5f, 4, 4.5f}},
+      {2, 2, 1, 0, {0}},
+      {5, 0, 1, 0, {0}},
+  };
+  for (size_t k = 0; k < RT_COUNTOF(cases); ++k) {
+    rt_tensor_t *in[3] = {f32_scalar(cases[k].start), f32_scalar(cases[k].stop),
+                          f32_scalar(cases[k].step)};
+    for (int i = 0; i < 3; ++i) assert_ok(rt_executor_set_input(vm, i, in[i]));
+    assert_ok(rt_executor_run(vm));
+    rt_tensor_t *out = NULL;
+    assert_ok(rt_executor_get_output(vm, 0, &out));
+    assert_int_equal(rt_tensor_rank(out), 1);
+    assert_int_equal(rt_tensor_shape(out)[0], cases[k].n);
+    for (int64_t i = 0; i < cases[k].n; ++i) {
+      assert_true(((float *)rt_tensor_data(out))[i] == cases[k].want[i]);
+    }
+    for (int i = 0; i < 3; ++i) rt_tensor_release(in[i]);
+  }
+  /* step 0: a clear error, then the executor still runs. */
+  rt_tensor_t *bad[3] = {f32_scalar(0), f32_scalar(1), f32_scalar(0)};
+  for (int i = 0; i < 3; ++i) assert_ok(rt_executor_set_input(vm, i, bad[i]));
+  assert_status(rt_executor_run(vm), INVALID_ARGUMENT, "step must not be 0");
+  rt_tensor_t *one = f32_scalar(1);
+  assert_ok(rt_executor_set_input(vm, 2, one));
+  assert_ok(rt_executor_run(vm));
+  for (int i = 0; i < 3; ++i) rt_tensor_release(bad[i]);
+  rt_tensor_release(one);
+  rt_executor_release(vm);
+  rt_module_release(m);
+}
+
 /* dyn.reshape's codes (0 copies the dim, -1 is inferred) from an input. */
 static void test_vm_dyn_reshape_codes(void **state) {
   (void)state;
@@ -482,6 +538,7 @@ int main(void) {
       cmocka_unit_test(test_vm_invoke_and_source),
       cmocka_unit_test(test_vm_static_allocates_nothing),
       cmocka_unit_test(test_vm_dyn_reshape_computed),
+      cmocka_unit_test(test_vm_arange_from_values),
       cmocka_unit_test(test_vm_dyn_reshape_codes),
       cmocka_unit_test(test_vm_corpus),
   };
