@@ -35,7 +35,17 @@ rt_status_t rt_module_load_with_options(const char *path, const rt_module_load_o
   char *text = NULL;
   size_t size = 0;
   RT_RETURN_IF_ERROR(rt_file_read(path, RT_IR_MAX_SOURCE_BYTES, &text, &size));
-  rt_status_t st = rt_module_parse(text, size, path, out_module);
+  rt_module_t *m = NULL;
+  rt_status_t st = rt_module_parse(text, size, path, &m);
   free(text);
+  if (!st && options && options->num_input_shapes != 0) {
+    /* Relay text: parse as written, then specialize @main. */
+    st = rt_module_bind_input_shapes(m, options->num_input_shapes, options->input_shapes,
+                                     out_module);
+    rt_module_release(m);
+    if (st) st = rt_status_annotate(st, "loading %s", path);
+    return st;
+  }
+  *out_module = m;
   return st;
 }

@@ -326,6 +326,14 @@ RT_MUST_USE_RESULT rt_status_t rt_ir_verify(const rt_module_t *m);
  * "%3 = add(%1, %2): shapes (1, 3) and (1, 4) do not broadcast". */
 RT_MUST_USE_RESULT rt_status_t rt_ir_infer_types(rt_module_t *m);
 
+/* The dims an input of type `declared` takes under the shape `given`
+ * (rt_input_shape_t, rt/module.h: -1 keeps a declared dim) into
+ * out_dims[declared rank]; INVALID_ARGUMENT "<where>: input 'x' ..." when
+ * it is not a tensor, the ranks differ, a dim is negative or a static dim
+ * differs. Shared by rt_module_bind_input_shapes and the ONNX importer. */
+RT_MUST_USE_RESULT rt_status_t rt_ir_bind_shape(const char *where, const rt_ir_type_t *declared,
+                                                const rt_input_shape_t *given, int64_t *out_dims);
+
 /* ---- traversal ----------------------------------------------------------- */
 
 /* Calls `visit` once per distinct node reachable from `root`, children

@@ -6,7 +6,9 @@
  * executor evaluates it. --const-input NAME=FILE.npy binds an ONNX graph
  * input as a constant when the model is loaded (rt_module_load_options_t),
  * for inputs relayrt needs at compile time (a Reshape's shape, Slice's
- * starts ...); the model is specialized to that value. --profile (graph
+ * starts ...); the model is specialized to that value. --shape NAME=DIMS
+ * specializes the model to that input shape at load time (`?` dims become
+ * static, so the graph executor runs it) and sizes its random data. --profile (graph
  * executor) then times every kernel over --repeat more runs and prints a
  * table slowest first (in the JSON report: "profile"). */
 #include <errno.h>
@@ -216,11 +218,26 @@ static void json_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-/* Loads the model, binding the --const-input values as constants. */
+/* Loads the model, binding the --const-input values as constants and the
+ * --shape shapes as @main's input shapes (so `?` dims become static: the
+ * graph executor can run the model, and ONNX shape computations fold). */
 static rt_status_t load_model(const run_opts *o, rt_module_t **out) {
-  if (o->nconsts == 0) return cli_load_model(o->model, out);
-  if (!o->model || strcmp(o->model, "-") == 0) {
-    return RT_STATUS(INVALID_ARGUMENT, "--const-input needs an ONNX model file");
+  const bool builtin = !o->model || strcmp(o->model, "-") == 0;
+  if (builtin && o->nconsts) return RT_STATUS(INVALID_ARGUMENT, "--const-input needs an ONNX model file");
+  static int64_t dims[MAX_ITEMS][RT_TENSOR_MAX_RANK];
+  rt_input_shape_t shapes[MAX_ITEMS];
+  for (int i = 0; i < o->nshapes; ++i) {
+    shapes[i].name = o->shapes[i].name;
+    shapes[i].dims = dims[i];
+    RT_RETURN_IF_ERROR_ANNOTATE(cli_parse_dims(o->shapes[i].value, &shapes[i].rank, dims[i]),
+                                "--shape %s=%s", o->shapes[i].name, o->shapes[i].value);
+  }
+  if (builtin) {
+    rt_module_t *m = NULL;
+    RT_RETURN_IF_ERROR(cli_load_model(NULL, &m));
+    rt_status_t st = rt_module_bind_input_shapes(m, o->nshapes, shapes, out);
+    rt_module_release(m);
+    return st;
   }
   rt_tensor_t *values[MAX_ITEMS] = {0};
   const char *names[MAX_ITEMS];
@@ -232,7 +249,9 @@ static rt_status_t load_model(const run_opts *o, rt_module_t **out) {
   if (!st) {
     rt_module_load_options_t lo = {.num_constant_inputs = o->nconsts,
                                    .constant_input_names = names,
-                                   .constant_input_values = values};
+                                   .constant_input_values = values,
+                                   .num_input_shapes = o->nshapes,
+                                   .input_shapes = shapes};
     cli_onnx_op_options(&lo);
     st = rt_module_load_with_options(o->model, &lo, out);
   }

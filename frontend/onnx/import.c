@@ -350,15 +350,16 @@ rt_status_t rt_onnx_const_ints(const rt_onnx_ctx_t *cx, const rt_ir_expr_t *e,
     if (e && e->kind == RT_IR_VAR) {
       return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
                                 "%s must be a constant (or computable from static "
-                                "shapes); dynamic %s is not supported: it is graph "
+                                "shapes), not a value known only at run time: it is graph "
                                 "input '%s' (bind it as a constant when loading: "
                                 "--const-input %s=FILE.npy)",
-                                what, what, e->var.name, e->var.name);
+                                what, e->var.name, e->var.name);
     }
     return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
                               "%s must be a constant (or computable from static "
-                              "shapes); dynamic %s is not supported",
-                              what, what);
+                              "shapes), not a value known only at run time (bind the "
+                              "inputs' `?` dims when loading: --shape NAME=DIMS)",
+                              what);
   }
   const rt_tensor_t *t = e->constant.value;
   rt_dtype_t dt = rt_tensor_dtype(t);
@@ -686,7 +687,16 @@ static rt_status_t input_type(import_state *is, const Onnx__ValueInfoProto *vi,
                    ? dim->dim_value
                    : RT_DIM_ANY;
   }
-  return rt_ir_tensor_type(cx->m, dt, (int32_t)tt->shape->n_dim, shape, out);
+  RT_RETURN_IF_ERROR(rt_ir_tensor_type(cx->m, dt, (int32_t)tt->shape->n_dim, shape, out));
+  /* A shape given at load time (rt_module_load_options_t.input_shapes). */
+  for (int32_t k = 0; k < cx->opts->num_input_shapes; ++k) {
+    const rt_input_shape_t *g = &cx->opts->input_shapes[k];
+    if (!g->name || strcmp(g->name, name) != 0) continue;
+    int64_t dims[RT_TENSOR_MAX_RANK];
+    RT_RETURN_IF_ERROR(rt_ir_bind_shape(cx->path, *out, g, dims));
+    return rt_ir_tensor_type(cx->m, dt, (int32_t)tt->shape->n_dim, dims, out);
+  }
+  return RT_OK;
 }
 
 /* The load-time constant given for graph input `name`, or NULL. */
@@ -982,6 +992,18 @@ static rt_status_t import_graph(import_state *is, const Onnx__GraphProto *g) {
                        found ? " with a value (its tensor is NULL)" : "");
     }
   }
+  for (int32_t k = 0; k < cx->opts->num_input_shapes; ++k) {
+    const char *want = cx->opts->input_shapes[k].name;
+    bool found = false;
+    for (size_t i = 0; !found && want && i < g->n_input; ++i) {
+      found = g->input[i]->name && strcmp(g->input[i]->name, want) == 0 &&
+              (constant_input(cx, want) || !value_get(is, want));
+    }
+    if (!found) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: a shape is given for '%s', which is not a graph "
+                       "input (initializers have their own shapes)", cx->path, want ? want : "(null)");
+    }
+  }
   void *p = NULL;
   RT_RETURN_IF_ERROR(rt_arena_alloc_array(&m->arena, g->n_input + 1, sizeof(rt_ir_expr_t *), &p));
   rt_ir_expr_t **params = p;
@@ -1091,6 +1113,9 @@ rt_status_t rt_onnx_import_memory_with_options(const void *bytes, size_t size,
       (options->num_constant_inputs > 0 &&
        (!options->constant_input_names || !options->constant_input_values))) {
     return RT_STATUS(INVALID_ARGUMENT, "bad constant inputs in the load options");
+  }
+  if (options->num_input_shapes < 0 || (options->num_input_shapes > 0 && !options->input_shapes)) {
+    return RT_STATUS(INVALID_ARGUMENT, "bad input shapes in the load options");
   }
   const char *name = source_name ? source_name : "<onnx>";
   if (!bytes && size) return RT_STATUS(INVALID_ARGUMENT, "bytes is NULL");

@@ -464,10 +464,23 @@ static rt_status_t reshape_to(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, int32_t n,
 static rt_status_t cv_reshape(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                               rt_ir_expr_t **out, int32_t nout) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
+  bool allowzero = cx->opset >= 14 && rt_onnx_attr_int(cx, "allowzero", 0) != 0;
+  if (!rt_onnx_is_const(in[1]) && in[1]->kind != RT_IR_VAR) {
+    /* A shape computed from `?` dims (Shape -> Slice -> Concat): known only
+     * at run time, so dyn.reshape, which the debug and vm executors run
+     * (the graph executor refuses it; binding the input shapes at load,
+     * --shape, folds the computation into a static reshape instead). A
+     * graph input as the shape keeps the error below, which names it. */
+    const rt_ir_type_t *st = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[1], 1, &st));
+    if (st->tensor.rank == 1 && st->tensor.shape[0] != RT_DIM_ANY) {
+      return rt_onnx_call(cx, "dyn.reshape", 2, in, &out[0], "allowzero",
+                          allowzero ? "True" : "False", NULL);
+    }
+  }
   int64_t shape[MAXR];
   int32_t n = 0;
   RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "the shape", MAXR, shape, &n));
-  bool allowzero = cx->opset >= 14 && rt_onnx_attr_int(cx, "allowzero", 0) != 0;
   for (int32_t i = 0; i < n; ++i) {
     if (shape[i] < -1) return rt_onnx_bad(cx, "shape values must be >= -1");
   }

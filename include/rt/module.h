@@ -35,6 +35,14 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_module_parse(const char *text,
 RT_API RT_MUST_USE_RESULT rt_status_t rt_module_load(const char *path,
                                                      rt_module_t **out_module);
 
+/* The shape to give one input of @main: `rank` dims (a -1 entry keeps
+ * the declared dim). */
+typedef struct rt_input_shape_t {
+  const char *name;
+  int32_t rank;
+  const int64_t *dims;
+} rt_input_shape_t;
+
 /* Options for rt_module_load_with_options. Zero-initialize, then set what
  * you need; the pointers are borrowed for the duration of the call. */
 typedef struct rt_module_load_options_t {
@@ -59,6 +67,13 @@ typedef struct rt_module_load_options_t {
   int32_t num_custom_ops;
   const char *const *custom_op_sources;
   const char *const *custom_op_targets;
+  /* Static shapes for inputs declared with `?` dims (an ONNX dim_param, a
+   * Relay `?`), as TVM's frontends take a shape dict: the model is loaded
+   * specialized to them, so shape computations fold and the graph
+   * executor can run it. As rt_module_bind_input_shapes; for ONNX the
+   * importer uses them while it converts. */
+  int32_t num_input_shapes;
+  const rt_input_shape_t *input_shapes;
 } rt_module_load_options_t;
 
 /* rt_module_load with options (NULL: the defaults, as rt_module_load).
@@ -67,6 +82,16 @@ typedef struct rt_module_load_options_t {
  * declared type is INVALID_ARGUMENT naming the input. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_module_load_with_options(
     const char *path, const rt_module_load_options_t *options, rt_module_t **out_module);
+
+/* A new module whose @main takes the given inputs with the given shapes
+ * (the other inputs unchanged), type-checked again; `module` is not
+ * changed. Each name must be a tensor parameter of @main with the same
+ * rank; a given dim must be >= 0 and equal a static declared dim, and -1
+ * keeps the declared one. INVALID_ARGUMENT naming the input otherwise, or
+ * the type error the new shapes cause (positioned as in rt_module_parse). */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_module_bind_input_shapes(
+    rt_module_t *module, int32_t count, const rt_input_shape_t *shapes,
+    rt_module_t **out_module);
 
 RT_API void rt_module_retain(rt_module_t *module);
 RT_API void rt_module_release(rt_module_t *module); /* NULL is fine */

@@ -342,6 +342,24 @@ m = model([helper.make_node("RNN", ["X", "W", "R", "", "L"], ["", "Y_h"], hidden
                  numpy_helper.from_array(np.array([3, 1], np.int32), "L")], opset=14)
 bad("rnn_short_sequence", m, "sequence_lens shorter than the sequence")
 
+# ---- Reshape to a shape computed from a `?` dim --------------------------------
+# x: (N, 6) with N a dim_param; the target (N, 2, 3) comes from Shape(x), so
+# it is known only at run time: dyn.reshape under debug and vm, at two N.
+x = vi("x", TensorProto.FLOAT, ["N", 6])
+m = model([helper.make_node("Shape", ["x"], ["s"]),
+           helper.make_node("Slice", ["s", "st", "en"], ["n"]),
+           helper.make_node("Concat", ["n", "c23"], ["ns"], axis=0),
+           helper.make_node("Reshape", ["x", "ns"], ["r"]),
+           helper.make_node("Relu", ["r"], ["y"])],
+          [x], [vi("y", TensorProto.FLOAT, ["N", 2, 3])],
+          inits=[numpy_helper.from_array(np.array([2, 3], np.int64), "c23"),
+                 numpy_helper.from_array(np.array([0], np.int64), "st"),
+                 numpy_helper.from_array(np.array([1], np.int64), "en")])
+x4, x1 = f32(4, 6, seed=7), f32(1, 6, seed=8)
+save("reshape_computed_shape", m,
+     [([x4], [np.maximum(x4.reshape(4, 2, 3), 0)]), ([x1], [np.maximum(x1.reshape(1, 2, 3), 0)])],
+     ["Shape", "Slice", "Concat", "Reshape", "Relu"])
+
 with open(os.path.join(OUT, "index.tsv"), "w") as f:
     f.write("case\tops\topset\tinputs\toutputs\n")
     for r in rows:

@@ -6,9 +6,10 @@
 #   - every case of onnx_cases.txt to pass on debug, graph and vm;
 #   - every case of onnx_cases_vm.txt (control flow the graph executor
 #     refuses) to pass on debug and vm;
-#   - the hand-built cases to pass (If with a run-time condition and Loop
-#     as a recursive function on debug and vm, and the graph executor to
-#     refuse them clearly; the rest on all three);
+#   - the hand-built cases to pass (If with a run-time condition, Loop
+#     as a recursive function and Reshape to a computed shape on debug and
+#     vm, and the graph executor to refuse them clearly; the rest on all
+#     three);
 #   - every model under bad/ to be refused with its .expect message.
 #   run_onnx_cases.sh RELAYRT SRCDIR DATADIR CASES_TXT
 set -euo pipefail
@@ -35,8 +36,8 @@ rc=0
 "${conf[@]}" "$data" --executors debug,graph,vm --cases "$cases" --require-pass --quiet --jobs 2 || rc=1
 "${conf[@]}" "$data" --executors debug,vm --cases "$here/onnx_cases_vm.txt" --require-pass --quiet \
   --jobs 2 || rc=1
-dyn='^extra/(if_runtime_cond|if_two_outputs|loop_while_.*)$'
-"${conf[@]}" "$extra" --suite extra --executors debug,graph,vm --filter '^extra/(?!(if_runtime_cond|if_two_outputs|loop_while_.*)$)' \
+dyn='^extra/(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$'
+"${conf[@]}" "$extra" --suite extra --executors debug,graph,vm --filter '^extra/(?!(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$)' \
   --require-pass --quiet --jobs 2 || rc=1
 "${conf[@]}" "$extra" --suite extra --executors debug,vm --filter "$dyn" --require-pass --quiet \
   --jobs 2 || rc=1
@@ -55,4 +56,18 @@ done
 for c in if_runtime_cond if_two_outputs loop_while_data_cond; do
   check_refusal "$extra/extra/$c/model.onnx" graph 'the graph executor does not run if'
 done
+check_refusal "$extra/extra/reshape_computed_shape/model.onnx" graph 'bind them with --shape'
+# ... and with the `?` dim bound at load, the computed shape folds and the
+# graph executor runs it, with the expected output.
+d="$extra/extra/reshape_computed_shape/test_data_set_0"
+out=$(mktemp -d)
+if "$relayrt" run "$extra/extra/reshape_computed_shape/model.onnx" --executor graph --shape x=4x6 \
+     --input x="$d/input_0.npy" --out "$out" >/dev/null 2>&1 &&
+   /usr/bin/python3 -c "import numpy as np,sys; sys.exit(0 if np.array_equal(np.load(sys.argv[1]), np.load(sys.argv[2])) else 1)" \
+     "$out/output_0.npy" "$d/output_0.npy"; then :
+else
+  echo "FAIL: reshape_computed_shape under graph with --shape x=4x6" >&2
+  rc=1
+fi
+rm -rf "$out"
 exit $rc

@@ -208,6 +208,43 @@ static void test_onnx_import_good_model(void **state) {
   rt_module_release(m);
 }
 
+/* Load-time input shapes: the dim_param N becomes 5, the result follows;
+ * a shape for an initializer or an unknown name, or one that contradicts
+ * the static dim, is refused naming the input. */
+static rt_status_t import_shaped(model_builder *b, int32_t n, const rt_input_shape_t *shapes,
+                                 rt_module_t **out) {
+  size_t size = 0;
+  uint8_t *buf = pack(b, &size);
+  rt_module_load_options_t lo = {.num_input_shapes = n, .input_shapes = shapes};
+  rt_status_t st = rt_onnx_import_memory_with_options(buf, size, "test.onnx", NULL, &lo, out);
+  free(buf);
+  return st;
+}
+
+static void test_onnx_import_input_shapes(void **state) {
+  (void)state;
+  model_builder b;
+  build(&b, "Add", 13, true, true);
+  const int64_t d52[2] = {5, 2}, d53[2] = {5, 3};
+  rt_input_shape_t s = {"x", 2, d52};
+  rt_module_t *m = NULL;
+  assert_ok(import_shaped(&b, 1, &s, &m));
+  rt_strbuf_t t;
+  rt_strbuf_initialize(&t);
+  rt_ir_type_print(rt_ir_module_lookup(m, "main")->checked_type, &t);
+  assert_string_equal(t.data, "fn (Tensor[(5, 2), float32]) -> Tensor[(5, 2), float32]");
+  rt_strbuf_deinitialize(&t);
+  rt_module_release(m);
+  s.dims = d53;
+  assert_status(import_shaped(&b, 1, &s, &m), INVALID_ARGUMENT,
+                "test.onnx: input 'x' is declared (?, 2); the shape given has 3 for its static dim 1");
+  s = (rt_input_shape_t){"w", 1, d52};
+  assert_status(import_shaped(&b, 1, &s, &m), INVALID_ARGUMENT, "'w', which is not a graph input");
+  s = (rt_input_shape_t){"nope", 2, d52};
+  assert_status(import_shaped(&b, 1, &s, &m), INVALID_ARGUMENT, "'nope', which is not a graph input");
+  assert_status(import_shaped(&b, 1, NULL, &m), INVALID_ARGUMENT, "bad input shapes");
+}
+
 static void test_onnx_import_initializer_listed_as_input(void **state) {
   model_builder b;
   build(&b, "Mul", 9, true, true);
@@ -376,6 +413,7 @@ int main(void) {
       cmocka_unit_test(test_onnx_import_external_data),
       cmocka_unit_test(test_onnx_import_external_data_escape),
       cmocka_unit_test(test_onnx_import_load_dispatch),
+      cmocka_unit_test(test_onnx_import_input_shapes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -224,6 +224,61 @@ static void test_infer_error_recursion_needs_annotation(void **state) {
                "the type of argument 2 is not known here");
 }
 
+/* rt_module_bind_input_shapes: `?` dims become the given ones and every
+ * type that follows from them is inferred again (hand-derived: (5, 4)
+ * transposed to (4, 5), summed over axis 1 to (4)); the original module
+ * keeps its `?`; bad shapes are errors naming the input. */
+static void test_infer_bind_input_shapes(void **state) {
+  (void)state;
+  static const char src[] =
+      "#[version = \"0.0.5\"]\n"
+      "def @main(%x: Tensor[(?, 4), float32], %y: Tensor[(4), float32]) {\n"
+      "  %0 = add(%x, %y);\n"
+      "  %1 = transpose(%0);\n"
+      "  let %f = fn (%z: Tensor[(4, ?), float32]) { sum(%z, axis=[1]) };\n"
+      "  %f(%1)\n"
+      "}\n";
+  rt_module_t *m = NULL;
+  assert_ok(rt_module_parse(src, strlen(src), "b.relay", &m));
+  const int64_t d54[2] = {5, 4}, dkeep[2] = {-1, 4}, d53[2] = {5, 3}, dneg[2] = {-3, 4};
+  rt_input_shape_t s = {"x", 2, d54};
+  rt_module_t *b = NULL;
+  assert_ok(rt_module_bind_input_shapes(m, 1, &s, &b));
+  rt_strbuf_t t;
+  rt_strbuf_initialize(&t);
+  rt_ir_type_print(rt_ir_module_lookup(b, "main")->checked_type, &t);
+  assert_string_equal(t.data, "fn (Tensor[(5, 4), float32], Tensor[(4), float32]) -> Tensor[(4), float32]");
+  rt_strbuf_deinitialize(&t);
+  rt_strbuf_initialize(&t);
+  rt_ir_type_print(rt_ir_module_lookup(m, "main")->checked_type, &t);
+  assert_string_equal(t.data, "fn (Tensor[(?, 4), float32], Tensor[(4), float32]) -> Tensor[(4), float32]");
+  rt_strbuf_deinitialize(&t);
+  rt_module_release(b);
+  /* -1 keeps the declared dim. */
+  s.dims = dkeep;
+  assert_ok(rt_module_bind_input_shapes(m, 1, &s, &b));
+  const rt_ir_type_t *px = rt_ir_type_resolve(rt_ir_module_lookup(b, "main")->fn.params[0]->checked_type);
+  assert_int_equal(px->tensor.shape[0], RT_DIM_ANY);
+  rt_module_release(b);
+  s.dims = d53;
+  assert_status(rt_module_bind_input_shapes(m, 1, &s, &b), INVALID_ARGUMENT,
+                "input 'x' is declared (?, 4); the shape given has 3 for its static dim 1");
+  assert_null(b);
+  s.dims = dneg;
+  assert_status(rt_module_bind_input_shapes(m, 1, &s, &b), INVALID_ARGUMENT, "dim 0 of the shape given is -3");
+  s = (rt_input_shape_t){"x", 1, d54};
+  assert_status(rt_module_bind_input_shapes(m, 1, &s, &b), INVALID_ARGUMENT, "has rank 1");
+  s = (rt_input_shape_t){"q", 2, d54};
+  assert_status(rt_module_bind_input_shapes(m, 1, &s, &b), INVALID_ARGUMENT, "no input named 'q' (inputs: x, y)");
+  rt_input_shape_t twice[2] = {{"x", 2, d54}, {"x", 2, d54}};
+  assert_status(rt_module_bind_input_shapes(m, 2, twice, &b), INVALID_ARGUMENT, "given twice");
+  /* A shape the program cannot take: the type error, positioned. */
+  const int64_t d4[1] = {3};
+  s = (rt_input_shape_t){"y", 1, d4};
+  assert_status(rt_module_bind_input_shapes(m, 1, &s, &b), INVALID_ARGUMENT, "declared (4)");
+  rt_module_release(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_infer_broadcast_chain),
@@ -241,6 +296,7 @@ int main(void) {
       cmocka_unit_test(test_infer_error_call_arity_and_args),
       cmocka_unit_test(test_infer_error_tuple_index),
       cmocka_unit_test(test_infer_error_recursion_needs_annotation),
+      cmocka_unit_test(test_infer_bind_input_shapes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

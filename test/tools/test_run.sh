@@ -107,7 +107,19 @@ expect_fail "input 'x' expects Tensor[(4, 8), float32], got Tensor[(8, 4), float
   "$relayrt" run "$tmp/prog.relay" --input x="$tmp/xs.npy"
 expect_fail "no input named 'y' (inputs: x, w, b)" "$relayrt" run "$tmp/prog.relay" --input y="$tmp/xs.npy"
 expect_fail "unknown executor 'fast'" "$relayrt" run "$tmp/prog.relay" --executor fast
-expect_fail "use the \"vm\" or \"debug\" executor" "$relayrt" run "$tmp/dyn.relay" --executor graph --shape x=2x3
+expect_fail "dynamic shapes (\`?\` dims; bind them with --shape, or use the vm)" \
+  "$relayrt" run "$tmp/dyn.relay" --executor graph
+# --shape binds the `?` dim at load: the graph executor then runs the model
+# and gives the interpreter's output on the same seeded input.
+if "$relayrt" run "$tmp/dyn.relay" --executor graph --shape x=2x3 --out "$tmp/dg" > "$tmp/out" 2>&1 &&
+   "$relayrt" run "$tmp/dyn.relay" --executor debug --shape x=2x3 --out "$tmp/dd" > /dev/null 2>&1 &&
+   grep -q '^output_0: Tensor\[(2, 3), float32\]' "$tmp/out" &&
+   cmp -s "$tmp/dg/output_0.npy" "$tmp/dd/output_0.npy"; then ok
+else bad "graph with --shape x=2x3: $(cat "$tmp/out")"; fi
+expect_fail "input 'x' is declared (?, 3); the shape given has 4 for its static dim 1" \
+  "$relayrt" run "$tmp/dyn.relay" --executor graph --shape x=2x4
+expect_fail "@main has no input named 'y' (inputs: x)" "$relayrt" run "$tmp/dyn.relay" --shape y=2x3
+expect_fail "the shape given has rank 1" "$relayrt" run "$tmp/dyn.relay" --shape x=2
 # The graph executor gives the interpreter's outputs on the program.
 if "$relayrt" run "$tmp/prog.relay" --executor graph --input x="$tmp/x.npy" --input w="$tmp/w.npy" \
      --input b="$tmp/b.npy" --out "$tmp/g" > /dev/null 2> "$tmp/err" &&
