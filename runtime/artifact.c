@@ -29,6 +29,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -699,7 +700,23 @@ struct rt_artifact_runtime_t {
   rt_tensor_t **inputs;          /* set_input's (one reference each) */
   rt_tensor_t **outputs;         /* the last run's, flattened (one reference each) */
   bool have_outputs;
+  atomic_bool busy;              /* set_input or run is inside (one call at a time) */
 };
+
+/* As the executors (include/rt/executor.h): a second call while one is
+ * inside the runtime is refused, not raced. */
+static rt_status_t enter(rt_artifact_runtime_t *r, const char *what) {
+  if (atomic_exchange_explicit(&r->busy, true, memory_order_acquire)) {
+    return RT_STATUS(FAILED_PRECONDITION, "rt_artifact_runtime_%s: the runtime is in use by "
+                     "another thread: a runtime runs one call at a time; use one runtime per "
+                     "thread (many may share one artifact), or serialize the calls", what);
+  }
+  return RT_OK;
+}
+
+static void leave(rt_artifact_runtime_t *r) {
+  atomic_store_explicit(&r->busy, false, memory_order_release);
+}
 
 static rt_status_t vm_runtime_create(rt_artifact_runtime_t *r, int32_t num_threads) {
   const rt_artifact_t *a = r->artifact;
@@ -861,7 +878,7 @@ void rt_artifact_runtime_release(rt_artifact_runtime_t *r) {
   free(r);
 }
 
-rt_status_t rt_artifact_runtime_set_input(rt_artifact_runtime_t *r, int32_t index, rt_tensor_t *t) {
+static rt_status_t set_input(rt_artifact_runtime_t *r, int32_t index, rt_tensor_t *t) {
   const rt_artifact_t *a = r->artifact;
   if (index < 0 || index >= num_in(a)) {
     return RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the model has %d)", (int)index,
@@ -904,6 +921,13 @@ rt_status_t rt_artifact_runtime_set_input(rt_artifact_runtime_t *r, int32_t inde
   return rt_graph_runtime_set_input(r->graph, index, t);
 }
 
+rt_status_t rt_artifact_runtime_set_input(rt_artifact_runtime_t *r, int32_t index, rt_tensor_t *t) {
+  RT_RETURN_IF_ERROR(enter(r, "set_input"));
+  rt_status_t st = set_input(r, index, t);
+  leave(r);
+  return st;
+}
+
 rt_status_t rt_artifact_runtime_set_input_by_name(rt_artifact_runtime_t *r, const char *name,
                                                   rt_tensor_t *t) {
   int32_t index = 0;
@@ -912,8 +936,10 @@ rt_status_t rt_artifact_runtime_set_input_by_name(rt_artifact_runtime_t *r, cons
 }
 
 rt_status_t rt_artifact_runtime_run(rt_artifact_runtime_t *r) {
-  if (r->vm) return rt_status_annotate(vm_run(r), "running %s", r->artifact->path);
-  return rt_status_annotate(rt_graph_runtime_run(r->graph), "running %s", r->artifact->path);
+  RT_RETURN_IF_ERROR(enter(r, "run"));
+  rt_status_t st = r->vm ? vm_run(r) : rt_graph_runtime_run(r->graph);
+  leave(r);
+  return rt_status_annotate(st, "running %s", r->artifact->path);
 }
 
 rt_status_t rt_artifact_runtime_output(const rt_artifact_runtime_t *r, int32_t index,

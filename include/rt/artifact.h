@@ -27,7 +27,10 @@
  * Ownership follows rt.h: load and create return references the caller
  * releases; a runtime keeps its artifact alive; outputs and infos are
  * borrowed. Thread-safety: an artifact is immutable once loaded (any
- * thread); a runtime is used by one thread at a time. */
+ * thread); a runtime is used by one thread at a time: set_input or run
+ * while another of them is inside the same runtime is refused with
+ * FAILED_PRECONDITION ("... is in use by another thread"), changing
+ * nothing. */
 #ifndef RT_ARTIFACT_H_
 #define RT_ARTIFACT_H_
 

@@ -6,6 +6,7 @@
  * library is a clear error; inputs are checked. Files go to a temporary
  * folder; the kernel cache is off (test setup). */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,64 @@ static void test_export_round_trip(void **state) {
   assert_ok(rt_artifact_runtime_set_input(r, 0, g_input));
   assert_ok(rt_artifact_runtime_run(r));
   rt_artifact_runtime_release(r);
+}
+
+typedef struct {
+  rt_artifact_runtime_t *r;
+  pthread_barrier_t *start; /* both threads begin together */
+  int ok, refused, other;
+  char other_msg[512];
+} race_job;
+
+static void *race_main(void *arg) {
+  race_job *j = arg;
+  pthread_barrier_wait(j->start);
+  for (int i = 0; i < 2000; ++i) {
+    rt_status_t st = (i % 4) ? rt_artifact_runtime_run(j->r)
+                             : rt_artifact_runtime_set_input(j->r, 0, g_input);
+    if (!st) {
+      j->ok++;
+    } else if (rt_status_code(st) == RT_STATUS_FAILED_PRECONDITION &&
+               strstr(rt_status_message(st), "in use by another thread")) {
+      j->refused++;
+    } else {
+      j->other++;
+      snprintf(j->other_msg, sizeof j->other_msg, "%s", rt_status_message(st));
+    }
+    rt_status_free(st);
+  }
+  return NULL;
+}
+
+/* Two threads call one runtime in a loop: each call either runs or is
+ * refused as in use (how many collide depends on timing and is not
+ * asserted), nothing else happens, and the output is right afterwards. */
+static void test_export_runtime_two_threads(void **state) {
+  (void)state;
+  rt_artifact_t *a = NULL;
+  rt_artifact_runtime_t *r = NULL;
+  assert_ok(rt_artifact_load(g_so, &a));
+  assert_ok(rt_artifact_runtime_create(a, 1, &r));
+  assert_ok(rt_artifact_runtime_set_input(r, 0, g_input));
+  pthread_barrier_t start;
+  assert_int_equal(pthread_barrier_init(&start, NULL, 2), 0);
+  race_job jobs[2] = {{.r = r, .start = &start}, {.r = r, .start = &start}};
+  pthread_t t[2];
+  for (int i = 0; i < 2; ++i) assert_int_equal(pthread_create(&t[i], NULL, race_main, &jobs[i]), 0);
+  for (int i = 0; i < 2; ++i) pthread_join(t[i], NULL);
+  pthread_barrier_destroy(&start);
+  for (int i = 0; i < 2; ++i) {
+    if (jobs[i].other) fail_msg("unexpected error: %s", jobs[i].other_msg);
+    assert_int_equal(jobs[i].ok + jobs[i].refused, 2000);
+  }
+  printf("# two threads on one runtime: %d calls ran, %d refused as in use\n",
+         jobs[0].ok + jobs[1].ok, jobs[0].refused + jobs[1].refused);
+  assert_ok(rt_artifact_runtime_run(r));
+  rt_tensor_t *o = NULL;
+  assert_ok(rt_artifact_runtime_output(r, 0, &o));
+  assert_true(max_diff(o, g_want_graph) <= 1e-6);
+  rt_artifact_runtime_release(r);
+  rt_artifact_release(a);
 }
 
 static void test_export_bad_input(void **state) {
@@ -248,6 +307,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_export_round_trip),
       cmocka_unit_test(test_export_bad_input),
+      cmocka_unit_test(test_export_runtime_two_threads),
       cmocka_unit_test(test_export_corrupt),
       cmocka_unit_test(test_export_deploy_host),
       cmocka_unit_test(test_export_executors_share_kernels),
