@@ -150,6 +150,19 @@ static rt_status_t trace_step(void *user, const rt_step_event_t *ev) {
   return RT_OK;
 }
 
+/* Replaces *t by a tensor of the same shape and bytes with dtype `dt` (of
+ * the same width): bfloat16 values travel through .npy files as uint16
+ * arrays of their bits, the way ONNX's test data stores them. */
+static rt_status_t retype_bits(rt_tensor_t **t, rt_dtype_t dt) {
+  rt_tensor_t *src = *t, *dst = NULL;
+  RT_RETURN_IF_ERROR(rt_tensor_create(rt_allocator_system(), dt, rt_tensor_rank(src),
+                                      rt_tensor_shape(src), &dst));
+  memcpy(rt_tensor_data(dst), rt_tensor_data(src), rt_tensor_nbytes(src));
+  rt_tensor_release(src);
+  *t = dst;
+  return RT_OK;
+}
+
 /* Makes the input tensor for input `index`: from --input, else random. */
 static rt_status_t make_input(const run_opts *o, rt_executor_t *ex, int32_t index,
                               rt_tensor_t **out) {
@@ -157,7 +170,13 @@ static rt_status_t make_input(const run_opts *o, rt_executor_t *ex, int32_t inde
   RT_RETURN_IF_ERROR(rt_executor_input_info(ex, index, &info));
   for (int i = 0; i < o->ninputs; ++i) {
     if (strcmp(o->inputs[i].name, info.name) == 0) {
-      return rt_npy_read_file(rt_allocator_system(), o->inputs[i].value, out);
+      RT_RETURN_IF_ERROR(rt_npy_read_file(rt_allocator_system(), o->inputs[i].value, out));
+      /* numpy has no bfloat16: a uint16 array holds its raw bits. */
+      if (rt_dtype_equal(info.dtype, RT_DTYPE_BFLOAT16) &&
+          rt_dtype_equal(rt_tensor_dtype(*out), RT_DTYPE_UINT16)) {
+        return retype_bits(out, RT_DTYPE_BFLOAT16);
+      }
+      return RT_OK;
     }
   }
   int32_t rank = info.rank;
@@ -199,6 +218,16 @@ static rt_status_t write_outputs(const char *dir, rt_executor_t *ex) {
     RT_RETURN_IF_ERROR(rt_executor_get_output(ex, i, &t));
     char path[4096];
     snprintf(path, sizeof path, "%s/output_%d.npy", dir, (int)i);
+    if (rt_dtype_equal(rt_tensor_dtype(t), RT_DTYPE_BFLOAT16)) {
+      /* Written as uint16 bits (numpy has no bfloat16; see retype_bits). */
+      rt_tensor_t *bits = NULL;
+      RT_RETURN_IF_ERROR(rt_tensor_clone(rt_allocator_system(), t, &bits));
+      rt_status_t st = retype_bits(&bits, RT_DTYPE_UINT16);
+      if (!st) st = rt_npy_write_file(bits, path);
+      rt_tensor_release(bits);
+      RT_RETURN_IF_ERROR(st);
+      continue;
+    }
     RT_RETURN_IF_ERROR(rt_npy_write_file(t, path));
   }
   return RT_OK;

@@ -149,6 +149,15 @@ for exe in graph vm; do
 done
 expect_fail "--threads expects 0..1024" "$relayrt" run --threads 5000
 
+# 6a. bfloat16 through .npy: uint16 arrays of the bits, in and out. By
+# hand: 1.0 = 0x3f80 = 16256, -2.0 = 0xc000 = 49152, 0.5 = 0x3f00 = 16128;
+# doubled: 2.0 = 0x4000 = 16384, -4.0 = 0xc080 = 49280, 1.0 = 16256.
+printf '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(3), bfloat16]) {\n  add(%%x, %%x)\n}\n' > "$tmp/bf.relay"
+$py -c "import numpy as np; np.save('$tmp/bf.npy', np.array([16256, 49152, 16128], np.uint16))"
+if "$relayrt" run "$tmp/bf.relay" --input x="$tmp/bf.npy" --out "$tmp/bfo" > /dev/null 2> "$tmp/err" &&
+   $py -c "import numpy as np,sys; a=np.load(sys.argv[1]); sys.exit(0 if a.dtype==np.uint16 and a.tolist()==[16384, 49280, 16256] else 1)" "$tmp/bfo/output_0.npy"; then ok
+else bad "bfloat16 .npy in and out: $(cat "$tmp/err")"; fi
+
 # 6b. --profile: one row per node of the graph executor's plan, slowest
 # first, named as `build --emit=kernels` names the kernels; the JSON report
 # carries the same; other executors are refused.
