@@ -610,6 +610,34 @@ rt_status_t rt_executor_profile(rt_executor_t *ex, int32_t runs, int32_t max_nod
   return st;
 }
 
+static uint64_t entry_bytes(const rt_graph_entry_t *e) {
+  uint64_t n = ((uint64_t)e->dtype.bits * e->dtype.lanes + 7) / 8;
+  for (int32_t d = 0; d < e->rank; ++d) n *= (uint64_t)e->shape[d];
+  return n;
+}
+
+rt_status_t rt_executor_memory(const rt_executor_t *ex, rt_executor_memory_t *out) {
+  if (!ex || !out) return RT_STATUS(INVALID_ARGUMENT, "rt_executor_memory: NULL argument");
+  memset(out, 0, sizeof *out);
+  if (!ex->graph) {
+    return RT_STATUS(FAILED_PRECONDITION, "a memory plan comes from the \"graph\" executor; this "
+                     "is a \"%s\" one", ex->kind);
+  }
+  const rt_graph_plan_t *plan = rt_graph_runtime_plan(ex->graph);
+  out->planned_bytes = rt_graph_runtime_storage_bytes(ex->graph);
+  out->planned_blocks = plan->num_storage;
+  for (int32_t i = 0; i < plan->num_entries; ++i) {
+    const rt_graph_entry_t *e = &plan->entries[i];
+    if (e->kind == RT_GRAPH_ENTRY_TEMP) {
+      out->intermediates++;
+      out->unshared_bytes += entry_bytes(e);
+    } else if (e->kind == RT_GRAPH_ENTRY_OUTPUT) {
+      out->output_bytes += entry_bytes(e);
+    }
+  }
+  return RT_OK;
+}
+
 static rt_status_t get_output(rt_executor_t *ex, int32_t index, rt_tensor_t **out_tensor) {
   if (index < 0 || index >= ex->num_outputs) {
     return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the executor has %d)", (int)index,

@@ -372,6 +372,15 @@ int cli_run(int argc, char **argv) {
         printf("], \"dtype\": \"%s\"}", rt_dtype_name(rt_tensor_dtype(t), dn));
       }
       printf("]");
+      rt_executor_memory_t mem;
+      rt_status_t ms = rt_executor_memory(ex, &mem);
+      if (!ms) {
+        printf(", \"memory\": {\"planned_bytes\": %llu, \"planned_blocks\": %d, "
+               "\"intermediates\": %d, \"unshared_bytes\": %llu, \"output_bytes\": %llu}",
+               (unsigned long long)mem.planned_bytes, (int)mem.planned_blocks, (int)mem.intermediates,
+               (unsigned long long)mem.unshared_bytes, (unsigned long long)mem.output_bytes);
+      }
+      rt_status_free(ms); /* other executors have no memory plan to report */
       if (o.profile) {
         printf(", \"profile\": {\"runs\": %ld, \"total_ms\": %.6f, \"kernels\": [", prof.runs,
                prof.total_ms);
@@ -392,6 +401,15 @@ int cli_run(int argc, char **argv) {
       printf("latency: min %.3f ms, median %.3f ms, mean %.3f ms, max %.3f ms (%ld run%s)\n",
              times[0], median, sum / (double)o.repeat, times[o.repeat - 1], o.repeat,
              o.repeat == 1 ? "" : "s");
+      rt_executor_memory_t mem;
+      rt_status_t ms = rt_executor_memory(ex, &mem);
+      if (!ms) {
+        printf("memory: %llu bytes planned in %d blocks for %d intermediates (%llu without "
+               "reuse), outputs %llu bytes\n",
+               (unsigned long long)mem.planned_bytes, (int)mem.planned_blocks, (int)mem.intermediates,
+               (unsigned long long)mem.unshared_bytes, (unsigned long long)mem.output_bytes);
+      }
+      rt_status_free(ms); /* other executors have no memory plan to report */
       for (int32_t i = 0; i < nout; ++i) {
         rt_tensor_t *t = NULL;
         rt_status_free(rt_executor_get_output(ex, i, &t)); /* i < nout: cannot fail */

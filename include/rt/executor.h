@@ -183,6 +183,23 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_profile(rt_executor_t *executo
                                                           rt_node_profile_t *out,
                                                           int32_t *out_count);
 
+/* ---- memory (the "graph" executor) ----------------------------------------- */
+
+typedef struct rt_executor_memory_t {
+  uint64_t planned_bytes;    /* intermediate storage, allocated once at creation */
+  int32_t planned_blocks;    /* ... in this many blocks, each reused by later values */
+  int32_t intermediates;     /* values between kernels that live in those blocks */
+  uint64_t unshared_bytes;   /* their sizes summed: what storage without reuse would take */
+  uint64_t output_bytes;     /* the outputs' own tensors */
+} rt_executor_memory_t;
+
+/* The memory plan of a graph executor (its peak: run allocates nothing
+ * beyond it). FAILED_PRECONDITION for other executors (the vm plans a
+ * frame per function and pools dynamic values; the interpreter allocates
+ * as it goes). */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_memory(const rt_executor_t *executor,
+                                                         rt_executor_memory_t *out);
+
 /* ---- stepping (the "debug" executor) -------------------------------------- */
 
 typedef struct rt_step_event_t {

@@ -149,6 +149,27 @@ for exe in graph vm; do
 done
 expect_fail "--threads expects 0..1024" "$relayrt" run --threads 5000
 
+# 6. The graph executor's memory plan in the report. The example's
+# intermediates, by hand: conv (1, 8, 16, 16) 8192 B, max_pool (1, 8, 8, 8)
+# 2048 B, conv (1, 16, 8, 8) 4096 B, global_avg_pool and batch_flatten 64 B
+# each, dense (1, 10) 40 B: 6 values, 14504 B without reuse; the output
+# (1, 10) is 40 B; reuse must plan less than 14504.
+if "$relayrt" run --executor graph --report json > "$tmp/mem.json" 2> "$tmp/err" &&
+   $py - "$tmp/mem.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["memory"]
+assert m["intermediates"] == 6 and m["unshared_bytes"] == 14504 and m["output_bytes"] == 40, m
+assert 0 < m["planned_bytes"] < 14504 and 1 <= m["planned_blocks"] <= 6, m
+PY
+then ok
+else bad "graph memory report: $(cat "$tmp/mem.json" "$tmp/err")"; fi
+"$relayrt" run --executor graph > "$tmp/out" 2>&1
+grep -qE '^memory: [0-9]+ bytes planned in [0-9]+ blocks for 6 intermediates \(14504 without reuse\), outputs 40 bytes$' "$tmp/out" && ok ||
+  bad "graph memory line: $(cat "$tmp/out")"
+"$relayrt" run --executor vm --report json > "$tmp/vm.json" 2>&1
+$py -c "import json,sys; sys.exit('memory' in json.load(open(sys.argv[1])))" "$tmp/vm.json" && ok ||
+  bad "vm report has a memory plan: $(cat "$tmp/vm.json")"
+
 # 6a. bfloat16 through .npy: uint16 arrays of the bits, in and out. By
 # hand: 1.0 = 0x3f80 = 16256, -2.0 = 0xc000 = 49152, 0.5 = 0x3f00 = 16128;
 # doubled: 2.0 = 0x4000 = 16384, -4.0 = 0xc080 = 49280, 1.0 = 16256.
