@@ -34,7 +34,8 @@ static int64_t norm_axis(int64_t axis, int32_t rank) { return axis < 0 ? axis + 
 
 static rt_status_t check_axis(rt_onnx_ctx_t *cx, int64_t *axis, int32_t rank) {
   int64_t a = norm_axis(*axis, rank);
-  if (a < 0 || a >= (rank ? rank : 1)) {
+  /* A 0-d tensor has no axis at all (callers index shape[axis]). */
+  if (a < 0 || a >= rank) {
     return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
                               "axis %lld is out of range for rank %d", (long long)*axis, (int)rank);
   }
