@@ -350,15 +350,17 @@ rt_status_t rt_onnx_const_ints(const rt_onnx_ctx_t *cx, const rt_ir_expr_t *e,
     if (e && e->kind == RT_IR_VAR) {
       return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
                                 "%s must be a constant (or computable from static "
-                                "shapes), not a value known only at run time: it is graph "
-                                "input '%s' (bind it as a constant when loading: "
+                                "shapes); a value known only at run time is not supported: it "
+                                "is graph input '%s' (bind it as a constant when loading: "
                                 "--const-input %s=FILE.npy)",
                                 what, e->var.name, e->var.name);
     }
     return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
                               "%s must be a constant (or computable from static "
-                              "shapes), not a value known only at run time (bind the "
-                              "inputs' `?` dims when loading: --shape NAME=DIMS)",
+                              "shapes); a value known only at run time is not supported "
+                              "(binding the graph inputs it depends on when loading, "
+                              "--const-input NAME=FILE.npy, or their `?` dims, --shape "
+                              "NAME=DIMS, may make it constant)",
                               what);
   }
   const rt_tensor_t *t = e->constant.value;

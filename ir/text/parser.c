@@ -385,7 +385,7 @@ static rt_status_t parse_type(parser_t *p, rt_ir_type_t **out) {
     return rt_ir_incomplete_type(p->m, out);
   }
   if (has_prefix(&t, "int") || has_prefix(&t, "uint") || has_prefix(&t, "float") ||
-      has_prefix(&t, "bool")) {
+      has_prefix(&t, "bfloat") || has_prefix(&t, "bool")) {
     rt_dtype_t dtype;
     RT_RETURN_IF_ERROR(parse_dtype(p, &dtype));
     return rt_ir_tensor_type(p->m, dtype, 0, NULL, out);
