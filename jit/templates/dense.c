@@ -142,13 +142,94 @@ static rt_status_t pack_a(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const 
 
 /* Packs panel p (columns n0 .. n0 + nw) of B(b) into dst: K x nw, row k at
  * k * nw; zeros past N and for k in [K, kp). */
+/* Transposes the vw x vw floats in rows[0..vw) in place (rows[i][j] becomes
+ * the old rows[j][i]): log2(vw) rounds, each swapping the off-diagonal
+ * s x s blocks of every 2s x 2s block with two shuffles per row pair. */
+static void transpose_rows(rt_jit_lower_t *L, int32_t vw, LLVMValueRef *rows) {
+  LLVMValueRef lo[16], hi[16];
+  for (int32_t s = 1; s < vw; s *= 2) {
+    for (int32_t j = 0; j < vw; ++j) {
+      lo[j] = LLVMConstInt(L->i32, (unsigned long long)((j & s) ? vw + j - s : j), 0);
+      hi[j] = LLVMConstInt(L->i32, (unsigned long long)((j & s) ? vw + j : j + s), 0);
+    }
+    LLVMValueRef mlo = LLVMConstVector(lo, (unsigned)vw), mhi = LLVMConstVector(hi, (unsigned)vw);
+    for (int32_t i = 0; i < vw; ++i) {
+      if (i & s) continue;
+      LLVMValueRef a = rows[i], c = rows[i + s];
+      rows[i] = LLVMBuildShuffleVector(L->b, a, c, mlo, "");
+      rows[i + s] = LLVMBuildShuffleVector(L->b, a, c, mhi, "");
+    }
+  }
+}
+
+/* B(k, n) -> dst[k * nw + c] for k in [k_lo, k_hi), c in [c_lo, c_hi),
+ * one element at a time through b_elem. */
+static rt_status_t pack_b_scalar(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, int64_t nw,
+                                 LLVMValueRef b, LLVMValueRef n0, LLVMValueRef dst,
+                                 LLVMValueRef k_lo, LLVMValueRef k_hi, LLVMValueRef c_lo,
+                                 LLVMValueRef c_hi) {
+  rt_jit_loop_t lc, lk;
+  LLVMValueRef v;
+  rt_jit_loop_begin(L, c_lo, c_hi, 0, NULL, &lc);
+  rt_jit_loop_begin(L, k_lo, k_hi, 0, NULL, &lk);
+  RT_RETURN_IF_ERROR(g->b_elem(L, g, b, lk.iv, add(L, n0, lc.iv), &v));
+  rt_jit_tpl_storef(L, v, dst, add(L, mul(L, lk.iv, nw), lc.iv));
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+  rt_jit_loop_end(L, &lk, NULL);
+  rt_jit_tpl_loop_hints(L, latch, true, false);
+  rt_jit_loop_end(L, &lc, NULL);
+  return RT_OK;
+}
+
+/* A weight stored (N, K) in memory: vw x vw blocks (vw columns n, vw
+ * steps k) are loaded as vw vectors along k, transposed in registers and
+ * stored as vw rows of the panel; the K tail and a partial last column
+ * group go through pack_b_scalar. */
+static rt_status_t pack_b_transposed(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, int64_t nw,
+                                     LLVMValueRef b, LLVMValueRef n0, LLVMValueRef cols,
+                                     LLVMValueRef dst) {
+  LLVMBuilderRef B = L->b;
+  const int32_t vw = g->vw;
+  const int64_t kv = g->k / vw * vw;
+  LLVMTypeRef vt = rt_jit_tpl_vec(L, vw);
+  LLVMValueRef base = g->b_base(L, g, b);
+  LLVMValueRef ngroups = LLVMBuildSDiv(B, cols, rt_jit_i64(L, vw), "");
+  LLVMValueRef colsv = mul(L, ngroups, vw);
+  rt_jit_loop_t lc, lk;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), ngroups, 0, NULL, &lc);
+  LLVMValueRef c0 = mul(L, lc.iv, vw);
+  LLVMValueRef src = rt_jit_tpl_gep(L, base, mul(L, add(L, n0, c0), g->k));
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, kv / vw), 0, NULL, &lk);
+  LLVMValueRef k0 = mul(L, lk.iv, vw);
+  LLVMValueRef rows[16];
+  for (int32_t j = 0; j < vw; ++j) {
+    LLVMValueRef pj = rt_jit_tpl_gep(L, src, add(L, k0, rt_jit_i64(L, (int64_t)j * g->k)));
+    rows[j] = LLVMBuildLoad2(B, vt, pj, "");
+    LLVMSetAlignment(rows[j], 4);
+  }
+  transpose_rows(L, vw, rows);
+  for (int32_t r = 0; r < vw; ++r) {
+    LLVMValueRef pr = rt_jit_tpl_gep(L, dst, add(L, mul(L, add(L, k0, rt_jit_i64(L, r)), nw), c0));
+    LLVMSetAlignment(LLVMBuildStore(B, rows[r], pr), 4);
+  }
+  rt_jit_loop_end(L, &lk, NULL);
+  rt_jit_loop_end(L, &lc, NULL);
+  if (kv < g->k) {
+    RT_RETURN_IF_ERROR(pack_b_scalar(L, g, nw, b, n0, dst, rt_jit_i64(L, kv), rt_jit_i64(L, g->k),
+                                     rt_jit_i64(L, 0), colsv));
+  }
+  return pack_b_scalar(L, g, nw, b, n0, dst, rt_jit_i64(L, 0), rt_jit_i64(L, g->k), colsv, cols);
+}
+
 static rt_status_t pack_b(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking_t *z,
                           LLVMValueRef b, LLVMValueRef n0, LLVMValueRef dst) {
   LLVMBuilderRef B = L->b;
   const int64_t nw = z->nw;
   LLVMValueRef cols = rt_jit_min(L, LLVMBuildSub(B, rt_jit_i64(L, g->n), n0, ""), rt_jit_i64(L, nw));
   LLVMValueRef v;
-  if (g->k_inner) {
+  if (g->k_inner && g->b_base && (g->vw == 8 || g->vw == 16) && g->k >= g->vw) {
+    RT_RETURN_IF_ERROR(pack_b_transposed(L, g, nw, b, n0, cols, dst));
+  } else if (g->k_inner) {
     /* B(k, n) contiguous along k: blocks of 64 k so the block's rows of
      * the panel (64 x nw floats) stay in L1 while each column is filled. */
     rt_jit_loop_t lkb, lc, lk;
@@ -280,6 +361,12 @@ static rt_status_t tile_epilogue(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
 rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef task,
                                  LLVMValueRef ntasks) {
   LLVMBuilderRef B = L->b;
+  /* Without this, O3's loop idioms turn each tile row of the epilogue's
+   * copy into a memcpy call (12 calls of 128 bytes per tile, each with a
+   * vzeroupper) and the zero fills into memset; as loops they vectorize. */
+  static const char kNoBuiltins[] = "no-builtins";
+  LLVMAddAttributeAtIndex(L->fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateStringAttribute(L->c, kNoBuiltins, sizeof kNoBuiltins - 1, "", 0));
   const blocking_t z = blocking(g);
   const int32_t mr = g->mr;
   const int64_t nw = z.nw, tile = (int64_t)mr * nw;
@@ -378,6 +465,14 @@ static LLVMValueRef mm_a_base(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LL
   return rt_jit_tpl_gep(L, base, LLVMBuildMul(L->b, bidx(L, mm->ba, b), rt_jit_i64(L, g->m * g->k), ""));
 }
 
+/* b stored (N, K) (dense's weight, matmul with transpose_b). */
+static LLVMValueRef mm_b_base(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b) {
+  const mm_t *mm = g->user;
+  LLVMValueRef base = rt_jit_node(L, mm->b)->data;
+  if (mm->id != RT_OP_NN_BATCH_MATMUL) return base;
+  return rt_jit_tpl_gep(L, base, LLVMBuildMul(L->b, bidx(L, mm->bb, b), rt_jit_i64(L, g->n * g->k), ""));
+}
+
 static rt_status_t mm_a_elem(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
                              LLVMValueRef i, LLVMValueRef k, LLVMValueRef *out) {
   const mm_t *mm = g->user;
@@ -438,6 +533,7 @@ rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const
   /* B(k, n) is contiguous along k when b is stored (N, K). */
   g.k_inner = mm.tb;
   if (!mm.ta && rt_jit_tpl_raw(L, mm.a)) g.a_base = mm_a_base;
+  if (mm.tb && rt_jit_tpl_raw(L, mm.b)) g.b_base = mm_b_base;
   g.a_m_inner = mm.ta; /* A(i, k) = a[k][i]: contiguous along i */
   if (g.m < 1 || g.n < 1 || g.k < 1) return RT_STATUS(UNIMPLEMENTED, "%s", "empty GEMM");
   return rt_jit_tpl_gemm_core(L, &g, task, ntasks);

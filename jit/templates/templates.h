@@ -176,6 +176,9 @@ typedef struct rt_jit_gemm_core_t {
                         LLVMValueRef i, LLVMValueRef k, LLVMValueRef *out_value);
   rt_status_t (*b_elem)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,
                         LLVMValueRef k, LLVMValueRef n, LLVMValueRef *out_value);
+  /* With k_inner: B(b, 0, 0) in memory, B(k, n) at n * K + k (a weight
+   * stored (N, K)), or NULL; lets the packing transpose whole vectors. */
+  LLVMValueRef (*b_base)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b);
   void (*out_idx)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,
                   LLVMValueRef i, LLVMValueRef j, LLVMValueRef *out_idx);
   const void *user;

@@ -415,6 +415,10 @@ static void anchor_cases(void) {
   ADD("nn.batch_matmul", TOL_A, "%x: Tensor[(1, 4, 3), float32], %y: Tensor[(3, 4, 5), float32]", "nn.batch_matmul(%%x, %%y, transpose_a=True)");
   ADD("nn.batch_matmul", TOL_A, "%x: Tensor[(5, 37, 33), float32], %y: Tensor[(5, 33, 65), float32]", "nn.batch_matmul(%%x, %%y)");
   ADD("nn.batch_matmul", TOL_E, "%x: Tensor[(2, 2, 3), int32], %y: Tensor[(2, 3, 2), int32]", "nn.batch_matmul(%%x, %%y)");
+  /* The weight packing's vector transpose (vw x vw blocks, then the K tail
+   * and a partial column group): K 40 and 48, N 37 and 40, a broadcast b. */
+  ADD("nn.batch_matmul", TOL_A, "%x: Tensor[(3, 20, 40), float32], %y: Tensor[(1, 37, 40), float32]", "nn.batch_matmul(%%x, %%y, transpose_b=True)");
+  ADD("nn.dense", TOL_A, "%x: Tensor[(13, 48), float32], %w: Tensor[(40, 48), float32]", "nn.dense(%%x, %%w)");
   ADD("nn.conv1d", TOL_A, "%x: Tensor[(2, 3, 11), float32], %w: Tensor[(4, 3, 3), float32]", "nn.conv1d(%%x, %%w, strides=[2], padding=[1, 2], channels=4, kernel_size=[3])");
   ADD("nn.conv1d", TOL_A, "%x: Tensor[(1, 4, 9), float32], %w: Tensor[(4, 1, 3), float32]", "nn.conv1d(%%x, %%w, groups=4, dilation=[2], channels=4, kernel_size=[3])");
   ADD("nn.conv1d", TOL_A, "%x: Tensor[(1, 9, 3), float32], %w: Tensor[(3, 3, 5), float32]", "nn.conv1d(%%x, %%w, data_layout=\"NWC\", kernel_layout=\"WIO\", channels=5, kernel_size=[3])");
