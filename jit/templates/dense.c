@@ -13,9 +13,9 @@
  *       row tile runs the same kernel with fewer rows;
  *   then the epilogue over the task's (rows x columns) region: the anchor
  *   value from the C block, the fused tail ops, the store.
- * The whole K is one panel: for K = 1024 a panel is 64 KB (L2), A's
- * rows stream from L2/L3 and are reused across the vw*nv columns; at these
- * sizes that keeps the kernel FMA-bound without K blocking.
+ * Up to K = KC_MAX the whole K is one block (see KC_MAX); beyond it K
+ * blocks accumulate into a workspace C block and the epilogue runs after
+ * the last.
  *
  * Invariants: the C block has a padded row pitch of ceil(N/vw*nv)*vw*nv
  * floats, so tiles never write outside it; padded columns hold zeros from
@@ -29,9 +29,15 @@
 
 /* ---- the core ---------------------------------------------------------------- */
 
-/* K blocks of at most this many steps: the micro-kernel's A panel
- * (mr x kc floats) stays in L1 while B panels stream past it. */
-#define KC_MAX 256
+/* K blocks of at most this many steps. Up to this K the micro-kernel runs
+ * the whole K in registers: its k-major A panel and its B panel are two
+ * sequential streams (from L1/L2), and no C block round-trips through
+ * workspace. Measured (bench_kernels, variants interleaved in one
+ * process): K blocks of 256 with C accumulated in workspace ran dense
+ * 512^3 at 0.52-0.64 of the FMA peak where one block ran 0.82-0.87, and
+ * 1024^3 at 0.65-0.71 vs 0.75-0.90; at K = 4096 and 16384 blocks of
+ * 1024-2048 and one block were within noise of each other. */
+#define KC_MAX 2048
 /* Bytes of packed B (kc x the columns of one block) kept in L2 while
  * every row tile of the task passes over it. */
 #define B_BLOCK_BYTES (256 * 1024)
@@ -40,7 +46,6 @@ typedef struct blocking_t {
   int64_t nw, np;      /* panel width (vw * nv), panels over N */
   int64_t mt;          /* row tiles over M */
   int64_t nkb, kc, kp; /* K blocks, steps per block, padded K = nkb * kc */
-  int64_t lda;         /* packed A row pitch (floats) */
   int64_t ncp;         /* panels per B block */
 } blocking_t;
 
@@ -52,11 +57,6 @@ static blocking_t blocking(const rt_jit_gemm_core_t *g) {
   z.nkb = (g->k + KC_MAX - 1) / KC_MAX;
   z.kc = (g->k + z.nkb - 1) / z.nkb;
   z.kp = z.nkb * z.kc;
-  /* Whole cache lines, and an odd number of them: the mr rows of a tile
-   * then fall into distinct L1 sets (a pitch of 4 KB would put them all
-   * in one set and evict each other every step). */
-  z.lda = (z.kp + 15) / 16 * 16;
-  if ((z.lda / 16) % 2 == 0) z.lda += 16;
   z.ncp = B_BLOCK_BYTES / (z.kc * 4 * z.nw);
   if (z.ncp < 1) z.ncp = 1;
   return z;
@@ -93,49 +93,61 @@ static rt_status_t a_value(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMV
 }
 
 /* Packs rows [row_lo, row_hi) of A(b) (row_hi - row_lo = the task's tiles
- * times mr, possibly past M) into wsa: row r of the task at r * lda, K
- * values then zeros up to lda. Rows past M are zero. */
+ * times mr, possibly past M) into wsa k-major by tile: tile t's mr x kp
+ * panel at t * mr * kp, A(row_lo + t * mr + r, k) at k * mr + r, so the
+ * micro-kernel's broadcasts walk one contiguous stream. Steps past K and
+ * rows past M are zero. */
 static rt_status_t pack_a(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking_t *z,
                           LLVMValueRef b, LLVMValueRef row_lo, LLVMValueRef row_hi,
                           LLVMValueRef wsa) {
   LLVMBuilderRef B = L->b;
+  const int64_t mr = g->mr;
   LLVMValueRef abase = g->a_base ? g->a_base(L, g, b) : NULL;
   LLVMValueRef valid_hi = imin(L, row_hi, g->m);
+  /* Row i of the task: tile (i / mr) * mr * kp + (i % mr); step k at k * mr. */
+  rt_jit_loop_t lr, lk;
   if (!g->a_m_inner) {
-    /* Row by row: contiguous reads and writes (vectorizable). */
-    rt_jit_loop_t lr, lk;
+    /* Row by row: contiguous reads. */
     rt_jit_loop_begin(L, row_lo, valid_hi, 0, NULL, &lr);
-    LLVMValueRef dst = rt_jit_tpl_gep(L, wsa, mul(L, LLVMBuildSub(B, lr.iv, row_lo, ""), z->lda));
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->k), 0, NULL, &lk);
-    LLVMValueRef v;
-    RT_RETURN_IF_ERROR(a_value(L, g, b, abase, lr.iv, lk.iv, &v));
-    rt_jit_tpl_storef(L, v, dst, lk.iv);
-    rt_jit_loop_end(L, &lk, NULL);
-    zero_range(L, dst, rt_jit_i64(L, g->k), rt_jit_i64(L, z->lda));
-    rt_jit_loop_end(L, &lr, NULL);
   } else {
     /* A stored k-major (transpose_a): walk rows inside each k. */
-    rt_jit_loop_t lk, lr;
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->k), 0, NULL, &lk);
     rt_jit_loop_begin(L, row_lo, valid_hi, 0, NULL, &lr);
-    LLVMValueRef v;
-    RT_RETURN_IF_ERROR(a_value(L, g, b, abase, lr.iv, lk.iv, &v));
-    rt_jit_tpl_storef(L, v, wsa, add(L, mul(L, LLVMBuildSub(B, lr.iv, row_lo, ""), z->lda), lk.iv));
+  }
+  LLVMValueRef rel = LLVMBuildSub(B, lr.iv, row_lo, "");
+  LLVMValueRef t = LLVMBuildUDiv(B, rel, rt_jit_i64(L, mr), "");
+  LLVMValueRef rr = LLVMBuildURem(B, rel, rt_jit_i64(L, mr), "");
+  LLVMValueRef v;
+  RT_RETURN_IF_ERROR(a_value(L, g, b, abase, lr.iv, lk.iv, &v));
+  rt_jit_tpl_storef(L, v, wsa, add(L, add(L, mul(L, t, mr * z->kp), mul(L, lk.iv, mr)), rr));
+  if (!g->a_m_inner) {
+    rt_jit_loop_end(L, &lk, NULL);
+    rt_jit_loop_end(L, &lr, NULL);
+  } else {
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(B);
     rt_jit_loop_end(L, &lr, NULL);
     rt_jit_tpl_loop_hints(L, latch, true, false);
     rt_jit_loop_end(L, &lk, NULL);
-    rt_jit_loop_t lz;
-    rt_jit_loop_begin(L, row_lo, valid_hi, 0, NULL, &lz);
-    zero_range(L, rt_jit_tpl_gep(L, wsa, mul(L, LLVMBuildSub(B, lz.iv, row_lo, ""), z->lda)),
-               rt_jit_i64(L, g->k), rt_jit_i64(L, z->lda));
-    rt_jit_loop_end(L, &lz, NULL);
+  }
+  /* Steps past K of every tile: the last K block reads them. */
+  LLVMValueRef ntile = LLVMBuildUDiv(B, LLVMBuildSub(B, row_hi, row_lo, ""), rt_jit_i64(L, mr), "");
+  if (z->kp > g->k) {
+    rt_jit_loop_t lt;
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), ntile, 0, NULL, &lt);
+    LLVMValueRef panel = mul(L, lt.iv, mr * z->kp);
+    zero_range(L, wsa, add(L, panel, rt_jit_i64(L, g->k * mr)), add(L, panel, rt_jit_i64(L, z->kp * mr)));
+    rt_jit_loop_end(L, &lt, NULL);
   }
   /* Rows past M (the last tile's padding). */
-  rt_jit_loop_t lp;
+  rt_jit_loop_t lp, lz;
   rt_jit_loop_begin(L, rt_jit_max(L, valid_hi, row_lo), row_hi, 0, NULL, &lp);
-  LLVMValueRef dst = rt_jit_tpl_gep(L, wsa, mul(L, LLVMBuildSub(B, lp.iv, row_lo, ""), z->lda));
-  zero_range(L, dst, rt_jit_i64(L, 0), rt_jit_i64(L, z->lda));
+  LLVMValueRef prel = LLVMBuildSub(B, lp.iv, row_lo, "");
+  LLVMValueRef pbase = add(L, mul(L, LLVMBuildUDiv(B, prel, rt_jit_i64(L, mr), ""), mr * z->kp),
+                           LLVMBuildURem(B, prel, rt_jit_i64(L, mr), ""));
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, z->kp), 0, NULL, &lz);
+  rt_jit_tpl_storef(L, LLVMConstReal(L->f32, 0), wsa, add(L, pbase, mul(L, lz.iv, mr)));
+  rt_jit_loop_end(L, &lz, NULL);
   rt_jit_loop_end(L, &lp, NULL);
   return RT_OK;
 }
@@ -271,7 +283,7 @@ static rt_status_t pack_b(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const 
 }
 
 /* The register tile: acc[mr][nv] = sum over kc steps of A(r, k) * B(k, :)
- * with A row r at ap + r * lda and B row k at bp + k * nw (64-byte
+ * with A(r, k) at ap + k * mr + r and B row k at bp + k * nw (64-byte
  * aligned, packed); then stored to the contiguous tile ct (mr x nw), added
  * to what ct holds when `accumulate` (i1). ct's lines are prefetched before
  * the k loop, so the add at the end finds them in L1. */
@@ -297,7 +309,7 @@ static void micro(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking
     bv[v] = ld;
   }
   for (int32_t r = 0; r < mr; ++r) {
-    LLVMValueRef a = rt_jit_tpl_loadf(L, ap, add(L, lp.iv, rt_jit_i64(L, r * z->lda)));
+    LLVMValueRef a = rt_jit_tpl_loadf(L, ap, add(L, mul(L, lp.iv, mr), rt_jit_i64(L, r)));
     LLVMValueRef s = rt_jit_tpl_splat(L, a, vw);
     for (int32_t v = 0; v < nv; ++v) {
       next[r * nv + v] = rt_jit_intrinsic(L, "llvm.fma", s, bv[v], lp.carry[r * nv + v]);
@@ -386,7 +398,7 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   LLVMValueRef row_lo = mul(L, t_lo, mr), row_hi = mul(L, t_hi, mr);
   /* Workspace of this task: its packed A rows, its packed B panels, and
    * the C tiles (all of them while K blocks accumulate, else one). */
-  LLVMValueRef wsa = rt_jit_tpl_ws_alloc_v(L, mul(L, ntile, (int64_t)mr * z.lda * 4));
+  LLVMValueRef wsa = rt_jit_tpl_ws_alloc_v(L, mul(L, ntile, (int64_t)mr * z.kp * 4));
   LLVMValueRef wsb = rt_jit_tpl_ws_alloc_v(L, mul(L, npan, z.kp * nw * 4));
   LLVMValueRef wsc = z.nkb > 1 ? rt_jit_tpl_ws_alloc_v(L, mul(L, LLVMBuildMul(B, ntile, npan, ""), tile * 4))
                                : rt_jit_tpl_ws_alloc(L, tile * 4);
@@ -415,7 +427,7 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   LLVMValueRef pe = rt_jit_min(L, add(L, pj, rt_jit_i64(L, z.ncp)), p_hi);
   rt_jit_loop_begin(L, t_lo, t_hi, 0, NULL, &lt);
   LLVMValueRef tr = LLVMBuildSub(B, lt.iv, t_lo, "");
-  LLVMValueRef ap = rt_jit_tpl_gep(L, wsa, add(L, mul(L, tr, (int64_t)mr * z.lda), mul(L, lk.iv, z.kc)));
+  LLVMValueRef ap = rt_jit_tpl_gep(L, wsa, add(L, mul(L, tr, (int64_t)mr * z.kp), mul(L, lk.iv, z.kc * mr)));
   rt_jit_loop_begin(L, pj, pe, 0, NULL, &lp);
   LLVMValueRef pr = LLVMBuildSub(B, lp.iv, p_lo, "");
   LLVMValueRef bp = rt_jit_tpl_gep(L, wsb, add(L, mul(L, pr, z.kp * nw), mul(L, lk.iv, z.kc * nw)));

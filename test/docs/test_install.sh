@@ -39,8 +39,11 @@ done
 export PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$dest
 export LD_LIBRARY_PATH=$libdir
 export PATH=/usr/bin:$PATH
-pkg-config --cflags --libs relayrt | grep -q -- "-I$dest" || fail "relayrt.pc: $(pkg-config --cflags relayrt)"
-if pkg-config --libs relayrt-runtime | grep -qi llvm; then
+# (Outputs are captured before grep -q reads them: with pipefail, a grep
+# that exits at its first match can fail the pipeline through SIGPIPE.)
+pcflags=$(pkg-config --cflags --libs relayrt)
+grep -q -- "-I$dest" <<<"$pcflags" || fail "relayrt.pc: $pcflags"
+if grep -qi llvm <<<"$(pkg-config --libs relayrt-runtime)"; then
   fail "relayrt-runtime.pc names LLVM: $(pkg-config --libs relayrt-runtime)"
 fi
 cc=cc
@@ -59,8 +62,9 @@ echo "embed: $out"
 mkdir "$tmp/deploy"
 cp "$src"/examples/deploy/{Makefile,deploy.c} "$tmp/deploy/"
 make -s -C "$tmp/deploy" CC="$cc" CFLAGS="-O1 -std=c11 -Wall -Wextra -Werror" deploy
-if ldd "$tmp/deploy/deploy" | grep -qi llvm; then fail "deploy links LLVM"; fi
-ldd "$tmp/deploy/deploy" | grep -q "$libdir/librelayrt_runtime.so" || fail "deploy does not use the installed library"
+deps=$(ldd "$tmp/deploy/deploy")
+if grep -qi llvm <<<"$deps"; then fail "deploy links LLVM"; fi
+grep -q "$libdir/librelayrt_runtime.so" <<<"$deps" || fail "deploy does not use the installed library: $deps"
 cd "$tmp/deploy"
 CC="$cc" "$bindir/relayrt" build "$src/examples/cnn.relay" --emit=so -o cnn.so >/dev/null
 python3 -c "
@@ -82,7 +86,7 @@ if [ -f "$src/examples/custom_op/Makefile" ]; then
   make -s -C "$tmp/custom_op" CC="$cc" CFLAGS="-O1 -std=c11 -Wall -Wextra -Werror"
   out=$(cd "$tmp/custom_op" && ./custom_op model.relay)
   for e in debug graph vm; do
-    echo "$out" | grep -q "^$e *: .*max abs difference to debug" || fail "custom_op printed no $e line: $out"
+    grep -q "^$e *: .*max abs difference to debug" <<<"$out" || fail "custom_op printed no $e line: $out"
   done
   echo "custom_op: ran on debug, graph and vm"
 fi

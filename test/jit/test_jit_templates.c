@@ -39,10 +39,15 @@ static const case_t kCases[] = {
     /* large enough to split over tasks */
     {"%x: Tensor[(130, 24), float32], %w: Tensor[(520, 24), float32]", "nn.dense(%x, %w)", "gemm."},
     {"%x: Tensor[(300, 24), float32], %w: Tensor[(250, 24), float32]", "nn.relu(nn.dense(exp(%x), %w))", "gemm."},
-    /* K blocks (K > 256): partial sums kept in the tile block between blocks */
+    /* one K block up to K = 2048 (dense.c KC_MAX) */
     {"%x: Tensor[(37, 600), float32], %w: Tensor[(45, 600), float32], %b: Tensor[(45), float32]",
      "nn.relu(nn.bias_add(nn.dense(%x, %w), %b))", "gemm."},
-    /* more panels than one L2 block of B (N > 416 at kc 150), M not a tile multiple */
+    /* K blocks (K > 2048): partial sums kept in the C block between blocks;
+     * K not a multiple of the vector width, M and N not tile multiples */
+    {"%x: Tensor[(13, 2101), float32], %w: Tensor[(37, 2101), float32], %b: Tensor[(37), float32]",
+     "nn.relu(nn.bias_add(nn.dense(%x, %w), %b))", "gemm."},
+    {"%a: Tensor[(4111, 9), float32], %b: Tensor[(4111, 20), float32]", "nn.matmul(%a, %b, transpose_a=True)", "gemm."},
+    /* more panels than one L2 block of B (N > 192 at K 300), M not a tile multiple */
     {"%x: Tensor[(13, 300), float32], %w: Tensor[(450, 300), float32]", "nn.dense(%x, %w)", "gemm."},
     {"%a: Tensor[(520, 33), float32], %b: Tensor[(520, 40), float32]", "nn.matmul(%a, %b, transpose_a=True)", "gemm."},
     {"%a: Tensor[(2, 19, 300), float32], %b: Tensor[(2, 300, 21), float32]",
