@@ -3,24 +3,28 @@
  * broadcast when 1), and the GEMM core the im2col convolution reuses.
  *
  * Algorithm (rt_jit_tpl_gemm_core), per task and batch:
- *   for each N panel p of vw*nv columns owned by the task (vw = 8 or 16
- *   lanes, templates.h):
- *     pack B[:, p] into a K x vw*nv workspace panel (zero past N), so the
- *       micro-kernel reads B with unit stride whatever its layout;
- *     for each mr-row tile of the task's rows: C tile = A rows x panel
- *       (rt_jit_tpl_micro: broadcast A(i, k), fma into mr*nv <vw x float>
- *       accumulators), stored into a workspace C block; the last partial
- *       row tile runs the same kernel with fewer rows;
- *   then the epilogue over the task's (rows x columns) region: the anchor
- *   value from the C block, the fused tail ops, the store.
- * Up to K = KC_MAX the whole K is one block (see KC_MAX); beyond it K
- * blocks accumulate into a workspace C block and the epilogue runs after
- * the last.
+ *   pack the task's rows of A k-major by mr-row tile (tile t's A(r, k) at
+ *     t * mr * kp + k * mr + r, zeros past M and K), so the micro-kernel's
+ *     broadcasts read one contiguous stream;
+ *   for each K block (one up to K = KC_MAX):
+ *     for each block of ncp N panels of vw*nv columns (vw = 8 or 16 lanes,
+ *     templates.h) owned by the task:
+ *       pack those panels' K block of B into workspace (kc x vw*nv each,
+ *         zero past N and K), so B is read with unit stride whatever its
+ *         layout; the block (about B_BLOCK_BYTES) stays in L2;
+ *       for each row tile, for each panel of the block: the micro-kernel
+ *         (broadcast A(i, k), fma into mr*nv <vw x float> accumulators)
+ *         over the K block, into a workspace C tile (added to the tile's
+ *         partial sums after the first K block); after the last K block
+ *         the tile's epilogue: the anchor value, the fused tail ops, the
+ *         store (clipped to M x N).
+ * Workspace per task: its packed A, one packed B block, and one C tile
+ * (all the task's C tiles when K has several blocks).
  *
- * Invariants: the C block has a padded row pitch of ceil(N/vw*nv)*vw*nv
- * floats, so tiles never write outside it; padded columns hold zeros from
- * the packed panel and are never read by the epilogue. Tasks own disjoint
- * (batch, rows, columns) regions, so no synchronisation is needed. */
+ * Invariants: a C tile is mr x vw*nv floats whatever M and N; padded rows
+ * and columns hold values computed from the zero padding and are never
+ * read by the epilogue. Tasks own disjoint (batch, rows, columns) regions,
+ * so no synchronisation is needed. */
 #include <stdio.h>
 #include <string.h>
 
@@ -152,8 +156,6 @@ static rt_status_t pack_a(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const 
   return RT_OK;
 }
 
-/* Packs panel p (columns n0 .. n0 + nw) of B(b) into dst: K x nw, row k at
- * k * nw; zeros past N and for k in [K, kp). */
 /* Transposes the vw x vw floats in rows[0..vw) in place (rows[i][j] becomes
  * the old rows[j][i]): log2(vw) rounds, each swapping the off-diagonal
  * s x s blocks of every 2s x 2s block with two shuffles per row pair. */
@@ -174,111 +176,111 @@ static void transpose_rows(rt_jit_lower_t *L, int32_t vw, LLVMValueRef *rows) {
   }
 }
 
-/* B(k, n) -> dst[k * nw + c] for k in [k_lo, k_hi), c in [c_lo, c_hi),
- * one element at a time through b_elem. */
-static rt_status_t pack_b_scalar(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, int64_t nw,
-                                 LLVMValueRef b, LLVMValueRef n0, LLVMValueRef dst,
-                                 LLVMValueRef k_lo, LLVMValueRef k_hi, LLVMValueRef c_lo,
-                                 LLVMValueRef c_hi) {
-  rt_jit_loop_t lc, lk;
+/* Where pack_b writes: B(k, n0 + c) at dst[(k - k0) * nw + c]. */
+typedef struct bdst_t {
+  LLVMValueRef dst, k0, n0;
+  int64_t nw;
+} bdst_t;
+
+static LLVMValueRef bdst_index(rt_jit_lower_t *L, const bdst_t *d, LLVMValueRef k, LLVMValueRef c) {
+  return add(L, mul(L, LLVMBuildSub(L->b, k, d->k0, ""), d->nw), c);
+}
+
+/* B(k, n0 + c) for k in [k_lo, k_hi), c in [c_lo, c_hi), one element at a
+ * time through b_elem, walking k inside c (k_inner) or c inside k. */
+static rt_status_t pack_b_elems(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const bdst_t *d,
+                                LLVMValueRef b, LLVMValueRef k_lo, LLVMValueRef k_hi,
+                                LLVMValueRef c_lo, LLVMValueRef c_hi) {
+  rt_jit_loop_t lo, li;
   LLVMValueRef v;
-  rt_jit_loop_begin(L, c_lo, c_hi, 0, NULL, &lc);
-  rt_jit_loop_begin(L, k_lo, k_hi, 0, NULL, &lk);
-  RT_RETURN_IF_ERROR(g->b_elem(L, g, b, lk.iv, add(L, n0, lc.iv), &v));
-  rt_jit_tpl_storef(L, v, dst, add(L, mul(L, lk.iv, nw), lc.iv));
+  rt_jit_loop_begin(L, g->k_inner ? c_lo : k_lo, g->k_inner ? c_hi : k_hi, 0, NULL, &lo);
+  rt_jit_loop_begin(L, g->k_inner ? k_lo : c_lo, g->k_inner ? k_hi : c_hi, 0, NULL, &li);
+  LLVMValueRef k = g->k_inner ? li.iv : lo.iv, c = g->k_inner ? lo.iv : li.iv;
+  RT_RETURN_IF_ERROR(g->b_elem(L, g, b, k, add(L, d->n0, c), &v));
+  rt_jit_tpl_storef(L, v, d->dst, bdst_index(L, d, k, c));
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
-  rt_jit_loop_end(L, &lk, NULL);
-  rt_jit_tpl_loop_hints(L, latch, true, false);
-  rt_jit_loop_end(L, &lc, NULL);
+  rt_jit_loop_end(L, &li, NULL);
+  /* Along k the stores are nw apart: keep the loop scalar. */
+  if (g->k_inner) rt_jit_tpl_loop_hints(L, latch, true, false);
+  rt_jit_loop_end(L, &lo, NULL);
   return RT_OK;
 }
 
 /* A weight stored (N, K) in memory: vw x vw blocks (vw columns n, vw
  * steps k) are loaded as vw vectors along k, transposed in registers and
  * stored as vw rows of the panel; the K tail and a partial last column
- * group go through pack_b_scalar. */
-static rt_status_t pack_b_transposed(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, int64_t nw,
-                                     LLVMValueRef b, LLVMValueRef n0, LLVMValueRef cols,
-                                     LLVMValueRef dst) {
+ * group go element by element. */
+static rt_status_t pack_b_transposed(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const bdst_t *d,
+                                     LLVMValueRef b, LLVMValueRef k1, LLVMValueRef cols) {
   LLVMBuilderRef B = L->b;
   const int32_t vw = g->vw;
-  const int64_t kv = g->k / vw * vw;
   LLVMTypeRef vt = rt_jit_tpl_vec(L, vw);
   LLVMValueRef base = g->b_base(L, g, b);
   LLVMValueRef ngroups = LLVMBuildSDiv(B, cols, rt_jit_i64(L, vw), "");
   LLVMValueRef colsv = mul(L, ngroups, vw);
+  LLVMValueRef kgroups = LLVMBuildSDiv(B, LLVMBuildSub(B, k1, d->k0, ""), rt_jit_i64(L, vw), "");
+  LLVMValueRef kv = add(L, d->k0, mul(L, kgroups, vw));
   rt_jit_loop_t lc, lk;
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), ngroups, 0, NULL, &lc);
   LLVMValueRef c0 = mul(L, lc.iv, vw);
-  LLVMValueRef src = rt_jit_tpl_gep(L, base, mul(L, add(L, n0, c0), g->k));
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, kv / vw), 0, NULL, &lk);
-  LLVMValueRef k0 = mul(L, lk.iv, vw);
+  LLVMValueRef src = rt_jit_tpl_gep(L, base, mul(L, add(L, d->n0, c0), g->k));
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), kgroups, 0, NULL, &lk);
+  LLVMValueRef kk = add(L, d->k0, mul(L, lk.iv, vw));
   LLVMValueRef rows[16];
   for (int32_t j = 0; j < vw; ++j) {
-    LLVMValueRef pj = rt_jit_tpl_gep(L, src, add(L, k0, rt_jit_i64(L, (int64_t)j * g->k)));
+    LLVMValueRef pj = rt_jit_tpl_gep(L, src, add(L, kk, rt_jit_i64(L, (int64_t)j * g->k)));
     rows[j] = LLVMBuildLoad2(B, vt, pj, "");
     LLVMSetAlignment(rows[j], 4);
   }
   transpose_rows(L, vw, rows);
   for (int32_t r = 0; r < vw; ++r) {
-    LLVMValueRef pr = rt_jit_tpl_gep(L, dst, add(L, mul(L, add(L, k0, rt_jit_i64(L, r)), nw), c0));
+    LLVMValueRef pr = rt_jit_tpl_gep(L, d->dst, bdst_index(L, d, add(L, kk, rt_jit_i64(L, r)), c0));
     LLVMSetAlignment(LLVMBuildStore(B, rows[r], pr), 4);
   }
   rt_jit_loop_end(L, &lk, NULL);
   rt_jit_loop_end(L, &lc, NULL);
-  if (kv < g->k) {
-    RT_RETURN_IF_ERROR(pack_b_scalar(L, g, nw, b, n0, dst, rt_jit_i64(L, kv), rt_jit_i64(L, g->k),
-                                     rt_jit_i64(L, 0), colsv));
-  }
-  return pack_b_scalar(L, g, nw, b, n0, dst, rt_jit_i64(L, 0), rt_jit_i64(L, g->k), colsv, cols);
+  RT_RETURN_IF_ERROR(pack_b_elems(L, g, d, b, kv, k1, rt_jit_i64(L, 0), colsv));
+  return pack_b_elems(L, g, d, b, d->k0, k1, colsv, cols);
 }
 
+/* Packs steps [k0, k0 + kc) of the panel of columns n0 .. n0 + nw of B(b)
+ * into dst: step k at (k - k0) * nw; zeros past N and past K. */
 static rt_status_t pack_b(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking_t *z,
-                          LLVMValueRef b, LLVMValueRef n0, LLVMValueRef dst) {
+                          LLVMValueRef b, LLVMValueRef n0, LLVMValueRef k0, LLVMValueRef dst) {
   LLVMBuilderRef B = L->b;
   const int64_t nw = z->nw;
+  const bdst_t d = {.dst = dst, .k0 = k0, .n0 = n0, .nw = nw};
   LLVMValueRef cols = rt_jit_min(L, LLVMBuildSub(B, rt_jit_i64(L, g->n), n0, ""), rt_jit_i64(L, nw));
-  LLVMValueRef v;
+  LLVMValueRef k1 = imin(L, add(L, k0, rt_jit_i64(L, z->kc)), g->k);
   if (g->k_inner && g->b_base && (g->vw == 8 || g->vw == 16) && g->k >= g->vw) {
-    RT_RETURN_IF_ERROR(pack_b_transposed(L, g, nw, b, n0, cols, dst));
+    RT_RETURN_IF_ERROR(pack_b_transposed(L, g, &d, b, k1, cols));
   } else if (g->k_inner) {
-    /* B(k, n) contiguous along k: blocks of 64 k so the block's rows of
-     * the panel (64 x nw floats) stay in L1 while each column is filled. */
-    rt_jit_loop_t lkb, lc, lk;
-    const int64_t kb = 64, nkb = (g->k + kb - 1) / kb;
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nkb), 0, NULL, &lkb);
-    LLVMValueRef k0 = mul(L, lkb.iv, kb);
-    LLVMValueRef k1 = imin(L, add(L, k0, rt_jit_i64(L, kb)), g->k);
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), cols, 0, NULL, &lc);
-    LLVMValueRef n = add(L, n0, lc.iv);
-    rt_jit_loop_begin(L, k0, k1, 0, NULL, &lk);
-    RT_RETURN_IF_ERROR(g->b_elem(L, g, b, lk.iv, n, &v));
-    rt_jit_tpl_storef(L, v, dst, add(L, mul(L, lk.iv, nw), lc.iv));
-    LLVMBasicBlockRef latch = LLVMGetInsertBlock(B);
-    rt_jit_loop_end(L, &lk, NULL);
-    rt_jit_tpl_loop_hints(L, latch, true, false);
-    rt_jit_loop_end(L, &lc, NULL);
+    /* B(k, n) contiguous along k: runs of 64 k so those rows of the panel
+     * (64 x nw floats) stay in L1 while each column is filled. */
+    rt_jit_loop_t lkb;
+    const int64_t kb = 64;
+    LLVMValueRef nkb = LLVMBuildSDiv(B, add(L, LLVMBuildSub(B, k1, k0, ""), rt_jit_i64(L, kb - 1)),
+                                     rt_jit_i64(L, kb), "");
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), nkb, 0, NULL, &lkb);
+    LLVMValueRef ka = add(L, k0, mul(L, lkb.iv, kb));
+    LLVMValueRef kz = rt_jit_min(L, add(L, ka, rt_jit_i64(L, kb)), k1);
+    RT_RETURN_IF_ERROR(pack_b_elems(L, g, &d, b, ka, kz, rt_jit_i64(L, 0), cols));
     LLVMBasicBlockRef outer = LLVMGetInsertBlock(B);
     rt_jit_loop_end(L, &lkb, NULL);
     rt_jit_tpl_loop_hints(L, outer, false, true);
   } else {
-    rt_jit_loop_t lk, lc;
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->k), 0, NULL, &lk);
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), cols, 0, NULL, &lc);
-    RT_RETURN_IF_ERROR(g->b_elem(L, g, b, lk.iv, add(L, n0, lc.iv), &v));
-    rt_jit_tpl_storef(L, v, dst, add(L, mul(L, lk.iv, nw), lc.iv));
-    rt_jit_loop_end(L, &lc, NULL);
-    rt_jit_loop_end(L, &lk, NULL);
+    RT_RETURN_IF_ERROR(pack_b_elems(L, g, &d, b, k0, k1, rt_jit_i64(L, 0), cols));
   }
-  /* Columns past N, then rows past K. */
+  /* Columns past N, then steps past K (the last block's padding). */
   if (g->n % nw) {
     rt_jit_loop_t lk;
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->k), 0, NULL, &lk);
-    LLVMValueRef row = mul(L, lk.iv, nw);
-    zero_range(L, dst, add(L, row, cols), add(L, row, rt_jit_i64(L, nw)));
+    rt_jit_loop_begin(L, k0, k1, 0, NULL, &lk);
+    zero_range(L, dst, bdst_index(L, &d, lk.iv, cols), bdst_index(L, &d, lk.iv, rt_jit_i64(L, nw)));
     rt_jit_loop_end(L, &lk, NULL);
   }
-  if (z->kp > g->k) zero_range(L, dst, rt_jit_i64(L, g->k * nw), rt_jit_i64(L, z->kp * nw));
+  if (z->kp > g->k) {
+    zero_range(L, dst, mul(L, LLVMBuildSub(B, k1, k0, ""), nw), rt_jit_i64(L, z->kc * nw));
+  }
   return RT_OK;
 }
 
@@ -396,10 +398,11 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   }
   LLVMValueRef ntile = LLVMBuildSub(B, t_hi, t_lo, ""), npan = LLVMBuildSub(B, p_hi, p_lo, "");
   LLVMValueRef row_lo = mul(L, t_lo, mr), row_hi = mul(L, t_hi, mr);
-  /* Workspace of this task: its packed A rows, its packed B panels, and
-   * the C tiles (all of them while K blocks accumulate, else one). */
+  /* Workspace of this task: its packed A rows, one packed B block (at
+   * most ncp panels of one K block), and the C tiles (all of them while K
+   * blocks accumulate, else one). */
   LLVMValueRef wsa = rt_jit_tpl_ws_alloc_v(L, mul(L, ntile, (int64_t)mr * z.kp * 4));
-  LLVMValueRef wsb = rt_jit_tpl_ws_alloc_v(L, mul(L, npan, z.kp * nw * 4));
+  LLVMValueRef wsb = rt_jit_tpl_ws_alloc_v(L, mul(L, imin(L, npan, z.ncp), z.kc * nw * 4));
   LLVMValueRef wsc = z.nkb > 1 ? rt_jit_tpl_ws_alloc_v(L, mul(L, LLVMBuildMul(B, ntile, npan, ""), tile * 4))
                                : rt_jit_tpl_ws_alloc(L, tile * 4);
   LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildIsNotNull(B, wsb, ""), LLVMBuildIsNotNull(B, wsc, ""), "");
@@ -411,26 +414,25 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   rt_jit_loop_t lb;
   rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
   RT_RETURN_IF_ERROR(pack_a(L, g, &z, lb.iv, row_lo, row_hi, wsa));
-  {
-    rt_jit_loop_t lp;
-    rt_jit_loop_begin(L, p_lo, p_hi, 0, NULL, &lp);
-    LLVMValueRef dst = rt_jit_tpl_gep(L, wsb, mul(L, LLVMBuildSub(B, lp.iv, p_lo, ""), z.kp * nw));
-    RT_RETURN_IF_ERROR(pack_b(L, g, &z, lb.iv, mul(L, lp.iv, nw), dst));
-    rt_jit_loop_end(L, &lp, NULL);
-  }
-  /* for K block, for block of ncp panels, for row tile, for panel. */
+  /* for K block, for block of ncp panels (packed here, then in L2 while
+   * every row tile passes over it), for row tile, for panel. */
   rt_jit_loop_t lk, lj, lt, lp;
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, z.nkb), 0, NULL, &lk);
+  LLVMValueRef k0 = mul(L, lk.iv, z.kc);
   LLVMValueRef nblk = LLVMBuildSDiv(B, add(L, npan, rt_jit_i64(L, z.ncp - 1)), rt_jit_i64(L, z.ncp), "");
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), nblk, 0, NULL, &lj);
   LLVMValueRef pj = add(L, p_lo, mul(L, lj.iv, z.ncp));
   LLVMValueRef pe = rt_jit_min(L, add(L, pj, rt_jit_i64(L, z.ncp)), p_hi);
+  rt_jit_loop_begin(L, pj, pe, 0, NULL, &lp);
+  LLVMValueRef dst = rt_jit_tpl_gep(L, wsb, mul(L, LLVMBuildSub(B, lp.iv, pj, ""), z.kc * nw));
+  RT_RETURN_IF_ERROR(pack_b(L, g, &z, lb.iv, mul(L, lp.iv, nw), k0, dst));
+  rt_jit_loop_end(L, &lp, NULL);
   rt_jit_loop_begin(L, t_lo, t_hi, 0, NULL, &lt);
   LLVMValueRef tr = LLVMBuildSub(B, lt.iv, t_lo, "");
-  LLVMValueRef ap = rt_jit_tpl_gep(L, wsa, add(L, mul(L, tr, (int64_t)mr * z.kp), mul(L, lk.iv, z.kc * mr)));
+  LLVMValueRef ap = rt_jit_tpl_gep(L, wsa, add(L, mul(L, tr, (int64_t)mr * z.kp), mul(L, k0, mr)));
   rt_jit_loop_begin(L, pj, pe, 0, NULL, &lp);
   LLVMValueRef pr = LLVMBuildSub(B, lp.iv, p_lo, "");
-  LLVMValueRef bp = rt_jit_tpl_gep(L, wsb, add(L, mul(L, pr, z.kp * nw), mul(L, lk.iv, z.kc * nw)));
+  LLVMValueRef bp = rt_jit_tpl_gep(L, wsb, mul(L, LLVMBuildSub(B, lp.iv, pj, ""), z.kc * nw));
   LLVMValueRef ct = z.nkb > 1 ? rt_jit_tpl_gep(L, wsc, mul(L, add(L, LLVMBuildMul(B, tr, npan, ""), pr), tile)) : wsc;
   micro(L, g, &z, ap, bp, ct, LLVMBuildICmp(B, LLVMIntSGT, lk.iv, rt_jit_i64(L, 0), ""));
   rt_jit_if_t last;

@@ -145,7 +145,7 @@ static const tile_t *pick_tile(int64_t m, int64_t n, int32_t vw) {
 }
 
 /* Tiles of the packed GEMM core (dense.c: dense, matmul, batch_matmul,
- * im2col convolution). Its A panel (mr rows x kc) stays in L1 and its B
+ * im2col convolution). Its A tile streams k-major from L1/L2 and its B
  * panels (kc x vw*nv) stream from L2, so besides the FMA and load counts
  * a tile pays for the B bytes it pulls per step (gemm_cost). Ordered by
  * preference where costs tie: 12x2 first (the BLIS Skylake-X shape, half

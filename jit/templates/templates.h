@@ -158,11 +158,12 @@ bool rt_jit_tpl_raw(rt_jit_lower_t *L, const rt_ir_expr_t *e);
 
 /* The GEMM core (dense.c): C[b][M][N] = A[b][M][K] * B[b][K][N] for
  * batches b in [0, nb), split over tasks by batches, N panels or M tiles.
- * Per task: B is packed one vw*nv-column panel at a time into workspace
- * (B[k][n] as b_elem gives it; zero columns past N), A is read in place
- * when a_base is set (rows of K contiguous floats) or copied row by row
- * from a_elem into workspace, the micro-kernel fills a workspace C block,
- * and the epilogue writes the task's C region through out_idx. */
+ * Per task: A is packed k-major by row tile (from memory when a_base is
+ * set, else through a_elem), B one L2-sized block of vw*nv-column panels
+ * at a time (B[k][n] as b_elem gives it, or transposed from memory when
+ * b_base is set), the micro-kernel fills workspace C tiles, and the
+ * epilogue writes the task's C region through out_idx (dense.c has the
+ * loop nest). */
 typedef struct rt_jit_gemm_core_t {
   const rt_ir_expr_t *anchor, *out;
   LLVMValueRef data;
