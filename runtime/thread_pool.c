@@ -1,10 +1,13 @@
 /* The worker pool behind rt_thread_pool_run. Workers sleep on a condition
  * variable until a run is published (a generation counter changes), then
- * take task indices from an atomic counter; the caller takes tasks too. A
- * run ends when every task is done and no worker is still inside it (so a
- * slow worker cannot take a task of the next run with this run's
- * function). Runs are serialized by a mutex so one pool can be shared by
- * executors on different threads. */
+ * take task indices from an atomic ticket; the caller takes tasks too. A
+ * run ends when every task is done and no worker is still inside it.
+ * The ticket holds the run's generation beside the next task index, and a
+ * worker claims an index only while the generation is the one it read
+ * with the run's function: a worker that wakes late, after its run ended
+ * and the next one began, gives up instead of running a task of the new
+ * run with the old function and closure. Runs are serialized by a mutex
+ * so one pool can be shared by executors on different threads. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -25,15 +28,20 @@ struct rt_thread_pool_t {
   rt_task_fn fn;
   void *closure;
   int32_t num_tasks;
-  atomic_int next_task;
+  _Atomic uint64_t ticket;   /* generation << 32 | next task index */
   atomic_int remaining;
   int32_t active;            /* workers inside take_tasks (under lock) */
 };
 
-static void take_tasks(rt_thread_pool_t *p, rt_task_fn fn, void *closure, int32_t n) {
+static void take_tasks(rt_thread_pool_t *p, uint64_t generation, rt_task_fn fn, void *closure,
+                       int32_t n) {
+  const uint64_t gen = generation & 0xffffffffu;
+  uint64_t v = atomic_load(&p->ticket);
   for (;;) {
-    int t = atomic_fetch_add(&p->next_task, 1);
-    if (t >= n) return;
+    if (v >> 32 != gen || (int64_t)(v & 0xffffffffu) >= n) return;
+    if (!atomic_compare_exchange_weak(&p->ticket, &v, v + 1)) continue; /* v reloaded */
+    const int32_t t = (int32_t)(v & 0xffffffffu);
+    v += 1;
     fn(closure, t, n);
     if (atomic_fetch_sub(&p->remaining, 1) == 1) {
       pthread_mutex_lock(&p->lock);
@@ -56,7 +64,7 @@ static void *worker_main(void *arg) {
     int32_t n = p->num_tasks;
     p->active++;
     pthread_mutex_unlock(&p->lock);
-    take_tasks(p, fn, closure, n);
+    take_tasks(p, seen, fn, closure, n);
     pthread_mutex_lock(&p->lock);
     /* The caller waits for every active worker to leave take_tasks, so no
      * worker can take a task of the next run with this run's fn. */
@@ -125,12 +133,12 @@ void rt_thread_pool_run(rt_thread_pool_t *p, rt_task_fn fn, void *closure, int32
   p->fn = fn;
   p->closure = closure;
   p->num_tasks = num_tasks;
-  atomic_store(&p->next_task, 0);
   atomic_store(&p->remaining, num_tasks);
-  p->generation++;
+  const uint64_t generation = ++p->generation;
+  atomic_store(&p->ticket, (generation & 0xffffffffu) << 32);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
-  take_tasks(p, fn, closure, num_tasks);
+  take_tasks(p, generation, fn, closure, num_tasks);
   pthread_mutex_lock(&p->lock);
   while (atomic_load(&p->remaining) > 0 || p->active > 0) pthread_cond_wait(&p->done, &p->lock);
   pthread_mutex_unlock(&p->lock);

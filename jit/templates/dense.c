@@ -300,10 +300,10 @@ static void micro(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking
   if (z->nkb > 1) {
     for (int32_t l = 0; l < mr * nw / 16; ++l) rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, ct, rt_jit_i64(L, 16 * l)), true);
   }
-  LLVMValueRef init[RT_JIT_TPL_MAX_CARRY], bv[RT_JIT_TPL_MAX_CARRY], next[RT_JIT_TPL_MAX_CARRY];
+  LLVMValueRef init[RT_JIT_MAX_CARRY], bv[RT_JIT_MAX_CARRY], next[RT_JIT_MAX_CARRY];
   for (int32_t i = 0; i < nacc; ++i) init[i] = LLVMConstNull(vt);
-  rt_jit_tpl_loop_t lp;
-  rt_jit_tpl_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, z->kc), nacc, init, &lp);
+  rt_jit_loop_t lp;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, z->kc), nacc, init, &lp);
   LLVMValueRef brow = rt_jit_tpl_gep(L, bp, mul(L, lp.iv, nw));
   for (int32_t v = 0; v < nv; ++v) {
     LLVMValueRef ld = LLVMBuildLoad2(B, vt, rt_jit_tpl_gep(L, brow, rt_jit_i64(L, (int64_t)vw * v)), "");
@@ -317,8 +317,8 @@ static void micro(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking
       next[r * nv + v] = rt_jit_intrinsic(L, "llvm.fma", s, bv[v], lp.carry[r * nv + v]);
     }
   }
-  rt_jit_tpl_loop_end(L, &lp, next);
-  LLVMValueRef acc[RT_JIT_TPL_MAX_CARRY];
+  rt_jit_loop_end(L, &lp, next);
+  LLVMValueRef acc[RT_JIT_MAX_CARRY];
   for (int32_t i = 0; i < nacc; ++i) acc[i] = lp.carry[i];
   if (z->nkb > 1) {
     /* acc += ct when accumulating (a branch, so a first block never reads
@@ -328,7 +328,7 @@ static void micro(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->c, L->fn, "tstore");
     LLVMBuildCondBr(B, accumulate, addb, join);
     LLVMPositionBuilderAtEnd(B, addb);
-    LLVMValueRef sum[RT_JIT_TPL_MAX_CARRY];
+    LLVMValueRef sum[RT_JIT_MAX_CARRY];
     for (int32_t i = 0; i < nacc; ++i) {
       LLVMValueRef ld = LLVMBuildLoad2(B, vt, rt_jit_tpl_gep(L, ct, rt_jit_i64(L, (int64_t)vw * i)), "");
       LLVMSetAlignment(ld, valign);

@@ -310,42 +310,6 @@ rt_status_t rt_jit_template_emit(rt_jit_lower_t *L, const rt_ir_expr_t *out, LLV
   return RT_OK;
 }
 
-/* ---- loops ----------------------------------------------------------------- */
-
-void rt_jit_tpl_loop_begin(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi, int32_t ncarry,
-                           const LLVMValueRef *init, rt_jit_tpl_loop_t *out) {
-  LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
-  out->head = LLVMAppendBasicBlockInContext(L->c, L->fn, "tloop");
-  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->c, L->fn, "tbody");
-  out->exit = LLVMAppendBasicBlockInContext(L->c, L->fn, "tdone");
-  LLVMBuildBr(L->b, out->head);
-  LLVMPositionBuilderAtEnd(L->b, out->head);
-  out->iv = LLVMBuildPhi(L->b, L->i64, "k");
-  LLVMAddIncoming(out->iv, &lo, &pre, 1);
-  out->ncarry = ncarry;
-  for (int32_t k = 0; k < ncarry; ++k) {
-    out->carry[k] = LLVMBuildPhi(L->b, LLVMTypeOf(init[k]), "acc");
-    LLVMValueRef v = init[k];
-    LLVMAddIncoming(out->carry[k], &v, &pre, 1);
-  }
-  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, out->iv, hi, ""), body, out->exit);
-  LLVMPositionBuilderAtEnd(L->b, body);
-  out->memo_mark = L->num_memo;
-}
-
-void rt_jit_tpl_loop_end(rt_jit_lower_t *L, rt_jit_tpl_loop_t *loop, const LLVMValueRef *next) {
-  LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
-  LLVMValueRef inc = LLVMBuildAdd(L->b, loop->iv, rt_jit_i64(L, 1), "");
-  LLVMBuildBr(L->b, loop->head);
-  LLVMAddIncoming(loop->iv, &inc, &latch, 1);
-  for (int32_t k = 0; k < loop->ncarry; ++k) {
-    LLVMValueRef v = next[k];
-    LLVMAddIncoming(loop->carry[k], &v, &latch, 1);
-  }
-  LLVMPositionBuilderAtEnd(L->b, loop->exit);
-  L->num_memo = loop->memo_mark;
-}
-
 /* ---- vectors and memory ---------------------------------------------------- */
 
 LLVMTypeRef rt_jit_tpl_vec(rt_jit_lower_t *L, int32_t vw) {
@@ -435,11 +399,11 @@ void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int
   LLVMBuilderRef B = L->b;
   const int32_t nacc = mr * nv;
   rt_jit_tpl_wide(L, vw);
-  LLVMValueRef init[RT_JIT_TPL_MAX_CARRY] = {0}, next[RT_JIT_TPL_MAX_CARRY] = {0};
-  LLVMValueRef bv[RT_JIT_TPL_MAX_CARRY] = {0};
+  LLVMValueRef init[RT_JIT_MAX_CARRY] = {0}, next[RT_JIT_MAX_CARRY] = {0};
+  LLVMValueRef bv[RT_JIT_MAX_CARRY] = {0};
   for (int32_t i = 0; i < nacc; ++i) init[i] = LLVMConstNull(rt_jit_tpl_vec(L, vw));
-  rt_jit_tpl_loop_t lp;
-  rt_jit_tpl_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, K), nacc, init, &lp);
+  rt_jit_loop_t lp;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, K), nacc, init, &lp);
   LLVMValueRef k = lp.iv, boff;
   if (btab) {
     LLVMValueRef at = LLVMBuildGEP2(B, L->i32, btab, &k, 1, "");
@@ -457,7 +421,7 @@ void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int
       next[r * nv + v] = rt_jit_intrinsic(L, "llvm.fma", s, bv[v], lp.carry[r * nv + v]);
     }
   }
-  rt_jit_tpl_loop_end(L, &lp, next);
+  rt_jit_loop_end(L, &lp, next);
   for (int32_t r = 0; r < mr; ++r) {
     for (int32_t v = 0; v < nv; ++v) {
       rt_jit_tpl_storev(L, lp.carry[r * nv + v], c, rt_jit_i64(L, r * ldc + (int64_t)vw * v));

@@ -78,22 +78,6 @@ int32_t rt_jit_tpl_width(void);
 /* Rows of a register tile at most (arow arrays). */
 #define RT_JIT_TPL_MAX_MR 16
 
-/* Loops with up to RT_JIT_TPL_MAX_CARRY carried values (the micro-kernel's
- * accumulators); the same contract as rt_jit_loop_begin/_end. */
-#define RT_JIT_TPL_MAX_CARRY 24
-typedef struct rt_jit_tpl_loop_t {
-  LLVMBasicBlockRef head, exit;
-  LLVMValueRef iv;
-  LLVMValueRef carry[RT_JIT_TPL_MAX_CARRY];
-  int32_t ncarry;
-  int32_t memo_mark;
-} rt_jit_tpl_loop_t;
-void rt_jit_tpl_loop_begin(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi,
-                           int32_t ncarry, const LLVMValueRef *init,
-                           rt_jit_tpl_loop_t *out_loop);
-void rt_jit_tpl_loop_end(rt_jit_lower_t *L, rt_jit_tpl_loop_t *loop,
-                         const LLVMValueRef *next);
-
 /* Vector helpers: the <vw x float> type, a splat, a load/store of vw
  * floats at p + off (element offset, i64; align 4). */
 LLVMTypeRef rt_jit_tpl_vec(rt_jit_lower_t *L, int32_t vw);
