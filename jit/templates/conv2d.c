@@ -1,25 +1,29 @@
 /* The conv2d templates (NCHW data, OIHW weight, float32, static shapes).
  *
- * conv2d.direct (stride 1, any kernel size, dilation, padding, groups):
- * the input of one (image, group) is copied once per task into a padded
- * workspace image Xp[c][Hp][Wp] (zeros around it and a zero tail), through
- * the input's element expression, so a fused prologue is applied there and
- * the inner loop has no bounds checks. Output positions are then numbered
- * q = oh*Wp + ow over the padded width: the tap (c, kh, kw) of output q reads
- * Xp at q + off[k], off[k] = c*Hp*Wp + kh*dh*Wp + kw*dw, so vw*nv consecutive
- * q are one contiguous load per tap. That makes the convolution a GEMM
- * C[o][q] = sum_k W[o][k] * Xp[q + off[k]] with A = the weight rows (OIHW
- * rows are contiguous in k), B rows read in place at a constant offset table
- * (no packing), and the register micro-kernel of templates.c. The columns
- * ow in [OW, Wp) of each row are computed and dropped (OW/Wp of the work is
- * useful: 56/58 .. 7/9 on ResNet's 3x3 layers).
+ * conv2d.direct (any stride, kernel size, dilation, padding, groups; 1x1
+ * kernels only at stride 1): the input of one (image, group) is copied
+ * once per task into workspace phase images: the padded input split by
+ * row and column residue modulo the stride, image (c, py, px) holding
+ * padded element (r*sh + py, col*sw + px) at [r][col] (hq x wq each; at
+ * stride 1 this is just the padded image Xp[c][Hp][Wp]), plus a zero
+ * tail. The copy goes through the input's element expression, so a fused
+ * prologue is applied there and the inner loop has no bounds checks.
+ * Output positions are numbered q = oh*wq + ow; the tap (c, kh, kw) of
+ * output q then reads one phase image at q + off[k] (offset_table), so
+ * vw*nv consecutive q are one contiguous load per tap whatever the
+ * stride. That makes the convolution a GEMM C[o][q] = sum_k W[o][k] *
+ * X[q + off[k]] with A = the weight rows (OIHW rows are contiguous in k),
+ * B rows read in place at a constant offset table (no packing), and the
+ * register micro-kernel of templates.c. The columns ow in [OW, wq) of each
+ * row are computed and dropped (OW/wq of the work is useful: 56/58 .. 7/9
+ * on ResNet's 3x3 layers, 112/115 on its 7x7 stride-2 stem).
  *
  * conv2d.depthwise: the same with one output channel per group (mr = 1,
  * 4 vectors of vw positions), split over channels.
  *
- * conv2d.im2col (other strides): the GEMM core of dense.c with
- * B(k, p) = X(c, oh*sh - pt + kh*dh, ow*sw - pl + kw*dw) gathered into the
- * packed panels (zero outside the image).
+ * conv2d.im2col (1x1 kernels with a stride > 1): the GEMM core of dense.c
+ * with B(k, p) = X(c, oh*sh - pt, ow*sw - pl) gathered into the packed
+ * panels, walking p inside k.
  *
  * The epilogue (bias, scale, relu, residual add...) runs on the task's part
  * of the C block, per output element, as everywhere (templates.h). */
@@ -180,9 +184,12 @@ static void ic_out_idx(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValue
 
 /* ---- direct ------------------------------------------------------------------- */
 
-/* The constant tap offset table off[k] (i32) as a private global. */
-static LLVMValueRef offset_table(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, int64_t wp,
-                                 int64_t hpwp, int64_t *out_max) {
+/* The constant tap offset table off[k] (i32) as a private global: tap
+ * (ci, y, x) of output q = oh*wq + ow reads the phase image (see
+ * conv_direct) of input channel ci, phase ((y*dh) % sh, (x*dw) % sw), at
+ * row oh + (y*dh) / sh, column ow + (x*dw) / sw. */
+static LLVMValueRef offset_table(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, int64_t hq, int64_t wq,
+                                 int64_t *out_max) {
   const int64_t K = c->cg * c->kh * c->kw;
   LLVMValueRef *vals = malloc((size_t)K * sizeof *vals);
   if (!vals) return NULL;
@@ -190,7 +197,9 @@ static LLVMValueRef offset_table(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, in
   for (int64_t ci = 0; ci < c->cg; ++ci) {
     for (int64_t y = 0; y < c->kh; ++y) {
       for (int64_t x = 0; x < c->kw; ++x) {
-        int64_t off = ci * hpwp + y * c->dh * wp + x * c->dw;
+        const int64_t ey = y * c->dh, ex = x * c->dw;
+        const int64_t phase = (ci * c->sh + ey % c->sh) * c->sw + ex % c->sw;
+        int64_t off = phase * hq * wq + (ey / c->sh) * wq + ex / c->sw;
         if (off > mx) mx = off;
         vals[(ci * c->kh + y) * c->kw + x] = LLVMConstInt(L->i32, (unsigned long long)off, 0);
       }
@@ -236,18 +245,21 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
                                LLVMValueRef ntasks) {
   const rt_jit_conv2d_t *c = &cc->c;
   LLVMBuilderRef B = L->b;
-  const int64_t hp = c->h + c->pt + c->pb, wp = c->w + c->pl + c->pr, hpwp = hp * wp;
+  const int64_t hp = c->h + c->pt + c->pb, wp = c->w + c->pl + c->pr;
+  /* Phase images of the padded input: sh*sw per channel, hq x wq each. */
+  const int64_t hq = (hp + c->sh - 1) / c->sh, wq = (wp + c->sw - 1) / c->sw;
+  const int64_t nph = c->cg * c->sh * c->sw, hqwq = hq * wq;
   const int64_t K = c->cg * c->kh * c->kw, M = c->og;
   const int32_t mr = p->mr, nv = p->nv, vw = p->vw;
-  const int64_t nw = (int64_t)vw * nv, qn = (c->oh - 1) * wp + c->ow, qt = (qn + nw - 1) / nw, qpad = qt * nw;
+  const int64_t nw = (int64_t)vw * nv, qn = (c->oh - 1) * wq + c->ow, qt = (qn + nw - 1) / nw, qpad = qt * nw;
   const int64_t mt = (M + mr - 1) / mr, mfull = M / mr;
   const int32_t mtail = (int32_t)(M % mr);
   const int64_t nbg = c->n * c->g;
   int64_t offmax;
-  LLVMValueRef tab = offset_table(L, c, wp, hpwp, &offmax);
+  LLVMValueRef tab = offset_table(L, c, hq, wq, &offmax);
   if (!tab) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (tap table)");
   int64_t xsize = offmax + qpad + vw;
-  if (xsize < c->cg * hpwp) xsize = c->cg * hpwp;
+  if (xsize < nph * hqwq) xsize = nph * hqwq;
   /* Split: (image, group) pairs, else output-channel tiles, else q tiles. */
   LLVMValueRef b_lo = rt_jit_i64(L, 0), b_hi = rt_jit_i64(L, nbg);
   LLVMValueRef t_lo = rt_jit_i64(L, 0), t_hi = rt_jit_i64(L, mt);
@@ -282,25 +294,35 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
   LLVMValueRef n = LLVMBuildUDiv(B, lb.iv, rt_jit_i64(L, c->g), "");
   LLVMValueRef gi = LLVMBuildURem(B, lb.iv, rt_jit_i64(L, c->g), "");
-  /* The padded image of (n, group gi), then the zero tail. */
+  /* The phase images of (n, group gi), then the zero tail: image
+   * (ci, py, px) holds padded element (r*sh + py, col*sw + px) at
+   * ((ci*sh + py)*sw + px)*hq*wq + r*wq + col (with stride 1, the padded
+   * image itself). Positions past the padded image read as zero. */
   {
     rt_jit_loop_t lc, ly, lx;
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->cg), 0, NULL, &lc);
-    LLVMValueRef cin = LLVMBuildAdd(B, LLVMBuildMul(B, gi, rt_jit_i64(L, c->cg), ""), lc.iv, "");
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, hp), 0, NULL, &ly);
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, wp), 0, NULL, &lx);
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nph), 0, NULL, &lc);
+    LLVMValueRef ci = LLVMBuildUDiv(B, lc.iv, rt_jit_i64(L, c->sh * c->sw), "");
+    LLVMValueRef ph = LLVMBuildURem(B, lc.iv, rt_jit_i64(L, c->sh * c->sw), "");
+    LLVMValueRef py = LLVMBuildUDiv(B, ph, rt_jit_i64(L, c->sw), "");
+    LLVMValueRef px = LLVMBuildURem(B, ph, rt_jit_i64(L, c->sw), "");
+    LLVMValueRef cin = LLVMBuildAdd(B, LLVMBuildMul(B, gi, rt_jit_i64(L, c->cg), ""), ci, "");
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, hq), 0, NULL, &ly);
+    LLVMValueRef hy = LLVMBuildAdd(B, LLVMBuildMul(B, ly.iv, rt_jit_i64(L, c->sh), ""), py, "");
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, wq), 0, NULL, &lx);
+    LLVMValueRef hx = LLVMBuildAdd(B, LLVMBuildMul(B, lx.iv, rt_jit_i64(L, c->sw), ""), px, "");
     LLVMValueRef v;
-    RT_RETURN_IF_ERROR(x_at(L, cc, n, cin, LLVMBuildSub(B, ly.iv, rt_jit_i64(L, c->pt), ""),
-                            LLVMBuildSub(B, lx.iv, rt_jit_i64(L, c->pl), ""), &v));
+    /* x_at is zero outside the image, which covers hy >= hp, hx >= wp. */
+    RT_RETURN_IF_ERROR(x_at(L, cc, n, cin, LLVMBuildSub(B, hy, rt_jit_i64(L, c->pt), ""),
+                            LLVMBuildSub(B, hx, rt_jit_i64(L, c->pl), ""), &v));
     LLVMValueRef at = LLVMBuildAdd(
-        B, LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, hp), ""), ly.iv, ""), rt_jit_i64(L, wp), ""),
+        B, LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, hq), ""), ly.iv, ""), rt_jit_i64(L, wq), ""),
         lx.iv, "");
     rt_jit_tpl_storef(L, v, wsx, at);
     rt_jit_loop_end(L, &lx, NULL);
     rt_jit_loop_end(L, &ly, NULL);
     rt_jit_loop_end(L, &lc, NULL);
     rt_jit_loop_t lz;
-    rt_jit_loop_begin(L, rt_jit_i64(L, c->cg * hpwp), rt_jit_i64(L, xsize), 0, NULL, &lz);
+    rt_jit_loop_begin(L, rt_jit_i64(L, nph * hqwq), rt_jit_i64(L, xsize), 0, NULL, &lz);
     rt_jit_tpl_storef(L, LLVMConstReal(L->f32, 0), wsx, lz.iv);
     rt_jit_loop_end(L, &lz, NULL);
   }
@@ -323,7 +345,7 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   rt_jit_loop_t eo, ey, ex;
   rt_jit_loop_begin(L, row_lo, row_hi, 0, NULL, &eo);
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->oh), 0, NULL, &ey);
-  LLVMValueRef rowq = LLVMBuildMul(B, ey.iv, rt_jit_i64(L, wp), "");
+  LLVMValueRef rowq = LLVMBuildMul(B, ey.iv, rt_jit_i64(L, wq), "");
   LLVMValueRef x_lo = rt_jit_min(L, rt_jit_max(L, LLVMBuildSub(B, qa, rowq, ""), rt_jit_i64(L, 0)), rt_jit_i64(L, c->ow));
   LLVMValueRef x_hi = rt_jit_min(L, rt_jit_max(L, LLVMBuildSub(B, qb, rowq, ""), rt_jit_i64(L, 0)), rt_jit_i64(L, c->ow));
   rt_jit_loop_begin(L, x_lo, x_hi, 0, NULL, &ex);
@@ -355,7 +377,7 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
       .anchor = p->anchor, .out = out, .data = data, .mr = p->mr, .nv = p->nv, .vw = p->vw,
       .user = &cc,
       .nb = cc.c.n * cc.c.g, .m = cc.c.og, .n = cc.c.oh * cc.c.ow, .k = cc.c.cg * cc.c.kh * cc.c.kw,
-      .k_inner = true, .a_elem = ic_a_elem, .b_elem = ic_b_elem, .out_idx = ic_out_idx,
+      .k_inner = false, .a_elem = ic_a_elem, .b_elem = ic_b_elem, .out_idx = ic_out_idx,
   };
   if (rt_jit_tpl_raw(L, cc.w)) g.a_base = ic_a_base;
   return rt_jit_tpl_gemm_core(L, &g, task, ntasks);

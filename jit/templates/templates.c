@@ -235,16 +235,19 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, rt_jit_tpl_plan_t *p) {
   if (id == RT_OP_NN_CONV2D) {
     rt_jit_conv2d_t c;
     if (!rt_jit_tpl_conv2d_attrs(a, &c)) return false;
-    if (c.cg == 1 && c.og == 1 && c.sh == 1 && c.sw == 1) {
+    /* Strided convolutions run direct on phase images (conv2d.c), except
+     * 1x1 ones: their phase copy would move sh*sw times the data used. */
+    const bool direct = (c.sh == 1 && c.sw == 1) || c.kh > 1 || c.kw > 1;
+    if (c.cg == 1 && c.og == 1 && direct) {
       p->kind = RT_JIT_TPL_CONV_DW;
       p->mr = 1;
       p->nv = 4;
       p->name = vw == 16 ? "conv2d.depthwise.1x64" : "conv2d.depthwise.1x32";
       return true;
     }
-    if (c.sh == 1 && c.sw == 1) {
-      const int64_t wp = c.w + c.pl + c.pr;
-      const tile_t *t = pick_tile(c.og, (c.oh - 1) * wp + c.ow, vw);
+    if (direct) {
+      const int64_t wq = (c.w + c.pl + c.pr + c.sw - 1) / c.sw;
+      const tile_t *t = pick_tile(c.og, (c.oh - 1) * wq + c.ow, vw);
       p->kind = RT_JIT_TPL_CONV_DIRECT;
       p->mr = t->mr;
       p->nv = t->nv;
