@@ -25,17 +25,22 @@ typedef struct case_t {
 
 #define CONV "nn.conv2d"
 static const case_t kCases[] = {
-    /* GEMM: dense */
-    {"%x: Tensor[(1, 1), float32], %w: Tensor[(1, 1), float32]", "nn.dense(%x, %w)", "gemm."},
+    /* GEMM: dense (one or two rows go to the generic dot products) */
+    {"%x: Tensor[(1, 1), float32], %w: Tensor[(1, 1), float32]", "nn.dense(%x, %w)", "loops"},
+    {"%x: Tensor[(3, 1), float32], %w: Tensor[(1, 1), float32]", "nn.dense(%x, %w)", "gemm."},
     {"%x: Tensor[(7, 13), float32], %w: Tensor[(17, 13), float32]", "nn.dense(%x, %w)", "gemm."},
     {"%x: Tensor[(5, 33), float32], %w: Tensor[(50, 33), float32]", "nn.dense(%x, %w)", "gemm."},
-    {"%x: Tensor[(2, 3), float32], %w: Tensor[(1, 3), float32]", "nn.dense(%x, %w)", "gemm."},
+    {"%x: Tensor[(2, 3), float32], %w: Tensor[(1, 3), float32]", "nn.dense(%x, %w)", "loops"},
+    {"%x: Tensor[(3, 3), float32], %w: Tensor[(1, 3), float32]", "nn.dense(%x, %w)", "gemm."},
     {"%x: Tensor[(13, 64), float32], %w: Tensor[(40, 64), float32], %b: Tensor[(40), float32]",
      "nn.relu(nn.bias_add(nn.dense(%x, %w), %b))", "gemm."},
     {"%x: Tensor[(9, 20), float32], %w: Tensor[(31, 20), float32], %b: Tensor[(9, 31), float32]",
      "multiply(tanh(nn.dense(%x, %w)), %b)", "gemm."},
     {"%x: Tensor[(1, 96), float32], %w: Tensor[(70, 96), float32], %b: Tensor[(70), float32]",
-     "add(nn.dense(%x, %w), %b)", "gemm.1x%d"},
+     "add(nn.dense(%x, %w), %b)", "loops"},
+    /* one row against a weight strided along K: the template, 1-row tile */
+    {"%x: Tensor[(1, 96), float32], %w: Tensor[(96, 70), float32], %b: Tensor[(70), float32]",
+     "add(nn.matmul(%x, %w), %b)", "gemm.1x%d"},
     /* large enough to split over tasks */
     {"%x: Tensor[(130, 24), float32], %w: Tensor[(520, 24), float32]", "nn.dense(%x, %w)", "gemm."},
     {"%x: Tensor[(300, 24), float32], %w: Tensor[(250, 24), float32]", "nn.relu(nn.dense(exp(%x), %w))", "gemm."},
