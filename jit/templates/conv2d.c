@@ -297,7 +297,9 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   /* The phase images of (n, group gi), then the zero tail: image
    * (ci, py, px) holds padded element (r*sh + py, col*sw + px) at
    * ((ci*sh + py)*sw + px)*hq*wq + r*wq + col (with stride 1, the padded
-   * image itself). Positions past the padded image read as zero. */
+   * image itself). Positions past the padded image are zero. Each row is
+   * three runs: zeros left of the image, the image's elements (no bounds
+   * checks: a plain or strided copy), zeros right of it. */
   {
     rt_jit_loop_t lc, ly, lx;
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nph), 0, NULL, &lc);
@@ -306,18 +308,35 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
     LLVMValueRef py = LLVMBuildUDiv(B, ph, rt_jit_i64(L, c->sw), "");
     LLVMValueRef px = LLVMBuildURem(B, ph, rt_jit_i64(L, c->sw), "");
     LLVMValueRef cin = LLVMBuildAdd(B, LLVMBuildMul(B, gi, rt_jit_i64(L, c->cg), ""), ci, "");
+    /* Columns col of this phase inside the image: col*sw + px - pl in
+     * [0, W), i.e. col in [lo, hi) (both clipped to [0, wq]). */
+    LLVMValueRef zero = rt_jit_i64(L, 0), sw1 = rt_jit_i64(L, c->sw - 1), swv = rt_jit_i64(L, c->sw);
+    LLVMValueRef lo = LLVMBuildSDiv(B, LLVMBuildAdd(B, rt_jit_max(L, LLVMBuildSub(B, rt_jit_i64(L, c->pl), px, ""), zero), sw1, ""), swv, "");
+    LLVMValueRef hi = LLVMBuildSDiv(B, LLVMBuildAdd(B, rt_jit_max(L, LLVMBuildSub(B, rt_jit_i64(L, c->pl + c->w), px, ""), zero), sw1, ""), swv, "");
+    lo = rt_jit_min(L, lo, rt_jit_i64(L, wq));
+    hi = rt_jit_max(L, rt_jit_min(L, hi, rt_jit_i64(L, wq)), lo);
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, hq), 0, NULL, &ly);
-    LLVMValueRef hy = LLVMBuildAdd(B, LLVMBuildMul(B, ly.iv, rt_jit_i64(L, c->sh), ""), py, "");
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, wq), 0, NULL, &lx);
-    LLVMValueRef hx = LLVMBuildAdd(B, LLVMBuildMul(B, lx.iv, rt_jit_i64(L, c->sw), ""), px, "");
-    LLVMValueRef v;
-    /* x_at is zero outside the image, which covers hy >= hp, hx >= wp. */
-    RT_RETURN_IF_ERROR(x_at(L, cc, n, cin, LLVMBuildSub(B, hy, rt_jit_i64(L, c->pt), ""),
-                            LLVMBuildSub(B, hx, rt_jit_i64(L, c->pl), ""), &v));
-    LLVMValueRef at = LLVMBuildAdd(
-        B, LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, hq), ""), ly.iv, ""), rt_jit_i64(L, wq), ""),
-        lx.iv, "");
-    rt_jit_tpl_storef(L, v, wsx, at);
+    LLVMValueRef ih = LLVMBuildSub(B, LLVMBuildAdd(B, LLVMBuildMul(B, ly.iv, rt_jit_i64(L, c->sh), ""), py, ""),
+                                   rt_jit_i64(L, c->pt), "");
+    LLVMValueRef row_ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, ih, zero, ""),
+                                       LLVMBuildICmp(B, LLVMIntSLT, ih, rt_jit_i64(L, c->h), ""), "");
+    /* A row outside the image (rows past the padded image included) is
+     * all zeros. */
+    LLVMValueRef rlo = LLVMBuildSelect(B, row_ok, lo, rt_jit_i64(L, wq), "");
+    LLVMValueRef rhi = LLVMBuildSelect(B, row_ok, hi, rt_jit_i64(L, wq), "");
+    LLVMValueRef row = rt_jit_tpl_gep(
+        L, wsx, LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, hq), ""), ly.iv, ""), rt_jit_i64(L, wq), ""));
+    rt_jit_loop_begin(L, zero, rlo, 0, NULL, &lx);
+    rt_jit_tpl_storef(L, LLVMConstReal(L->f32, 0), row, lx.iv);
+    rt_jit_loop_end(L, &lx, NULL);
+    rt_jit_loop_begin(L, rlo, rhi, 0, NULL, &lx);
+    LLVMValueRef iw = LLVMBuildSub(B, LLVMBuildAdd(B, LLVMBuildMul(B, lx.iv, swv, ""), px, ""), rt_jit_i64(L, c->pl), "");
+    LLVMValueRef idx[4] = {c->n == 1 ? zero : n, cin, ih, iw}, v;
+    RT_RETURN_IF_ERROR(rt_jit_elem(L, cc->x, idx, &v));
+    rt_jit_tpl_storef(L, v, row, lx.iv);
+    rt_jit_loop_end(L, &lx, NULL);
+    rt_jit_loop_begin(L, rhi, rt_jit_i64(L, wq), 0, NULL, &lx);
+    rt_jit_tpl_storef(L, LLVMConstReal(L->f32, 0), row, lx.iv);
     rt_jit_loop_end(L, &lx, NULL);
     rt_jit_loop_end(L, &ly, NULL);
     rt_jit_loop_end(L, &lc, NULL);
