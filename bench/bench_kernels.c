@@ -37,8 +37,7 @@
 #include "ir/ir.h"
 #include "jit/jit.h"
 #include "rt/rt.h"
-#include "runtime/thread_pool.h"
-#include "runtime/workspace.h"
+#include "runtime/kernel_services.h"
 
 #ifndef RT_SOURCE_ROOT
 #define RT_SOURCE_ROOT "."
@@ -55,64 +54,6 @@ static int check(rt_status_t st, const char *what) {
   fprintf(stderr, "bench_kernels: %s: %s\n", what, rt_status_message(st));
   rt_status_free(st);
   return 1;
-}
-
-/* ---- a kernel context on a thread pool -------------------------------------- */
-
-/* A kernel context like the executors': the thread pool (or none) and
- * the pooled workspace, so timed calls allocate nothing. */
-typedef struct pool_ctx_t {
-  rt_kernel_ctx ctx;
-  rt_thread_pool_t *pool;
-  rt_workspace_pool_t workspace;
-  char error[512];
-} pool_ctx_t;
-
-typedef struct {
-  rt_kernel_task_fn body;
-  void *closure;
-  int failed;
-} job_t;
-
-static void run_task(void *closure, int32_t task, int32_t n) {
-  job_t *j = closure;
-  if (j->body(j->closure, task, n) != 0) j->failed = 1; /* any writer sets 1 */
-}
-
-static int32_t pool_parallel_for(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, void *closure,
-                                 int32_t n_tasks) {
-  const pool_ctx_t *p = ctx->user;
-  job_t j = {body, closure, 0};
-  rt_thread_pool_run(p->pool, run_task, &j, n_tasks);
-  return j.failed;
-}
-
-static void *ws_alloc(const rt_kernel_ctx *ctx, uint64_t n) {
-  pool_ctx_t *p = ctx->user;
-  return rt_workspace_alloc(&p->workspace, n);
-}
-
-static void ws_free(const rt_kernel_ctx *ctx, void *ptr) {
-  pool_ctx_t *p = ctx->user;
-  rt_workspace_free(&p->workspace, ptr);
-}
-
-static void set_error(const rt_kernel_ctx *ctx, const char *m) {
-  pool_ctx_t *p = ctx->user;
-  if (!p->error[0]) snprintf(p->error, sizeof p->error, "%s", m);
-}
-
-static void pool_ctx_initialize(pool_ctx_t *p, rt_thread_pool_t *pool) {
-  memset(p, 0, sizeof *p);
-  p->pool = pool;
-  rt_workspace_pool_initialize(&p->workspace);
-  p->ctx.version = RT_KERNEL_ABI_VERSION;
-  p->ctx.num_threads = pool ? rt_thread_pool_size(pool) : 1;
-  p->ctx.parallel_for = pool ? pool_parallel_for : NULL;
-  p->ctx.workspace_alloc = ws_alloc;
-  p->ctx.workspace_free = ws_free;
-  p->ctx.set_error = set_error;
-  p->ctx.user = p;
 }
 
 /* ---- kernels ------------------------------------------------------------------ */
@@ -365,9 +306,11 @@ int main(int argc, char **argv) {
   printf("\ncompiled %d kernels in one module: %.0f ms (lower %.0f, O3 %.0f, codegen %.0f)\n", NCASES,
          (now_s() - tb) * 1e3, st.lower_ms, st.opt_ms, st.codegen_ms);
   if (check(rt_thread_pool_create((int32_t)ncpu, &pool), "thread pool")) return 1;
-  pool_ctx_t one, all;
-  pool_ctx_initialize(&one, NULL);
-  pool_ctx_initialize(&all, pool);
+  /* Kernel contexts like the executors' (pooled workspace, so timed calls
+   * allocate nothing): one thread, and the thread pool. */
+  rt_kernel_services_t one, all;
+  rt_kernel_services_initialize(NULL, &one);
+  rt_kernel_services_initialize(pool, &all);
   bool dense_ok = true, conv_ok = true;
   double worst_dense = 1e9, worst_conv = 1e9;
   double g1s[NALL], gns[NALL];
@@ -391,7 +334,8 @@ int main(int argc, char **argv) {
     double s1 = time_kernel(k, args, 3, &one.ctx, reps, &f1);
     double sn = time_kernel(k, args, 3, &all.ctx, reps, &fn_);
     if (f1 || fn_) {
-      printf("%-28s kernel failed: %s%s\n", cases[i].label, one.error, all.error);
+      printf("%-28s kernel failed: %s\n", cases[i].label,
+             rt_kernel_services_error(f1 ? &one : &all));
       return 1;
     }
     g1s[i] = cases[i].gflop / s1;
@@ -419,8 +363,8 @@ int main(int argc, char **argv) {
     printf("floor 3x3 conv >= 0.50 of the 1-core peak: worst %.2f -> %s\n", worst_conv, conv_ok ? "met" : "NOT met");
   }
   rt_thread_pool_release(pool);
-  rt_workspace_pool_deinitialize(&one.workspace);
-  rt_workspace_pool_deinitialize(&all.workspace);
+  rt_kernel_services_deinitialize(&one);
+  rt_kernel_services_deinitialize(&all);
   rt_jit_module_release(jm);
   rt_jit_session_release(s);
   rt_module_release(m);
