@@ -327,23 +327,16 @@ static void read_file(const char *path, uint64_t max, uint8_t **out, size_t *out
   *out = buf;
 }
 
-rt_status_t rt_jit_cache_read(const char *dir, const rt_jit_kernel_id_t *id,
-                              rt_jit_cache_entry_t *out, bool *out_found) {
+rt_status_t rt_jit_cache_parse(const uint8_t *f, size_t size, const rt_jit_kernel_id_t *id,
+                               rt_jit_cache_entry_t *out, bool *out_found) {
   memset(out, 0, sizeof *out);
   *out_found = false;
-  char *path = NULL;
-  RT_RETURN_IF_ERROR(entry_path(dir, id, &path));
-  uint8_t *f = NULL;
-  size_t size = 0;
-  read_file(path, MAX_ENTRY_BYTES, &f, &size);
-  free(path);
-  if (!f) return RT_OK;
-  bool ok = size >= HEADER_SIZE && memcmp(f, kMagic, 8) == 0 &&
+  bool ok = size >= HEADER_SIZE && (uint64_t)size <= MAX_ENTRY_BYTES && memcmp(f, kMagic, 8) == 0 &&
             get_u32(f + 8) == RT_JIT_CACHE_FORMAT_VERSION && get_u32(f + 12) == HEADER_SIZE &&
             get_u64(f + 16) == id->key && get_u64(f + 24) == id->identity_hash;
   uint64_t idn = ok ? get_u64(f + 40) : 0, objn = ok ? get_u64(f + 48) : 0,
            lln = ok ? get_u64(f + 56) : 0;
-  /* Each length is below 2^30 (the file is), so the sum cannot wrap. */
+  /* Each length is below 2^30 (the entry is), so the sum cannot wrap. */
   ok = ok && idn <= size && objn <= size && lln <= size &&
        HEADER_SIZE + idn + objn + lln == (uint64_t)size && idn == id->identity_len && objn > 0;
   ok = ok && get_u64(f + 64) == rt_jit_fnv(RT_JIT_FNV_SEED, f + HEADER_SIZE, size - HEADER_SIZE);
@@ -371,8 +364,23 @@ rt_status_t rt_jit_cache_read(const char *dir, const rt_jit_kernel_id_t *id,
       *out_found = true;
     }
   }
-  free(f);
   if (st) rt_jit_cache_entry_deinitialize(out);
+  return st;
+}
+
+rt_status_t rt_jit_cache_read(const char *dir, const rt_jit_kernel_id_t *id,
+                              rt_jit_cache_entry_t *out, bool *out_found) {
+  memset(out, 0, sizeof *out);
+  *out_found = false;
+  char *path = NULL;
+  RT_RETURN_IF_ERROR(entry_path(dir, id, &path));
+  uint8_t *f = NULL;
+  size_t size = 0;
+  read_file(path, MAX_ENTRY_BYTES, &f, &size);
+  free(path);
+  if (!f) return RT_OK;
+  rt_status_t st = rt_jit_cache_parse(f, size, id, out, out_found);
+  free(f);
   return st;
 }
 

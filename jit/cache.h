@@ -75,6 +75,14 @@ typedef struct rt_jit_cache_entry_t {
 RT_MUST_USE_RESULT rt_status_t rt_jit_cache_read(const char *dir, const rt_jit_kernel_id_t *id,
                                                  rt_jit_cache_entry_t *out_entry,
                                                  bool *out_found);
+/* The checks of rt_jit_cache_read on an entry's bytes (the whole file,
+ * `size` bytes): *out_found is false when they are not a valid entry of
+ * id; otherwise *out_entry holds copies of its parts. Never reads outside
+ * the bytes; the fuzz target fuzz/fuzz_cache.c calls it. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_cache_parse(const uint8_t *bytes, size_t size,
+                                                  const rt_jit_kernel_id_t *id,
+                                                  rt_jit_cache_entry_t *out_entry,
+                                                  bool *out_found);
 /* Writes id's entry atomically (temporary file + rename), creating the
  * folder. IO_ERROR when the OS refuses (callers treat it as a warning:
  * the kernel still works). */

@@ -574,6 +574,18 @@ static rt_status_t check_elf(const char *path) {
   return st;
 }
 
+/* Everything rt_artifact_load checks once a->desc is found: the
+ * descriptor and checksum, then the plan and constants, or a vm model's
+ * signature and executable. */
+static rt_status_t load_described(rt_artifact_t *a) {
+  RT_RETURN_IF_ERROR(check_descriptor(a));
+  const rt_artifact_descriptor_t *d = a->desc;
+  if (d->plan_size >= 8 && memcmp(d->plan, RT_ARTIFACT_VM_MAGIC, 8) == 0) return load_vm(a);
+  RT_RETURN_IF_ERROR(parse_plan(a->path, d->plan, (size_t)d->plan_size, (int32_t)d->num_kernels,
+                                &a->info, &a->input_names, &a->output_names));
+  return load_consts(a);
+}
+
 rt_status_t rt_artifact_load(const char *path, rt_artifact_t **out_artifact) {
   *out_artifact = NULL;
   if (!path) return RT_STATUS(INVALID_ARGUMENT, "rt_artifact_load: path is NULL");
@@ -610,14 +622,30 @@ rt_status_t rt_artifact_load(const char *path, rt_artifact_t **out_artifact) {
                      RT_ARTIFACT_SYMBOL);
     }
   }
-  if (!st) st = check_descriptor(a);
-  bool vm = !st && a->desc->plan_size >= 8 && memcmp(a->desc->plan, RT_ARTIFACT_VM_MAGIC, 8) == 0;
-  if (!st && vm) {
-    st = load_vm(a);
-  } else if (!st) {
-    st = parse_plan(path, a->desc->plan, (size_t)a->desc->plan_size, (int32_t)a->desc->num_kernels,
-                    &a->info, &a->input_names, &a->output_names);
-    if (!st) st = load_consts(a);
+  if (!st) st = load_described(a);
+  if (st) {
+    rt_artifact_release(a);
+    return st;
+  }
+  *out_artifact = a;
+  return RT_OK;
+}
+
+rt_status_t rt_artifact_load_descriptor(const rt_artifact_descriptor_t *desc, const char *name,
+                                        rt_artifact_t **out_artifact) {
+  *out_artifact = NULL;
+  rt_artifact_t *a = calloc(1, sizeof *a);
+  if (!a) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", name);
+  a->refcount = 1;
+  size_t n = strlen(name) + 1;
+  a->path = malloc(n);
+  rt_status_t st = RT_OK;
+  if (!a->path) {
+    st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", name);
+  } else {
+    memcpy(a->path, name, n);
+    a->desc = desc;
+    st = load_described(a);
   }
   if (st) {
     rt_artifact_release(a);

@@ -77,4 +77,14 @@ void rt_artifact_write_vm_plan(int32_t num_inputs, const rt_artifact_io_t *input
                                int32_t num_outputs, const rt_artifact_io_t *outputs,
                                const char *exe, size_t exe_size, rt_strbuf_t *out);
 
+/* rt_artifact_load's checks without the library: makes an artifact of the
+ * descriptor `desc` (its plan, constants, kernel table and checksum,
+ * checked exactly as a loaded library's; `name` stands for the path in
+ * messages). `desc` and everything it points at must outlive the
+ * artifact; its runtimes call desc->kernels. For tests and the fuzz
+ * target of the plan reader (fuzz/fuzz_artifact.c). */
+RT_MUST_USE_RESULT rt_status_t rt_artifact_load_descriptor(const rt_artifact_descriptor_t *desc,
+                                                           const char *name,
+                                                           rt_artifact_t **out_artifact);
+
 #endif /* RT_RUNTIME_ARTIFACT_FORMAT_H_ */
