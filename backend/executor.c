@@ -207,7 +207,7 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
     uint32_t flags = (ex->ctx.jit_keep_ll ? RT_JIT_KEEP_LL : 0u) |
                      (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u) |
                      (ex->ctx.jit_disk_cache ? 0u : RT_JIT_NO_DISK_CACHE);
-    st = rt_jit_session_shared(&ex->jit);
+    st = rt_jit_session_shared((rt_jit_target_kind_t)ex->ctx.jit_target, &ex->jit);
     if (!st) st = rt_vm_compile(ex->module, ex->jit, flags, &ex->vm_build);
     if (!st) st = rt_vm_executable_lookup(&ex->vm_build.exe, "main", &ex->vm_main);
     if (!st) st = rt_thread_pool_create((int32_t)ex->ctx.num_threads, &ex->pool);
@@ -223,7 +223,7 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
                      (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u) |
                      (ex->ctx.jit_disk_cache ? 0u : RT_JIT_NO_DISK_CACHE);
     /* The process-wide session: executors alive at once share kernels. */
-    st = rt_jit_session_shared(&ex->jit);
+    st = rt_jit_session_shared((rt_jit_target_kind_t)ex->ctx.jit_target, &ex->jit);
     if (!st) st = rt_graph_build(ex->module, ex->jit, flags, &ex->build);
     if (!st) st = rt_thread_pool_create((int32_t)ex->ctx.num_threads, &ex->pool);
     if (!st) {

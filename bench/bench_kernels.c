@@ -155,7 +155,7 @@ static void remove_dir(const char *dir) {
 
 static void print_counts(const char *what) {
   rt_jit_session_t *s = NULL;
-  if (rt_jit_session_shared(&s) != RT_OK) return;
+  if (rt_jit_session_shared(RT_JIT_TARGET_DEFAULT, &s) != RT_OK) return;
   rt_jit_cache_counts_t c;
   rt_jit_session_counts(s, &c);
   printf("    (%s: %lld compiled, %lld from disk, %lld written)\n", what, (long long)c.compiled,

@@ -29,29 +29,39 @@
 #define RT_JIT_JIT_H_
 
 #include "ir/ir.h"
+#include "jit/target.h"
 #include "rt/kernel_abi.h"
 
 typedef struct rt_jit_session_t rt_jit_session_t;
 typedef struct rt_jit_module_t rt_jit_module_t;
 
-/* Creates a session for the host CPU. `allocator` serves the session's and
- * its modules' bookkeeping (LLVM keeps its own heap). INTERNAL when LLVM
- * cannot set up the host target (its message included). */
+/* Creates a session compiling for target `kind` (jit/target.h; DEFAULT:
+ * $RELAYRT_JIT_TARGET, else the host). `allocator` serves the session's
+ * and its modules' bookkeeping (LLVM keeps its own heap). INTERNAL when
+ * LLVM cannot set up the target (its message included); the statuses of
+ * rt_jit_target_resolve. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_session_create_for(
+    rt_allocator_t allocator, rt_jit_target_kind_t kind, rt_jit_session_t **out_session);
+/* rt_jit_session_create_for with RT_JIT_TARGET_DEFAULT. */
 RT_MUST_USE_RESULT rt_status_t rt_jit_session_create(
     rt_allocator_t allocator, rt_jit_session_t **out_session);
 void rt_jit_session_retain(rt_jit_session_t *session);
 /* Drops a reference; the last one disposes the LLJIT. NULL is fine. */
 void rt_jit_session_release(rt_jit_session_t *session);
 
-/* A new reference to the process-wide session (created on first use, and
- * again after its last reference was released). Executors share it, so
- * kernels equal across executors alive at once compile and load once. */
-RT_MUST_USE_RESULT rt_status_t rt_jit_session_shared(rt_jit_session_t **out_session);
+/* A new reference to the process-wide session of target `kind` (one per
+ * target, created on first use, and again after its last reference was
+ * released). Executors share it, so kernels equal across executors alive
+ * at once compile and load once. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_session_shared(rt_jit_target_kind_t kind,
+                                                     rt_jit_session_t **out_session);
 
 /* The host target as the session compiles for it ("znver3", its features
  * and the triple), and the compiler version that is part of every cache
  * key (relayrt version and build id, LLVM version, kernel ABI); borrowed. */
 const char *rt_jit_session_cpu(const rt_jit_session_t *session);
+/* The session's target (borrowed, fixed for its lifetime). */
+const rt_jit_target_t *rt_jit_session_target(const rt_jit_session_t *session);
 const char *rt_jit_session_triple(const rt_jit_session_t *session);
 const char *rt_jit_session_compiler(const rt_jit_session_t *session);
 

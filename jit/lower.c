@@ -1150,10 +1150,11 @@ static void lower_entry(rt_jit_lower_t *L, LLVMValueRef entry_fn, LLVMValueRef t
   LLVMBuildRet(L->b, LLVMBuildCall2(L->b, task_ty, task_fn, targs, 3, ""));
 }
 
-static rt_status_t lower_function(LLVMModuleRef m, const rt_ir_expr_t *fn,
-                                  const char *symbol, int32_t *out_nin,
+static rt_status_t lower_function(LLVMModuleRef m, const rt_jit_target_t *target,
+                                  const rt_ir_expr_t *fn, const char *symbol, int32_t *out_nin,
                                   int32_t *out_nout) {
   rt_jit_lower_t L0 = {0}, *L = &L0;
+  L->target = target;
   L->m = m;
   L->c = LLVMGetModuleContext(m);
   L->b = LLVMCreateBuilderInContext(L->c);
@@ -1310,8 +1311,8 @@ static LLVMValueRef byte_gep(LLVMBuilderRef b, LLVMTypeRef i8, LLVMTypeRef i64, 
  * kernel on the anchor's arguments into a workspace buffer, then the rest
  * of the group (`symbol`.tail, lowered as usual, with the anchor's value as
  * an extra input after the params) into the outputs. */
-static rt_status_t lower_split(LLVMModuleRef m, const rt_ir_expr_t *fn, const rt_ir_expr_t *anchor,
-                               const char *symbol, rt_kernel_fn kernel, int32_t *out_nin,
+static rt_status_t lower_split(LLVMModuleRef m, const rt_jit_target_t *target,
+                               const rt_ir_expr_t *fn, const rt_ir_expr_t *anchor, const char *symbol, rt_kernel_fn kernel, int32_t *out_nin,
                                int32_t *out_nout) {
   const int32_t nparams = fn->fn.nparams, nanchor = anchor->call.nargs;
   rt_dtype_t dt;
@@ -1327,7 +1328,7 @@ static rt_status_t lower_split(LLVMModuleRef m, const rt_ir_expr_t *fn, const rt
   int32_t tnin = 0, tnout = 0;
   rt_status_t st = rt_ir_custom_split(fn, anchor, &split, &tail);
   if (!st) st = rt_ir_custom_expand(tail, &scratch, &expanded);
-  if (!st) st = lower_function(m, expanded, tail_symbol, &tnin, &tnout);
+  if (!st) st = lower_function(m, target, expanded, tail_symbol, &tnin, &tnout);
   rt_module_release(scratch);
   rt_module_release(split);
   RT_RETURN_IF_ERROR(st);
@@ -1446,8 +1447,8 @@ static rt_status_t lower_split(LLVMModuleRef m, const rt_ir_expr_t *fn, const rt
   return RT_OK;
 }
 
-rt_status_t rt_jit_lower_function(LLVMModuleRef m, const rt_ir_expr_t *fn,
-                                  const char *symbol, int32_t *out_nin,
+rt_status_t rt_jit_lower_function(LLVMModuleRef m, const rt_jit_target_t *target,
+                                  const rt_ir_expr_t *fn, const char *symbol, int32_t *out_nin,
                                   int32_t *out_nout) {
   if (fn->kind != RT_IR_FUNCTION) {
     return RT_STATUS(INVALID_ARGUMENT, "%s: not a function", symbol);
@@ -1464,12 +1465,12 @@ rt_status_t rt_jit_lower_function(LLVMModuleRef m, const rt_ir_expr_t *fn,
   const rt_ir_expr_t *anchor = NULL;
   RT_RETURN_IF_ERROR(rt_ir_custom_anchor_for(fn, triple && *triple ? triple : "host", &kernel,
                                              &anchor, what, sizeof what));
-  if (kernel) return lower_split(m, fn, anchor, symbol, kernel, out_nin, out_nout);
+  if (kernel) return lower_split(m, target, fn, anchor, symbol, kernel, out_nin, out_nout);
   /* Custom elementwise ops fuse through their element expressions. */
   rt_module_t *scratch = NULL;
   const rt_ir_expr_t *expanded = fn;
   RT_RETURN_IF_ERROR(rt_ir_custom_expand(fn, &scratch, &expanded));
-  rt_status_t status = lower_function(m, expanded, symbol, out_nin, out_nout);
+  rt_status_t status = lower_function(m, target, expanded, symbol, out_nin, out_nout);
   rt_module_release(scratch);
   return status;
 }

@@ -35,6 +35,7 @@
 #include <llvm-c/Core.h>
 
 #include "ir/ir.h"
+#include "jit/target.h"
 
 typedef struct rt_jit_lower_t rt_jit_lower_t;
 
@@ -73,6 +74,7 @@ const rt_jit_op_lowering_t *rt_jit_op_lowering(int32_t id);
  * the module may then hold a partial function, which the caller discards
  * with the module. */
 RT_MUST_USE_RESULT rt_status_t rt_jit_lower_function(LLVMModuleRef m,
+                                                     const rt_jit_target_t *target,
                                                      const rt_ir_expr_t *fn,
                                                      const char *symbol,
                                                      int32_t *out_nin,
@@ -89,6 +91,7 @@ struct rt_jit_lower_t {
   LLVMValueRef err;    /* alloca ptr: first runtime error message, or null */
   LLVMTypeRef i1, i8, i16, i32, i64, f16, f32, f64, ptr, void_t;
   const char *symbol;
+  const rt_jit_target_t *target; /* the session's: template widths */
   /* Nodes with their shapes (small groups: linear lookup). */
   rt_jit_node_t *nodes;
   int32_t num_nodes, cap_nodes;

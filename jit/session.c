@@ -1,8 +1,9 @@
-/* The JIT session: one ORC LLJIT for the host CPU, the kernel cache, and
- * builds that turn a batch of Primitive functions into native kernels.
+/* The JIT session: one ORC LLJIT for one target (jit/target.h), the
+ * kernel cache, and builds that turn a batch of Primitive functions into
+ * native kernels.
  *
- * Setup (llvm-orc.md §3, §4.1): the host triple, CPU name and features
- * (LLVMGetHostCPUName/Features: "znver3", "+avx2,+fma,...") make a
+ * Setup: the host triple and the target's CPU name and features ("znver3",
+ * "+avx2,+fma,..." for the host; "haswell" for avx2) make a
  * TargetMachine at CodeGenLevelAggressive with PIC and the default (small)
  * code model, which becomes the LLJIT's JITTargetMachineBuilder. The
  * session error reporter is captured (by default ORC prints "JIT session
@@ -81,8 +82,9 @@ struct rt_jit_session_t {
   rt_allocator_t allocator;
   pthread_mutex_t lock;
   LLVMOrcLLJITRef jit;
-  char *triple, *cpu, *features;  /* malloc'd copies */
-  char *target;                   /* "<triple> <cpu> <features>" */
+  rt_jit_target_t tgt;            /* what kernels are compiled for */
+  char *triple;                   /* malloc'd copy */
+  char *target;                   /* "<triple> <target name> <cpu> <features> vw<lanes>" */
   char compiler[256];             /* rt_jit_compiler_version */
   rt_strbuf_t session_errors;     /* reporter output, under lock */
   unit_t *units;                  /* live kernels, under lock */
@@ -152,7 +154,7 @@ static rt_status_t make_tm(const rt_jit_session_t *s, LLVMTargetMachineRef *out)
     return st;
   }
   LLVMDisposeMessage(msg);
-  *out = LLVMCreateTargetMachine(target, s->triple, s->cpu, s->features,
+  *out = LLVMCreateTargetMachine(target, s->triple, s->tgt.cpu, s->tgt.features,
                                  LLVMCodeGenLevelAggressive, LLVMRelocPIC,
                                  LLVMCodeModelDefault);
   if (!*out) return RT_STATUS(INTERNAL, "%s", "LLVM could not create a TargetMachine");
@@ -161,34 +163,31 @@ static rt_status_t make_tm(const rt_jit_session_t *s, LLVMTargetMachineRef *out)
 
 /* ---- session ------------------------------------------------------------ */
 
-static rt_status_t session_create(rt_allocator_t allocator, rt_jit_session_t **out_session) {
+static rt_status_t session_create(rt_allocator_t allocator, const rt_jit_target_t *tgt,
+                                  rt_jit_session_t **out_session) {
   *out_session = NULL;
   pthread_once(&g_llvm_once, llvm_init);
   if (g_llvm_init_failed) return RT_STATUS(INTERNAL, "%s", "LLVM has no native target");
   rt_jit_session_t *s;
   RT_RETURN_IF_ERROR(rt_allocator_malloc(allocator, sizeof *s, 16, true, (void **)&s));
   s->allocator = allocator;
+  s->tgt = *tgt;
   atomic_init(&s->refcount, 1);
   rt_strbuf_initialize(&s->session_errors);
   pthread_mutex_init(&s->lock, NULL);
   rt_jit_compiler_version(s->compiler, sizeof s->compiler);
   rt_status_t status = RT_OK;
-  char *t = LLVMGetDefaultTargetTriple(), *c = LLVMGetHostCPUName(), *f = LLVMGetHostCPUFeatures();
+  char *t = LLVMGetDefaultTargetTriple();
   s->triple = dup_str(t);
-  s->cpu = dup_str(c);
-  s->features = dup_str(f);
   LLVMDisposeMessage(t);
-  LLVMDisposeMessage(c);
-  LLVMDisposeMessage(f);
-  if (s->triple && s->cpu && s->features) {
-    /* The templates' vector width is part of the target: it follows the
-     * features, but RELAYRT_JIT_VECTOR_WIDTH=8 can force the AVX2 tiles,
-     * and a kernel cached with one width must not serve the other. */
-    size_t n = strlen(s->triple) + strlen(s->cpu) + strlen(s->features) + 3 + 16;
+  if (s->triple) {
+    /* The whole target is in every cache key: a kernel compiled for one
+     * CPU model, feature set or template width never serves another. */
+    size_t n = strlen(s->triple) + strlen(s->tgt.cpu) + strlen(s->tgt.features) + 64;
     s->target = malloc(n);
     if (s->target) {
-      snprintf(s->target, n, "%s %s %s vw%d", s->triple, s->cpu, s->features,
-               (int)rt_jit_tpl_width());
+      snprintf(s->target, n, "%s %s %s %s vw%d", s->triple, rt_jit_target_name(&s->tgt),
+               s->tgt.cpu, s->tgt.features, (int)s->tgt.vector_width);
     }
   }
   if (!s->target) status = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
@@ -216,27 +215,39 @@ static rt_status_t session_create(rt_allocator_t allocator, rt_jit_session_t **o
   return status;
 }
 
-rt_status_t rt_jit_session_create(rt_allocator_t allocator, rt_jit_session_t **out_session) {
-  return session_create(allocator, out_session);
+rt_status_t rt_jit_session_create_for(rt_allocator_t allocator, rt_jit_target_kind_t kind,
+                                      rt_jit_session_t **out_session) {
+  *out_session = NULL;
+  rt_jit_target_t tgt;
+  RT_RETURN_IF_ERROR(rt_jit_target_resolve(kind, &tgt));
+  return session_create(allocator, &tgt, out_session);
 }
 
-/* The process-wide session: not owned by this pointer (its holders own
- * it); reset to NULL by the release that drops the last reference, under
- * g_shared_lock, so rt_jit_session_shared never revives a dying one. */
-static pthread_mutex_t g_shared_lock = PTHREAD_MUTEX_INITIALIZER;
-static rt_jit_session_t *g_shared;
+rt_status_t rt_jit_session_create(rt_allocator_t allocator, rt_jit_session_t **out_session) {
+  return rt_jit_session_create_for(allocator, RT_JIT_TARGET_DEFAULT, out_session);
+}
 
-rt_status_t rt_jit_session_shared(rt_jit_session_t **out_session) {
+/* The process-wide sessions, one per resolved target kind: not owned by
+ * these pointers (their holders own them); reset to NULL by the release
+ * that drops the last reference, under g_shared_lock, so
+ * rt_jit_session_shared never revives a dying one. */
+static pthread_mutex_t g_shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static rt_jit_session_t *g_shared[RT_JIT_TARGET_KIND_COUNT];
+
+rt_status_t rt_jit_session_shared(rt_jit_target_kind_t kind, rt_jit_session_t **out_session) {
   *out_session = NULL;
+  rt_jit_target_t tgt;
+  RT_RETURN_IF_ERROR(rt_jit_target_resolve(kind, &tgt));
   rt_status_t st = RT_OK;
   pthread_mutex_lock(&g_shared_lock);
-  if (g_shared) {
-    atomic_fetch_add(&g_shared->refcount, 1);
+  rt_jit_session_t **slot = &g_shared[tgt.kind];
+  if (*slot) {
+    atomic_fetch_add(&(*slot)->refcount, 1);
   } else {
-    st = session_create(rt_allocator_system(), &g_shared);
-    if (!st) g_shared->shared = true;
+    st = session_create(rt_allocator_system(), &tgt, slot);
+    if (!st) (*slot)->shared = true;
   }
-  if (!st) *out_session = g_shared;
+  if (!st) *out_session = *slot;
   pthread_mutex_unlock(&g_shared_lock);
   return st;
 }
@@ -248,7 +259,7 @@ void rt_jit_session_release(rt_jit_session_t *s) {
   if (s->shared) {
     pthread_mutex_lock(&g_shared_lock);
     bool last = atomic_fetch_sub(&s->refcount, 1) == 1;
-    if (last) g_shared = NULL;
+    if (last) g_shared[s->tgt.kind] = NULL;
     pthread_mutex_unlock(&g_shared_lock);
     if (!last) return;
   } else if (atomic_fetch_sub(&s->refcount, 1) != 1) {
@@ -262,13 +273,12 @@ void rt_jit_session_release(rt_jit_session_t *s) {
   pthread_mutex_destroy(&s->lock);
   rt_strbuf_deinitialize(&s->session_errors);
   free(s->triple);
-  free(s->cpu);
-  free(s->features);
   free(s->target);
   rt_allocator_free(s->allocator, s);
 }
 
-const char *rt_jit_session_cpu(const rt_jit_session_t *s) { return s->cpu; }
+const char *rt_jit_session_cpu(const rt_jit_session_t *s) { return s->tgt.cpu; }
+const rt_jit_target_t *rt_jit_session_target(const rt_jit_session_t *s) { return &s->tgt; }
 const char *rt_jit_session_triple(const rt_jit_session_t *s) { return s->triple; }
 const char *rt_jit_session_compiler(const rt_jit_session_t *s) { return s->compiler; }
 
@@ -416,7 +426,7 @@ static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTarg
   LLVMModuleRef mod = LLVMModuleCreateWithNameInContext(symbol, ctx);
   LLVMSetTarget(mod, LLVMOrcLLJITGetTripleString(s->jit));
   LLVMSetDataLayout(mod, LLVMOrcLLJITGetDataLayoutStr(s->jit));
-  rt_status_t st = rt_jit_lower_function(mod, fn, symbol, &p->entry.nin, &p->entry.nout);
+  rt_status_t st = rt_jit_lower_function(mod, &s->tgt, fn, symbol, &p->entry.nin, &p->entry.nout);
   char *msg = NULL;
   if (!st && LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
     st = RT_STATUS(INTERNAL, "the lowered module does not verify: %s", msg ? msg : "");
@@ -498,7 +508,7 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
   const char *opt = (flags & RT_JIT_NO_OPT) ? "O0" : "O3";
   double t0 = now_ms();
   for (int32_t i = 0; !status && i < count; ++i) {
-    if (fns[i] && fns[i]->kind == RT_IR_FUNCTION) m->kernels[i].template_name = rt_jit_template_name(fns[i]);
+    if (fns[i] && fns[i]->kind == RT_IR_FUNCTION) m->kernels[i].template_name = rt_jit_template_name(fns[i], &s->tgt);
     if (!fns[i] || fns[i]->kind != RT_IR_FUNCTION) {
       status = RT_STATUS(INVALID_ARGUMENT, "kernel %d (%s): not a function", (int)i,
                          names && names[i] ? names[i] : "?");

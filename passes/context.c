@@ -104,21 +104,31 @@ typedef struct {
   const char *doc;
   int64_t min, max;
   size_t offset; /* of the int64_t field in rt_pass_context_t */
+  /* A named option: value i is names[i] (min 0, max the count - 1); the
+   * field holds the index. */
+  const char *const *names;
 } config_option;
+
+/* jit.target's names, in the order of jit/target.h's rt_jit_target_kind_t
+ * (backend/ maps the index; test_executor checks the two lists agree). */
+static const char *const kJitTargets[] = {"default", "host", "avx2", "avx512", "generic", NULL};
 
 static const config_option kConfig[] = {
     {"fuse.max_depth", "most ops in one fused group (FuseOps)", 1, 1 << 20,
-     offsetof(rt_pass_context_t, fuse_max_depth)},
+     offsetof(rt_pass_context_t, fuse_max_depth), NULL},
     {"jit.keep_ll", "keep each kernel's LLVM IR for get_source(\"ll\") (0/1)", 0, 1,
-     offsetof(rt_pass_context_t, jit_keep_ll)},
+     offsetof(rt_pass_context_t, jit_keep_ll), NULL},
     {"jit.keep_asm", "keep each kernel's assembly for get_source(\"asm\") (0/1)", 0, 1,
-     offsetof(rt_pass_context_t, jit_keep_asm)},
+     offsetof(rt_pass_context_t, jit_keep_asm), NULL},
     {"jit.disk_cache", "use the on-disk kernel cache (0/1; its folder is $RELAYRT_CACHE_DIR, "
                        "else $XDG_CACHE_HOME/relayrt or ~/.cache/relayrt)", 0, 1,
-     offsetof(rt_pass_context_t, jit_disk_cache)},
+     offsetof(rt_pass_context_t, jit_disk_cache), NULL},
     {"runtime.num_threads", "threads of each executor's kernel pool, counting the caller "
                             "(0: one per online CPU)", 0, 1024,
-     offsetof(rt_pass_context_t, num_threads)},
+     offsetof(rt_pass_context_t, num_threads), NULL},
+    {"jit.target", "what kernels are compiled for: default ($RELAYRT_JIT_TARGET, else host), "
+                   "host, avx2, avx512 or generic", 0, 4,
+     offsetof(rt_pass_context_t, jit_target), kJitTargets},
 };
 
 static rt_status_t find_option(const char *key, const config_option **out) {
@@ -143,6 +153,22 @@ rt_status_t rt_pass_context_set_config(rt_pass_context_t *context, const char *k
                                        const char *value) {
   const config_option *opt = NULL;
   RT_RETURN_IF_ERROR(find_option(key, &opt));
+  if (opt->names) {
+    rt_strbuf_t b;
+    rt_strbuf_initialize(&b);
+    for (int64_t i = 0; opt->names[i]; ++i) {
+      if (strcmp(opt->names[i], value) == 0) {
+        rt_strbuf_deinitialize(&b);
+        *(int64_t *)((char *)context + opt->offset) = i;
+        return RT_OK;
+      }
+      rt_strbuf_printf(&b, "%s%s", i ? ", " : "", opt->names[i]);
+    }
+    rt_status_t st = RT_STATUS(INVALID_ARGUMENT, "config option '%s' expects one of %s, got '%s'",
+                               key, b.data ? b.data : "", value);
+    rt_strbuf_deinitialize(&b);
+    return st;
+  }
   char *end = NULL;
   long long v = strtoll(value, &end, 10);
   if (!*value || *end != '\0' || v < opt->min || v > opt->max) {

@@ -51,12 +51,17 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_pass_context_disable(rt_pass_context_t 
  * assembly, which costs a second codegen), "jit.disk_cache" (0/1, default 1:
  * read and write the on-disk kernel cache), "runtime.num_threads" (0..1024,
  * default 0: the threads of each executor's kernel pool, counting the
- * caller; 0 = one per online CPU). An unknown key is NOT_FOUND listing the
- * known keys; a value of the wrong type or range is INVALID_ARGUMENT. */
+ * caller; 0 = one per online CPU), "jit.target" (default, host, avx2,
+ * avx512 or generic; default "default": $RELAYRT_JIT_TARGET when set, else
+ * host: what the JIT compiles kernels for; a target this CPU cannot run
+ * fails rt_create_executor with FAILED_PRECONDITION). An unknown key is
+ * NOT_FOUND listing the known keys; a value of the wrong type or range is
+ * INVALID_ARGUMENT. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_pass_context_set_config(rt_pass_context_t *context,
                                                                  const char *key,
                                                                  const char *value);
-/* The integer value of an int option (its default when unset). */
+/* The integer value of an int option (its default when unset); for a
+ * named option (jit.target) the index of its name in the documented list. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_pass_context_config_int(const rt_pass_context_t *context,
                                                                  const char *key,
                                                                  int64_t *out_value);

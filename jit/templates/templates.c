@@ -5,8 +5,8 @@
  * and broadcast ops whose result has the output's shape down to an anchor
  * op; the anchor, its operands and the output must be float32 with static
  * shapes (a `?` dim keeps the generic loop nest, which reads dims at run
- * time). The vector width vw is the host's (rt_jit_tpl_width: 16 lanes
- * with AVX-512F, else 8) and picks the tile table. The tile shape is chosen
+ * time). The vector width vw is the session target's (jit/target.h: 16
+ * lanes for AVX-512, else 8) and picks the tile table. The tile shape is chosen
  * by a small cost model: the padded work ceil(M/mr)*ceil(N/(vw*nv)) tiles
  * times the cycles one k step of an mr x vw*nv tile needs on a 2-FMA /
  * 2-load per cycle core, max(mr*nv, mr+nv) / 2.
@@ -20,33 +20,13 @@
  * vectors) + B + a broadcast fit the 32 zmm registers. */
 #include "jit/templates/templates.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/DebugInfo.h>
-#include <llvm-c/TargetMachine.h>
 
 #include "jit/ops/ops_impl.h"
-
-/* ---- vector width ------------------------------------------------------------ */
-
-static pthread_once_t g_width_once = PTHREAD_ONCE_INIT;
-static int32_t g_width = 8;
-
-static void width_init(void) {
-  char *f = LLVMGetHostCPUFeatures();
-  if (f && strstr(f, "+avx512f")) g_width = 16;
-  LLVMDisposeMessage(f);
-  const char *env = getenv("RELAYRT_JIT_VECTOR_WIDTH");
-  if (env && strcmp(env, "8") == 0) g_width = 8;
-}
-
-int32_t rt_jit_tpl_width(void) {
-  pthread_once(&g_width_once, width_init);
-  return g_width;
-}
 
 /* ---- selection ------------------------------------------------------------- */
 
@@ -208,7 +188,8 @@ static bool gemm_dims(const rt_ir_expr_t *a, int64_t *m, int64_t *n) {
   return true;
 }
 
-bool rt_jit_tpl_plan(const rt_ir_expr_t *out, rt_jit_tpl_plan_t *p) {
+bool rt_jit_tpl_plan(const rt_ir_expr_t *out, const rt_jit_target_t *target,
+                     rt_jit_tpl_plan_t *p) {
   memset(p, 0, sizeof *p);
   int32_t rank;
   const int64_t *shape;
@@ -219,7 +200,7 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, rt_jit_tpl_plan_t *p) {
     if (!static_f32(a->call.args[i], NULL, NULL)) return false;
   }
   const int32_t id = op_of(a)->id;
-  const int32_t vw = rt_jit_tpl_width();
+  const int32_t vw = target->vector_width;
   p->anchor = a;
   p->vw = vw;
   int32_t ra = 0, rb = 0;
@@ -290,10 +271,10 @@ static const rt_ir_expr_t *single_output(const rt_ir_expr_t *fn) {
   return fn->fn.body;
 }
 
-const char *rt_jit_template_name(const rt_ir_expr_t *fn) {
+const char *rt_jit_template_name(const rt_ir_expr_t *fn, const rt_jit_target_t *target) {
   const rt_ir_expr_t *out = single_output(fn);
   rt_jit_tpl_plan_t p;
-  if (!out || !rt_jit_tpl_plan(out, &p)) return NULL;
+  if (!out || !rt_jit_tpl_plan(out, target, &p)) return NULL;
   return p.name;
 }
 
@@ -301,7 +282,7 @@ rt_status_t rt_jit_template_emit(rt_jit_lower_t *L, const rt_ir_expr_t *out, LLV
                                  LLVMValueRef task, LLVMValueRef ntasks, bool *out_done) {
   *out_done = false;
   rt_jit_tpl_plan_t p;
-  if (!rt_jit_tpl_plan(out, &p)) return RT_OK;
+  if (!rt_jit_tpl_plan(out, L->target, &p)) return RT_OK;
   /* Every node on the way must have been sized (it is: the shape phase
    * ran over the whole output). */
   if (!rt_jit_node(L, out) || !rt_jit_node(L, p.anchor)) return RT_OK;

@@ -10,8 +10,8 @@
  * The anchor's values come from a register-blocked micro-kernel (an
  * MR x (VW*NV) tile of <VW x float> accumulators updated with llvm.fma
  * from a broadcast of A and vector loads of a packed B panel); VW, the
- * vector width, comes from the host CPU (rt_jit_tpl_width): 16 lanes
- * (zmm, llvm.fma.v16f32) with AVX-512F, else 8 (ymm, AVX2); the tile is
+ * vector width, comes from the session's target (jit/target.h): 16 lanes
+ * (zmm, llvm.fma.v16f32) for AVX-512, else 8 (ymm, AVX2); the tile is
  * stored to a workspace block, and the epilogue then walks the block: for
  * each element it records the anchor's value in the lowering's element memo
  * (rt_jit_memo_set) and asks the element expression of the output, so the
@@ -32,8 +32,8 @@
 /* The template kernel `fn` (a Primitive function) uses for its output, as
  * a static string ("gemm.6x16", "conv2d.direct", ...), or NULL when its
  * output is lowered by the generic loop nest. A pure function of fn and
- * the host CPU (the vector width, rt_jit_tpl_width). */
-const char *rt_jit_template_name(const rt_ir_expr_t *fn);
+ * the target (its vector width). */
+const char *rt_jit_template_name(const rt_ir_expr_t *fn, const rt_jit_target_t *target);
 
 /* Emits output `out` (a tensor node of the function) with a template when
  * one applies: *out_done is then true. Otherwise emits nothing and sets
@@ -67,13 +67,8 @@ typedef struct rt_jit_tpl_plan_t {
   int32_t vw;             /* vector lanes: 8 (AVX2) or 16 (AVX-512F) */
   const char *name;
 } rt_jit_tpl_plan_t;
-bool rt_jit_tpl_plan(const rt_ir_expr_t *out, rt_jit_tpl_plan_t *out_plan);
-
-/* The templates' vector width in float lanes for this host: 16 when LLVM's
- * host CPU features (the ones the session compiles for) have +avx512f,
- * else 8. Read once per process; RELAYRT_JIT_VECTOR_WIDTH=8 forces the
- * AVX2 path (tests of that path on an AVX-512 machine). */
-int32_t rt_jit_tpl_width(void);
+bool rt_jit_tpl_plan(const rt_ir_expr_t *out, const rt_jit_target_t *target,
+                     rt_jit_tpl_plan_t *out_plan);
 
 /* Rows of a register tile at most (arow arrays). */
 #define RT_JIT_TPL_MAX_MR 16

@@ -19,12 +19,16 @@ gen=""
 for g in "$src/../shared/tools/onnx-node-tests" "$src/shared/tools/onnx-node-tests"; do
   [ -x "$g" ] && { gen=$g; break; }
 done
+# A clone without ../shared has no generator: ONNX's own cases are then
+# skipped (said on stdout), and the hand-built cases and refusals still run.
+node_cases=1
 if [ ! -f "$data/index.tsv" ]; then
   if [ -z "$gen" ]; then
-    echo "onnx-node-tests generator not found next to the source tree" >&2
-    exit 1
+    echo "skip: ONNX's node cases (onnx_cases.txt, onnx_cases_vm.txt): the onnx-node-tests generator is not next to the source tree (../shared/tools/onnx-node-tests)"
+    node_cases=0
+  else
+    "$gen" "$data" >/dev/null
   fi
-  "$gen" "$data" >/dev/null
 fi
 extra="$data-extra"
 if [ ! -f "$extra/index.tsv" ] || [ "$here/gen_onnx_cases.py" -nt "$extra/index.tsv" ]; then
@@ -33,9 +37,11 @@ if [ ! -f "$extra/index.tsv" ] || [ "$here/gen_onnx_cases.py" -nt "$extra/index.
 fi
 conf=(/usr/bin/python3 "$src/scripts/onnx-conformance" "$relayrt")
 rc=0
-"${conf[@]}" "$data" --executors debug,graph,vm --cases "$cases" --require-pass --quiet --jobs 2 || rc=1
-"${conf[@]}" "$data" --executors debug,vm --cases "$here/onnx_cases_vm.txt" --require-pass --quiet \
-  --jobs 2 || rc=1
+if [ "$node_cases" = 1 ]; then
+  "${conf[@]}" "$data" --executors debug,graph,vm --cases "$cases" --require-pass --quiet --jobs 2 || rc=1
+  "${conf[@]}" "$data" --executors debug,vm --cases "$here/onnx_cases_vm.txt" --require-pass --quiet \
+    --jobs 2 || rc=1
+fi
 dyn='^extra/(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$'
 "${conf[@]}" "$extra" --suite extra --executors debug,graph,vm --filter '^extra/(?!(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$)' \
   --require-pass --quiet --jobs 2 || rc=1

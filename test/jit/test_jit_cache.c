@@ -387,13 +387,13 @@ static void test_jit_cache_disk_off(void **state) {
 static void test_jit_cache_shared_session(void **state) {
   (void)state;
   rt_jit_session_t *a = NULL, *b = NULL;
-  assert_ok(rt_jit_session_shared(&a));
-  assert_ok(rt_jit_session_shared(&b));
+  assert_ok(rt_jit_session_shared(RT_JIT_TARGET_DEFAULT, &a));
+  assert_ok(rt_jit_session_shared(RT_JIT_TARGET_DEFAULT, &b));
   assert_ptr_equal(a, b);
   assert_non_null(strstr(rt_jit_session_compiler(a), "LLVM"));
   rt_jit_session_release(a);
   rt_jit_session_release(b);
-  assert_ok(rt_jit_session_shared(&a));
+  assert_ok(rt_jit_session_shared(RT_JIT_TARGET_DEFAULT, &a));
   rt_jit_session_release(a);
 }
 

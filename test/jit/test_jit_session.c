@@ -207,11 +207,103 @@ static void test_jit_session_source(void **state) {
   rt_module_release(m);
 }
 
+/* Target names round-trip, and each named target resolves to its CPU model
+ * and lane count, or (only for an ISA this CPU lacks) FAILED_PRECONDITION.
+ * RELAYRT_JIT_TARGET chooses the default and a bad value is an error. */
+static void test_jit_target_resolve(void **state) {
+  (void)state;
+  for (int32_t k = 0; k < RT_JIT_TARGET_KIND_COUNT; ++k) {
+    rt_jit_target_kind_t got = RT_JIT_TARGET_KIND_COUNT;
+    assert_true(rt_jit_target_parse(rt_jit_target_names[k], &got));
+    assert_int_equal(got, k);
+  }
+  rt_jit_target_kind_t none;
+  assert_false(rt_jit_target_parse("avx", &none));
+  assert_null(rt_jit_target_names[RT_JIT_TARGET_KIND_COUNT]);
+
+  rt_jit_target_t t;
+  assert_ok(rt_jit_target_resolve(RT_JIT_TARGET_HOST, &t));
+  assert_int_equal(t.kind, RT_JIT_TARGET_HOST);
+  assert_true(t.vector_width == 8 || t.vector_width == 16);
+  assert_true(t.cpu[0] != '\0');
+  assert_ok(rt_jit_target_resolve(RT_JIT_TARGET_GENERIC, &t));
+  assert_string_equal(t.cpu, "x86-64");
+  assert_int_equal(t.vector_width, 8);
+  const struct { rt_jit_target_kind_t kind; const char *cpu; int32_t vw; } named[] = {
+      {RT_JIT_TARGET_AVX2, "haswell", 8}, {RT_JIT_TARGET_AVX512, "skylake-avx512", 16}};
+  for (size_t i = 0; i < sizeof named / sizeof named[0]; ++i) {
+    rt_status_t st = rt_jit_target_resolve(named[i].kind, &t);
+    if (st) {
+      assert_int_equal(rt_status_code(st), RT_STATUS_FAILED_PRECONDITION);
+      assert_non_null(strstr(rt_status_message(st), rt_jit_target_names[named[i].kind]));
+      rt_status_free(st);
+      continue;
+    }
+    assert_string_equal(t.cpu, named[i].cpu);
+    assert_int_equal(t.vector_width, named[i].vw);
+    assert_string_equal(t.features, "");
+  }
+
+  const char *saved = getenv("RELAYRT_JIT_TARGET");
+  char *keep = saved ? strdup(saved) : NULL;
+  setenv("RELAYRT_JIT_TARGET", "generic", 1);
+  assert_ok(rt_jit_target_resolve(RT_JIT_TARGET_DEFAULT, &t));
+  assert_int_equal(t.kind, RT_JIT_TARGET_GENERIC);
+  setenv("RELAYRT_JIT_TARGET", "avx3", 1);
+  rt_status_t st = rt_jit_target_resolve(RT_JIT_TARGET_DEFAULT, &t);
+  assert_int_equal(rt_status_code(st), RT_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(rt_status_message(st), "avx3"));
+  rt_status_free(st);
+  unsetenv("RELAYRT_JIT_TARGET");
+  assert_ok(rt_jit_target_resolve(RT_JIT_TARGET_DEFAULT, &t));
+  assert_int_equal(t.kind, RT_JIT_TARGET_HOST);
+  if (keep) setenv("RELAYRT_JIT_TARGET", keep, 1);
+  free(keep);
+}
+
+/* A kernel cached on disk for one target is not served to another (the
+ * target is part of its identity), and is served to the same target. */
+static void test_jit_target_separates_kernels(void **state) {
+  (void)state;
+  char dir[] = "/tmp/relayrt-target-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  const char *saved = getenv("RELAYRT_CACHE_DIR");
+  char *keep = saved ? strdup(saved) : NULL;
+  setenv("RELAYRT_CACHE_DIR", dir, 1);
+  rt_module_t *m = jt_parse(
+      "#[version = \"0.0.5\"]\n"
+      "def @f(%x: Tensor[(4, 8), float32], %w: Tensor[(16, 8), float32]) { nn.dense(%x, %w) }\n");
+  rt_ir_expr_t *fn = rt_ir_module_lookup(m, "f");
+  const rt_jit_target_kind_t order[] = {RT_JIT_TARGET_HOST, RT_JIT_TARGET_GENERIC, RT_JIT_TARGET_HOST};
+  const int32_t want_disk_hits[] = {0, 0, 1};
+  for (int32_t i = 0; i < 3; ++i) {
+    rt_jit_session_t *s = NULL;
+    assert_ok(rt_jit_session_create_for(rt_allocator_system(), order[i], &s));
+    if (order[i] == RT_JIT_TARGET_GENERIC) assert_string_equal(rt_jit_session_cpu(s), "x86-64");
+    rt_jit_module_t *jm = NULL;
+    rt_jit_build_stats_t st;
+    assert_ok(rt_jit_build(s, 1, &fn, NULL, 0, &st, &jm));
+    assert_int_equal(st.disk_hits, want_disk_hits[i]);
+    assert_int_equal(st.compiled, 1 - want_disk_hits[i]);
+    rt_jit_module_release(jm);
+    rt_jit_session_release(s);
+  }
+  rt_module_release(m);
+  if (keep) setenv("RELAYRT_CACHE_DIR", keep, 1);
+  else unsetenv("RELAYRT_CACHE_DIR");
+  free(keep);
+  char cmd[96];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_jit_session_threads),
       cmocka_unit_test(test_jit_session_parallel_for),
       cmocka_unit_test(test_jit_session_source),
+      cmocka_unit_test(test_jit_target_resolve),
+      cmocka_unit_test(test_jit_target_separates_kernels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

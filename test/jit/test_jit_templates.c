@@ -139,32 +139,14 @@ static int32_t serial_pf(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, void 
   return r;
 }
 
-static void test_jit_templates_differential(void **state) {
-  (void)state;
-  size_t cap = 1 << 16, len = 0;
-  char *text = malloc(cap);
-  assert_non_null(text);
-  len += (size_t)snprintf(text + len, cap - len, "#[version = \"0.0.5\"]\n");
-  for (int32_t i = 0; i < NCASES; ++i) {
-    len += (size_t)snprintf(text + len, cap - len, "def @t%d(%s) {\n  %s\n}\n", i, kCases[i].sig,
-                            kCases[i].body);
-  }
-  rt_module_t *m = jt_parse(text);
-  free(text);
-  rt_ir_expr_t *fns[NCASES];
-  for (int32_t i = 0; i < NCASES; ++i) {
-    char name[16];
-    snprintf(name, sizeof name, "t%d", i);
-    fns[i] = rt_ir_module_lookup(m, name);
-    assert_non_null(fns[i]);
-  }
-  rt_jit_session_t *s = NULL;
-  assert_ok(rt_jit_session_create(rt_allocator_system(), &s));
+/* Every case on session s: its template name, and its outputs against the
+ * interpreter's, serial and in 3 tasks. Returns the failures. */
+static int32_t run_cases(rt_module_t *m, rt_ir_expr_t **fns, rt_jit_session_t *s) {
   rt_jit_module_t *jm = NULL;
   assert_ok(rt_jit_build(s, NCASES, fns, NULL, 0, NULL, &jm));
   int32_t failures = 0;
   /* The vector width the templates use on this host (16 with AVX-512F). */
-  const int32_t vw = rt_jit_tpl_width();
+  const int32_t vw = rt_jit_session_target(s)->vector_width;
   assert_true(vw == 8 || vw == 16);
   for (int32_t i = 0; i < NCASES; ++i) {
     const char *tpl = rt_jit_module_template(jm, i);
@@ -206,10 +188,52 @@ static void test_jit_templates_differential(void **state) {
     for (int32_t k = 0; k < nout; ++k) rt_tensor_release(want[k]);
     for (int32_t k = 0; k < nin; ++k) rt_tensor_release(ins[k]);
   }
-  printf("# %d template cases\n", NCASES);
+  printf("# %d template cases on target %s (%d lanes)\n", NCASES,
+         rt_jit_target_name(rt_jit_session_target(s)), (int)vw);
   rt_jit_module_release(jm);
-  rt_jit_session_release(s);
+  return failures;
+}
+
+
+/* Every case on every target this CPU can run: the 8-lane (avx2, generic)
+ * and the 16-lane (avx512) templates alike, whatever the host's default. */
+static void test_jit_templates_differential(void **state) {
+  (void)state;
+  size_t cap = 1 << 16, len = 0;
+  char *text = malloc(cap);
+  assert_non_null(text);
+  len += (size_t)snprintf(text + len, cap - len, "#[version = \"0.0.5\"]\n");
+  for (int32_t i = 0; i < NCASES; ++i) {
+    len += (size_t)snprintf(text + len, cap - len, "def @t%d(%s) {\n  %s\n}\n", i, kCases[i].sig,
+                            kCases[i].body);
+  }
+  rt_module_t *m = jt_parse(text);
+  free(text);
+  rt_ir_expr_t *fns[NCASES];
+  for (int32_t i = 0; i < NCASES; ++i) {
+    char name[16];
+    snprintf(name, sizeof name, "t%d", i);
+    fns[i] = rt_ir_module_lookup(m, name);
+    assert_non_null(fns[i]);
+  }
+  int32_t failures = 0, targets = 0;
+  const rt_jit_target_kind_t kinds[] = {RT_JIT_TARGET_AVX2, RT_JIT_TARGET_AVX512, RT_JIT_TARGET_GENERIC};
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+    rt_jit_session_t *s = NULL;
+    rt_status_t st = rt_jit_session_create_for(rt_allocator_system(), kinds[k], &s);
+    if (st) {
+      /* Only a target this CPU lacks may be refused. */
+      assert_int_equal(rt_status_code(st), RT_STATUS_FAILED_PRECONDITION);
+      printf("# skipped target %s: %s\n", rt_jit_target_names[kinds[k]], rt_status_message(st));
+      rt_status_free(st);
+      continue;
+    }
+    failures += run_cases(m, fns, s);
+    ++targets;
+    rt_jit_session_release(s);
+  }
   rt_module_release(m);
+  assert_true(targets >= 1); /* generic runs on every x86-64 CPU */
   assert_int_equal(failures, 0);
 }
 
@@ -230,7 +254,7 @@ static void test_jit_templates_vector_code(void **state) {
   char *ll = NULL;
   assert_ok(rt_jit_module_ll(jm, 0, &ll));
   /* The host's width: 16-lane fmas with AVX-512F, 8-lane ones otherwise. */
-  if (rt_jit_tpl_width() == 16) {
+  if (rt_jit_session_target(s)->vector_width == 16) {
     assert_non_null(strstr(ll, "@llvm.fma.v16f32"));
   } else {
     assert_non_null(strstr(ll, "@llvm.fma.v8f32"));

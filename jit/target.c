@@ -1,0 +1,111 @@
+/* JIT targets (jit/target.h): the host's CPU as LLVM describes it, or a
+ * named ISA level pinned to an LLVM CPU model, checked against the host.
+ *
+ * Named levels use LLVM's CPU models, whose feature sets LLVM derives
+ * itself: avx2 = "haswell" (AVX2, FMA, BMI1/2, F16C), avx512 =
+ * "skylake-avx512" (AVX-512 F/CD/BW/DQ/VL), generic = "x86-64" (SSE2).
+ * The feature string of a named level is empty, so the same name compiles
+ * the same code on every host that can run it. */
+#include "jit/target.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const rt_jit_target_names[RT_JIT_TARGET_KIND_COUNT + 1] = {
+    "default", "host", "avx2", "avx512", "generic", NULL,
+};
+
+bool rt_jit_target_parse(const char *name, rt_jit_target_kind_t *out_kind) {
+  for (int32_t k = 0; k < RT_JIT_TARGET_KIND_COUNT; ++k) {
+    if (strcmp(name, rt_jit_target_names[k]) == 0) {
+      *out_kind = (rt_jit_target_kind_t)k;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char *rt_jit_target_name(const rt_jit_target_t *target) {
+  return rt_jit_target_names[target->kind];
+}
+
+/* Whether the comma-separated LLVM feature list enables `feature`
+ * ("+avx2" as a whole item, not a prefix of "+avx2vnni"). */
+static bool has_feature(const char *features, const char *feature) {
+  const size_t n = strlen(feature);
+  for (const char *p = features; (p = strstr(p, feature)) != NULL; p += n) {
+    if ((p == features || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return true;
+  }
+  return false;
+}
+
+static bool has_all(const char *features, const char *const *list) {
+  for (; *list; ++list) {
+    if (!has_feature(features, *list)) return false;
+  }
+  return true;
+}
+
+static const char *const kAvx2[] = {"+avx", "+avx2", "+fma", "+f16c", "+bmi", "+bmi2", NULL};
+static const char *const kAvx512[] = {"+avx512f", "+avx512cd", "+avx512bw", "+avx512dq",
+                                      "+avx512vl", NULL};
+
+rt_status_t rt_jit_target_resolve(rt_jit_target_kind_t kind, rt_jit_target_t *out) {
+  memset(out, 0, sizeof *out);
+  if (kind == RT_JIT_TARGET_DEFAULT) {
+    const char *env = getenv("RELAYRT_JIT_TARGET");
+    kind = RT_JIT_TARGET_HOST;
+    if (env && *env && (!rt_jit_target_parse(env, &kind) || kind == RT_JIT_TARGET_DEFAULT)) {
+      return RT_STATUS(INVALID_ARGUMENT,
+                       "RELAYRT_JIT_TARGET='%s' names no JIT target (host, avx2, avx512, generic)",
+                       env);
+    }
+  }
+  char *hcpu = LLVMGetHostCPUName(), *hfeat = LLVMGetHostCPUFeatures();
+  const char *host_cpu = hcpu ? hcpu : "", *host_features = hfeat ? hfeat : "";
+  rt_status_t st = RT_OK;
+  out->kind = kind;
+  out->vector_width = 8;
+  switch (kind) {
+    case RT_JIT_TARGET_HOST:
+      if (strlen(host_cpu) >= sizeof out->cpu || strlen(host_features) >= sizeof out->features) {
+        st = RT_STATUS(INTERNAL, "%s", "the host CPU description is longer than expected");
+        break;
+      }
+      snprintf(out->cpu, sizeof out->cpu, "%s", host_cpu);
+      snprintf(out->features, sizeof out->features, "%s", host_features);
+      if (has_feature(host_features, "+avx512f")) out->vector_width = 16;
+      break;
+    case RT_JIT_TARGET_AVX2:
+      snprintf(out->cpu, sizeof out->cpu, "%s", "haswell");
+      if (!has_all(host_features, kAvx2)) {
+        st = RT_STATUS(FAILED_PRECONDITION,
+                       "JIT target avx2: this CPU (%s) lacks AVX2/FMA; use jit.target=generic",
+                       host_cpu);
+      }
+      break;
+    case RT_JIT_TARGET_AVX512:
+      snprintf(out->cpu, sizeof out->cpu, "%s", "skylake-avx512");
+      out->vector_width = 16;
+      if (!has_all(host_features, kAvx512)) {
+        st = RT_STATUS(FAILED_PRECONDITION,
+                       "JIT target avx512: this CPU (%s) lacks AVX-512 F/CD/BW/DQ/VL; use "
+                       "jit.target=avx2 or host",
+                       host_cpu);
+      }
+      break;
+    case RT_JIT_TARGET_GENERIC:
+      snprintf(out->cpu, sizeof out->cpu, "%s", "x86-64");
+      break;
+    case RT_JIT_TARGET_DEFAULT:
+    case RT_JIT_TARGET_KIND_COUNT:
+      st = RT_STATUS(INVALID_ARGUMENT, "%s", "no such JIT target");
+      break;
+  }
+  LLVMDisposeMessage(hcpu);
+  LLVMDisposeMessage(hfeat);
+  return st;
+}

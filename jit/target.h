@@ -1,0 +1,61 @@
+/* The JIT's target: the machine kernels are compiled for, as one value.
+ *
+ * A target names the CPU and ISA features LLVM compiles for, the vector
+ * width of the kernel templates (8 lanes: AVX2 tiles; 16: AVX-512 tiles).
+ * The planners' cache blocking is fixed (jit/templates/dense.c), never read
+ * from the host, so a target compiles the same kernels on every CPU that
+ * runs it. It is chosen once
+ * per JIT session, from the pass context's `jit.target` (host, avx2,
+ * avx512, generic) or, when that says `default`, from the environment
+ * variable RELAYRT_JIT_TARGET (same names), else the host. Every kernel
+ * cache key and every export carries the target's description, so a
+ * kernel compiled for one target never serves another.
+ *
+ * A named target must be runnable here: the kernels are executed in this
+ * process, so avx512 on a CPU without AVX-512 (or avx2 without AVX2/FMA)
+ * is refused with FAILED_PRECONDITION. This is what lets the test suite
+ * run the 8-lane templates on an AVX-512 host (RELAYRT_JIT_TARGET=avx2)
+ * exactly as an AVX2-only host runs them.
+ *
+ * Thread-safety: targets are plain values; resolving one reads the host's
+ * CPU description through LLVM (thread-safe) and the environment. */
+#ifndef RT_JIT_TARGET_H_
+#define RT_JIT_TARGET_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rt/status.h"
+
+typedef enum rt_jit_target_kind_t {
+  RT_JIT_TARGET_DEFAULT = 0, /* RELAYRT_JIT_TARGET, else host */
+  RT_JIT_TARGET_HOST,        /* this CPU, all its features */
+  RT_JIT_TARGET_AVX2,        /* x86-64 with AVX2 + FMA (Haswell, Zen): 8-lane templates */
+  RT_JIT_TARGET_AVX512,      /* x86-64 with AVX-512 F/BW/DQ/VL (Skylake-SP): 16 lanes */
+  RT_JIT_TARGET_GENERIC,     /* baseline x86-64 (SSE2): any x86-64 CPU, 8-lane templates */
+  RT_JIT_TARGET_KIND_COUNT
+} rt_jit_target_kind_t;
+
+/* The config names, indexed by kind ("default", "host", "avx2", ...). */
+extern const char *const rt_jit_target_names[RT_JIT_TARGET_KIND_COUNT + 1];
+
+typedef struct rt_jit_target_t {
+  rt_jit_target_kind_t kind; /* never DEFAULT once resolved */
+  char cpu[64];              /* LLVM CPU name: "znver3", "haswell", "x86-64" */
+  char features[2048];       /* LLVM feature string ("+avx2,+fma,..."), may be "" */
+  int32_t vector_width;      /* float lanes of the template tiles: 8 or 16 */
+} rt_jit_target_t;
+
+/* Resolves `kind` (DEFAULT: RELAYRT_JIT_TARGET, else HOST) for this
+ * process. INVALID_ARGUMENT: RELAYRT_JIT_TARGET names no target.
+ * FAILED_PRECONDITION: the named ISA is not available on this CPU. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_target_resolve(rt_jit_target_kind_t kind,
+                                                     rt_jit_target_t *out_target);
+
+/* The kind named `name` ("host", "avx2", ...); false if none. */
+bool rt_jit_target_parse(const char *name, rt_jit_target_kind_t *out_kind);
+
+/* The target's name ("host", "avx2", ...). */
+const char *rt_jit_target_name(const rt_jit_target_t *target);
+
+#endif /* RT_JIT_TARGET_H_ */
