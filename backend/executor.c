@@ -43,6 +43,7 @@ typedef struct {
 } io_desc;
 
 struct rt_executor_t {
+  _Atomic int32_t refcount;
   rt_allocator_t allocator;
   const char *kind;
   rt_module_t *module;     /* optimized, with the executor's steps; retained */
@@ -174,6 +175,7 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
   }
   rt_executor_t *ex = calloc(1, sizeof *ex);
   if (!ex) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating an executor");
+  atomic_init(&ex->refcount, 1);
   ex->allocator = rt_allocator_system();
   ex->kind = k;
   /* The context is a value: copied here and applied in full before
@@ -239,8 +241,10 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
   return RT_OK;
 }
 
+void rt_executor_retain(rt_executor_t *ex) { atomic_fetch_add(&ex->refcount, 1); }
+
 void rt_executor_release(rt_executor_t *ex) {
-  if (!ex) return;
+  if (!ex || atomic_fetch_sub(&ex->refcount, 1) != 1) return;
   clear_outputs(ex);
   for (int32_t i = 0; ex->input_values && i < ex->num_inputs; ++i) {
     rt_tensor_release(ex->input_values[i]);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "runtime/assert.h"
 #include "runtime/half.h"
 #include "runtime/tensor_impl.h"
 
@@ -52,7 +53,8 @@ static double load(rt_dtype_t dt, const uint8_t *p) {
 }
 
 double rt_tensor_get_f64(const rt_tensor_t *t, int64_t index) {
-  if (index < 0 || index >= t->numel) return 0.0;
+  RT_ASSERT(index >= 0 && index < t->numel);
+  if (index < 0 || index >= t->numel) return NAN; /* release builds: outside the contract */
   const uint8_t *base = (const uint8_t *)t->data + t->byte_offset;
   return load(t->dtype, base + element_offset(t, index));
 }

@@ -75,7 +75,11 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_create_executor(const char *kind, rt_mo
                                                          const rt_pass_context_t *ctx,
                                                          const rt_params_t *params,
                                                          rt_executor_t **out_executor);
-RT_API void rt_executor_release(rt_executor_t *executor); /* NULL is fine */
+/* Executors are reference-counted: _retain adds a reference, _release
+ * drops one (NULL is fine) and the last frees the executor. Both are safe
+ * from any thread; the last release must not race a call on the executor. */
+RT_API void rt_executor_retain(rt_executor_t *executor);
+RT_API void rt_executor_release(rt_executor_t *executor);
 
 /* Like rt_create_executor, for one intermediate value of main instead of
  * main's result: `binding` names it by the label the model's text gave it

@@ -119,7 +119,10 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_tensor_to_dlpack(
 /* ---- element access and summaries (runtime/tensor_util.c) ------------- */
 
 /* Element `index` (row-major over the shape, whatever the strides) as a
- * double; bool is 0/1, int64 beyond 2^53 rounds. index out of range is 0. */
+ * double; bool is 0/1, int64 beyond 2^53 rounds. Contract: 0 <= index <
+ * rt_tensor_numel(tensor); a debug build of the library asserts it, and a
+ * release build returns NaN for an index outside (never reads memory
+ * outside the tensor). Check the index against rt_tensor_numel first. */
 RT_API double rt_tensor_get_f64(const rt_tensor_t *tensor, int64_t index);
 
 typedef struct rt_tensor_stats_t {
