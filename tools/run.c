@@ -17,9 +17,15 @@
  * latency, and how far each output is from the reference interpreter's
  * (debug): max abs and max rel difference, "agrees" or "DIFFERS" against
  * rtol/atol (--rtol, --atol; an element agrees when |x - ref| <= atol +
- * rtol * |ref|, numpy's allclose). A difference exits 1. */
+ * rtol * |ref|, numpy's allclose). A difference exits 1.
+ *
+ * MODEL.so (a library from `relayrt build --emit=so`, or any ELF file) is
+ * run through the artifact API (include/rt/artifact.h, what
+ * librelayrt_runtime exports) on the executor it was exported from; the
+ * options that only mean something when a model is compiled are refused. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,7 +43,7 @@ typedef struct {
 typedef struct {
   const char *model;
   const char *executor;
-  bool repeat_set, warmup_set, tolerance_set;
+  bool executor_set, opt_level_set, repeat_set, warmup_set, tolerance_set;
   int opt_level;
   name_value inputs[MAX_ITEMS];
   int ninputs;
@@ -104,9 +110,11 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
     long x = 0;
     if ((v = cli_option(argc, argv, &i, "--executor"))) {
       o->executor = v;
+      o->executor_set = true;
     } else if ((v = cli_option(argc, argv, &i, "--opt-level"))) {
       if (!parse_long(v, 0, 4, &x)) return cli_usage_error("--opt-level expects 0..4, got", v);
       o->opt_level = (int)x;
+      o->opt_level_set = true;
     } else if ((v = cli_option(argc, argv, &i, "--input"))) {
       if (o->ninputs == MAX_ITEMS) return cli_usage_error("too many --input options:", v);
       int rc = split_name_value(v, "--input expects NAME=FILE.npy, got", &o->inputs[o->ninputs++]);
@@ -185,38 +193,52 @@ static rt_status_t trace_step(void *user, const rt_step_event_t *ev) {
   return RT_OK;
 }
 
-/* ---- what runs ------------------------------------------------------------------ */
+/* ---- what runs: an executor, or an exported model's runtime ------------------ */
 
 typedef struct {
-  rt_executor_t *ex;
-  const char *kind;  /* "debug", "graph", "vm" */
+  rt_executor_t *ex;          /* a model's executor, or */
+  rt_artifact_t *art;         /* an exported model (include/rt/artifact.h) */
+  rt_artifact_runtime_t *rt;  /* and its runtime */
+  const char *kind;           /* "debug", "graph", "vm" */
 } runner;
 
-static int32_t runner_num_inputs(const runner *r) { return rt_executor_num_inputs(r->ex); }
+static int32_t runner_num_inputs(const runner *r) {
+  return r->ex ? rt_executor_num_inputs(r->ex) : rt_artifact_num_inputs(r->art);
+}
 
-static int32_t runner_num_outputs(const runner *r) { return rt_executor_num_outputs(r->ex); }
+static int32_t runner_num_outputs(const runner *r) {
+  return r->ex ? rt_executor_num_outputs(r->ex) : rt_artifact_num_outputs(r->art);
+}
 
 static rt_status_t runner_input_info(const runner *r, int32_t index, rt_tensor_info_t *out) {
-  return rt_executor_input_info(r->ex, index, out);
+  if (r->ex) return rt_executor_input_info(r->ex, index, out);
+  rt_artifact_io_t io;
+  RT_RETURN_IF_ERROR(rt_artifact_input_info(r->art, index, &io));
+  *out = (rt_tensor_info_t){.name = io.name, .dtype = io.dtype, .rank = io.rank, .shape = io.shape};
+  return RT_OK;
 }
 
 static rt_status_t runner_input_index(const runner *r, const char *name, int32_t *out) {
-  return rt_executor_input_index(r->ex, name, out);
+  return r->ex ? rt_executor_input_index(r->ex, name, out) : rt_artifact_input_index(r->art, name, out);
 }
 
 static rt_status_t runner_set_input(runner *r, int32_t index, rt_tensor_t *t) {
-  return rt_executor_set_input(r->ex, index, t);
+  return r->ex ? rt_executor_set_input(r->ex, index, t) : rt_artifact_runtime_set_input(r->rt, index, t);
 }
 
-static rt_status_t runner_run(runner *r) { return rt_executor_run(r->ex); }
+static rt_status_t runner_run(runner *r) {
+  return r->ex ? rt_executor_run(r->ex) : rt_artifact_runtime_run(r->rt);
+}
 
-/* Borrowed, as rt_executor_get_output. */
+/* Borrowed, as rt_executor_get_output / rt_artifact_runtime_output. */
 static rt_status_t runner_output(runner *r, int32_t index, rt_tensor_t **out) {
-  return rt_executor_get_output(r->ex, index, out);
+  return r->ex ? rt_executor_get_output(r->ex, index, out) : rt_artifact_runtime_output(r->rt, index, out);
 }
 
 static void runner_release(runner *r) {
   rt_executor_release(r->ex);
+  rt_artifact_runtime_release(r->rt);
+  rt_artifact_release(r->art);
   memset(r, 0, sizeof *r);
 }
 
@@ -482,19 +504,93 @@ static rt_status_t make_context(const run_opts *o, rt_pass_context_t **out) {
   return RT_OK;
 }
 
+/* MODEL.so, or any ELF file: an exported model (include/rt/artifact.h). */
+static bool is_artifact_path(const char *path) {
+  if (!path || strcmp(path, "-") == 0) return false;
+  size_t n = strlen(path);
+  if (n > 3 && strcmp(path + n - 3, ".so") == 0) return true;
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  unsigned char magic[4] = {0};
+  bool elf = fread(magic, 1, 4, f) == 4 && memcmp(magic, "\177ELF", 4) == 0;
+  fclose(f);
+  return elf;
+}
+
+/* An exported model says which executor built it only through behaviour
+ * include/rt/artifact.h documents: a vm model's runtime has no outputs
+ * before its first run (FAILED_PRECONDITION), a graph model's runtime
+ * owns planned output tensors from the start. */
+static const char *artifact_kind(const rt_artifact_t *a, const rt_artifact_runtime_t *r) {
+  for (int32_t i = 0; i < rt_artifact_num_inputs(a); ++i) {
+    rt_artifact_io_t io;
+    if (rt_status_consume_code(rt_artifact_input_info(a, i, &io)) != RT_STATUS_OK) continue;
+    for (int32_t d = 0; d < io.rank; ++d) {
+      if (io.shape[d] < 0) return "vm"; /* `?` dims: only the vm exports those */
+    }
+  }
+  if (rt_artifact_num_outputs(a) == 0) return "graph";
+  rt_tensor_t *t = NULL;
+  rt_status_code_t code = rt_status_consume_code(rt_artifact_runtime_output(r, 0, &t));
+  return code == RT_STATUS_FAILED_PRECONDITION ? "vm" : "graph";
+}
+
+/* "relayrt: <message>" and the usage hint; returns 2. */
+static int usage_errorf(const char *format, ...) RT_PRINTF_FORMAT(1, 2);
+static int usage_errorf(const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  fputs("relayrt: ", stderr);
+  vfprintf(stderr, format, ap);
+  fputs("\n(run 'relayrt help' for usage)\n", stderr);
+  va_end(ap);
+  return 2;
+}
+
+/* The options an exported model cannot honour: it was compiled (passes,
+ * params, shapes, executor) when `relayrt build --emit=so` wrote it. */
+static int check_artifact_opts(const run_opts *o) {
+  const char *m = o->model;
+  if (o->executor_set && is_all(o)) {
+    return usage_errorf("--executor all compares the executors on a model file; %s is an "
+                        "exported model and runs on the executor it was exported from", m);
+  }
+  if (o->opt_level_set) {
+    return usage_errorf("--opt-level: %s is an exported model, compiled already; pass "
+                        "--opt-level to 'relayrt build ... --emit=so' instead", m);
+  }
+  if (o->params) {
+    return usage_errorf("--params: %s is an exported model and carries its constants; bind "
+                        "params when the model is compiled, not when it runs", m);
+  }
+  if (o->nconsts) {
+    return usage_errorf("--const-input: %s is an exported model; inputs become constants when "
+                        "an ONNX model is loaded and compiled, not when it runs", m);
+  }
+  if (o->trace) {
+    return usage_errorf("--trace-values steps the debug executor; %s is an exported model", m);
+  }
+  if (o->profile) {
+    return usage_errorf("--profile times the kernels of --executor graph on a model file; %s is "
+                        "an exported model (time it with --repeat N --warmup N)", m);
+  }
+  return 0;
+}
+
 /* ---- the report of one run ----------------------------------------------------- */
 
-static void print_report(const run_opts *o, runner *r, double compile_ms, const latency_t *lat,
-                         const cli_profile_t *prof) {
+static void print_report(const run_opts *o, runner *r, const char *setup_what, double setup_ms,
+                         const latency_t *lat, const cli_profile_t *prof) {
   const char *model_name = o->model ? o->model : CLI_BUILTIN_NAME;
   rt_executor_memory_t mem;
-  rt_status_t ms = rt_executor_memory(r->ex, &mem);
+  rt_status_t ms = r->ex ? rt_executor_memory(r->ex, &mem)
+                         : RT_STATUS(FAILED_PRECONDITION, "an exported model");
   if (o->json) {
     printf("{\"model\": ");
     json_string(stdout, model_name);
     printf(", \"executor\": ");
     json_string(stdout, r->kind);
-    printf(", \"compile_ms\": %.3f, \"latency_ms\": ", compile_ms);
+    printf(", \"%s_ms\": %.3f, \"latency_ms\": ", setup_what, setup_ms);
     json_latency(stdout, lat, 3);
     printf(", \"outputs\": ");
     json_outputs(stdout, r);
@@ -519,7 +615,8 @@ static void print_report(const run_opts *o, runner *r, double compile_ms, const 
     }
     printf("}\n");
   } else {
-    printf("model: %s\nexecutor: %s\ncompile: %.3f ms\n", model_name, r->kind, compile_ms);
+    printf("model: %s\nexecutor: %s%s\n%s: %.3f ms\n", model_name, r->kind,
+           r->ex ? "" : " (exported model, run by the artifact runtime)", setup_what, setup_ms);
     printf("latency: min %.3f ms, median %.3f ms, mean %.3f ms, max %.3f ms (%ld run%s)\n",
            lat->min, lat->median, lat->mean, lat->max, lat->runs, lat->runs == 1 ? "" : "s");
     if (!ms) {
@@ -540,8 +637,10 @@ static void print_report(const run_opts *o, runner *r, double compile_ms, const 
   rt_status_free(ms); /* only graph executors have a memory plan to report */
 }
 
-/* Inputs, warm-up, timed runs, --out, the report. */
-static rt_status_t run_and_report(const run_opts *o, runner *r, double compile_ms) {
+/* Inputs, warm-up, timed runs, --out, the report: the same for a model's
+ * executor and an exported model's runtime. */
+static rt_status_t run_and_report(const run_opts *o, runner *r, const char *setup_what,
+                                  double setup_ms) {
   rt_tensor_t **inputs = NULL;
   rt_status_t st = make_inputs(o, r, &inputs);
   if (!st) st = set_inputs(r, inputs);
@@ -554,9 +653,52 @@ static rt_status_t run_and_report(const run_opts *o, runner *r, double compile_m
    * written outputs are the plain runs'. */
   cli_profile_t prof = {0};
   if (!st && o->profile) st = cli_profile_run(r->ex, o->repeat, &prof);
-  if (!st) print_report(o, r, compile_ms, &lat, o->profile ? &prof : NULL);
+  if (!st) print_report(o, r, setup_what, setup_ms, &lat, o->profile ? &prof : NULL);
   cli_profile_free(&prof);
   return st;
+}
+
+/* `relayrt run MODEL.so`: load the library, make a runtime, run it. */
+static int run_artifact(const run_opts *o) {
+  int rc = check_artifact_opts(o);
+  if (rc) return rc;
+  runner r = {0};
+  double t0 = now_ms();
+  rt_status_t st = rt_artifact_load(o->model, &r.art);
+  if (!st) st = rt_artifact_runtime_create(r.art, (int32_t)o->threads, &r.rt);
+  double load_ms = now_ms() - t0;
+  if (!st) {
+    r.kind = artifact_kind(r.art, r.rt);
+    if (o->executor_set && strcmp(o->executor, r.kind) != 0) {
+      rc = usage_errorf("--executor %s: %s was exported from the %s executor and runs only on it "
+                        "(export it again with 'relayrt build MODEL --executor %s --emit=so')",
+                        o->executor, o->model, r.kind, o->executor);
+    }
+  }
+  /* --shape sizes the random data of a `?` dim (a vm export); an exported
+   * model's static inputs are fixed. */
+  for (int i = 0; !st && !rc && i < o->nshapes; ++i) {
+    int32_t idx;
+    rt_tensor_info_t info;
+    st = runner_input_index(&r, o->shapes[i].name, &idx);
+    if (!st) st = runner_input_info(&r, idx, &info);
+    bool dynamic = false;
+    for (int32_t d = 0; !st && d < info.rank; ++d) dynamic = dynamic || info.shape[d] < 0;
+    if (!st && !dynamic) {
+      char ty[256];
+      cli_type_text(info.dtype, info.rank, info.shape, ty, sizeof ty);
+      rc = usage_errorf("--shape %s=%s: input '%s' of the exported model %s is static (%s); "
+                        "--shape only sizes the random data of an exported model's `?` dims",
+                        o->shapes[i].name, o->shapes[i].value, info.name, o->model, ty);
+    }
+  }
+  if (!st && !rc) st = run_and_report(o, &r, "load", load_ms);
+  runner_release(&r);
+  if (rc) {
+    rt_status_free(st);
+    return rc;
+  }
+  return st ? cli_report(st) : 0;
 }
 
 /* ---- --executor all: every executor against the reference --------------------- */
@@ -942,6 +1084,7 @@ int cli_run(int argc, char **argv) {
   run_opts o;
   int rc = parse_opts(argc, argv, &o);
   if (rc) return rc;
+  if (is_artifact_path(o.model)) return run_artifact(&o);
   if (is_all(&o)) return run_all(&o);
   if (o.profile && strcmp(o.executor, "graph") != 0) {
     /* Per-kernel times need the graph executor's plan: one kernel per node. */
@@ -962,7 +1105,7 @@ int cli_run(int argc, char **argv) {
   }
   if (!st) {
     r.kind = rt_executor_kind(r.ex);
-    st = run_and_report(&o, &r, compile_ms);
+    st = run_and_report(&o, &r, "compile", compile_ms);
   }
   runner_release(&r);
   rt_pass_context_release(ctx);
