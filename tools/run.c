@@ -17,7 +17,8 @@
  * latency, and how far each output is from the reference interpreter's
  * (debug): max abs and max rel difference, "agrees" or "DIFFERS" against
  * rtol/atol (--rtol, --atol; an element agrees when |x - ref| <= atol +
- * rtol * |ref|, numpy's allclose). A difference exits 1.
+ * rtol * |ref|, numpy's allclose). A difference exits 1. The disk kernel
+ * cache is off there, so each compile time is that executor's own.
  *
  * MODEL.so (a library from `relayrt build --emit=so`, or any ELF file) is
  * run through the artifact API (include/rt/artifact.h, what
@@ -1017,6 +1018,10 @@ static int run_all(const run_opts *o) {
   rt_status_t st = load_model(o, &m);
   if (!st && o->params) st = rt_params_read_file(rt_allocator_system(), o->params, &params);
   if (!st) st = make_context(o, &ctx);
+  /* Each executor compiles its own kernels: with the disk cache on, the vm
+   * would load the graph executor's (the same fused groups) and its
+   * compile time would be the cache's, not its own. */
+  if (!st) st = rt_pass_context_set_config(ctx, "jit.disk_cache", "0");
   if (!st && o->out_dir) st = make_dir(o->out_dir);
   for (int k = 0; !st && k < NUM_KINDS; ++k) {
     runner r = {.kind = kKinds[k]};
