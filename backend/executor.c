@@ -34,6 +34,7 @@
 #include "passes/pass.h"
 #include "rt/executor.h"
 #include "runtime/strbuf.h"
+#include "runtime/mem.h"
 
 #define MAX_OUTPUTS 4096
 
@@ -44,7 +45,8 @@ typedef struct {
 
 struct rt_executor_t {
   _Atomic int32_t refcount;
-  rt_allocator_t allocator;
+  rt_allocator_t allocator;    /* options.allocator: every block of this executor */
+  rt_mem_scope_t scope;        /* opened by enter() for the call in progress */
   const char *kind;
   rt_module_t *module;     /* optimized, with the executor's steps; retained */
   rt_module_t *pipeline;   /* after the shared pipeline alone; retained */
@@ -110,7 +112,7 @@ static rt_status_t flatten_value(const rt_interp_value_t *v, rt_tensor_t **out, 
 }
 
 static void clear_outputs(rt_executor_t *ex) {
-  for (int32_t i = 0; i < ex->num_outputs; ++i) {
+  for (int32_t i = 0; ex->output_values && i < ex->num_outputs; ++i) {
     rt_tensor_release(ex->output_values[i]);
     ex->output_values[i] = NULL;
   }
@@ -122,8 +124,8 @@ static void clear_outputs(rt_executor_t *ex) {
 static rt_status_t describe_io(rt_executor_t *ex) {
   rt_ir_expr_t *fn = ex->main_fn;
   ex->num_inputs = fn->fn.nparams;
-  ex->inputs = calloc((size_t)(ex->num_inputs ? ex->num_inputs : 1), sizeof(io_desc));
-  ex->input_values = calloc((size_t)(ex->num_inputs ? ex->num_inputs : 1), sizeof(rt_tensor_t *));
+  ex->inputs = rt_mem_calloc((size_t)(ex->num_inputs ? ex->num_inputs : 1), sizeof(io_desc));
+  ex->input_values = rt_mem_calloc((size_t)(ex->num_inputs ? ex->num_inputs : 1), sizeof(rt_tensor_t *));
   if (!ex->inputs || !ex->input_values) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   for (int32_t i = 0; i < ex->num_inputs; ++i) {
     rt_ir_expr_t *p = fn->fn.params[i];
@@ -141,8 +143,8 @@ static rt_status_t describe_io(rt_executor_t *ex) {
   count_leaves(ret, &n);
   if (n > MAX_OUTPUTS) return RT_STATUS(RESOURCE_EXHAUSTED, "@main has %d outputs", (int)n);
   ex->num_outputs = n;
-  ex->output_types = calloc((size_t)(n ? n : 1), sizeof(rt_ir_type_t *));
-  ex->output_values = calloc((size_t)(n ? n : 1), sizeof(rt_tensor_t *));
+  ex->output_types = rt_mem_calloc((size_t)(n ? n : 1), sizeof(rt_ir_type_t *));
+  ex->output_values = rt_mem_calloc((size_t)(n ? n : 1), sizeof(rt_tensor_t *));
   if (!ex->output_types || !ex->output_values) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   n = 0;
   collect_leaves(ret, ex->output_types, &n);
@@ -156,9 +158,43 @@ static rt_status_t describe_io(rt_executor_t *ex) {
   return RT_OK;
 }
 
+static rt_status_t create_executor(const char *kind, rt_module_t *module, const char *target,
+                                  const rt_pass_context_t *ctx, const rt_params_t *params,
+                                  const rt_allocator_t *allocator, rt_executor_t **out_executor);
+
+/* The executor's JIT session. With the system allocator, the process-wide
+ * session of its target: executors alive at once share kernels. With an
+ * allocator of the embedder's, a session of its own, whose bookkeeping
+ * comes from that allocator (LLVM's own heap is LLVM's). */
+static rt_status_t jit_session(rt_executor_t *ex, const rt_allocator_t *allocator) {
+  const rt_jit_target_kind_t kind = (rt_jit_target_kind_t)ex->ctx.jit_target;
+  if (!allocator) return rt_jit_session_shared(kind, &ex->jit);
+  return rt_jit_session_create_for(*allocator, kind, &ex->jit);
+}
+
 rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char *target,
                                const rt_pass_context_t *ctx, const rt_params_t *params,
                                rt_executor_t **out_executor) {
+  return rt_create_executor_with_options(kind, module, target, ctx, params, NULL, out_executor);
+}
+
+rt_status_t rt_create_executor_with_options(const char *kind, rt_module_t *module,
+                                            const char *target, const rt_pass_context_t *ctx,
+                                            const rt_params_t *params,
+                                            const rt_executor_options_t *options,
+                                            rt_executor_t **out_executor) {
+  const rt_allocator_t *allocator = options ? options->allocator : NULL;
+  rt_mem_scope_t scope;
+  rt_mem_scope_enter(&scope, allocator);
+  rt_status_t st = create_executor(kind, module, target, ctx, params, allocator, out_executor);
+  rt_mem_scope_leave(&scope);
+  return st;
+}
+
+/* rt_create_executor inside the scope of `allocator` (NULL: the system's). */
+static rt_status_t create_executor(const char *kind, rt_module_t *module, const char *target,
+                                  const rt_pass_context_t *ctx, const rt_params_t *params,
+                                  const rt_allocator_t *allocator, rt_executor_t **out_executor) {
   if (!kind || !module || !out_executor) {
     return RT_STATUS(INVALID_ARGUMENT, "rt_create_executor: kind, module and out_executor are required");
   }
@@ -173,10 +209,10 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
   if (target && *target && strcmp(target, "llvm") != 0) {
     return RT_STATUS(INVALID_ARGUMENT, "unknown target '%s' (known: llvm, the host CPU)", target);
   }
-  rt_executor_t *ex = calloc(1, sizeof *ex);
+  rt_executor_t *ex = rt_mem_calloc(1, sizeof *ex);
   if (!ex) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating an executor");
   atomic_init(&ex->refcount, 1);
-  ex->allocator = rt_allocator_system();
+  ex->allocator = allocator ? *allocator : rt_allocator_system();
   ex->kind = k;
   /* The context is a value: copied here and applied in full before
    * returning (its instruments run during this call only). */
@@ -209,7 +245,7 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
     uint32_t flags = (ex->ctx.jit_keep_ll ? RT_JIT_KEEP_LL : 0u) |
                      (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u) |
                      (ex->ctx.jit_disk_cache ? 0u : RT_JIT_NO_DISK_CACHE);
-    st = rt_jit_session_shared((rt_jit_target_kind_t)ex->ctx.jit_target, &ex->jit);
+    st = jit_session(ex, allocator);
     if (!st) st = rt_vm_compile(ex->module, ex->jit, flags, &ex->vm_build);
     if (!st) st = rt_vm_executable_lookup(&ex->vm_build.exe, "main", &ex->vm_main);
     if (!st) st = rt_thread_pool_create((int32_t)ex->ctx.num_threads, &ex->pool);
@@ -224,8 +260,7 @@ rt_status_t rt_create_executor(const char *kind, rt_module_t *module, const char
     uint32_t flags = (ex->ctx.jit_keep_ll ? RT_JIT_KEEP_LL : 0u) |
                      (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u) |
                      (ex->ctx.jit_disk_cache ? 0u : RT_JIT_NO_DISK_CACHE);
-    /* The process-wide session: executors alive at once share kernels. */
-    st = rt_jit_session_shared((rt_jit_target_kind_t)ex->ctx.jit_target, &ex->jit);
+    st = jit_session(ex, allocator);
     if (!st) st = rt_graph_build(ex->module, ex->jit, flags, &ex->build);
     if (!st) st = rt_thread_pool_create((int32_t)ex->ctx.num_threads, &ex->pool);
     if (!st) {
@@ -249,10 +284,10 @@ void rt_executor_release(rt_executor_t *ex) {
   for (int32_t i = 0; ex->input_values && i < ex->num_inputs; ++i) {
     rt_tensor_release(ex->input_values[i]);
   }
-  free(ex->input_values);
-  free(ex->inputs);
-  free(ex->output_values);
-  free(ex->output_types);
+  rt_mem_free(ex->input_values);
+  rt_mem_free(ex->inputs);
+  rt_mem_free(ex->output_values);
+  rt_mem_free(ex->output_types);
   rt_interp_release(ex->interp);
   rt_graph_runtime_release(ex->graph);
   rt_vm_release(ex->vm);
@@ -262,7 +297,7 @@ void rt_executor_release(rt_executor_t *ex) {
   rt_jit_session_release(ex->jit);
   rt_module_release(ex->module);
   rt_module_release(ex->pipeline);
-  free(ex);
+  rt_mem_free(ex);
 }
 
 /* ---- info ---------------------------------------------------------------- */
@@ -326,10 +361,12 @@ static rt_status_t enter(rt_executor_t *ex, const char *what) {
                      "thread (or a step callback): an executor runs one call at a time; use "
                      "one executor per thread, or serialize the calls", what, ex->kind);
   }
+  rt_mem_scope_enter(&ex->scope, &ex->allocator);
   return RT_OK;
 }
 
 static void leave(rt_executor_t *ex) {
+  rt_mem_scope_leave(&ex->scope);
   atomic_store_explicit(&ex->busy, false, memory_order_release);
 }
 
@@ -431,7 +468,7 @@ static rt_status_t call_tensors(rt_executor_t *ex, const char *name, int32_t nar
                                 rt_tensor_t *const *args, int32_t max_outs, rt_tensor_t **outs,
                                 int32_t *out_count) {
   rt_status_t st = RT_OK;
-  rt_interp_value_t **vals = calloc((size_t)(nargs ? nargs : 1), sizeof *vals);
+  rt_interp_value_t **vals = rt_mem_calloc((size_t)(nargs ? nargs : 1), sizeof *vals);
   if (!vals) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   for (int32_t i = 0; i < nargs && !st; ++i) {
     if (!args[i]) {
@@ -443,7 +480,7 @@ static rt_status_t call_tensors(rt_executor_t *ex, const char *name, int32_t nar
   rt_interp_value_t *result = NULL;
   if (!st) st = rt_interp_call_global(ex->interp, name, nargs, vals, &result);
   for (int32_t i = 0; i < nargs; ++i) rt_interp_value_release(vals[i]);
-  free(vals);
+  rt_mem_free(vals);
   if (st) return st;
   int32_t n = 0;
   rt_tensor_t *flat[MAX_OUTPUTS];
@@ -488,7 +525,7 @@ static rt_status_t call_vm(rt_executor_t *ex, int32_t index, int32_t nargs, rt_t
                            int32_t max_outs, rt_tensor_t **outs, int32_t *out_count) {
   rt_vm_value_t small[16];
   memset(small, 0, sizeof small);
-  rt_vm_value_t *vals = nargs <= 16 ? small : calloc((size_t)nargs, sizeof *vals);
+  rt_vm_value_t *vals = nargs <= 16 ? small : rt_mem_calloc((size_t)nargs, sizeof *vals);
   if (!vals) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   rt_status_t st = RT_OK;
   for (int32_t i = 0; i < nargs; ++i) {
@@ -497,7 +534,7 @@ static rt_status_t call_vm(rt_executor_t *ex, int32_t index, int32_t nargs, rt_t
   }
   rt_vm_value_t result = {.kind = RT_VM_VALUE_EMPTY};
   if (!st) st = rt_vm_invoke(ex->vm, index, nargs, vals, &result);
-  if (vals != small) free(vals);
+  if (vals != small) rt_mem_free(vals);
   if (st) return st;
   int32_t n = 0;
   rt_tensor_t *flat[MAX_OUTPUTS];
@@ -567,7 +604,7 @@ static rt_status_t profile(rt_executor_t *ex, int32_t runs, int32_t max_nodes,
   }
   const rt_graph_plan_t *plan = rt_graph_runtime_plan(ex->graph);
   int32_t nn = plan->num_nodes;
-  double *sum = calloc((size_t)(nn ? nn : 1) * 3, sizeof(double));
+  double *sum = rt_mem_calloc((size_t)(nn ? nn : 1) * 3, sizeof(double));
   if (!sum) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   double *best = sum + nn, *cur = best + nn;
   clear_outputs(ex);
@@ -592,7 +629,7 @@ static rt_status_t profile(rt_executor_t *ex, int32_t runs, int32_t max_nodes,
     }
     *out_count = nn;
   }
-  free(sum);
+  rt_mem_free(sum);
   return st;
 }
 
@@ -685,11 +722,23 @@ rt_status_t rt_executor_invoke(rt_executor_t *ex, const char *fn_name, int32_t n
   return st;
 }
 
+static rt_status_t source_text(const rt_executor_t *ex, const char *kind, char **out_text);
+
 rt_status_t rt_executor_get_source(const rt_executor_t *ex, const char *kind, char **out_text) {
   if (!kind) return RT_STATUS(INVALID_ARGUMENT, "kind is NULL");
-  if (strcmp(kind, "relay") == 0) return rt_module_print(ex->module, RT_PRINT_DEFAULT, out_text);
+  char *text = NULL;
+  rt_status_t st = source_text(ex, kind, &text);
+  return rt_mem_export_text(st, text, out_text);
+}
+
+/* rt_executor_get_source's text, from the library heap. */
+static rt_status_t source_text(const rt_executor_t *ex, const char *kind, char **out_text) {
+  size_t printed = 0;
+  if (strcmp(kind, "relay") == 0) {
+    return rt_ir_print_module(ex->module, RT_PRINT_DEFAULT, out_text, &printed);
+  }
   if (strcmp(kind, "pipeline") == 0) {
-    return rt_module_print(ex->pipeline, RT_PRINT_DEFAULT, out_text);
+    return rt_ir_print_module(ex->pipeline, RT_PRINT_DEFAULT, out_text, &printed);
   }
   if (strcmp(kind, "vm") == 0) {
     if (!ex->vm) {
@@ -758,15 +807,15 @@ rt_status_t rt_executor_get_source(const rt_executor_t *ex, const char *kind, ch
         rt_strbuf_puts(&out, text);
       }
     }
-    free(text);
+    rt_mem_free(text);
   } else if (strcmp(kind, "graph-json") == 0) {
-    char **names = calloc((size_t)(ex->num_inputs ? ex->num_inputs : 1), sizeof(char *));
+    char **names = rt_mem_calloc((size_t)(ex->num_inputs ? ex->num_inputs : 1), sizeof(char *));
     if (!names) {
       st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
     } else {
       for (int32_t i = 0; i < ex->num_inputs; ++i) names[i] = (char *)ex->inputs[i].name;
       rt_graph_plan_to_json(rt_graph_runtime_plan(ex->graph), b->kernel_names, names, &out);
-      free(names);
+      rt_mem_free(names);
     }
   } else {
     st = RT_STATUS(INVALID_ARGUMENT, "unknown source kind '%s' (known: relay, kernels, ll, asm, "
@@ -794,9 +843,9 @@ static void io_of(const char *name, const rt_ir_type_t *t, int64_t *shape, rt_ar
 
 static rt_status_t export_vm(const rt_executor_t *ex, const char *path) {
   int32_t ni = ex->num_inputs, no = ex->num_outputs;
-  rt_artifact_io_t *io = calloc((size_t)(ni + no ? ni + no : 1), sizeof *io);
-  int64_t (*shapes)[RT_TENSOR_MAX_RANK] = calloc((size_t)(ni + no ? ni + no : 1), sizeof *shapes);
-  char (*names)[24] = calloc((size_t)(no ? no : 1), sizeof *names);
+  rt_artifact_io_t *io = rt_mem_calloc((size_t)(ni + no ? ni + no : 1), sizeof *io);
+  int64_t (*shapes)[RT_TENSOR_MAX_RANK] = rt_mem_calloc((size_t)(ni + no ? ni + no : 1), sizeof *shapes);
+  char (*names)[24] = rt_mem_calloc((size_t)(no ? no : 1), sizeof *names);
   rt_status_t st = RT_OK;
   if (!io || !shapes || !names) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
   for (int32_t i = 0; !st && i < ni; ++i) io_of(ex->inputs[i].name, ex->inputs[i].type, shapes[i], &io[i]);
@@ -805,9 +854,9 @@ static rt_status_t export_vm(const rt_executor_t *ex, const char *path) {
     io_of(names[o], ex->output_types[o], shapes[ni + o], &io[ni + o]);
   }
   if (!st) st = rt_backend_export_vm(&ex->vm_build, ni, io, no, io + ni, path);
-  free(io);
-  free(shapes);
-  free(names);
+  rt_mem_free(io);
+  rt_mem_free(shapes);
+  rt_mem_free(names);
   return st;
 }
 

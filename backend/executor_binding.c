@@ -15,15 +15,16 @@
 
 #include "ir/ir.h"
 #include "rt/executor.h"
+#include "runtime/mem.h"
 
 /* The node of main's top-level dataflow labelled `label`, or NULL. */
 static rt_status_t find_binding(const rt_module_t *m, rt_ir_expr_t *body, const char *label,
                                 rt_ir_expr_t **out) {
   *out = NULL;
   uint32_t nids = m->next_id;
-  uint8_t *seen = calloc((size_t)nids + 1, 1);
+  uint8_t *seen = rt_mem_calloc((size_t)nids + 1, 1);
   size_t cap = 256, n = 0;
-  rt_ir_expr_t **stack = malloc(cap * sizeof *stack);
+  rt_ir_expr_t **stack = rt_mem_alloc(cap * sizeof *stack);
   rt_status_t st = (!seen || !stack) ? RT_STATUS(RESOURCE_EXHAUSTED, "out of memory") : RT_OK;
   if (!st) stack[n++] = body;
   while (!st && n > 0 && !*out) {
@@ -41,7 +42,7 @@ static rt_status_t find_binding(const rt_module_t *m, rt_ir_expr_t *body, const 
     int32_t nk = rt_ir_children(e, kids, 64);
     rt_ir_expr_t **all = kids;
     if (nk > 64) {
-      all = malloc((size_t)nk * sizeof *all);
+      all = rt_mem_alloc((size_t)nk * sizeof *all);
       if (!all) {
         st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
         break;
@@ -50,7 +51,7 @@ static rt_status_t find_binding(const rt_module_t *m, rt_ir_expr_t *body, const 
     }
     if (n + (size_t)nk > cap) {
       size_t ncap = (n + (size_t)nk) * 2;
-      rt_ir_expr_t **s = realloc(stack, ncap * sizeof *s);
+      rt_ir_expr_t **s = rt_mem_realloc(stack, ncap * sizeof *s);
       if (!s) {
         st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
       } else {
@@ -59,10 +60,10 @@ static rt_status_t find_binding(const rt_module_t *m, rt_ir_expr_t *body, const 
       }
     }
     for (int32_t i = 0; !st && i < nk; ++i) stack[n++] = all[i];
-    if (all != kids) free(all);
+    if (all != kids) rt_mem_free(all);
   }
-  free(stack);
-  free(seen);
+  rt_mem_free(stack);
+  rt_mem_free(seen);
   return st;
 }
 

@@ -29,6 +29,7 @@
 #include "runtime/artifact_format.h"
 #include "runtime/file.h"
 #include "runtime/ndarray_blob.h"
+#include "runtime/mem.h"
 
 extern char **environ;
 
@@ -44,7 +45,7 @@ static rt_status_t add_file(workdir *w, const char *name, const void *data, size
                             char **out_path) {
   if (w->num_files == MAX_FILES) return RT_STATUS(RESOURCE_EXHAUSTED, "too many kernels to export");
   size_t n = strlen(w->dir) + strlen(name) + 2;
-  char *p = malloc(n);
+  char *p = rt_mem_alloc(n);
   if (!p) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   snprintf(p, n, "%s/%s", w->dir, name);
   w->files[w->num_files++] = p;
@@ -55,7 +56,7 @@ static rt_status_t add_file(workdir *w, const char *name, const void *data, size
 static void workdir_remove(workdir *w) {
   for (int32_t i = 0; i < w->num_files; ++i) {
     unlink(w->files[i]);
-    free(w->files[i]);
+    rt_mem_free(w->files[i]);
   }
   if (w->dir[0]) rmdir(w->dir);
 }
@@ -124,7 +125,7 @@ static rt_status_t run_tool(char *const *argv, const char *log) {
   rt_status_t st = RT_STATUS(IO_ERROR, "linking the model library with '%s' failed (%s %d): %s",
                              argv[0], WIFEXITED(wst) ? "exit status" : "signal",
                              WIFEXITED(wst) ? WEXITSTATUS(wst) : WTERMSIG(wst), text ? text : "");
-  free(text);
+  rt_mem_free(text);
   return st;
 }
 
@@ -197,8 +198,8 @@ static rt_status_t link_library(const kernel_set *ks, const rt_strbuf_t *planb,
   }
   rt_status_t st = RT_OK;
   int32_t nk = ks->num_kernels;
-  int32_t *first_of = calloc((size_t)(nk ? nk : 1), sizeof(int32_t));
-  char **argv = calloc((size_t)nk + 64, sizeof(char *));
+  int32_t *first_of = rt_mem_calloc((size_t)(nk ? nk : 1), sizeof(int32_t));
+  char **argv = rt_mem_calloc((size_t)nk + 64, sizeof(char *));
   char *cc = NULL;
   if (!first_of || !argv) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
   int32_t argc = 0;
@@ -206,7 +207,7 @@ static rt_status_t link_library(const kernel_set *ks, const rt_strbuf_t *planb,
   const char *cc_env = getenv("CC");
   if (!st) {
     size_t n = strlen(cc_env && *cc_env ? cc_env : "cc") + 1;
-    cc = malloc(n);
+    cc = rt_mem_alloc(n);
     if (!cc) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
     if (cc) memcpy(cc, cc_env && *cc_env ? cc_env : "cc", n);
     for (char *tok = cc ? strtok(cc, " ") : NULL; tok && argc < 16; tok = strtok(NULL, " ")) {
@@ -250,7 +251,7 @@ static rt_status_t link_library(const kernel_set *ks, const rt_strbuf_t *planb,
   char *vs_arg = NULL;
   if (!st) {
     size_t n = strlen(vs_path) + 32;
-    vs_arg = malloc(n);
+    vs_arg = rt_mem_alloc(n);
     if (!vs_arg) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
     if (vs_arg) snprintf(vs_arg, n, "-Wl,--version-script=%s", vs_path);
   }
@@ -274,10 +275,10 @@ static rt_status_t link_library(const kernel_set *ks, const rt_strbuf_t *planb,
   }
   if (st) st = rt_status_annotate(st, "exporting the model to %s", path);
   rt_strbuf_deinitialize(&src);
-  free(vs_arg);
-  free(cc);
-  free(argv);
-  free(first_of);
+  rt_mem_free(vs_arg);
+  rt_mem_free(cc);
+  rt_mem_free(argv);
+  rt_mem_free(first_of);
   workdir_remove(&w);
   return st;
 }
@@ -292,8 +293,8 @@ rt_status_t rt_backend_export(const rt_graph_build_t *build, const rt_graph_plan
   rt_strbuf_t planb, paramsb;
   rt_strbuf_initialize(&planb);
   rt_strbuf_initialize(&paramsb);
-  const char **out_names = calloc((size_t)(plan->num_outputs ? plan->num_outputs : 1), sizeof(char *));
-  char (*buf)[24] = calloc((size_t)(plan->num_outputs ? plan->num_outputs : 1), sizeof *buf);
+  const char **out_names = rt_mem_calloc((size_t)(plan->num_outputs ? plan->num_outputs : 1), sizeof(char *));
+  char (*buf)[24] = rt_mem_calloc((size_t)(plan->num_outputs ? plan->num_outputs : 1), sizeof *buf);
   if (!out_names || !buf) {
     st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
   } else {
@@ -303,8 +304,8 @@ rt_status_t rt_backend_export(const rt_graph_build_t *build, const rt_graph_plan
     }
     rt_artifact_write_plan(plan, input_names, out_names, &planb);
   }
-  free(out_names);
-  free(buf);
+  rt_mem_free(out_names);
+  rt_mem_free(buf);
   for (int32_t c = 0; !st && c < plan->num_consts; ++c) rt_ndarray_blob_write(plan->consts[c], &paramsb);
   if (!st && (planb.failed || paramsb.failed)) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
   kernel_set ks = {build->jit, build->num_kernels, (const char *const *)build->kernel_names};
@@ -330,13 +331,13 @@ rt_status_t rt_backend_export_vm(const rt_vm_build_t *build, int32_t num_inputs,
   rt_strbuf_initialize(&paramsb);
   if (!st) rt_artifact_write_vm_plan(num_inputs, inputs, num_outputs, outputs, bytes, size, &planb);
   if (!st && planb.failed) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
-  const char **names = calloc((size_t)(exe->num_kernels ? exe->num_kernels : 1), sizeof(char *));
+  const char **names = rt_mem_calloc((size_t)(exe->num_kernels ? exe->num_kernels : 1), sizeof(char *));
   if (!st && !names) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory exporting");
   for (int32_t k = 0; !st && k < exe->num_kernels; ++k) names[k] = exe->kernels[k].name;
   kernel_set ks = {build->jit, exe->num_kernels, names};
   if (!st) st = link_library(&ks, &planb, &paramsb, path);
-  free(names);
-  free(bytes);
+  rt_mem_free(names);
+  rt_mem_free(bytes);
   rt_strbuf_deinitialize(&planb);
   rt_strbuf_deinitialize(&paramsb);
   return st;

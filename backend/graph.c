@@ -25,7 +25,7 @@
 
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(elt) (oom = true)
-#include <uthash.h>
+#include "runtime/uthash_rt.h"
 
 #include "backend/graph.h"
 #include "ir/op/custom.h"
@@ -63,7 +63,7 @@ typedef struct {
   do {                                                                   \
     if ((n) == (cap)) {                                                  \
       int32_t ncap_ = (cap) ? (cap) * 2 : 16;                            \
-      type *p_ = realloc((arr), (size_t)ncap_ * sizeof(type));           \
+      type *p_ = rt_mem_realloc((arr), (size_t)ncap_ * sizeof(type));           \
       if (!p_) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph"); \
       (arr) = p_;                                                        \
       (cap) = ncap_;                                                     \
@@ -78,20 +78,20 @@ static value_map *lookup(gb *g, const rt_ir_expr_t *e) {
 
 static rt_status_t bind_value(gb *g, const rt_ir_expr_t *e, int32_t count, const int32_t *entries) {
   bool oom = false;
-  value_map *v = calloc(1, sizeof *v);
+  value_map *v = rt_mem_calloc(1, sizeof *v);
   if (!v) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
   v->id = e->id;
   v->count = count;
-  v->entries = malloc((size_t)(count ? count : 1) * sizeof(int32_t));
+  v->entries = rt_mem_alloc((size_t)(count ? count : 1) * sizeof(int32_t));
   if (!v->entries) {
-    free(v);
+    rt_mem_free(v);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
   }
   if (count) memcpy(v->entries, entries, (size_t)count * sizeof(int32_t));
   HASH_ADD(hh, g->values, id, sizeof(uint32_t), v);
   if (oom) {
-    free(v->entries);
-    free(v);
+    rt_mem_free(v->entries);
+    rt_mem_free(v);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
   }
   return RT_OK;
@@ -243,7 +243,7 @@ static rt_status_t visit_node(gb *g, rt_ir_expr_t *e) {
       node->kernel = kernel;
       node->num_inputs = nin;
       node->num_outputs = nout;
-      node->entries = malloc((size_t)(nin + nout) * sizeof(int32_t));
+      node->entries = rt_mem_alloc((size_t)(nin + nout) * sizeof(int32_t));
       if (!node->entries) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
       memcpy(node->entries, ids, (size_t)(nin + nout) * sizeof(int32_t));
       g->num_nodes++;
@@ -285,7 +285,7 @@ static rt_status_t walk(gb *g, rt_ir_expr_t *root) {
   int32_t depth = 0, cap = 0;
   if (depth == cap) {
     cap = 64;
-    stack = malloc((size_t)cap * sizeof(frame_t));
+    stack = rt_mem_alloc((size_t)cap * sizeof(frame_t));
     if (!stack) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
   }
   stack[depth++] = (frame_t){root, 0};
@@ -297,7 +297,7 @@ static rt_status_t walk(gb *g, rt_ir_expr_t *root) {
       f->next++;
       if (lookup(g, child)) continue;
       if (depth == cap) {
-        frame_t *p = realloc(stack, (size_t)cap * 2 * sizeof(frame_t));
+        frame_t *p = rt_mem_realloc(stack, (size_t)cap * 2 * sizeof(frame_t));
         if (!p) {
           st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
           break;
@@ -312,7 +312,7 @@ static rt_status_t walk(gb *g, rt_ir_expr_t *root) {
     --depth;
     if (!lookup(g, e)) st = visit_node(g, e);
   }
-  free(stack);
+  rt_mem_free(stack);
   return st;
 }
 
@@ -320,7 +320,7 @@ static rt_status_t walk(gb *g, rt_ir_expr_t *root) {
 
 static rt_status_t plan_memory(rt_graph_plan_t *p) {
   int32_t ne = p->num_entries;
-  int32_t *last_use = malloc((size_t)(ne ? ne : 1) * sizeof(int32_t));
+  int32_t *last_use = rt_mem_alloc((size_t)(ne ? ne : 1) * sizeof(int32_t));
   uint64_t *sizes = NULL;
   bool *busy = NULL;
   int32_t nstorage = 0, cap = 0;
@@ -346,13 +346,13 @@ static rt_status_t plan_memory(rt_graph_plan_t *p) {
       if (best < 0) {
         if (nstorage == cap) {
           int32_t ncap = cap ? cap * 2 : 16;
-          uint64_t *ns = realloc(sizes, (size_t)ncap * sizeof *ns);
+          uint64_t *ns = rt_mem_realloc(sizes, (size_t)ncap * sizeof *ns);
           if (!ns) {
             st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
             break;
           }
           sizes = ns;
-          bool *nb = realloc(busy, (size_t)ncap * sizeof *nb);
+          bool *nb = rt_mem_realloc(busy, (size_t)ncap * sizeof *nb);
           if (!nb) {
             st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
             break;
@@ -377,10 +377,10 @@ static rt_status_t plan_memory(rt_graph_plan_t *p) {
       }
     }
   }
-  free(last_use);
-  free(busy);
+  rt_mem_free(last_use);
+  rt_mem_free(busy);
   if (st) {
-    free(sizes);
+    rt_mem_free(sizes);
     return st;
   }
   p->num_storage = nstorage;
@@ -394,8 +394,8 @@ static void free_values(gb *g) {
   value_map *v, *tmp;
   HASH_ITER(hh, g->values, v, tmp) {
     HASH_DEL(g->values, v);
-    free(v->entries);
-    free(v);
+    rt_mem_free(v->entries);
+    rt_mem_free(v);
   }
 }
 
@@ -426,7 +426,7 @@ rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session, uint3
   p->num_consts = g.num_consts;
   if (!st) {
     p->num_inputs = main_fn->fn.nparams;
-    p->input_entries = malloc((size_t)(p->num_inputs ? p->num_inputs : 1) * sizeof(int32_t));
+    p->input_entries = rt_mem_alloc((size_t)(p->num_inputs ? p->num_inputs : 1) * sizeof(int32_t));
     if (!p->input_entries) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
     for (int32_t i = 0; !st && i < p->num_inputs; ++i) {
       value_map *v = lookup(&g, main_fn->fn.params[i]);
@@ -446,8 +446,8 @@ rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session, uint3
   if (!st) {
     value_map *res = lookup(&g, main_fn->fn.body);
     p->num_outputs = res->count;
-    p->output_entries = malloc((size_t)(res->count ? res->count : 1) * sizeof(int32_t));
-    p->output_sources = malloc((size_t)(res->count ? res->count : 1) * sizeof(int32_t));
+    p->output_entries = rt_mem_alloc((size_t)(res->count ? res->count : 1) * sizeof(int32_t));
+    p->output_sources = rt_mem_alloc((size_t)(res->count ? res->count : 1) * sizeof(int32_t));
     if (!p->output_entries || !p->output_sources) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
     for (int32_t o = 0; !st && o < res->count; ++o) {
       int32_t src = res->entries[o];
@@ -461,7 +461,7 @@ rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session, uint3
         /* An input, a constant, or an output already taken: copy. */
         if (g.num_entries == g.cap_entries) {
           int32_t ncap = g.cap_entries ? g.cap_entries * 2 : 16;
-          rt_graph_entry_t *ne = realloc(g.entries, (size_t)ncap * sizeof *ne);
+          rt_graph_entry_t *ne = rt_mem_realloc(g.entries, (size_t)ncap * sizeof *ne);
           if (!ne) {
             st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning the graph");
             break;
@@ -485,10 +485,10 @@ rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session, uint3
   if (!st) {
     out->num_kernels = g.num_groups;
     int32_t nk = g.num_groups ? g.num_groups : 1;
-    rt_ir_expr_t **fns = calloc((size_t)nk, sizeof *fns);
-    out->kernel_names = calloc((size_t)nk, sizeof(char *));
-    out->kernel_types = calloc((size_t)nk, sizeof(char *));
-    out->kernels = calloc((size_t)nk, sizeof(rt_kernel_fn));
+    rt_ir_expr_t **fns = rt_mem_calloc((size_t)nk, sizeof *fns);
+    out->kernel_names = rt_mem_calloc((size_t)nk, sizeof(char *));
+    out->kernel_types = rt_mem_calloc((size_t)nk, sizeof(char *));
+    out->kernels = rt_mem_calloc((size_t)nk, sizeof(rt_kernel_fn));
     if (!fns || !out->kernel_names || !out->kernel_types || !out->kernels) {
       st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
     }
@@ -516,16 +516,16 @@ rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session, uint3
     }
     /* Kernels of custom ops and strategies call into this process: no
      * disk cache, no export (ir/op/custom.h). */
-    out->process_local = rt_ir_custom_in_use(g.num_groups, fns);
+    out->process_local = !st && rt_ir_custom_in_use(g.num_groups, fns);
     if (out->process_local) jit_flags |= RT_JIT_NO_DISK_CACHE;
     if (!st && g.num_groups > 0) {
       st = rt_jit_build(session, g.num_groups, fns, (const char *const *)out->kernel_names,
                         jit_flags, &out->jit_stats, &out->jit);
     }
     for (int32_t k = 0; !st && k < g.num_groups; ++k) out->kernels[k] = rt_jit_module_kernel(out->jit, k);
-    free(fns);
+    rt_mem_free(fns);
   }
-  free(g.groups);
+  rt_mem_free(g.groups);
   free_values(&g);
   if (st) {
     rt_graph_build_deinitialize(out);
@@ -537,12 +537,12 @@ rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session, uint3
 void rt_graph_build_deinitialize(rt_graph_build_t *b) {
   rt_graph_plan_deinitialize(&b->plan);
   for (int32_t k = 0; k < b->num_kernels; ++k) {
-    if (b->kernel_names) free(b->kernel_names[k]);
-    if (b->kernel_types) free(b->kernel_types[k]);
+    if (b->kernel_names) rt_mem_free(b->kernel_names[k]);
+    if (b->kernel_types) rt_mem_free(b->kernel_types[k]);
   }
-  free(b->kernel_names);
-  free(b->kernel_types);
-  free(b->kernels);
+  rt_mem_free(b->kernel_names);
+  rt_mem_free(b->kernel_types);
+  rt_mem_free(b->kernels);
   rt_jit_module_release(b->jit);
   memset(b, 0, sizeof *b);
 }
@@ -554,11 +554,11 @@ void rt_graph_plan_to_json(const rt_graph_plan_t *p, char *const *kernel_names,
   /* Node list: one "null" node per input and constant, one "tvm_op" per
    * kernel node; entry ids map to (node, output index). */
   int32_t ne = p->num_entries;
-  int32_t *node_of = calloc((size_t)(ne ? ne : 1), sizeof(int32_t));
-  int32_t *index_of = calloc((size_t)(ne ? ne : 1), sizeof(int32_t));
+  int32_t *node_of = rt_mem_calloc((size_t)(ne ? ne : 1), sizeof(int32_t));
+  int32_t *index_of = rt_mem_calloc((size_t)(ne ? ne : 1), sizeof(int32_t));
   if (!node_of || !index_of) {
-    free(node_of);
-    free(index_of);
+    rt_mem_free(node_of);
+    rt_mem_free(index_of);
     out->failed = true;
     return;
   }
@@ -610,11 +610,11 @@ void rt_graph_plan_to_json(const rt_graph_plan_t *p, char *const *kernel_names,
   rt_strbuf_puts(out, "],\n  \"attrs\": {\n    \"shape\": [\"list_shape\", [");
   int32_t count = 0;
   /* Entries in node order: arg nodes first, then each node's outputs. */
-  int32_t *order = calloc((size_t)(ne ? ne : 1), sizeof(int32_t));
+  int32_t *order = rt_mem_calloc((size_t)(ne ? ne : 1), sizeof(int32_t));
   if (!order) {
     out->failed = true;
-    free(node_of);
-    free(index_of);
+    rt_mem_free(node_of);
+    rt_mem_free(index_of);
     return;
   }
   for (int32_t i = 0; i < ne; ++i) {
@@ -654,7 +654,7 @@ void rt_graph_plan_to_json(const rt_graph_plan_t *p, char *const *kernel_names,
     rt_strbuf_printf(out, ", %d", (int)row);
   }
   rt_strbuf_puts(out, "]\n}\n");
-  free(order);
-  free(node_of);
-  free(index_of);
+  rt_mem_free(order);
+  rt_mem_free(node_of);
+  rt_mem_free(index_of);
 }

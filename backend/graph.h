@@ -12,7 +12,7 @@ typedef struct rt_graph_build_t {
   rt_jit_module_t *jit;          /* the compiled kernels (owned) */
   rt_kernel_fn *kernels;         /* per kernel (owned array) */
   int32_t num_kernels;
-  char **kernel_names;           /* per kernel, malloc'd */
+  char **kernel_names;           /* per kernel, rt_mem_alloc'd */
   char **kernel_types;           /* per kernel: its function type text */
   rt_jit_build_stats_t jit_stats; /* where the kernels came from (cache counts) */
   bool process_local;            /* kernels call custom ops or strategies: no export */

@@ -39,6 +39,7 @@
 #include "ir/op/custom.h"
 #include "passes/pass.h"
 #include "runtime/size.h"
+#include "runtime/mem.h"
 
 #define MAX_LEAVES 256
 
@@ -85,7 +86,7 @@ typedef struct {
   do {                                                                               \
     if ((n) == (cap)) {                                                              \
       int32_t ncap_ = (cap) ? (cap) * 2 : 16;                                        \
-      type *p_ = realloc((arr), (size_t)ncap_ * sizeof(type));                       \
+      type *p_ = rt_mem_realloc((arr), (size_t)ncap_ * sizeof(type));                       \
       if (!p_) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory compiling for the vm"); \
       (arr) = p_;                                                                    \
       (cap) = ncap_;                                                                 \
@@ -539,8 +540,8 @@ static void reads(const cc_t *c, const rt_vm_instr_t *in, reg_info *ri, int32_t 
 
 static rt_status_t plan_and_finish(cc_t *c, rt_vm_function_t *fn) {
   rt_status_t st = RT_OK;
-  reg_info *ri = calloc((size_t)(c->nregs ? c->nregs : 1), sizeof *ri);
-  int32_t *nkills = calloc((size_t)c->ncode + 1, sizeof(int32_t));
+  reg_info *ri = rt_mem_calloc((size_t)(c->nregs ? c->nregs : 1), sizeof *ri);
+  int32_t *nkills = rt_mem_calloc((size_t)c->ncode + 1, sizeof(int32_t));
   uint64_t *bsize = NULL;
   int32_t *bfree_after = NULL; /* per block: the pc after which it is free */
   int32_t nblocks = 0, cap_blocks = 0;
@@ -561,7 +562,7 @@ static rt_status_t plan_and_finish(cc_t *c, rt_vm_function_t *fn) {
   /* Params are never planned (they come from the caller). */
   for (int32_t r = 0; r < fn->num_params && r < c->nregs; ++r) ri[r].plannable = false;
   /* Blocks for plannable registers, in pc order. */
-  reg_block = malloc((size_t)(c->nregs ? c->nregs : 1) * sizeof(int32_t));
+  reg_block = rt_mem_alloc((size_t)(c->nregs ? c->nregs : 1) * sizeof(int32_t));
   if (!reg_block) {
     st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning @%s", c->fn_name);
     goto done;
@@ -582,9 +583,9 @@ static rt_status_t plan_and_finish(cc_t *c, rt_vm_function_t *fn) {
     if (best < 0) {
       if (nblocks == cap_blocks) {
         int32_t ncap = cap_blocks ? cap_blocks * 2 : 16;
-        uint64_t *ns = realloc(bsize, (size_t)ncap * sizeof *ns);
+        uint64_t *ns = rt_mem_realloc(bsize, (size_t)ncap * sizeof *ns);
         if (ns) bsize = ns;
-        int32_t *nf = ns ? realloc(bfree_after, (size_t)ncap * sizeof *nf) : NULL;
+        int32_t *nf = ns ? rt_mem_realloc(bfree_after, (size_t)ncap * sizeof *nf) : NULL;
         if (nf) bfree_after = nf;
         if (!ns || !nf) {
           st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning @%s", c->fn_name);
@@ -601,7 +602,7 @@ static rt_status_t plan_and_finish(cc_t *c, rt_vm_function_t *fn) {
   if (st) goto done;
   /* Lay the blocks out, 64-byte aligned. */
   uint64_t total = 0;
-  uint64_t *boff = calloc((size_t)(nblocks ? nblocks : 1), sizeof *boff);
+  uint64_t *boff = rt_mem_calloc((size_t)(nblocks ? nblocks : 1), sizeof *boff);
   if (!boff) {
     st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning @%s", c->fn_name);
     goto done;
@@ -613,7 +614,7 @@ static rt_status_t plan_and_finish(cc_t *c, rt_vm_function_t *fn) {
   for (int32_t r = 0; r < c->nregs; ++r) {
     if (reg_block[r] >= 0) c->slots[ri[r].slot].offset = (int64_t)boff[reg_block[r]];
   }
-  free(boff);
+  rt_mem_free(boff);
   fn->frame_bytes = total;
   /* Kills: after the last use of every pooled value, except after control. */
   int32_t total_kills = 0;
@@ -626,11 +627,11 @@ static rt_status_t plan_and_finish(cc_t *c, rt_vm_function_t *fn) {
     total_kills++;
   }
   int32_t n = c->ncode + total_kills;
-  rt_vm_instr_t *code = malloc((size_t)n * sizeof *code);
-  int32_t *newpc = malloc(((size_t)c->ncode + 1) * sizeof(int32_t));
+  rt_vm_instr_t *code = rt_mem_alloc((size_t)n * sizeof *code);
+  int32_t *newpc = rt_mem_alloc(((size_t)c->ncode + 1) * sizeof(int32_t));
   if (!code || !newpc) {
-    free(code);
-    free(newpc);
+    rt_mem_free(code);
+    rt_mem_free(newpc);
     st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning @%s", c->fn_name);
     goto done;
   }
@@ -641,10 +642,10 @@ static rt_status_t plan_and_finish(cc_t *c, rt_vm_function_t *fn) {
   }
   newpc[c->ncode] = p;
   /* Kill slots per pc, filled in register order. */
-  int32_t *fill = calloc((size_t)c->ncode + 1, sizeof(int32_t));
+  int32_t *fill = rt_mem_calloc((size_t)c->ncode + 1, sizeof(int32_t));
   if (!fill) {
-    free(code);
-    free(newpc);
+    rt_mem_free(code);
+    rt_mem_free(newpc);
     st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory planning @%s", c->fn_name);
     goto done;
   }
@@ -665,18 +666,18 @@ static rt_status_t plan_and_finish(cc_t *c, rt_vm_function_t *fn) {
     if (ai->op == RT_VM_OP_IF || ai->op == RT_VM_OP_GOTO || ai->op == RT_VM_OP_RET) continue;
     code[newpc[at] + 1 + fill[at]++] = (rt_vm_instr_t){RT_VM_OP_KILL_REGISTER, r, 0, 0, 0};
   }
-  free(fill);
-  free(newpc);
-  free(c->code);
+  rt_mem_free(fill);
+  rt_mem_free(newpc);
+  rt_mem_free(c->code);
   c->code = code;
   c->ncode = n;
   c->cap_code = n;
 done:
-  free(ri);
-  free(nkills);
-  free(bsize);
-  free(bfree_after);
-  free(reg_block);
+  rt_mem_free(ri);
+  rt_mem_free(nkills);
+  rt_mem_free(bsize);
+  rt_mem_free(bfree_after);
+  rt_mem_free(reg_block);
   return st;
 }
 
@@ -688,7 +689,7 @@ static rt_status_t compile_function(cc_t *c, int32_t g, rt_vm_function_t *out) {
   c->list = NULL;
   c->slots = NULL;
   c->cap_code = c->cap_list = c->cap_slots = 0;
-  out->name = strdup(c->fn_name);
+  out->name = rt_mem_strdup(c->fn_name);
   if (!out->name) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   rt_ir_expr_t *inner = closure_body(fn);
   rt_ir_expr_t *body = inner ? inner->fn.body : fn->fn.body;
@@ -796,7 +797,7 @@ static bool same_ranks(const prober *p, const rt_vm_shape_t *x, const rt_vm_shap
  * coefficient on variable 0). Fills `w` from word `at`; false if not affine. */
 static bool fit(prober *p, bool tied, int64_t *w, int32_t at, int32_t cap, int32_t *out_len) {
   enum { STEP = 11 };
-  rt_vm_shape_t *base = calloc((size_t)p->nout * 3, sizeof(rt_vm_shape_t));
+  rt_vm_shape_t *base = rt_mem_calloc((size_t)p->nout * 3, sizeof(rt_vm_shape_t));
   if (!base) return false;
   rt_vm_shape_t *step = base + p->nout, *check = base + 2 * p->nout;
   int64_t vals[RT_VM_MAX_RECIPE_VARS];
@@ -849,7 +850,7 @@ static bool fit(prober *p, bool tied, int64_t *w, int32_t at, int32_t cap, int32
       }
     }
   }
-  free(base);
+  rt_mem_free(base);
   *out_len = len;
   return ok;
 }
@@ -857,7 +858,7 @@ static bool fit(prober *p, bool tied, int64_t *w, int32_t at, int32_t cap, int32
 static rt_status_t derive_recipe(rt_vm_build_t *b, int32_t k) {
   rt_vm_kernel_info_t *ki = &b->exe.kernels[k];
   const rt_ir_expr_t *fn = b->kernel_fns[k];
-  prober *p = calloc(1, sizeof *p);
+  prober *p = rt_mem_calloc(1, sizeof *p);
   if (!p) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   p->b = b;
   p->k = k;
@@ -885,7 +886,7 @@ static rt_status_t derive_recipe(rt_vm_build_t *b, int32_t k) {
                                  {t->tensor.dtype.code, t->tensor.dtype.bits, t->tensor.dtype.lanes}, 0};
   }
   int32_t cap = 2 + 2 * RT_VM_MAX_RECIPE_VARS + p->nout * (1 + RT_TENSOR_MAX_RANK * (1 + RT_VM_MAX_RECIPE_VARS));
-  int64_t *w = usable && p->nv > 0 ? malloc((size_t)cap * sizeof(int64_t)) : NULL;
+  int64_t *w = usable && p->nv > 0 ? rt_mem_alloc((size_t)cap * sizeof(int64_t)) : NULL;
   rt_status_t st = RT_OK;
   if (w) {
     int32_t at = 0;
@@ -909,8 +910,8 @@ static rt_status_t derive_recipe(rt_vm_build_t *b, int32_t k) {
       st = rt_vm_shape_recipe_check(ki);
     }
   }
-  free(w);
-  free(p);
+  rt_mem_free(w);
+  rt_mem_free(p);
   return st;
 }
 
@@ -923,8 +924,8 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
   rt_status_t st = RT_OK;
   rt_vm_executable_t *exe = &out->exe;
   int32_t ng = module->num_globals;
-  c.closure_captures = malloc((size_t)(ng ? ng : 1) * sizeof(int32_t));
-  exe->functions = calloc((size_t)(ng ? ng : 1), sizeof(rt_vm_function_t));
+  c.closure_captures = rt_mem_alloc((size_t)(ng ? ng : 1) * sizeof(int32_t));
+  exe->functions = rt_mem_calloc((size_t)(ng ? ng : 1), sizeof(rt_vm_function_t));
   if (!c.closure_captures || !exe->functions) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   for (int32_t g = 0; !st && g < ng; ++g) {
     c.closure_captures[g] = closure_body(module->globals[g].fn) ? module->globals[g].fn->fn.nparams : -1;
@@ -933,15 +934,15 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
     exe->num_functions = g + 1;
     st = compile_function(&c, g, &exe->functions[g]);
   }
-  free(c.vars);
-  free(c.closure_captures);
+  rt_mem_free(c.vars);
+  rt_mem_free(c.closure_captures);
   exe->consts = c.consts;
   exe->num_consts = c.num_consts;
   /* Kernels: one JIT module for every distinct group. */
   int32_t nk = c.num_groups;
-  exe->kernels = calloc((size_t)(nk ? nk : 1), sizeof(rt_vm_kernel_info_t));
-  out->kernels = calloc((size_t)(nk ? nk : 1), sizeof(rt_kernel_fn));
-  out->kernel_fns = calloc((size_t)(nk ? nk : 1), sizeof(rt_ir_expr_t *));
+  exe->kernels = rt_mem_calloc((size_t)(nk ? nk : 1), sizeof(rt_vm_kernel_info_t));
+  out->kernels = rt_mem_calloc((size_t)(nk ? nk : 1), sizeof(rt_kernel_fn));
+  out->kernel_fns = rt_mem_calloc((size_t)(nk ? nk : 1), sizeof(rt_ir_expr_t *));
   if (!st && (!exe->kernels || !out->kernels || !out->kernel_fns)) {
     st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   }
@@ -976,7 +977,7 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
     exe->kernels[k].dynamic = c.groups[k].dynamic;
   }
   if (!st && nk > 0) {
-    char **names = calloc((size_t)nk, sizeof(char *));
+    char **names = rt_mem_calloc((size_t)nk, sizeof(char *));
     if (!names) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
     for (int32_t k = 0; !st && k < nk; ++k) names[k] = exe->kernels[k].name;
     /* Kernels of custom ops and strategies call into this process. */
@@ -986,10 +987,10 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
                         &out->jit);
       if (st) st = rt_status_annotate(st, "compiling the vm's %d kernels", (int)nk);
     }
-    free(names);
+    rt_mem_free(names);
     for (int32_t k = 0; !st && k < nk; ++k) out->kernels[k] = rt_jit_module_kernel(out->jit, k);
   }
-  free(c.groups);
+  rt_mem_free(c.groups);
   for (int32_t k = 0; !st && k < nk; ++k) {
     if (exe->kernels[k].dynamic) st = derive_recipe(out, k);
   }
@@ -1006,8 +1007,8 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
 void rt_vm_build_deinitialize(rt_vm_build_t *b) {
   rt_vm_executable_deinitialize(&b->exe);
   rt_jit_module_release(b->jit);
-  free(b->kernels);
-  free(b->kernel_fns);
+  rt_mem_free(b->kernels);
+  rt_mem_free(b->kernel_fns);
   rt_module_release(b->module);
   memset(b, 0, sizeof *b);
 }
@@ -1037,9 +1038,9 @@ static rt_ir_type_t *type_of(const shape_env *s, const rt_ir_expr_t *e) {
 static rt_status_t set_type(shape_env *s, const rt_ir_expr_t *e, rt_ir_type_t *t) {
   if (s->n == s->cap) {
     int32_t ncap = s->cap ? s->cap * 2 : 32;
-    const rt_ir_expr_t **nn = realloc(s->nodes, (size_t)ncap * sizeof *nn);
+    const rt_ir_expr_t **nn = rt_mem_realloc(s->nodes, (size_t)ncap * sizeof *nn);
     if (nn) s->nodes = nn;
-    rt_ir_type_t **nt = nn ? realloc(s->types, (size_t)ncap * sizeof *nt) : NULL;
+    rt_ir_type_t **nt = nn ? rt_mem_realloc(s->types, (size_t)ncap * sizeof *nt) : NULL;
     if (nt) s->types = nt;
     if (!nn || !nt) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in a shape function");
     s->cap = ncap;
@@ -1195,8 +1196,8 @@ rt_status_t rt_vm_shape_function(void *user, int32_t kernel, int32_t num_inputs,
   s.fn = fn;
   s.inputs = inputs;
   s.num_inputs = num_inputs;
-  rt_status_t st = rt_ir_module_create(rt_allocator_system(), &s.scratch);
-  s.param_arg = calloc((size_t)(fn->fn.nparams > 0 ? fn->fn.nparams : 1), sizeof *s.param_arg);
+  rt_status_t st = rt_ir_module_create(rt_mem_current(), &s.scratch);
+  s.param_arg = rt_mem_calloc((size_t)(fn->fn.nparams > 0 ? fn->fn.nparams : 1), sizeof *s.param_arg);
   if (!st && !s.param_arg) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in a shape function");
   for (int32_t i = 0; !st && i < fn->fn.nparams; ++i) {
     rt_ir_type_t *t = NULL;
@@ -1205,7 +1206,7 @@ rt_status_t rt_vm_shape_function(void *user, int32_t kernel, int32_t num_inputs,
     if (!st && t && t->kind == RT_IR_TYPE_TENSOR) s.param_arg[i] = &inputs[first];
     if (!st) st = set_type(&s, fn->fn.params[i], t);
   }
-  if (!st) st = rt_ir_post_order(rt_allocator_system(), fn->fn.body, shape_visit, &s);
+  if (!st) st = rt_ir_post_order(rt_mem_current(), fn->fn.body, shape_visit, &s);
   if (!st) {
     const rt_ir_type_t *leaves[MAX_LEAVES];
     int32_t n = 0;
@@ -1229,9 +1230,9 @@ rt_status_t rt_vm_shape_function(void *user, int32_t kernel, int32_t num_inputs,
       }
     }
   }
-  free(s.nodes);
-  free(s.types);
-  free(s.param_arg);
+  rt_mem_free(s.nodes);
+  rt_mem_free(s.types);
+  rt_mem_free(s.param_arg);
   rt_module_release(s.scratch);
   return st;
 }

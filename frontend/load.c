@@ -8,6 +8,7 @@
 #include "frontend/onnx/onnx.h"
 #include "ir/ir.h"
 #include "runtime/file.h"
+#include "runtime/mem.h"
 
 static bool has_suffix(const char *s, const char *suffix) {
   size_t n = strlen(s), k = strlen(suffix);
@@ -18,8 +19,21 @@ rt_status_t rt_module_load(const char *path, rt_module_t **out_module) {
   return rt_module_load_with_options(path, NULL, out_module);
 }
 
+static rt_status_t load(const char *path, const rt_module_load_options_t *options,
+                        rt_module_t **out_module);
+
 rt_status_t rt_module_load_with_options(const char *path, const rt_module_load_options_t *options,
                                         rt_module_t **out_module) {
+  rt_mem_scope_t scope;
+  rt_mem_scope_enter(&scope, options ? options->allocator : NULL);
+  rt_status_t st = load(path, options, out_module);
+  rt_mem_scope_leave(&scope);
+  return st;
+}
+
+/* rt_module_load_with_options inside the scope of options->allocator. */
+static rt_status_t load(const char *path, const rt_module_load_options_t *options,
+                        rt_module_t **out_module) {
   if (!path || !out_module) return RT_STATUS(INVALID_ARGUMENT, "path is NULL");
   if (has_suffix(path, ".onnx")) return rt_onnx_import_file_with_options(path, options, out_module);
   if (options && options->num_constant_inputs > 0) {
@@ -37,7 +51,7 @@ rt_status_t rt_module_load_with_options(const char *path, const rt_module_load_o
   RT_RETURN_IF_ERROR(rt_file_read(path, RT_IR_MAX_SOURCE_BYTES, &text, &size));
   rt_module_t *m = NULL;
   rt_status_t st = rt_module_parse(text, size, path, &m);
-  free(text);
+  rt_mem_free(text);
   if (!st && options && options->num_input_shapes != 0) {
     /* Relay text: parse as written, then specialize @main. */
     st = rt_module_bind_input_shapes(m, options->num_input_shapes, options->input_shapes,

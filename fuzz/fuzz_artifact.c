@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "runtime/artifact_format.h"
+#include "runtime/mem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -60,10 +61,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint32_t num_kernels = le32(data);
   at += 4;
   if (num_kernels > 4096) return 0;
-  const char **names = calloc(num_kernels ? num_kernels : 1, sizeof *names);
-  rt_kernel_fn *kernels = calloc(num_kernels ? num_kernels : 1, sizeof *kernels);
+  const char **names = rt_mem_calloc(num_kernels ? num_kernels : 1, sizeof *names);
+  rt_kernel_fn *kernels = rt_mem_calloc(num_kernels ? num_kernels : 1, sizeof *kernels);
   /* The names must be NUL-terminated inside the input. */
-  char *text = malloc(size ? size : 1);
+  char *text = rt_mem_alloc(size ? size : 1);
   uint8_t *params = NULL;
   if (!names || !kernels || !text) goto done;
   memcpy(text, data, size);
@@ -89,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   desc.kernel_names = names;
   /* The params blob is copied to a block of its own, so that a read past
    * its end is seen (the plan, the input's tail, is already). */
-  params = malloc(params_size ? params_size : 1);
+  params = rt_mem_alloc(params_size ? params_size : 1);
   if (!params) goto done;
   memcpy(params, data + at, params_size);
   desc.params = params;
@@ -117,9 +118,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!st || a) abort();
   rt_status_free(st);
 done:
-  free(params);
-  free(text);
-  free(kernels);
-  free(names);
+  rt_mem_free(params);
+  rt_mem_free(text);
+  rt_mem_free(kernels);
+  rt_mem_free(names);
   return 0;
 }

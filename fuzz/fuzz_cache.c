@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "jit/cache.h"
+#include "runtime/mem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -86,13 +87,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   if (size < HEADER) return 0;
   /* The same with a checksum that matches. */
-  uint8_t *copy = malloc(size);
+  uint8_t *copy = rt_mem_alloc(size);
   if (!copy) return 0;
   memcpy(copy, data, size);
   uint64_t sum = rt_jit_fnv(RT_JIT_FNV_SEED, copy + HEADER, size - HEADER);
   for (int i = 0; i < 8; ++i) copy[64 + i] = (uint8_t)(sum >> (8 * i));
   if (id.identity != &none) id.identity = copy + HEADER;
   check(copy, size, &id);
-  free(copy);
+  rt_mem_free(copy);
   return 0;
 }

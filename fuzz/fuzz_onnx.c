@@ -9,6 +9,7 @@
 
 #include "frontend/onnx/onnx.h"
 #include "ir/ir.h"
+#include "runtime/mem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rt_module_release(m2);
   }
   rt_status_free(s);
-  free(text);
+  rt_mem_free(text);
   rt_module_release(m);
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "runtime/mem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -51,9 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rt_module_release(m3);
   }
   rt_status_free(s);
-  free(u1);
-  free(u2);
-  free(t1);
+  rt_mem_free(u1);
+  rt_mem_free(u2);
+  rt_mem_free(t1);
   rt_module_release(m);
   return 0;
 }

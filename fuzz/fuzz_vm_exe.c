@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/vm.h"
+#include "runtime/mem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -33,8 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (status) abort();
   status = rt_vm_executable_serialize(&back, &again, &m);
   if (status || m != n || memcmp(bytes, again, n) != 0) abort();
-  free(bytes);
-  free(again);
+  rt_mem_free(bytes);
+  rt_mem_free(again);
   rt_vm_executable_deinitialize(&back);
   rt_vm_executable_deinitialize(&exe);
   return 0;

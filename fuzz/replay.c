@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "runtime/mem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,14 +22,14 @@ static int replay_file(const char *path) {
     return -1;
   }
   size_t cap = 4096, n = 0;
-  uint8_t *buf = malloc(cap);
+  uint8_t *buf = rt_mem_alloc(cap);
   size_t got;
   while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
     n += got;
     if (n == cap) {
-      uint8_t *grown = realloc(buf, cap * 2);
+      uint8_t *grown = rt_mem_realloc(buf, cap * 2);
       if (!grown) {
-        free(buf);
+        rt_mem_free(buf);
         buf = NULL;
         break;
       }
@@ -42,15 +43,15 @@ static int replay_file(const char *path) {
     return -1;
   }
   /* An exact-size copy, so ASan sees a read past the input's end. */
-  uint8_t *exact = malloc(n ? n : 1);
+  uint8_t *exact = rt_mem_alloc(n ? n : 1);
   if (!exact) {
-    free(buf);
+    rt_mem_free(buf);
     return -1;
   }
   memcpy(exact, buf, n);
-  free(buf);
+  rt_mem_free(buf);
   LLVMFuzzerTestOneInput(exact, n);
-  free(exact);
+  rt_mem_free(exact);
   return 1;
 }
 

@@ -28,6 +28,7 @@
 #include "runtime/size.h"
 #include "runtime/strbuf.h"
 #include "runtime/tensor_impl.h"
+#include "runtime/mem.h"
 
 #define DEFAULT_MAX_DEPTH 1000
 #define DEFAULT_MAX_TENSOR_BYTES (UINT64_C(16) << 30)
@@ -58,7 +59,7 @@ static rt_interp_value_t *memo_get(const activation *act, const rt_ir_expr_t *e)
 /* Takes over the caller's reference to v. */
 static rt_status_t memo_put(activation *act, const rt_ir_expr_t *e, rt_interp_value_t *v) {
   bool oom = false;
-  memo_entry *m = calloc(1, sizeof *m);
+  memo_entry *m = rt_mem_calloc(1, sizeof *m);
   if (!m) {
     rt_interp_value_release(v);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in the interpreter");
@@ -68,7 +69,7 @@ static rt_status_t memo_put(activation *act, const rt_ir_expr_t *e, rt_interp_va
   HASH_ADD(hh, act->memo, id, sizeof(uint32_t), m);
   if (oom) {
     rt_interp_value_release(v);
-    free(m);
+    rt_mem_free(m);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in the interpreter");
   }
   return RT_OK;
@@ -79,7 +80,7 @@ static void activation_finish(activation *act) {
   HASH_ITER(hh, act->memo, m, tmp) {
     HASH_DEL(act->memo, m);
     rt_interp_value_release(m->value);
-    free(m);
+    rt_mem_free(m);
   }
   rt_interp_env_release(act->env);
   act->env = NULL;
@@ -467,7 +468,7 @@ static rt_status_t fv_visit(void *user, rt_ir_expr_t *e) {
       const rt_ir_expr_t *v = e->kind == RT_IR_FUNCTION ? e->fn.params[i] : e->let.var;
       if (w->nbound == w->cap_bound) {
         int32_t cap = w->cap_bound ? w->cap_bound * 2 : 16;
-        uint32_t *p = realloc(w->bound, (size_t)cap * sizeof *p);
+        uint32_t *p = rt_mem_realloc(w->bound, (size_t)cap * sizeof *p);
         if (!p) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in the interpreter");
         w->bound = p;
         w->cap_bound = cap;
@@ -477,7 +478,7 @@ static rt_status_t fv_visit(void *user, rt_ir_expr_t *e) {
   } else if (e->kind == RT_IR_VAR) {
     if (w->nused == w->cap_used) {
       int32_t cap = w->cap_used ? w->cap_used * 2 : 16;
-      const rt_ir_expr_t **p = realloc(w->used, (size_t)cap * sizeof *p);
+      const rt_ir_expr_t **p = rt_mem_realloc(w->used, (size_t)cap * sizeof *p);
       if (!p) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in the interpreter");
       w->used = p;
       w->cap_used = cap;
@@ -499,30 +500,30 @@ static rt_status_t free_vars_of(rt_interp_t *it, rt_ir_expr_t *fn,
   fv_walk w = {it, NULL, 0, 0, NULL, 0, 0, false};
   rt_status_t st = rt_ir_post_order(it->allocator, fn, fv_visit, &w);
   if (!st) {
-    fv = calloc(1, sizeof *fv);
+    fv = rt_mem_calloc(1, sizeof *fv);
     if (!fv) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in the interpreter");
   }
   if (!st) {
     fv->fn_id = fn->id;
-    fv->vars = calloc((size_t)(w.nused ? w.nused : 1), sizeof *fv->vars);
+    fv->vars = rt_mem_calloc((size_t)(w.nused ? w.nused : 1), sizeof *fv->vars);
     if (!fv->vars) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in the interpreter");
     for (int32_t i = 0; !st && i < w.nused; ++i) {
       /* rt_ir_post_order visits each var node once, so `used` is distinct. */
       if (!id_in(w.bound, w.nbound, w.used[i]->id)) fv->vars[fv->count++] = w.used[i];
     }
   }
-  free(w.bound);
-  free(w.used);
+  rt_mem_free(w.bound);
+  rt_mem_free(w.used);
   if (st) {
-    if (fv) free(fv->vars);
-    free(fv);
+    if (fv) rt_mem_free(fv->vars);
+    rt_mem_free(fv);
     return st;
   }
   bool oom = false;
   HASH_ADD(hh, it->free_vars, fn_id, sizeof(uint32_t), fv);
   if (oom) {
-    free(fv->vars);
-    free(fv);
+    rt_mem_free(fv->vars);
+    rt_mem_free(fv);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in the interpreter");
   }
   *out = fv;
@@ -699,13 +700,13 @@ static rt_status_t eval(activation *act, rt_ir_expr_t *e, rt_interp_value_t **ou
     if (child) {
       if (depth == cap) {
         int32_t ncap = cap * 2;
-        frame_t *p = malloc((size_t)ncap * sizeof(frame_t));
+        frame_t *p = rt_mem_alloc((size_t)ncap * sizeof(frame_t));
         if (!p) {
           st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in the interpreter");
           break;
         }
         memcpy(p, stack, (size_t)depth * sizeof(frame_t));
-        if (stack != local) free(stack);
+        if (stack != local) rt_mem_free(stack);
         stack = p;
         cap = ncap;
       }
@@ -728,7 +729,7 @@ static rt_status_t eval(activation *act, rt_ir_expr_t *e, rt_interp_value_t **ou
     }
     if (!st) st = memo_put(act, node, v);
   }
-  if (stack != local) free(stack);
+  if (stack != local) rt_mem_free(stack);
   if (st) return st;
   done = memo_get(act, e);
   RT_ASSERT(done != NULL);
@@ -767,8 +768,8 @@ void rt_interp_release(rt_interp_t *it) {
   rt_interp_free_vars_t *fv, *tmp;
   HASH_ITER(hh, it->free_vars, fv, tmp) {
     HASH_DEL(it->free_vars, fv);
-    free(fv->vars);
-    free(fv);
+    rt_mem_free(fv->vars);
+    rt_mem_free(fv);
   }
   rt_module_release(it->module);
   rt_module_release(it->scratch);

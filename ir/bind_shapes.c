@@ -13,6 +13,7 @@
 
 #include "ir/ir.h"
 #include "runtime/strbuf.h"
+#include "runtime/mem.h"
 
 rt_status_t rt_ir_bind_shape(const char *where, const rt_ir_type_t *declared,
                              const rt_input_shape_t *given, int64_t *out_dims) {
@@ -131,13 +132,13 @@ rt_status_t rt_module_bind_input_shapes(rt_module_t *module, int32_t count,
   rt_module_t *m = NULL;
   RT_RETURN_IF_ERROR(rt_ir_module_derive(module, &m));
   const size_t np = (size_t)main_fn->fn.nparams;
-  rt_ir_expr_t **params = malloc((np + 1) * sizeof *params);
-  swap_t w = {0, malloc(((size_t)count + 1) * sizeof *w.from), malloc(((size_t)count + 1) * sizeof *w.to)};
+  rt_ir_expr_t **params = rt_mem_alloc((np + 1) * sizeof *params);
+  swap_t w = {0, rt_mem_alloc(((size_t)count + 1) * sizeof *w.from), rt_mem_alloc(((size_t)count + 1) * sizeof *w.to)};
   rt_status_t st = params && w.from && w.to ? bind(m, main_fn, count, shapes, params, &w)
                                             : RT_STATUS(RESOURCE_EXHAUSTED, "out of memory binding input shapes");
-  free(params);
-  free(w.from);
-  free(w.to);
+  rt_mem_free(params);
+  rt_mem_free(w.from);
+  rt_mem_free(w.to);
   if (st) {
     rt_module_release(m);
     return st;

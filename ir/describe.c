@@ -5,6 +5,7 @@
 
 #include "ir/ir.h"
 #include "runtime/strbuf.h"
+#include "runtime/mem.h"
 
 bool rt_ir_is_primitive(const rt_ir_expr_t *fn) {
   if (!fn || fn->kind != RT_IR_FUNCTION || !fn->fn.attrs) return false;
@@ -34,7 +35,7 @@ rt_status_t rt_ir_primitive_name(const rt_ir_expr_t *fn, rt_strbuf_t *out) {
   rt_strbuf_t b;
   rt_strbuf_initialize(&b);
   rt_strbuf_puts(&b, "fused");
-  rt_status_t st = rt_ir_post_order(rt_allocator_system(), fn->fn.body, name_visit, &b);
+  rt_status_t st = rt_ir_post_order(rt_mem_current(), fn->fn.body, name_visit, &b);
   if (!st && b.failed) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory naming a kernel");
   if (!st) {
     if (b.len > MAX_NAME_LENGTH) {

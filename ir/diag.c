@@ -10,6 +10,7 @@
 
 #include "ir/ir.h"
 #include "runtime/strbuf.h"
+#include "runtime/mem.h"
 
 /* Start of line `line` (1-based) in text, or NULL past the end. */
 static const char *line_start(const rt_ir_source_t *src, int32_t line) {
@@ -56,6 +57,6 @@ rt_status_t rt_ir_diag(rt_ir_span_t span, const char *format, ...) {
   if (st) return st;
   st = rt_status_create(RT_STATUS_INVALID_ARGUMENT, __FILE__, __LINE__, "%s",
                         text);
-  free(text);
+  rt_mem_free(text);
   return st;
 }

@@ -21,7 +21,7 @@
 
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(elt) (oom = true)
-#include <uthash.h>
+#include "runtime/uthash_rt.h"
 
 #include "ir/ir.h"
 #include "runtime/assert.h"
@@ -357,13 +357,13 @@ static rt_status_t collect_lets(void *user, rt_ir_expr_t *e) {
   let_entry *le = NULL;
   HASH_FIND(hh, cx->lets, &e->let.var->id, sizeof(uint32_t), le);
   if (le) return RT_OK;
-  le = calloc(1, sizeof *le);
+  le = rt_mem_calloc(1, sizeof *le);
   if (!le) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in type inference");
   le->var_id = e->let.var->id;
   le->value = e->let.value;
   HASH_ADD(hh, cx->lets, var_id, sizeof(uint32_t), le);
   if (oom) {
-    free(le);
+    rt_mem_free(le);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in type inference");
   }
   return RT_OK;
@@ -385,7 +385,7 @@ static rt_status_t collect_callees(void *user, rt_ir_expr_t *e) {
   }
   if (cl->count == cl->cap) {
     int32_t ncap = cl->cap ? cl->cap * 2 : 8;
-    int32_t *p = realloc(cl->callees, (size_t)ncap * sizeof(int32_t));
+    int32_t *p = rt_mem_realloc(cl->callees, (size_t)ncap * sizeof(int32_t));
     if (!p) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in type inference");
     cl->callees = p;
     cl->cap = ncap;
@@ -408,7 +408,7 @@ static rt_status_t infer_global(infer_ctx *cx, int32_t gi, int32_t depth) {
   callee_list cl = {cx, NULL, 0, 0};
   rt_status_t st = rt_ir_post_order(m->allocator, fn, collect_callees, &cl);
   for (int32_t i = 0; !st && i < cl.count; ++i) st = infer_global(cx, cl.callees[i], depth + 1);
-  free(cl.callees);
+  rt_mem_free(cl.callees);
   if (st) return st;
   /* Params carry the declared types, shared with call sites. */
   rt_ir_type_t *decl = cx->declared[gi];
@@ -424,7 +424,7 @@ static rt_status_t infer_global(infer_ctx *cx, int32_t gi, int32_t depth) {
   let_entry *le, *tmp;
   HASH_ITER(hh, cx->lets, le, tmp) {
     HASH_DEL(cx->lets, le);
-    free(le);
+    rt_mem_free(le);
   }
   if (st) return rt_status_annotate(st, "in @%s", m->globals[gi].name);
   cx->state[gi] = 2;
@@ -444,7 +444,7 @@ rt_status_t rt_ir_infer_types(rt_module_t *m) {
   st = rt_arena_alloc_array(&m->arena, (size_t)n, sizeof(rt_ir_type_t *), &p);
   if (st) return st;
   cx.declared = p;
-  cx.state = calloc((size_t)n * 2, 1);
+  cx.state = rt_mem_calloc((size_t)n * 2, 1);
   if (!cx.state) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in type inference");
   cx.typed_already = cx.state + n;
   for (int32_t gi = 0; gi < n && !st; ++gi) {
@@ -471,7 +471,7 @@ rt_status_t rt_ir_infer_types(rt_module_t *m) {
     if (!st) st = rt_ir_func_type(m, fn->fn.nparams, params, ret, &cx.declared[gi]);
   }
   for (int32_t gi = 0; gi < n && !st; ++gi) st = infer_global(&cx, gi, 0);
-  free(cx.state);
+  rt_mem_free(cx.state);
   if (!st) m->typed = true;
   return st;
 }

@@ -181,10 +181,10 @@ struct rt_module_t {
   rt_allocator_t allocator;
   rt_arena_t arena;
   uint32_t next_id;
-  rt_ir_global_t *globals;    /* malloc'd, kept sorted by name */
+  rt_ir_global_t *globals;    /* rt_mem_alloc'd, kept sorted by name */
   int32_t num_globals;
   int32_t cap_globals;
-  rt_tensor_t **constants;    /* malloc'd; one reference each */
+  rt_tensor_t **constants;    /* rt_mem_alloc'd; one reference each */
   int32_t num_constants;
   int32_t cap_constants;
   rt_ir_source_t *source;     /* in the arena; NULL for built modules */

@@ -9,6 +9,7 @@
 
 #include "ir/ir.h"
 #include "runtime/assert.h"
+#include "runtime/mem.h"
 
 rt_status_t rt_ir_module_create(rt_allocator_t allocator, rt_module_t **out_module) {
   void *p = NULL;
@@ -43,7 +44,7 @@ void rt_module_release(rt_module_t *module) {
 
 rt_status_t rt_ir_module_derive(rt_module_t *base, rt_module_t **out_module) {
   rt_module_t *m = NULL;
-  RT_RETURN_IF_ERROR(rt_ir_module_create(base->allocator, &m));
+  RT_RETURN_IF_ERROR(rt_ir_module_create(rt_mem_current(), &m));
   rt_status_t st = RT_OK;
   for (int32_t i = 0; i < base->num_globals && !st; ++i) {
     st = rt_ir_module_add(m, base->globals[i].name, base->globals[i].fn);
@@ -140,7 +141,7 @@ rt_status_t rt_module_parse(const char *text, size_t size, const char *source_na
                      (unsigned)RT_IR_MAX_SOURCE_BYTES);
   }
   rt_module_t *m = NULL;
-  RT_RETURN_IF_ERROR(rt_ir_module_create(rt_allocator_system(), &m));
+  RT_RETURN_IF_ERROR(rt_ir_module_create(rt_mem_current(), &m));
   rt_status_t st = rt_ir_parse_module(m, source_name ? source_name : "<text>",
                                       text ? text : "", size);
   if (!st) st = rt_ir_infer_types(m);
@@ -152,10 +153,30 @@ rt_status_t rt_module_parse(const char *text, size_t size, const char *source_na
   return RT_OK;
 }
 
+rt_status_t rt_module_parse_with_options(const char *text, size_t size, const char *source_name,
+                                         const rt_module_load_options_t *options,
+                                         rt_module_t **out_module) {
+  rt_mem_scope_t scope;
+  rt_mem_scope_enter(&scope, options ? options->allocator : NULL);
+  rt_module_t *m = NULL;
+  rt_status_t st = rt_module_parse(text, size, source_name, &m);
+  if (!st && options && options->num_input_shapes != 0) {
+    rt_module_t *bound = NULL;
+    st = rt_module_bind_input_shapes(m, options->num_input_shapes, options->input_shapes, &bound);
+    rt_module_release(m);
+    m = bound;
+  }
+  if (!st) *out_module = m;
+  rt_mem_scope_leave(&scope);
+  return st;
+}
+
 rt_status_t rt_module_print(const rt_module_t *module, uint32_t flags,
                             char **out_text) {
   size_t len = 0;
-  return rt_ir_print_module(module, flags, out_text, &len);
+  char *text = NULL;
+  rt_status_t st = rt_ir_print_module(module, flags, &text, &len);
+  return rt_mem_export_text(st, text, out_text);
 }
 
 int32_t rt_module_num_functions(const rt_module_t *module) {

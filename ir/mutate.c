@@ -7,7 +7,7 @@
 
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(elt) (oom = true)
-#include <uthash.h>
+#include "runtime/uthash_rt.h"
 
 #include "ir/ir.h"
 #include "runtime/assert.h"
@@ -127,13 +127,13 @@ static rt_status_t visit(void *user, rt_ir_expr_t *e) {
   RT_ASSERT(result != NULL);
   if (result == e) return RT_OK;
   bool oom = false;
-  map_entry *x = calloc(1, sizeof *x);
+  map_entry *x = rt_mem_calloc(1, sizeof *x);
   if (!x) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory rewriting the IR");
   x->id = e->id;
   x->to = result;
   HASH_ADD(hh, cx->map, id, sizeof(uint32_t), x);
   if (oom) {
-    free(x);
+    rt_mem_free(x);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory rewriting the IR");
   }
   return RT_OK;
@@ -147,7 +147,7 @@ rt_status_t rt_ir_mutate(rt_module_t *m, rt_ir_expr_t *root, rt_ir_rewrite_fn re
   map_entry *x, *tmp;
   HASH_ITER(hh, cx.map, x, tmp) {
     HASH_DEL(cx.map, x);
-    free(x);
+    rt_mem_free(x);
   }
   return st;
 }

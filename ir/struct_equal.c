@@ -16,7 +16,7 @@
 
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(elt) (oom = true)
-#include <uthash.h>
+#include "runtime/uthash_rt.h"
 
 #include "ir/ir.h"
 #include "runtime/assert.h"
@@ -164,7 +164,7 @@ typedef struct {
 static bool push(eq_state *s, const rt_ir_expr_t *a, const rt_ir_expr_t *b) {
   if (s->depth == s->cap) {
     int32_t ncap = s->cap ? s->cap * 2 : 64;
-    work_t *p = realloc(s->stack, (size_t)ncap * sizeof(work_t));
+    work_t *p = rt_mem_realloc(s->stack, (size_t)ncap * sizeof(work_t));
     if (!p) {
       s->oom = true;
       return false;
@@ -197,11 +197,11 @@ static bool bind(eq_state *s, const rt_ir_expr_t *a, const rt_ir_expr_t *b) {
   HASH_FIND(hh, s->b2a, &b->id, sizeof(uint32_t), y);
   if (x || y) return x && y && x->other == b->id && y->other == a->id;
   if (!annotation_equal(var_type(a), var_type(b))) return false;
-  x = calloc(1, sizeof *x);
-  y = calloc(1, sizeof *y);
+  x = rt_mem_calloc(1, sizeof *x);
+  y = rt_mem_calloc(1, sizeof *y);
   if (!x || !y) {
-    free(x);
-    free(y);
+    rt_mem_free(x);
+    rt_mem_free(y);
     s->oom = true;
     return false;
   }
@@ -211,14 +211,14 @@ static bool bind(eq_state *s, const rt_ir_expr_t *a, const rt_ir_expr_t *b) {
   y->other = a->id;
   HASH_ADD(hh, s->a2b, id, sizeof(uint32_t), x);
   if (oom) {
-    free(x);
-    free(y);
+    rt_mem_free(x);
+    rt_mem_free(y);
     s->oom = true;
     return false;
   }
   HASH_ADD(hh, s->b2a, id, sizeof(uint32_t), y);
   if (oom) {
-    free(y);
+    rt_mem_free(y);
     s->oom = true;
     return false;
   }
@@ -292,7 +292,7 @@ static bool equal_with(eq_state *s, const rt_ir_expr_t *a, const rt_ir_expr_t *b
     HASH_FIND(hh, s->pairs, &key, sizeof key, p);
     if (p) continue;
     if (!step(s, w.a, w.b)) return false;
-    p = calloc(1, sizeof *p);
+    p = rt_mem_calloc(1, sizeof *p);
     if (!p) {
       s->oom = true;
       return false;
@@ -300,7 +300,7 @@ static bool equal_with(eq_state *s, const rt_ir_expr_t *a, const rt_ir_expr_t *b
     p->key = key;
     HASH_ADD(hh, s->pairs, key, sizeof(uint64_t), p);
     if (oom) {
-      free(p);
+      rt_mem_free(p);
       s->oom = true;
       return false;
     }
@@ -312,18 +312,18 @@ static void eq_free(eq_state *s) {
   pair_t *p, *ptmp;
   HASH_ITER(hh, s->pairs, p, ptmp) {
     HASH_DEL(s->pairs, p);
-    free(p);
+    rt_mem_free(p);
   }
   var_map_t *v, *vtmp;
   HASH_ITER(hh, s->a2b, v, vtmp) {
     HASH_DEL(s->a2b, v);
-    free(v);
+    rt_mem_free(v);
   }
   HASH_ITER(hh, s->b2a, v, vtmp) {
     HASH_DEL(s->b2a, v);
-    free(v);
+    rt_mem_free(v);
   }
-  free(s->stack);
+  rt_mem_free(s->stack);
 }
 
 bool rt_ir_struct_equal(const rt_ir_expr_t *a, const rt_ir_expr_t *b) {
@@ -372,13 +372,13 @@ static memo_t *memo_find(memo_t *table, uint32_t id) {
 
 static bool memo_put(memo_t **table, uint32_t id, uint64_t value) {
   bool oom = false;
-  memo_t *m = calloc(1, sizeof *m);
+  memo_t *m = rt_mem_calloc(1, sizeof *m);
   if (!m) return false;
   m->id = id;
   m->hash = value;
   HASH_ADD(hh, *table, id, sizeof(uint32_t), m);
   if (oom) {
-    free(m);
+    rt_mem_free(m);
     return false;
   }
   return true;
@@ -468,7 +468,7 @@ static void memo_clear(memo_t **table) {
   memo_t *m, *tmp;
   HASH_ITER(hh, *table, m, tmp) {
     HASH_DEL(*table, m);
-    free(m);
+    rt_mem_free(m);
   }
 }
 
@@ -477,8 +477,8 @@ uint64_t rt_ir_struct_hash(const rt_ir_expr_t *expr) {
   hash_state s = {0};
   uint64_t h = 0;
   rt_ir_expr_t *root = (rt_ir_expr_t *)expr;
-  rt_status_t st = rt_ir_post_order(rt_allocator_system(), root, binder_visit, &s);
-  if (!st) st = rt_ir_post_order(rt_allocator_system(), root, hash_visit, &s);
+  rt_status_t st = rt_ir_post_order(rt_mem_current(), root, binder_visit, &s);
+  if (!st) st = rt_ir_post_order(rt_mem_current(), root, hash_visit, &s);
   if (!st) {
     h = child_hash(&s, root);
   } else {

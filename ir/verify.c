@@ -11,7 +11,7 @@
 
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(elt) (oom = true)
-#include <uthash.h>
+#include "runtime/uthash_rt.h"
 
 #include "ir/ir.h"
 
@@ -45,12 +45,12 @@ static rt_status_t bind(verify_ctx *cx, const rt_ir_expr_t *binder,
     snprintf(msg, sizeof msg, "variable %%%s is bound twice", var->var.name);
     return fail(binder, msg);
   }
-  b = calloc(1, sizeof *b);
+  b = rt_mem_calloc(1, sizeof *b);
   if (!b) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in rt_ir_verify");
   b->id = var->id;
   HASH_ADD(hh, cx->bound, id, sizeof(uint32_t), b);
   if (oom) {
-    free(b);
+    rt_mem_free(b);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in rt_ir_verify");
   }
   return RT_OK;
@@ -132,7 +132,7 @@ rt_status_t rt_ir_verify(const rt_module_t *m) {
     bound_t *b, *tmp;
     HASH_ITER(hh, cx.bound, b, tmp) {
       HASH_DEL(cx.bound, b);
-      free(b);
+      rt_mem_free(b);
     }
   }
   return st;

@@ -9,7 +9,7 @@
  * function doing the insert) and leaves the table usable. */
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(elt) (oom = true)
-#include <uthash.h>
+#include "runtime/uthash_rt.h"
 
 #include "ir/ir.h"
 #include "runtime/assert.h"

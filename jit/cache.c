@@ -32,6 +32,7 @@
 
 #include "rt/kernel_abi.h"
 #include "runtime/strbuf.h"
+#include "runtime/mem.h"
 
 #ifndef RT_VERSION
 #define RT_VERSION "unknown"
@@ -144,7 +145,7 @@ static void canonicalize(const char *text, rt_strbuf_t *out) {
     if (k == count) {
       if (count == cap) {
         size_t ncap = cap ? cap * 2 : 32;
-        name_ref *nn = realloc(names, ncap * sizeof *nn);
+        name_ref *nn = rt_mem_realloc(names, ncap * sizeof *nn);
         if (!nn) {
           out->failed = true;
           break;
@@ -158,7 +159,7 @@ static void canonicalize(const char *text, rt_strbuf_t *out) {
     }
     rt_strbuf_printf(out, "%%%zu", k);
   }
-  free(names);
+  rt_mem_free(names);
 }
 
 static rt_status_t append_constant(void *user, rt_ir_expr_t *e) {
@@ -195,7 +196,7 @@ rt_status_t rt_jit_kernel_id(const rt_ir_expr_t *fn, const char *target, const c
   } else {
     canonicalize(text.data, &b);
     rt_strbuf_puts(&b, "\nconstants\n");
-    st = rt_ir_post_order(rt_allocator_system(), (rt_ir_expr_t *)fn, append_constant, &b);
+    st = rt_ir_post_order(rt_mem_current(), (rt_ir_expr_t *)fn, append_constant, &b);
   }
   rt_strbuf_deinitialize(&text);
   size_t len = 0;
@@ -219,7 +220,7 @@ rt_status_t rt_jit_kernel_id(const rt_ir_expr_t *fn, const char *target, const c
 }
 
 void rt_jit_kernel_id_deinitialize(rt_jit_kernel_id_t *id) {
-  free(id->identity);
+  rt_mem_free(id->identity);
   memset(id, 0, sizeof *id);
 }
 
@@ -227,7 +228,7 @@ void rt_jit_kernel_id_deinitialize(rt_jit_kernel_id_t *id) {
 
 static rt_status_t dup_path(const char *a, const char *b, char **out) {
   size_t n = strlen(a) + strlen(b) + 1;
-  *out = malloc(n);
+  *out = rt_mem_alloc(n);
   if (!*out) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
   snprintf(*out, n, "%s%s", a, b);
   return RT_OK;
@@ -270,7 +271,7 @@ static rt_status_t make_dirs(const char *dir) {
     *s = c;
     if (c == '\0') break;
   }
-  free(p);
+  rt_mem_free(p);
   return st;
 }
 
@@ -294,8 +295,8 @@ static uint64_t get_u64(const uint8_t *p) {
 }
 
 void rt_jit_cache_entry_deinitialize(rt_jit_cache_entry_t *e) {
-  free(e->object);
-  free(e->ll);
+  rt_mem_free(e->object);
+  rt_mem_free(e->ll);
   memset(e, 0, sizeof *e);
 }
 
@@ -310,7 +311,7 @@ static void read_file(const char *path, uint64_t max, uint8_t **out, size_t *out
   if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 &&
       (uint64_t)sb.st_size <= max) {
     size_t n = (size_t)sb.st_size, got = 0;
-    buf = malloc(n ? n : 1);
+    buf = rt_mem_alloc(n ? n : 1);
     while (buf && got < n) {
       ssize_t r = read(fd, buf + got, n - got);
       if (r < 0 && errno == EINTR) continue;
@@ -318,7 +319,7 @@ static void read_file(const char *path, uint64_t max, uint8_t **out, size_t *out
       got += (size_t)r;
     }
     if (buf && got != n) {
-      free(buf);
+      rt_mem_free(buf);
       buf = NULL;
     }
     *out_size = n;
@@ -347,10 +348,10 @@ rt_status_t rt_jit_cache_parse(const uint8_t *f, size_t size, const rt_jit_kerne
   if (ok) {
     out->nin = (int32_t)nin;
     out->nout = (int32_t)nout;
-    out->object = malloc((size_t)objn);
+    out->object = rt_mem_alloc((size_t)objn);
     out->object_len = (size_t)objn;
     if (lln) {
-      out->ll = malloc((size_t)lln + 1);
+      out->ll = rt_mem_alloc((size_t)lln + 1);
       out->ll_len = (size_t)lln;
     }
     if (!out->object || (lln && !out->ll)) {
@@ -377,10 +378,10 @@ rt_status_t rt_jit_cache_read(const char *dir, const rt_jit_kernel_id_t *id,
   uint8_t *f = NULL;
   size_t size = 0;
   read_file(path, MAX_ENTRY_BYTES, &f, &size);
-  free(path);
+  rt_mem_free(path);
   if (!f) return RT_OK;
   rt_status_t st = rt_jit_cache_parse(f, size, id, out, out_found);
-  free(f);
+  rt_mem_free(f);
   return st;
 }
 
@@ -436,7 +437,7 @@ rt_status_t rt_jit_cache_write(const char *dir, const rt_jit_kernel_id_t *id,
     st = RT_STATUS(IO_ERROR, "renaming %s to %s: %s", tmp, path, strerror(errno));
   }
   if (st && fd >= 0) unlink(tmp);
-  free(tmp);
-  free(path);
+  rt_mem_free(tmp);
+  rt_mem_free(path);
   return st;
 }

@@ -36,7 +36,7 @@
 typedef struct rt_jit_kernel_id_t {
   uint64_t key;
   uint64_t identity_hash;
-  uint8_t *identity;      /* malloc'd */
+  uint8_t *identity;      /* rt_mem_alloc'd */
   size_t identity_len;
   char symbol[48];        /* "rt_k%016llx_%016llx" */
 } rt_jit_kernel_id_t;
@@ -56,16 +56,16 @@ void rt_jit_compiler_version(char *buf, size_t size);
 
 /* The cache folder: $RELAYRT_CACHE_DIR if set ("" / "off" / "0" disable
  * the disk cache), else $XDG_CACHE_HOME/relayrt, else $HOME/.cache/relayrt.
- * *out_dir is malloc'd, or NULL when the disk cache is off. Read on every
+ * *out_dir is rt_mem_alloc'd, or NULL when the disk cache is off. Read on every
  * call (not cached), so a process may change it. */
 RT_MUST_USE_RESULT rt_status_t rt_jit_cache_dir(char **out_dir);
 
 /* One entry as stored. */
 typedef struct rt_jit_cache_entry_t {
   int32_t nin, nout;
-  uint8_t *object;        /* malloc'd */
+  uint8_t *object;        /* rt_mem_alloc'd */
   size_t object_len;
-  char *ll;               /* malloc'd, NUL-terminated; NULL when not kept */
+  char *ll;               /* rt_mem_alloc'd, NUL-terminated; NULL when not kept */
   size_t ll_len;
 } rt_jit_cache_entry_t;
 

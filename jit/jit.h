@@ -31,6 +31,7 @@
 #include "ir/ir.h"
 #include "jit/target.h"
 #include "rt/kernel_abi.h"
+#include "runtime/mem.h"
 
 typedef struct rt_jit_session_t rt_jit_session_t;
 typedef struct rt_jit_module_t rt_jit_module_t;
@@ -146,8 +147,8 @@ const char *rt_jit_module_template(const rt_jit_module_t *module, int32_t i);
  * turn), or of kernel i alone with `kernel` >= 0 (a complete module: its
  * entry point, helper functions and constants).
  * FAILED_PRECONDITION when the build did not keep that text
- * (RT_JIT_KEEP_LL / RT_JIT_KEEP_ASM). *out_text is malloc'd; the caller
- * frees it with free(). */
+ * (RT_JIT_KEEP_LL / RT_JIT_KEEP_ASM). *out_text is from the library heap; the caller
+ * frees it with rt_mem_free(). */
 RT_MUST_USE_RESULT rt_status_t rt_jit_module_ll(const rt_jit_module_t *module,
                                                 int32_t kernel,
                                                 char **out_text);

@@ -38,6 +38,7 @@
 #include "jit/templates/templates.h"
 #include "runtime/half.h"
 #include "runtime/tensor_impl.h"
+#include "runtime/mem.h"
 
 typedef struct rt_jit_memo_t {
   const rt_ir_expr_t *expr;
@@ -460,7 +461,7 @@ static rt_status_t add_node(rt_jit_lower_t *L, const rt_ir_expr_t *e,
                             rt_jit_node_t **out) {
   if (L->num_nodes == L->cap_nodes) {
     int32_t cap = L->cap_nodes ? 2 * L->cap_nodes : 32;
-    rt_jit_node_t *n = realloc(L->nodes, (size_t)cap * sizeof *n);
+    rt_jit_node_t *n = rt_mem_realloc(L->nodes, (size_t)cap * sizeof *n);
     if (!n) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (jit nodes)");
     L->nodes = n;
     L->cap_nodes = cap;
@@ -523,7 +524,7 @@ static rt_status_t add_field(rt_jit_lower_t *L, const rt_ir_expr_t *tuple, int32
   }
   if (L->num_fields == L->cap_fields) {
     int32_t cap = L->cap_fields ? 2 * L->cap_fields : 8;
-    rt_jit_field_t *f = realloc(L->fields, (size_t)cap * sizeof *f);
+    rt_jit_field_t *f = rt_mem_realloc(L->fields, (size_t)cap * sizeof *f);
     if (!f) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (jit fields)");
     L->fields = f;
     L->cap_fields = cap;
@@ -576,11 +577,11 @@ static rt_status_t shape_constant(rt_jit_lower_t *L, const rt_ir_expr_t *e) {
   for (int32_t k = 0; k < t->rank; ++k) n->dims[k] = rt_jit_i64(L, t->shape[k]);
   if (t->numel == 1) return RT_OK; /* an immediate (see elem) */
   /* A private global holding the bytes (compact). */
-  char *bytes = malloc(t->nbytes ? t->nbytes : 1);
+  char *bytes = rt_mem_alloc(t->nbytes ? t->nbytes : 1);
   if (!bytes) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (constant)");
   rt_tensor_copy_compact(t, bytes);
   LLVMValueRef init = LLVMConstStringInContext(L->c, bytes, (unsigned)t->nbytes, 1);
-  free(bytes);
+  rt_mem_free(bytes);
   char name[40];
   snprintf(name, sizeof name, "%s.const%u", L->symbol, e->id);
   LLVMValueRef g = LLVMAddGlobal(L->m, LLVMTypeOf(init), name);
@@ -739,7 +740,7 @@ rt_status_t rt_jit_memo_set(rt_jit_lower_t *L, const rt_ir_expr_t *e,
   if (!n) return RT_STATUS(INTERNAL, "node %u was not sized", e->id);
   if (L->num_memo == L->cap_memo) {
     int32_t cap = L->cap_memo ? 2 * L->cap_memo : 64;
-    rt_jit_memo_t *m = realloc(L->memo, (size_t)cap * sizeof *m);
+    rt_jit_memo_t *m = rt_mem_realloc(L->memo, (size_t)cap * sizeof *m);
     if (!m) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (jit memo)");
     L->memo = m;
     L->cap_memo = cap;
@@ -768,7 +769,7 @@ rt_status_t rt_jit_elem(rt_jit_lower_t *L, const rt_ir_expr_t *e,
   RT_RETURN_IF_ERROR(elem_uncached(L, e, n, idx, &v));
   if (L->num_memo == L->cap_memo) {
     int32_t cap = L->cap_memo ? 2 * L->cap_memo : 64;
-    rt_jit_memo_t *m = realloc(L->memo, (size_t)cap * sizeof *m);
+    rt_jit_memo_t *m = rt_mem_realloc(L->memo, (size_t)cap * sizeof *m);
     if (!m) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (jit memo)");
     L->memo = m;
     L->cap_memo = cap;
@@ -946,7 +947,7 @@ static int64_t work_per_elem(rt_jit_lower_t *L) {
 
 /* Collects the function's outputs: a tensor body, the fields of a tuple
  * body, or the fields of a tuple-valued op call (nn.batch_norm). *out is
- * malloc'd. */
+ * rt_mem_alloc'd. */
 static rt_status_t outputs_of(const rt_ir_expr_t *fn, int32_t *out_n, out_t **out) {
   const rt_ir_expr_t *body = fn->fn.body;
   int32_t n = 1;
@@ -955,7 +956,7 @@ static rt_status_t outputs_of(const rt_ir_expr_t *fn, int32_t *out_n, out_t **ou
   } else if (body->kind == RT_IR_CALL && rt_jit_tuple_count(body) > 0) {
     n = rt_jit_tuple_count(body);
   }
-  out_t *o = malloc((size_t)(n ? n : 1) * sizeof *o);
+  out_t *o = rt_mem_alloc((size_t)(n ? n : 1) * sizeof *o);
   if (!o) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
   for (int32_t k = 0; k < n; ++k) {
     if (body->kind == RT_IR_TUPLE) {
@@ -1087,7 +1088,7 @@ static void lower_task(rt_jit_lower_t *L, LLVMValueRef task_fn, LLVMValueRef bod
   LLVMValueRef one = rt_jit_i64(L, 1);
   LLVMValueRef args = LLVMBuildLoad2(L->b, L->ptr, clo, "args");
   LLVMValueRef ctx = LLVMBuildLoad2(L->b, L->ptr, LLVMBuildGEP2(L->b, L->ptr, clo, &one, 1, ""), "ctx");
-  LLVMValueRef *cargs = malloc((size_t)(4 + nargs) * sizeof *cargs);
+  LLVMValueRef *cargs = rt_mem_alloc((size_t)(4 + nargs) * sizeof *cargs);
   if (!cargs) return; /* verified later: a missing terminator is reported */
   cargs[0] = args;
   cargs[1] = ctx;
@@ -1095,7 +1096,7 @@ static void lower_task(rt_jit_lower_t *L, LLVMValueRef task_fn, LLVMValueRef bod
   cargs[3] = LLVMGetParam(task_fn, 2);
   for (int32_t i = 0; i < nargs; ++i) cargs[4 + i] = load_field(L, args, i, ARG_DATA, L->ptr);
   LLVMValueRef r = LLVMBuildCall2(L->b, body_ty, body_fn, cargs, (unsigned)(4 + nargs), "");
-  free(cargs);
+  rt_mem_free(cargs);
   LLVMBuildRet(L->b, r);
 }
 
@@ -1178,7 +1179,7 @@ static rt_status_t lower_function(LLVMModuleRef m, const rt_jit_target_t *target
   status = outputs_of(fn, &nout, &outs);
   const int32_t nargs = nin + nout;
   if (!status) {
-    ptypes = malloc((size_t)(4 + nargs) * sizeof *ptypes);
+    ptypes = rt_mem_alloc((size_t)(4 + nargs) * sizeof *ptypes);
     if (!ptypes) status = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
   }
   if (!status) {
@@ -1219,11 +1220,11 @@ static rt_status_t lower_function(LLVMModuleRef m, const rt_jit_target_t *target
   }
   *out_nin = nin;
   *out_nout = nout;
-  free(ptypes);
-  free(outs);
-  free(L->fields);
-  free(L->nodes);
-  free(L->memo);
+  rt_mem_free(ptypes);
+  rt_mem_free(outs);
+  rt_mem_free(L->fields);
+  rt_mem_free(L->nodes);
+  rt_mem_free(L->memo);
   LLVMDisposeBuilder(L->b);
   return status;
 }

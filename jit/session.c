@@ -61,6 +61,7 @@
 #include "jit/lower.h"
 #include "jit/templates/templates.h"
 #include "runtime/strbuf.h"
+#include "runtime/mem.h"
 
 /* A loaded kernel: its object file's code in the JIT. Fields are fixed
  * once the unit is in the table, except refs and ll (under the lock). */
@@ -83,7 +84,7 @@ struct rt_jit_session_t {
   pthread_mutex_t lock;
   LLVMOrcLLJITRef jit;
   rt_jit_target_t tgt;            /* what kernels are compiled for */
-  char *triple;                   /* malloc'd copy */
+  char *triple;                   /* rt_mem_alloc'd copy */
   char *target;                   /* "<triple> <target name> <cpu> <features> vw<lanes>" */
   char compiler[256];             /* rt_jit_compiler_version */
   rt_strbuf_t session_errors;     /* reporter output, under lock */
@@ -114,7 +115,7 @@ static double now_ms(void) {
 
 static char *dup_str(const char *s) {
   size_t n = strlen(s) + 1;
-  char *r = malloc(n);
+  char *r = rt_mem_alloc(n);
   if (r) memcpy(r, s, n);
   return r;
 }
@@ -184,7 +185,7 @@ static rt_status_t session_create(rt_allocator_t allocator, const rt_jit_target_
     /* The whole target is in every cache key: a kernel compiled for one
      * CPU model, feature set or template width never serves another. */
     size_t n = strlen(s->triple) + strlen(s->tgt.cpu) + strlen(s->tgt.features) + 64;
-    s->target = malloc(n);
+    s->target = rt_mem_alloc(n);
     if (s->target) {
       snprintf(s->target, n, "%s %s %s %s vw%d", s->triple, rt_jit_target_name(&s->tgt),
                s->tgt.cpu, s->tgt.features, (int)s->tgt.vector_width);
@@ -272,8 +273,8 @@ void rt_jit_session_release(rt_jit_session_t *s) {
   }
   pthread_mutex_destroy(&s->lock);
   rt_strbuf_deinitialize(&s->session_errors);
-  free(s->triple);
-  free(s->target);
+  rt_mem_free(s->triple);
+  rt_mem_free(s->target);
   rt_allocator_free(s->allocator, s);
 }
 
@@ -306,9 +307,9 @@ static unit_t *find_unit(rt_jit_session_t *s, const rt_jit_kernel_id_t *id) {
 static void unit_free(unit_t *u) {
   if (!u) return;
   rt_jit_kernel_id_deinitialize(&u->id);
-  free(u->object);
-  free(u->ll);
-  free(u);
+  rt_mem_free(u->object);
+  rt_mem_free(u->ll);
+  rt_mem_free(u);
 }
 
 /* Drops one reference; the last removes the code from the JIT. */
@@ -372,15 +373,15 @@ static void module_free(rt_jit_module_t *m) {
     }
     pthread_mutex_unlock(&s->lock);
     for (int32_t i = 0; i < m->count; ++i) {
-      free(m->kernels[i].ll);
-      free(m->kernels[i].asm_text);
+      rt_mem_free(m->kernels[i].ll);
+      rt_mem_free(m->kernels[i].asm_text);
     }
   }
-  free(m->kernels);
-  free(m->ll);
-  free(m->asm_text);
+  rt_mem_free(m->kernels);
+  rt_mem_free(m->ll);
+  rt_mem_free(m->asm_text);
   rt_jit_session_release(s);
-  free(m);
+  rt_mem_free(m);
 }
 
 static rt_status_t emit(LLVMTargetMachineRef tm, LLVMModuleRef mod, LLVMCodeGenFileType kind,
@@ -393,7 +394,7 @@ static rt_status_t emit(LLVMTargetMachineRef tm, LLVMModuleRef mod, LLVMCodeGenF
                    msg ? msg : "");
   } else {
     size_t n = LLVMGetBufferSize(buf);
-    *out = malloc(n + 1);
+    *out = rt_mem_alloc(n + 1);
     if (!*out) {
       st = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (kernel code)");
     } else {
@@ -493,14 +494,14 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
   rt_jit_build_stats_t stats = {0};
   if (out_stats) *out_stats = stats;
   if (count < 1) return RT_STATUS(INVALID_ARGUMENT, "%s", "rt_jit_build needs at least one function");
-  rt_jit_module_t *m = calloc(1, sizeof *m);
+  rt_jit_module_t *m = rt_mem_calloc(1, sizeof *m);
   if (!m) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
   rt_jit_session_retain(s);
   m->session = s;
-  rt_jit_kernel_id_t *ids = calloc((size_t)count, sizeof *ids);
-  int32_t *slot = calloc((size_t)count, sizeof *slot);     /* pending index or -1 */
-  pending_t *pend = calloc((size_t)count, sizeof *pend);
-  m->kernels = calloc((size_t)count, sizeof *m->kernels);
+  rt_jit_kernel_id_t *ids = rt_mem_calloc((size_t)count, sizeof *ids);
+  int32_t *slot = rt_mem_calloc((size_t)count, sizeof *slot);     /* pending index or -1 */
+  pending_t *pend = rt_mem_calloc((size_t)count, sizeof *pend);
+  m->kernels = rt_mem_calloc((size_t)count, sizeof *m->kernels);
   rt_status_t status = RT_OK;
   if (!ids || !slot || !pend || !m->kernels) status = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
   if (!status) m->count = count;
@@ -592,7 +593,7 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
   }
   if (tm) LLVMDisposeTargetMachine(tm);
   if (ctx) LLVMContextDispose(ctx);
-  free(dir);
+  rt_mem_free(dir);
 
   /* 4. Load, under the lock; a kernel another build loaded meanwhile is
    * shared instead. */
@@ -603,7 +604,7 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
       rt_jit_kernel_id_t *id = &ids[pend[p].first];
       unit_t *u = find_unit(s, id);
       if (!u) {
-        u = calloc(1, sizeof *u);
+        u = rt_mem_calloc(1, sizeof *u);
         if (!u) {
           status = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
           break;
@@ -653,11 +654,11 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
   for (int32_t i = 0; ids && i < count; ++i) rt_jit_kernel_id_deinitialize(&ids[i]);
   for (int32_t p = 0; pend && p < npend; ++p) {
     rt_jit_cache_entry_deinitialize(&pend[p].entry);
-    free(pend[p].asm_text);
+    rt_mem_free(pend[p].asm_text);
   }
-  free(ids);
-  free(slot);
-  free(pend);
+  rt_mem_free(ids);
+  rt_mem_free(slot);
+  rt_mem_free(pend);
   if (out_stats) *out_stats = stats;
   if (status) {
     module_free(m);

@@ -10,6 +10,7 @@
 static const char *const kPassNames[] = {
 #define RT_PASS(ID, name, level, fn, executor, doc) name,
 #include "passes/passes.def"
+#include "runtime/mem.h"
 #undef RT_PASS
 };
 
@@ -22,7 +23,7 @@ void rt_pass_context_defaults(rt_pass_context_t *out) {
 }
 
 rt_status_t rt_pass_context_create(rt_pass_context_t **out_context) {
-  rt_pass_context_t *c = calloc(1, sizeof *c);
+  rt_pass_context_t *c = rt_mem_calloc(1, sizeof *c);
   if (!c) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a pass context");
   rt_pass_context_defaults(c);
   *out_context = c;
@@ -30,7 +31,7 @@ rt_status_t rt_pass_context_create(rt_pass_context_t **out_context) {
 }
 
 rt_status_t rt_pass_context_copy(const rt_pass_context_t *context, rt_pass_context_t **out_copy) {
-  rt_pass_context_t *c = calloc(1, sizeof *c);
+  rt_pass_context_t *c = rt_mem_calloc(1, sizeof *c);
   if (!c) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory copying a pass context");
   *c = *context;
   /* Built-in instruments' state stays owned by the original. */
@@ -42,8 +43,8 @@ rt_status_t rt_pass_context_copy(const rt_pass_context_t *context, rt_pass_conte
 
 void rt_pass_context_release(rt_pass_context_t *context) {
   if (!context) return;
-  for (int32_t i = 0; i < context->num_owned; ++i) free(context->owned[i]);
-  free(context);
+  for (int32_t i = 0; i < context->num_owned; ++i) rt_mem_free(context->owned[i]);
+  rt_mem_free(context);
 }
 
 rt_status_t rt_pass_context_set_opt_level(rt_pass_context_t *context, int32_t opt_level) {

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "passes/pass.h"
+#include "runtime/mem.h"
 
 enum {
   F_DEAD = 1u << 0,          /* a let found dead */
@@ -55,7 +56,7 @@ static rt_status_t grow(void **p, int64_t *cap, int64_t need, size_t elem) {
   if (need <= *cap) return RT_OK;
   int64_t n = *cap ? *cap * 2 : 256;
   while (n < need) n *= 2;
-  void *q = realloc(*p, (size_t)n * elem);
+  void *q = rt_mem_realloc(*p, (size_t)n * elem);
   if (!q) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in DeadCodeElimination");
   *p = q;
   *cap = n;
@@ -214,7 +215,7 @@ static rt_status_t drop_unreachable(rt_module_t *m, bool *changed) {
   int32_t main_i = global_index(m, "main");
   int32_t n = m->num_globals;
   if (main_i < 0 || n == 0) return RT_OK;
-  reach_ctx rc = {m, calloc((size_t)n, 1), calloc((size_t)n, sizeof(int32_t)), 0};
+  reach_ctx rc = {m, rt_mem_calloc((size_t)n, 1), rt_mem_calloc((size_t)n, sizeof(int32_t)), 0};
   rt_status_t st = RT_OK;
   if (!rc.live || !rc.queue) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in DeadCodeElimination");
   if (!st) {
@@ -232,8 +233,8 @@ static rt_status_t drop_unreachable(rt_module_t *m, bool *changed) {
     m->num_globals = k;
     *changed = true;
   }
-  free(rc.live);
-  free(rc.queue);
+  rt_mem_free(rc.live);
+  rt_mem_free(rc.queue);
   return st;
 }
 
@@ -245,9 +246,9 @@ rt_status_t rt_pass_dead_code_elimination(const rt_pass_env_t *env, rt_module_t 
   memset(&cx, 0, sizeof cx);
   cx.allocator = env ? env->allocator : in->allocator;
   cx.cap = in->next_id;
-  cx.refs = calloc((size_t)cx.cap + 1, sizeof(int32_t));
-  cx.flags = calloc((size_t)cx.cap + 1, 1);
-  cx.let_of = calloc((size_t)cx.cap + 1, sizeof(rt_ir_expr_t *));
+  cx.refs = rt_mem_calloc((size_t)cx.cap + 1, sizeof(int32_t));
+  cx.flags = rt_mem_calloc((size_t)cx.cap + 1, 1);
+  cx.let_of = rt_mem_calloc((size_t)cx.cap + 1, sizeof(rt_ir_expr_t *));
   rt_status_t st = RT_OK;
   if (!cx.refs || !cx.flags || !cx.let_of) {
     st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in DeadCodeElimination");
@@ -262,12 +263,12 @@ rt_status_t rt_pass_dead_code_elimination(const rt_pass_env_t *env, rt_module_t 
     }
   }
   if (!st) st = drop_unreachable(m, &changed);
-  free(cx.refs);
-  free(cx.flags);
-  free(cx.let_of);
-  free(cx.nodes);
-  free(cx.stack);
-  free(cx.kids);
+  rt_mem_free(cx.refs);
+  rt_mem_free(cx.flags);
+  rt_mem_free(cx.let_of);
+  rt_mem_free(cx.nodes);
+  rt_mem_free(cx.stack);
+  rt_mem_free(cx.kids);
   if (st || !changed) {
     rt_module_release(m);
     if (st) return st;

@@ -21,6 +21,7 @@
 #include "passes/pass.h"
 #include "rt/dot.h"
 #include "runtime/strbuf.h"
+#include "runtime/mem.h"
 
 typedef struct {
   uint32_t site; /* 0: main's scope; k > 0: cluster k */
@@ -66,7 +67,7 @@ static rt_ir_expr_t *child_at(rt_ir_expr_t *e, int32_t i) {
 static rt_status_t walk(dot_t *d, rt_ir_expr_t *root, uint8_t *seen, walk_fn fn) {
   memset(seen, 0, d->id_cap);
   size_t cap = 64, depth = 0;
-  wframe_t *st = malloc(cap * sizeof *st);
+  wframe_t *st = rt_mem_alloc(cap * sizeof *st);
   if (!st) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory drawing the graph");
   rt_status_t status = RT_OK;
   seen[root->id] = 1;
@@ -79,7 +80,7 @@ static rt_status_t walk(dot_t *d, rt_ir_expr_t *root, uint8_t *seen, walk_fn fn)
       if (c->id >= d->id_cap || seen[c->id]) continue;
       seen[c->id] = 1;
       if (depth == cap) {
-        wframe_t *n = realloc(st, 2 * cap * sizeof *st);
+        wframe_t *n = rt_mem_realloc(st, 2 * cap * sizeof *st);
         if (!n) {
           status = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory drawing the graph");
           break;
@@ -94,7 +95,7 @@ static rt_status_t walk(dot_t *d, rt_ir_expr_t *root, uint8_t *seen, walk_fn fn)
     --depth;
     status = fn(d, e);
   }
-  free(st);
+  rt_mem_free(st);
   return status;
 }
 
@@ -274,10 +275,10 @@ static rt_status_t draw_group(dot_t *d, rt_ir_expr_t *call, ref_t *out) {
     d->inner[p->id] = outer_ref(d, call->call.args[i]);
     d->inner_gen[p->id] = k;
   }
-  uint8_t *seen = calloc(d->id_cap ? d->id_cap : 1, 1);
+  uint8_t *seen = rt_mem_calloc(d->id_cap ? d->id_cap : 1, 1);
   if (!seen) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory drawing the graph");
   st = walk(d, fn->fn.body, seen, inner_visit);
-  free(seen);
+  rt_mem_free(seen);
   rt_strbuf_puts(&d->nodes, "  }\n");
   *out = inner_ref(d, fn->fn.body);
   return st;
@@ -329,19 +330,28 @@ static rt_status_t outer_visit(dot_t *d, rt_ir_expr_t *e) {
   return RT_OK;
 }
 
+static rt_status_t module_to_dot(const rt_module_t *m, char **out_text);
+
 rt_status_t rt_module_to_dot(const rt_module_t *m, char **out_text) {
   if (!m || !out_text) return RT_STATUS(INVALID_ARGUMENT, "rt_module_to_dot: NULL argument");
+  char *text = NULL;
+  rt_status_t st = module_to_dot(m, &text);
+  return rt_mem_export_text(st, text, out_text);
+}
+
+/* rt_module_to_dot's text, from the library heap. */
+static rt_status_t module_to_dot(const rt_module_t *m, char **out_text) {
   rt_ir_expr_t *main_fn = rt_ir_module_lookup(m, "main");
   if (!main_fn) return RT_STATUS(NOT_FOUND, "the module has no @main");
   dot_t d;
   memset(&d, 0, sizeof d);
   d.id_cap = m->next_id;
   size_t n = d.id_cap ? d.id_cap : 1;
-  d.outer = calloc(n, sizeof *d.outer);
-  d.outer_set = calloc(n, sizeof *d.outer_set);
-  d.inner = calloc(n, sizeof *d.inner);
-  d.inner_gen = calloc(n, sizeof *d.inner_gen);
-  uint8_t *seen = calloc(n, 1);
+  d.outer = rt_mem_calloc(n, sizeof *d.outer);
+  d.outer_set = rt_mem_calloc(n, sizeof *d.outer_set);
+  d.inner = rt_mem_calloc(n, sizeof *d.inner);
+  d.inner_gen = rt_mem_calloc(n, sizeof *d.inner_gen);
+  uint8_t *seen = rt_mem_calloc(n, 1);
   rt_strbuf_initialize(&d.nodes);
   rt_strbuf_initialize(&d.edges);
   rt_status_t st = RT_OK;
@@ -370,11 +380,11 @@ rt_status_t rt_module_to_dot(const rt_module_t *m, char **out_text) {
   }
   rt_strbuf_deinitialize(&d.nodes);
   rt_strbuf_deinitialize(&d.edges);
-  free(d.outer);
-  free(d.outer_set);
-  free(d.inner);
-  free(d.inner_gen);
-  free(seen);
+  rt_mem_free(d.outer);
+  rt_mem_free(d.outer_set);
+  rt_mem_free(d.inner);
+  rt_mem_free(d.inner_gen);
+  rt_mem_free(seen);
   if (st) return st;
   *out_text = text;
   return RT_OK;

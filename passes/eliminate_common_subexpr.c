@@ -25,7 +25,7 @@
 
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(elt) (oom = true)
-#include <uthash.h>
+#include "runtime/uthash_rt.h"
 
 #include "passes/pass.h"
 
@@ -63,7 +63,7 @@ static uint64_t scope_id(uint32_t node_id, uint32_t which) {
 
 static rt_status_t assign_scopes(cse_ctx *cx, rt_ir_expr_t *fn) {
   int64_t cap = 256, n = 0;
-  item_t *stack = malloc((size_t)cap * sizeof *stack);
+  item_t *stack = rt_mem_alloc((size_t)cap * sizeof *stack);
   rt_ir_expr_t *kids_local[16];
   rt_ir_expr_t **kids = kids_local;
   int32_t cap_kids = 16;
@@ -83,19 +83,19 @@ static rt_status_t assign_scopes(cse_ctx *cx, rt_ir_expr_t *fn) {
     uint64_t child_scope = *s;
     int32_t k = rt_ir_children(e, kids, cap_kids);
     if (k > cap_kids) {
-      rt_ir_expr_t **p = malloc((size_t)k * sizeof *p);
+      rt_ir_expr_t **p = rt_mem_alloc((size_t)k * sizeof *p);
       if (!p) {
         st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in EliminateCommonSubexpr");
         break;
       }
-      if (kids != kids_local) free(kids);
+      if (kids != kids_local) rt_mem_free(kids);
       kids = p;
       cap_kids = k;
       k = rt_ir_children(e, kids, cap_kids);
     }
     if (n + k > cap) {
       while (n + k > cap) cap *= 2;
-      item_t *q = realloc(stack, (size_t)cap * sizeof *stack);
+      item_t *q = rt_mem_realloc(stack, (size_t)cap * sizeof *stack);
       if (!q) {
         st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in EliminateCommonSubexpr");
         break;
@@ -110,8 +110,8 @@ static rt_status_t assign_scopes(cse_ctx *cx, rt_ir_expr_t *fn) {
       stack[n++] = (item_t){kids[i], cs};
     }
   }
-  if (kids != kids_local) free(kids);
-  free(stack);
+  if (kids != kids_local) rt_mem_free(kids);
+  rt_mem_free(stack);
   return st;
 }
 
@@ -206,16 +206,16 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
   }
   /* A new representative. The table holds the first entry of each hash;
    * others with the same hash hang off it (collisions are rare). */
-  entry_t *n = calloc(1, sizeof(entry_t));
+  entry_t *n = rt_mem_calloc(1, sizeof(entry_t));
   if (!n) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in EliminateCommonSubexpr");
   n->hash = h;
   n->node = e;
   n->scope = scope;
   if (cx->num_all == cx->cap_all) {
     int64_t c = cx->cap_all ? cx->cap_all * 2 : 256;
-    entry_t **p = realloc(cx->all, (size_t)c * sizeof *p);
+    entry_t **p = rt_mem_realloc(cx->all, (size_t)c * sizeof *p);
     if (!p) {
-      free(n);
+      rt_mem_free(n);
       return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in EliminateCommonSubexpr");
     }
     cx->all = p;
@@ -236,7 +236,7 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
 
 static void clear_table(cse_ctx *cx) {
   HASH_CLEAR(hh, cx->table);
-  for (int64_t i = 0; i < cx->num_all; ++i) free(cx->all[i]);
+  for (int64_t i = 0; i < cx->num_all; ++i) rt_mem_free(cx->all[i]);
   cx->num_all = 0;
 }
 
@@ -249,7 +249,7 @@ rt_status_t rt_pass_eliminate_common_subexpr(const rt_pass_env_t *env, rt_module
   memset(&cx, 0, sizeof cx);
   cx.m = m;
   cx.cap = in->next_id;
-  cx.scope = calloc((size_t)cx.cap + 1, sizeof(uint64_t));
+  cx.scope = rt_mem_calloc((size_t)cx.cap + 1, sizeof(uint64_t));
   rt_status_t st = RT_OK;
   if (!cx.scope) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in EliminateCommonSubexpr");
   for (int32_t i = 0; i < in->num_globals && !st; ++i) {
@@ -262,8 +262,8 @@ rt_status_t rt_pass_eliminate_common_subexpr(const rt_pass_env_t *env, rt_module
     if (!st && nf != fn) st = rt_ir_module_add(m, in->globals[i].name, nf);
   }
   clear_table(&cx);
-  free(cx.all);
-  free(cx.scope);
+  rt_mem_free(cx.all);
+  rt_mem_free(cx.scope);
   if (st || !cx.changed) {
     rt_module_release(m);
     if (st) return st;

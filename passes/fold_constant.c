@@ -29,6 +29,7 @@
 
 #include "interp/interp.h"
 #include "passes/pass.h"
+#include "runtime/mem.h"
 
 #define FOLD_MAX_BYTES (UINT64_C(64) << 20)
 #define MAX_FIELDS 64
@@ -139,8 +140,8 @@ static rt_status_t to_expr(fc_ctx *cx, rt_ir_span_t sp, const rt_interp_value_t 
 }
 
 /* Folds op call e (all arguments constant) into *out, or leaves *out = e
- * when it should not or cannot be folded. Only allocation failures while
- * building the result are errors. */
+ * when it should not or cannot be folded. Only allocation failures (while
+ * evaluating or building the result) are errors. */
 static rt_status_t fold_call(fc_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t *e,
                              rt_ir_expr_t **out) {
   uint64_t bytes = 0;
@@ -156,9 +157,12 @@ static rt_status_t fold_call(fc_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t 
   }
   rt_interp_value_t *result = NULL;
   if (!st) {
+    const uint64_t failures = rt_mem_failure_count();
     rt_status_t ev = rt_interp_apply_op(cx->interp, e->call.callee->op.op, e->call.attrs, nargs,
                                         args, &result);
-    if (ev) {
+    if (ev && rt_mem_failure_count() != failures) {
+      st = ev; /* out of memory is the build's failure, not the op's */
+    } else if (ev) {
       /* Not foldable (no kernel, a kernel error, too large): leave it. */
       rt_status_free(ev);
       result = NULL;
@@ -301,10 +305,10 @@ rt_status_t rt_pass_fold_constant(const rt_pass_env_t *env, rt_module_t *in, rt_
     st = rt_interp_create(alloc, scratch, &opts, &cx.interp);
   }
   if (!st) {
-    cx.skip = calloc((size_t)cx.cap + 1, 1);
-    cx.let_of = calloc((size_t)cx.cap + 1, sizeof(rt_ir_expr_t *));
-    cx.const_of = calloc((size_t)cx.cap + 1, sizeof(rt_ir_expr_t *));
-    cx.var_const = calloc((size_t)cx.cap + 1, sizeof(rt_ir_expr_t *));
+    cx.skip = rt_mem_calloc((size_t)cx.cap + 1, 1);
+    cx.let_of = rt_mem_calloc((size_t)cx.cap + 1, sizeof(rt_ir_expr_t *));
+    cx.const_of = rt_mem_calloc((size_t)cx.cap + 1, sizeof(rt_ir_expr_t *));
+    cx.var_const = rt_mem_calloc((size_t)cx.cap + 1, sizeof(rt_ir_expr_t *));
     if (!cx.skip || !cx.let_of || !cx.const_of || !cx.var_const) {
       st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in FoldConstant");
     }
@@ -317,10 +321,10 @@ rt_status_t rt_pass_fold_constant(const rt_pass_env_t *env, rt_module_t *in, rt_
   }
   rt_interp_release(cx.interp);
   rt_module_release(scratch);
-  free(cx.skip);
-  free(cx.let_of);
-  free(cx.const_of);
-  free(cx.var_const);
+  rt_mem_free(cx.skip);
+  rt_mem_free(cx.let_of);
+  rt_mem_free(cx.const_of);
+  rt_mem_free(cx.var_const);
   if (st || !cx.changed) {
     rt_module_release(m);
     if (st) return st;

@@ -9,10 +9,11 @@
 #include <sys/stat.h>
 
 #include "passes/pass.h"
+#include "runtime/mem.h"
 
 static rt_status_t own(rt_pass_context_t *ctx, void *state) {
   if (ctx->num_owned == RT_PASS_MAX_INSTRUMENTS) {
-    free(state);
+    rt_mem_free(state);
     return RT_STATUS(RESOURCE_EXHAUSTED, "at most %d built-in instruments", RT_PASS_MAX_INSTRUMENTS);
   }
   ctx->owned[ctx->num_owned++] = state;
@@ -67,7 +68,7 @@ static rt_status_t trace_after(void *user, const rt_pass_info_t *p, const rt_mod
 }
 
 rt_status_t rt_pass_context_add_trace(rt_pass_context_t *ctx, FILE *out) {
-  trace_state *s = calloc(1, sizeof *s);
+  trace_state *s = rt_mem_calloc(1, sizeof *s);
   if (!s) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   s->out = out;
   s->opt_level = ctx->opt_level;
@@ -112,7 +113,7 @@ static rt_status_t timing_exit(void *user, const rt_module_t *m) {
 }
 
 rt_status_t rt_pass_context_add_timing(rt_pass_context_t *ctx, FILE *out) {
-  timing_state *s = calloc(1, sizeof *s);
+  timing_state *s = rt_mem_calloc(1, sizeof *s);
   if (!s) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   s->out = out;
   RT_RETURN_IF_ERROR(own(ctx, s));
@@ -137,7 +138,8 @@ static rt_status_t dump_after(void *user, const rt_pass_info_t *p, const rt_modu
   s->step++;
   if (!ran || (strcmp(s->which, "all") != 0 && strcmp(s->which, p->name) != 0)) return RT_OK;
   char *text = NULL;
-  RT_RETURN_IF_ERROR(rt_module_print(m, RT_PRINT_DEFAULT, &text));
+  size_t len = 0;
+  RT_RETURN_IF_ERROR(rt_ir_print_module(m, RT_PRINT_DEFAULT, &text, &len));
   rt_status_t st = RT_OK;
   if (s->dir[0]) {
     char path[1200];
@@ -152,7 +154,7 @@ static rt_status_t dump_after(void *user, const rt_pass_info_t *p, const rt_modu
   } else {
     fprintf(s->out, "// IR after %s (step %d)\n%s", p->name, (int)s->step, text);
   }
-  free(text);
+  rt_mem_free(text);
   return st;
 }
 
@@ -172,7 +174,7 @@ rt_status_t rt_pass_context_add_dump(rt_pass_context_t *ctx, const char *which, 
   if (dir && mkdir(dir, 0755) != 0 && errno != EEXIST) {
     return RT_STATUS(IO_ERROR, "cannot create %s: %s", dir, strerror(errno));
   }
-  dump_state *s = calloc(1, sizeof *s);
+  dump_state *s = rt_mem_calloc(1, sizeof *s);
   if (!s) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   s->out = out;
   snprintf(s->which, sizeof s->which, "%s", which);

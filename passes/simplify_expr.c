@@ -28,7 +28,7 @@
 
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(elt) (oom = true)
-#include <uthash.h>
+#include "runtime/uthash_rt.h"
 
 #include "passes/pass.h"
 
@@ -211,14 +211,14 @@ static rt_status_t record_type(se_ctx *cx, rt_ir_expr_t *e, rt_ir_type_t *t) {
   ty_entry *x = NULL;
   HASH_FIND(hh, cx->types, &e->id, sizeof(uint32_t), x);
   if (x) return RT_OK;
-  x = calloc(1, sizeof *x);
+  x = rt_mem_calloc(1, sizeof *x);
   if (!x) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in SimplifyExpr");
   bool oom = false;
   x->id = e->id;
   x->type = t;
   HASH_ADD(hh, cx->types, id, sizeof(uint32_t), x);
   if (oom) {
-    free(x);
+    rt_mem_free(x);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in SimplifyExpr");
   }
   return RT_OK;
@@ -279,7 +279,7 @@ rt_status_t rt_pass_simplify_expr(const rt_pass_env_t *env, rt_module_t *in, rt_
   ty_entry *x, *tmp;
   HASH_ITER(hh, cx.types, x, tmp) {
     HASH_DEL(cx.types, x);
-    free(x);
+    rt_mem_free(x);
   }
   if (st || !cx.changed) {
     rt_module_release(m);

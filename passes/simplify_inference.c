@@ -28,7 +28,7 @@
 
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(elt) (oom = true)
-#include <uthash.h>
+#include "runtime/uthash_rt.h"
 
 #include "passes/pass.h"
 
@@ -96,13 +96,13 @@ static rt_status_t reduce_call(si_ctx *cx, rt_ir_span_t sp, rt_op_id_t id, int32
 static rt_status_t make_tuple(si_ctx *cx, rt_ir_span_t sp, int32_t n, rt_ir_expr_t *const *f,
                               rt_ir_expr_t **out) {
   RT_RETURN_IF_ERROR(rt_ir_tuple(cx->m, sp, n, f, out));
-  made_t *x = calloc(1, sizeof *x);
+  made_t *x = rt_mem_calloc(1, sizeof *x);
   if (!x) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in SimplifyInference");
   bool oom = false;
   x->id = (*out)->id;
   HASH_ADD(hh, cx->made, id, sizeof(uint32_t), x);
   if (oom) {
-    free(x);
+    rt_mem_free(x);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in SimplifyInference");
   }
   return RT_OK;
@@ -316,7 +316,7 @@ rt_status_t rt_pass_simplify_inference(const rt_pass_env_t *env, rt_module_t *in
   made_t *x, *tmp;
   HASH_ITER(hh, cx.made, x, tmp) {
     HASH_DEL(cx.made, x);
-    free(x);
+    rt_mem_free(x);
   }
   if (st || !cx.changed) {
     rt_module_release(m);

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "runtime/mem.h"
 
 static void *system_alloc(void *self, size_t size, size_t alignment) {
   (void)self;
@@ -39,6 +40,7 @@ rt_status_t rt_allocator_malloc(rt_allocator_t allocator, size_t size,
   size_t request = size ? size : 1;
   void *ptr = allocator.alloc(allocator.self, request, alignment);
   if (!ptr) {
+    rt_mem_note_failure();
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory allocating %zu bytes",
                      size);
   }

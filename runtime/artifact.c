@@ -39,6 +39,7 @@
 #include "runtime/ndarray_blob.h"
 #include "runtime/thread_pool.h"
 #include "runtime/vm.h"
+#include "runtime/mem.h"
 
 uint64_t rt_artifact_fnv(uint64_t h, const void *data, size_t size) {
   const uint8_t *p = data;
@@ -175,7 +176,7 @@ static char *get_str(cursor *c) {
     c->bad = true;
     return NULL;
   }
-  char *s = malloc((size_t)n + 1);
+  char *s = rt_mem_alloc((size_t)n + 1);
   if (!s) {
     c->bad = true;
     return NULL;
@@ -183,7 +184,7 @@ static char *get_str(cursor *c) {
   memcpy(s, q, n);
   s[n] = '\0';
   if (strlen(s) != n) {
-    free(s);
+    rt_mem_free(s);
     c->bad = true;
     return NULL;
   }
@@ -191,8 +192,8 @@ static char *get_str(cursor *c) {
 }
 
 static void free_names(char **names, int32_t n) {
-  for (int32_t i = 0; names && i < n; ++i) free(names[i]);
-  free(names);
+  for (int32_t i = 0; names && i < n; ++i) rt_mem_free(names[i]);
+  rt_mem_free(names);
 }
 
 /* Bytes of an entry (overflow-checked); false when too large. */
@@ -224,7 +225,7 @@ static rt_status_t parse_plan(const char *path, const uint8_t *bytes, size_t siz
   rt_graph_plan_t *p = out;
   const char *why = NULL;
   p->num_entries = get_count(&c, 16);
-  p->entries = calloc((size_t)(p->num_entries ? p->num_entries : 1), sizeof *p->entries);
+  p->entries = rt_mem_calloc((size_t)(p->num_entries ? p->num_entries : 1), sizeof *p->entries);
   if (!p->entries) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", path);
   for (int32_t i = 0; !c.bad && i < p->num_entries; ++i) {
     rt_graph_entry_t *e = &p->entries[i];
@@ -251,7 +252,7 @@ static rt_status_t parse_plan(const char *path, const uint8_t *bytes, size_t siz
   }
   if (!why && !c.bad) {
     p->num_nodes = get_count(&c, 12);
-    p->nodes = calloc((size_t)(p->num_nodes ? p->num_nodes : 1), sizeof *p->nodes);
+    p->nodes = rt_mem_calloc((size_t)(p->num_nodes ? p->num_nodes : 1), sizeof *p->nodes);
     if (!p->nodes) why = "out of memory";
   }
   for (int32_t n = 0; !why && !c.bad && n < p->num_nodes; ++n) {
@@ -265,7 +266,7 @@ static rt_status_t parse_plan(const char *path, const uint8_t *bytes, size_t siz
     }
     node->num_inputs = (int32_t)nin;
     node->num_outputs = (int32_t)nout;
-    node->entries = malloc((size_t)(nin + nout) * sizeof(int32_t));
+    node->entries = rt_mem_alloc((size_t)(nin + nout) * sizeof(int32_t));
     if (!node->entries) {
       why = "out of memory";
       break;
@@ -282,7 +283,7 @@ static rt_status_t parse_plan(const char *path, const uint8_t *bytes, size_t siz
   }
   if (!why && !c.bad) {
     p->num_storage = get_count(&c, 8);
-    p->storage_bytes = calloc((size_t)(p->num_storage ? p->num_storage : 1), sizeof(uint64_t));
+    p->storage_bytes = rt_mem_calloc((size_t)(p->num_storage ? p->num_storage : 1), sizeof(uint64_t));
     if (!p->storage_bytes) why = "out of memory";
     for (int32_t s = 0; !why && s < p->num_storage; ++s) {
       p->storage_bytes[s] = get_u64(&c);
@@ -292,8 +293,8 @@ static rt_status_t parse_plan(const char *path, const uint8_t *bytes, size_t siz
   char **in_names = NULL, **out_names = NULL;
   if (!why && !c.bad) {
     p->num_inputs = get_count(&c, 8);
-    p->input_entries = calloc((size_t)(p->num_inputs ? p->num_inputs : 1), sizeof(int32_t));
-    in_names = calloc((size_t)(p->num_inputs ? p->num_inputs : 1), sizeof(char *));
+    p->input_entries = rt_mem_calloc((size_t)(p->num_inputs ? p->num_inputs : 1), sizeof(int32_t));
+    in_names = rt_mem_calloc((size_t)(p->num_inputs ? p->num_inputs : 1), sizeof(char *));
     if (!p->input_entries || !in_names) why = "out of memory";
     for (int32_t i = 0; !why && !c.bad && i < p->num_inputs; ++i) {
       p->input_entries[i] = (int32_t)get_u32(&c);
@@ -307,9 +308,9 @@ static rt_status_t parse_plan(const char *path, const uint8_t *bytes, size_t siz
   }
   if (!why && !c.bad) {
     p->num_outputs = get_count(&c, 12);
-    p->output_entries = calloc((size_t)(p->num_outputs ? p->num_outputs : 1), sizeof(int32_t));
-    p->output_sources = calloc((size_t)(p->num_outputs ? p->num_outputs : 1), sizeof(int32_t));
-    out_names = calloc((size_t)(p->num_outputs ? p->num_outputs : 1), sizeof(char *));
+    p->output_entries = rt_mem_calloc((size_t)(p->num_outputs ? p->num_outputs : 1), sizeof(int32_t));
+    p->output_sources = rt_mem_calloc((size_t)(p->num_outputs ? p->num_outputs : 1), sizeof(int32_t));
+    out_names = rt_mem_calloc((size_t)(p->num_outputs ? p->num_outputs : 1), sizeof(char *));
     if (!p->output_entries || !p->output_sources || !out_names) why = "out of memory";
     for (int32_t o = 0; !why && !c.bad && o < p->num_outputs; ++o) {
       p->output_entries[o] = (int32_t)get_u32(&c);
@@ -365,24 +366,24 @@ static rt_status_t parse_plan(const char *path, const uint8_t *bytes, size_t siz
 /* A "vm" model's signature: names, dtypes and shapes (-1 = `?`). */
 typedef struct {
   int32_t count;
-  rt_artifact_io_t *io;        /* names and shapes malloc'd */
+  rt_artifact_io_t *io;        /* names and shapes rt_mem_alloc'd */
   char **names;                /* the same names (for find_name) */
 } io_list;
 
 static void io_list_deinitialize(io_list *l) {
   for (int32_t i = 0; l->io && i < l->count; ++i) {
-    free((char *)l->io[i].name);
-    free((int64_t *)l->io[i].shape);
+    rt_mem_free((char *)l->io[i].name);
+    rt_mem_free((int64_t *)l->io[i].shape);
   }
-  free(l->io);
-  free(l->names);
+  rt_mem_free(l->io);
+  rt_mem_free(l->names);
   memset(l, 0, sizeof *l);
 }
 
 static bool get_io_list(cursor *c, io_list *out) {
   out->count = get_count(c, 12);
-  out->io = calloc((size_t)(out->count ? out->count : 1), sizeof *out->io);
-  out->names = calloc((size_t)(out->count ? out->count : 1), sizeof *out->names);
+  out->io = rt_mem_calloc((size_t)(out->count ? out->count : 1), sizeof *out->io);
+  out->names = rt_mem_calloc((size_t)(out->count ? out->count : 1), sizeof *out->names);
   if (!out->io || !out->names) {
     out->count = 0;
     return false;
@@ -400,7 +401,7 @@ static bool get_io_list(cursor *c, io_list *out) {
       break;
     }
     io->rank = (int32_t)rank;
-    int64_t *shape = calloc(rank ? rank : 1, sizeof(int64_t));
+    int64_t *shape = rt_mem_calloc(rank ? rank : 1, sizeof(int64_t));
     io->shape = shape;
     if (!shape) {
       c->bad = true;
@@ -440,7 +441,7 @@ void rt_artifact_retain(rt_artifact_t *a) { __atomic_add_fetch(&a->refcount, 1, 
 void rt_artifact_release(rt_artifact_t *a) {
   if (!a || __atomic_sub_fetch(&a->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
   for (int32_t i = 0; a->consts && i < a->num_consts; ++i) rt_tensor_release(a->consts[i]);
-  free(a->consts);
+  rt_mem_free(a->consts);
   free_names(a->input_names, a->info.num_inputs);
   free_names(a->output_names, a->info.num_outputs);
   a->info.num_consts = 0; /* the description holds no tensors */
@@ -449,8 +450,8 @@ void rt_artifact_release(rt_artifact_t *a) {
   io_list_deinitialize(&a->vm_outputs);
   rt_vm_executable_deinitialize(&a->vm_exe);
   if (a->handle) dlclose(a->handle);
-  free(a->path);
-  free(a);
+  rt_mem_free(a->path);
+  rt_mem_free(a);
 }
 
 static rt_status_t check_descriptor(rt_artifact_t *a) {
@@ -484,7 +485,7 @@ static rt_status_t check_descriptor(rt_artifact_t *a) {
 static rt_status_t load_consts(rt_artifact_t *a) {
   const rt_artifact_descriptor_t *d = a->desc;
   a->num_consts = a->info.num_consts;
-  a->consts = calloc((size_t)(a->num_consts ? a->num_consts : 1), sizeof(rt_tensor_t *));
+  a->consts = rt_mem_calloc((size_t)(a->num_consts ? a->num_consts : 1), sizeof(rt_tensor_t *));
   if (!a->consts) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", a->path);
   size_t off = 0;
   for (int32_t i = 0; i < a->num_consts; ++i) {
@@ -591,11 +592,11 @@ rt_status_t rt_artifact_load(const char *path, rt_artifact_t **out_artifact) {
   if (!path) return RT_STATUS(INVALID_ARGUMENT, "rt_artifact_load: path is NULL");
   struct stat sb;
   if (stat(path, &sb) != 0) return RT_STATUS(NOT_FOUND, "%s: no such model library", path);
-  rt_artifact_t *a = calloc(1, sizeof *a);
+  rt_artifact_t *a = rt_mem_calloc(1, sizeof *a);
   if (!a) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", path);
   a->refcount = 1;
   size_t n = strlen(path) + 1;
-  a->path = malloc(n);
+  a->path = rt_mem_alloc(n);
   rt_status_t st = RT_OK;
   if (!a->path) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", path);
   if (!st) st = check_elf(path);
@@ -604,12 +605,12 @@ rt_status_t rt_artifact_load(const char *path, rt_artifact_t **out_artifact) {
     /* dlopen searches the library path for names without a slash. */
     char *p = NULL;
     if (!strchr(path, '/')) {
-      p = malloc(n + 2);
+      p = rt_mem_alloc(n + 2);
       if (p) snprintf(p, n + 2, "./%s", path);
     }
     dlerror();
     a->handle = dlopen(p ? p : path, RTLD_NOW | RTLD_LOCAL);
-    free(p);
+    rt_mem_free(p);
     if (!a->handle) {
       const char *why = dlerror();
       st = RT_STATUS(DATA_LOSS, "%s: cannot load the model library: %s", path, why ? why : "?");
@@ -634,11 +635,11 @@ rt_status_t rt_artifact_load(const char *path, rt_artifact_t **out_artifact) {
 rt_status_t rt_artifact_load_descriptor(const rt_artifact_descriptor_t *desc, const char *name,
                                         rt_artifact_t **out_artifact) {
   *out_artifact = NULL;
-  rt_artifact_t *a = calloc(1, sizeof *a);
+  rt_artifact_t *a = rt_mem_calloc(1, sizeof *a);
   if (!a) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", name);
   a->refcount = 1;
   size_t n = strlen(name) + 1;
-  a->path = malloc(n);
+  a->path = rt_mem_alloc(n);
   rt_status_t st = RT_OK;
   if (!a->path) {
     st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", name);
@@ -749,8 +750,8 @@ static void leave(rt_artifact_runtime_t *r) {
 static rt_status_t vm_runtime_create(rt_artifact_runtime_t *r, int32_t num_threads) {
   const rt_artifact_t *a = r->artifact;
   int32_t ni = a->vm_inputs.count, no = a->vm_outputs.count;
-  r->inputs = calloc((size_t)(ni ? ni : 1), sizeof(rt_tensor_t *));
-  r->outputs = calloc((size_t)(no ? no : 1), sizeof(rt_tensor_t *));
+  r->inputs = rt_mem_calloc((size_t)(ni ? ni : 1), sizeof(rt_tensor_t *));
+  r->outputs = rt_mem_calloc((size_t)(no ? no : 1), sizeof(rt_tensor_t *));
   if (!r->inputs || !r->outputs) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a runtime");
   RT_RETURN_IF_ERROR(rt_thread_pool_create(num_threads, &r->pool));
   return rt_vm_create(rt_allocator_system(), &a->vm_exe, a->desc->kernels, r->pool, NULL, &r->vm);
@@ -791,13 +792,13 @@ static rt_status_t vm_run(rt_artifact_runtime_t *r) {
     }
   }
   rt_vm_value_t small[16] = {{0}};
-  rt_vm_value_t *args = ni <= 16 ? small : calloc((size_t)ni, sizeof *args);
+  rt_vm_value_t *args = ni <= 16 ? small : rt_mem_calloc((size_t)ni, sizeof *args);
   if (!args) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory running %s", a->path);
   for (int32_t i = 0; i < ni; ++i) args[i] = rt_vm_value_of_tensor(r->inputs[i]);
   vm_clear_outputs(r);
   rt_vm_value_t result = {.kind = RT_VM_VALUE_EMPTY};
   rt_status_t st = rt_vm_invoke(r->vm, a->vm_main, ni, args, &result);
-  if (args != small) free(args);
+  if (args != small) rt_mem_free(args);
   int32_t n = 0;
   if (!st) st = vm_flatten(r, result, &n);
   if (!st && n != a->vm_outputs.count) {
@@ -845,7 +846,7 @@ rt_status_t rt_artifact_runtime_create(rt_artifact_t *a, int32_t num_threads,
                                        rt_artifact_runtime_t **out_runtime) {
   *out_runtime = NULL;
   if (num_threads < 0) return RT_STATUS(INVALID_ARGUMENT, "num_threads is %d", (int)num_threads);
-  rt_artifact_runtime_t *r = calloc(1, sizeof *r);
+  rt_artifact_runtime_t *r = rt_mem_calloc(1, sizeof *r);
   if (!r) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a runtime");
   rt_artifact_retain(a);
   r->artifact = a;
@@ -867,7 +868,7 @@ rt_status_t rt_artifact_runtime_create(rt_artifact_t *a, int32_t num_threads,
     free_names(out_names, plan.num_outputs);
     int32_t nc = plan.num_consts;
     plan.num_consts = 0; /* counts the references taken */
-    plan.consts = calloc((size_t)(nc ? nc : 1), sizeof(rt_tensor_t *));
+    plan.consts = rt_mem_calloc((size_t)(nc ? nc : 1), sizeof(rt_tensor_t *));
     if (!plan.consts) {
       plan.num_consts = 0;
       st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a runtime");
@@ -897,13 +898,13 @@ void rt_artifact_runtime_release(rt_artifact_runtime_t *r) {
   if (!r) return;
   vm_clear_outputs(r);
   for (int32_t i = 0; r->inputs && i < r->artifact->vm_inputs.count; ++i) rt_tensor_release(r->inputs[i]);
-  free(r->inputs);
-  free(r->outputs);
+  rt_mem_free(r->inputs);
+  rt_mem_free(r->outputs);
   rt_vm_release(r->vm);
   rt_graph_runtime_release(r->graph);
   rt_thread_pool_release(r->pool);
   rt_artifact_release(r->artifact);
-  free(r);
+  rt_mem_free(r);
 }
 
 static rt_status_t set_input(rt_artifact_runtime_t *r, int32_t index, rt_tensor_t *t) {

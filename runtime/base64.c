@@ -5,6 +5,7 @@
  * naming its offset. Unused low bits of a padded quantum are ignored, as
  * most decoders (and Python's) do. */
 #include "runtime/base64.h"
+#include "runtime/mem.h"
 
 #include <stdlib.h>
 
@@ -51,7 +52,7 @@ rt_status_t rt_base64_decode(const char *text, size_t len, uint8_t **out_bytes,
   size_t pad = 0;
   if (len >= 4 && text[len - 1] == '=') pad = text[len - 2] == '=' ? 2 : 1;
   size_t size = len / 4 * 3 - pad;
-  uint8_t *out = malloc(size ? size : 1);
+  uint8_t *out = rt_mem_alloc(size ? size : 1);
   if (!out) {
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory decoding %zu base64 bytes", len);
   }
@@ -64,7 +65,7 @@ rt_status_t rt_base64_decode(const char *text, size_t len, uint8_t **out_bytes,
       int s = sextet(c);
       if (s < 0 && c == '=' && last && k >= 4 - pad) s = 0;
       if (s < 0) {
-        free(out);
+        rt_mem_free(out);
         return RT_STATUS(INVALID_ARGUMENT, "%s in base64 at offset %zu",
                          c == '=' ? "misplaced '='" : "invalid character", i + k);
       }

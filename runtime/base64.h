@@ -9,7 +9,7 @@
 /* Appends the encoding of `size` bytes to `out`. */
 void rt_base64_encode(const void *bytes, size_t size, rt_strbuf_t *out);
 
-/* Decodes `len` chars into a malloc'd buffer (caller frees). Characters
+/* Decodes `len` chars into a rt_mem_alloc'd buffer (caller frees). Characters
  * outside the alphabet, bad padding or a length not a multiple of 4 are
  * INVALID_ARGUMENT naming the offset. */
 RT_MUST_USE_RESULT rt_status_t rt_base64_decode(const char *text, size_t len,

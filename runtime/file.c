@@ -5,6 +5,7 @@
  * version, which is thread-safe); a missing file is NOT_FOUND, every other
  * OS failure IO_ERROR. */
 #include "runtime/file.h"
+#include "runtime/mem.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@ rt_status_t rt_file_read(const char *path, size_t max_size, char **out_data,
   if (!f) return os_error(errno, "open", path);
   rt_status_t status = RT_OK;
   size_t cap = 4096, len = 0;
-  char *data = malloc(cap);
+  char *data = rt_mem_alloc(cap);
   if (!data) {
     status = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory reading '%s'", path);
     goto cleanup;
@@ -34,7 +35,7 @@ rt_status_t rt_file_read(const char *path, size_t max_size, char **out_data,
   for (;;) {
     if (len + 1 >= cap) {
       size_t grown_cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
-      char *grown = realloc(data, grown_cap);
+      char *grown = rt_mem_realloc(data, grown_cap);
       if (!grown) {
         status = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory reading '%s' (%zu bytes)",
                            path, len);
@@ -58,7 +59,7 @@ rt_status_t rt_file_read(const char *path, size_t max_size, char **out_data,
 cleanup:
   fclose(f);
   if (status) {
-    free(data);
+    rt_mem_free(data);
     return status;
   }
   data[len] = '\0';

@@ -6,7 +6,7 @@
 
 #include "rt/status.h"
 
-/* Reads a whole file into a malloc'd buffer with a NUL byte after the
+/* Reads a whole file into a rt_mem_alloc'd buffer with a NUL byte after the
  * contents (not counted in *out_size). Files larger than max_size are
  * RESOURCE_EXHAUSTED. */
 RT_MUST_USE_RESULT rt_status_t rt_file_read(const char *path, size_t max_size,

@@ -12,6 +12,7 @@
 #include "runtime/graph_runtime.h"
 #include "runtime/kernel_services.h"
 #include "runtime/tensor_impl.h"
+#include "runtime/mem.h"
 
 struct rt_graph_runtime_t {
   rt_allocator_t allocator;
@@ -29,15 +30,15 @@ struct rt_graph_runtime_t {
 };
 
 void rt_graph_plan_deinitialize(rt_graph_plan_t *plan) {
-  for (int32_t i = 0; i < plan->num_nodes; ++i) free(plan->nodes[i].entries);
+  for (int32_t i = 0; i < plan->num_nodes; ++i) rt_mem_free(plan->nodes[i].entries);
   for (int32_t i = 0; i < plan->num_consts; ++i) rt_tensor_release(plan->consts[i]);
-  free(plan->entries);
-  free(plan->nodes);
-  free(plan->storage_bytes);
-  free(plan->input_entries);
-  free(plan->output_entries);
-  free(plan->output_sources);
-  free(plan->consts);
+  rt_mem_free(plan->entries);
+  rt_mem_free(plan->nodes);
+  rt_mem_free(plan->storage_bytes);
+  rt_mem_free(plan->input_entries);
+  rt_mem_free(plan->output_entries);
+  rt_mem_free(plan->output_sources);
+  rt_mem_free(plan->consts);
   memset(plan, 0, sizeof *plan);
 }
 
@@ -58,7 +59,7 @@ static void fill_arg(rt_kernel_arg *a, const rt_graph_entry_t *e, void *data) {
 rt_status_t rt_graph_runtime_create(rt_allocator_t allocator, rt_graph_plan_t *plan,
                                     const rt_kernel_fn *kernels, int32_t num_kernels,
                                     rt_thread_pool_t *pool, rt_graph_runtime_t **out_runtime) {
-  rt_graph_runtime_t *rt = calloc(1, sizeof *rt);
+  rt_graph_runtime_t *rt = rt_mem_calloc(1, sizeof *rt);
   if (!rt) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating the graph runtime");
   rt->allocator = allocator;
   rt->plan = *plan;
@@ -70,11 +71,11 @@ rt_status_t rt_graph_runtime_create(rt_allocator_t allocator, rt_graph_plan_t *p
 
   const rt_graph_plan_t *p = &rt->plan;
   rt_status_t st = RT_OK;
-  rt->storage = calloc((size_t)(p->num_storage ? p->num_storage : 1), sizeof(void *));
-  rt->inputs = calloc((size_t)(p->num_inputs ? p->num_inputs : 1), sizeof(rt_tensor_t *));
-  rt->outputs = calloc((size_t)(p->num_outputs ? p->num_outputs : 1), sizeof(rt_tensor_t *));
-  rt->args = calloc((size_t)(p->num_entries ? p->num_entries : 1), sizeof(rt_kernel_arg));
-  rt->node_args = calloc((size_t)(p->num_nodes ? p->num_nodes : 1), sizeof(rt_kernel_arg *));
+  rt->storage = rt_mem_calloc((size_t)(p->num_storage ? p->num_storage : 1), sizeof(void *));
+  rt->inputs = rt_mem_calloc((size_t)(p->num_inputs ? p->num_inputs : 1), sizeof(rt_tensor_t *));
+  rt->outputs = rt_mem_calloc((size_t)(p->num_outputs ? p->num_outputs : 1), sizeof(rt_tensor_t *));
+  rt->args = rt_mem_calloc((size_t)(p->num_entries ? p->num_entries : 1), sizeof(rt_kernel_arg));
+  rt->node_args = rt_mem_calloc((size_t)(p->num_nodes ? p->num_nodes : 1), sizeof(rt_kernel_arg *));
   if (!rt->storage || !rt->inputs || !rt->outputs || !rt->args || !rt->node_args) {
     st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating the graph runtime");
   }
@@ -106,7 +107,7 @@ rt_status_t rt_graph_runtime_create(rt_allocator_t allocator, rt_graph_plan_t *p
                      (int)num_kernels);
       break;
     }
-    rt->node_args[n] = calloc((size_t)(nargs ? nargs : 1), sizeof(rt_kernel_arg));
+    rt->node_args[n] = rt_mem_calloc((size_t)(nargs ? nargs : 1), sizeof(rt_kernel_arg));
     if (!rt->node_args[n]) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   }
   if (st) {
@@ -124,15 +125,15 @@ void rt_graph_runtime_release(rt_graph_runtime_t *rt) {
   }
   for (int32_t i = 0; rt->inputs && i < rt->plan.num_inputs; ++i) rt_tensor_release(rt->inputs[i]);
   for (int32_t o = 0; rt->outputs && o < rt->plan.num_outputs; ++o) rt_tensor_release(rt->outputs[o]);
-  for (int32_t n = 0; rt->node_args && n < rt->plan.num_nodes; ++n) free(rt->node_args[n]);
-  free(rt->node_args);
-  free(rt->args);
-  free(rt->outputs);
-  free(rt->inputs);
-  free(rt->storage);
+  for (int32_t n = 0; rt->node_args && n < rt->plan.num_nodes; ++n) rt_mem_free(rt->node_args[n]);
+  rt_mem_free(rt->node_args);
+  rt_mem_free(rt->args);
+  rt_mem_free(rt->outputs);
+  rt_mem_free(rt->inputs);
+  rt_mem_free(rt->storage);
   rt_graph_plan_deinitialize(&rt->plan);
   rt_kernel_services_deinitialize(&rt->services);
-  free(rt);
+  rt_mem_free(rt);
 }
 
 rt_status_t rt_graph_runtime_set_input(rt_graph_runtime_t *rt, int32_t index, rt_tensor_t *tensor) {

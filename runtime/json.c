@@ -4,7 +4,7 @@
  * A recursive-descent parser, one function per production, depth-limited
  * to RT_JSON_MAX_DEPTH so hostile input cannot exhaust the C stack.
  * Children of the arrays and objects being parsed are pushed on one
- * malloc'd scratch stack shared by all levels; when a container closes,
+ * rt_mem_alloc'd scratch stack shared by all levels; when a container closes,
  * its slice is copied into exactly-sized arena arrays and popped, so the
  * arena holds no growth garbage and there is one buffer to free on any
  * error. Strings are decoded (all escapes, \uXXXX surrogate pairs to UTF-8)
@@ -15,6 +15,7 @@
  * and column are tracked while skipping whitespace, the only place a raw
  * newline may appear; columns count bytes, from 1. */
 #include "runtime/json.h"
+#include "runtime/mem.h"
 
 #include <errno.h>
 #include <math.h>
@@ -75,7 +76,7 @@ static void skip_ws(jparser *p) {
 static rt_status_t push(jparser *p, void *item) {
   if (p->stack_len == p->stack_cap) {
     size_t cap = p->stack_cap ? p->stack_cap * 2 : 64;
-    void **grown = realloc(p->stack, cap * sizeof(void *));
+    void **grown = rt_mem_realloc(p->stack, cap * sizeof(void *));
     if (!grown) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory parsing JSON");
     p->stack = grown;
     p->stack_cap = cap;
@@ -439,7 +440,7 @@ rt_status_t rt_json_parse(rt_arena_t *arena, const char *text, size_t len,
     skip_ws(&p);
     if (p.pos != p.len) status = unexpected(&p, "the end of input");
   }
-  free(p.stack);
+  rt_mem_free(p.stack);
   rt_strbuf_deinitialize(&p.scratch);
   if (status) return status;
   *out_value = value;

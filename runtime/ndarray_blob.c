@@ -21,6 +21,7 @@
 #include "runtime/bytes.h"
 #include "runtime/size.h"
 #include "runtime/tensor_impl.h"
+#include "runtime/mem.h"
 
 /* DATA_LOSS "<source> at offset N: <message>". */
 #define BLOB_ERROR(offset, ...) blob_error(source_name, (offset), __VA_ARGS__)
@@ -140,12 +141,12 @@ void rt_ndarray_blob_write(const rt_tensor_t *tensor, rt_strbuf_t *out) {
     return;
   }
   if (out->failed) return;
-  void *data = malloc(tensor->nbytes ? tensor->nbytes : 1);
+  void *data = rt_mem_alloc(tensor->nbytes ? tensor->nbytes : 1);
   if (!data) {
     out->failed = true;
     return;
   }
   rt_tensor_copy_compact(tensor, data);
   rt_strbuf_append(out, data, tensor->nbytes);
-  free(data);
+  rt_mem_free(data);
 }

@@ -25,6 +25,7 @@
 #include "runtime/size.h"
 #include "runtime/strbuf.h"
 #include "runtime/tensor_impl.h"
+#include "runtime/mem.h"
 
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6
@@ -329,7 +330,7 @@ rt_status_t rt_npy_read_file(rt_allocator_t allocator, const char *path,
   size_t size = 0;
   RT_RETURN_IF_ERROR(rt_file_read(path, (size_t)PTRDIFF_MAX, &data, &size));
   rt_status_t status = rt_npy_read_memory(allocator, data, size, path, out_tensor);
-  free(data);
+  rt_mem_free(data);
   return status;
 }
 
@@ -415,18 +416,18 @@ rt_status_t rt_npy_write_file(const rt_tensor_t *tensor, const char *path) {
   if (rt_tensor_is_compact(tensor)) {
     rt_strbuf_append(&file, rt_tensor_data(tensor), tensor->nbytes);
   } else if (!file.failed) {
-    void *data = malloc(tensor->nbytes ? tensor->nbytes : 1);
+    void *data = rt_mem_alloc(tensor->nbytes ? tensor->nbytes : 1);
     if (data) {
       rt_tensor_copy_compact(tensor, data);
       rt_strbuf_append(&file, data, tensor->nbytes);
     } else {
       file.failed = true;
     }
-    free(data);
+    rt_mem_free(data);
   }
   status = rt_strbuf_finish(&file, &bytes, &total);
   if (!status) status = rt_file_write(path, bytes, total);
-  free(bytes);
+  rt_mem_free(bytes);
   rt_strbuf_deinitialize(&header);
   rt_strbuf_deinitialize(&file);
   return status;

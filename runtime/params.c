@@ -23,6 +23,7 @@
 #include "runtime/ndarray_blob.h"
 #include "runtime/strbuf.h"
 #include "runtime/tensor_impl.h"
+#include "runtime/mem.h"
 
 struct rt_params_t {
   atomic_int_least32_t refcount;
@@ -168,7 +169,7 @@ static int compare_names(const void *a, const void *b) {
 /* DATA_LOSS naming the first name that appears twice, if any. */
 static rt_status_t check_duplicates(const rt_params_t *params, const char *src) {
   if (params->count < 2) return RT_OK;
-  char **sorted = malloc((size_t)params->count * sizeof(char *));
+  char **sorted = rt_mem_alloc((size_t)params->count * sizeof(char *));
   if (!sorted) {
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory checking %d param names",
                      params->count);
@@ -182,7 +183,7 @@ static rt_status_t check_duplicates(const rt_params_t *params, const char *src) 
                          sorted[i]);
     }
   }
-  free(sorted);
+  rt_mem_free(sorted);
   return status;
 }
 
@@ -301,7 +302,7 @@ rt_status_t rt_params_read_file(rt_allocator_t allocator, const char *path,
   size_t size = 0;
   RT_RETURN_IF_ERROR(rt_file_read(path, (size_t)PTRDIFF_MAX, &data, &size));
   rt_status_t status = rt_params_read_memory(allocator, data, size, path, out_params);
-  free(data);
+  rt_mem_free(data);
   return status;
 }
 
@@ -324,6 +325,6 @@ rt_status_t rt_params_write_file(const rt_params_t *params, const char *path) {
   size_t total = 0;
   rt_status_t status = rt_strbuf_finish(&out, &bytes, &total);
   if (!status) status = rt_file_write(path, bytes, total);
-  free(bytes);
+  rt_mem_free(bytes);
   return status;
 }

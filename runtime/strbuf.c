@@ -4,6 +4,7 @@
  * printer appends freely and checks once. `data` is NUL-terminated whenever
  * it is non-NULL. */
 #include "runtime/strbuf.h"
+#include "runtime/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@ void rt_strbuf_initialize(rt_strbuf_t *out_buf) {
 }
 
 void rt_strbuf_deinitialize(rt_strbuf_t *buf) {
-  free(buf->data);
+  rt_mem_free(buf->data);
   rt_strbuf_initialize(buf);
 }
 
@@ -39,7 +40,7 @@ static bool reserve(rt_strbuf_t *buf, size_t extra) {
     }
     cap *= 2;
   }
-  char *grown = realloc(buf->data, cap);
+  char *grown = rt_mem_realloc(buf->data, cap);
   if (!grown) {
     buf->failed = true;
     return false;

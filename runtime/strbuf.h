@@ -1,14 +1,16 @@
 /* Growable string buffer for printers, diagnostics and JSON writing.
  * Allocation failure is sticky: after the first failure every append is a
  * no-op and rt_strbuf_finish returns RESOURCE_EXHAUSTED, so printers can
- * append freely and check once. Memory comes from malloc, so the finished
- * text can be handed to API callers who free() it. */
+ * append freely and check once. Memory comes from the library heap
+ * (runtime/mem.h): free the finished text with rt_mem_free, and hand it
+ * to API callers through rt_mem_export_text (they free() theirs). */
 #ifndef RT_RUNTIME_STRBUF_H_
 #define RT_RUNTIME_STRBUF_H_
 
 #include <stdarg.h>
 
 #include "rt/status.h"
+#include "runtime/mem.h"
 
 typedef struct rt_strbuf_t {
   char *data;     /* NUL-terminated when non-NULL */
@@ -28,7 +30,7 @@ void rt_strbuf_vprintf(rt_strbuf_t *buf, const char *format, va_list args)
     RT_PRINTF_FORMAT(2, 0);
 /* Drops everything after the first `len` bytes. */
 void rt_strbuf_truncate(rt_strbuf_t *buf, size_t len);
-/* Hands the text (malloc'd, NUL-terminated, never NULL on success) to the
+/* Hands the text (rt_mem_alloc'd, NUL-terminated, never NULL on success) to the
  * caller and leaves the buffer empty. */
 RT_MUST_USE_RESULT rt_status_t rt_strbuf_finish(rt_strbuf_t *buf,
                                                 char **out_text,

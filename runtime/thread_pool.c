@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "runtime/thread_pool.h"
+#include "runtime/mem.h"
 
 struct rt_thread_pool_t {
   int32_t size;              /* workers + the caller */
@@ -79,7 +80,7 @@ rt_status_t rt_thread_pool_create(int32_t num_threads, rt_thread_pool_t **out_po
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     num_threads = n > 0 ? (int32_t)(n > 256 ? 256 : n) : 1;
   }
-  rt_thread_pool_t *p = calloc(1, sizeof *p);
+  rt_thread_pool_t *p = rt_mem_calloc(1, sizeof *p);
   if (!p) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a thread pool");
   p->size = num_threads;
   pthread_mutex_init(&p->run_lock, NULL);
@@ -87,7 +88,7 @@ rt_status_t rt_thread_pool_create(int32_t num_threads, rt_thread_pool_t **out_po
   pthread_cond_init(&p->wake, NULL);
   pthread_cond_init(&p->done, NULL);
   if (num_threads > 1) {
-    p->workers = calloc((size_t)num_threads - 1, sizeof(pthread_t));
+    p->workers = rt_mem_calloc((size_t)num_threads - 1, sizeof(pthread_t));
     if (!p->workers) {
       rt_thread_pool_release(p);
       return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a thread pool");
@@ -112,12 +113,12 @@ void rt_thread_pool_release(rt_thread_pool_t *p) {
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
   for (int32_t i = 0; i < p->num_workers; ++i) pthread_join(p->workers[i], NULL);
-  free(p->workers);
+  rt_mem_free(p->workers);
   pthread_cond_destroy(&p->wake);
   pthread_cond_destroy(&p->done);
   pthread_mutex_destroy(&p->lock);
   pthread_mutex_destroy(&p->run_lock);
-  free(p);
+  rt_mem_free(p);
 }
 
 int32_t rt_thread_pool_size(const rt_thread_pool_t *p) { return p ? p->size : 1; }

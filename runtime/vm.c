@@ -38,6 +38,7 @@
 static const rt_vm_op_info_t kOps[] = {
 #define RT_VM_OP(ID, name, format, synopsis) [RT_VM_OP_##ID] = {name, format, synopsis},
 #include "runtime/vm_ops.def"
+#include "runtime/mem.h"
 #undef RT_VM_OP
 };
 _Static_assert(sizeof kOps / sizeof kOps[0] == RT_VM_OP_COUNT, "one row per opcode");
@@ -107,7 +108,7 @@ _Static_assert(sizeof(pool_header) <= POOL_HEADER, "pool header fits");
 
 static void pool_destroy(pool_t *p) {
   pthread_mutex_destroy(&p->mu);
-  free(p);
+  rt_mem_free(p);
 }
 
 static void *pool_alloc(void *self, size_t size, size_t alignment) {
@@ -158,7 +159,7 @@ static void pool_free(void *self, void *ptr) {
   }
   bool last = --p->refs == 0;
   pthread_mutex_unlock(&p->mu);
-  if (!keep) free(h);
+  if (!keep) free(h); /* posix_memalign'd */
   if (last) pool_destroy(p);
 }
 
@@ -169,7 +170,7 @@ static void pool_close(pool_t *p) {
     pool_header *h = p->free_list[c];
     while (h) {
       pool_header *next = h->next;
-      free(h);
+      free(h); /* posix_memalign'd */
       h = next;
     }
     p->free_list[c] = NULL;
@@ -191,12 +192,12 @@ typedef struct {
 
 static void view_deleter(DLManagedTensorVersioned *self) {
   rt_tensor_release(self->manager_ctx);
-  free(self);
+  rt_mem_free(self);
 }
 
 static rt_status_t make_view(rt_tensor_t *src, uint64_t byte_offset, rt_dtype_t dtype,
                              int32_t rank, const int64_t *shape, rt_tensor_t **out) {
-  view_block *b = calloc(1, sizeof *b);
+  view_block *b = rt_mem_calloc(1, sizeof *b);
   if (!b) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory making a tensor view");
   b->managed.version.major = DLPACK_MAJOR_VERSION;
   b->managed.manager_ctx = src;
@@ -210,7 +211,7 @@ static rt_status_t make_view(rt_tensor_t *src, uint64_t byte_offset, rt_dtype_t 
   dl->shape = b->shape;
   rt_status_t st = rt_tensor_from_dlpack(&b->managed, out);
   if (st) {
-    free(b);
+    rt_mem_free(b);
     return st;
   }
   rt_tensor_retain(src);
@@ -285,7 +286,7 @@ rt_status_t rt_vm_create(rt_allocator_t allocator, const rt_vm_executable_t *exe
                        exe->kernels[k].name);
     }
   }
-  rt_vm_t *vm = calloc(1, sizeof *vm);
+  rt_vm_t *vm = rt_mem_calloc(1, sizeof *vm);
   if (!vm) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating the VM");
   vm->allocator = allocator;
   vm->exe = exe;
@@ -296,11 +297,11 @@ rt_status_t rt_vm_create(rt_allocator_t allocator, const rt_vm_executable_t *exe
   if (vm->opts.max_stack_registers <= 0) vm->opts.max_stack_registers = INT64_C(1) << 24;
   rt_kernel_services_initialize(pool, &vm->services);
   rt_status_t st = RT_OK;
-  vm->mem = calloc(1, sizeof *vm->mem);
+  vm->mem = rt_mem_calloc(1, sizeof *vm->mem);
   if (!vm->mem || pthread_mutex_init(&vm->mem->mu, NULL) != 0) {
-    free(vm->mem);
+    rt_mem_free(vm->mem);
     rt_kernel_services_deinitialize(&vm->services);
-    free(vm);
+    rt_mem_free(vm);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating the VM's pool");
   }
   vm->mem->refs = 1;
@@ -316,13 +317,13 @@ rt_status_t rt_vm_create(rt_allocator_t allocator, const rt_vm_executable_t *exe
     }
   }
   vm->max_args = max_args;
-  vm->fns = calloc((size_t)(exe->num_functions ? exe->num_functions : 1), sizeof(fn_state));
-  vm->args = calloc((size_t)max_args, sizeof(rt_kernel_arg));
-  vm->shapes = calloc((size_t)max_args, sizeof(rt_vm_shape_t));
+  vm->fns = rt_mem_calloc((size_t)(exe->num_functions ? exe->num_functions : 1), sizeof(fn_state));
+  vm->args = rt_mem_calloc((size_t)max_args, sizeof(rt_kernel_arg));
+  vm->shapes = rt_mem_calloc((size_t)max_args, sizeof(rt_vm_shape_t));
   vm->stack_cap = 64;
-  vm->stack = calloc((size_t)vm->stack_cap, sizeof(call_frame));
+  vm->stack = rt_mem_calloc((size_t)vm->stack_cap, sizeof(call_frame));
   vm->reg_cap = 256;
-  vm->regs = calloc((size_t)vm->reg_cap, sizeof(rt_vm_value_t));
+  vm->regs = rt_mem_calloc((size_t)vm->reg_cap, sizeof(rt_vm_value_t));
   if (!vm->fns || !vm->args || !vm->shapes || !vm->stack || !vm->regs) {
     st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating the VM");
   }
@@ -350,19 +351,19 @@ void rt_vm_release(rt_vm_t *vm) {
       for (int32_t i = 0; i < vm->exe->functions[f].num_slots; ++i) {
         rt_tensor_release(s->inst[k].views[i]);
       }
-      free(s->inst[k].views);
+      rt_mem_free(s->inst[k].views);
       rt_tensor_release(s->inst[k].storage);
     }
-    free(s->inst);
+    rt_mem_free(s->inst);
   }
-  free(vm->fns);
-  free(vm->regs);
-  free(vm->stack);
-  free(vm->args);
-  free(vm->shapes);
+  rt_mem_free(vm->fns);
+  rt_mem_free(vm->regs);
+  rt_mem_free(vm->stack);
+  rt_mem_free(vm->args);
+  rt_mem_free(vm->shapes);
   if (vm->mem) pool_close(vm->mem);
   rt_kernel_services_deinitialize(&vm->services);
-  free(vm);
+  rt_mem_free(vm);
 }
 
 /* Frame instance `k` of function f, made on first use. */
@@ -372,13 +373,13 @@ static rt_status_t frame_instance(rt_vm_t *vm, int32_t f, int32_t k) {
   const rt_vm_function_t *fn = &vm->exe->functions[f];
   if (s->count == s->cap) {
     int32_t ncap = s->cap ? s->cap * 2 : 2;
-    frame_inst *p = realloc(s->inst, (size_t)ncap * sizeof *p);
+    frame_inst *p = rt_mem_realloc(s->inst, (size_t)ncap * sizeof *p);
     if (!p) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory for a frame of @%s", fn->name);
     s->inst = p;
     s->cap = ncap;
   }
   frame_inst fi = {NULL, NULL};
-  fi.views = calloc((size_t)(fn->num_slots ? fn->num_slots : 1), sizeof(rt_tensor_t *));
+  fi.views = rt_mem_calloc((size_t)(fn->num_slots ? fn->num_slots : 1), sizeof(rt_tensor_t *));
   if (!fi.views) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory for a frame of @%s", fn->name);
   int64_t bytes = (int64_t)(fn->frame_bytes ? fn->frame_bytes : 1);
   rt_status_t st = rt_tensor_create(vm->allocator, RT_DTYPE_UINT8, 1, &bytes, &fi.storage);
@@ -389,7 +390,7 @@ static rt_status_t frame_instance(rt_vm_t *vm, int32_t f, int32_t k) {
   }
   if (st) {
     for (int32_t i = 0; i < fn->num_slots; ++i) rt_tensor_release(fi.views[i]);
-    free(fi.views);
+    rt_mem_free(fi.views);
     rt_tensor_release(fi.storage);
     return rt_status_annotate(st, "making the frame of @%s (%llu bytes)", fn->name,
                               (unsigned long long)fn->frame_bytes);
@@ -415,7 +416,7 @@ static rt_status_t push_frame(rt_vm_t *vm, int32_t f, int32_t ret_reg) {
   if (need > vm->reg_cap) {
     int64_t ncap = vm->reg_cap * 2;
     while (ncap < need) ncap *= 2;
-    rt_vm_value_t *p = realloc(vm->regs, (size_t)ncap * sizeof *p);
+    rt_vm_value_t *p = rt_mem_realloc(vm->regs, (size_t)ncap * sizeof *p);
     if (!p) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory growing the register stack");
     memset(p + vm->reg_cap, 0, (size_t)(ncap - vm->reg_cap) * sizeof *p);
     vm->regs = p;
@@ -423,7 +424,7 @@ static rt_status_t push_frame(rt_vm_t *vm, int32_t f, int32_t ret_reg) {
   }
   if (vm->depth == vm->stack_cap) {
     int32_t ncap = vm->stack_cap * 2;
-    call_frame *p = realloc(vm->stack, (size_t)ncap * sizeof *p);
+    call_frame *p = rt_mem_realloc(vm->stack, (size_t)ncap * sizeof *p);
     if (!p) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory growing the call stack");
     vm->stack = p;
     vm->stack_cap = ncap;

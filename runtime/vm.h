@@ -92,7 +92,7 @@ typedef struct rt_vm_slot_t {
 } rt_vm_slot_t;
 
 typedef struct rt_vm_function_t {
-  char *name;                  /* malloc'd, without '@' */
+  char *name;                  /* rt_mem_alloc'd, without '@' */
   int32_t num_params;          /* the arguments arrive in r[0 .. num_params) */
   int32_t num_registers;
   int32_t num_instrs;
@@ -119,11 +119,11 @@ typedef struct rt_vm_function_t {
 #define RT_VM_MAX_RECIPE_VARS 8
 
 typedef struct rt_vm_kernel_info_t {
-  char *name;                  /* malloc'd; the exported symbol's display name */
+  char *name;                  /* rt_mem_alloc'd; the exported symbol's display name */
   int32_t num_inputs, num_outputs;
   bool dynamic;                /* has `?` output dims: needs a shape function */
   int32_t recipe_len;          /* int64 words; 0 = no recipe */
-  int64_t *recipe;             /* malloc'd, or NULL */
+  int64_t *recipe;             /* rt_mem_alloc'd, or NULL */
 } rt_vm_kernel_info_t;
 
 typedef struct rt_vm_executable_t {
@@ -185,7 +185,7 @@ void rt_vm_executable_disassemble(const rt_vm_executable_t *exe, rt_strbuf_t *ou
 #define RT_VM_END_MAGIC UINT64_C(0x444E454D56545200) /* "\0RTVMEND" */
 #define RT_VM_FORMAT_VERSION 2   /* 2: shape recipes */
 
-/* Serializes (the bytes are malloc'd; the caller frees them). */
+/* Serializes (the bytes are from the library heap: rt_mem_free). */
 RT_MUST_USE_RESULT rt_status_t rt_vm_executable_serialize(const rt_vm_executable_t *exe,
                                                           char **out_bytes, size_t *out_size);
 /* Parses and validates. Bad magic, another format or kernel ABI version,

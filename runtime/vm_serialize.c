@@ -21,25 +21,26 @@
 #include "runtime/ndarray_blob.h"
 #include "runtime/size.h"
 #include "runtime/vm.h"
+#include "runtime/mem.h"
 
 /* ---- lifetime and lookup ----------------------------------------------------- */
 
 void rt_vm_executable_deinitialize(rt_vm_executable_t *exe) {
   for (int32_t f = 0; exe->functions && f < exe->num_functions; ++f) {
     rt_vm_function_t *fn = &exe->functions[f];
-    free(fn->name);
-    free(fn->instrs);
-    free(fn->list);
-    free(fn->slots);
+    rt_mem_free(fn->name);
+    rt_mem_free(fn->instrs);
+    rt_mem_free(fn->list);
+    rt_mem_free(fn->slots);
   }
   for (int32_t k = 0; exe->kernels && k < exe->num_kernels; ++k) {
-    free(exe->kernels[k].name);
-    free(exe->kernels[k].recipe);
+    rt_mem_free(exe->kernels[k].name);
+    rt_mem_free(exe->kernels[k].recipe);
   }
   for (int32_t c = 0; exe->consts && c < exe->num_consts; ++c) rt_tensor_release(exe->consts[c]);
-  free(exe->functions);
-  free(exe->kernels);
-  free(exe->consts);
+  rt_mem_free(exe->functions);
+  rt_mem_free(exe->kernels);
+  rt_mem_free(exe->consts);
   memset(exe, 0, sizeof *exe);
 }
 
@@ -469,13 +470,13 @@ static rt_status_t get_count(cursor *c, const char *what, size_t min_bytes, int3
 static rt_status_t get_str(cursor *c, const char *what, char **out) {
   int32_t n = 0;
   RT_RETURN_IF_ERROR(get_count(c, what, 1, 1 << 16, &n));
-  char *s = malloc((size_t)n + 1);
+  char *s = rt_mem_alloc((size_t)n + 1);
   if (!s) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory reading %s", c->name);
   memcpy(s, c->p + c->off, (size_t)n);
   s[n] = '\0';
   c->off += (size_t)n;
   if (memchr(s, '\0', (size_t)n)) {
-    free(s);
+    rt_mem_free(s);
     return RT_STATUS(DATA_LOSS, "%s: %s holds a NUL byte", c->name, what);
   }
   *out = s;
@@ -491,7 +492,7 @@ static rt_status_t read_function(cursor *c, rt_vm_function_t *fn) {
   fn->num_registers = (int32_t)(u > INT32_MAX ? -1 : (int64_t)u);
   RT_RETURN_IF_ERROR(get_u64(c, "the frame size", &fn->frame_bytes));
   RT_RETURN_IF_ERROR(get_count(c, "slots", 16, RT_VM_MAX_INSTRS, &fn->num_slots));
-  fn->slots = calloc((size_t)(fn->num_slots ? fn->num_slots : 1), sizeof(rt_vm_slot_t));
+  fn->slots = rt_mem_calloc((size_t)(fn->num_slots ? fn->num_slots : 1), sizeof(rt_vm_slot_t));
   if (!fn->slots) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory reading %s", c->name);
   for (int32_t i = 0; i < fn->num_slots; ++i) {
     rt_vm_slot_t *s = &fn->slots[i];
@@ -514,14 +515,14 @@ static rt_status_t read_function(cursor *c, rt_vm_function_t *fn) {
     }
   }
   RT_RETURN_IF_ERROR(get_count(c, "operand list", 4, RT_VM_MAX_INSTRS, &fn->num_list));
-  fn->list = calloc((size_t)(fn->num_list ? fn->num_list : 1), sizeof(int32_t));
+  fn->list = rt_mem_calloc((size_t)(fn->num_list ? fn->num_list : 1), sizeof(int32_t));
   if (!fn->list) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory reading %s", c->name);
   for (int32_t i = 0; i < fn->num_list; ++i) {
     RT_RETURN_IF_ERROR(get_u32(c, "an operand list entry", &u));
     fn->list[i] = (int32_t)u;
   }
   RT_RETURN_IF_ERROR(get_count(c, "instructions", 20, RT_VM_MAX_INSTRS, &fn->num_instrs));
-  fn->instrs = calloc((size_t)(fn->num_instrs ? fn->num_instrs : 1), sizeof(rt_vm_instr_t));
+  fn->instrs = rt_mem_calloc((size_t)(fn->num_instrs ? fn->num_instrs : 1), sizeof(rt_vm_instr_t));
   if (!fn->instrs) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory reading %s", c->name);
   for (int32_t pc = 0; pc < fn->num_instrs; ++pc) {
     uint32_t w[5];
@@ -552,7 +553,7 @@ static rt_status_t read_all(rt_allocator_t allocator, cursor *c, rt_vm_executabl
                      c->name, abi, RT_KERNEL_ABI_VERSION);
   }
   RT_RETURN_IF_ERROR(get_count(c, "constants", 8, INT32_MAX, &exe->num_consts));
-  exe->consts = calloc((size_t)(exe->num_consts ? exe->num_consts : 1), sizeof(rt_tensor_t *));
+  exe->consts = rt_mem_calloc((size_t)(exe->num_consts ? exe->num_consts : 1), sizeof(rt_tensor_t *));
   if (!exe->consts) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory reading %s", c->name);
   for (int32_t i = 0; i < exe->num_consts; ++i) {
     rt_status_t st = rt_ndarray_blob_read(allocator, c->p, c->size, &c->off, c->name, &exe->consts[i]);
@@ -562,7 +563,7 @@ static rt_status_t read_all(rt_allocator_t allocator, cursor *c, rt_vm_executabl
     }
   }
   RT_RETURN_IF_ERROR(get_count(c, "kernels", 20, INT32_MAX, &exe->num_kernels));
-  exe->kernels = calloc((size_t)(exe->num_kernels ? exe->num_kernels : 1), sizeof(rt_vm_kernel_info_t));
+  exe->kernels = rt_mem_calloc((size_t)(exe->num_kernels ? exe->num_kernels : 1), sizeof(rt_vm_kernel_info_t));
   if (!exe->kernels) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory reading %s", c->name);
   for (int32_t k = 0; k < exe->num_kernels; ++k) {
     uint32_t nin = 0, nout = 0, dyn = 0;
@@ -579,7 +580,7 @@ static rt_status_t read_all(rt_allocator_t allocator, cursor *c, rt_vm_executabl
     int32_t nr = 0;
     RT_RETURN_IF_ERROR(get_count(c, "shape recipe words", 8, 1 << 16, &nr));
     if (nr > 0) {
-      exe->kernels[k].recipe = malloc((size_t)nr * sizeof(int64_t));
+      exe->kernels[k].recipe = rt_mem_alloc((size_t)nr * sizeof(int64_t));
       if (!exe->kernels[k].recipe) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory reading %s", c->name);
       exe->kernels[k].recipe_len = nr;
       for (int32_t i = 0; i < nr; ++i) {
@@ -590,7 +591,7 @@ static rt_status_t read_all(rt_allocator_t allocator, cursor *c, rt_vm_executabl
     }
   }
   RT_RETURN_IF_ERROR(get_count(c, "functions", 40, INT32_MAX, &exe->num_functions));
-  exe->functions = calloc((size_t)(exe->num_functions ? exe->num_functions : 1), sizeof(rt_vm_function_t));
+  exe->functions = rt_mem_calloc((size_t)(exe->num_functions ? exe->num_functions : 1), sizeof(rt_vm_function_t));
   if (!exe->functions) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory reading %s", c->name);
   for (int32_t f = 0; f < exe->num_functions; ++f) {
     RT_RETURN_IF_ERROR_ANNOTATE(read_function(c, &exe->functions[f]), "function %d", (int)f);

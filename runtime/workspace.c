@@ -28,7 +28,7 @@ void rt_workspace_pool_deinitialize(rt_workspace_pool_t *pool) {
   rt_workspace_block_t *b = pool->all;
   while (b) {
     rt_workspace_block_t *next = b->next_all;
-    free(b);
+    free(b); /* posix_memalign'd */
     b = next;
   }
   pool->all = NULL;

@@ -29,7 +29,7 @@
 
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(elt) (cx->oom = true)
-#include <uthash.h>
+#include "runtime/uthash_rt.h"
 
 #include "frontend/onnx/fold.h"
 #include "frontend/onnx/onnx_impl.h"
@@ -194,6 +194,11 @@ rt_status_t rt_onnx_call(rt_onnx_ctx_t *cx, const char *name, int32_t nargs,
                                 "a required input of %s is missing", name);
     }
   }
+  if (cx->oom) {
+    cx->oom = false;
+    return rt_onnx_node_error(cx, RT_STATUS_RESOURCE_EXHAUSTED, "out of memory making the "
+                              "attributes of %s", name);
+  }
   const char *keys[16];
   rt_attr_value_t values[16];
   int32_t count = 0;
@@ -219,8 +224,10 @@ rt_status_t rt_onnx_call(rt_onnx_ctx_t *cx, const char *name, int32_t nargs,
   rt_ir_expr_t *ref = NULL, *call = NULL;
   st = rt_ir_op_attrs(cx->m, cx->span, op, count, keys, values, &attrs);
   if (st) {
-    rt_status_t err = rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "%s",
-                                         rt_status_message(st));
+    rt_status_code_t code = rt_status_code(st) == RT_STATUS_RESOURCE_EXHAUSTED
+                                ? RT_STATUS_RESOURCE_EXHAUSTED
+                                : RT_STATUS_INVALID_ARGUMENT;
+    rt_status_t err = rt_onnx_node_error(cx, code, "%s", rt_status_message(st));
     rt_status_free(st);
     return err;
   }
@@ -298,11 +305,16 @@ rt_status_t rt_onnx_const_i64(rt_onnx_ctx_t *cx, int32_t rank, int64_t n,
 
 static const char *arena_text(rt_onnx_ctx_t *cx, rt_strbuf_t *b) {
   char *s = NULL;
-  if (rt_arena_strndup(&cx->m->arena, b->data ? b->data : "", b->data ? b->len : 0, &s)) {
+  rt_status_t st = b->failed ? RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory")
+                             : rt_arena_strndup(&cx->m->arena, b->data ? b->data : "",
+                                                b->data ? b->len : 0, &s);
+  if (st) {
+    rt_status_free(st);
     s = NULL;
+    cx->oom = true; /* rt_onnx_call reports it */
   }
   rt_strbuf_deinitialize(b);
-  return s ? s : "None"; /* out of memory: the attr conversion then fails */
+  return s ? s : "None";
 }
 
 const char *rt_onnx_ints_text(rt_onnx_ctx_t *cx, int32_t n, const int64_t *v) {
@@ -427,7 +439,7 @@ static rt_status_t external_path(const rt_onnx_ctx_t *cx, const char *tname,
                      strerror(errno));
   }
   size_t need = strlen(cx->dir) + strlen(location) + 2;
-  char *joined = malloc(need);
+  char *joined = rt_mem_alloc(need);
   if (!joined) {
     free(dir_real);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
@@ -449,12 +461,15 @@ static rt_status_t external_path(const rt_onnx_ctx_t *cx, const char *tname,
     }
   }
   free(dir_real);
-  free(joined);
+  rt_mem_free(joined);
   if (st) {
     free(real);
     return st;
   }
-  *out_path = real;
+  /* realpath's result is rt_mem_alloc'd; the caller frees ours (rt_mem_free). */
+  *out_path = rt_mem_strdup(real);
+  free(real);
+  if (!*out_path) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   return RT_OK;
 }
 
@@ -505,7 +520,7 @@ static rt_status_t read_external(const rt_onnx_ctx_t *cx, const Onnx__TensorProt
     st = RT_STATUS(IO_ERROR, "%s: tensor '%s': reading '%s' failed", cx->path, tname, path);
   }
   if (f) fclose(f);
-  free(path);
+  rt_mem_free(path);
   return st;
 }
 
@@ -609,7 +624,7 @@ typedef struct import_state {
   rt_onnx_ctx_t cx; /* first: converters reach the state from their cx */
   bool oom;
   int32_t depth;    /* subgraphs being converted (If branches, Loop bodies) */
-  undo_entry *undo; /* malloc'd journal of bindings made inside them */
+  undo_entry *undo; /* rt_mem_alloc'd journal of bindings made inside them */
   int32_t num_undo, cap_undo;
 } import_state;
 
@@ -617,7 +632,7 @@ static rt_status_t journal(import_state *is, value_entry *v, rt_ir_expr_t *old) 
   if (is->depth == 0) return RT_OK;
   if (is->num_undo == is->cap_undo) {
     int32_t cap = is->cap_undo ? 2 * is->cap_undo : 64;
-    undo_entry *u = realloc(is->undo, (size_t)cap * sizeof *u);
+    undo_entry *u = rt_mem_realloc(is->undo, (size_t)cap * sizeof *u);
     if (!u) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory (subgraph scope)");
     is->undo = u;
     is->cap_undo = cap;
@@ -745,8 +760,10 @@ static rt_status_t make_listing(import_state *is, const Onnx__GraphProto *g) {
     }
     rt_strbuf_putc(&b, '\n');
   }
-  rt_status_t st = rt_ir_module_set_source(is->cx.m, is->cx.path, b.data ? b.data : "",
-                                           b.data ? b.len : 0, NULL);
+  rt_status_t st = b.failed ? RT_STATUS(RESOURCE_EXHAUSTED, "%s: out of memory listing the "
+                                                             "nodes", is->cx.path)
+                            : rt_ir_module_set_source(is->cx.m, is->cx.path, b.data ? b.data : "",
+                                                      b.data ? b.len : 0, NULL);
   rt_strbuf_deinitialize(&b);
   return st;
 }
@@ -864,8 +881,10 @@ static rt_status_t convert_custom(import_state *is, const Onnx__NodeProto *n, co
   rt_ir_expr_t *ref = NULL, *call = NULL;
   rt_status_t st = rt_ir_op_attrs(cx->m, cx->span, op, count, keys, values, &attrs);
   if (st) {
-    rt_status_t err = rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT, "%s",
-                                         rt_status_message(st));
+    rt_status_code_t code = rt_status_code(st) == RT_STATUS_RESOURCE_EXHAUSTED
+                                ? RT_STATUS_RESOURCE_EXHAUSTED
+                                : RT_STATUS_INVALID_ARGUMENT;
+    rt_status_t err = rt_onnx_node_error(cx, code, "%s", rt_status_message(st));
     rt_status_free(st);
     return err;
   }
@@ -1136,10 +1155,10 @@ rt_status_t rt_onnx_import_memory_with_options(const void *bytes, size_t size,
   is.cx.path = name;
   is.cx.dir = model_dir;
   is.cx.opts = options;
-  rt_status_t st = rt_ir_module_create(rt_allocator_system(), &is.cx.m);
+  rt_status_t st = rt_ir_module_create(rt_mem_current(), &is.cx.m);
   if (!st) st = import_model(&is, model);
   HASH_CLEAR(hh, is.cx.values);
-  free(is.undo);
+  rt_mem_free(is.undo);
   onnx__model_proto__free_unpacked(model, NULL);
   if (st) {
     rt_module_release(is.cx.m);
@@ -1162,15 +1181,15 @@ rt_status_t rt_onnx_import_file_with_options(const char *path,
   const char *slash = strrchr(path, '/');
   char *dir = NULL;
   if (slash) {
-    dir = strndup(path, (size_t)(slash - path) + (slash == path ? 1 : 0));
+    dir = rt_mem_strndup(path, (size_t)(slash - path) + (slash == path ? 1 : 0));
   } else {
-    dir = strdup(".");
+    dir = rt_mem_strdup(".");
   }
   rt_status_t st = dir ? rt_onnx_import_memory_with_options(data, size, path, dir, options,
                                                             out_module)
                        : RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
-  free(dir);
-  free(data);
+  rt_mem_free(dir);
+  rt_mem_free(data);
   return st;
 }
 

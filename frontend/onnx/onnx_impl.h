@@ -29,6 +29,7 @@ typedef struct rt_onnx_ctx_t {
   rt_ir_span_t span;              /* span of the node being converted */
   struct value_entry *values;     /* name -> expr (uthash) */
   const rt_module_load_options_t *opts; /* never NULL (zeroed: none) */
+  bool oom;                       /* an attribute text could not be made (rt_onnx_*_text) */
 } rt_onnx_ctx_t;
 
 /* A converter: `in[i]` is NULL for an absent optional input (""), and

@@ -30,6 +30,7 @@
 
 #include "frontend/onnx/onnx_impl.h"
 #include "runtime/strbuf.h"
+#include "runtime/mem.h"
 
 #define RT_ONNX_MAX_UNROLL 4096
 #define MAXV 64
@@ -204,7 +205,7 @@ static rt_status_t unrolled(rt_onnx_ctx_t *cx, const loop_t *lp, int64_t trips, 
   return RT_OK;
 }
 
-/* A growable list of names (malloc'd array of borrowed strings). */
+/* A growable list of names (rt_mem_alloc'd array of borrowed strings). */
 typedef struct names_t {
   const char **v;
   int32_t n, cap;
@@ -221,7 +222,7 @@ static rt_status_t names_add(names_t *s, const char *name) {
   if (!name || !*name || names_has(s, name)) return RT_OK;
   if (s->n == s->cap) {
     int32_t cap = s->cap ? 2 * s->cap : 16;
-    const char **v = realloc(s->v, (size_t)cap * sizeof *v);
+    const char **v = rt_mem_realloc(s->v, (size_t)cap * sizeof *v);
     if (!v) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory (loop names)");
     s->v = v;
     s->cap = cap;
@@ -249,7 +250,7 @@ static rt_status_t free_names(const Onnx__GraphProto *g, names_t *out) {
         for (int32_t j = 0; !st && j < sub.n; ++j) {
           if (!names_has(&def, sub.v[j])) st = names_add(out, sub.v[j]);
         }
-        free(sub.v);
+        rt_mem_free(sub.v);
       }
     }
     for (size_t k = 0; !st && k < n->n_output; ++k) st = names_add(&def, n->output[k]);
@@ -258,7 +259,7 @@ static rt_status_t free_names(const Onnx__GraphProto *g, names_t *out) {
     const char *o = g->output[i]->name;
     if (o && *o && !names_has(&def, o)) st = names_add(out, o);
   }
-  free(def.v);
+  rt_mem_free(def.v);
   return st;
 }
 
@@ -308,7 +309,7 @@ static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t *
     st = param(cx, fn_names.v[i], t, &bind_exprs[nbind++]);
     nfree++;
   }
-  free(fn_names.v);
+  rt_mem_free(fn_names.v);
   RT_RETURN_IF_ERROR(st);
   /* Parameters: %i, %cond, the carried values, %m, the outer values. */
   rt_ir_expr_t *params[3 + 2 * MAXV], *args[3 + 2 * MAXV];

@@ -42,6 +42,7 @@
 #ifndef RT_EXECUTOR_H_
 #define RT_EXECUTOR_H_
 
+#include "rt/allocator.h"
 #include "rt/base.h"
 #include "rt/module.h"
 #include "rt/params.h"
@@ -78,6 +79,27 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_create_executor(const char *kind, rt_mo
 /* Executors are reference-counted: _retain adds a reference, _release
  * drops one (NULL is fine) and the last frees the executor. Both are safe
  * from any thread; the last release must not race a call on the executor. */
+/* Options for rt_create_executor_with_options. Zero-initialize, then set
+ * what you need. */
+typedef struct rt_executor_options_t {
+  /* Where the executor's memory comes from (NULL: rt_allocator_system()):
+   * its optimized module, plans, kernels' bookkeeping (an executor with an
+   * allocator of its own gets a JIT session of its own rather than sharing
+   * the process-wide one), values, outputs, and whatever its calls
+   * allocate. LLVM's internal allocations while compiling are LLVM's, and
+   * error statuses use malloc (so running out of memory can always be
+   * reported). When it fails, the call fails with RESOURCE_EXHAUSTED and
+   * leaves nothing behind. Borrowed: *allocator is copied, and its `self`
+   * must outlive the executor. */
+  const rt_allocator_t *allocator;
+} rt_executor_options_t;
+
+/* rt_create_executor with options (NULL: as rt_create_executor). */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_create_executor_with_options(
+    const char *kind, rt_module_t *module, const char *target, const rt_pass_context_t *ctx,
+    const rt_params_t *params, const rt_executor_options_t *options,
+    rt_executor_t **out_executor);
+
 RT_API void rt_executor_retain(rt_executor_t *executor);
 RT_API void rt_executor_release(rt_executor_t *executor);
 

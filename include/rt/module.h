@@ -10,6 +10,7 @@
 #ifndef RT_MODULE_H_
 #define RT_MODULE_H_
 
+#include "rt/allocator.h"
 #include "rt/base.h"
 #include "rt/status.h"
 #include "rt/tensor.h"
@@ -74,6 +75,13 @@ typedef struct rt_module_load_options_t {
    * importer uses them while it converts. */
   int32_t num_input_shapes;
   const rt_input_shape_t *input_shapes;
+  /* Where the module's memory comes from (NULL: rt_allocator_system()):
+   * its IR, constants and everything loading allocates. Error statuses use
+   * malloc, and protobuf-c's unpacking of an ONNX file uses its own
+   * (system) allocator. When the allocator fails, the load fails with
+   * RESOURCE_EXHAUSTED and leaves nothing behind. Borrowed: *allocator is
+   * copied, and its `self` must outlive the module. */
+  const rt_allocator_t *allocator;
 } rt_module_load_options_t;
 
 /* rt_module_load with options (NULL: the defaults, as rt_module_load).
@@ -82,6 +90,12 @@ typedef struct rt_module_load_options_t {
  * declared type is INVALID_ARGUMENT naming the input. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_module_load_with_options(
     const char *path, const rt_module_load_options_t *options, rt_module_t **out_module);
+
+/* rt_module_parse with options (NULL: as rt_module_parse); of the options
+ * only `allocator` and `input_shapes` apply to text. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_module_parse_with_options(
+    const char *text, size_t size, const char *source_name,
+    const rt_module_load_options_t *options, rt_module_t **out_module);
 
 /* A new module whose @main takes the given inputs with the given shapes
  * (the other inputs unchanged), type-checked again; `module` is not

@@ -1,7 +1,7 @@
 /* Custom ops and strategies (include/rt/op.h).
  *
  * rt_op_register checks and copies the definition into an rt_ir_custom_t
- * (one malloc'd record and an arena per op, never freed: ops live until
+ * (one rt_mem_alloc'd record and an arena per op, never freed: ops live until
  * the process exits), prepares the native entry point and registers an
  * rt_ir_op_t with the op table (ir/op/table.c), whose mutex makes
  * registration and lookup thread-safe. The op's type relation is
@@ -34,6 +34,7 @@
 #include "ir/ir.h"
 #include "ir/op/custom.h"
 #include "runtime/assert.h"
+#include "runtime/mem.h"
 
 #define MAX_INPUTS 16
 #define MAX_PARAMS 32
@@ -511,7 +512,7 @@ static rt_status_t elem_parse(elem_parser_t *ep, int32_t *out) {
 }
 
 static rt_status_t parse_elem_expr(rt_ir_custom_t *c) {
-  elem_parser_t *ep = calloc(1, sizeof *ep);
+  elem_parser_t *ep = rt_mem_calloc(1, sizeof *ep);
   if (!ep) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   ep->c = c;
   ep->text = ep->p = c->def.elem_expr;
@@ -531,7 +532,7 @@ static rt_status_t parse_elem_expr(rt_ir_custom_t *c) {
     memcpy(c->elem, ep->nodes, (size_t)ep->n * sizeof *c->elem);
     c->num_elem = ep->n;
   }
-  free(ep);
+  rt_mem_free(ep);
   return st;
 }
 
@@ -685,7 +686,7 @@ static int32_t native_call(const rt_ir_custom_t *c, const rt_kernel_arg *args, i
   /* The output goes to a copy followed by a guard zone. */
   const rt_kernel_arg *out = &args[nin];
   size_t bytes = (size_t)numel_of(out) * ((out->dtype.bits * out->dtype.lanes + 7u) / 8u);
-  unsigned char *shadow = malloc(bytes + GUARD_BYTES);
+  unsigned char *shadow = rt_mem_alloc(bytes + GUARD_BYTES);
   if (!shadow) {
     kernel_error(ctx, "%s: out of memory", c->def.name);
     return 1;
@@ -705,7 +706,7 @@ static int32_t native_call(const rt_ir_custom_t *c, const rt_kernel_arg *args, i
     r = 1;
   }
   if (r == 0 && bytes) memcpy(out->data, shadow, bytes);
-  free(shadow);
+  rt_mem_free(shadow);
 #endif
   if (r != 0 && c->def.kernel) {
     /* An ABI kernel sets its own message; make sure there is one. */
@@ -778,7 +779,7 @@ rt_status_t rt_ir_custom_reference(const rt_ir_op_t *op, const rt_ir_attrs_t *at
   size_t bytes = rt_tensor_nbytes(outputs[0]);
   unsigned char *shadow = NULL;
 #ifdef RT_DEBUG
-  shadow = malloc(bytes + GUARD_BYTES);
+  shadow = rt_mem_alloc(bytes + GUARD_BYTES);
   if (!shadow) return RT_STATUS(RESOURCE_EXHAUSTED, "%s: out of memory", op->name);
   memset(shadow, 0, bytes);
   memset(shadow + bytes, GUARD_BYTE, GUARD_BYTES);
@@ -798,7 +799,7 @@ rt_status_t rt_ir_custom_reference(const rt_ir_op_t *op, const rt_ir_attrs_t *at
                    op->name, bytes, shape);
   }
   if (!st && bytes) memcpy(rt_tensor_data(outputs[0]), shadow, bytes);
-  free(shadow);
+  rt_mem_free(shadow);
 #else
   (void)shadow;
   (void)bytes;
@@ -910,7 +911,7 @@ rt_status_t rt_op_register(const rt_op_def_t *def) {
   if (rt_ir_op_lookup(def->name, strlen(def->name))) {
     return RT_STATUS(ALREADY_EXISTS, "op '%s' is already registered", def->name);
   }
-  rt_ir_custom_t *c = calloc(1, sizeof *c);
+  rt_ir_custom_t *c = rt_mem_calloc(1, sizeof *c);
   if (!c) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory registering '%s'", def->name);
   rt_arena_initialize(rt_allocator_system(), &c->arena);
   rt_attr_field_t *fields = NULL;
@@ -934,7 +935,7 @@ rt_status_t rt_op_register(const rt_op_def_t *def) {
   if (st) {
     if (c->closure) ffi_closure_free(c->closure);
     rt_arena_deinitialize(&c->arena);
-    free(c);
+    rt_mem_free(c);
   }
   return st;
 }
@@ -978,13 +979,13 @@ rt_status_t rt_op_strategy_register(const rt_op_strategy_t *s) {
   }
   const rt_ir_op_t *op = rt_ir_op_lookup(s->op, strlen(s->op));
   if (!op) return RT_STATUS(NOT_FOUND, "strategy '%s': no op '%s'", s->name, s->op);
-  char *name = strdup(s->name);
+  char *name = rt_mem_strdup(s->name);
   if (!name) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   rt_status_t st = RT_OK;
   pthread_mutex_lock(&g_strategy_mutex);
   if (g_num_strategies == g_cap_strategies) {
     int32_t cap = g_cap_strategies ? g_cap_strategies * 2 : 8;
-    strategy_t *grown = realloc(g_strategies, (size_t)cap * sizeof *grown);
+    strategy_t *grown = rt_mem_realloc(g_strategies, (size_t)cap * sizeof *grown);
     if (!grown) {
       st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
     } else {
@@ -1003,7 +1004,7 @@ rt_status_t rt_op_strategy_register(const rt_op_strategy_t *s) {
     g_any_strategy = 1;
   }
   pthread_mutex_unlock(&g_strategy_mutex);
-  if (st) free(name);
+  if (st) rt_mem_free(name);
   return st;
 }
 
@@ -1123,7 +1124,7 @@ rt_status_t rt_ir_custom_anchor_for(const rt_ir_expr_t *fn, const char *target,
   *out_anchor = NULL;
   if (!g_any_strategy || !fn || fn->kind != RT_IR_FUNCTION || !tensor_params(fn)) return RT_OK;
   anchor_scan_t s = {fn, NULL, 0};
-  RT_RETURN_IF_ERROR(rt_ir_post_order(rt_allocator_system(), fn->fn.body, anchor_visit, &s));
+  RT_RETURN_IF_ERROR(rt_ir_post_order(rt_mem_current(), fn->fn.body, anchor_visit, &s));
   if (s.count != 1 || s.found == fn->fn.body) return RT_OK;
   const rt_ir_expr_t *call = s.found;
   for (int32_t i = 0; i < call->call.nargs; ++i) {
@@ -1164,9 +1165,9 @@ rt_status_t rt_ir_custom_split(const rt_ir_expr_t *fn, const rt_ir_expr_t *ancho
   *out_scratch = NULL;
   *out_fn = NULL;
   uint32_t max_id = fn->id;
-  RT_RETURN_IF_ERROR(rt_ir_post_order(rt_allocator_system(), (rt_ir_expr_t *)fn, max_id_visit, &max_id));
+  RT_RETURN_IF_ERROR(rt_ir_post_order(rt_mem_current(), (rt_ir_expr_t *)fn, max_id_visit, &max_id));
   rt_module_t *m = NULL;
-  RT_RETURN_IF_ERROR(rt_ir_module_create(rt_allocator_system(), &m));
+  RT_RETURN_IF_ERROR(rt_ir_module_create(rt_mem_current(), &m));
   m->next_id = max_id + 1;
   rt_ir_expr_t **params = NULL;
   split_t s = {anchor, NULL};
@@ -1214,7 +1215,11 @@ bool rt_ir_custom_in_use(int32_t count, rt_ir_expr_t *const *fns) {
   for (int32_t i = 0; i < count; ++i) {
     scan_t s = {false, false, 0};
     /* Out of memory in the walk: assume in use (the safe answer). */
-    if (rt_ir_post_order(rt_allocator_system(), fns[i], scan_visit, &s) != RT_OK) return true;
+    rt_status_t st = rt_ir_post_order(rt_mem_current(), fns[i], scan_visit, &s);
+    if (st) {
+      rt_status_free(st);
+      return true;
+    }
     if (s.custom) return true;
   }
   return false;
@@ -1280,10 +1285,10 @@ rt_status_t rt_ir_custom_expand(const rt_ir_expr_t *fn, rt_module_t **out_scratc
   *out_scratch = NULL;
   *out_fn = fn;
   scan_t s = {false, false, fn->id};
-  RT_RETURN_IF_ERROR(rt_ir_post_order(rt_allocator_system(), (rt_ir_expr_t *)fn, scan_visit, &s));
+  RT_RETURN_IF_ERROR(rt_ir_post_order(rt_mem_current(), (rt_ir_expr_t *)fn, scan_visit, &s));
   if (!s.elem) return RT_OK;
   rt_module_t *m = NULL;
-  RT_RETURN_IF_ERROR(rt_ir_module_create(rt_allocator_system(), &m));
+  RT_RETURN_IF_ERROR(rt_ir_module_create(rt_mem_current(), &m));
   /* Ids after the function's own: type inference and the JIT key memos
    * (and constant names) by id. */
   m->next_id = s.max_id + 1;

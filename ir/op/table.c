@@ -5,7 +5,7 @@
  * are parsed from the schemas' default texts once (pthread_once) into
  * static storage: one flat value array and a process-lifetime arena for
  * array/string payloads. A name index (sorted pointers + bsearch) is built
- * at the same time. Registered ops are malloc'd records in a uthash keyed
+ * at the same time. Registered ops are rt_mem_alloc'd records in a uthash keyed
  * by name plus an array in registration order, guarded by a mutex; they
  * live until the process exits (never freed: an op may be referenced by
  * any module built after it, and ops are few and small). */
@@ -18,7 +18,7 @@
 static int g_hash_oom;
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(obj) (g_hash_oom = 1)
-#include <uthash.h>
+#include "runtime/uthash_rt.h"
 
 #include "ir/ir.h"
 #include "ir/op/op_impl.h"
@@ -243,7 +243,7 @@ rt_status_t rt_ir_op_register(const rt_ir_op_t *def, const rt_ir_op_t **out_op) 
     return RT_STATUS(ALREADY_EXISTS, "op '%s' is a built-in op", def->name);
   }
 
-  registered_t *r = calloc(1, sizeof *r);
+  registered_t *r = rt_mem_calloc(1, sizeof *r);
   if (!r) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory registering '%s'", def->name);
   rt_arena_initialize(rt_allocator_system(), &r->arena);
   rt_status_t status = fill_registered(r, def);
@@ -256,7 +256,7 @@ rt_status_t rt_ir_op_register(const rt_ir_op_t *def, const rt_ir_op_t **out_op) 
       status = RT_STATUS(ALREADY_EXISTS, "op '%s' is already registered", def->name);
     } else if (g_num_registered == g_cap_registered) {
       int32_t cap = g_cap_registered ? g_cap_registered * 2 : 16;
-      registered_t **grown = realloc(g_registered, (size_t)cap * sizeof *grown);
+      registered_t **grown = rt_mem_realloc(g_registered, (size_t)cap * sizeof *grown);
       if (!grown) {
         status = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory registering '%s'", def->name);
       } else {
@@ -279,7 +279,7 @@ rt_status_t rt_ir_op_register(const rt_ir_op_t *def, const rt_ir_op_t **out_op) 
   }
   if (status != RT_OK) {
     rt_arena_deinitialize(&r->arena);
-    free(r);
+    rt_mem_free(r);
   }
   return status;
 }

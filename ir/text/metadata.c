@@ -22,6 +22,7 @@
 #include "ir/text/text.h"
 #include "runtime/base64.h"
 #include "runtime/ndarray_blob.h"
+#include "runtime/mem.h"
 
 /* Maps a JSON position (1-based, relative to the JSON text) to the file. */
 static rt_ir_span_t json_span(const rt_ir_source_t *source, size_t offset,
@@ -36,6 +37,19 @@ static rt_ir_span_t json_span(const rt_ir_source_t *source, size_t offset,
   base.end_line = base.line;
   base.end_col = base.col + 1;
   return base;
+}
+
+/* A diagnostic for a failure `cause` of reading the metadata: the source
+ * position is the diagnostic's, but running out of memory stays
+ * RESOURCE_EXHAUSTED (the text is not at fault). Frees cause. */
+static rt_status_t cause_diag(rt_status_t cause, rt_status_t diag) {
+  if (rt_status_code(cause) == RT_STATUS_RESOURCE_EXHAUSTED && diag != RT_OK) {
+    rt_status_t oom = RT_STATUS(RESOURCE_EXHAUSTED, "%s", rt_status_message(diag));
+    rt_status_free(diag);
+    diag = oom;
+  }
+  rt_status_free(cause);
+  return diag;
 }
 
 static rt_status_t bad(const rt_ir_source_t *source, size_t offset,
@@ -89,8 +103,7 @@ rt_status_t rt_ir_text_meta_load(const rt_ir_source_t *source, size_t offset,
     if (sscanf(msg, "%d:%d: %n", &line, &col, &used) < 2) used = 0;
     rt_status_t diag = rt_ir_diag(json_span(source, offset, line, col),
                                   "bad metadata JSON: %s", msg + used);
-    rt_status_free(status);
-    return diag;
+    return cause_diag(status, diag);
   }
   if (root->kind != RT_JSON_OBJECT) return bad(source, offset, root, "expected a JSON object");
   const rt_json_t *nodes = rt_json_get(root, "nodes");
@@ -184,8 +197,7 @@ rt_status_t rt_ir_text_meta_tensor(const rt_ir_text_meta_t *meta,
   if (status) {
     rt_status_t d = rt_ir_diag(at, "bad metadata: b64ndarrays[%d]: %s", (int)bi,
                                rt_status_message(status));
-    rt_status_free(status);
-    return d;
+    return cause_diag(status, d);
   }
   size_t off = 0;
   rt_tensor_t *t = NULL;
@@ -193,11 +205,10 @@ rt_status_t rt_ir_text_meta_tensor(const rt_ir_text_meta_t *meta,
   if (status) {
     rt_status_t d = rt_ir_diag(at, "bad metadata: b64ndarrays[%d]: %s", (int)bi,
                                rt_status_message(status));
-    rt_status_free(status);
-    free(bytes);
-    return d;
+    rt_mem_free(bytes);
+    return cause_diag(status, d);
   }
-  free(bytes);
+  rt_mem_free(bytes);
   if (off != size) {
     rt_tensor_release(t);
     return rt_ir_diag(at, "bad metadata: b64ndarrays[%d]: %zu trailing bytes",

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "ir/text/text.h"
+#include "runtime/mem.h"
 
 #define MAX_PRINT_DEPTH (4 * RT_IR_MAX_NESTING)
 
@@ -949,7 +950,7 @@ rt_status_t rt_ir_print_module(const rt_module_t *m, uint32_t flags, char **out_
 
 void rt_ir_print_expr(const rt_ir_expr_t *expr, uint32_t flags, rt_strbuf_t *out) {
   printer_t p;
-  printer_initialize(&p, rt_allocator_system(), flags);
+  printer_initialize(&p, rt_mem_current(), flags);
   rt_ir_expr_t *e = (rt_ir_expr_t *)expr;
   rt_strbuf_t buf;
   rt_strbuf_initialize(&buf);

@@ -33,6 +33,7 @@
 
 #include "jit/ops/ops_impl.h"
 #include "jit/templates/templates.h"
+#include "runtime/mem.h"
 
 /* ---- attributes ------------------------------------------------------------ */
 
@@ -191,7 +192,7 @@ static void ic_out_idx(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValue
 static LLVMValueRef offset_table(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, int64_t hq, int64_t wq,
                                  int64_t *out_max) {
   const int64_t K = c->cg * c->kh * c->kw;
-  LLVMValueRef *vals = malloc((size_t)K * sizeof *vals);
+  LLVMValueRef *vals = rt_mem_alloc((size_t)K * sizeof *vals);
   if (!vals) return NULL;
   int64_t mx = 0;
   for (int64_t ci = 0; ci < c->cg; ++ci) {
@@ -206,7 +207,7 @@ static LLVMValueRef offset_table(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, in
     }
   }
   LLVMValueRef init = LLVMConstArray(L->i32, vals, (unsigned)K);
-  free(vals);
+  rt_mem_free(vals);
   char name[64];
   snprintf(name, sizeof name, "%s.taps%d", L->symbol, L->num_strings++);
   LLVMValueRef g = LLVMAddGlobal(L->m, LLVMTypeOf(init), name);

@@ -16,6 +16,7 @@
 #include "rt/artifact.h"
 #include "rt/executor.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 static char g_dir[256];
 
@@ -209,7 +210,7 @@ static void test_export_corrupt(void **state) {
   (void)state;
   size_t n = 0;
   unsigned char *orig = (unsigned char *)rt_test_read_file(g_so, &n);
-  unsigned char *b = malloc((size_t)n);
+  unsigned char *b = rt_mem_alloc((size_t)n);
   assert_non_null(b);
   char p[512];
   rt_artifact_t *a = NULL;
@@ -258,8 +259,8 @@ static void test_export_corrupt(void **state) {
   path_in(p, sizeof p, "missing.so");
   assert_status(rt_artifact_load(p, &a), NOT_FOUND, "missing.so");
   assert_null(a);
-  free(b);
-  free(orig);
+  rt_mem_free(b);
+  rt_mem_free(orig);
 }
 
 /* examples/deploy, linked with librelayrt_runtime only, on .npy files. */

@@ -12,6 +12,7 @@
 
 #include "rt/rt.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 static const char *const kKinds[] = {"debug", "graph", "vm"};
 

@@ -2,6 +2,7 @@
  * block records its size, so frees and leaks are checked), status
  * assertions, and test-data paths. */
 #include "test_util.h"
+#include "runtime/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,7 +103,7 @@ char *rt_test_read_file(const char *path, size_t *out_size) {
   fseek(f, 0, SEEK_END);
   long n = ftell(f);
   fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
+  char *buf = rt_mem_alloc((size_t)n + 1);
   assert_non_null(buf);
   size_t got = fread(buf, 1, (size_t)n, f);
   fclose(f);

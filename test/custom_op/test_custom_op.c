@@ -15,6 +15,7 @@
 #include "rt/executor.h"
 #include "rt/op.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 static const char *const kExecutors[] = {"debug", "graph", "vm"};
 

@@ -48,6 +48,7 @@
 static const char *const kOps[] = {
 #define RT_OP(ID, name, ninputs, pattern, fields, rel, doc) name,
 #include "ir/ops.def"
+#include "runtime/mem.h"
 #undef RT_OP
 };
 
@@ -645,7 +646,7 @@ typedef struct strbuf_t {
 static void sb_put(strbuf_t *b, const char *s, size_t n) {
   if (b->len + n + 1 > b->cap) {
     b->cap = (b->len + n + 1) * 2;
-    b->data = realloc(b->data, b->cap);
+    b->data = rt_mem_realloc(b->data, b->cap);
     assert_non_null(b->data);
   }
   memcpy(b->data + b->len, s, n);
@@ -777,8 +778,8 @@ static int32_t run_batch(const int32_t *idx, int32_t n, bool alone) {
   if (!st) st = make_ctx(g_cases[idx[0]].nopass, &ctx);
   rt_executor_t *ref = NULL;
   if (!st) st = rt_create_executor("debug", m, NULL, ctx, NULL, &ref);
-  rt_tensor_t **ins = calloc(MAX_IO, sizeof *ins), **want = calloc(MAX_IO, sizeof *want);
-  rt_tensor_t **got = calloc(MAX_IO, sizeof *got);
+  rt_tensor_t **ins = rt_mem_calloc(MAX_IO, sizeof *ins), **want = rt_mem_calloc(MAX_IO, sizeof *want);
+  rt_tensor_t **got = rt_mem_calloc(MAX_IO, sizeof *got);
   int32_t nin = 0, nwant = 0;
   if (!st) {
     make_inputs(ref, 0x5eed0000u + (uint64_t)idx[0] * 131u, ins, &nin);
@@ -848,13 +849,13 @@ static int32_t run_batch(const int32_t *idx, int32_t n, bool alone) {
   rt_status_free(st);
   for (int32_t k = 0; k < nin; ++k) rt_tensor_release(ins[k]);
   for (int32_t k = 0; k < nwant; ++k) rt_tensor_release(want[k]);
-  free(ins);
-  free(want);
-  free(got);
+  rt_mem_free(ins);
+  rt_mem_free(want);
+  rt_mem_free(got);
   rt_executor_release(ref);
   rt_pass_context_release(ctx);
   rt_module_release(m);
-  free(text);
+  rt_mem_free(text);
   return failures;
 }
 
@@ -869,7 +870,7 @@ static double now_s(void) {
 /* Every op of ops.def has a case; then every case through every executor. */
 static void test_differential_ops(void **state) {
   (void)state;
-  g_cases = calloc(MAX_CASES, sizeof *g_cases);
+  g_cases = rt_mem_calloc(MAX_CASES, sizeof *g_cases);
   build_cases();
   int32_t missing = 0;
   for (size_t i = 0; i < RT_COUNTOF(kOps); ++i) {
@@ -894,7 +895,7 @@ static void test_differential_ops(void **state) {
   const double t0 = now_s();
   int32_t failures = 0;
   const int32_t kBatch = 64;
-  int32_t *idx = calloc((size_t)g_ncases, sizeof *idx);
+  int32_t *idx = rt_mem_calloc((size_t)g_ncases, sizeof *idx);
   for (int32_t np = 0; np < 4; ++np) { /* NOPASS_JIT cases: test_differential_jit_level */
     int32_t n = 0;
     for (int32_t k = 0; k < g_ncases; ++k) {
@@ -913,8 +914,8 @@ static void test_differential_ops(void **state) {
     printf("#   %s: %lld cases%s\n", kExecutors[e].kind, (long long)g_cases_by_exec[e],
            kExecutors[e].unavailable ? " (not built: skipped)" : "");
   }
-  free(idx);
-  free(g_cases);
+  rt_mem_free(idx);
+  rt_mem_free(g_cases);
   assert_int_equal(missing, 0);
   assert_int_equal(failures, 0);
 }
@@ -1019,7 +1020,7 @@ static void test_differential_corpus(void **state) {
   int32_t n = 0;
   for (struct dirent *de; (de = readdir(d)) != NULL && n < 512;) {
     size_t len = strlen(de->d_name);
-    if (len > 6 && strcmp(de->d_name + len - 6, ".relay") == 0) names[n++] = strdup(de->d_name);
+    if (len > 6 && strcmp(de->d_name + len - 6, ".relay") == 0) names[n++] = rt_mem_strdup(de->d_name);
   }
   closedir(d);
   qsort(names, (size_t)n, sizeof *names, cmp_str);
@@ -1033,7 +1034,7 @@ static void test_differential_corpus(void **state) {
       ++skipped;
       printf("# skipped %s: %s\n", names[i], why);
     }
-    free(names[i]);
+    rt_mem_free(names[i]);
   }
   char ex[1200], why[160] = "";
   snprintf(ex, sizeof ex, "%s/../examples/cnn.relay", rt_test_path("."));
@@ -1127,7 +1128,7 @@ static int32_t run_jit_case(rt_jit_session_t *s, int32_t k) {
 
 static void test_differential_jit_level(void **state) {
   (void)state;
-  g_cases = calloc(MAX_CASES, sizeof *g_cases);
+  g_cases = rt_mem_calloc(MAX_CASES, sizeof *g_cases);
   build_cases();
   rt_jit_session_t *s = NULL;
   assert_ok(rt_jit_session_create(rt_allocator_system(), &s));
@@ -1139,7 +1140,7 @@ static void test_differential_jit_level(void **state) {
   }
   printf("# %d JIT-level cases (`?` dims, arange), %d failed\n", n, failures);
   rt_jit_session_release(s);
-  free(g_cases);
+  rt_mem_free(g_cases);
   assert_int_equal(failures, 0);
 }
 

@@ -17,6 +17,7 @@
 #include "ir/ir.h"
 #include "onnx.pb-c.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 /* ---- model building ------------------------------------------------------ */
 
@@ -145,7 +146,7 @@ static void make_external(model_builder *b, const char *location, const char *of
 
 static uint8_t *pack(model_builder *b, size_t *out_size) {
   size_t n = onnx__model_proto__get_packed_size(&b->model);
-  uint8_t *buf = malloc(n ? n : 1);
+  uint8_t *buf = rt_mem_alloc(n ? n : 1);
   assert_non_null(buf);
   assert_int_equal(onnx__model_proto__pack(&b->model, buf), n);
   *out_size = n;
@@ -156,7 +157,7 @@ static rt_status_t import(model_builder *b, const char *dir, rt_module_t **out) 
   size_t n = 0;
   uint8_t *buf = pack(b, &n);
   rt_status_t st = rt_onnx_import_memory(buf, n, "test.onnx", dir, out);
-  free(buf);
+  rt_mem_free(buf);
   return st;
 }
 
@@ -165,7 +166,7 @@ static char *temp_dir_with(const char *name, const void *data, size_t size) {
   char tmpl[] = "/tmp/rt-onnx-test-XXXXXX";
   char *dir = mkdtemp(tmpl);
   assert_non_null(dir);
-  dir = strdup(dir);
+  dir = rt_mem_strdup(dir);
   if (name) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -184,7 +185,7 @@ static void remove_dir(char *dir, const char *name) {
     unlink(path);
   }
   rmdir(dir);
-  free(dir);
+  rt_mem_free(dir);
 }
 
 /* ---- tests ----------------------------------------------------------------- */
@@ -217,7 +218,7 @@ static rt_status_t import_shaped(model_builder *b, int32_t n, const rt_input_sha
   uint8_t *buf = pack(b, &size);
   rt_module_load_options_t lo = {.num_input_shapes = n, .input_shapes = shapes};
   rt_status_t st = rt_onnx_import_memory_with_options(buf, size, "test.onnx", NULL, &lo, out);
-  free(buf);
+  rt_mem_free(buf);
   return st;
 }
 
@@ -275,7 +276,7 @@ static void test_onnx_import_truncated(void **state) {
     assert_non_null(strstr(rt_status_message(st), "cut.onnx"));
     rt_status_free(st);
   }
-  free(buf);
+  rt_mem_free(buf);
   assert_status(rt_onnx_import_memory("\x0a\xff\xff\xff\x0f", 5, "t.onnx", NULL, &m), DATA_LOSS,
                 "malformed or truncated");
 }
@@ -391,7 +392,7 @@ static void test_onnx_import_load_dispatch(void **state) {
   size_t n = 0;
   uint8_t *buf = pack(&b, &n);
   char *dir = temp_dir_with("m.onnx", buf, n);
-  free(buf);
+  rt_mem_free(buf);
   char path[512];
   snprintf(path, sizeof path, "%s/m.onnx", dir);
   rt_module_t *m = NULL;

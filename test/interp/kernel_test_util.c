@@ -14,6 +14,7 @@
 #include "interp/kernel.h"
 #include "runtime/half.h"
 #include "runtime/tensor_impl.h"
+#include "runtime/mem.h"
 
 #define MAX_TENSORS 16
 #define MAX_ATTRS 16
@@ -124,7 +125,7 @@ static void parse_tensor(rt_allocator_t alloc, const char *text, spec_t *s, cons
     }
   }
   /* Values. */
-  char *copy = strdup(rb + 1);
+  char *copy = rt_mem_strdup(rb + 1);
   char *toks[4096];
   int64_t n = 0;
   for (char *tok = strtok(copy, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
@@ -140,7 +141,7 @@ static void parse_tensor(rt_allocator_t alloc, const char *text, spec_t *s, cons
   if (!iota && n != numel) {
     print_error("%s:%d: tensor \"%s\" has %lld values for %lld elements\n", file, line, text,
                 (long long)n, (long long)numel);
-    free(copy);
+    rt_mem_free(copy);
     _fail(file, line);
   }
   assert_ok(rt_tensor_create(alloc, s->dtype, s->rank, s->shape, &s->tensor));
@@ -149,7 +150,7 @@ static void parse_tensor(rt_allocator_t alloc, const char *text, spec_t *s, cons
     if (iota) snprintf(buf, sizeof buf, "%lld", (long long)i);
     put(s->tensor, i, iota ? buf : toks[i], file, line);
   }
-  free(copy);
+  rt_mem_free(copy);
 }
 
 /* ---- reading values back (independently of the kernels) ---------------------------- */

@@ -8,6 +8,7 @@
 #include "ir/ir.h"
 #include "runtime/strbuf.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 /* Parses and infers `body` (a module without the version line) and returns
  * the printed FuncType of global `name`. */
@@ -21,7 +22,7 @@ static char *global_type(const char *text, const char *name) {
   rt_strbuf_t b;
   rt_strbuf_initialize(&b);
   rt_ir_type_print(fn->checked_type, &b);
-  char *out = strdup(b.data);
+  char *out = rt_mem_strdup(b.data);
   rt_strbuf_deinitialize(&b);
   rt_module_release(m);
   return out;
@@ -31,7 +32,7 @@ static char *global_type(const char *text, const char *name) {
   do {                                      \
     char *got_ = global_type(text, name);   \
     assert_string_equal(got_, expected);    \
-    free(got_);                             \
+    rt_mem_free(got_);                             \
   } while (0)
 
 /* Expects parse+infer to fail with a message containing `needle`. */

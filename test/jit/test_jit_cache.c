@@ -14,6 +14,7 @@
 
 #include "jit/cache.h"
 #include "jit_test_util.h"
+#include "runtime/mem.h"
 
 static const char kModel[] =
     "#[version = \"0.0.5\"]\n"
@@ -213,7 +214,7 @@ static void test_jit_cache_disk(void **state) {
   char *ll = NULL;
   assert_ok(rt_jit_module_ll(jm, 2, &ll));
   assert_non_null(strstr(ll, rt_jit_module_symbol(jm, 2)));
-  free(ll);
+  rt_mem_free(ll);
   rt_jit_module_release(jm);
   /* Unoptimized kernels are other kernels. */
   build3(s, m, RT_JIT_NO_OPT, &st, &jm);
@@ -373,12 +374,12 @@ static void test_jit_cache_disk_off(void **state) {
   setenv("XDG_CACHE_HOME", "/somewhere", 1);
   assert_ok(rt_jit_cache_dir(&dir));
   assert_string_equal(dir, "/somewhere/relayrt");
-  free(dir);
+  rt_mem_free(dir);
   unsetenv("XDG_CACHE_HOME");
   setenv("HOME", "/home/u", 1);
   assert_ok(rt_jit_cache_dir(&dir));
   assert_string_equal(dir, "/home/u/.cache/relayrt");
-  free(dir);
+  rt_mem_free(dir);
   setenv("RELAYRT_CACHE_DIR", "off", 1);
   rt_module_release(m);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "jit_test_util.h"
+#include "runtime/mem.h"
 
 typedef enum { E, A, H } tol_t;
 
@@ -237,18 +238,18 @@ static int32_t build_cases(built_t *out) {
 
 static void test_jit_ops_differential(void **state) {
   (void)state;
-  built_t *cases = calloc(MAX_CASES, sizeof *cases);
+  built_t *cases = rt_mem_calloc(MAX_CASES, sizeof *cases);
   const int32_t n = build_cases(cases);
   assert_true(n <= MAX_CASES);
   size_t cap = 1 << 20;
-  char *text = malloc(cap);
+  char *text = rt_mem_alloc(cap);
   size_t len = (size_t)snprintf(text, cap, "#[version = \"0.0.5\"]\n");
   for (int32_t i = 0; i < n; ++i) {
     len += (size_t)snprintf(text + len, cap - len, "def @c%d(%s) {\n  %s\n}\n", i, cases[i].sig,
                             cases[i].body);
   }
   rt_module_t *m = jt_parse(text);
-  rt_ir_expr_t **fns = calloc((size_t)n, sizeof *fns);
+  rt_ir_expr_t **fns = rt_mem_calloc((size_t)n, sizeof *fns);
   char names[MAX_CASES][16];
   const char *namep[MAX_CASES];
   for (int32_t i = 0; i < n; ++i) {
@@ -331,9 +332,9 @@ static void test_jit_ops_differential(void **state) {
   rt_jit_module_release(jm);
   rt_jit_session_release(s);
   rt_module_release(m);
-  free(fns);
-  free(text);
-  free(cases);
+  rt_mem_free(fns);
+  rt_mem_free(text);
+  rt_mem_free(cases);
   assert_int_equal(failures, 0);
 }
 
@@ -437,8 +438,8 @@ static void test_jit_ops_primitive_function(void **state) {
   assert_non_null(strstr(ll, "define"));
   assert_non_null(strstr(ll, rt_jit_module_symbol(jm, 0)));
   assert_non_null(strstr(as, rt_jit_module_symbol(jm, 0)));
-  free(ll);
-  free(as);
+  rt_mem_free(ll);
+  rt_mem_free(as);
   rt_tensor_release(want[0]);
   rt_tensor_release(got[0]);
   rt_tensor_release(ins[0]);

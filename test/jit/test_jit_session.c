@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jit_test_util.h"
+#include "runtime/mem.h"
 
 typedef struct worker_t {
   rt_jit_session_t *session;
@@ -194,10 +195,10 @@ static void test_jit_session_source(void **state) {
   /* The sum was vectorized (8-wide float on AVX2 hosts, some vector on any). */
   assert_non_null(strstr(ll0, "x float>"));
   assert_non_null(strstr(as0, rt_jit_module_symbol(jm, 0)));
-  free(ll0);
-  free(ll1);
-  free(as0);
-  free(all);
+  rt_mem_free(ll0);
+  rt_mem_free(ll1);
+  rt_mem_free(as0);
+  rt_mem_free(all);
   assert_status(rt_jit_module_ll(jm, 7, &text), OUT_OF_RANGE, NULL);
   rt_jit_module_release(jm);
   /* The session outlives released modules and compiles again. */
@@ -245,7 +246,7 @@ static void test_jit_target_resolve(void **state) {
   }
 
   const char *saved = getenv("RELAYRT_JIT_TARGET");
-  char *keep = saved ? strdup(saved) : NULL;
+  char *keep = saved ? rt_mem_strdup(saved) : NULL;
   setenv("RELAYRT_JIT_TARGET", "generic", 1);
   assert_ok(rt_jit_target_resolve(RT_JIT_TARGET_DEFAULT, &t));
   assert_int_equal(t.kind, RT_JIT_TARGET_GENERIC);
@@ -258,7 +259,7 @@ static void test_jit_target_resolve(void **state) {
   assert_ok(rt_jit_target_resolve(RT_JIT_TARGET_DEFAULT, &t));
   assert_int_equal(t.kind, RT_JIT_TARGET_HOST);
   if (keep) setenv("RELAYRT_JIT_TARGET", keep, 1);
-  free(keep);
+  rt_mem_free(keep);
 }
 
 /* A kernel cached on disk for one target is not served to another (the
@@ -268,7 +269,7 @@ static void test_jit_target_separates_kernels(void **state) {
   char dir[] = "/tmp/relayrt-target-XXXXXX";
   assert_non_null(mkdtemp(dir));
   const char *saved = getenv("RELAYRT_CACHE_DIR");
-  char *keep = saved ? strdup(saved) : NULL;
+  char *keep = saved ? rt_mem_strdup(saved) : NULL;
   setenv("RELAYRT_CACHE_DIR", dir, 1);
   rt_module_t *m = jt_parse(
       "#[version = \"0.0.5\"]\n"
@@ -291,7 +292,7 @@ static void test_jit_target_separates_kernels(void **state) {
   rt_module_release(m);
   if (keep) setenv("RELAYRT_CACHE_DIR", keep, 1);
   else unsetenv("RELAYRT_CACHE_DIR");
-  free(keep);
+  rt_mem_free(keep);
   char cmd[96];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   assert_int_equal(system(cmd), 0);

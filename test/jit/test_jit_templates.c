@@ -16,6 +16,7 @@
 
 #include "jit_test_util.h"
 #include "jit/templates/templates.h"
+#include "runtime/mem.h"
 
 typedef struct case_t {
   const char *sig;
@@ -200,7 +201,7 @@ static int32_t run_cases(rt_module_t *m, rt_ir_expr_t **fns, rt_jit_session_t *s
 static void test_jit_templates_differential(void **state) {
   (void)state;
   size_t cap = 1 << 16, len = 0;
-  char *text = malloc(cap);
+  char *text = rt_mem_alloc(cap);
   assert_non_null(text);
   len += (size_t)snprintf(text + len, cap - len, "#[version = \"0.0.5\"]\n");
   for (int32_t i = 0; i < NCASES; ++i) {
@@ -208,7 +209,7 @@ static void test_jit_templates_differential(void **state) {
                             kCases[i].body);
   }
   rt_module_t *m = jt_parse(text);
-  free(text);
+  rt_mem_free(text);
   rt_ir_expr_t *fns[NCASES];
   for (int32_t i = 0; i < NCASES; ++i) {
     char name[16];
@@ -261,7 +262,7 @@ static void test_jit_templates_vector_code(void **state) {
     assert_null(strstr(ll, "@llvm.fma.v16f32"));
   }
   assert_true(strncmp(rt_jit_module_template(jm, 0), "gemm.", 5) == 0);
-  free(ll);
+  rt_mem_free(ll);
   rt_jit_module_release(jm);
   rt_jit_session_release(s);
   rt_module_release(m);

@@ -16,6 +16,7 @@
 #include "rt/dot.h"
 #include "runtime/strbuf.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 static const char kConvAddRelu[] =
     "#[version = \"0.0.5\"]\n"
@@ -346,14 +347,14 @@ static void test_fuse_max_depth(void **state) {
   rt_module_release(f);
   rt_module_release(m);
   assert_same_results(text, 2, "4");
-  free(text);
+  rt_mem_free(text);
 }
 
 static void test_fuse_deep_chain(void **state) {
   (void)state;
   char *text = chain_text(20000);
   rt_module_t *m = parse(text);
-  free(text);
+  rt_mem_free(text);
   rt_module_t *f = fuse(m, 2, NULL);
   shape_t s = groups_of(f);
   assert_int_equal(s.total_groups, (20000 + 255) / 256);
@@ -367,7 +368,7 @@ static void test_fuse_deep_chain(void **state) {
    * call (the second group) first. */
   text = chain_text(300);
   m = parse(text);
-  free(text);
+  rt_mem_free(text);
   f = fuse(m, 2, NULL);
   s = groups_of(f);
   assert_int_equal(s.num_groups, 2);

@@ -32,6 +32,7 @@
 #include "passes/pass.h"
 #include "pass_test_util.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 typedef struct {
   char path[1400];
@@ -160,7 +161,7 @@ static void test_golden_file(void **state) {
   rt_module_release(got);
   rt_module_release(want);
   rt_module_release(in);
-  free(text);
+  rt_mem_free(text);
 }
 
 static int by_name(const void *x, const void *y) {
@@ -183,7 +184,7 @@ int main(void) {
     if (len < 7 || strcmp(d->d_name + len - 6, ".relay") != 0) continue;
     if (n == cap) {
       cap = cap ? cap * 2 : 64;
-      golden_t *p = realloc(files, cap * sizeof *p);
+      golden_t *p = rt_mem_realloc(files, cap * sizeof *p);
       if (!p) return 1;
       files = p;
     }
@@ -194,11 +195,11 @@ int main(void) {
   closedir(dir);
   if (n == 0) {
     fprintf(stderr, "no golden files in %s\n", dir_copy);
-    free(files);
+    rt_mem_free(files);
     return 1;
   }
   qsort(files, n, sizeof *files, by_name);
-  struct CMUnitTest *tests = calloc(n, sizeof *tests);
+  struct CMUnitTest *tests = rt_mem_calloc(n, sizeof *tests);
   if (!tests) return 1;
   for (size_t i = 0; i < n; ++i) {
     tests[i].name = files[i].name;
@@ -206,7 +207,7 @@ int main(void) {
     tests[i].initial_state = &files[i];
   }
   int rc = _cmocka_run_group_tests("golden", tests, n, NULL, NULL);
-  free(tests);
-  free(files);
+  rt_mem_free(tests);
+  rt_mem_free(files);
   return rc;
 }

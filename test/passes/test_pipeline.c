@@ -24,6 +24,7 @@
 
 #include "pass_test_util.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 /* ---- the corpus ----------------------------------------------------------- */
 
@@ -89,11 +90,11 @@ static void test_pipeline_corpus(void **state) {
     if (len < 7 || strcmp(d->d_name + len - 6, ".relay") != 0) continue;
     if (n == cap) {
       cap = cap ? cap * 2 : 64;
-      paths = realloc(paths, cap * sizeof *paths);
+      paths = rt_mem_realloc(paths, cap * sizeof *paths);
       assert_non_null(paths);
     }
     size_t sz = strlen(dir_path) + len + 2;
-    paths[n] = malloc(sz);
+    paths[n] = rt_mem_alloc(sz);
     assert_non_null(paths[n]);
     snprintf(paths[n], sz, "%s/%s", dir_path, d->d_name);
     ++n;
@@ -109,8 +110,8 @@ static void test_pipeline_corpus(void **state) {
   printf("pipeline corpus: %d programs checked at opt_level 0, 3, 4; %d skipped for "
          "non-tensor inputs/outputs; %d skipped because the reference run fails\n",
          checked, skipped_inputs, skipped_ref);
-  for (size_t i = 0; i < n; ++i) free(paths[i]);
-  free(paths);
+  for (size_t i = 0; i < n; ++i) rt_mem_free(paths[i]);
+  rt_mem_free(paths);
   assert_true(checked > 0);
 }
 
@@ -339,7 +340,7 @@ static void test_pipeline_deep_program(void **state) {
   (void)state;
   const int kBindings = 10000, kLets = 300;
   size_t cap = 64u * (size_t)(kBindings + kLets) + 256;
-  char *src = malloc(cap);
+  char *src = rt_mem_alloc(cap);
   assert_non_null(src);
   size_t n = (size_t)snprintf(src, cap, "#[version = \"0.0.5\"]\ndef @main(%%x: Tensor[(2), float32]) {\n");
   n += (size_t)snprintf(src + n, cap - n, "  %%0 = add(%%x, 1f);\n");
@@ -360,7 +361,7 @@ static void test_pipeline_deep_program(void **state) {
   n += (size_t)snprintf(src + n, cap - n, "  %%l%d\n}\n", kLets - 1);
   rt_module_t *m = NULL;
   assert_ok(rt_module_parse(src, n, "deep.relay", &m));
-  free(src);
+  rt_mem_free(src);
   rt_pass_context_t *none = NULL, *ctx = NULL;
   assert_ok(pt_context_no_passes(&none));
   assert_ok(rt_pass_context_create(&ctx));

@@ -5,6 +5,7 @@
 
 #include "runtime/base64.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 static const char *kVectors[][2] = {
     {"", ""},          {"f", "Zg=="},         {"fo", "Zm8="},
@@ -22,13 +23,13 @@ static void test_base64_rfc4648_vectors(void **state) {
     size_t len = 0;
     assert_ok(rt_strbuf_finish(&out, &text, &len));
     assert_string_equal(text, kVectors[i][1]);
-    free(text);
+    rt_mem_free(text);
     uint8_t *bytes = NULL;
     size_t size = 0;
     assert_ok(rt_base64_decode(kVectors[i][1], strlen(kVectors[i][1]), &bytes, &size));
     assert_int_equal(size, strlen(kVectors[i][0]));
     if (size) assert_memory_equal(bytes, kVectors[i][0], size);
-    free(bytes);
+    rt_mem_free(bytes);
   }
 }
 
@@ -46,7 +47,7 @@ static void test_base64_binary_round_trip(void **state) {
     assert_ok(rt_base64_decode(out.data ? out.data : "", out.len, &bytes, &size));
     assert_int_equal(size, n);
     if (n) assert_memory_equal(bytes, data, n);
-    free(bytes);
+    rt_mem_free(bytes);
     rt_strbuf_deinitialize(&out);
   }
   /* Every alphabet character decodes: "+/" included. */
@@ -55,7 +56,7 @@ static void test_base64_binary_round_trip(void **state) {
   assert_ok(rt_base64_decode("+/+/", 4, &bytes, &size));
   assert_int_equal(size, 3);
   assert_memory_equal(bytes, "\xfb\xff\xbf", 3);
-  free(bytes);
+  rt_mem_free(bytes);
 }
 
 static void test_base64_rejects(void **state) {

@@ -8,6 +8,7 @@
 
 #include "runtime/json.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 typedef struct {
   rt_test_alloc_t counts;
@@ -15,7 +16,7 @@ typedef struct {
 } fixture;
 
 static int setup(void **state) {
-  fixture *f = calloc(1, sizeof *f);
+  fixture *f = rt_mem_calloc(1, sizeof *f);
   f->counts.fail_at = -1;
   rt_arena_initialize(rt_test_allocator(&f->counts), &f->arena);
   *state = f;
@@ -26,7 +27,7 @@ static int teardown(void **state) {
   fixture *f = *state;
   rt_arena_deinitialize(&f->arena);
   int leaked = f->counts.live_allocations != 0;
-  free(f);
+  rt_mem_free(f);
   return leaked;
 }
 
@@ -93,7 +94,7 @@ static void test_json_containers_keep_order(void **state) {
 
 static void test_json_big_array(void **state) {
   size_t n = 10000;
-  char *text = malloc(n * 2 + 2);
+  char *text = rt_mem_alloc(n * 2 + 2);
   size_t k = 0;
   text[k++] = '[';
   for (size_t i = 0; i < n; ++i) {
@@ -104,7 +105,7 @@ static void test_json_big_array(void **state) {
   rt_json_t *v = parse(state, text);
   assert_int_equal(v->array.count, (int32_t)n);
   assert_true(v->array.items[9999]->number == 9.0);
-  free(text);
+  rt_mem_free(text);
 }
 
 static void test_json_positions(void **state) {
@@ -208,14 +209,14 @@ static void test_json_depth_limit(void **state) {
   }
   /* Objects count too; a deep hostile input fails fast, no stack blowup. */
   size_t n = 1000000;
-  char *deep = malloc(n * 5);
+  char *deep = rt_mem_alloc(n * 5);
   size_t k = 0;
   for (size_t i = 0; i < n; ++i) {
     memcpy(deep + k, "{\"a\":", 5);
     k += 5;
   }
   parse_fails(state, deep, k, "nesting deeper than 128");
-  free(deep);
+  rt_mem_free(deep);
 }
 
 static void test_json_alloc_failure_every_index(void **state) {

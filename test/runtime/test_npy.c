@@ -11,6 +11,7 @@
 
 #include "runtime/tensor_impl.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 static char g_tmpdir[64];
 
@@ -187,8 +188,8 @@ static void test_npy_write_matches_numpy(void **state) {
       fail();
     }
     unlink(out);
-    free(written);
-    free(golden);
+    rt_mem_free(written);
+    rt_mem_free(golden);
     rt_tensor_release(t);
   }
 }
@@ -317,7 +318,7 @@ static void test_npy_every_truncation(void **state) {
     assert_non_null(strstr(rt_status_message(status), "cut"));
     rt_status_free(status);
   }
-  free(bytes);
+  rt_mem_free(bytes);
 }
 
 static void test_npy_header_variants(void **state) {
@@ -359,7 +360,7 @@ static void test_npy_alloc_failure_every_index(void **state) {
     rt_status_free(status);
     assert_int_equal(counts.live_allocations, 0);
   }
-  free(bytes);
+  rt_mem_free(bytes);
 }
 
 int main(void) {

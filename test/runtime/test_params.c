@@ -13,6 +13,7 @@
 #include "runtime/ndarray_blob.h"
 #include "runtime/tensor_impl.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 /* ---- a byte builder independent of runtime/bytes.h --------------------- */
 
@@ -164,7 +165,7 @@ static void test_params_write_matches_hand_built(void **state) {
   bytes_t blob = golden_blob();
   assert_int_equal(size, blob.n);
   assert_memory_equal(written, blob.b, blob.n);
-  free(written);
+  rt_mem_free(written);
   rt_params_t *back = NULL;
   assert_ok(rt_params_read_file(a, path, &back));
   assert_int_equal(rt_params_count(back), 2);
@@ -253,7 +254,7 @@ static void check_b64(const char *text, int32_t rank, const int64_t *shape,
   assert_memory_equal(out.data, bytes, size);
   rt_strbuf_deinitialize(&out);
   rt_tensor_release(t);
-  free(bytes);
+  rt_mem_free(bytes);
 }
 
 static void test_params_metadata_b64ndarrays(void **state) {

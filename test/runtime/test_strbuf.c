@@ -7,6 +7,7 @@
 
 #include "runtime/strbuf.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 static void test_strbuf_appends(void **state) {
   (void)state;
@@ -30,7 +31,7 @@ static void test_strbuf_appends(void **state) {
   assert_int_equal(len, 3);
   assert_null(b.data);
   assert_int_equal(b.len, 0);
-  free(text);
+  rt_mem_free(text);
 }
 
 static void test_strbuf_printf_grows(void **state) {
@@ -59,7 +60,7 @@ static void test_strbuf_finish_empty(void **state) {
   assert_non_null(text);
   assert_string_equal(text, "");
   assert_int_equal(len, 0);
-  free(text);
+  rt_mem_free(text);
 }
 
 static void test_strbuf_sticky_failure(void **state) {

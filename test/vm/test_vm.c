@@ -17,6 +17,7 @@
 #include "backend/vm_compile.h"
 #include "runtime/vm.h"
 #include "vm_test_util.h"
+#include "runtime/mem.h"
 
 /* Creates the vm executor, or returns NULL (printing why) when the JIT
  * refuses a kernel with UNIMPLEMENTED. */
@@ -486,7 +487,7 @@ static void test_vm_corpus(void **state) {
   struct dirent *ent;
   while ((ent = readdir(d)) && n < 256) {
     size_t len = strlen(ent->d_name);
-    if (len > 6 && strcmp(ent->d_name + len - 6, ".relay") == 0) names[n++] = strdup(ent->d_name);
+    if (len > 6 && strcmp(ent->d_name + len - 6, ".relay") == 0) names[n++] = rt_mem_strdup(ent->d_name);
   }
   closedir(d);
   int32_t ran = 0, blocked = 0, not_tensor = 0;
@@ -520,7 +521,7 @@ static void test_vm_corpus(void **state) {
   }
   printf("[ CORPUS   ] vm == debug on %d programs; %d blocked by the JIT; %d without tensor I/O\n",
          (int)ran, (int)blocked, (int)not_tensor);
-  for (int32_t i = 0; i < n; ++i) free(names[i]);
+  for (int32_t i = 0; i < n; ++i) rt_mem_free(names[i]);
   assert_true(ran > 0);
 }
 

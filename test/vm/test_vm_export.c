@@ -15,6 +15,7 @@
 
 #include "rt/artifact.h"
 #include "vm_test_util.h"
+#include "runtime/mem.h"
 
 static char g_dir[256];
 
@@ -319,7 +320,7 @@ static void test_vm_export_corrupt(void **state) {
   rt_module_release(m);
   size_t n = 0;
   unsigned char *orig = (unsigned char *)rt_test_read_file(so, &n);
-  unsigned char *b = malloc((size_t)n);
+  unsigned char *b = rt_mem_alloc((size_t)n);
   assert_non_null(b);
   char p[512], log[4096];
   rt_artifact_t *a = NULL;
@@ -364,8 +365,8 @@ static void test_vm_export_corrupt(void **state) {
   path_in(p, sizeof p, "vm_invalid.so");
   rt_test_write_file(p, b, n);
   assert_status(rt_artifact_load(p, &a), DATA_LOSS, "invalid VM executable");
-  free(b);
-  free(orig);
+  rt_mem_free(b);
+  rt_mem_free(orig);
 }
 
 int main(void) {

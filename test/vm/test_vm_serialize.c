@@ -13,6 +13,7 @@
 #include "backend/vm_compile.h"
 #include "runtime/vm.h"
 #include "vm_test_util.h"
+#include "runtime/mem.h"
 
 static const char kProgram[] =
     "def @fact(%n: int32) -> int32 {\n"
@@ -113,9 +114,9 @@ static void test_vm_serialize_round_trip(void **state) {
   assert_ok(rt_vm_executable_serialize(&back, &bytes2, &size2));
   assert_int_equal(size, size2);
   assert_memory_equal(bytes, bytes2, size);
-  free(bytes2);
+  rt_mem_free(bytes2);
   rt_vm_executable_deinitialize(&back);
-  free(bytes);
+  rt_mem_free(bytes);
   release_compiled(&c);
 }
 
@@ -127,7 +128,7 @@ static void expect_rejected(const rt_vm_executable_t *exe, void (*mutate)(rt_vm_
   assert_ok(rt_vm_executable_serialize(exe, &bytes, &size));
   rt_vm_executable_t copy;
   assert_ok(rt_vm_executable_deserialize(rt_allocator_system(), (const uint8_t *)bytes, size, "x", &copy));
-  free(bytes);
+  rt_mem_free(bytes);
   mutate(&copy);
   assert_ok(rt_vm_executable_serialize(&copy, &bytes, &size));
   rt_vm_executable_deinitialize(&copy);
@@ -135,7 +136,7 @@ static void expect_rejected(const rt_vm_executable_t *exe, void (*mutate)(rt_vm_
   assert_status(rt_vm_executable_deserialize(rt_allocator_system(), (const uint8_t *)bytes, size,
                                              "bad.vmx", &bad),
                 DATA_LOSS, needle);
-  free(bytes);
+  rt_mem_free(bytes);
 }
 
 static void bad_opcode(rt_vm_executable_t *e) { e->functions[0].instrs[0].op = 99; }
@@ -189,12 +190,12 @@ static void test_vm_serialize_corrupt(void **state) {
     rt_status_free(st);
   }
   /* Trailing bytes. */
-  char *longer = malloc(size + 3);
+  char *longer = rt_mem_alloc(size + 3);
   memcpy(longer, bytes, size);
   memset(longer + size, 0, 3);
   assert_status(rt_vm_executable_deserialize(rt_allocator_system(), (const uint8_t *)longer, size + 3,
                                              "long.vmx", &e), DATA_LOSS, "after the end");
-  free(longer);
+  rt_mem_free(longer);
   /* Bad magic, version. */
   bytes[0] ^= 0x55;
   assert_status(rt_vm_executable_deserialize(rt_allocator_system(), (const uint8_t *)bytes, size,
@@ -204,7 +205,7 @@ static void test_vm_serialize_corrupt(void **state) {
   assert_status(rt_vm_executable_deserialize(rt_allocator_system(), (const uint8_t *)bytes, size,
                                              "version.vmx", &e), DATA_LOSS, "format version 7");
   bytes[8] = RT_VM_FORMAT_VERSION;
-  free(bytes);
+  rt_mem_free(bytes);
   expect_rejected(&c.b.exe, bad_opcode, "bad opcode 99");
   expect_rejected(&c.b.exe, bad_register, "out of range");
   expect_rejected(&c.b.exe, bad_list, "out of range");
@@ -246,17 +247,17 @@ static rt_status_t same_shape(void *user, int32_t kernel, int32_t nin, const rt_
 static void build_handmade(rt_vm_executable_t *e) {
   memset(e, 0, sizeof *e);
   e->num_kernels = 1;
-  e->kernels = calloc(1, sizeof *e->kernels);
-  e->kernels[0] = (rt_vm_kernel_info_t){strdup("k_add"), 2, 1, true, 0, NULL};
+  e->kernels = rt_mem_calloc(1, sizeof *e->kernels);
+  e->kernels[0] = (rt_vm_kernel_info_t){rt_mem_strdup("k_add"), 2, 1, true, 0, NULL};
   e->num_functions = 1;
-  e->functions = calloc(1, sizeof *e->functions);
+  e->functions = rt_mem_calloc(1, sizeof *e->functions);
   rt_vm_function_t *f = &e->functions[0];
-  f->name = strdup("main");
+  f->name = rt_mem_strdup("main");
   f->num_params = 1;
   f->num_registers = 7;
   static const int32_t list[] = {0, 0, 1, 0, 0, 2};
   f->num_list = 6;
-  f->list = malloc(sizeof list);
+  f->list = rt_mem_alloc(sizeof list);
   memcpy(f->list, list, sizeof list);
   const rt_vm_instr_t code[] = {
       {RT_VM_OP_LOAD_CONSTI, 5, 1, 0, 0},
@@ -270,7 +271,7 @@ static void build_handmade(rt_vm_executable_t *e) {
       {RT_VM_OP_RET, 0, 0, 0, 0},
   };
   f->num_instrs = (int32_t)(sizeof code / sizeof code[0]);
-  f->instrs = malloc(sizeof code);
+  f->instrs = rt_mem_alloc(sizeof code);
   memcpy(f->instrs, code, sizeof code);
   /* Fix the If: true -> pc 2, false -> pc 8. */
   f->instrs[1].c = 1;
@@ -287,7 +288,7 @@ static void test_vm_runtime_only(void **state) {
   assert_ok(rt_vm_executable_serialize(&e, &bytes, &size));
   rt_vm_executable_deinitialize(&e);
   assert_ok(rt_vm_executable_deserialize(rt_allocator_system(), (const uint8_t *)bytes, size, "h", &e));
-  free(bytes);
+  rt_mem_free(bytes);
   rt_kernel_fn kernels[1] = {k_add};
   rt_vm_options_t opts = {0};
   opts.shape_fn = same_shape;
@@ -329,7 +330,7 @@ static void test_vm_serialize_recipe_and_register_limit(void **state) {
   build_handmade(&e);
   static const int64_t recipe[] = {1, 0, 0, 0, 1, 0, 1};
   e.kernels[0].recipe_len = (int32_t)RT_COUNTOF(recipe);
-  e.kernels[0].recipe = malloc(sizeof recipe);
+  e.kernels[0].recipe = rt_mem_alloc(sizeof recipe);
   memcpy(e.kernels[0].recipe, recipe, sizeof recipe);
   assert_ok(rt_vm_executable_validate(&e));
   char *bytes = NULL;
@@ -337,7 +338,7 @@ static void test_vm_serialize_recipe_and_register_limit(void **state) {
   assert_ok(rt_vm_executable_serialize(&e, &bytes, &size));
   rt_vm_executable_t back;
   assert_ok(rt_vm_executable_deserialize(rt_allocator_system(), (const uint8_t *)bytes, size, "r", &back));
-  free(bytes);
+  rt_mem_free(bytes);
   assert_int_equal(back.kernels[0].recipe_len, (int32_t)RT_COUNTOF(recipe));
   rt_kernel_fn kernels[1] = {k_add};
   rt_vm_t *vm = NULL;

@@ -1,6 +1,7 @@
 /* Helpers of the vm tests (vm_test_util.h): inputs and output comparison
  * against the reference interpreter. */
 #include "vm_test_util.h"
+#include "runtime/mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,12 +10,12 @@
 
 rt_module_t *vm_test_parse(const char *body) {
   size_t n = strlen(body) + 64;
-  char *src = malloc(n);
+  char *src = rt_mem_alloc(n);
   assert_non_null(src);
   snprintf(src, n, "#[version = \"0.0.5\"]\n%s", body);
   rt_module_t *m = NULL;
   assert_ok(rt_module_parse(src, strlen(src), "t.relay", &m));
-  free(src);
+  rt_mem_free(src);
   return m;
 }
 

@@ -16,6 +16,7 @@
 
 #include "ir/ir.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 typedef struct op_case_t {
   const char *op;
@@ -146,7 +147,7 @@ static char *run_case(const op_case_t *c) {
   if (!ok) {
     size_t n = strlen(got) + strlen(c->expect) + strlen(c->op) + strlen(c->args) +
                strlen(c->attrs ? c->attrs : "") + 64;
-    failure = malloc(n);
+    failure = rt_mem_alloc(n);
     snprintf(failure, n, "%s(%s; %s)\n    expected: %s\n    got:      %s", c->op,
              c->args, c->attrs ? c->attrs : "", c->expect, got);
   }
@@ -160,7 +161,7 @@ static void run_cases(const op_case_t *cases, size_t n) {
     char *f = run_case(&cases[i]);
     if (f) {
       fprintf(stderr, "case %zu: %s\n", i, f);
-      free(f);
+      rt_mem_free(f);
       failures++;
     }
   }

@@ -8,6 +8,7 @@
 
 #include "ir/ir.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 static rt_arena_t g_arena;
 
@@ -42,7 +43,7 @@ static void check_round_trip(const char *text, const char *expect) {
   assert_ok(rt_attr_value_parse(&g_arena, printed, &w));
   assert_true(rt_attr_value_equal(&v, &w));
   assert_true(rt_attr_value_hash(&v, 7) == rt_attr_value_hash(&w, 7));
-  free(printed);
+  rt_mem_free(printed);
 }
 
 static void test_attrs_round_trip(void **state) {
@@ -106,7 +107,7 @@ static void test_attrs_float_print(void **state) {
     assert_ok(rt_attr_value_parse(&g_arena, text, &back));
     assert_int_equal(back.kind, RT_ATTR_FLOAT);
     assert_true(back.f == cases[i].v);
-    free(text);
+    rt_mem_free(text);
   }
   rt_attr_value_t nan_value = {.kind = RT_ATTR_FLOAT, .f = NAN};
   assert_true(rt_attr_value_equal(&nan_value, &nan_value));
@@ -147,7 +148,7 @@ static void convert_ok(rt_attr_kind_t kind, uint32_t flags, const char *text,
   assert_ok(rt_attr_value_convert(&g_arena, "test.op", &f, &v, &out));
   char *printed = print_value(&out);
   if (strcmp(printed, expect) != 0) fail_msg("%s converted to %s, want %s", text, printed, expect);
-  free(printed);
+  rt_mem_free(printed);
 }
 
 static void convert_bad(rt_attr_kind_t kind, uint32_t flags, const char *text,
@@ -202,7 +203,7 @@ static void test_attrs_convert(void **state) {
   rt_arena_deinitialize(&other);
   char *printed = print_value(&out);
   assert_string_equal(printed, "[\"abc\", [1]]");
-  free(printed);
+  rt_mem_free(printed);
 }
 
 static void test_attrs_equal_hash(void **state) {

@@ -10,6 +10,7 @@
 
 #include "ir/ir.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 /* Parses (and type-checks) `text`; returns the error's first line
  * (malloc'd) or NULL when it succeeded. Checks for leaks. */
@@ -25,7 +26,7 @@ static char *first_error_line(const char *name, const char *text, size_t len) {
     const char *msg = rt_status_message(s);
     const char *nl = strchr(msg, '\n');
     size_t n = nl ? (size_t)(nl - msg) : strlen(msg);
-    line = malloc(n + 1);
+    line = rt_mem_alloc(n + 1);
     memcpy(line, msg, n);
     line[n] = 0;
     assert_int_equal(rt_status_code(s), RT_STATUS_INVALID_ARGUMENT);
@@ -56,11 +57,11 @@ static void test_bad_inputs_expected(void **state) {
       print_message("%s:\n  expected: %s\n  got:      %s\n", file, want, got ? got : "(no error)");
       failures++;
     }
-    free(got);
-    free(text);
+    rt_mem_free(got);
+    rt_mem_free(text);
     checked++;
   }
-  free(index);
+  rt_mem_free(index);
   print_message("checked %d bad inputs\n", checked);
   assert_true(checked >= 50);
   assert_int_equal(failures, 0);
@@ -72,7 +73,7 @@ static char *nested(const char *prefix, const char *open, const char *mid, const
                     const char *suffix, int depth, size_t *out_len) {
   size_t n = strlen(prefix) + strlen(mid) + strlen(suffix) +
              (size_t)depth * (strlen(open) + strlen(close)) + 1;
-  char *s = malloc(n);
+  char *s = rt_mem_alloc(n);
   assert_non_null(s);
   size_t w = 0;
 #define PUT(str) (memcpy(s + w, (str), strlen(str)), w += strlen(str))
@@ -97,8 +98,8 @@ static void expect_nesting_error(const char *prefix, const char *open, const cha
     print_message("expected: %s\ngot:      %s\n", want, got);
     fail();
   }
-  free(got);
-  free(text);
+  rt_mem_free(got);
+  rt_mem_free(text);
 }
 
 static void test_bad_inputs_deep_nesting(void **state) {
@@ -125,12 +126,12 @@ static void test_bad_inputs_deep_nesting(void **state) {
   char *text = nested(head, "/* ", "x", " */", "%x\n}\n", 100000, &len);
   char *got = first_error_line("deep.relay", text, len);
   assert_null(got);
-  free(text);
+  rt_mem_free(text);
   /* 512 levels exactly are accepted. */
   text = nested(head, "(", "%x", ")", "\n}\n", 511, &len);
   got = first_error_line("deep.relay", text, len);
   assert_null(got);
-  free(text);
+  rt_mem_free(text);
 }
 
 /* Fails every allocation in turn while parsing and printing a program with
@@ -154,13 +155,13 @@ static void test_bad_inputs_allocation_failures(void **state) {
       if (!s) s = rt_ir_print_module(m, 0, &out, &out_len);
       bool ok = s == NULL;
       rt_status_free(s);
-      free(out);
+      rt_mem_free(out);
       rt_module_release(m);
       assert_int_equal(st.live_allocations, 0);
       if (ok && st.total_allocations <= n) break; /* no allocation left to fail */
       assert_true(n < 100000);
     }
-    free(text);
+    rt_mem_free(text);
   }
 }
 

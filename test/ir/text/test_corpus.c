@@ -12,6 +12,7 @@
 #include "ir/ir.h"
 #include "ir/text/text.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 #define MAX_FILES 256
 
@@ -119,15 +120,15 @@ static void test_corpus_file(void **state) {
   rt_module_t *m4 = parse_text(&st, "printed2.relay", t2, l2, true);
   assert_true(rt_ir_module_struct_equal(m2, m4));
 
-  free(t1);
-  free(t2);
-  free(u1);
-  free(u2);
+  rt_mem_free(t1);
+  rt_mem_free(t2);
+  rt_mem_free(u1);
+  rt_mem_free(u2);
   rt_module_release(m);
   rt_module_release(m2);
   rt_module_release(m3);
   rt_module_release(m4);
-  free(text);
+  rt_mem_free(text);
   assert_int_equal(st.live_allocations, 0);
 }
 
@@ -145,17 +146,17 @@ int main(void) {
   while ((ent = readdir(d)) && g_count < MAX_FILES) {
     size_t n = strlen(ent->d_name);
     if (n > 6 && strcmp(ent->d_name + n - 6, ".relay") == 0) {
-      g_names[g_count++] = strdup(ent->d_name);
+      g_names[g_count++] = rt_mem_strdup(ent->d_name);
     }
   }
   closedir(d);
   qsort(g_names, (size_t)g_count, sizeof(char *), cmp_names);
-  struct CMUnitTest *tests = calloc((size_t)g_count, sizeof(*tests));
+  struct CMUnitTest *tests = rt_mem_calloc((size_t)g_count, sizeof(*tests));
   for (int i = 0; i < g_count; ++i) {
     tests[i] = (struct CMUnitTest){g_names[i], test_corpus_file, NULL, NULL, g_names[i]};
   }
   int rc = _cmocka_run_group_tests("ir-text corpus", tests, (size_t)g_count, NULL, NULL);
-  for (int i = 0; i < g_count; ++i) free(g_names[i]);
-  free(tests);
+  for (int i = 0; i < g_count; ++i) rt_mem_free(g_names[i]);
+  rt_mem_free(tests);
   return rc;
 }

@@ -9,6 +9,7 @@
 #include "ir/ir.h"
 #include "ir/text/text.h"
 #include "test_util.h"
+#include "runtime/mem.h"
 
 static rt_module_t *parse(const char *text) {
   rt_module_t *m = NULL;
@@ -36,8 +37,8 @@ static void expect_print(const char *text, const char *want) {
   char *again = print(m2, RT_PRINT_NO_TYPES);
   assert_string_equal(got, again);
   assert_true(rt_ir_module_struct_equal(m, m2));
-  free(got);
-  free(again);
+  rt_mem_free(got);
+  rt_mem_free(again);
   rt_module_release(m);
   rt_module_release(m2);
 }
@@ -123,8 +124,8 @@ static void test_printer_scalars_bit_exact(void **state) {
   assert_true(rt_ir_module_struct_equal(m, m2));
   char *again = print(m2, RT_PRINT_DEFAULT);
   assert_string_equal(text, again);
-  free(text);
-  free(again);
+  rt_mem_free(text);
+  rt_mem_free(again);
   rt_module_release(m);
   rt_module_release(m2);
 }
@@ -173,9 +174,9 @@ static void test_printer_meta_constants_bit_exact(void **state) {
   char *nometa = print(m, RT_PRINT_NO_METADATA);
   assert_null(strstr(nometa, "#[metadata]"));
   assert_non_null(strstr(nometa, "metadata section has been omitted"));
-  free(nometa);
-  free(text);
-  free(again);
+  rt_mem_free(nometa);
+  rt_mem_free(text);
+  rt_mem_free(again);
   rt_tensor_release(t);
   rt_tensor_release(u);
   rt_module_release(m);
@@ -265,7 +266,7 @@ static void test_printer_print_expr(void **state) {
   assert_string_equal(typed, HDR "def @main(%x: float32 /* ty=float32 */) -> float32 {\n"
                                  "  %0 = exp(%x) /* ty=float32 */;\n"
                                  "  add(%0, %0) /* ty=float32 */\n}\n");
-  free(typed);
+  rt_mem_free(typed);
   rt_module_release(m);
 }
 
