@@ -51,6 +51,9 @@ rt_status_t rt_ir_primitive_name(const rt_ir_expr_t *fn, rt_strbuf_t *out) {
     }
   }
   rt_strbuf_deinitialize(&b);
+  if (!st && (out->failed || !out->data)) {
+    st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory naming a kernel");
+  }
   return st;
 }
 
