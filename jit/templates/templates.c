@@ -85,6 +85,17 @@ typedef struct tile_t {
   const char *gemm, *direct, *im2col;
 } tile_t;
 
+/* The tile tables of one template width: the one place a planner learns
+ * what the target's vector registers hold. */
+typedef struct tile_family_t {
+  int32_t vw;
+  const tile_t *direct;  /* direct convolution (pick_tile) */
+  size_t num_direct;
+  const tile_t *gemm;    /* packed GEMM core (pick_gemm_tile) */
+  size_t num_gemm;
+  const char *depthwise; /* the depthwise template's name: 1 row x 4 vectors */
+} tile_family_t;
+
 /* Tiles of 8-lane (ymm) vectors: mr*nv <= 12 accumulators. */
 static const tile_t kTiles8[] = {
     {6, 2, "gemm.6x16", "conv2d.direct.6x16", "conv2d.im2col.6x16"},
@@ -105,9 +116,10 @@ static const tile_t kTiles16[] = {
     {1, 4, "gemm.1x64", "conv2d.direct.1x64", "conv2d.im2col.1x64"},
 };
 
-static const tile_t *pick_tile(int64_t m, int64_t n, int32_t vw) {
-  const tile_t *tab = vw == 16 ? kTiles16 : kTiles8;
-  const size_t count = vw == 16 ? sizeof kTiles16 / sizeof kTiles16[0] : sizeof kTiles8 / sizeof kTiles8[0];
+static const tile_t *pick_tile(int64_t m, int64_t n, const tile_family_t *f) {
+  const tile_t *tab = f->direct;
+  const size_t count = f->num_direct;
+  const int32_t vw = f->vw;
   const tile_t *best = &tab[0];
   double best_cost = 0;
   for (size_t i = 0; i < count; ++i) {
@@ -149,6 +161,19 @@ static const tile_t kGemm8[] = {
     {12, 1, "gemm.12x8", NULL, "conv2d.im2col.12x8"},
 };
 
+static const tile_family_t kFamilies[] = {
+    {8, kTiles8, RT_COUNTOF(kTiles8), kGemm8, RT_COUNTOF(kGemm8), "conv2d.depthwise.1x32"},
+    {16, kTiles16, RT_COUNTOF(kTiles16), kGemm16, RT_COUNTOF(kGemm16), "conv2d.depthwise.1x64"},
+};
+
+/* The family of the target's width, or NULL (no templates for it). */
+static const tile_family_t *family_of(const rt_jit_target_t *target) {
+  for (size_t i = 0; i < RT_COUNTOF(kFamilies); ++i) {
+    if (kFamilies[i].vw == target->vector_width) return &kFamilies[i];
+  }
+  return NULL;
+}
+
 /* Cycles of one k step of a tile on a core with 2 FMA and 2 load ports and
  * ~24 bytes per cycle from L2: the most of mr*nv FMAs / 2, (nv vector +
  * mr broadcast loads) / 2 and the nv*vw*4 bytes of B / 24, plus a quarter
@@ -156,9 +181,10 @@ static const tile_t kGemm8[] = {
  * bench_kernels' dense 1024^3 ran at 0.60 of the 1-core peak with 6x64
  * and at 0.63-0.65 with 12x32, whose max() costs nearly tie); times the
  * padded tiles. */
-static const tile_t *pick_gemm_tile(int64_t m, int64_t n, int32_t vw) {
-  const tile_t *tab = vw == 16 ? kGemm16 : kGemm8;
-  const size_t count = vw == 16 ? sizeof kGemm16 / sizeof kGemm16[0] : sizeof kGemm8 / sizeof kGemm8[0];
+static const tile_t *pick_gemm_tile(int64_t m, int64_t n, const tile_family_t *f) {
+  const tile_t *tab = f->gemm;
+  const size_t count = f->num_gemm;
+  const int32_t vw = f->vw;
   const tile_t *best = &tab[0];
   double best_cost = 0;
   for (size_t i = 0; i < count; ++i) {
@@ -200,7 +226,9 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, const rt_jit_target_t *target,
     if (!static_f32(a->call.args[i], NULL, NULL)) return false;
   }
   const int32_t id = op_of(a)->id;
-  const int32_t vw = target->vector_width;
+  const tile_family_t *fam = family_of(target);
+  if (!fam) return false;
+  const int32_t vw = fam->vw;
   p->anchor = a;
   p->vw = vw;
   int32_t ra = 0, rb = 0;
@@ -223,19 +251,19 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, const rt_jit_target_t *target,
       p->kind = RT_JIT_TPL_CONV_DW;
       p->mr = 1;
       p->nv = 4;
-      p->name = vw == 16 ? "conv2d.depthwise.1x64" : "conv2d.depthwise.1x32";
+      p->name = fam->depthwise;
       return true;
     }
     if (direct) {
       const int64_t wq = (c.w + c.pl + c.pr + c.sw - 1) / c.sw;
-      const tile_t *t = pick_tile(c.og, (c.oh - 1) * wq + c.ow, vw);
+      const tile_t *t = pick_tile(c.og, (c.oh - 1) * wq + c.ow, fam);
       p->kind = RT_JIT_TPL_CONV_DIRECT;
       p->mr = t->mr;
       p->nv = t->nv;
       p->name = t->direct;
       return true;
     }
-    const tile_t *t = pick_gemm_tile(c.og, c.oh * c.ow, vw);
+    const tile_t *t = pick_gemm_tile(c.og, c.oh * c.ow, fam);
     p->kind = RT_JIT_TPL_CONV_IM2COL;
     p->mr = t->mr;
     p->nv = t->nv;
@@ -256,7 +284,7 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, const rt_jit_target_t *target,
   const bool b_k_contiguous = id == RT_OP_NN_DENSE || (rt_attrs_bool(a->call.attrs, "transpose_b") &&
                                                        !rt_attrs_bool(a->call.attrs, "transpose_a"));
   if (m <= 2 && b_k_contiguous) return false;
-  const tile_t *t = pick_gemm_tile(m, n, vw);
+  const tile_t *t = pick_gemm_tile(m, n, fam);
   p->kind = RT_JIT_TPL_GEMM;
   p->mr = t->mr;
   p->nv = t->nv;
