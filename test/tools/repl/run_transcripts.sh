@@ -24,7 +24,7 @@ for in in "$dir"/*.in; do
   name=$(basename "$in" .in)
   n=$((n + 1))
   (cd "$tmp" && "$relayrt" repl --batch "$in" > "$tmp/$name.raw" 2>&1; echo "exit status: $?" >> "$tmp/$name.raw")
-  sed -E 's/[0-9]+(\.[0-9]+)? ms/X ms/g; s/symbol rt_k[0-9a-f_]+/symbol rt_kX/g; s/(template [a-z0-9_.]+)\.[0-9]+x[0-9]+/\1.RxC/g; s/(max \|diff\| = [^ ]+) at element [0-9]+/\1 at element N/g' "$tmp/$name.raw" > "$tmp/$name.got"
+  sed -E 's/ *[0-9]+(\.[0-9]+)? ms/ X ms/g; s/symbol rt_k[0-9a-f_]+/symbol rt_kX/g; s/(template [a-z0-9_.]+)\.[0-9]+x[0-9]+/\1.RxC/g; s/(max \|diff\| = [^ ]+) at element [0-9]+/\1 at element N/g' "$tmp/$name.raw" > "$tmp/$name.got"
   if [ "${UPDATE:-0}" = 1 ]; then cp "$tmp/$name.got" "$dir/$name.out"; fi
   if ! /usr/bin/python3 "$dir/compare_text.py" "$dir/$name.out" "$tmp/$name.got"; then
     echo "FAIL: $name"
