@@ -20,9 +20,9 @@ bool rt_backend_tensor_fits(const rt_tensor_t *t, const rt_ir_type_t *ty);
 /* "Tensor[(2, 3), float32]" (or "int32" for 0-d) of a tensor. */
 void rt_backend_describe_tensor(const rt_tensor_t *t, rt_strbuf_t *out);
 
-/* The one build pipeline (DESIGN.md, passes/passes.def) under ctx (NULL =
- * defaults), then the steps specific to `executor` ("vm", "graph"; "debug"
- * has none). Returns the optimized module (a new reference) and, when
+/* The one build pipeline (passes/passes.def; docs/pipeline.md) under ctx
+ * (NULL = defaults), then the steps specific to `executor` ("vm", "graph";
+ * "debug" has none). Returns the optimized module (a new reference) and, when
  * out_shared is non-NULL, the module after the shared pipeline alone. */
 RT_MUST_USE_RESULT rt_status_t rt_build(rt_module_t *module, const rt_pass_context_t *ctx,
                                         const char *executor, rt_module_t **out_module,

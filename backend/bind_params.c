@@ -1,7 +1,8 @@
-/* Binding params into main before any pass (the fix for TVM's
- * create_executor-without-params pitfall, relay-tvm.md §6.1), and the build
- * pipeline entry point rt_build. Binding works on a derived module: the
- * caller's module is never modified. */
+/* Binding params into main before any pass (TVM's create_executor took params
+ * as run-time inputs, so FoldConstant and the other passes that need
+ * constants never saw them), and the build pipeline entry point rt_build.
+ * Binding works on a derived module: the caller's module is never
+ * modified. */
 #include <string.h>
 
 #include "backend/backend.h"

@@ -14,7 +14,7 @@
  * 3. Main's result entries become output entries (own tensors, never
  *    reused); an output that is an input, a constant or a repeat is copied
  *    at the end of a run.
- * 4. Memory plan (after TVM's token allocator, relay-tvm.md §5.3): walking
+ * 4. Memory plan (after TVM's token allocator, graph_plan_memory.cc): walking
  *    the nodes in order, each temporary output takes the smallest free
  *    block whose size is in [size, 16 * size], or a new block; a block is
  *    freed after the last node that reads it. A node's outputs are

@@ -28,7 +28,8 @@ RT_MUST_USE_RESULT rt_status_t rt_graph_build(rt_module_t *module, rt_jit_sessio
 /* Frees what rt_graph_build made (the plan only if still held). */
 void rt_graph_build_deinitialize(rt_graph_build_t *build);
 
-/* TVM's graph JSON (relay-tvm.md §5.1) of a plan, with `names` of the
+/* TVM's graph-executor JSON (nodes, arg_nodes, heads, node_row_ptr and the
+ * shape / dltype / storage_id attrs) of a plan, with `names` of the
  * kernels; for `relayrt build --emit=graph-json`. */
 void rt_graph_plan_to_json(const rt_graph_plan_t *plan, char *const *kernel_names,
                            char *const *input_names, rt_strbuf_t *out);

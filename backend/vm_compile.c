@@ -9,8 +9,8 @@
  *    with nothing captured.
  * 2. Expressions compile to a fresh register each: a let chain is a loop
  *    (long chains do not grow the C stack); `if` is If + the then code +
- *    Move into a merge register + Goto, then the else code + Move (TVM's
- *    scheme, relay-tvm.md §5.5); a call of a Primitive function flattens its
+ *    Move into a merge register + Goto, then the else code + Move (as
+ *    TVM's VM compiler does); a call of a Primitive function flattens its
  *    tuple arguments with GetField, allocates its outputs (AllocTensor for a
  *    static type; ShapeFunc + AllocTensorReg when the type has `?` dims),
  *    runs InvokeKernel, and rebuilds a tuple result with AllocTuple; a call

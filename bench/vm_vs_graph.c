@@ -1,5 +1,5 @@
 /* vm_vs_graph: the latency of static models under the vm and the graph
- * executors in one run, as a ratio (issue 6 asks for vm/graph <= 1.1: the
+ * executors in one run, as a ratio (the aim is vm/graph <= 1.1: the
  * vm's static path plans its memory and allocates nothing per run), and a
  * 3-layer MLP with a `?` batch under the vm at batch 1, 8 and 64.
  *

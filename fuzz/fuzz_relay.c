@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!s) s = rt_ir_print_module(m, RT_PRINT_DEFAULT, &t1, &lt);
   /* A cyclic type (inference without an occurs check, e.g.
    * `def @main() { (1, @main) }`) prints as "..." and cannot parse back:
-   * a known inference issue, not a printer one. */
+   * a gap in type inference, not a printer bug. */
   if (!s && !strstr(t1, "...")) {
     rt_module_t *m3 = parse(t1, lt);
     if (!m3) abort();

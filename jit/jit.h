@@ -21,8 +21,8 @@
  *
  * Thread-safety: a session may be used from many threads at once. Lowering
  * and IR optimization run in parallel (each build has its own LLVM context
- * and TargetMachine); adding to and looking up in the LLJIT, which is not
- * safe concurrently (llvm-orc.md §6), is serialized by the session's mutex.
+ * and TargetMachine); adding to and looking up in the LLJIT, which crashes
+ * when two threads do it at once, is serialized by the session's mutex.
  * Kernels may be called from any number of threads. A module may be
  * released from any thread, but not while one of its kernels runs. */
 #ifndef RT_JIT_JIT_H_

@@ -194,7 +194,8 @@ LLVMValueRef rt_jit_intrinsic(rt_jit_lower_t *L, const char *name,
 LLVMValueRef rt_jit_libm(rt_jit_lower_t *L, const char *name, LLVMValueRef a,
                          LLVMValueRef b);
 /* Sets reassoc+contract on a float instruction (reductions: lets the O3
- * vectorizer reorder the accumulation, llvm-orc.md §2); no-op on ints. */
+ * vectorizer reorder the accumulation: without reassoc it does not
+ * vectorize a float reduction at all); no-op on ints. */
 LLVMValueRef rt_jit_fast(LLVMValueRef inst);
 
 /* Index helpers. */

@@ -29,9 +29,11 @@
  *     asked; compiled objects are written to the disk cache. All of this
  *     runs outside the lock, in parallel across threads;
  *  4. under the lock (two threads adding to / looking up in one LLJIT
- *     crash, llvm-orc.md §6): each object becomes a unit (add + lookup:
- *     linking only, ~0.5 ms), unless another thread loaded the same kernel
- *     meanwhile, whose unit is then shared and ours dropped.
+ *     crash it): each object becomes a unit (add + lookup: linking only,
+ *     ~0.5 ms a kernel; the ResNet block's warm start from the disk cache
+ *     in build-rel/bench/bench_kernels is only this), unless another
+ *     thread loaded the same kernel meanwhile, whose unit is then shared
+ *     and ours dropped.
  * Per-kernel objects cost a little more than one module per build, and buy
  * per-kernel caching and the objects an export links (rt_jit_module_object).
  *
@@ -418,8 +420,8 @@ typedef struct pending_t {
 } pending_t;
 
 /* Lowers, verifies, optimizes and emits one kernel in its own module of
- * ctx. Codegen changes the IR it runs on (llvm-orc.md §3): the IR text is
- * taken before and the assembly from a clone. */
+ * ctx. Codegen changes the IR it runs on (emitting an object rewrites the
+ * module): the IR text is taken before and the assembly from a clone. */
 static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTargetMachineRef tm,
                                const rt_ir_expr_t *fn, const char *symbol, uint32_t flags,
                                pending_t *p, rt_jit_build_stats_t *stats) {

@@ -1,7 +1,7 @@
 /* InlineGlobals (a "graph" executor step): replaces every call of a global
  * function in @main by the callee's body with its parameters substituted,
- * so a module of helper functions runs as one dataflow graph (DESIGN.md:
- * "the graph executor inlines calls to non-recursive global functions").
+ * so a module of helper functions runs as one dataflow graph under the
+ * graph executor (docs/executors.md, "The graph executor").
  *
  * Callees are inlined innermost first (a callee's own calls are expanded
  * before it is substituted), through a DFS over the call graph; a call that

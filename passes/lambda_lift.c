@@ -1,6 +1,6 @@
 /* LambdaLift (opt_level 1, a VM step): turns every fn literal that is not
  * Primitive into a global function, so the VM compiles only globals and
- * builds closures with AllocClosure (reference §5.5).
+ * builds closures with AllocClosure (as TVM's VM compiler does).
  *
  * TVM's form. A fn literal F with no free variables becomes
  * `def @lifted_N(params) { body }` and its site becomes `@lifted_N`. With

@@ -1,6 +1,6 @@
 /* ToANormalForm (opt_level 1, a VM step): binds every non-atomic
  * subexpression with a Let, in evaluation order, so the VM compiler sees
- * one operation per binding (reference §5.5).
+ * one operation per binding (as TVM's VM compiler does).
  *
  * Atomic (never bound): Var, GlobalVar, Constant, Op, and Primitive
  * functions, which are kept whole and inline at their call sites (their

@@ -4,8 +4,9 @@
  * model inputs, constants, intermediates living in planned storage, and
  * outputs. The runtime allocates every intermediate storage block and every
  * output tensor once, at creation, prepares each node's rt_kernel_arg array,
- * and `run` just calls the kernels in order: it allocates nothing (STYLE.md
- * rule 16). Inputs are used in place (zero-copy) when compact.
+ * and `run` just calls the kernels in order: it allocates nothing (memory is
+ * planned when the executor is built). Inputs are used in place
+ * (zero-copy) when compact.
  *
  * Ownership: rt_graph_runtime_create takes the plan (freed with the
  * runtime) and borrows `kernels` and `pool` (they must outlive it).

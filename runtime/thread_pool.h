@@ -1,7 +1,8 @@
-/* A fixed pool of worker threads for kernels' parallel loops (STYLE.md
- * rule 21: parallelism is planned, then computed; the pool is passed in,
- * never global). rt_thread_pool_run splits `num_tasks` task indices over the
- * workers and the calling thread, and returns when all are done.
+/* A fixed pool of worker threads for kernels' parallel loops (parallelism
+ * is planned, then computed: kernels split work by task index; the pool is
+ * passed in, never global). rt_thread_pool_run splits `num_tasks` task
+ * indices over the workers and the calling thread, and returns when all
+ * are done.
  *
  * Thread-safety: one run at a time per pool (runs from two threads are
  * serialized by a mutex). A pool of size 1 runs everything on the caller. */

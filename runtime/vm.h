@@ -1,6 +1,6 @@
 /* The "vm" executor's runtime half: a register machine over bytecode
  * (runtime/vm_ops.def) that calls compiled kernels (include/rt/kernel_abi.h).
- * No IR, no LLVM: this is the deployable part (DESIGN.md's table).
+ * No IR, no LLVM: this is the deployable part (docs/architecture.md, "Layers").
  *
  * An executable (rt_vm_executable_t) is plain data: functions (bytecode,
  * an operand-list pool, tensor slots), a kernel table (names and arities;

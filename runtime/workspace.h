@@ -1,8 +1,8 @@
 /* Kernel workspace served from a pool, so a run allocates nothing once the
- * executor is warm (STYLE.md rule 16): blocks a kernel frees go back to the
- * pool and the next request of at most that size reuses one. Sizes are
- * rounded up to a power of two (at least 4 KiB) so blocks fit later
- * requests. Thread-safe (a mutex): parallel tasks allocate at once.
+ * executor is warm: blocks a kernel frees go back to the pool and the next
+ * request of at most that size reuses one. Sizes are rounded up to a power of
+ * two (at least 4 KiB) so blocks fit later requests. Thread-safe (a mutex):
+ * parallel tasks allocate at once.
  *
  * Ownership: the pool owns every block; rt_workspace_pool_deinitialize frees
  * them all (after every kernel using the pool has returned). */

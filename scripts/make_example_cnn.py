@@ -2,7 +2,8 @@
 """Writes examples/cnn.relay: the built-in example model, a small CNN
 (conv -> batch_norm -> relu -> max_pool -> conv -> relu -> global_avg_pool
 -> dense -> softmax) in TVM's printed Relay form, its weights in the
-#[metadata] section as base64 NDArray blobs (relay-tvm.md §5.2).
+#[metadata] section as base64 NDArray blobs (TVM's record layout,
+runtime/ndarray_blob.h).
 
 Weights are deterministic (a fixed formula, no random generator), so the
 file is reproducible byte for byte: python3 scripts/make_example_cnn.py"""

@@ -1,8 +1,8 @@
-/* The relayrt command: run, build, repl, optest (DESIGN.md's command-line
- * contract). It uses only the public API in include/rt/, as any embedder
- * would. Exit status: 0 on success, 1 when the model or an input is bad or
- * a step fails, 2 on a usage error. Diagnostics go to stderr as
- * "file:line:col: error: message". */
+/* The relayrt command: run, build, repl, optest (its options are a stable
+ * contract: `relayrt --help`, README's "The command"). It uses only the
+ * public API in include/rt/, as any embedder would. Exit status: 0 on
+ * success, 1 when the model or an input is bad or a step fails, 2 on a usage
+ * error. Diagnostics go to stderr as "file:line:col: error: message". */
 #include <string.h>
 
 #include "cli.h"

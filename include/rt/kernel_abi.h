@@ -3,8 +3,8 @@
  *
  * This header is deliberately standalone: it includes only <stdint.h>, so a
  * kernel library, a host application or a foreign code generator can use
- * it without the rest of relayrt (STYLE.md rule 20; after IREE's
- * executable_library.h and TVM's c_backend_api.h).
+ * it without the rest of relayrt (after IREE's executable_library.h and
+ * TVM's c_backend_api.h; docs/architecture.md, "The kernel ABI").
  *
  * A kernel is
  *
@@ -78,8 +78,8 @@ struct rt_kernel_ctx {
   /* Runs body(closure, i, n_tasks) for every i in [0, n_tasks), possibly in
    * parallel, and returns when all are done: 0 when every task returned 0,
    * else non-zero. NULL means "no pool": the kernel runs its tasks itself,
-   * in order, on the calling thread. Planned, then computed (STYLE.md
-   * rule 21): the kernel decides how the work splits by task index. */
+   * in order, on the calling thread. Planned, then computed: the kernel
+   * decides how the work splits by task index. */
   int32_t (*parallel_for)(const rt_kernel_ctx *ctx, rt_kernel_task_fn body,
                           void *closure, int32_t n_tasks);
   /* Scratch memory for the duration of the call, at least 64-byte aligned;

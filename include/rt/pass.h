@@ -1,6 +1,6 @@
 /* relayrt pass context: the one explicit value that decides which passes
- * run before an executor is created (DESIGN.md, "PassContext and the
- * pipeline"). rt_create_executor and rt_module_build copy it and apply it
+ * run before an executor is created (docs/pipeline.md, "The pass
+ * context"). rt_create_executor and rt_module_build copy it and apply it
  * in full before returning; nothing depends on a hidden scope.
  *
  * A pass runs when it is not disabled, and it is required or its opt_level

@@ -1,4 +1,4 @@
-/* The Relay text lexer (relay-tvm.md §1.1): a pull lexer that hands out one
+/* The Relay text lexer (docs/text-format.md): a pull lexer that hands out one
  * token at a time, so the parser can stop at `#[metadata]` (the rest of the
  * file is JSON) and can look ahead by copying the lexer's small state.
  *

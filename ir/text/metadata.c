@@ -1,6 +1,6 @@
 /* The `#[metadata]` section of the Relay text format: TVM's node-table JSON
  * (SaveJSON of a Map<String, Array<Object>>) with the constants' NDArray
- * records base64-encoded in "b64ndarrays" (relay-tvm.md §1.3, §5.2).
+ * records (runtime/ndarray_blob.h) base64-encoded in "b64ndarrays".
  *
  * Reading follows the node indices exactly: "root" names the Map node, its
  * "relay.Constant" key names an Array node, each element of that names a

@@ -1,5 +1,6 @@
 /* The Relay text parser: recursive descent over TVM v0.13's grammar
- * (relay-tvm.md §1.2), building IR nodes directly in the module's arena.
+ * (docs/text-format.md lists what it accepts), building IR nodes directly
+ * in the module's arena.
  *
  * Algorithm. A pull lexer feeds one current token; the few places that need
  * more lookahead (`%3 =`, `k=v` attributes, dotted op names, `.0`

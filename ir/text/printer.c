@@ -1,4 +1,4 @@
-/* The Relay text printer: TVM v0.13's `astext` form (relay-tvm.md §1.3),
+/* The Relay text printer: TVM v0.13's `astext` form (docs/text-format.md),
  * built so that print(parse(text)) is a fixed point and parse(print(m)) is
  * structurally equal to m, sharing included.
  *

@@ -1,4 +1,4 @@
-/* Internals of the Relay text format (TVM v0.13's form, relay-tvm.md §1):
+/* Internals of the Relay text format (TVM v0.13's form, docs/text-format.md):
  * the lexer's tokens, the metadata section reader/writer, and the float16
  * and float formatting helpers the parser and printer share. Not public:
  * ir/ir.h declares rt_ir_parse_module and rt_ir_print_module. */

@@ -9,8 +9,9 @@
  * innermost body (a fused prologue such as a pad or a cast happens at the
  * load) and the result handed to the fused epilogue (bias add, relu) before
  * the store. Float accumulations carry reassoc+contract so O3 may vectorize
- * them and form FMAs; register-blocked, packed micro-kernel templates are
- * the next step (issue 5) and will replace these bodies op by op.
+ * them and form FMAs; register-blocked, packed micro-kernel templates
+ * (jit/templates/) replace these bodies for dense, matmul, batch_matmul,
+ * conv2d and softmax when they are float32 with static shapes.
  *
  * Semantics are the reference kernels' (interp/kernels/nn.c, conv.c,
  * pool.c): the accumulator has the output dtype (out_dtype widens int8 to

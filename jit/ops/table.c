@@ -1,6 +1,6 @@
 /* The op table of jit/: one entry per line of ir/ops.def, expanded from
  * ops.def itself so that adding an op without saying how (or that it does
- * not) lower is a build error (STYLE.md rule 17). An entry is
+ * not) lower is a build error (the _Static_assert below). An entry is
  * LOWER(shape, elem) with the family functions of jit/ops/ops_impl.h, or
  * NONE: the op does not lower yet, and a kernel using it fails to build
  * with UNIMPLEMENTED naming it. Every op lowers today; NONE stays for the

@@ -36,11 +36,13 @@
 /* K blocks of at most this many steps. Up to this K the micro-kernel runs
  * the whole K in registers: its k-major A panel and its B panel are two
  * sequential streams (from L1/L2), and no C block round-trips through
- * workspace. Measured (bench_kernels, variants interleaved in one
- * process): K blocks of 256 with C accumulated in workspace ran dense
- * 512^3 at 0.52-0.64 of the FMA peak where one block ran 0.82-0.87, and
- * 1024^3 at 0.65-0.71 vs 0.75-0.90; at K = 4096 and 16384 blocks of
- * 1024-2048 and one block were within noise of each other. */
+ * workspace. Measured (build-rel/bench/bench_kernels 5 dense, with the
+ * variants built in and interleaved in one process; K = 4096 and 16384 as
+ * extra dense cases in its list): K blocks of 256 with C accumulated in
+ * workspace ran dense 512^3 at 0.52-0.64 of the FMA peak where one block
+ * ran 0.82-0.87, and 1024^3 at 0.65-0.71 vs 0.75-0.90; at K = 4096 and
+ * 16384 blocks of 1024-2048 and one block were within noise of each
+ * other. */
 #define KC_MAX 2048
 /* Bytes of packed B (kc x the columns of one block) kept in L2 while
  * every row tile of the task passes over it. */

@@ -179,8 +179,10 @@ static const tile_family_t *family_of(const rt_jit_target_t *target) {
  * mr broadcast loads) / 2 and the nv*vw*4 bytes of B / 24, plus a quarter
  * of the B term (the L2 stream is not hidden completely behind the FMAs:
  * bench_kernels' dense 1024^3 ran at 0.60 of the 1-core peak with 6x64
- * and at 0.63-0.65 with 12x32, whose max() costs nearly tie); times the
- * padded tiles. */
+ * and at 0.63-0.65 with 12x32, whose max() costs nearly tie:
+ * build-rel/bench/bench_kernels 5 dense1024, with the GEMM tile table cut
+ * to one tile at a time);
+ * times the padded tiles. */
 static const tile_t *pick_gemm_tile(int64_t m, int64_t n, const tile_family_t *f) {
   const tile_t *tab = f->gemm;
   const size_t count = f->num_gemm;
@@ -280,7 +282,9 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, const rt_jit_target_t *target,
    * lowering's dot products read the weight once, in place, where the
    * template would pack all of it first (dense 1x1280 x 1000x1280: 0.053
    * ms generic vs 0.21 ms template, one thread; the two tie at 4 rows and
-   * the template is ahead from 8). */
+   * the template is ahead from 8: `build-rel/tools/relayrt run M.relay
+   * --executor graph --threads 1 --profile` on a dense + bias_add of those
+   * shapes, with and without this check). */
   const bool b_k_contiguous = id == RT_OP_NN_DENSE || (rt_attrs_bool(a->call.attrs, "transpose_b") &&
                                                        !rt_attrs_bool(a->call.attrs, "transpose_a"));
   if (m <= 2 && b_k_contiguous) return false;

@@ -1,4 +1,5 @@
-/* Internal to jit/: kernel templates for the anchors (issue 5 "Speed").
+/* Internal to jit/: kernel templates for the anchors, made to run them near
+ * the machine's FMA peak.
  *
  * A template replaces the generic per-element loop nest of one kernel
  * output (jit/lower.c emit_output) when the output is an anchor (dense,

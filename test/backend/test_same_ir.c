@@ -1,7 +1,8 @@
-/* One pipeline for every executor (DESIGN.md, user problem 2): under one
- * pass context, the debug, graph and vm executors see the same optimized
- * IR — rt_executor_get_source(ex, "pipeline") prints identically — and give
- * the same outputs. Run over every corpus program and the example CNN;
+/* One pipeline for every executor (no executor or API gets different code for
+ * the same opt_level): under one pass context, the debug, graph and vm
+ * executors see the same optimized IR —
+ * rt_executor_get_source(ex, "pipeline") prints identically — and give the
+ * same outputs. Run over every corpus program and the example CNN;
  * graph is skipped (and counted) where it refuses a program (control flow,
  * `?` dims), as its contract says. */
 #include <dirent.h>

@@ -1,4 +1,4 @@
-/* The differential suite (STYLE.md rule 26, issue 5 §3): every op of
+/* The differential suite (after ggml's test-backend-ops): every op of
  * ir/ops.def, on several random shapes and the dtypes it supports, run
  * through every executor in kExecutors and compared with the "debug"
  * executor (the reference interpreter) by per-dtype tolerances; then fused
@@ -14,12 +14,13 @@
  * of ops.def without a case fails the suite, so no op is skipped silently.
  *
  * Batching. Creating an executor costs a JIT module (~4 ms fixed plus the
- * kernels), so cases run in batches: one @main whose params are every
- * case's params (renamed %c<k>_<name>) and whose result is the tuple of
+ * kernels, found by compiling the same small kernels as one module and as one
+ * module each, LLVM 19), so cases run in batches: one @main whose params are
+ * every case's params (renamed %c<k>_<name>) and whose result is the tuple of
  * every case's result. The cases stay independent dataflow (FuseOps never
- * joins them), each one its own kernel. A batch that fails to build or run
- * is rerun case by case, so a failure names its case. Cases that need a
- * pass disabled (SimplifyInference, to send the composites to the JIT as
+ * joins them), each one its own kernel. A batch that fails to build or run is
+ * rerun case by case, so a failure names its case. Cases that need a pass
+ * disabled (SimplifyInference, to send the composites to the JIT as
  * themselves; FoldConstant, to keep arange/shape_of from folding) batch
  * separately with that pass context.
  *

@@ -1,11 +1,11 @@
-/* The JIT's differential suite (STYLE.md rule 26): every op that lowers,
- * as a one-op function (and a few fused chains), compiled in ONE batch
- * through the JIT and compared with the reference interpreter on seeded
- * random inputs. Tolerances: float32 rel 1e-5 + abs 1e-6 for elementwise
- * ops, 1e-4 for accumulations (the JIT accumulates float32 in float with
- * reassociation, the reference in double); float16 2e-3; integers and
- * bools exact. When the reference fails on the values (integer division by
- * zero, an out-of-range index) the kernel must fail too. */
+/* The JIT's differential suite: every op that lowers, as a one-op function
+ * (and a few fused chains), compiled in ONE batch through the JIT and
+ * compared with the reference interpreter on seeded random inputs.
+ * Tolerances: float32 rel 1e-5 + abs 1e-6 for elementwise ops, 1e-4 for
+ * accumulations (the JIT accumulates float32 in float with reassociation, the
+ * reference in double); float16 2e-3; integers and bools exact. When the
+ * reference fails on the values (integer division by zero, an out-of-range
+ * index) the kernel must fail too. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -221,8 +221,8 @@ static void test_params_round_trip_every_dtype(void **state) {
   assert_int_equal(counts.live_allocations, 0);
 }
 
-/* The two b64ndarrays of /work/shared/reference/examples/
- * dense_bias_scale_meta.relay (TVM's metadata section), copied verbatim.
+/* The two b64ndarrays of a dense + bias + scale model's metadata section as
+ * TVM printed it (test/ir/corpus/metadata_dense.relay), copied verbatim.
  * Expected values were decoded independently with Python's struct. */
 static const char kB64Weight[] =
     "P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAIgAQADAAAAAAAAAAQAAAAAAAAAMAAAAAAAAADtQ9W/"

@@ -1,4 +1,4 @@
-/* The "vm" executor against the "debug" executor: the programs of issue 6
+/* The "vm" executor against the "debug" executor: the programs it is for
  * (recursion, mutual recursion, tail-recursive loops over tensors,
  * closures returned and called later, If on tensor conditions in a loop,
  * dynamic batch and sequence length), every corpus program with tensor

@@ -95,7 +95,9 @@ static void test_op_table_defaults_round_trip(void **state) {
       rt_strbuf_deinitialize(&sb);
     }
   }
-  /* The C++ defaults ops.md calls out. */
+  /* Defaults are TVM's C++ ones (what its text parser uses), where they
+   * differ from its Python API's: leaky_relu alpha, batch_matmul
+   * transpose_b, lrn alpha. */
   const rt_ir_op_t *lr = rt_ir_op_builtin(RT_OP_NN_LEAKY_RELU);
   assert_true(lr->defaults[0].kind == RT_ATTR_FLOAT && lr->defaults[0].f == 0.25);
   const rt_ir_op_t *bm = rt_ir_op_builtin(RT_OP_NN_BATCH_MATMUL);
