@@ -174,20 +174,28 @@ static void data_source(const kernel_set *ks, const int32_t *first_of,
                    "  uint64_t plan_size;\n"
                    "  const unsigned char *params;\n"
                    "  uint64_t params_size, checksum;\n"
+                   "  const char *target, *isa;\n"
                    "};\n"
                    "__attribute__((visibility(\"default\"))) const struct descriptor %s = {\n"
                    "  {'R', 'T', 'A', 'R', 'T', 'I', 'F', 0}, %d, %d, sizeof(struct descriptor), %d,\n"
                    "  kernels, kernel_names, relayrt_plan_bytes, %zuu, relayrt_params_bytes, %zuu,\n"
-                   "  UINT64_C(0x%016llx)};\n",
+                   "  UINT64_C(0x%016llx), ",
                    RT_ARTIFACT_SYMBOL, RT_ARTIFACT_FORMAT_VERSION, RT_KERNEL_ABI_VERSION, (int)nk,
                    plan_size, params_size, (unsigned long long)checksum);
+  /* A model without kernels runs anywhere. */
+  char isa[512] = "";
+  if (ks->jit) rt_jit_target_isa(rt_jit_module_target(ks->jit), isa, sizeof isa);
+  c_string(b, ks->jit ? rt_jit_module_target_text(ks->jit) : "none");
+  rt_strbuf_puts(b, ", ");
+  c_string(b, isa);
+  rt_strbuf_puts(b, "};\n");
 }
 
 /* Links the kernels of `ks`, the plan bytes and the params bytes into a
  * shared library at `path` (see the top of the file). */
 static rt_status_t link_library(const kernel_set *ks, const rt_strbuf_t *planb,
                                 const rt_strbuf_t *paramsb, const char *path) {
-  _Static_assert(sizeof(rt_artifact_descriptor_t) == 80, "the generated descriptor is 80 bytes");
+  _Static_assert(sizeof(rt_artifact_descriptor_t) == 96, "the generated descriptor is 96 bytes");
   if (ks->num_kernels > 0 && !ks->jit) return RT_STATUS(INTERNAL, "the build has no kernels");
   workdir w = {{0}, {0}, 0};
   const char *tmp = getenv("TMPDIR");

@@ -88,6 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   desc.num_kernels = num_kernels;
   desc.kernels = kernels;
   desc.kernel_names = names;
+  desc.target = "fuzz";
+  desc.isa = "";
   /* The params blob is copied to a block of its own, so that a read past
    * its end is seen (the plan, the input's tail, is already). */
   params = rt_mem_alloc(params_size ? params_size : 1);

@@ -129,6 +129,10 @@ int32_t rt_jit_module_count(const rt_jit_module_t *module);
 rt_kernel_fn rt_jit_module_kernel(const rt_jit_module_t *module, int32_t i);
 /* Kernel i's LLVM symbol ("rt_k<16 hex>_<16 hex>"). */
 const char *rt_jit_module_symbol(const rt_jit_module_t *module, int32_t i);
+/* The target the module's kernels were compiled for (its session's). */
+const rt_jit_target_t *rt_jit_module_target(const rt_jit_module_t *module);
+/* The session's whole target description, as in every cache key. */
+const char *rt_jit_module_target_text(const rt_jit_module_t *module);
 /* Kernel i's relocatable object file (ELF, PIC, small code model) defining
  * its symbol; borrowed from the module. For export. */
 void rt_jit_module_object(const rt_jit_module_t *module, int32_t i,

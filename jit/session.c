@@ -282,6 +282,8 @@ void rt_jit_session_release(rt_jit_session_t *s) {
 
 const char *rt_jit_session_cpu(const rt_jit_session_t *s) { return s->tgt.cpu; }
 const rt_jit_target_t *rt_jit_session_target(const rt_jit_session_t *s) { return &s->tgt; }
+const rt_jit_target_t *rt_jit_module_target(const rt_jit_module_t *m) { return &m->session->tgt; }
+const char *rt_jit_module_target_text(const rt_jit_module_t *m) { return m->session->target; }
 const char *rt_jit_session_triple(const rt_jit_session_t *s) { return s->triple; }
 const char *rt_jit_session_compiler(const rt_jit_session_t *s) { return s->compiler; }
 

@@ -109,3 +109,36 @@ rt_status_t rt_jit_target_resolve(rt_jit_target_kind_t kind, rt_jit_target_t *ou
   LLVMDisposeMessage(hfeat);
   return st;
 }
+
+/* LLVM feature names that runtime/artifact.c can check on a loading CPU
+ * (GCC's __builtin_cpu_supports spells them the same way). */
+static const char *const kCheckable[] = {
+    "sse4.1",  "sse4.2",  "popcnt",   "avx",      "avx2",        "fma",          "bmi",
+    "bmi2",    "aes",     "pclmul",   "avx512f",  "avx512vl",    "avx512bw",     "avx512dq",
+    "avx512cd", "avx512vnni", "avx512bf16", "avx512vbmi", "avx512ifma", "avx512vbmi2",
+    "avx512bitalg", "avx512vpopcntdq", "gfni", "vpclmulqdq", NULL,
+};
+
+void rt_jit_target_isa(const rt_jit_target_t *target, char *buf, size_t size) {
+  if (size) buf[0] = '\0';
+  const char *features = target->features;
+  char named[512] = "";
+  if (target->kind == RT_JIT_TARGET_AVX2 || target->kind == RT_JIT_TARGET_AVX512) {
+    snprintf(named, sizeof named, "%s%s", "+sse4.1,+sse4.2,+popcnt,+avx,+avx2,+fma,+bmi,+bmi2",
+             target->kind == RT_JIT_TARGET_AVX512
+                 ? ",+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx512cd"
+                 : "");
+    features = named;
+  } else if (target->kind != RT_JIT_TARGET_HOST) {
+    return; /* generic: baseline x86-64 */
+  }
+  size_t used = 0;
+  for (const char *const *f = kCheckable; *f; ++f) {
+    char plus[32];
+    snprintf(plus, sizeof plus, "+%s", *f);
+    if (!has_feature(features, plus)) continue;
+    int n = snprintf(buf + used, size > used ? size - used : 0, "%s%s", used ? "," : "", *f);
+    if (n < 0 || used + (size_t)n >= size) break;
+    used += (size_t)n;
+  }
+}

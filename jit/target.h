@@ -23,6 +23,7 @@
 #define RT_JIT_TARGET_H_
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rt/status.h"
@@ -57,5 +58,12 @@ bool rt_jit_target_parse(const char *name, rt_jit_target_kind_t *out_kind);
 
 /* The target's name ("host", "avx2", ...). */
 const char *rt_jit_target_name(const rt_jit_target_t *target);
+
+/* The ISA extensions code compiled for `target` may use, as a
+ * comma-separated list of the names GCC's __builtin_cpu_supports knows
+ * ("avx2,fma,..."; "" for generic), into buf (truncated to size). An
+ * exported model records it so that a loader refuses a CPU without them
+ * instead of dying of SIGILL (runtime/artifact.c). */
+void rt_jit_target_isa(const rt_jit_target_t *target, char *buf, size_t size);
 
 #endif /* RT_JIT_TARGET_H_ */

@@ -454,6 +454,65 @@ void rt_artifact_release(rt_artifact_t *a) {
   rt_mem_free(a);
 }
 
+/* Whether this CPU has ISA extension `name` (GCC's names). false for a
+ * name it does not know. */
+static bool cpu_has(const char *name, size_t len) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  const struct { const char *name; bool have; } kHave[] = {
+      {"sse4.1", __builtin_cpu_supports("sse4.1")},
+      {"sse4.2", __builtin_cpu_supports("sse4.2")},
+      {"popcnt", __builtin_cpu_supports("popcnt")},
+      {"avx", __builtin_cpu_supports("avx")},
+      {"avx2", __builtin_cpu_supports("avx2")},
+      {"fma", __builtin_cpu_supports("fma")},
+      {"bmi", __builtin_cpu_supports("bmi")},
+      {"bmi2", __builtin_cpu_supports("bmi2")},
+      {"aes", __builtin_cpu_supports("aes")},
+      {"pclmul", __builtin_cpu_supports("pclmul")},
+      {"avx512f", __builtin_cpu_supports("avx512f")},
+      {"avx512vl", __builtin_cpu_supports("avx512vl")},
+      {"avx512bw", __builtin_cpu_supports("avx512bw")},
+      {"avx512dq", __builtin_cpu_supports("avx512dq")},
+      {"avx512cd", __builtin_cpu_supports("avx512cd")},
+      {"avx512vnni", __builtin_cpu_supports("avx512vnni")},
+      {"avx512bf16", __builtin_cpu_supports("avx512bf16")},
+      {"avx512vbmi", __builtin_cpu_supports("avx512vbmi")},
+      {"avx512ifma", __builtin_cpu_supports("avx512ifma")},
+      {"avx512vbmi2", __builtin_cpu_supports("avx512vbmi2")},
+      {"avx512bitalg", __builtin_cpu_supports("avx512bitalg")},
+      {"avx512vpopcntdq", __builtin_cpu_supports("avx512vpopcntdq")},
+      {"gfni", __builtin_cpu_supports("gfni")},
+      {"vpclmulqdq", __builtin_cpu_supports("vpclmulqdq")},
+  };
+  for (size_t i = 0; i < sizeof kHave / sizeof kHave[0]; ++i) {
+    if (strlen(kHave[i].name) == len && strncmp(kHave[i].name, name, len) == 0) return kHave[i].have;
+  }
+#else
+  (void)name;
+  (void)len;
+#endif
+  return false;
+}
+
+rt_status_t rt_artifact_check_isa(const char *name, const char *target, const char *isa) {
+  for (const char *p = isa; *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len && !cpu_has(p, len)) {
+      return RT_STATUS(FAILED_PRECONDITION,
+                       "%s: its kernels were compiled for %s and use %.*s, which this CPU does "
+                       "not have; export the model again for this CPU, or for a target it "
+                       "has (relayrt build --config jit.target=avx2|generic ...)",
+                       name, target, (int)len, p);
+    }
+    p = end ? end + 1 : p + len;
+  }
+  return RT_OK;
+}
+
+const char *rt_artifact_target(const rt_artifact_t *a) { return a->desc->target; }
+
 static rt_status_t check_descriptor(rt_artifact_t *a) {
   const rt_artifact_descriptor_t *d = a->desc;
   const char *path = a->path;
@@ -476,6 +535,10 @@ static rt_status_t check_descriptor(rt_artifact_t *a) {
   for (uint32_t k = 0; k < d->num_kernels; ++k) {
     if (!d->kernels[k] || !d->kernel_names[k]) return corrupt(path, "kernel table");
   }
+  if (!d->target || !d->isa || strnlen(d->target, 4096) == 4096 || strnlen(d->isa, 1024) == 1024) {
+    return corrupt(path, "target description");
+  }
+  RT_RETURN_IF_ERROR(rt_artifact_check_isa(path, d->target, d->isa));
   uint64_t sum = rt_artifact_fnv(UINT64_C(0xcbf29ce484222325), d->plan, (size_t)d->plan_size);
   sum = rt_artifact_fnv(sum, d->params, (size_t)d->params_size);
   if (sum != d->checksum) return corrupt(path, "checksum mismatch");

@@ -44,7 +44,7 @@
 
 #define RT_ARTIFACT_SYMBOL "relayrt_artifact"
 #define RT_ARTIFACT_MAGIC "RTARTIF\0"
-#define RT_ARTIFACT_FORMAT_VERSION 1
+#define RT_ARTIFACT_FORMAT_VERSION 2
 #define RT_ARTIFACT_PLAN_MAGIC "RTPLAN01"
 #define RT_ARTIFACT_VM_MAGIC "RTVMART1"
 
@@ -61,7 +61,20 @@ typedef struct rt_artifact_descriptor_t {
   const uint8_t *params;
   uint64_t params_size;
   uint64_t checksum;               /* FNV-1a 64 of plan, then params */
+  /* Format 2: what the kernels were compiled for. `target` is the JIT
+   * target's description (for messages and rt_artifact_target); `isa` the
+   * comma-separated ISA extensions the kernels may use, in the names of
+   * GCC's __builtin_cpu_supports ("avx2,fma,..."; "" for baseline
+   * x86-64): a CPU without one of them is refused at load. */
+  const char *target;
+  const char *isa;
 } rt_artifact_descriptor_t;
+
+/* OK when this CPU has every extension of the comma-separated `isa`;
+ * FAILED_PRECONDITION naming the first it lacks (or does not know),
+ * with `name` and `target` in the message. */
+RT_MUST_USE_RESULT rt_status_t rt_artifact_check_isa(const char *name, const char *target,
+                                                     const char *isa);
 
 /* FNV-1a 64 continuing from h (start 0xcbf29ce484222325). */
 uint64_t rt_artifact_fnv(uint64_t h, const void *data, size_t size);

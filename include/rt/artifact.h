@@ -60,6 +60,11 @@ typedef struct rt_artifact_io_t {
 RT_API RT_MUST_USE_RESULT rt_status_t rt_artifact_load(const char *path,
                                                        rt_artifact_t **out_artifact);
 RT_API void rt_artifact_retain(rt_artifact_t *artifact);
+/* What the library's kernels were compiled for (the JIT target's
+ * description: triple, target name, CPU, features, template width);
+ * borrowed. Loading refuses a CPU that lacks an ISA extension they use
+ * (FAILED_PRECONDITION, naming it). */
+RT_API const char *rt_artifact_target(const rt_artifact_t *artifact);
 /* The last reference closes the library. NULL is fine. */
 RT_API void rt_artifact_release(rt_artifact_t *artifact);
 

@@ -16,6 +16,7 @@
 #include "rt/artifact.h"
 #include "rt/executor.h"
 #include "test_util.h"
+#include "runtime/artifact_format.h"
 #include "runtime/mem.h"
 
 static char g_dir[256];
@@ -304,6 +305,48 @@ static void test_export_executors_share_kernels(void **state) {
   rt_module_release(m);
 }
 
+/* An export records its target: the host's by default; one exported for
+ * jit.target=generic needs no ISA extension, loads and gives the graph
+ * executor's output; and a library asking for an extension this CPU lacks
+ * (or a name the loader does not know) is refused, naming it. */
+static void test_export_records_target(void **state) {
+  (void)state;
+  rt_artifact_t *a = NULL;
+  assert_ok(rt_artifact_load(g_so, &a));
+  assert_non_null(strstr(rt_artifact_target(a), " host "));
+  rt_artifact_release(a);
+
+  rt_module_t *m = load_cnn();
+  rt_pass_context_t *ctx = NULL;
+  assert_ok(rt_pass_context_create(&ctx));
+  assert_ok(rt_pass_context_set_config(ctx, "jit.target", "generic"));
+  rt_executor_t *g = NULL;
+  assert_ok(rt_create_executor("graph", m, NULL, ctx, NULL, &g));
+  char so[512];
+  path_in(so, sizeof so, "cnn_generic.so");
+  assert_ok(rt_executor_export(g, so));
+  rt_executor_release(g);
+  rt_pass_context_release(ctx);
+  rt_module_release(m);
+  assert_ok(rt_artifact_load(so, &a));
+  assert_non_null(strstr(rt_artifact_target(a), " generic x86-64 "));
+  rt_artifact_runtime_t *r = NULL;
+  assert_ok(rt_artifact_runtime_create(a, 1, &r));
+  assert_ok(rt_artifact_runtime_set_input(r, 0, g_input));
+  assert_ok(rt_artifact_runtime_run(r));
+  rt_tensor_t *o = NULL;
+  assert_ok(rt_artifact_runtime_output(r, 0, &o));
+  for (int64_t i = 0; i < rt_tensor_numel(o); ++i) {
+    assert_true(fabs(rt_tensor_get_f64(o, i) - rt_tensor_get_f64(g_want_debug, i)) < 1e-5);
+  }
+  rt_artifact_runtime_release(r);
+  rt_artifact_release(a);
+
+  assert_ok(rt_artifact_check_isa("m.so", "t", ""));
+  assert_status(rt_artifact_check_isa("m.so", "t", "sse4.2,avx9000"), FAILED_PRECONDITION,
+                "avx9000");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_export_round_trip),
@@ -312,6 +355,7 @@ int main(void) {
       cmocka_unit_test(test_export_corrupt),
       cmocka_unit_test(test_export_deploy_host),
       cmocka_unit_test(test_export_executors_share_kernels),
+      cmocka_unit_test(test_export_records_target),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
