@@ -11,7 +11,7 @@
  * rt_vm_shape_function here.
  *
  * Inputs and outputs are described from main's signature once, at
- * creation; `?` dims are RT_DIM_DYNAMIC in the info and bound by the
+ * creation; `?` dims are RT_DIM_ANY in the info and bound by the
  * tensors given to set_input.
  *
  * Concurrent use: an executor runs one call at a time. Every call that
@@ -830,7 +830,7 @@ static rt_status_t source_text(const rt_executor_t *ex, const char *kind, char *
 }
 
 /* A vm export's signature entry for a declared tensor type (-1 = `?`). */
-static void io_of(const char *name, const rt_ir_type_t *t, int64_t *shape, rt_artifact_io_t *out) {
+static void io_of(const char *name, const rt_ir_type_t *t, int64_t *shape, rt_tensor_info_t *out) {
   t = rt_ir_type_resolve((rt_ir_type_t *)t);
   out->name = name;
   out->dtype = t->tensor.dtype;
@@ -843,7 +843,7 @@ static void io_of(const char *name, const rt_ir_type_t *t, int64_t *shape, rt_ar
 
 static rt_status_t export_vm(const rt_executor_t *ex, const char *path) {
   int32_t ni = ex->num_inputs, no = ex->num_outputs;
-  rt_artifact_io_t *io = rt_mem_calloc((size_t)(ni + no ? ni + no : 1), sizeof *io);
+  rt_tensor_info_t *io = rt_mem_calloc((size_t)(ni + no ? ni + no : 1), sizeof *io);
   int64_t (*shapes)[RT_TENSOR_MAX_RANK] = rt_mem_calloc((size_t)(ni + no ? ni + no : 1), sizeof *shapes);
   char (*names)[24] = rt_mem_calloc((size_t)(no ? no : 1), sizeof *names);
   rt_status_t st = RT_OK;

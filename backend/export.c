@@ -324,8 +324,8 @@ rt_status_t rt_backend_export(const rt_graph_build_t *build, const rt_graph_plan
 }
 
 rt_status_t rt_backend_export_vm(const rt_vm_build_t *build, int32_t num_inputs,
-                                 const rt_artifact_io_t *inputs, int32_t num_outputs,
-                                 const rt_artifact_io_t *outputs, const char *path) {
+                                 const rt_tensor_info_t *inputs, int32_t num_outputs,
+                                 const rt_tensor_info_t *outputs, const char *path) {
   const rt_vm_executable_t *exe = &build->exe;
   if (rt_ir_custom_in_use(exe->num_kernels, build->kernel_fns)) {
     return RT_STATUS(FAILED_PRECONDITION, "cannot export %s: its kernels call custom ops or "

@@ -18,9 +18,9 @@ RT_MUST_USE_RESULT rt_status_t rt_backend_export(const rt_graph_build_t *build,
  * outputs; -1 dims are `?`) and its serialized executable into a shared
  * library at `path`, which rt_artifact_load makes a "vm" model of. */
 RT_MUST_USE_RESULT rt_status_t rt_backend_export_vm(const rt_vm_build_t *build, int32_t num_inputs,
-                                                    const rt_artifact_io_t *inputs,
+                                                    const rt_tensor_info_t *inputs,
                                                     int32_t num_outputs,
-                                                    const rt_artifact_io_t *outputs,
+                                                    const rt_tensor_info_t *outputs,
                                                     const char *path);
 
 #endif /* RT_BACKEND_EXPORT_H_ */

@@ -37,7 +37,7 @@ static void check_io(const rt_artifact_t *a, bool input) {
   int32_t n = input ? rt_artifact_num_inputs(a) : rt_artifact_num_outputs(a);
   if (n < 0) abort();
   for (int32_t i = 0; i < n; ++i) {
-    rt_artifact_io_t io;
+    rt_tensor_info_t io;
     rt_status_t st = input ? rt_artifact_input_info(a, i, &io) : rt_artifact_output_info(a, i, &io);
     if (st || !io.name || io.rank < 0 || io.rank > RT_TENSOR_MAX_RANK ||
         (io.rank && !io.shape) || !rt_dtype_is_valid(io.dtype)) {
@@ -49,7 +49,7 @@ static void check_io(const rt_artifact_t *a, bool input) {
     /* Names need not be unique: the first one of the name is found. */
     if (st || index < 0 || index > i) abort();
   }
-  rt_artifact_io_t io;
+  rt_tensor_info_t io;
   rt_status_t st = input ? rt_artifact_input_info(a, n, &io) : rt_artifact_output_info(a, n, &io);
   if (!st) abort();
   rt_status_free(st);

@@ -39,8 +39,6 @@ rt_status_t rt_ir_diag(rt_ir_span_t span, const char *format, ...)
 
 /* ---- types --------------------------------------------------------------- */
 
-#define RT_DIM_ANY INT64_C(-1) /* a `?` dimension */
-
 typedef enum rt_ir_type_kind_e {
   RT_IR_TYPE_TENSOR,
   RT_IR_TYPE_TUPLE,

@@ -108,7 +108,7 @@ void rt_artifact_write_plan(const rt_graph_plan_t *p, const char *const *input_n
   put_u32(b, (uint32_t)p->num_consts);
 }
 
-static void put_io(rt_strbuf_t *b, const rt_artifact_io_t *io) {
+static void put_io(rt_strbuf_t *b, const rt_tensor_info_t *io) {
   put_str(b, io->name);
   rt_strbuf_putc(b, (char)io->dtype.code);
   rt_strbuf_putc(b, (char)io->dtype.bits);
@@ -118,8 +118,8 @@ static void put_io(rt_strbuf_t *b, const rt_artifact_io_t *io) {
   for (int32_t d = 0; d < io->rank; ++d) put_u64(b, (uint64_t)io->shape[d]);
 }
 
-void rt_artifact_write_vm_plan(int32_t num_inputs, const rt_artifact_io_t *inputs,
-                               int32_t num_outputs, const rt_artifact_io_t *outputs,
+void rt_artifact_write_vm_plan(int32_t num_inputs, const rt_tensor_info_t *inputs,
+                               int32_t num_outputs, const rt_tensor_info_t *outputs,
                                const char *exe, size_t exe_size, rt_strbuf_t *b) {
   rt_strbuf_append(b, RT_ARTIFACT_VM_MAGIC, 8);
   put_u32(b, (uint32_t)num_inputs);
@@ -366,7 +366,7 @@ static rt_status_t parse_plan(const char *path, const uint8_t *bytes, size_t siz
 /* A "vm" model's signature: names, dtypes and shapes (-1 = `?`). */
 typedef struct {
   int32_t count;
-  rt_artifact_io_t *io;        /* names and shapes rt_mem_alloc'd */
+  rt_tensor_info_t *io;        /* names and shapes rt_mem_alloc'd */
   char **names;                /* the same names (for find_name) */
 } io_list;
 
@@ -389,7 +389,7 @@ static bool get_io_list(cursor *c, io_list *out) {
     return false;
   }
   for (int32_t i = 0; !c->bad && i < out->count; ++i) {
-    rt_artifact_io_t *io = &out->io[i];
+    rt_tensor_info_t *io = &out->io[i];
     char *name = get_str(c);
     io->name = out->names[i] = name;
     const uint8_t *h = take(c, 4);
@@ -722,14 +722,14 @@ rt_status_t rt_artifact_load_descriptor(const rt_artifact_descriptor_t *desc, co
 int32_t rt_artifact_num_inputs(const rt_artifact_t *a) { return num_in(a); }
 int32_t rt_artifact_num_outputs(const rt_artifact_t *a) { return num_out(a); }
 
-static void fill_io(const char *name, const rt_graph_entry_t *e, rt_artifact_io_t *out) {
+static void fill_io(const char *name, const rt_graph_entry_t *e, rt_tensor_info_t *out) {
   out->name = name;
   out->dtype = e->dtype;
   out->rank = e->rank;
   out->shape = e->shape;
 }
 
-rt_status_t rt_artifact_input_info(const rt_artifact_t *a, int32_t index, rt_artifact_io_t *out) {
+rt_status_t rt_artifact_input_info(const rt_artifact_t *a, int32_t index, rt_tensor_info_t *out) {
   if (index < 0 || index >= num_in(a)) {
     return RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the model has %d)", (int)index,
                      (int)num_in(a));
@@ -742,7 +742,7 @@ rt_status_t rt_artifact_input_info(const rt_artifact_t *a, int32_t index, rt_art
   return RT_OK;
 }
 
-rt_status_t rt_artifact_output_info(const rt_artifact_t *a, int32_t index, rt_artifact_io_t *out) {
+rt_status_t rt_artifact_output_info(const rt_artifact_t *a, int32_t index, rt_tensor_info_t *out) {
   if (index < 0 || index >= num_out(a)) {
     return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the model has %d)", (int)index,
                      (int)num_out(a));
@@ -878,7 +878,7 @@ static rt_status_t vm_run(rt_artifact_runtime_t *r) {
 }
 
 /* Checks `t` against a vm input's declared type (`?` dims take any size). */
-static rt_status_t vm_check_input(const rt_artifact_io_t *io, const rt_tensor_t *t) {
+static rt_status_t vm_check_input(const rt_tensor_info_t *io, const rt_tensor_t *t) {
   bool ok = rt_dtype_equal(rt_tensor_dtype(t), io->dtype) && rt_tensor_rank(t) == io->rank;
   for (int32_t d = 0; ok && d < io->rank; ++d) ok = io->shape[d] < 0 || rt_tensor_shape(t)[d] == io->shape[d];
   if (ok) return RT_OK;

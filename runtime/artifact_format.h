@@ -86,8 +86,8 @@ void rt_artifact_write_plan(const rt_graph_plan_t *plan, const char *const *inpu
 
 /* Serializes a "vm" model's plan bytes: the signature (names, dtypes,
  * shapes with -1 for `?`) and the serialized executable `exe`. */
-void rt_artifact_write_vm_plan(int32_t num_inputs, const rt_artifact_io_t *inputs,
-                               int32_t num_outputs, const rt_artifact_io_t *outputs,
+void rt_artifact_write_vm_plan(int32_t num_inputs, const rt_tensor_info_t *inputs,
+                               int32_t num_outputs, const rt_tensor_info_t *outputs,
                                const char *exe, size_t exe_size, rt_strbuf_t *out);
 
 /* rt_artifact_load's checks without the library: makes an artifact of the

@@ -28,7 +28,7 @@ static bool fits(const rt_tensor_t *t, const rt_tensor_info_t *info) {
     return false;
   }
   for (int32_t d = 0; d < info->rank; ++d) {
-    if (info->shape[d] != RT_DIM_DYNAMIC && info->shape[d] != rt_tensor_shape(t)[d]) return false;
+    if (info->shape[d] != RT_DIM_ANY && info->shape[d] != rt_tensor_shape(t)[d]) return false;
   }
   return true;
 }

@@ -213,7 +213,7 @@ static int32_t runner_num_outputs(const runner *r) {
 
 static rt_status_t runner_input_info(const runner *r, int32_t index, rt_tensor_info_t *out) {
   if (r->ex) return rt_executor_input_info(r->ex, index, out);
-  rt_artifact_io_t io;
+  rt_tensor_info_t io;
   RT_RETURN_IF_ERROR(rt_artifact_input_info(r->art, index, &io));
   *out = (rt_tensor_info_t){.name = io.name, .dtype = io.dtype, .rank = io.rank, .shape = io.shape};
   return RT_OK;
@@ -524,7 +524,7 @@ static bool is_artifact_path(const char *path) {
  * owns planned output tensors from the start. */
 static const char *artifact_kind(const rt_artifact_t *a, const rt_artifact_runtime_t *r) {
   for (int32_t i = 0; i < rt_artifact_num_inputs(a); ++i) {
-    rt_artifact_io_t io;
+    rt_tensor_info_t io;
     if (rt_status_consume_code(rt_artifact_input_info(a, i, &io)) != RT_STATUS_OK) continue;
     for (int32_t d = 0; d < io.rank; ++d) {
       if (io.shape[d] < 0) return "vm"; /* `?` dims: only the vm exports those */

@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
   if (!st) st = rt_artifact_runtime_output(runtime, 0, &output);
   if (!st) st = rt_npy_write_file(output, argv[3]);
   if (!st) {
-    rt_artifact_io_t info;
+    rt_tensor_info_t info;
     st = rt_artifact_output_info(model, 0, &info);
     if (!st) printf("%s: wrote %s (%d-d) to %s\n", argv[1], info.name, (int)info.rank, argv[3]);
   }

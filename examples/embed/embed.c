@@ -20,7 +20,7 @@ static rt_status_t make_input(rt_executor_t *ex, rt_tensor_t **out) {
     return RT_STATUS(INVALID_ARGUMENT, "input '%s' is not float32: give an INPUT.npy", info.name);
   }
   for (int32_t i = 0; i < info.rank; ++i) {
-    if (info.shape[i] == RT_DIM_DYNAMIC) {
+    if (info.shape[i] == RT_DIM_ANY) {
       return RT_STATUS(INVALID_ARGUMENT, "input '%s' has a `?` dim: give an INPUT.npy", info.name);
     }
   }

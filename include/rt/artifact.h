@@ -43,14 +43,6 @@ RT_EXTERN_C_BEGIN
 typedef struct rt_artifact_t rt_artifact_t;
 typedef struct rt_artifact_runtime_t rt_artifact_runtime_t;
 
-/* An input or output of the model (borrowed from the artifact). */
-typedef struct rt_artifact_io_t {
-  const char *name;
-  rt_dtype_t dtype;
-  int32_t rank;
-  const int64_t *shape;
-} rt_artifact_io_t;
-
 /* Loads the library at `path` (dlopen, RTLD_NOW | RTLD_LOCAL) and checks
  * it: DATA_LOSS for a file that is not such a library or is truncated or
  * corrupt (bad magic, checksum, plan or constants); FAILED_PRECONDITION for
@@ -73,10 +65,10 @@ RT_API int32_t rt_artifact_num_outputs(const rt_artifact_t *artifact);
 /* OUT_OF_RANGE for a bad index. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_artifact_input_info(const rt_artifact_t *artifact,
                                                              int32_t index,
-                                                             rt_artifact_io_t *out_info);
+                                                             rt_tensor_info_t *out_info);
 RT_API RT_MUST_USE_RESULT rt_status_t rt_artifact_output_info(const rt_artifact_t *artifact,
                                                               int32_t index,
-                                                              rt_artifact_io_t *out_info);
+                                                              rt_tensor_info_t *out_info);
 /* NOT_FOUND (listing the names) when there is no such input / output. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_artifact_input_index(const rt_artifact_t *artifact,
                                                               const char *name,

@@ -54,15 +54,6 @@ RT_EXTERN_C_BEGIN
 
 typedef struct rt_executor_t rt_executor_t;
 
-/* A dim that is `?` in the signature. */
-#define RT_DIM_DYNAMIC INT64_C(-1)
-
-typedef struct rt_tensor_info_t {
-  const char *name;      /* inputs: the parameter name; outputs: "output_<i>" */
-  rt_dtype_t dtype;
-  int32_t rank;
-  const int64_t *shape;  /* RT_DIM_DYNAMIC for `?` */
-} rt_tensor_info_t;
 
 /* Creates an executor for `module`. `target` may be NULL or "llvm" (the
  * host CPU). `ctx` may be NULL (opt_level 2). `params`, when given, are bound

@@ -44,10 +44,10 @@
  * dots. A name already taken (built-in or registered) is ALREADY_EXISTS.
  *
  * Types. A type relation sees only tensor types (rt_op_type_t: dtype and
- * shape, RT_OP_DIM_ANY for a `?` dim) and gives the one tensor result; an
+ * shape, RT_DIM_ANY for a `?` dim) and gives the one tensor result; an
  * error it returns becomes a type error positioned at the call
  * ("model.relay:3:8: error: %2 = my.gelu(%1): ..."). With a `?` input dim
- * it is called with RT_OP_DIM_ANY and again (vm) with concrete shapes.
+ * it is called with RT_DIM_ANY and again (vm) with concrete shapes.
  *
  * Kernels. All kernels see compact row-major tensors described as
  * rt_kernel_arg (kernel_abi.h): inputs in order, then the output, already
@@ -127,14 +127,11 @@ typedef enum rt_op_pattern_e {
   RT_OP_PATTERN_OPAQUE = 8,
 } rt_op_pattern_t;
 
-/* A `?` dimension in rt_op_type_t. */
-#define RT_OP_DIM_ANY INT64_C(-1)
-
 /* The public view of a tensor type. */
 typedef struct rt_op_type_t {
   rt_dtype_t dtype;
   int32_t rank;
-  int64_t shape[RT_TENSOR_MAX_RANK]; /* rank entries; RT_OP_DIM_ANY = `?` */
+  int64_t shape[RT_TENSOR_MAX_RANK]; /* rank entries; RT_DIM_ANY = `?` */
 } rt_op_type_t;
 
 /* A call's attributes (schema order, defaults filled in); borrowed. */

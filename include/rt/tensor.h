@@ -19,9 +19,23 @@
 
 RT_EXTERN_C_BEGIN
 
+/* A dimension that is `?` (unknown until run time) wherever the API
+ * describes a shape: signatures, rt_tensor_info_t, custom-op types. */
+#define RT_DIM_ANY INT64_C(-1)
+
 /* ---- dtypes ------------------------------------------------------------ */
 
 typedef DLDataType rt_dtype_t;
+
+/* One input or output of a model: of an executor (rt_executor_input_info)
+ * or an exported model (rt_artifact_input_info). Borrowed from the object
+ * it describes. */
+typedef struct rt_tensor_info_t {
+  const char *name;      /* inputs: the parameter name; outputs: "output_<i>" */
+  rt_dtype_t dtype;
+  int32_t rank;
+  const int64_t *shape;  /* rank dims, RT_DIM_ANY for `?` */
+} rt_tensor_info_t;
 
 /* DLPack type codes (kDLInt ...) are used directly. Bool is {kDLBool, 8, 1}:
  * one byte per element, 0 or 1. */

@@ -176,7 +176,7 @@ static rt_status_t custom_rel(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
                      (int)res.rank);
   }
   for (int32_t d = 0; d < res.rank; ++d) {
-    if (res.shape[d] < 0 && res.shape[d] != RT_OP_DIM_ANY) {
+    if (res.shape[d] < 0 && res.shape[d] != RT_DIM_ANY) {
       return RT_STATUS(INVALID_ARGUMENT, "the type relation of %s gave dim %d = %lld",
                        c->def.name, (int)d, (long long)res.shape[d]);
     }

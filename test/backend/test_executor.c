@@ -257,7 +257,7 @@ static void test_executor_dynamic_batch(void **state) {
   rt_tensor_info_t info;
   assert_ok(rt_executor_input_info(ex, 0, &info));
   assert_string_equal(info.name, "x");
-  assert_int_equal(info.shape[0], RT_DIM_DYNAMIC);
+  assert_int_equal(info.shape[0], RT_DIM_ANY);
   int64_t ws[2] = {3, 2};
   float wv[6] = {1, 0, 0, 1, 1, 1};
   rt_tensor_t *w = tensor_f32(2, ws, wv);

@@ -90,7 +90,7 @@ static void test_export_round_trip(void **state) {
   assert_ok(rt_artifact_load(g_so, &a));
   assert_int_equal(rt_artifact_num_inputs(a), 1);
   assert_int_equal(rt_artifact_num_outputs(a), 1);
-  rt_artifact_io_t in, out;
+  rt_tensor_info_t in, out;
   assert_ok(rt_artifact_input_info(a, 0, &in));
   assert_string_equal(in.name, "data");
   assert_int_equal(in.rank, 4);

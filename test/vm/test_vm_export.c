@@ -264,7 +264,7 @@ static void test_vm_export_signature(void **state) {
   rt_module_release(m);
   rt_artifact_t *a = NULL;
   assert_ok(rt_artifact_load(so, &a));
-  rt_artifact_io_t io;
+  rt_tensor_info_t io;
   assert_ok(rt_artifact_input_info(a, 0, &io));
   assert_string_equal(io.name, "x");
   assert_int_equal(io.rank, 2);
