@@ -869,7 +869,19 @@ static rt_status_t fill(rt_ir_custom_t *c, const rt_op_def_t *def, rt_attr_field
   return RT_OK;
 }
 
+static rt_status_t op_register(const rt_op_def_t *def);
+
+/* Registries live as long as the process: their records come from the
+ * system allocator whatever scope the caller is in (runtime/mem.h). */
 rt_status_t rt_op_register(const rt_op_def_t *def) {
+  rt_mem_scope_t scope;
+  rt_mem_scope_enter(&scope, NULL);
+  rt_status_t st = op_register(def);
+  rt_mem_scope_leave(&scope);
+  return st;
+}
+
+static rt_status_t op_register(const rt_op_def_t *def) {
   if (!def) return RT_STATUS(INVALID_ARGUMENT, "rt_op_register: no definition");
   RT_RETURN_IF_ERROR(check_name(def->name));
   if (def->num_inputs < 1 || def->num_inputs > MAX_INPUTS) {
@@ -973,7 +985,19 @@ static strategy_t *g_strategies;
 static int32_t g_num_strategies, g_cap_strategies;
 static _Atomic int32_t g_any_strategy;
 
+static rt_status_t strategy_register(const rt_op_strategy_t *s);
+
+/* Registries live as long as the process: their records come from the
+ * system allocator whatever scope the caller is in (runtime/mem.h). */
 rt_status_t rt_op_strategy_register(const rt_op_strategy_t *s) {
+  rt_mem_scope_t scope;
+  rt_mem_scope_enter(&scope, NULL);
+  rt_status_t st = strategy_register(s);
+  rt_mem_scope_leave(&scope);
+  return st;
+}
+
+static rt_status_t strategy_register(const rt_op_strategy_t *s) {
   if (!s || !s->op || !s->name || !*s->name || !s->select) {
     return RT_STATUS(INVALID_ARGUMENT, "a strategy needs an op, a name and a select function");
   }

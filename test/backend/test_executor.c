@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit/target.h"
 #include "rt/executor.h"
 #include "test_util.h"
 
@@ -560,6 +561,23 @@ static void test_executor_retain(void **state) {
   rt_executor_release(ex);
 }
 
+/* jit.target's names (passes/context.c) are jit/target.h's, in order: the
+ * executor maps the option's index to rt_jit_target_kind_t. */
+static void test_executor_jit_target_names(void **state) {
+  (void)state;
+  rt_pass_context_t *ctx = NULL;
+  assert_ok(rt_pass_context_create(&ctx));
+  for (int32_t k = 0; k < RT_JIT_TARGET_KIND_COUNT; ++k) {
+    assert_ok(rt_pass_context_set_config(ctx, "jit.target", rt_jit_target_names[k]));
+    int64_t v = -1;
+    assert_ok(rt_pass_context_config_int(ctx, "jit.target", &v));
+    assert_int_equal(v, k);
+  }
+  assert_status(rt_pass_context_set_config(ctx, "jit.target", "avx3"), INVALID_ARGUMENT,
+                "default, host, avx2, avx512, generic");
+  rt_pass_context_release(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_executor_factorial),
@@ -573,6 +591,7 @@ int main(void) {
       cmocka_unit_test(test_executor_params_bound_before_passes),
       cmocka_unit_test(test_executor_bad_use),
       cmocka_unit_test(test_executor_retain),
+      cmocka_unit_test(test_executor_jit_target_names),
       cmocka_unit_test(test_executor_step_callback),
       cmocka_unit_test(test_executor_many_threads_one_module),
       cmocka_unit_test(test_executor_graph_inlines_helpers),

@@ -6,23 +6,7 @@
 set -u
 relayrt=$1
 root=$2
-py=/usr/bin/python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export RELAYRT_CACHE_DIR=off
-pass=0
-failn=0
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*"; }
-# expect_rc RC SUBSTRING COMMAND...: exits RC (no crash) with SUBSTRING on stderr.
-expect_rc() {
-  local want_rc=$1 want=$2
-  shift 2
-  "$@" > "$tmp/out" 2> "$tmp/err"
-  local rc=$?
-  if [ $rc -eq "$want_rc" ] && grep -qF -- "$want" "$tmp/err"; then ok
-  else bad "expected exit $want_rc and '$want' from: $* (rc=$rc: $(cat "$tmp/err"))"; fi
-}
+. "$(dirname "$0")/harness.sh"
 
 # ---- 1. --executor all on the built-in example -------------------------------------
 
@@ -114,5 +98,4 @@ expect_rc 2 "--rtol and --atol compare the executors of --executor all, not 'gra
   "$relayrt" run --executor graph --rtol 1e-3
 expect_rc 2 "--atol expects a number >= 0" "$relayrt" run --executor all --atol -1
 
-echo "$pass passed, $failn failed"
-[ $failn -eq 0 ]
+harness_end

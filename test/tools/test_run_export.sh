@@ -8,23 +8,7 @@
 set -u
 relayrt=$1
 root=$2
-py=/usr/bin/python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export RELAYRT_CACHE_DIR=off
-pass=0
-failn=0
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*"; }
-# expect_rc RC SUBSTRING COMMAND...: exits RC (no crash) with SUBSTRING on stderr.
-expect_rc() {
-  local want_rc=$1 want=$2
-  shift 2
-  "$@" > "$tmp/out" 2> "$tmp/err"
-  local rc=$?
-  if [ $rc -eq "$want_rc" ] && grep -qF -- "$want" "$tmp/err"; then ok
-  else bad "expected exit $want_rc and '$want' from: $* (rc=$rc: $(cat "$tmp/err"))"; fi
-}
+. "$(dirname "$0")/harness.sh"
 
 "$relayrt" build "$root/examples/cnn.relay" --emit=so -o "$tmp/cnn.so" 2> "$tmp/err" || bad "export graph: $(cat "$tmp/err")"
 "$relayrt" build "$root/examples/cnn.relay" --executor vm --emit=so -o "$tmp/cnn_vm.so" 2> "$tmp/err" ||
@@ -110,5 +94,4 @@ if printf 'int other(void) { return 1; }\n' | ${CC:-cc} -shared -fPIC -x c - -o 
   expect_rc 1 "$tmp/other.so: not a relayrt model library (no symbol relayrt_artifact)" "$relayrt" run "$tmp/other.so"
 else bad "cannot build a plain shared library: $(cat "$tmp/err")"; fi
 
-echo "$pass passed, $failn failed"
-[ $failn -eq 0 ]
+harness_end
