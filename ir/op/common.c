@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ir/op/op_impl.h"
+#include "ir/op/plan.h"
 #include "runtime/assert.h"
 
 static const char *type_kind_text(const rt_ir_type_t *t) {
@@ -216,4 +217,22 @@ rt_status_t rt_ir_op_layout_perm(const char *op_name, const char *attr,
                      op_name, attr, layout, letters);
   }
   return RT_OK;
+}
+
+/* ---- plan inputs (ir/op/plan.h) ---------------------------------------- */
+
+void rt_ir_plan_input_of_type(const rt_ir_type_t *type, rt_plan_input_t *out) {
+  RT_ASSERT(type && type->kind == RT_IR_TYPE_TENSOR && out);
+  out->dtype = type->tensor.dtype;
+  out->rank = type->tensor.rank;
+  out->shape = type->tensor.shape;
+  out->value = NULL;
+}
+
+void rt_ir_plan_input_of_tensor(const rt_tensor_t *tensor, rt_plan_input_t *out) {
+  RT_ASSERT(tensor && out);
+  out->dtype = rt_tensor_dtype(tensor);
+  out->rank = rt_tensor_rank(tensor);
+  out->shape = rt_tensor_shape(tensor);
+  out->value = tensor;
 }

@@ -25,6 +25,9 @@ static int g_hash_oom;
 #include "ir/op/schema.h"
 #include "runtime/assert.h"
 
+/* The schema of ops without attributes: just the terminator. */
+static const rt_attr_field_t schema_none[] = {{NULL, RT_ATTR_K_ANY, NULL, 0}};
+
 #define NFIELDS(fields) ((int32_t)RT_COUNTOF(schema_##fields) - 1)
 
 static rt_ir_op_t g_builtin[] = {

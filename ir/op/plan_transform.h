@@ -1,0 +1,7 @@
+/* Plans of the transform family (see ir/op/plan.h); computed in ir/op/. */
+#ifndef RT_IR_OP_PLAN_TRANSFORM_H_
+#define RT_IR_OP_PLAN_TRANSFORM_H_
+
+#include "ir/op/plan.h"
+
+#endif /* RT_IR_OP_PLAN_TRANSFORM_H_ */
