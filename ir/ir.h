@@ -99,7 +99,7 @@ struct rt_ir_op_t {
 
 /* Built-in op ids, one per line of ops.def. */
 typedef enum rt_op_id_e {
-#define RT_OP(ID, name, ninputs, pattern, fields, rel, doc) RT_OP_##ID,
+#define RT_OP(ID, name, ninputs, pattern, fields, rel, family, doc) RT_OP_##ID,
 #include "ir/ops.def"
 #undef RT_OP
   RT_OP_COUNT

@@ -25,122 +25,108 @@
 #include <math.h>
 
 #include "interp/kernels/kernels_impl.h"
+#include "ir/op/op_attrs.h"
 
-/* ---- unary ---------------------------------------------------------------- */
+/* ---- scalar forms of the plain elementwise ops ----------------------------
+ *
+ * One function per op and domain (ir/ops.def's RT_UNARY / RT_BINARY rows
+ * and their `domain` column): uf_<ID> computes a float element in double,
+ * ui_<ID> an integer or bool element in int64 (wrapping done in uint64);
+ * bf_<ID> / bi_<ID> the same for binary ops. The tables below are
+ * generated from ops.def, so a row without its forms does not compile. */
 
-static double unary_f(int32_t id, double x) {
-  switch (id) {
-    case RT_OP_NEGATIVE: return -x;
-    case RT_OP_ABS: return fabs(x);
-    case RT_OP_SIGN: return isnan(x) ? x : x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
-    case RT_OP_FLOOR: return floor(x);
-    case RT_OP_CEIL: return ceil(x);
-    case RT_OP_ROUND: return rt_interp_round_even(x);
-    case RT_OP_TRUNC: return trunc(x);
-    case RT_OP_EXP: return exp(x);
-    case RT_OP_LOG: return log(x);
-    case RT_OP_LOG2: return log2(x);
-    case RT_OP_LOG10: return log10(x);
-    case RT_OP_SQRT: return sqrt(x);
-    case RT_OP_RSQRT: return 1.0 / sqrt(x);
-    case RT_OP_SIGMOID: return 1.0 / (1.0 + exp(-x));
-    case RT_OP_TANH: return tanh(x);
-    case RT_OP_ERF: return erf(x);
-    case RT_OP_SIN: return sin(x);
-    case RT_OP_COS: return cos(x);
-    case RT_OP_TAN: return tan(x);
-    case RT_OP_ASIN: return asin(x);
-    case RT_OP_ACOS: return acos(x);
-    case RT_OP_ATAN: return atan(x);
-    case RT_OP_SINH: return sinh(x);
-    case RT_OP_COSH: return cosh(x);
-    case RT_OP_ASINH: return asinh(x);
-    case RT_OP_ACOSH: return acosh(x);
-    case RT_OP_ATANH: return atanh(x);
-    case RT_OP_LOGICAL_NOT: return x == 0 ? 1.0 : 0.0;
-    case RT_OP_COPY: return x;
-    case RT_OP_NN_RELU: return x > 0 ? x : x < 0 ? 0.0 : x; /* NaN stays */
-    default: return x;
-  }
-}
+#define UNUSED __attribute__((unused))
+#define UNARY_F(ID) static double uf_##ID(double x, const rt_attrs_any_t *at UNUSED)
+/* uns: the dtype is unsigned; is_bool: it is bool. */
+#define UNARY_I(ID) static int64_t ui_##ID(int64_t x, bool uns UNUSED, bool is_bool UNUSED)
 
-/* Integer form of the ops that have one; false when the op is computed in
- * double for integer inputs too. */
-static bool unary_i(int32_t id, int64_t x, bool uns, int64_t *out) {
-  uint64_t u = (uint64_t)x;
-  switch (id) {
-    case RT_OP_NEGATIVE: *out = rt_interp_u2s(0 - u); return true;
-    case RT_OP_ABS: *out = (!uns && x < 0) ? rt_interp_u2s(0 - u) : x; return true;
-    case RT_OP_SIGN: *out = uns ? (x != 0) : x > 0 ? 1 : x < 0 ? -1 : 0; return true;
-    case RT_OP_FLOOR:
-    case RT_OP_CEIL:
-    case RT_OP_ROUND:
-    case RT_OP_TRUNC:
-    case RT_OP_COPY: *out = x; return true;
-    case RT_OP_NN_RELU: *out = (!uns && x < 0) ? 0 : x; return true;
-    case RT_OP_LOGICAL_NOT: *out = x == 0; return true;
-    case RT_OP_BITWISE_NOT: *out = rt_interp_u2s(~u); return true;
-    default: return false;
-  }
-}
+UNARY_F(NEGATIVE) { return -x; }
+UNARY_F(ABS) { return fabs(x); }
+UNARY_F(SIGN) { return isnan(x) ? x : x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; }
+UNARY_F(FLOOR) { return floor(x); }
+UNARY_F(CEIL) { return ceil(x); }
+UNARY_F(ROUND) { return rt_interp_round_even(x); }
+UNARY_F(TRUNC) { return trunc(x); }
+UNARY_F(EXP) { return exp(x); }
+UNARY_F(LOG) { return log(x); }
+UNARY_F(LOG2) { return log2(x); }
+UNARY_F(LOG10) { return log10(x); }
+UNARY_F(SQRT) { return sqrt(x); }
+UNARY_F(RSQRT) { return 1.0 / sqrt(x); }
+UNARY_F(SIGMOID) { return 1.0 / (1.0 + exp(-x)); }
+UNARY_F(TANH) { return tanh(x); }
+UNARY_F(ERF) { return erf(x); }
+UNARY_F(SIN) { return sin(x); }
+UNARY_F(COS) { return cos(x); }
+UNARY_F(TAN) { return tan(x); }
+UNARY_F(ASIN) { return asin(x); }
+UNARY_F(ACOS) { return acos(x); }
+UNARY_F(ATAN) { return atan(x); }
+UNARY_F(SINH) { return sinh(x); }
+UNARY_F(COSH) { return cosh(x); }
+UNARY_F(ASINH) { return asinh(x); }
+UNARY_F(ACOSH) { return acosh(x); }
+UNARY_F(ATANH) { return atanh(x); }
+UNARY_F(LOGICAL_NOT) { return x == 0 ? 1.0 : 0.0; }
+UNARY_F(COPY) { return x; }
+UNARY_F(NN_RELU) { return x > 0 ? x : x < 0 ? 0.0 : x; } /* NaN stays */
+UNARY_F(NN_LEAKY_RELU) { return x > 0 ? x : at->leaky_relu.alpha * x; }
 
-static rt_status_t unary(const rt_interp_call_t *call) {
+UNARY_I(NEGATIVE) { return rt_interp_u2s(0 - (uint64_t)x); }
+UNARY_I(ABS) { return (!uns && x < 0) ? rt_interp_u2s(0 - (uint64_t)x) : x; }
+UNARY_I(SIGN) { return uns ? (x != 0) : x > 0 ? 1 : x < 0 ? -1 : 0; }
+UNARY_I(FLOOR) { return x; }
+UNARY_I(CEIL) { return x; }
+UNARY_I(ROUND) { return x; }
+UNARY_I(TRUNC) { return x; }
+UNARY_I(COPY) { return x; }
+UNARY_I(NN_RELU) { return (!uns && x < 0) ? 0 : x; }
+UNARY_I(LOGICAL_NOT) { return x == 0; }
+/* numpy: ~ of a bool is `not`. */
+UNARY_I(BITWISE_NOT) { return is_bool ? x == 0 : rt_interp_u2s(~(uint64_t)x); }
+
+typedef struct unary_forms_t {
+  double (*f)(double x, const rt_attrs_any_t *at);
+  int64_t (*i)(int64_t x, bool uns, bool is_bool);
+} unary_forms_t;
+
+#define FORMS_any(ID) {uf_##ID, ui_##ID}
+#define FORMS_float(ID) {uf_##ID, NULL}
+#define FORMS_int(ID) {NULL, ui_##ID}
+static const unary_forms_t k_unary[RT_OP_COUNT] = {
+#define RT_OP(ID, name, ninputs, pattern, fields, rel, family, doc)
+#define RT_UNARY(ID, name, fields, domain, doc) [RT_OP_##ID] = FORMS_##domain(ID),
+#define RT_BINARY(ID, name, rel, domain, doc)
+#include "ir/ops.def"
+#undef RT_BINARY
+#undef RT_UNARY
+#undef RT_OP
+};
+
+/* Integers use the op's integer form when it has one, else its float form
+ * in double with a saturating store; floats without a float form are an
+ * error. */
+rt_status_t rt_interp_k_unary(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
-  const int32_t id = call->op->id;
+  const unary_forms_t *forms = &k_unary[call->op->id];
   const rt_interp_class_t cls = rt_interp_class(x->dtype);
-  if (cls == RT_INTERP_FLOAT && id == RT_OP_BITWISE_NOT) {
+  if (cls == RT_INTERP_FLOAT && !forms->f) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s",
                            "needs an integer or bool input, got a float");
   }
+  rt_attrs_any_t at;
+  rt_ir_attrs_decode(call->op, call->attrs, &at);
+  const bool uns = cls == RT_INTERP_UINT, is_bool = cls == RT_INTERP_BOOL;
   for (int64_t i = 0; i < out->numel; ++i) {
-    int64_t r;
-    if (cls == RT_INTERP_BOOL && id == RT_OP_BITWISE_NOT) {
-      rt_interp_store_i(out, i, rt_interp_load_i(x, i) == 0); /* numpy: ~bool is not */
-    } else if (cls != RT_INTERP_FLOAT &&
-        unary_i(id, rt_interp_load_i(x, i), cls == RT_INTERP_UINT, &r)) {
-      rt_interp_store_i(out, i, r);
+    if (cls != RT_INTERP_FLOAT && forms->i) {
+      rt_interp_store_i(out, i, forms->i(rt_interp_load_i(x, i), uns, is_bool));
     } else {
-      rt_interp_store_f(out, i, unary_f(id, rt_interp_load_f(x, i)));
+      rt_interp_store_f(out, i, forms->f(rt_interp_load_f(x, i), &at));
     }
   }
   return RT_OK;
 }
-
-#define UNARY_KERNEL(ID) \
-  rt_status_t rt_interp_k_##ID(const rt_interp_call_t *call) { return unary(call); }
-UNARY_KERNEL(NEGATIVE)
-UNARY_KERNEL(ABS)
-UNARY_KERNEL(SIGN)
-UNARY_KERNEL(FLOOR)
-UNARY_KERNEL(CEIL)
-UNARY_KERNEL(ROUND)
-UNARY_KERNEL(TRUNC)
-UNARY_KERNEL(EXP)
-UNARY_KERNEL(LOG)
-UNARY_KERNEL(LOG2)
-UNARY_KERNEL(LOG10)
-UNARY_KERNEL(SQRT)
-UNARY_KERNEL(RSQRT)
-UNARY_KERNEL(SIGMOID)
-UNARY_KERNEL(TANH)
-UNARY_KERNEL(ERF)
-UNARY_KERNEL(SIN)
-UNARY_KERNEL(COS)
-UNARY_KERNEL(TAN)
-UNARY_KERNEL(ASIN)
-UNARY_KERNEL(ACOS)
-UNARY_KERNEL(ATAN)
-UNARY_KERNEL(SINH)
-UNARY_KERNEL(COSH)
-UNARY_KERNEL(ASINH)
-UNARY_KERNEL(ACOSH)
-UNARY_KERNEL(ATANH)
-UNARY_KERNEL(LOGICAL_NOT)
-UNARY_KERNEL(BITWISE_NOT)
-UNARY_KERNEL(COPY)
-UNARY_KERNEL(NN_RELU)
-#undef UNARY_KERNEL
 
 /* isnan/isinf/isfinite: bool out; integers are always finite. */
 static rt_status_t classify(const rt_interp_call_t *call) {
@@ -163,17 +149,6 @@ static rt_status_t classify(const rt_interp_call_t *call) {
 rt_status_t rt_interp_k_ISNAN(const rt_interp_call_t *call) { return classify(call); }
 rt_status_t rt_interp_k_ISINF(const rt_interp_call_t *call) { return classify(call); }
 rt_status_t rt_interp_k_ISFINITE(const rt_interp_call_t *call) { return classify(call); }
-
-rt_status_t rt_interp_k_NN_LEAKY_RELU(const rt_interp_call_t *call) {
-  const rt_tensor_t *x = call->args[0];
-  rt_tensor_t *out = call->outs[0];
-  const double alpha = rt_attrs_float(call->attrs, "alpha");
-  for (int64_t i = 0; i < out->numel; ++i) {
-    double v = rt_interp_load_f(x, i);
-    rt_interp_store_f(out, i, v > 0 ? v : alpha * v);
-  }
-  return RT_OK;
-}
 
 /* clip keeps NaN and keeps integer values exactly when in range. */
 rt_status_t rt_interp_k_CLIP(const rt_interp_call_t *call) {
@@ -228,31 +203,11 @@ rt_status_t rt_interp_k_FULL_LIKE(const rt_interp_call_t *call) {
 
 /* ---- binary ---------------------------------------------------------------- */
 
-static double binary_f(int32_t id, double a, double b) {
-  switch (id) {
-    case RT_OP_ADD: return a + b;
-    case RT_OP_SUBTRACT: return a - b;
-    case RT_OP_MULTIPLY: return a * b;
-    case RT_OP_DIVIDE: return a / b;
-    case RT_OP_POWER: return pow(a, b);
-    case RT_OP_MAXIMUM: return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
-    case RT_OP_MINIMUM: return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
-    case RT_OP_MOD:
-    case RT_OP_TRUNC_MOD: return fmod(a, b);
-    case RT_OP_FLOOR_DIVIDE: return floor(a / b);
-    case RT_OP_FLOOR_MOD: return a - floor(a / b) * b;
-    case RT_OP_TRUNC_DIVIDE: return trunc(a / b);
-    case RT_OP_LOGICAL_AND: return (a != 0) && (b != 0);
-    case RT_OP_LOGICAL_OR: return (a != 0) || (b != 0);
-    case RT_OP_LOGICAL_XOR: return (a != 0) != (b != 0);
-    case RT_OP_EQUAL: return a == b;
-    case RT_OP_NOT_EQUAL: return a != b;
-    case RT_OP_LESS: return a < b;
-    case RT_OP_LESS_EQUAL: return a <= b;
-    case RT_OP_GREATER: return a > b;
-    default: return a >= b; /* GREATER_EQUAL */
-  }
-}
+#define BINARY_F(ID) static double bf_##ID(double a, double b)
+/* uns: unsigned or bool; bits: the dtype's width; *div0 set on an integer
+ * division by zero. */
+#define BINARY_I(ID) \
+  static int64_t bi_##ID(int64_t a, int64_t b, bool uns UNUSED, int bits UNUSED, bool *div0 UNUSED)
 
 /* a < b for the class (bit patterns of uint64 compare unsigned). */
 static bool lt(int64_t a, int64_t b, bool uns) {
@@ -274,70 +229,106 @@ static int64_t ipow(int64_t a, int64_t b, bool uns) {
   return rt_interp_u2s(r);
 }
 
-/* Integer binary op; *div0 set when a division by zero was attempted. */
-static int64_t binary_i(int32_t id, int64_t a, int64_t b, bool uns, int bits,
-                        bool *div0) {
-  const uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
-  switch (id) {
-    case RT_OP_ADD: return rt_interp_u2s(ua + ub);
-    case RT_OP_SUBTRACT: return rt_interp_u2s(ua - ub);
-    case RT_OP_MULTIPLY: return rt_interp_u2s(ua * ub);
-    case RT_OP_POWER: return ipow(a, b, uns);
-    case RT_OP_MAXIMUM: return lt(a, b, uns) ? b : a;
-    case RT_OP_MINIMUM: return lt(b, a, uns) ? b : a;
-    case RT_OP_DIVIDE:
-    case RT_OP_TRUNC_DIVIDE:
-    case RT_OP_FLOOR_DIVIDE:
-    case RT_OP_MOD:
-    case RT_OP_TRUNC_MOD:
-    case RT_OP_FLOOR_MOD: {
-      if (b == 0) {
-        *div0 = true;
-        return 0;
-      }
-      bool is_mod = id == RT_OP_MOD || id == RT_OP_TRUNC_MOD || id == RT_OP_FLOOR_MOD;
-      if (uns) return rt_interp_u2s(is_mod ? ua % ub : ua / ub);
-      if (b == -1) return is_mod ? 0 : rt_interp_u2s(0 - ua); /* INT_MIN / -1 wraps */
-      int64_t q = a / b, r = a % b;
-      if (id == RT_OP_FLOOR_DIVIDE && r != 0 && ((r < 0) != (b < 0))) q -= 1;
-      if (id == RT_OP_FLOOR_MOD && r != 0 && ((r < 0) != (b < 0))) r += b;
-      return is_mod ? r : q;
-    }
-    case RT_OP_LOGICAL_AND: return (a != 0) && (b != 0);
-    case RT_OP_LOGICAL_OR: return (a != 0) || (b != 0);
-    case RT_OP_LOGICAL_XOR: return (a != 0) != (b != 0);
-    case RT_OP_BITWISE_AND: return rt_interp_u2s(ua & ub);
-    case RT_OP_BITWISE_OR: return rt_interp_u2s(ua | ub);
-    case RT_OP_BITWISE_XOR: return rt_interp_u2s(ua ^ ub);
-    case RT_OP_LEFT_SHIFT:
-      if ((!uns && b < 0) || ub >= (uint64_t)bits) return 0;
-      return rt_interp_u2s(ua << ub);
-    case RT_OP_RIGHT_SHIFT:
-      if (uns) return ub >= (uint64_t)bits ? 0 : rt_interp_u2s(ua >> ub);
-      if (b < 0 || b >= bits) return a < 0 ? -1 : 0;
-      return a < 0 ? ~(~a >> b) : a >> b;
-    case RT_OP_EQUAL: return a == b;
-    case RT_OP_NOT_EQUAL: return a != b;
-    case RT_OP_LESS: return lt(a, b, uns);
-    case RT_OP_LESS_EQUAL: return !lt(b, a, uns);
-    case RT_OP_GREATER: return lt(b, a, uns);
-    default: return !lt(a, b, uns); /* GREATER_EQUAL */
+/* Integer division in its three flavours: quotient truncated (or floored
+ * when `floor`), or the remainder with the dividend's (divisor's when
+ * `floor`) sign. INT_MIN / -1 wraps; division by zero sets *div0. */
+static int64_t idiv(int64_t a, int64_t b, bool uns, bool is_mod, bool floor_,
+                    bool *div0) {
+  if (b == 0) {
+    *div0 = true;
+    return 0;
   }
+  const uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+  if (uns) return rt_interp_u2s(is_mod ? ua % ub : ua / ub);
+  if (b == -1) return is_mod ? 0 : rt_interp_u2s(0 - ua);
+  int64_t q = a / b, r = a % b;
+  if (floor_ && r != 0 && ((r < 0) != (b < 0))) {
+    q -= 1;
+    r += b;
+  }
+  return is_mod ? r : q;
 }
 
-static bool is_bitwise(int32_t id) {
-  return id == RT_OP_BITWISE_AND || id == RT_OP_BITWISE_OR ||
-         id == RT_OP_BITWISE_XOR || id == RT_OP_LEFT_SHIFT ||
-         id == RT_OP_RIGHT_SHIFT;
-}
+BINARY_F(ADD) { return a + b; }
+BINARY_F(SUBTRACT) { return a - b; }
+BINARY_F(MULTIPLY) { return a * b; }
+BINARY_F(DIVIDE) { return a / b; }
+BINARY_F(POWER) { return pow(a, b); }
+BINARY_F(MAXIMUM) { return isnan(a) || isnan(b) ? NAN : a > b ? a : b; }
+BINARY_F(MINIMUM) { return isnan(a) || isnan(b) ? NAN : a < b ? a : b; }
+BINARY_F(MOD) { return fmod(a, b); }
+BINARY_F(TRUNC_MOD) { return fmod(a, b); }
+BINARY_F(FLOOR_DIVIDE) { return floor(a / b); }
+BINARY_F(FLOOR_MOD) { return a - floor(a / b) * b; }
+BINARY_F(TRUNC_DIVIDE) { return trunc(a / b); }
+BINARY_F(LOGICAL_AND) { return (a != 0) && (b != 0); }
+BINARY_F(LOGICAL_OR) { return (a != 0) || (b != 0); }
+BINARY_F(LOGICAL_XOR) { return (a != 0) != (b != 0); }
+BINARY_F(EQUAL) { return a == b; }
+BINARY_F(NOT_EQUAL) { return a != b; }
+BINARY_F(LESS) { return a < b; }
+BINARY_F(LESS_EQUAL) { return a <= b; }
+BINARY_F(GREATER) { return a > b; }
+BINARY_F(GREATER_EQUAL) { return a >= b; }
 
-static rt_status_t binary(const rt_interp_call_t *call) {
+BINARY_I(ADD) { return rt_interp_u2s((uint64_t)a + (uint64_t)b); }
+BINARY_I(SUBTRACT) { return rt_interp_u2s((uint64_t)a - (uint64_t)b); }
+BINARY_I(MULTIPLY) { return rt_interp_u2s((uint64_t)a * (uint64_t)b); }
+BINARY_I(POWER) { return ipow(a, b, uns); }
+BINARY_I(MAXIMUM) { return lt(a, b, uns) ? b : a; }
+BINARY_I(MINIMUM) { return lt(b, a, uns) ? b : a; }
+BINARY_I(DIVIDE) { return idiv(a, b, uns, false, false, div0); }
+BINARY_I(TRUNC_DIVIDE) { return idiv(a, b, uns, false, false, div0); }
+BINARY_I(FLOOR_DIVIDE) { return idiv(a, b, uns, false, true, div0); }
+BINARY_I(MOD) { return idiv(a, b, uns, true, false, div0); }
+BINARY_I(TRUNC_MOD) { return idiv(a, b, uns, true, false, div0); }
+BINARY_I(FLOOR_MOD) { return idiv(a, b, uns, true, true, div0); }
+BINARY_I(LOGICAL_AND) { return (a != 0) && (b != 0); }
+BINARY_I(LOGICAL_OR) { return (a != 0) || (b != 0); }
+BINARY_I(LOGICAL_XOR) { return (a != 0) != (b != 0); }
+BINARY_I(BITWISE_AND) { return rt_interp_u2s((uint64_t)a & (uint64_t)b); }
+BINARY_I(BITWISE_OR) { return rt_interp_u2s((uint64_t)a | (uint64_t)b); }
+BINARY_I(BITWISE_XOR) { return rt_interp_u2s((uint64_t)a ^ (uint64_t)b); }
+BINARY_I(LEFT_SHIFT) {
+  if ((!uns && b < 0) || (uint64_t)b >= (uint64_t)bits) return 0;
+  return rt_interp_u2s((uint64_t)a << (uint64_t)b);
+}
+BINARY_I(RIGHT_SHIFT) {
+  if (uns) return (uint64_t)b >= (uint64_t)bits ? 0 : rt_interp_u2s((uint64_t)a >> (uint64_t)b);
+  if (b < 0 || b >= bits) return a < 0 ? -1 : 0;
+  return a < 0 ? ~(~a >> b) : a >> b;
+}
+BINARY_I(EQUAL) { return a == b; }
+BINARY_I(NOT_EQUAL) { return a != b; }
+BINARY_I(LESS) { return lt(a, b, uns); }
+BINARY_I(LESS_EQUAL) { return !lt(b, a, uns); }
+BINARY_I(GREATER) { return lt(b, a, uns); }
+BINARY_I(GREATER_EQUAL) { return !lt(a, b, uns); }
+
+typedef struct binary_forms_t {
+  double (*f)(double a, double b);
+  int64_t (*i)(int64_t a, int64_t b, bool uns, int bits, bool *div0);
+} binary_forms_t;
+
+#define BFORMS_any(ID) {bf_##ID, bi_##ID}
+#define BFORMS_int(ID) {NULL, bi_##ID}
+static const binary_forms_t k_binary[RT_OP_COUNT] = {
+#define RT_OP(ID, name, ninputs, pattern, fields, rel, family, doc)
+#define RT_UNARY(ID, name, fields, domain, doc)
+#define RT_BINARY(ID, name, rel, domain, doc) [RT_OP_##ID] = BFORMS_##domain(ID),
+#include "ir/ops.def"
+#undef RT_BINARY
+#undef RT_UNARY
+#undef RT_OP
+};
+
+rt_status_t rt_interp_k_binary(const rt_interp_call_t *call) {
   const rt_tensor_t *a = call->args[0];
   const rt_tensor_t *b = call->args[1];
   rt_tensor_t *out = call->outs[0];
-  const int32_t id = call->op->id;
+  const binary_forms_t *forms = &k_binary[call->op->id];
   const rt_interp_class_t cls = rt_interp_class(a->dtype);
-  if (cls == RT_INTERP_FLOAT && is_bitwise(id)) {
+  if (cls == RT_INTERP_FLOAT && !forms->f) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s",
                            "needs integer or bool inputs, got floats");
   }
@@ -348,13 +339,12 @@ static rt_status_t binary(const rt_interp_call_t *call) {
     int64_t ia = rt_interp_bcast_index(out->rank, idx, a->rank, a->shape);
     int64_t ib = rt_interp_bcast_index(out->rank, idx, b->rank, b->shape);
     if (cls == RT_INTERP_FLOAT) {
-      rt_interp_store_f(out, i, binary_f(id, rt_interp_load_f(a, ia),
-                                         rt_interp_load_f(b, ib)));
+      rt_interp_store_f(out, i, forms->f(rt_interp_load_f(a, ia), rt_interp_load_f(b, ib)));
       continue;
     }
     bool div0 = false;
-    int64_t r = binary_i(id, rt_interp_load_i(a, ia), rt_interp_load_i(b, ib),
-                         uns, a->dtype.bits, &div0);
+    int64_t r = forms->i(rt_interp_load_i(a, ia), rt_interp_load_i(b, ib), uns,
+                         a->dtype.bits, &div0);
     if (div0) {
       return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s",
                              "integer division by zero");
@@ -363,36 +353,6 @@ static rt_status_t binary(const rt_interp_call_t *call) {
   }
   return RT_OK;
 }
-
-#define BINARY_KERNEL(ID) \
-  rt_status_t rt_interp_k_##ID(const rt_interp_call_t *call) { return binary(call); }
-BINARY_KERNEL(ADD)
-BINARY_KERNEL(SUBTRACT)
-BINARY_KERNEL(MULTIPLY)
-BINARY_KERNEL(DIVIDE)
-BINARY_KERNEL(POWER)
-BINARY_KERNEL(MAXIMUM)
-BINARY_KERNEL(MINIMUM)
-BINARY_KERNEL(MOD)
-BINARY_KERNEL(FLOOR_DIVIDE)
-BINARY_KERNEL(FLOOR_MOD)
-BINARY_KERNEL(TRUNC_DIVIDE)
-BINARY_KERNEL(TRUNC_MOD)
-BINARY_KERNEL(LOGICAL_AND)
-BINARY_KERNEL(LOGICAL_OR)
-BINARY_KERNEL(LOGICAL_XOR)
-BINARY_KERNEL(BITWISE_AND)
-BINARY_KERNEL(BITWISE_OR)
-BINARY_KERNEL(BITWISE_XOR)
-BINARY_KERNEL(LEFT_SHIFT)
-BINARY_KERNEL(RIGHT_SHIFT)
-BINARY_KERNEL(EQUAL)
-BINARY_KERNEL(NOT_EQUAL)
-BINARY_KERNEL(LESS)
-BINARY_KERNEL(LESS_EQUAL)
-BINARY_KERNEL(GREATER)
-BINARY_KERNEL(GREATER_EQUAL)
-#undef BINARY_KERNEL
 
 /* where(cond, x, y): all three broadcast to the output; elements copied. */
 rt_status_t rt_interp_k_WHERE(const rt_interp_call_t *call) {

@@ -30,10 +30,18 @@
 #include "runtime/tensor_impl.h"
 
 /* ---- kernels, declared from ops.def -------------------------------------- */
-#define RT_OP(ID, name, ninputs, pattern, fields, rel, doc) \
+#define RT_OP(ID, name, ninputs, pattern, fields, rel, family, doc) \
   RT_MUST_USE_RESULT rt_status_t rt_interp_k_##ID(const rt_interp_call_t *call);
+#define RT_UNARY(ID, name, fields, domain, doc)
+#define RT_BINARY(ID, name, rel, domain, doc)
 #include "ir/ops.def"
+#undef RT_BINARY
+#undef RT_UNARY
 #undef RT_OP
+/* The plain elementwise ops (RT_UNARY / RT_BINARY rows) share one kernel
+ * per kind, which applies the op's scalar forms (elemwise.c). */
+RT_MUST_USE_RESULT rt_status_t rt_interp_k_unary(const rt_interp_call_t *call);
+RT_MUST_USE_RESULT rt_status_t rt_interp_k_binary(const rt_interp_call_t *call);
 
 /* ---- dtype classes ------------------------------------------------------- */
 

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "ir/op/op_attrs.h"
+
+#include "ir/ir.h"
 #include "ir/op/schema.h"
 #include "runtime/assert.h"
 
@@ -108,3 +110,24 @@ static const rt_attr_value_t *dec_ANY(const rt_attr_value_t *v, bool *none) {
 #include "ir/op/attrs.def"
 #undef RT_SCHEMA
 #undef RT_FIELD
+
+static rt_attrs_none_t rt_ir_attrs_none(const rt_ir_attrs_t *attrs) {
+  (void)attrs;
+  rt_attrs_none_t a = {0};
+  return a;
+}
+
+void rt_ir_attrs_decode(const rt_ir_op_t *op, const rt_ir_attrs_t *attrs,
+                        rt_attrs_any_t *out) {
+  memset(out, 0, sizeof *out);
+  if (!op) return;
+  switch (op->id) {
+#define RT_OP(ID, name, ninputs, pattern, fields, rel, family, doc) \
+  case RT_OP_##ID:                                                 \
+    out->fields = rt_ir_attrs_##fields(attrs);                      \
+    break;
+#include "ir/ops.def"
+#undef RT_OP
+    default: break;
+  }
+}

@@ -77,4 +77,26 @@ static inline rt_attr_list_t rt_attr_list_list(rt_attr_list_t l, int32_t i) {
 #undef RT_SCHEMA
 #undef RT_FIELD
 
+/* The typed attrs of an op without attributes. */
+typedef struct rt_attrs_none_t {
+  char unused_;
+} rt_attrs_none_t;
+
+/* Any op's typed attrs, as its schema's member (`a.leaky_relu.alpha`):
+ * what a family kernel holds when its ops have different schemas. */
+typedef union rt_attrs_any_t {
+  rt_attrs_none_t none;
+#define RT_FIELD(field, KIND, dflt, flags)
+#define RT_SCHEMA(name, fields) rt_attrs_##name##_t name;
+#include "ir/op/attrs.def"
+#undef RT_SCHEMA
+#undef RT_FIELD
+} rt_attrs_any_t;
+
+struct rt_ir_op_t;
+/* Decodes a built-in op call's attrs into the member of its schema (the
+ * `fields` column of ir/ops.def); all zero for a registered op. */
+void rt_ir_attrs_decode(const struct rt_ir_op_t *op, const rt_ir_attrs_t *attrs,
+                        rt_attrs_any_t *out);
+
 #endif /* RT_IR_OP_OP_ATTRS_H_ */

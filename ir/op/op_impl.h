@@ -14,7 +14,7 @@
 #include "ir/ir.h"
 
 /* ---- relations, declared from ops.def (shared ones repeat harmlessly) -- */
-#define RT_OP(ID, name, ninputs, pattern, fields, rel, doc)            \
+#define RT_OP(ID, name, ninputs, pattern, fields, rel, family, doc)            \
   RT_MUST_USE_RESULT rt_status_t rt_ir_##rel(const rt_ir_rel_ctx_t *ctx, \
                                              rt_ir_type_t **out_type);
 #include "ir/ops.def"

@@ -31,7 +31,7 @@ static const rt_attr_field_t schema_none[] = {{NULL, RT_ATTR_K_ANY, NULL, 0}};
 #define NFIELDS(fields) ((int32_t)RT_COUNTOF(schema_##fields) - 1)
 
 static rt_ir_op_t g_builtin[] = {
-#define RT_OP(ID, NAME, NIN, PAT, FIELDS, REL, DOC) \
+#define RT_OP(ID, NAME, NIN, PAT, FIELDS, REL, FAMILY, DOC) \
   [RT_OP_##ID] = {                                  \
       .id = RT_OP_##ID,                             \
       .name = NAME,                                 \
@@ -50,7 +50,7 @@ _Static_assert(RT_COUNTOF(g_builtin) == RT_OP_COUNT,
 
 enum {
   TOTAL_FIELDS = 0
-#define RT_OP(ID, NAME, NIN, PAT, FIELDS, REL, DOC) +NFIELDS(FIELDS)
+#define RT_OP(ID, NAME, NIN, PAT, FIELDS, REL, FAMILY, DOC) +NFIELDS(FIELDS)
 #include "ir/ops.def"
 #undef RT_OP
 };

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/op/op_attrs.h"
 #include "jit/ops/ops_impl.h"
 
 static rt_dtype_t dtype_of(rt_jit_lower_t *L, const rt_ir_expr_t *e) {
@@ -93,113 +94,152 @@ rt_status_t rt_jit_bcast_elem(rt_jit_lower_t *L, const rt_ir_expr_t *arg, int32_
   return rt_jit_elem(L, arg, aidx, out_value);
 }
 
-/* ---- unary -------------------------------------------------------------- */
+/* ---- emitters of the plain elementwise ops ----------------------------------
+ *
+ * One function per op and domain (ir/ops.def's RT_UNARY / RT_BINARY rows
+ * and their `domain` column), the LLVM side of interp/kernels/elemwise.c's
+ * scalar forms: uf_<ID> emits a float element in the value's own float
+ * type, ui_<ID> an integer or bool element (d: its dtype); bf_<ID> /
+ * bi_<ID> the same for binary ops. The tables below are generated from
+ * ops.def, so a row without its emitters does not compile. */
 
-static LLVMValueRef unary_float(rt_jit_lower_t *L, int32_t id, LLVMValueRef x) {
-  LLVMBuilderRef b = L->b;
-  LLVMTypeRef t = LLVMTypeOf(x);
-  LLVMValueRef zero = LLVMConstReal(t, 0), one = LLVMConstReal(t, 1);
-  switch (id) {
-    case RT_OP_NEGATIVE: return LLVMBuildFNeg(b, x, "");
-    case RT_OP_ABS: return rt_jit_intrinsic(L, "llvm.fabs", x, NULL, NULL);
-    case RT_OP_SIGN: {
-      LLVMValueRef pos = LLVMBuildFCmp(b, LLVMRealOGT, x, zero, "");
-      LLVMValueRef neg = LLVMBuildFCmp(b, LLVMRealOLT, x, zero, "");
-      LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "");
-      LLVMValueRef r = LLVMBuildSelect(b, pos, one, LLVMBuildSelect(b, neg, LLVMConstReal(t, -1), zero, ""), "");
-      return LLVMBuildSelect(b, nan, x, r, "");
-    }
-    case RT_OP_FLOOR: return rt_jit_intrinsic(L, "llvm.floor", x, NULL, NULL);
-    case RT_OP_CEIL: return rt_jit_intrinsic(L, "llvm.ceil", x, NULL, NULL);
-    case RT_OP_ROUND: return rt_jit_intrinsic(L, "llvm.roundeven", x, NULL, NULL);
-    case RT_OP_TRUNC: return rt_jit_intrinsic(L, "llvm.trunc", x, NULL, NULL);
-    case RT_OP_EXP: return rt_jit_intrinsic(L, "llvm.exp", x, NULL, NULL);
-    case RT_OP_LOG: return rt_jit_intrinsic(L, "llvm.log", x, NULL, NULL);
-    case RT_OP_LOG2: return rt_jit_intrinsic(L, "llvm.log2", x, NULL, NULL);
-    case RT_OP_LOG10: return rt_jit_intrinsic(L, "llvm.log10", x, NULL, NULL);
-    case RT_OP_SQRT: return rt_jit_intrinsic(L, "llvm.sqrt", x, NULL, NULL);
-    case RT_OP_RSQRT:
-      return LLVMBuildFDiv(b, one, rt_jit_intrinsic(L, "llvm.sqrt", x, NULL, NULL), "");
-    case RT_OP_SIGMOID: {
-      LLVMValueRef e = rt_jit_intrinsic(L, "llvm.exp", LLVMBuildFNeg(b, x, ""), NULL, NULL);
-      return LLVMBuildFDiv(b, one, LLVMBuildFAdd(b, one, e, ""), "");
-    }
-    case RT_OP_TANH: return rt_jit_libm(L, "tanh", x, NULL);
-    case RT_OP_ERF: return rt_jit_libm(L, "erf", x, NULL);
-    case RT_OP_SIN: return rt_jit_intrinsic(L, "llvm.sin", x, NULL, NULL);
-    case RT_OP_COS: return rt_jit_intrinsic(L, "llvm.cos", x, NULL, NULL);
-    case RT_OP_TAN: return rt_jit_libm(L, "tan", x, NULL);
-    case RT_OP_ASIN: return rt_jit_libm(L, "asin", x, NULL);
-    case RT_OP_ACOS: return rt_jit_libm(L, "acos", x, NULL);
-    case RT_OP_ATAN: return rt_jit_libm(L, "atan", x, NULL);
-    case RT_OP_SINH: return rt_jit_libm(L, "sinh", x, NULL);
-    case RT_OP_COSH: return rt_jit_libm(L, "cosh", x, NULL);
-    case RT_OP_ASINH: return rt_jit_libm(L, "asinh", x, NULL);
-    case RT_OP_ACOSH: return rt_jit_libm(L, "acosh", x, NULL);
-    case RT_OP_ATANH: return rt_jit_libm(L, "atanh", x, NULL);
-    case RT_OP_LOGICAL_NOT:
-      return LLVMBuildUIToFP(b, LLVMBuildFCmp(b, LLVMRealOEQ, x, zero, ""), t, "");
-    case RT_OP_NN_RELU:
-      return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""), zero, x, "");
-    default: return x; /* COPY */
-  }
+#define UNUSED __attribute__((unused))
+#define UNARY_F(ID) \
+  static LLVMValueRef uf_##ID(rt_jit_lower_t *L UNUSED, LLVMValueRef x, const rt_attrs_any_t *at UNUSED)
+#define UNARY_I(ID) static LLVMValueRef ui_##ID(rt_jit_lower_t *L, LLVMValueRef x, rt_dtype_t d UNUSED)
+
+static LLVMValueRef fconst(LLVMValueRef like, double v) { return LLVMConstReal(LLVMTypeOf(like), v); }
+static LLVMValueRef call1(rt_jit_lower_t *L, const char *intrinsic, LLVMValueRef x) {
+  return rt_jit_intrinsic(L, intrinsic, x, NULL, NULL);
 }
 
-/* Integer forms; NULL when the op computes in double for integers. */
-static LLVMValueRef unary_int(rt_jit_lower_t *L, int32_t id, LLVMValueRef x, rt_dtype_t d) {
+UNARY_F(NEGATIVE) { return LLVMBuildFNeg(L->b, x, ""); }
+UNARY_F(ABS) { return call1(L, "llvm.fabs", x); }
+UNARY_F(SIGN) {
+  LLVMBuilderRef b = L->b;
+  LLVMValueRef zero = fconst(x, 0);
+  LLVMValueRef pos = LLVMBuildFCmp(b, LLVMRealOGT, x, zero, "");
+  LLVMValueRef neg = LLVMBuildFCmp(b, LLVMRealOLT, x, zero, "");
+  LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "");
+  LLVMValueRef r = LLVMBuildSelect(b, pos, fconst(x, 1), LLVMBuildSelect(b, neg, fconst(x, -1), zero, ""), "");
+  return LLVMBuildSelect(b, nan, x, r, "");
+}
+UNARY_F(FLOOR) { return call1(L, "llvm.floor", x); }
+UNARY_F(CEIL) { return call1(L, "llvm.ceil", x); }
+UNARY_F(ROUND) { return call1(L, "llvm.roundeven", x); }
+UNARY_F(TRUNC) { return call1(L, "llvm.trunc", x); }
+UNARY_F(EXP) { return call1(L, "llvm.exp", x); }
+UNARY_F(LOG) { return call1(L, "llvm.log", x); }
+UNARY_F(LOG2) { return call1(L, "llvm.log2", x); }
+UNARY_F(LOG10) { return call1(L, "llvm.log10", x); }
+UNARY_F(SQRT) { return call1(L, "llvm.sqrt", x); }
+UNARY_F(RSQRT) { return LLVMBuildFDiv(L->b, fconst(x, 1), call1(L, "llvm.sqrt", x), ""); }
+UNARY_F(SIGMOID) {
+  LLVMValueRef e = call1(L, "llvm.exp", LLVMBuildFNeg(L->b, x, ""));
+  return LLVMBuildFDiv(L->b, fconst(x, 1), LLVMBuildFAdd(L->b, fconst(x, 1), e, ""), "");
+}
+UNARY_F(TANH) { return rt_jit_libm(L, "tanh", x, NULL); }
+UNARY_F(ERF) { return rt_jit_libm(L, "erf", x, NULL); }
+UNARY_F(SIN) { return call1(L, "llvm.sin", x); }
+UNARY_F(COS) { return call1(L, "llvm.cos", x); }
+UNARY_F(TAN) { return rt_jit_libm(L, "tan", x, NULL); }
+UNARY_F(ASIN) { return rt_jit_libm(L, "asin", x, NULL); }
+UNARY_F(ACOS) { return rt_jit_libm(L, "acos", x, NULL); }
+UNARY_F(ATAN) { return rt_jit_libm(L, "atan", x, NULL); }
+UNARY_F(SINH) { return rt_jit_libm(L, "sinh", x, NULL); }
+UNARY_F(COSH) { return rt_jit_libm(L, "cosh", x, NULL); }
+UNARY_F(ASINH) { return rt_jit_libm(L, "asinh", x, NULL); }
+UNARY_F(ACOSH) { return rt_jit_libm(L, "acosh", x, NULL); }
+UNARY_F(ATANH) { return rt_jit_libm(L, "atanh", x, NULL); }
+UNARY_F(LOGICAL_NOT) {
+  return LLVMBuildUIToFP(L->b, LLVMBuildFCmp(L->b, LLVMRealOEQ, x, fconst(x, 0), ""), LLVMTypeOf(x), "");
+}
+UNARY_F(COPY) { return x; }
+UNARY_F(NN_RELU) {
+  return LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealOLT, x, fconst(x, 0), ""), fconst(x, 0), x, "");
+}
+UNARY_F(NN_LEAKY_RELU) {
+  LLVMValueRef pos = LLVMBuildFCmp(L->b, LLVMRealOGT, x, fconst(x, 0), "");
+  return LLVMBuildSelect(L->b, pos, x, LLVMBuildFMul(L->b, fconst(x, at->leaky_relu.alpha), x, ""), "");
+}
+
+UNARY_I(NEGATIVE) { return LLVMBuildSub(L->b, LLVMConstNull(LLVMTypeOf(x)), x, ""); }
+UNARY_I(ABS) {
+  if (!rt_jit_is_signed(d)) return x;
+  LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(x));
+  return LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, x, zero, ""),
+                         LLVMBuildSub(L->b, zero, x, ""), x, "");
+}
+UNARY_I(SIGN) {
   LLVMBuilderRef b = L->b;
   LLVMTypeRef t = LLVMTypeOf(x);
   LLVMValueRef zero = LLVMConstNull(t);
-  const bool sgn = rt_jit_is_signed(d);
-  switch (id) {
-    case RT_OP_NEGATIVE: return LLVMBuildSub(b, zero, x, "");
-    case RT_OP_ABS:
-      if (!sgn) return x;
-      return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""),
-                             LLVMBuildSub(b, zero, x, ""), x, "");
-    case RT_OP_SIGN:
-      if (!sgn) return LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntNE, x, zero, ""), t, "");
-      return LLVMBuildSelect(
-          b, LLVMBuildICmp(b, LLVMIntSGT, x, zero, ""), LLVMConstInt(t, 1, 0),
-          LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""), LLVMConstAllOnes(t), zero, ""),
-          "");
-    case RT_OP_FLOOR:
-    case RT_OP_CEIL:
-    case RT_OP_ROUND:
-    case RT_OP_TRUNC:
-    case RT_OP_COPY: return x;
-    case RT_OP_NN_RELU:
-      if (!sgn) return x;
-      return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""), zero, x, "");
-    case RT_OP_LOGICAL_NOT:
-      return LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, x, zero, ""), t, "");
-    case RT_OP_BITWISE_NOT:
-      if (rt_jit_is_bool(d)) return LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, x, zero, ""), t, "");
-      return LLVMBuildNot(b, x, "");
-    default: return NULL;
-  }
+  if (!rt_jit_is_signed(d)) return LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntNE, x, zero, ""), t, "");
+  return LLVMBuildSelect(
+      b, LLVMBuildICmp(b, LLVMIntSGT, x, zero, ""), LLVMConstInt(t, 1, 0),
+      LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""), LLVMConstAllOnes(t), zero, ""), "");
+}
+UNARY_I(FLOOR) { (void)L; return x; }
+UNARY_I(CEIL) { (void)L; return x; }
+UNARY_I(ROUND) { (void)L; return x; }
+UNARY_I(TRUNC) { (void)L; return x; }
+UNARY_I(COPY) { (void)L; return x; }
+UNARY_I(NN_RELU) {
+  if (!rt_jit_is_signed(d)) return x;
+  LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(x));
+  return LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, x, zero, ""), zero, x, "");
+}
+UNARY_I(LOGICAL_NOT) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  return LLVMBuildZExt(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, x, LLVMConstNull(t), ""), t, "");
+}
+/* numpy: ~ of a bool is `not`. */
+UNARY_I(BITWISE_NOT) {
+  if (rt_jit_is_bool(d)) return ui_LOGICAL_NOT(L, x, d);
+  return LLVMBuildNot(L->b, x, "");
 }
 
+typedef struct unary_forms_t {
+  LLVMValueRef (*f)(rt_jit_lower_t *L, LLVMValueRef x, const rt_attrs_any_t *at);
+  LLVMValueRef (*i)(rt_jit_lower_t *L, LLVMValueRef x, rt_dtype_t d);
+} unary_forms_t;
+
+#define FORMS_any(ID) {uf_##ID, ui_##ID}
+#define FORMS_float(ID) {uf_##ID, NULL}
+#define FORMS_int(ID) {NULL, ui_##ID}
+static const unary_forms_t k_unary[RT_OP_COUNT] = {
+#define RT_OP(ID, name, ninputs, pattern, fields, rel, family, doc)
+#define RT_UNARY(ID, name, fields, domain, doc) [RT_OP_##ID] = FORMS_##domain(ID),
+#define RT_BINARY(ID, name, rel, domain, doc)
+#include "ir/ops.def"
+#undef RT_BINARY
+#undef RT_UNARY
+#undef RT_OP
+};
+
+/* Integers use the op's integer form when it has one, else its float form
+ * in double converted back with saturation; floats without a float form
+ * are an error. */
 RT_JIT_ELEM_FN(rt_jit_elem_unary) {
   const rt_ir_expr_t *a = call->call.args[0];
   const rt_dtype_t d = dtype_of(L, a);
-  const int32_t id = op_id(call);
-  if (rt_jit_is_float(d) && id == RT_OP_BITWISE_NOT) {
+  const unary_forms_t *forms = &k_unary[op_id(call)];
+  if (rt_jit_is_float(d) && !forms->f) {
     return RT_STATUS(INVALID_ARGUMENT, "%s: needs an integer or bool input, got a float",
                      call->call.callee->op.op->name);
   }
+  rt_attrs_any_t at;
+  rt_ir_attrs_decode(call->call.callee->op.op, call->call.attrs, &at);
   LLVMValueRef x;
   RT_RETURN_IF_ERROR(rt_jit_elem(L, a, idx, &x));
   if (rt_jit_is_float(d)) {
-    *out_value = unary_float(L, id, x);
-    return RT_OK;
-  }
-  LLVMValueRef r = unary_int(L, id, x, d);
-  if (!r) {
+    *out_value = forms->f(L, x, &at);
+  } else if (forms->i) {
+    *out_value = forms->i(L, x, d);
+  } else {
     LLVMValueRef xf = rt_jit_convert(L, x, d, kF64);
-    r = rt_jit_convert(L, unary_float(L, id, xf), kF64, d);
+    *out_value = rt_jit_convert(L, forms->f(L, xf, &at), kF64, d);
   }
-  *out_value = r;
   return RT_OK;
 }
 
@@ -243,18 +283,6 @@ static rt_status_t in_float_domain(rt_jit_lower_t *L, const rt_ir_expr_t *call,
   LLVMValueRef r = f(L, x, call, extra);
   *out = rt_jit_is_float(d) ? r : rt_jit_convert(L, r, kF64, d);
   return RT_OK;
-}
-
-static LLVMValueRef leaky(rt_jit_lower_t *L, LLVMValueRef x, const rt_ir_expr_t *call,
-                          LLVMValueRef extra) {
-  LLVMTypeRef t = LLVMTypeOf(x);
-  LLVMValueRef alpha = LLVMConstReal(t, rt_attrs_float(call->call.attrs, "alpha"));
-  LLVMValueRef pos = LLVMBuildFCmp(L->b, LLVMRealOGT, x, LLVMConstReal(t, 0), "");
-  return LLVMBuildSelect(L->b, pos, x, LLVMBuildFMul(L->b, alpha, x, ""), "");
-}
-
-RT_JIT_ELEM_FN(rt_jit_elem_leaky_relu) {
-  return in_float_domain(L, call, idx, leaky, NULL, kF64, out_value);
 }
 
 /* Saturating double -> int as the reference's store_f. */
@@ -328,51 +356,53 @@ RT_JIT_ELEM_FN(rt_jit_elem_fill_like) {
 
 /* ---- binary ------------------------------------------------------------- */
 
-static bool is_bitwise(int32_t id) {
-  return id == RT_OP_BITWISE_AND || id == RT_OP_BITWISE_OR || id == RT_OP_BITWISE_XOR ||
-         id == RT_OP_LEFT_SHIFT || id == RT_OP_RIGHT_SHIFT;
+#define BINARY_F(ID) \
+  static LLVMValueRef bf_##ID(rt_jit_lower_t *L, LLVMValueRef a, LLVMValueRef b, rt_dtype_t d UNUSED)
+/* call: for messages (division by zero). Comparisons may return i1. */
+#define BINARY_I(ID)                                                                    \
+  static LLVMValueRef bi_##ID(rt_jit_lower_t *L, const rt_ir_expr_t *call UNUSED, LLVMValueRef a, \
+                              LLVMValueRef b, rt_dtype_t d UNUSED)
+
+static LLVMValueRef fcmp(rt_jit_lower_t *L, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildFCmp(L->b, p, a, b, "");
+}
+/* logical and/or/xor of the operands' truth values, as the dtype. */
+static LLVMValueRef logical(rt_jit_lower_t *L, LLVMOpcode op, LLVMValueRef a, LLVMValueRef b,
+                            rt_dtype_t d) {
+  LLVMValueRef r = LLVMBuildBinOp(L->b, op, rt_jit_truthy(L, a, d), rt_jit_truthy(L, b, d), "");
+  return rt_jit_from_bool(L, r, d);
+}
+/* maximum / minimum propagating NaN. */
+static LLVMValueRef fminmax(rt_jit_lower_t *L, LLVMRealPredicate keep_a, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef nan = fcmp(L, LLVMRealUNO, a, b);
+  LLVMValueRef pick_a = fcmp(L, keep_a, a, b);
+  return LLVMBuildSelect(L->b, nan, fconst(a, NAN), LLVMBuildSelect(L->b, pick_a, a, b, ""), "");
 }
 
-static LLVMValueRef binary_float(rt_jit_lower_t *L, int32_t id, LLVMValueRef a, LLVMValueRef b,
-                                 rt_dtype_t d) {
-  LLVMBuilderRef B = L->b;
-  LLVMTypeRef t = LLVMTypeOf(a);
-  switch (id) {
-    case RT_OP_ADD: return LLVMBuildFAdd(B, a, b, "");
-    case RT_OP_SUBTRACT: return LLVMBuildFSub(B, a, b, "");
-    case RT_OP_MULTIPLY: return LLVMBuildFMul(B, a, b, "");
-    case RT_OP_DIVIDE: return LLVMBuildFDiv(B, a, b, "");
-    case RT_OP_POWER: return rt_jit_libm(L, "pow", a, b);
-    case RT_OP_MAXIMUM:
-    case RT_OP_MINIMUM: {
-      LLVMValueRef nan = LLVMBuildFCmp(B, LLVMRealUNO, a, b, "");
-      LLVMValueRef gt = LLVMBuildFCmp(B, id == RT_OP_MAXIMUM ? LLVMRealOGT : LLVMRealOLT, a, b, "");
-      return LLVMBuildSelect(B, nan, LLVMConstReal(t, NAN), LLVMBuildSelect(B, gt, a, b, ""), "");
-    }
-    case RT_OP_MOD:
-    case RT_OP_TRUNC_MOD: return LLVMBuildFRem(B, a, b, "");
-    case RT_OP_FLOOR_DIVIDE:
-      return rt_jit_intrinsic(L, "llvm.floor", LLVMBuildFDiv(B, a, b, ""), NULL, NULL);
-    case RT_OP_FLOOR_MOD: {
-      LLVMValueRef q = rt_jit_intrinsic(L, "llvm.floor", LLVMBuildFDiv(B, a, b, ""), NULL, NULL);
-      return LLVMBuildFSub(B, a, LLVMBuildFMul(B, q, b, ""), "");
-    }
-    case RT_OP_TRUNC_DIVIDE:
-      return rt_jit_intrinsic(L, "llvm.trunc", LLVMBuildFDiv(B, a, b, ""), NULL, NULL);
-    case RT_OP_LOGICAL_AND:
-      return rt_jit_from_bool(L, LLVMBuildAnd(B, rt_jit_truthy(L, a, d), rt_jit_truthy(L, b, d), ""), d);
-    case RT_OP_LOGICAL_OR:
-      return rt_jit_from_bool(L, LLVMBuildOr(B, rt_jit_truthy(L, a, d), rt_jit_truthy(L, b, d), ""), d);
-    case RT_OP_LOGICAL_XOR:
-      return rt_jit_from_bool(L, LLVMBuildXor(B, rt_jit_truthy(L, a, d), rt_jit_truthy(L, b, d), ""), d);
-    case RT_OP_EQUAL: return LLVMBuildFCmp(B, LLVMRealOEQ, a, b, "");
-    case RT_OP_NOT_EQUAL: return LLVMBuildFCmp(B, LLVMRealUNE, a, b, "");
-    case RT_OP_LESS: return LLVMBuildFCmp(B, LLVMRealOLT, a, b, "");
-    case RT_OP_LESS_EQUAL: return LLVMBuildFCmp(B, LLVMRealOLE, a, b, "");
-    case RT_OP_GREATER: return LLVMBuildFCmp(B, LLVMRealOGT, a, b, "");
-    default: return LLVMBuildFCmp(B, LLVMRealOGE, a, b, ""); /* GREATER_EQUAL */
-  }
+BINARY_F(ADD) { return LLVMBuildFAdd(L->b, a, b, ""); }
+BINARY_F(SUBTRACT) { return LLVMBuildFSub(L->b, a, b, ""); }
+BINARY_F(MULTIPLY) { return LLVMBuildFMul(L->b, a, b, ""); }
+BINARY_F(DIVIDE) { return LLVMBuildFDiv(L->b, a, b, ""); }
+BINARY_F(POWER) { return rt_jit_libm(L, "pow", a, b); }
+BINARY_F(MAXIMUM) { return fminmax(L, LLVMRealOGT, a, b); }
+BINARY_F(MINIMUM) { return fminmax(L, LLVMRealOLT, a, b); }
+BINARY_F(MOD) { return LLVMBuildFRem(L->b, a, b, ""); }
+BINARY_F(TRUNC_MOD) { return LLVMBuildFRem(L->b, a, b, ""); }
+BINARY_F(FLOOR_DIVIDE) { return call1(L, "llvm.floor", LLVMBuildFDiv(L->b, a, b, "")); }
+BINARY_F(FLOOR_MOD) {
+  LLVMValueRef q = call1(L, "llvm.floor", LLVMBuildFDiv(L->b, a, b, ""));
+  return LLVMBuildFSub(L->b, a, LLVMBuildFMul(L->b, q, b, ""), "");
 }
+BINARY_F(TRUNC_DIVIDE) { return call1(L, "llvm.trunc", LLVMBuildFDiv(L->b, a, b, "")); }
+BINARY_F(LOGICAL_AND) { return logical(L, LLVMAnd, a, b, d); }
+BINARY_F(LOGICAL_OR) { return logical(L, LLVMOr, a, b, d); }
+BINARY_F(LOGICAL_XOR) { return logical(L, LLVMXor, a, b, d); }
+BINARY_F(EQUAL) { return fcmp(L, LLVMRealOEQ, a, b); }
+BINARY_F(NOT_EQUAL) { return fcmp(L, LLVMRealUNE, a, b); }
+BINARY_F(LESS) { return fcmp(L, LLVMRealOLT, a, b); }
+BINARY_F(LESS_EQUAL) { return fcmp(L, LLVMRealOLE, a, b); }
+BINARY_F(GREATER) { return fcmp(L, LLVMRealOGT, a, b); }
+BINARY_F(GREATER_EQUAL) { return fcmp(L, LLVMRealOGE, a, b); }
 
 /* Integer power by squaring in a private helper per width (wrapping); a
  * negative signed exponent gives 1, +-1 or 0 as the reference. */
@@ -426,86 +456,109 @@ static LLVMValueRef ipow(rt_jit_lower_t *L, LLVMValueRef a, LLVMValueRef b, bool
   return LLVMBuildCall2(L->b, fty, fn, args, 2, "");
 }
 
-static LLVMValueRef binary_int(rt_jit_lower_t *L, const rt_ir_expr_t *call, int32_t id,
-                               LLVMValueRef a, LLVMValueRef b, rt_dtype_t d) {
+
+/* Integer division in its three flavours (interp/kernels/elemwise.c's
+ * idiv): a zero divisor flags the kernel's error; INT_MIN / -1 wraps. */
+static LLVMValueRef idiv(rt_jit_lower_t *L, const rt_ir_expr_t *call, LLVMValueRef a,
+                         LLVMValueRef b, rt_dtype_t d, bool is_mod, bool floor_) {
   LLVMBuilderRef B = L->b;
   LLVMTypeRef t = LLVMTypeOf(a);
-  const bool uns = !rt_jit_is_signed(d);
   LLVMValueRef zero = LLVMConstNull(t), one = LLVMConstInt(t, 1, 0);
-  const unsigned bits = LLVMGetIntTypeWidth(t);
-  switch (id) {
-    case RT_OP_ADD: return LLVMBuildAdd(B, a, b, "");
-    case RT_OP_SUBTRACT: return LLVMBuildSub(B, a, b, "");
-    case RT_OP_MULTIPLY: return LLVMBuildMul(B, a, b, "");
-    case RT_OP_POWER: return ipow(L, a, b, uns);
-    case RT_OP_MAXIMUM:
-      return LLVMBuildSelect(B, LLVMBuildICmp(B, uns ? LLVMIntULT : LLVMIntSLT, a, b, ""), b, a, "");
-    case RT_OP_MINIMUM:
-      return LLVMBuildSelect(B, LLVMBuildICmp(B, uns ? LLVMIntULT : LLVMIntSLT, b, a, ""), b, a, "");
-    case RT_OP_DIVIDE:
-    case RT_OP_TRUNC_DIVIDE:
-    case RT_OP_FLOOR_DIVIDE:
-    case RT_OP_MOD:
-    case RT_OP_TRUNC_MOD:
-    case RT_OP_FLOOR_MOD: {
-      const bool is_mod = id == RT_OP_MOD || id == RT_OP_TRUNC_MOD || id == RT_OP_FLOOR_MOD;
-      LLVMValueRef b0 = LLVMBuildICmp(B, LLVMIntEQ, b, zero, "");
-      char msg[96];
-      snprintf(msg, sizeof msg, "%s: integer division by zero", call->call.callee->op.op->name);
-      rt_jit_flag_error(L, b0, msg);
-      if (uns) {
-        LLVMValueRef bs = LLVMBuildSelect(B, b0, one, b, "");
-        return is_mod ? LLVMBuildURem(B, a, bs, "") : LLVMBuildUDiv(B, a, bs, "");
-      }
-      LLVMValueRef bm1 = LLVMBuildICmp(B, LLVMIntEQ, b, LLVMConstAllOnes(t), "");
-      LLVMValueRef bs = LLVMBuildSelect(B, LLVMBuildOr(B, b0, bm1, ""), one, b, "");
-      LLVMValueRef q = LLVMBuildSDiv(B, a, bs, ""), r = LLVMBuildSRem(B, a, bs, "");
-      q = LLVMBuildSelect(B, bm1, LLVMBuildSub(B, zero, a, ""), q, "");
-      r = LLVMBuildSelect(B, bm1, zero, r, "");
-      LLVMValueRef adj = LLVMBuildAnd(
-          B, LLVMBuildICmp(B, LLVMIntNE, r, zero, ""),
-          LLVMBuildICmp(B, LLVMIntNE, LLVMBuildICmp(B, LLVMIntSLT, r, zero, ""),
-                        LLVMBuildICmp(B, LLVMIntSLT, b, zero, ""), ""), "");
-      if (id == RT_OP_FLOOR_DIVIDE) return LLVMBuildSelect(B, adj, LLVMBuildSub(B, q, one, ""), q, "");
-      if (id == RT_OP_FLOOR_MOD) return LLVMBuildSelect(B, adj, LLVMBuildAdd(B, r, b, ""), r, "");
-      return is_mod ? r : q;
-    }
-    case RT_OP_LOGICAL_AND:
-      return rt_jit_from_bool(L, LLVMBuildAnd(B, rt_jit_truthy(L, a, d), rt_jit_truthy(L, b, d), ""), d);
-    case RT_OP_LOGICAL_OR:
-      return rt_jit_from_bool(L, LLVMBuildOr(B, rt_jit_truthy(L, a, d), rt_jit_truthy(L, b, d), ""), d);
-    case RT_OP_LOGICAL_XOR:
-      return rt_jit_from_bool(L, LLVMBuildXor(B, rt_jit_truthy(L, a, d), rt_jit_truthy(L, b, d), ""), d);
-    case RT_OP_BITWISE_AND: return LLVMBuildAnd(B, a, b, "");
-    case RT_OP_BITWISE_OR: return LLVMBuildOr(B, a, b, "");
-    case RT_OP_BITWISE_XOR: return LLVMBuildXor(B, a, b, "");
-    case RT_OP_LEFT_SHIFT:
-    case RT_OP_RIGHT_SHIFT: {
-      LLVMValueRef nb = LLVMConstInt(t, bits, 0);
-      LLVMValueRef bad = LLVMBuildICmp(B, LLVMIntUGE, b, nb, ""); /* negatives too */
-      LLVMValueRef amt = LLVMBuildSelect(B, bad, zero, b, "");
-      if (id == RT_OP_LEFT_SHIFT) return LLVMBuildSelect(B, bad, zero, LLVMBuildShl(B, a, amt, ""), "");
-      if (uns) return LLVMBuildSelect(B, bad, zero, LLVMBuildLShr(B, a, amt, ""), "");
-      LLVMValueRef fill = LLVMBuildAShr(B, a, LLVMConstInt(t, bits - 1, 0), "");
-      return LLVMBuildSelect(B, bad, fill, LLVMBuildAShr(B, a, amt, ""), "");
-    }
-    case RT_OP_EQUAL: return LLVMBuildICmp(B, LLVMIntEQ, a, b, "");
-    case RT_OP_NOT_EQUAL: return LLVMBuildICmp(B, LLVMIntNE, a, b, "");
-    case RT_OP_LESS: return LLVMBuildICmp(B, uns ? LLVMIntULT : LLVMIntSLT, a, b, "");
-    case RT_OP_LESS_EQUAL: return LLVMBuildICmp(B, uns ? LLVMIntULE : LLVMIntSLE, a, b, "");
-    case RT_OP_GREATER: return LLVMBuildICmp(B, uns ? LLVMIntUGT : LLVMIntSGT, a, b, "");
-    default: return LLVMBuildICmp(B, uns ? LLVMIntUGE : LLVMIntSGE, a, b, "");
+  LLVMValueRef b0 = LLVMBuildICmp(B, LLVMIntEQ, b, zero, "");
+  char msg[96];
+  snprintf(msg, sizeof msg, "%s: integer division by zero", call->call.callee->op.op->name);
+  rt_jit_flag_error(L, b0, msg);
+  if (!rt_jit_is_signed(d)) {
+    LLVMValueRef bs = LLVMBuildSelect(B, b0, one, b, "");
+    return is_mod ? LLVMBuildURem(B, a, bs, "") : LLVMBuildUDiv(B, a, bs, "");
   }
+  LLVMValueRef bm1 = LLVMBuildICmp(B, LLVMIntEQ, b, LLVMConstAllOnes(t), "");
+  LLVMValueRef bs = LLVMBuildSelect(B, LLVMBuildOr(B, b0, bm1, ""), one, b, "");
+  LLVMValueRef q = LLVMBuildSDiv(B, a, bs, ""), r = LLVMBuildSRem(B, a, bs, "");
+  q = LLVMBuildSelect(B, bm1, LLVMBuildSub(B, zero, a, ""), q, "");
+  r = LLVMBuildSelect(B, bm1, zero, r, "");
+  if (!floor_) return is_mod ? r : q;
+  LLVMValueRef adj = LLVMBuildAnd(
+      B, LLVMBuildICmp(B, LLVMIntNE, r, zero, ""),
+      LLVMBuildICmp(B, LLVMIntNE, LLVMBuildICmp(B, LLVMIntSLT, r, zero, ""),
+                    LLVMBuildICmp(B, LLVMIntSLT, b, zero, ""), ""), "");
+  return is_mod ? LLVMBuildSelect(B, adj, LLVMBuildAdd(B, r, b, ""), r, "")
+                : LLVMBuildSelect(B, adj, LLVMBuildSub(B, q, one, ""), q, "");
 }
 
+/* Shifts by a negative amount or >= the width give 0 (left, unsigned
+ * right) or the sign fill (signed right). */
+static LLVMValueRef ishift(rt_jit_lower_t *L, LLVMValueRef a, LLVMValueRef b, rt_dtype_t d, bool left) {
+  LLVMBuilderRef B = L->b;
+  LLVMTypeRef t = LLVMTypeOf(a);
+  const unsigned bits = LLVMGetIntTypeWidth(t);
+  LLVMValueRef zero = LLVMConstNull(t);
+  LLVMValueRef bad = LLVMBuildICmp(B, LLVMIntUGE, b, LLVMConstInt(t, bits, 0), ""); /* negatives too */
+  LLVMValueRef amt = LLVMBuildSelect(B, bad, zero, b, "");
+  if (left) return LLVMBuildSelect(B, bad, zero, LLVMBuildShl(B, a, amt, ""), "");
+  if (!rt_jit_is_signed(d)) return LLVMBuildSelect(B, bad, zero, LLVMBuildLShr(B, a, amt, ""), "");
+  LLVMValueRef fill = LLVMBuildAShr(B, a, LLVMConstInt(t, bits - 1, 0), "");
+  return LLVMBuildSelect(B, bad, fill, LLVMBuildAShr(B, a, amt, ""), "");
+}
+
+static LLVMValueRef icmp(rt_jit_lower_t *L, rt_dtype_t d, LLVMIntPredicate s, LLVMIntPredicate u,
+                         LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildICmp(L->b, rt_jit_is_signed(d) ? s : u, a, b, "");
+}
+
+BINARY_I(ADD) { return LLVMBuildAdd(L->b, a, b, ""); }
+BINARY_I(SUBTRACT) { return LLVMBuildSub(L->b, a, b, ""); }
+BINARY_I(MULTIPLY) { return LLVMBuildMul(L->b, a, b, ""); }
+BINARY_I(POWER) { return ipow(L, a, b, !rt_jit_is_signed(d)); }
+BINARY_I(MAXIMUM) { return LLVMBuildSelect(L->b, icmp(L, d, LLVMIntSLT, LLVMIntULT, a, b), b, a, ""); }
+BINARY_I(MINIMUM) { return LLVMBuildSelect(L->b, icmp(L, d, LLVMIntSLT, LLVMIntULT, b, a), b, a, ""); }
+BINARY_I(DIVIDE) { return idiv(L, call, a, b, d, false, false); }
+BINARY_I(TRUNC_DIVIDE) { return idiv(L, call, a, b, d, false, false); }
+BINARY_I(FLOOR_DIVIDE) { return idiv(L, call, a, b, d, false, true); }
+BINARY_I(MOD) { return idiv(L, call, a, b, d, true, false); }
+BINARY_I(TRUNC_MOD) { return idiv(L, call, a, b, d, true, false); }
+BINARY_I(FLOOR_MOD) { return idiv(L, call, a, b, d, true, true); }
+BINARY_I(LOGICAL_AND) { return logical(L, LLVMAnd, a, b, d); }
+BINARY_I(LOGICAL_OR) { return logical(L, LLVMOr, a, b, d); }
+BINARY_I(LOGICAL_XOR) { return logical(L, LLVMXor, a, b, d); }
+BINARY_I(BITWISE_AND) { return LLVMBuildAnd(L->b, a, b, ""); }
+BINARY_I(BITWISE_OR) { return LLVMBuildOr(L->b, a, b, ""); }
+BINARY_I(BITWISE_XOR) { return LLVMBuildXor(L->b, a, b, ""); }
+BINARY_I(LEFT_SHIFT) { return ishift(L, a, b, d, true); }
+BINARY_I(RIGHT_SHIFT) { return ishift(L, a, b, d, false); }
+BINARY_I(EQUAL) { return LLVMBuildICmp(L->b, LLVMIntEQ, a, b, ""); }
+BINARY_I(NOT_EQUAL) { return LLVMBuildICmp(L->b, LLVMIntNE, a, b, ""); }
+BINARY_I(LESS) { return icmp(L, d, LLVMIntSLT, LLVMIntULT, a, b); }
+BINARY_I(LESS_EQUAL) { return icmp(L, d, LLVMIntSLE, LLVMIntULE, a, b); }
+BINARY_I(GREATER) { return icmp(L, d, LLVMIntSGT, LLVMIntUGT, a, b); }
+BINARY_I(GREATER_EQUAL) { return icmp(L, d, LLVMIntSGE, LLVMIntUGE, a, b); }
+
+typedef struct binary_forms_t {
+  LLVMValueRef (*f)(rt_jit_lower_t *L, LLVMValueRef a, LLVMValueRef b, rt_dtype_t d);
+  LLVMValueRef (*i)(rt_jit_lower_t *L, const rt_ir_expr_t *call, LLVMValueRef a, LLVMValueRef b,
+                    rt_dtype_t d);
+} binary_forms_t;
+
+#define BFORMS_any(ID) {bf_##ID, bi_##ID}
+#define BFORMS_int(ID) {NULL, bi_##ID}
+static const binary_forms_t k_binary[RT_OP_COUNT] = {
+#define RT_OP(ID, name, ninputs, pattern, fields, rel, family, doc)
+#define RT_UNARY(ID, name, fields, domain, doc)
+#define RT_BINARY(ID, name, rel, domain, doc) [RT_OP_##ID] = BFORMS_##domain(ID),
+#include "ir/ops.def"
+#undef RT_BINARY
+#undef RT_UNARY
+#undef RT_OP
+};
+
 RT_JIT_ELEM_FN(rt_jit_elem_binary) {
-  const int32_t id = op_id(call);
+  const binary_forms_t *forms = &k_binary[op_id(call)];
   const rt_ir_expr_t *ea = call->call.args[0], *eb = call->call.args[1];
   const rt_dtype_t d = dtype_of(L, ea);
   if (!rt_dtype_equal(d, dtype_of(L, eb))) {
     return RT_JIT_UNIMPLEMENTED(call, "%s", "operands of different dtypes");
   }
-  if (rt_jit_is_float(d) && is_bitwise(id)) {
+  if (rt_jit_is_float(d) && !forms->f) {
     return RT_STATUS(INVALID_ARGUMENT, "%s: needs integer or bool inputs, got floats",
                      call->call.callee->op.op->name);
   }
@@ -513,7 +566,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_binary) {
   LLVMValueRef a, b;
   RT_RETURN_IF_ERROR(rt_jit_bcast_elem(L, ea, rank, idx, &a));
   RT_RETURN_IF_ERROR(rt_jit_bcast_elem(L, eb, rank, idx, &b));
-  LLVMValueRef r = rt_jit_is_float(d) ? binary_float(L, id, a, b, d) : binary_int(L, call, id, a, b, d);
+  LLVMValueRef r = rt_jit_is_float(d) ? forms->f(L, a, b, d) : forms->i(L, call, a, b, d);
   if (LLVMTypeOf(r) == L->i1) r = LLVMBuildZExt(L->b, r, rt_jit_type(L, dtype_of(L, call)), "");
   *out_value = r;
   return RT_OK;

@@ -20,7 +20,6 @@ RT_JIT_SHAPE_FN(rt_jit_shape_same);       /* the first argument's dims */
 RT_JIT_SHAPE_FN(rt_jit_shape_broadcast);  /* numpy broadcast of all args */
 RT_JIT_ELEM_FN(rt_jit_elem_unary);
 RT_JIT_ELEM_FN(rt_jit_elem_classify);     /* isnan, isinf, isfinite */
-RT_JIT_ELEM_FN(rt_jit_elem_leaky_relu);
 RT_JIT_ELEM_FN(rt_jit_elem_clip);
 RT_JIT_ELEM_FN(rt_jit_elem_cast);         /* cast, cast_like */
 RT_JIT_ELEM_FN(rt_jit_elem_fill_like);    /* zeros_like, ones_like, full_like */

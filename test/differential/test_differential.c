@@ -47,7 +47,7 @@
 /* ---- the op list, from ops.def itself -------------------------------------- */
 
 static const char *const kOps[] = {
-#define RT_OP(ID, name, ninputs, pattern, fields, rel, doc) name,
+#define RT_OP(ID, name, ninputs, pattern, fields, rel, family, doc) name,
 #include "ir/ops.def"
 #include "runtime/mem.h"
 #undef RT_OP
