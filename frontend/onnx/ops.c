@@ -287,6 +287,21 @@ static rt_status_t cv_leaky_relu(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t n
                       rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "alpha", 0.01)), NULL);
 }
 
+static rt_status_t cv_thresholded_relu(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                       rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
+  return rt_onnx_call(cx, "nn.thresholded_relu", 1, in, &out[0], "alpha",
+                      rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "alpha", 1.0)), NULL);
+}
+
+static rt_status_t cv_shrink(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                             rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
+  return rt_onnx_call(cx, "nn.shrink", 1, in, &out[0],
+                      "bias", rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "bias", 0.0)),
+                      "lambd", rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "lambd", 0.5)), NULL);
+}
+
 static rt_status_t cv_prelu(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                             rt_ir_expr_t **out, int32_t nout) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
@@ -1197,11 +1212,12 @@ static const rt_onnx_op_entry_t ops[] = {
     {"ReduceMax", cv_reduce_max}, {"ReduceMean", cv_reduce_mean}, {"ReduceMin", cv_reduce_min},
     {"ReduceProd", cv_reduce_prod}, {"ReduceSum", cv_reduce_sum},
     {"ReduceSumSquare", cv_reduce_sum_square}, {"Relu", cv_relu}, {"Reshape", cv_reshape},
-    {"Round", cv_round}, {"Selu", cv_selu}, {"Shape", cv_shape}, {"Sigmoid", cv_sigmoid},
+    {"Round", cv_round}, {"Selu", cv_selu}, {"Shape", cv_shape}, {"Shrink", cv_shrink}, {"Sigmoid", cv_sigmoid},
     {"Sign", cv_sign}, {"Sin", cv_sin}, {"Sinh", cv_sinh}, {"Size", cv_size}, {"Slice", cv_slice},
     {"Softplus", cv_softplus}, {"Softsign", cv_softsign}, {"SpaceToDepth", cv_space_to_depth},
     {"Split", cv_split}, {"Sqrt", cv_sqrt}, {"Squeeze", cv_squeeze}, {"Sub", cv_sub},
-    {"Sum", cv_sum}, {"Tan", cv_tan}, {"Tanh", cv_tanh}, {"Tile", cv_tile}, {"TopK", cv_topk},
+    {"Sum", cv_sum}, {"Tan", cv_tan}, {"Tanh", cv_tanh},
+    {"ThresholdedRelu", cv_thresholded_relu}, {"Tile", cv_tile}, {"TopK", cv_topk},
     {"Transpose", cv_transpose}, {"Trilu", cv_trilu}, {"Unsqueeze", cv_unsqueeze},
     {"Where", cv_where}, {"Xor", cv_xor},
 };

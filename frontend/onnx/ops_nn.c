@@ -13,6 +13,7 @@
  * nn.layer_norm, over several axes (or when Mean/InvStdDev are asked for)
  * it is written out with mean and rsqrt. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "frontend/onnx/onnx_impl.h"
@@ -414,8 +415,10 @@ static rt_status_t cv_einsum(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 /* ---- softmax --------------------------------------------------------------- */
 
+/* Softmax, LogSoftmax and Hardmax (`onnx_name`, for messages): before
+ * opset 13 they act on the input flattened to 2-d at `axis`. */
 static rt_status_t softmax(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir_expr_t **out,
-                           const char *op) {
+                           const char *op, const char *onnx_name) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
@@ -426,7 +429,11 @@ static rt_status_t softmax(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt
   if (cx->opset >= 13 || axis == r - 1) {
     return rt_onnx_call(cx, op, 1, in, &out[0], "axis", rt_onnx_int_text(cx, axis), NULL);
   }
-  if (!rt_onnx_static_shape(t)) return rt_onnx_unsupported(cx, "Softmax (opset < 13) over `?` dims");
+  if (!rt_onnx_static_shape(t)) {
+    char what[64];
+    snprintf(what, sizeof what, "%s (opset < 13) over `?` dims", onnx_name);
+    return rt_onnx_unsupported(cx, what);
+  }
   int64_t s2[2] = {1, 1};
   for (int32_t d = 0; d < r; ++d) s2[d < axis ? 0 : 1] *= t->tensor.shape[d];
   rt_ir_expr_t *x = in[0];
@@ -438,11 +445,15 @@ static rt_status_t softmax(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt
 
 static rt_status_t cv_softmax(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                               rt_ir_expr_t **out, int32_t nout) {
-  return softmax(cx, in, nin, out, "nn.softmax");
+  return softmax(cx, in, nin, out, "nn.softmax", "Softmax");
 }
 static rt_status_t cv_log_softmax(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                   rt_ir_expr_t **out, int32_t nout) {
-  return softmax(cx, in, nin, out, "nn.log_softmax");
+  return softmax(cx, in, nin, out, "nn.log_softmax", "LogSoftmax");
+}
+static rt_status_t cv_hardmax(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                              rt_ir_expr_t **out, int32_t nout) {
+  return softmax(cx, in, nin, out, "nn.hardmax", "Hardmax");
 }
 
 /* ---- normalization --------------------------------------------------------- */
@@ -622,6 +633,7 @@ const rt_onnx_op_entry_t rt_onnx_nn_ops[] = {
     {"InstanceNormalization", cv_instance_norm},
     {"LRN", cv_lrn},
     {"LayerNormalization", cv_layer_norm},
+    {"Hardmax", cv_hardmax},
     {"LogSoftmax", cv_log_softmax},
     {"MatMul", cv_matmul},
     {"MaxPool", cv_max_pool},

@@ -35,10 +35,9 @@
  * bf_<ID> / bi_<ID> the same for binary ops. The tables below are
  * generated from ops.def, so a row without its forms does not compile. */
 
-#define UNUSED __attribute__((unused))
-#define UNARY_F(ID) static double uf_##ID(double x, const rt_attrs_any_t *at UNUSED)
+#define UNARY_F(ID) static double uf_##ID(double x, const rt_attrs_any_t *at)
 /* uns: the dtype is unsigned; is_bool: it is bool. */
-#define UNARY_I(ID) static int64_t ui_##ID(int64_t x, bool uns UNUSED, bool is_bool UNUSED)
+#define UNARY_I(ID) static int64_t ui_##ID(int64_t x, bool uns, bool is_bool)
 
 UNARY_F(NEGATIVE) { return -x; }
 UNARY_F(ABS) { return fabs(x); }
@@ -71,6 +70,11 @@ UNARY_F(LOGICAL_NOT) { return x == 0 ? 1.0 : 0.0; }
 UNARY_F(COPY) { return x; }
 UNARY_F(NN_RELU) { return x > 0 ? x : x < 0 ? 0.0 : x; } /* NaN stays */
 UNARY_F(NN_LEAKY_RELU) { return x > 0 ? x : at->leaky_relu.alpha * x; }
+UNARY_F(NN_THRESHOLDED_RELU) { return x > at->thresholded_relu.alpha ? x : 0.0; }
+UNARY_F(NN_SHRINK) {
+  const double lambd = at->shrink.lambd, bias = at->shrink.bias;
+  return x < -lambd ? x + bias : x > lambd ? x - bias : 0.0;
+}
 
 UNARY_I(NEGATIVE) { return rt_interp_u2s(0 - (uint64_t)x); }
 UNARY_I(ABS) { return (!uns && x < 0) ? rt_interp_u2s(0 - (uint64_t)x) : x; }
@@ -207,7 +211,7 @@ rt_status_t rt_interp_k_FULL_LIKE(const rt_interp_call_t *call) {
 /* uns: unsigned or bool; bits: the dtype's width; *div0 set on an integer
  * division by zero. */
 #define BINARY_I(ID) \
-  static int64_t bi_##ID(int64_t a, int64_t b, bool uns UNUSED, int bits UNUSED, bool *div0 UNUSED)
+  static int64_t bi_##ID(int64_t a, int64_t b, bool uns, int bits, bool *div0)
 
 /* a < b for the class (bit patterns of uint64 compare unsigned). */
 static bool lt(int64_t a, int64_t b, bool uns) {

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "interp/kernels/kernels_impl.h"
+#include "ir/op/op_attrs.h"
 
 /* out[oi] = sum_k a[a0 + k * as] * b[b0 + k * bs]. */
 static void dot(rt_tensor_t *out, int64_t oi, const rt_tensor_t *a, int64_t a0,
@@ -355,5 +356,35 @@ rt_status_t rt_interp_k_NN_LRN(const rt_interp_call_t *call) {
         int64_t e = (o * len + j) * inner + i;
         rt_interp_store_f(out, e, rt_interp_load_f(x, e) / pow(bias + alpha * sum / (double)size, beta));
       }
+  return RT_OK;
+}
+
+/* ---- hardmax ------------------------------------------------------------------ */
+
+/* 1 at the first maximum along axis, 0 elsewhere. A NaN counts as the
+ * maximum (numpy's argmax, which ONNX's reference uses): the first NaN
+ * wins. */
+rt_status_t rt_interp_k_NN_HARDMAX(const rt_interp_call_t *call) {
+  const rt_tensor_t *x = call->args[0];
+  rt_tensor_t *out = call->outs[0];
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_ir_attrs_softmax(call->attrs).axis, x->rank, &axis));
+  int64_t outer, len, inner;
+  split_axis(x, axis, &outer, &len, &inner);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      int64_t best = 0;
+      double vbest = len > 0 ? rt_interp_load_f(x, o * len * inner + i) : 0;
+      for (int64_t j = 1; j < len && !isnan(vbest); ++j) {
+        double v = rt_interp_load_f(x, (o * len + j) * inner + i);
+        if (isnan(v) || v > vbest) {
+          best = j;
+          vbest = v;
+        }
+      }
+      for (int64_t j = 0; j < len; ++j) {
+        rt_interp_store_f(out, (o * len + j) * inner + i, j == best ? 1.0 : 0.0);
+      }
+    }
   return RT_OK;
 }

@@ -103,10 +103,9 @@ rt_status_t rt_jit_bcast_elem(rt_jit_lower_t *L, const rt_ir_expr_t *arg, int32_
  * bi_<ID> the same for binary ops. The tables below are generated from
  * ops.def, so a row without its emitters does not compile. */
 
-#define UNUSED __attribute__((unused))
 #define UNARY_F(ID) \
-  static LLVMValueRef uf_##ID(rt_jit_lower_t *L UNUSED, LLVMValueRef x, const rt_attrs_any_t *at UNUSED)
-#define UNARY_I(ID) static LLVMValueRef ui_##ID(rt_jit_lower_t *L, LLVMValueRef x, rt_dtype_t d UNUSED)
+  static LLVMValueRef uf_##ID(rt_jit_lower_t *L, LLVMValueRef x, const rt_attrs_any_t *at)
+#define UNARY_I(ID) static LLVMValueRef ui_##ID(rt_jit_lower_t *L, LLVMValueRef x, rt_dtype_t d)
 
 static LLVMValueRef fconst(LLVMValueRef like, double v) { return LLVMConstReal(LLVMTypeOf(like), v); }
 static LLVMValueRef call1(rt_jit_lower_t *L, const char *intrinsic, LLVMValueRef x) {
@@ -163,6 +162,19 @@ UNARY_F(NN_LEAKY_RELU) {
   return LLVMBuildSelect(L->b, pos, x, LLVMBuildFMul(L->b, fconst(x, at->leaky_relu.alpha), x, ""), "");
 }
 
+UNARY_F(NN_THRESHOLDED_RELU) {
+  LLVMValueRef above = LLVMBuildFCmp(L->b, LLVMRealOGT, x, fconst(x, at->thresholded_relu.alpha), "");
+  return LLVMBuildSelect(L->b, above, x, fconst(x, 0), "");
+}
+UNARY_F(NN_SHRINK) {
+  const double lambd = at->shrink.lambd, bias = at->shrink.bias;
+  LLVMValueRef below = LLVMBuildFCmp(L->b, LLVMRealOLT, x, fconst(x, -lambd), "");
+  LLVMValueRef above = LLVMBuildFCmp(L->b, LLVMRealOGT, x, fconst(x, lambd), "");
+  LLVMValueRef up = LLVMBuildFAdd(L->b, x, fconst(x, bias), "");
+  LLVMValueRef down = LLVMBuildFSub(L->b, x, fconst(x, bias), "");
+  return LLVMBuildSelect(L->b, below, up, LLVMBuildSelect(L->b, above, down, fconst(x, 0), ""), "");
+}
+
 UNARY_I(NEGATIVE) { return LLVMBuildSub(L->b, LLVMConstNull(LLVMTypeOf(x)), x, ""); }
 UNARY_I(ABS) {
   if (!rt_jit_is_signed(d)) return x;
@@ -179,11 +191,11 @@ UNARY_I(SIGN) {
       b, LLVMBuildICmp(b, LLVMIntSGT, x, zero, ""), LLVMConstInt(t, 1, 0),
       LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""), LLVMConstAllOnes(t), zero, ""), "");
 }
-UNARY_I(FLOOR) { (void)L; return x; }
-UNARY_I(CEIL) { (void)L; return x; }
-UNARY_I(ROUND) { (void)L; return x; }
-UNARY_I(TRUNC) { (void)L; return x; }
-UNARY_I(COPY) { (void)L; return x; }
+UNARY_I(FLOOR) { return x; }
+UNARY_I(CEIL) { return x; }
+UNARY_I(ROUND) { return x; }
+UNARY_I(TRUNC) { return x; }
+UNARY_I(COPY) { return x; }
 UNARY_I(NN_RELU) {
   if (!rt_jit_is_signed(d)) return x;
   LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(x));
@@ -357,11 +369,11 @@ RT_JIT_ELEM_FN(rt_jit_elem_fill_like) {
 /* ---- binary ------------------------------------------------------------- */
 
 #define BINARY_F(ID) \
-  static LLVMValueRef bf_##ID(rt_jit_lower_t *L, LLVMValueRef a, LLVMValueRef b, rt_dtype_t d UNUSED)
+  static LLVMValueRef bf_##ID(rt_jit_lower_t *L, LLVMValueRef a, LLVMValueRef b, rt_dtype_t d)
 /* call: for messages (division by zero). Comparisons may return i1. */
 #define BINARY_I(ID)                                                                    \
-  static LLVMValueRef bi_##ID(rt_jit_lower_t *L, const rt_ir_expr_t *call UNUSED, LLVMValueRef a, \
-                              LLVMValueRef b, rt_dtype_t d UNUSED)
+  static LLVMValueRef bi_##ID(rt_jit_lower_t *L, const rt_ir_expr_t *call, LLVMValueRef a, \
+                              LLVMValueRef b, rt_dtype_t d)
 
 static LLVMValueRef fcmp(rt_jit_lower_t *L, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b) {
   return LLVMBuildFCmp(L->b, p, a, b, "");

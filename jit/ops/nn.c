@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/op/op_attrs.h"
 #include "jit/ops/ops_impl.h"
 
 static rt_jit_node_t *arg_node(rt_jit_lower_t *L, const rt_ir_expr_t *call, int32_t i) {
@@ -601,5 +602,42 @@ RT_JIT_SHAPE_FN(rt_jit_shape_batch_matmul) {
   out_dims[2] = dim_or(L, shape, 2, b->dims[tb ? 1 : 2]);
   LLVMValueRef ka = a->dims[ta ? 1 : 2], kb = b->dims[tb ? 2 : 1];
   rt_jit_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, ka, kb, ""), "nn.batch_matmul: a and b disagree on K");
+  return RT_OK;
+}
+
+/* ---- hardmax ------------------------------------------------------------- */
+
+/* Element idx is 1 when idx[axis] is the first maximum of its row along
+ * axis (a NaN counts as the maximum: the first NaN wins, as the reference),
+ * found by a loop over the row in the element itself: O(len) per element,
+ * for an op that is rare and small in models. */
+RT_JIT_ELEM_FN(rt_jit_elem_hardmax) {
+  const rt_ir_expr_t *a = call->call.args[0];
+  rt_jit_node_t *x = rt_jit_node(L, a);
+  if (!rt_jit_is_float(x->dtype)) return RT_JIT_UNIMPLEMENTED(call, "%s", "a non-float input");
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_ir_attrs_softmax(call->call.attrs).axis, x->rank, &axis));
+  LLVMValueRef xi[RT_TENSOR_MAX_RANK];
+  for (int32_t k = 0; k < x->rank; ++k) xi[k] = idx[k];
+  xi[axis] = rt_jit_i64(L, 0);
+  LLVMValueRef v0;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, a, xi, &v0));
+  LLVMValueRef init[2] = {v0, rt_jit_i64(L, 0)};
+  rt_jit_loop_t loop;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 1), x->dims[axis], 2, init, &loop);
+  xi[axis] = loop.iv;
+  LLVMValueRef v;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, a, xi, &v));
+  LLVMValueRef bv = loop.carry[0], bj = loop.carry[1];
+  LLVMValueRef v_nan = LLVMBuildFCmp(L->b, LLVMRealUNO, v, v, "");
+  LLVMValueRef b_num = LLVMBuildFCmp(L->b, LLVMRealORD, bv, bv, "");
+  LLVMValueRef take = LLVMBuildOr(L->b, LLVMBuildAnd(L->b, v_nan, b_num, ""),
+                                  LLVMBuildFCmp(L->b, LLVMRealOGT, v, bv, ""), "");
+  LLVMValueRef next[2] = {LLVMBuildSelect(L->b, take, v, bv, ""),
+                          LLVMBuildSelect(L->b, take, loop.iv, bj, "")};
+  rt_jit_loop_end(L, &loop, next);
+  LLVMValueRef hit = LLVMBuildICmp(L->b, LLVMIntEQ, loop.carry[1], idx[axis], "");
+  const rt_dtype_t od = rt_jit_node(L, call)->dtype;
+  *out_value = LLVMBuildSelect(L->b, hit, rt_jit_const_f(L, od, 1), rt_jit_const_f(L, od, 0), "");
   return RT_OK;
 }

@@ -93,6 +93,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_pool);         /* max/avg pool1d/2d */
 RT_JIT_ELEM_FN(rt_jit_elem_global_pool);
 RT_JIT_ELEM_FN(rt_jit_elem_adaptive_pool);
 RT_JIT_ELEM_FN(rt_jit_elem_softmax);      /* softmax, log_softmax */
+RT_JIT_ELEM_FN(rt_jit_elem_hardmax);
 RT_JIT_SHAPE_FN(rt_jit_shape_dense);      /* `?` batch dims */
 RT_JIT_SHAPE_FN(rt_jit_shape_matmul);
 RT_JIT_SHAPE_FN(rt_jit_shape_batch_matmul);

@@ -56,6 +56,7 @@
 #define FAMILY_global_pool LOWER(NULL, rt_jit_elem_global_pool)
 #define FAMILY_adaptive_pool LOWER(NULL, rt_jit_elem_adaptive_pool)
 #define FAMILY_softmax LOWER(rt_jit_shape_same, rt_jit_elem_softmax)
+#define FAMILY_hardmax LOWER(rt_jit_shape_same, rt_jit_elem_hardmax)
 #define FAMILY_tuple_op LOWER(NULL, rt_jit_elem_tuple_op)
 #define FAMILY_norm LOWER(rt_jit_shape_same, rt_jit_elem_norm)
 #define FAMILY_l2_normalize LOWER(rt_jit_shape_same, rt_jit_elem_l2_normalize)

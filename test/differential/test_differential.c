@@ -43,13 +43,13 @@
 #include "test_util.h"
 #include "ir/ir.h"
 #include "jit/jit.h"
+#include "runtime/mem.h"
 
 /* ---- the op list, from ops.def itself -------------------------------------- */
 
 static const char *const kOps[] = {
 #define RT_OP(ID, name, ninputs, pattern, fields, rel, family, doc) name,
 #include "ir/ops.def"
-#include "runtime/mem.h"
 #undef RT_OP
 };
 
@@ -147,6 +147,11 @@ static void unary_cases(void) {
   ADD("nn.leaky_relu", TOL_E, "%x: Tensor[(3, 6), float32]", "nn.leaky_relu(%%x, alpha=0.1f)");
   ADD("nn.leaky_relu", TOL_E, "%x: Tensor[(1), float64]", "nn.leaky_relu(%%x)");
   ADD("nn.leaky_relu", TOL_E, "%x: Tensor[(3, 6), int32]", "nn.leaky_relu(%%x, alpha=0.5f)");
+  ADD("nn.thresholded_relu", TOL_E, "%x: Tensor[(3, 6), float32]", "nn.thresholded_relu(%%x, alpha=0.25f)");
+  ADD("nn.thresholded_relu", TOL_E, "%x: Tensor[(130, 17), float64]", "nn.thresholded_relu(%%x)");
+  ADD("nn.shrink", TOL_E, "%x: Tensor[(3, 6), float32]", "nn.shrink(%%x, bias=0.25f, lambd=0.3f)");
+  ADD("nn.shrink", TOL_E, "%x: Tensor[(2, 9), float16]", "nn.shrink(%%x)");
+  ADD("nn.shrink", TOL_E, "%x: Tensor[(3, 6), int32]", "nn.shrink(%%x, bias=1.5f, lambd=2f)");
   ADD("clip", TOL_E, "%x: Tensor[(3, 6), float32]", "clip(%%x, a_min=-0.5f, a_max=0.25f)");
   ADD("clip", TOL_E, "%x: Tensor[(130, 513), float32]", "clip(%%x, a_min=-0.5f, a_max=0.25f)");
   ADD("clip", TOL_E, "%x: Tensor[(3, 6), int8]", "clip(%%x, a_min=-2.5f, a_max=3f)");
@@ -468,6 +473,9 @@ static void anchor_cases(void) {
   ADD("nn.softmax", TOL_A, "%x: Tensor[(1), float32]", "nn.softmax(%%x)");
   ADD("nn.softmax", TOL_A, "%x: Tensor[(64, 300), float32]", "nn.softmax(%%x)");
   ADD("nn.softmax", TOL_E, "%x: Tensor[(3, 7), float64]", "nn.softmax(%%x)");
+  ADD("nn.hardmax", TOL_E, "%x: Tensor[(3, 10), float32]", "nn.hardmax(%%x)");
+  ADD("nn.hardmax", TOL_E, "%x: Tensor[(2, 5, 3), float64]", "nn.hardmax(%%x, axis=1)");
+  ADD("nn.hardmax", TOL_E, "%x: Tensor[(1), float32]", "nn.hardmax(%%x, axis=0)");
   ADD("nn.log_softmax", TOL_A, "%x: Tensor[(3, 10), float32]", "nn.log_softmax(%%x)");
   ADD("nn.log_softmax", TOL_A, "%x: Tensor[(4, 3, 2), float32]", "nn.log_softmax(%%x, axis=0)");
   ADD("nn.log_softmax", TOL_E, "%x: Tensor[(2, 5), float64]", "nn.log_softmax(%%x)");

@@ -1091,3 +1091,17 @@ TEST(elemwise_bias_add_axis0) {
 TEST(elemwise_bias_add_i8_wrap) {
   CHECK("nn.bias_add", "axis=-1", IN("i8[1,2] 120 -120", "i8[2] 10 -10"), OUT("i8[1,2] -126 126"));
 }
+/* thresholded_relu keeps x only above alpha (1 by default: 1 itself -> 0). */
+TEST(elemwise_thresholded_relu) {
+  CHECK("nn.thresholded_relu", "", IN("f32[5] -2 0.5 1 1.5 3"), OUT("f32[5] 0 0 0 1.5 3"));
+  CHECK("nn.thresholded_relu", "alpha=-1f", IN("f32[4] -2 -1 -0.5 2"), OUT("f32[4] 0 0 -0.5 2"));
+  CHECK("nn.thresholded_relu", "", IN("f64[2] nan 2"), OUT("f64[2] 0 2"));
+}
+/* shrink: lambd 0.5, bias 0 by default. With bias 1.5, lambd 1: -3 + 1.5 =
+ * -1.5; -1, 0.5 and 1 are inside [-1, 1] -> 0; 2 - 1.5 = 0.5. Integers are
+ * computed in double and stored truncated: -1.5 -> -1, 4 - 1.5 = 2.5 -> 2. */
+TEST(elemwise_shrink) {
+  CHECK("nn.shrink", "", IN("f32[5] -1 -0.5 0 0.5 2"), OUT("f32[5] -1 0 0 0 2"));
+  CHECK("nn.shrink", "bias=1.5f; lambd=1f", IN("f32[5] -3 -1 0.5 1 2"), OUT("f32[5] -1.5 0 0 0 0.5"));
+  CHECK("nn.shrink", "bias=1.5f; lambd=1f", IN("i32[3] -3 0 4"), OUT("i32[3] -1 0 2"));
+}

@@ -252,3 +252,10 @@ TEST(nn_layer_norm_hand) {
   CHECK("nn.layer_norm", "", IN("f64[2] 1 3", "f64[2] 1 1", "f64[2] 0 0"),
         OUT("f64[2] -0.99999500003749969 0.99999500003749969"));
 }
+/* hardmax: one 1 per row along axis, at the first maximum (5 5 -> the
+ * first); a NaN counts as the maximum, as numpy's argmax. */
+TEST(nn_hardmax) {
+  CHECK("nn.hardmax", "", IN("f32[2,3] 1 3 2 5 5 0"), OUT("f32[2,3] 0 1 0 1 0 0"));
+  CHECK("nn.hardmax", "axis=0", IN("f32[2,2] 1 4 2 3"), OUT("f32[2,2] 0 1 1 0"));
+  CHECK("nn.hardmax", "", IN("f32[4] 1 nan 2 nan"), OUT("f32[4] 0 1 0 0"));
+}
