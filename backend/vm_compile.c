@@ -27,7 +27,8 @@
  *    kills are inserted in a final pass that relocates the jumps (a jump to
  *    pc lands on pc itself, after the kills that follow pc - 1).
  * 4. Distinct Primitive functions (struct hash + equality) form the kernel
- *    table, compiled in one rt_jit_build. */
+ *    table, compiled in one rt_jit_build; a kernel with `?` dims gets its
+ *    shape recipe or the host shape function (backend/vm_shape.c). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,7 +42,6 @@
 #include "runtime/size.h"
 #include "runtime/mem.h"
 
-#define MAX_LEAVES 256
 
 typedef struct {
   rt_ir_expr_t *fn;
@@ -179,13 +179,13 @@ static rt_ir_expr_t *closure_body(rt_ir_expr_t *fn) {
   return NULL;
 }
 
-static void collect_leaves(const rt_ir_type_t *t, const rt_ir_type_t **out, int32_t *n) {
+void rt_vm_type_leaves(const rt_ir_type_t *t, const rt_ir_type_t **out, int32_t *n) {
   t = rt_ir_type_resolve((rt_ir_type_t *)t);
   if (t && t->kind == RT_IR_TYPE_TUPLE) {
-    for (int32_t i = 0; i < t->tuple.count; ++i) collect_leaves(t->tuple.fields[i], out, n);
+    for (int32_t i = 0; i < t->tuple.count; ++i) rt_vm_type_leaves(t->tuple.fields[i], out, n);
     return;
   }
-  if (*n < MAX_LEAVES) out[*n] = t;
+  if (*n < RT_VM_MAX_LEAVES) out[*n] = t;
   (*n)++;
 }
 
@@ -250,7 +250,7 @@ static rt_status_t flatten(cc_t *c, int32_t reg, const rt_ir_type_t *t, int32_t 
     }
     return RT_OK;
   }
-  if (*n >= MAX_LEAVES) return RT_STATUS(RESOURCE_EXHAUSTED, "a kernel with more than %d tensors", MAX_LEAVES);
+  if (*n >= RT_VM_MAX_LEAVES) return RT_STATUS(RESOURCE_EXHAUSTED, "a kernel with more than %d tensors", RT_VM_MAX_LEAVES);
   regs[(*n)++] = reg;
   return RT_OK;
 }
@@ -260,8 +260,8 @@ static rt_status_t rebuild(cc_t *c, const rt_ir_type_t *t, const int32_t *leaves
                            int32_t *out) {
   t = rt_ir_type_resolve((rt_ir_type_t *)t);
   if (t && t->kind == RT_IR_TYPE_TUPLE) {
-    int32_t fields[MAX_LEAVES];
-    if (t->tuple.count > MAX_LEAVES) return RT_STATUS(RESOURCE_EXHAUSTED, "a tuple too large");
+    int32_t fields[RT_VM_MAX_LEAVES];
+    if (t->tuple.count > RT_VM_MAX_LEAVES) return RT_STATUS(RESOURCE_EXHAUSTED, "a tuple too large");
     for (int32_t k = 0; k < t->tuple.count; ++k) {
       RT_RETURN_IF_ERROR(rebuild(c, t->tuple.fields[k], leaves, i, &fields[k]));
     }
@@ -287,24 +287,24 @@ static rt_status_t kernel_call(cc_t *c, rt_ir_expr_t *e, int32_t *out) {
   rt_ir_expr_t *fn = e->call.callee;
   int32_t k = 0;
   RT_RETURN_IF_ERROR(kernel_of(c, fn, &k));
-  int32_t regs[MAX_LEAVES * 2];
+  int32_t regs[RT_VM_MAX_LEAVES * 2];
   int32_t nin = 0;
-  if (e->call.nargs > MAX_LEAVES) return refuse(c, e, "kernels with more than 256 arguments");
+  if (e->call.nargs > RT_VM_MAX_LEAVES) return refuse(c, e, "kernels with more than 256 arguments");
   for (int32_t i = 0; i < e->call.nargs; ++i) {
     int32_t r = 0;
     RT_RETURN_IF_ERROR(expr(c, e->call.args[i], &r));
     RT_RETURN_IF_ERROR(flatten(c, r, e->call.args[i]->checked_type, regs, &nin));
   }
-  const rt_ir_type_t *leaves[MAX_LEAVES];
+  const rt_ir_type_t *leaves[RT_VM_MAX_LEAVES];
   int32_t nout = 0;
-  collect_leaves(e->checked_type, leaves, &nout);
-  if (nout > MAX_LEAVES || nin + nout > MAX_LEAVES) return refuse(c, e, "kernels with more than 256 tensors");
+  rt_vm_type_leaves(e->checked_type, leaves, &nout);
+  if (nout > RT_VM_MAX_LEAVES || nin + nout > RT_VM_MAX_LEAVES) return refuse(c, e, "kernels with more than 256 tensors");
   for (int32_t o = 0; o < nout; ++o) {
     if (!leaves[o] || leaves[o]->kind != RT_IR_TYPE_TENSOR) return refuse(c, e, "kernels returning non-tensors");
   }
   if (c->groups[k].dynamic) {
     /* Output shapes from the host shape function, then pooled outputs. */
-    int32_t sregs[MAX_LEAVES * 2];
+    int32_t sregs[RT_VM_MAX_LEAVES * 2];
     memcpy(sregs, regs, (size_t)nin * sizeof(int32_t));
     for (int32_t o = 0; o < nout; ++o) RT_RETURN_IF_ERROR(new_reg(c, &sregs[nin + o]));
     int32_t start = 0;
@@ -388,8 +388,8 @@ static rt_status_t call(cc_t *c, rt_ir_expr_t *e, int32_t *out) {
   if (callee->kind == RT_IR_OP) {
     return refuse(c, e, "op calls outside fused groups (FuseOps did not run)");
   }
-  if (e->call.nargs > MAX_LEAVES) return refuse(c, e, "calls with more than 256 arguments");
-  int32_t args[MAX_LEAVES];
+  if (e->call.nargs > RT_VM_MAX_LEAVES) return refuse(c, e, "calls with more than 256 arguments");
+  int32_t args[RT_VM_MAX_LEAVES];
   RT_RETURN_IF_ERROR(compile_args(c, e->call.nargs, e->call.args, args));
   int32_t start = 0, r = 0;
   RT_RETURN_IF_ERROR(push_list(c, e->call.nargs, args, &start));
@@ -471,8 +471,8 @@ static rt_status_t expr(cc_t *c, rt_ir_expr_t *e, int32_t *out) {
     }
     case RT_IR_CALL: return call(c, e, out);
     case RT_IR_TUPLE: {
-      if (e->tuple.count > MAX_LEAVES) return refuse(c, e, "tuples of more than 256 fields");
-      int32_t fields[MAX_LEAVES];
+      if (e->tuple.count > RT_VM_MAX_LEAVES) return refuse(c, e, "tuples of more than 256 fields");
+      int32_t fields[RT_VM_MAX_LEAVES];
       RT_RETURN_IF_ERROR(compile_args(c, e->tuple.count, e->tuple.fields, fields));
       int32_t start = 0;
       RT_RETURN_IF_ERROR(push_list(c, e->tuple.count, fields, &start));
@@ -757,164 +757,6 @@ rt_status_t rt_vm_prepare_module(rt_module_t *module, const rt_pass_context_t *c
   return RT_OK;
 }
 
-/* ---- shape recipes ------------------------------------------------------------- *
- * A dynamic kernel's output dims are, for almost every model (a `?` batch or
- * sequence length carried through dense, softmax, concat, reshape), affine
- * in its inputs' `?` dims. The recipe (runtime/vm.h) records that form so
- * the VM sizes outputs without the IR. It is found by probing the host
- * shape function (the type relations) on concrete shapes: first with the
- * variables independent (distinct values; relations that tie two `?` dims,
- * like broadcast, refuse that), else tied to one value. Coefficients come
- * from one step per variable and must be exact integers; the affine form is
- * then checked at two more points. Anything else (strides: floor division;
- * products of two `?` dims; data-dependent shapes) gets no recipe and keeps
- * the host shape function, which the runtime-only library lacks. */
-
-typedef struct {
-  rt_vm_build_t *b;
-  int32_t k, nin, nout, nv;
-  int64_t shapes[MAX_LEAVES][RT_TENSOR_MAX_RANK];
-  rt_kernel_arg args[MAX_LEAVES];
-  int32_t var_in[RT_VM_MAX_RECIPE_VARS], var_dim[RT_VM_MAX_RECIPE_VARS];
-} prober;
-
-/* The shapes for variable values `vals`; false when the relations refuse. */
-static bool probe(prober *p, const int64_t *vals, rt_vm_shape_t *out) {
-  for (int32_t v = 0; v < p->nv; ++v) p->shapes[p->var_in[v]][p->var_dim[v]] = vals[v];
-  rt_status_t st = rt_vm_shape_function(p->b, p->k, p->nin, p->args, p->nout, out);
-  rt_status_free(st);
-  return st == RT_OK;
-}
-
-static bool same_ranks(const prober *p, const rt_vm_shape_t *x, const rt_vm_shape_t *y) {
-  for (int32_t o = 0; o < p->nout; ++o) {
-    if (x[o].rank != y[o].rank) return false;
-  }
-  return true;
-}
-
-/* Fits dims = c0 + sum coef * vars (tied: every variable = one value, the
- * coefficient on variable 0). Fills `w` from word `at`; false if not affine. */
-static bool fit(prober *p, bool tied, int64_t *w, int32_t at, int32_t cap, int32_t *out_len) {
-  enum { STEP = 11 };
-  rt_vm_shape_t *base = rt_mem_calloc((size_t)p->nout * 3, sizeof(rt_vm_shape_t));
-  if (!base) return false;
-  rt_vm_shape_t *step = base + p->nout, *check = base + 2 * p->nout;
-  int64_t vals[RT_VM_MAX_RECIPE_VARS];
-  int32_t nfree = tied ? 1 : p->nv;
-  bool ok = true;
-  for (int32_t v = 0; v < p->nv; ++v) vals[v] = tied ? 37 : 37 + 6 * v;
-  ok = probe(p, vals, base);
-  /* coef[o][d][v] laid out as the recipe's words: c0, coef[V] per dim. */
-  int32_t len = at;
-  for (int32_t o = 0; ok && o < p->nout; ++o) {
-    if (len + 1 + base[o].rank * (1 + p->nv) > cap) ok = false;
-    if (!ok) break;
-    w[len++] = base[o].rank;
-    for (int32_t d = 0; d < base[o].rank; ++d) {
-      w[len] = base[o].dims[d];
-      for (int32_t v = 0; v < p->nv; ++v) w[len + 1 + v] = 0;
-      len += 1 + p->nv;
-    }
-  }
-  for (int32_t f = 0; ok && f < nfree; ++f) {
-    int64_t sv[RT_VM_MAX_RECIPE_VARS];
-    memcpy(sv, vals, sizeof sv);
-    for (int32_t v = 0; v < p->nv; ++v) {
-      if (tied || v == f) sv[v] += STEP;
-    }
-    ok = probe(p, sv, step) && same_ranks(p, base, step);
-    int32_t wi = at;
-    for (int32_t o = 0; ok && o < p->nout; ++o) {
-      wi++;
-      for (int32_t d = 0; ok && d < base[o].rank; ++d, wi += 1 + p->nv) {
-        int64_t diff = step[o].dims[d] - base[o].dims[d];
-        if (diff % STEP != 0) ok = false;
-        w[wi + 1 + f] = diff / STEP;
-        w[wi] -= (diff / STEP) * vals[f];
-      }
-    }
-  }
-  /* Two more points, away from the ones fitted. */
-  for (int32_t t = 0; ok && t < 2; ++t) {
-    int64_t cv[RT_VM_MAX_RECIPE_VARS];
-    for (int32_t v = 0; v < p->nv; ++v) cv[v] = tied ? (t ? 90 : 61) : (t ? 90 - 5 * v : 53 + 8 * v);
-    ok = probe(p, cv, check) && same_ranks(p, base, check);
-    int32_t wi = at;
-    for (int32_t o = 0; ok && o < p->nout; ++o) {
-      wi++;
-      for (int32_t d = 0; ok && d < base[o].rank; ++d, wi += 1 + p->nv) {
-        int64_t want = w[wi];
-        for (int32_t v = 0; v < p->nv; ++v) want += w[wi + 1 + v] * (tied ? cv[0] : cv[v]);
-        ok = want == check[o].dims[d];
-      }
-    }
-  }
-  rt_mem_free(base);
-  *out_len = len;
-  return ok;
-}
-
-static rt_status_t derive_recipe(rt_vm_build_t *b, int32_t k) {
-  rt_vm_kernel_info_t *ki = &b->exe.kernels[k];
-  const rt_ir_expr_t *fn = b->kernel_fns[k];
-  prober *p = rt_mem_calloc(1, sizeof *p);
-  if (!p) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
-  p->b = b;
-  p->k = k;
-  p->nout = ki->num_outputs;
-  const rt_ir_type_t *leaves[MAX_LEAVES];
-  for (int32_t i = 0; i < fn->fn.nparams; ++i) collect_leaves(fn->fn.params[i]->checked_type, leaves, &p->nin);
-  bool usable = p->nin == ki->num_inputs && p->nin <= MAX_LEAVES;
-  for (int32_t i = 0; usable && i < p->nin; ++i) {
-    const rt_ir_type_t *t = leaves[i];
-    if (!t || t->kind != RT_IR_TYPE_TENSOR) {
-      usable = false;
-      break;
-    }
-    for (int32_t d = 0; d < t->tensor.rank; ++d) {
-      p->shapes[i][d] = t->tensor.shape[d];
-      if (t->tensor.shape[d] != RT_DIM_ANY) continue;
-      if (p->nv == RT_VM_MAX_RECIPE_VARS) {
-        usable = false;
-        break;
-      }
-      p->var_in[p->nv] = i;
-      p->var_dim[p->nv++] = d;
-    }
-    p->args[i] = (rt_kernel_arg){NULL, p->shapes[i], NULL, t->tensor.rank,
-                                 {t->tensor.dtype.code, t->tensor.dtype.bits, t->tensor.dtype.lanes}, 0};
-  }
-  int32_t cap = 2 + 2 * RT_VM_MAX_RECIPE_VARS + p->nout * (1 + RT_TENSOR_MAX_RANK * (1 + RT_VM_MAX_RECIPE_VARS));
-  int64_t *w = usable && p->nv > 0 ? rt_mem_alloc((size_t)cap * sizeof(int64_t)) : NULL;
-  rt_status_t st = RT_OK;
-  if (w) {
-    int32_t at = 0;
-    w[at++] = p->nv;
-    for (int32_t v = 0; v < p->nv; ++v) {
-      w[at++] = p->var_in[v];
-      w[at++] = p->var_dim[v];
-    }
-    int32_t len = 0;
-    bool tied = false;
-    bool ok = fit(p, false, w, at + 1, cap, &len);
-    if (!ok && p->nv > 1) {
-      tied = true;
-      ok = fit(p, true, w, at + 1, cap, &len);
-    }
-    w[at] = tied ? 1 : 0;
-    if (ok) {
-      ki->recipe = w;
-      ki->recipe_len = len;
-      w = NULL;
-      st = rt_vm_shape_recipe_check(ki);
-    }
-  }
-  rt_mem_free(w);
-  rt_mem_free(p);
-  return st;
-}
-
 rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32_t jit_flags,
                           rt_vm_build_t *out) {
   memset(out, 0, sizeof *out);
@@ -966,12 +808,12 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
     rt_strbuf_deinitialize(&b);
     int32_t nin = 0, nout = 0;
     for (int32_t i = 0; i < fn->fn.nparams; ++i) {
-      const rt_ir_type_t *leaves[MAX_LEAVES];
-      collect_leaves(fn->fn.params[i]->checked_type, leaves, &nin);
+      const rt_ir_type_t *leaves[RT_VM_MAX_LEAVES];
+      rt_vm_type_leaves(fn->fn.params[i]->checked_type, leaves, &nin);
     }
     rt_ir_type_t *ft = rt_ir_type_resolve(fn->checked_type);
-    const rt_ir_type_t *leaves[MAX_LEAVES];
-    collect_leaves(ft->func.ret, leaves, &nout);
+    const rt_ir_type_t *leaves[RT_VM_MAX_LEAVES];
+    rt_vm_type_leaves(ft->func.ret, leaves, &nout);
     exe->kernels[k].num_inputs = nin;
     exe->kernels[k].num_outputs = nout;
     exe->kernels[k].dynamic = c.groups[k].dynamic;
@@ -992,7 +834,7 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
   }
   rt_mem_free(c.groups);
   for (int32_t k = 0; !st && k < nk; ++k) {
-    if (exe->kernels[k].dynamic) st = derive_recipe(out, k);
+    if (exe->kernels[k].dynamic) st = rt_vm_derive_recipe(out, k);
   }
   if (!st) st = rt_vm_executable_validate(exe);
   if (st) {
@@ -1011,228 +853,4 @@ void rt_vm_build_deinitialize(rt_vm_build_t *b) {
   rt_mem_free(b->kernel_fns);
   rt_module_release(b->module);
   memset(b, 0, sizeof *b);
-}
-
-/* ---- the host shape function --------------------------------------------------------- */
-
-typedef struct {
-  rt_module_t *scratch;
-  const rt_ir_expr_t *fn;
-  const rt_kernel_arg *inputs;
-  int32_t num_inputs;
-  /* node -> concrete type, a small linear map (groups are small) */
-  const rt_ir_expr_t **nodes;
-  rt_ir_type_t **types;
-  int32_t n, cap;
-  int32_t next_input;
-  const rt_kernel_arg **param_arg; /* per param: its input when a tensor, else NULL */
-} shape_env;
-
-static rt_ir_type_t *type_of(const shape_env *s, const rt_ir_expr_t *e) {
-  for (int32_t i = s->n - 1; i >= 0; --i) {
-    if (s->nodes[i] == e) return s->types[i];
-  }
-  return NULL;
-}
-
-static rt_status_t set_type(shape_env *s, const rt_ir_expr_t *e, rt_ir_type_t *t) {
-  if (s->n == s->cap) {
-    int32_t ncap = s->cap ? s->cap * 2 : 32;
-    const rt_ir_expr_t **nn = rt_mem_realloc(s->nodes, (size_t)ncap * sizeof *nn);
-    if (nn) s->nodes = nn;
-    rt_ir_type_t **nt = nn ? rt_mem_realloc(s->types, (size_t)ncap * sizeof *nt) : NULL;
-    if (nt) s->types = nt;
-    if (!nn || !nt) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in a shape function");
-    s->cap = ncap;
-  }
-  s->nodes[s->n] = e;
-  s->types[s->n] = t;
-  s->n++;
-  return RT_OK;
-}
-
-/* The concrete type of a parameter of declared type t, from the next input
- * descriptors. */
-static rt_status_t param_type(shape_env *s, const rt_ir_type_t *t, rt_ir_type_t **out) {
-  t = rt_ir_type_resolve((rt_ir_type_t *)t);
-  if (t && t->kind == RT_IR_TYPE_TUPLE) {
-    rt_ir_type_t *fields[MAX_LEAVES];
-    if (t->tuple.count > MAX_LEAVES) return RT_STATUS(RESOURCE_EXHAUSTED, "tuple too large");
-    for (int32_t i = 0; i < t->tuple.count; ++i) {
-      RT_RETURN_IF_ERROR(param_type(s, t->tuple.fields[i], &fields[i]));
-    }
-    return rt_ir_tuple_type(s->scratch, t->tuple.count, fields, out);
-  }
-  if (s->next_input >= s->num_inputs) return RT_STATUS(INVALID_ARGUMENT, "too few inputs for the shape function");
-  const rt_kernel_arg *a = &s->inputs[s->next_input++];
-  rt_dtype_t dt = {a->dtype.code, a->dtype.bits, a->dtype.lanes};
-  return rt_ir_tensor_type(s->scratch, dt, a->rank, a->shape, out);
-}
-
-/* The value of a one-element tensor as a double: an input of the kernel
- * (a parameter of the group) or a constant; *known false for anything
- * computed inside the group. */
-static rt_status_t scalar_value(const shape_env *s, const rt_ir_expr_t *e, double *out, bool *known) {
-  *known = false;
-  const void *data = NULL;
-  rt_kernel_dtype dt = {0, 0, 0};
-  int64_t numel = 1;
-  if (e->kind == RT_IR_VAR) {
-    for (int32_t i = 0; i < s->fn->fn.nparams; ++i) {
-      const rt_kernel_arg *a = s->fn->fn.params[i] == e ? s->param_arg[i] : NULL;
-      if (!a) continue;
-      data = a->data;
-      dt = a->dtype;
-      for (int32_t d = 0; d < a->rank; ++d) numel *= a->shape[d];
-    }
-  } else if (e->kind == RT_IR_CONSTANT) {
-    const rt_tensor_t *v = e->constant.value;
-    rt_dtype_t t = rt_tensor_dtype(v);
-    data = rt_tensor_data(v);
-    dt = (rt_kernel_dtype){t.code, t.bits, t.lanes};
-    for (int32_t d = 0; d < rt_tensor_rank(v); ++d) numel *= rt_tensor_shape(v)[d];
-  }
-  if (!data) return RT_OK;
-  if (numel != 1) return RT_STATUS(INVALID_ARGUMENT, "arange: start, stop and step must be scalars");
-  switch (dt.code * 1000 + dt.bits) {
-    case kDLInt * 1000 + 8: *out = *(const int8_t *)data; break;
-    case kDLInt * 1000 + 16: *out = *(const int16_t *)data; break;
-    case kDLInt * 1000 + 32: *out = *(const int32_t *)data; break;
-    case kDLInt * 1000 + 64: *out = (double)*(const int64_t *)data; break;
-    case kDLUInt * 1000 + 8: *out = *(const uint8_t *)data; break;
-    case kDLUInt * 1000 + 16: *out = *(const uint16_t *)data; break;
-    case kDLUInt * 1000 + 32: *out = *(const uint32_t *)data; break;
-    case kDLUInt * 1000 + 64: *out = (double)*(const uint64_t *)data; break;
-    case kDLFloat * 1000 + 32: *out = *(const float *)data; break;
-    case kDLFloat * 1000 + 64: *out = *(const double *)data; break;
-    default: return RT_OK; /* other dtypes: leave the length unknown */
-  }
-  *known = true;
-  return RT_OK;
-}
-
-/* arange's length depends on its values, not only their shapes: with
- * start, stop and step in hand (inputs of the kernel or constants) it is
- * ceil((stop - start) / step), at least 0, as the reference kernel
- * computes it (interp/kernels/transform.c). Otherwise t stays as the
- * relation gave it (`?`, refused by the caller). */
-static rt_status_t arange_type(const shape_env *s, const rt_ir_expr_t *e, rt_ir_type_t **t) {
-  double v[3];
-  for (int32_t k = 0; k < 3; ++k) {
-    bool known = false;
-    RT_RETURN_IF_ERROR(scalar_value(s, e->call.args[k], &v[k], &known));
-    if (!known) return RT_OK;
-  }
-  if (v[2] == 0) return RT_STATUS(INVALID_ARGUMENT, "arange: step must not be 0");
-  double len = ceil((v[1] - v[0]) / v[2]);
-  if (!(len > 0)) len = 0;
-  if (!isfinite(len) || len > (double)INT64_MAX / 2) {
-    return RT_STATUS(INVALID_ARGUMENT, "arange: the length (%g - %g) / %g is too large", v[1], v[0], v[2]);
-  }
-  const rt_ir_type_t *r = rt_ir_type_resolve(*t);
-  if (!r || r->kind != RT_IR_TYPE_TENSOR || r->tensor.rank != 1) return RT_OK;
-  const int64_t n = (int64_t)len;
-  return rt_ir_tensor_type(s->scratch, r->tensor.dtype, 1, &n, t);
-}
-
-static rt_status_t shape_visit(void *user, rt_ir_expr_t *e) {
-  shape_env *s = user;
-  rt_ir_type_t *t = NULL;
-  switch (e->kind) {
-    case RT_IR_VAR:
-      for (int32_t i = 0; i < s->fn->fn.nparams; ++i) {
-        if (s->fn->fn.params[i] == e) t = type_of(s, e);
-      }
-      if (!t) return RT_STATUS(INTERNAL, "a free variable in a fused function");
-      return RT_OK;
-    case RT_IR_CONSTANT:
-      return set_type(s, e, rt_ir_type_resolve(e->checked_type));
-    case RT_IR_OP:
-    case RT_IR_FUNCTION:
-      return RT_OK;
-    case RT_IR_TUPLE: {
-      rt_ir_type_t *fields[MAX_LEAVES];
-      if (e->tuple.count > MAX_LEAVES) return RT_STATUS(RESOURCE_EXHAUSTED, "tuple too large");
-      for (int32_t i = 0; i < e->tuple.count; ++i) fields[i] = type_of(s, e->tuple.fields[i]);
-      RT_RETURN_IF_ERROR(rt_ir_tuple_type(s->scratch, e->tuple.count, fields, &t));
-      return set_type(s, e, t);
-    }
-    case RT_IR_TUPLE_GET_ITEM: {
-      rt_ir_type_t *tt = rt_ir_type_resolve(type_of(s, e->get_item.tuple));
-      if (!tt || tt->kind != RT_IR_TYPE_TUPLE || e->get_item.index >= tt->tuple.count) {
-        return RT_STATUS(INTERNAL, "a projection of a non-tuple in a shape function");
-      }
-      return set_type(s, e, tt->tuple.fields[e->get_item.index]);
-    }
-    case RT_IR_CALL: {
-      if (e->call.callee->kind != RT_IR_OP) return RT_STATUS(INTERNAL, "a non-op call in a fused function");
-      const rt_ir_op_t *op = e->call.callee->op.op;
-      rt_ir_type_t *args[MAX_LEAVES];
-      if (e->call.nargs > MAX_LEAVES) return RT_STATUS(RESOURCE_EXHAUSTED, "too many arguments");
-      for (int32_t i = 0; i < e->call.nargs; ++i) {
-        args[i] = rt_ir_type_resolve(type_of(s, e->call.args[i]));
-        if (!args[i]) return RT_STATUS(INTERNAL, "an argument without a type in a shape function");
-      }
-      rt_ir_rel_ctx_t rc = {s->scratch, op, e->call.attrs, e->call.nargs, args};
-      RT_RETURN_IF_ERROR_ANNOTATE(op->type_rel(&rc, &t), "%s on concrete shapes", op->name);
-      if (op->id == RT_OP_ARANGE) RT_RETURN_IF_ERROR(arange_type(s, e, &t));
-      return set_type(s, e, t);
-    }
-    default:
-      return RT_STATUS(INTERNAL, "an unexpected node in a fused function");
-  }
-}
-
-rt_status_t rt_vm_shape_function(void *user, int32_t kernel, int32_t num_inputs,
-                                 const rt_kernel_arg *inputs, int32_t num_outputs,
-                                 rt_vm_shape_t *out_shapes) {
-  const rt_vm_build_t *b = user;
-  if (kernel < 0 || kernel >= b->exe.num_kernels) {
-    return RT_STATUS(OUT_OF_RANGE, "no kernel %d", (int)kernel);
-  }
-  const rt_ir_expr_t *fn = b->kernel_fns[kernel];
-  shape_env s;
-  memset(&s, 0, sizeof s);
-  s.fn = fn;
-  s.inputs = inputs;
-  s.num_inputs = num_inputs;
-  rt_status_t st = rt_ir_module_create(rt_mem_current(), &s.scratch);
-  s.param_arg = rt_mem_calloc((size_t)(fn->fn.nparams > 0 ? fn->fn.nparams : 1), sizeof *s.param_arg);
-  if (!st && !s.param_arg) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in a shape function");
-  for (int32_t i = 0; !st && i < fn->fn.nparams; ++i) {
-    rt_ir_type_t *t = NULL;
-    const int32_t first = s.next_input;
-    st = param_type(&s, fn->fn.params[i]->checked_type, &t);
-    if (!st && t && t->kind == RT_IR_TYPE_TENSOR) s.param_arg[i] = &inputs[first];
-    if (!st) st = set_type(&s, fn->fn.params[i], t);
-  }
-  if (!st) st = rt_ir_post_order(rt_mem_current(), fn->fn.body, shape_visit, &s);
-  if (!st) {
-    const rt_ir_type_t *leaves[MAX_LEAVES];
-    int32_t n = 0;
-    collect_leaves(type_of(&s, fn->fn.body), leaves, &n);
-    if (n != num_outputs) st = RT_STATUS(INTERNAL, "the shape function gave %d outputs, not %d", (int)n, (int)num_outputs);
-    for (int32_t o = 0; !st && o < n; ++o) {
-      const rt_ir_type_t *t = leaves[o];
-      if (!t || t->kind != RT_IR_TYPE_TENSOR) {
-        st = RT_STATUS(INTERNAL, "output %d of the shape function is not a tensor", (int)o);
-        break;
-      }
-      out_shapes[o].rank = t->tensor.rank;
-      for (int32_t d = 0; d < t->tensor.rank; ++d) {
-        if (t->tensor.shape[d] == RT_DIM_ANY) {
-          st = RT_STATUS(UNIMPLEMENTED, "output %d of kernel %s has a data-dependent shape (dim %d "
-                         "is `?` even on concrete input shapes); the vm has no value-dependent "
-                         "shape functions yet", (int)o, b->exe.kernels[kernel].name, (int)d);
-          break;
-        }
-        out_shapes[o].dims[d] = t->tensor.shape[d];
-      }
-    }
-  }
-  rt_mem_free(s.nodes);
-  rt_mem_free(s.types);
-  rt_mem_free(s.param_arg);
-  rt_module_release(s.scratch);
-  return st;
 }

@@ -42,6 +42,18 @@ RT_MUST_USE_RESULT rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session
                                              uint32_t jit_flags, rt_vm_build_t *out_build);
 void rt_vm_build_deinitialize(rt_vm_build_t *build);
 
+/* The most tensors (inputs + outputs, tuples flattened) of one kernel. */
+#define RT_VM_MAX_LEAVES 256
+
+/* The tensor leaves of a type, tuples flattened in order, into out (room
+ * for RT_VM_MAX_LEAVES; *n counts them all, even past that). */
+void rt_vm_type_leaves(const rt_ir_type_t *type, const rt_ir_type_t **out, int32_t *n);
+
+/* Derives kernel k's shape recipe (runtime/vm.h) by probing the host shape
+ * function, when its output dims are affine in its inputs' `?` dims;
+ * leaves the kernel without one otherwise (vm_shape.c). */
+RT_MUST_USE_RESULT rt_status_t rt_vm_derive_recipe(rt_vm_build_t *build, int32_t k);
+
 /* The host shape function (rt_vm_shape_fn) for a build: `user` is the
  * rt_vm_build_t. It runs the kernel's fused function's type relations, op
  * by op, on the concrete input shapes, and fills the output shapes. An

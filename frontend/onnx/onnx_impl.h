@@ -46,9 +46,22 @@ typedef struct rt_onnx_op_entry_t {
 
 /* The converter of `op_type`, or NULL (ops.c). */
 rt_onnx_convert_fn rt_onnx_find_converter(const char *op_type);
-/* The converters of ops_nn.c, searched by rt_onnx_find_converter. */
+/* The converters of ops_transform.c and ops_nn.c, searched by
+ * rt_onnx_find_converter. */
+extern const rt_onnx_op_entry_t rt_onnx_transform_ops[];
+extern const int32_t rt_onnx_transform_ops_count;
 extern const rt_onnx_op_entry_t rt_onnx_nn_ops[];
 extern const int32_t rt_onnx_nn_ops_count;
+
+/* Helpers the converter files share (ops.c): a value's rank and dtype
+ * (from its checked type; 0 and float32 when it has none), `axis`
+ * normalised for `rank` in place ("axis 3 is out of range for rank 2"
+ * naming the node), and a scalar constant of `like`'s dtype. */
+int32_t rt_onnx_rank(const rt_ir_expr_t *e);
+rt_dtype_t rt_onnx_elem_dtype(const rt_ir_expr_t *e);
+RT_MUST_USE_RESULT rt_status_t rt_onnx_axis(rt_onnx_ctx_t *cx, int64_t *axis, int32_t rank);
+RT_MUST_USE_RESULT rt_status_t rt_onnx_scalar_like(rt_onnx_ctx_t *cx, const rt_ir_expr_t *like,
+                                                   double v, rt_ir_expr_t **out);
 
 /* ---- errors -------------------------------------------------------------- */
 

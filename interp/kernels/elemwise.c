@@ -158,8 +158,8 @@ rt_status_t rt_interp_k_ISFINITE(const rt_interp_call_t *call) { return classify
 rt_status_t rt_interp_k_CLIP(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
-  const double lo = rt_attrs_float(call->attrs, "a_min");
-  const double hi = rt_attrs_float(call->attrs, "a_max");
+  const rt_attrs_clip_t a = rt_ir_attrs_clip(call->attrs);
+  const double lo = a.a_min, hi = a.a_max;
   for (int64_t i = 0; i < out->numel; ++i) {
     double v = rt_interp_load_f(x, i);
     if (v < lo) {
@@ -383,9 +383,10 @@ static rt_status_t channel_op(const rt_interp_call_t *call, bool prelu) {
   const rt_tensor_t *x = call->args[0];
   const rt_tensor_t *v = call->args[1];
   rt_tensor_t *out = call->outs[0];
+  const int64_t attr_axis = prelu ? rt_ir_attrs_prelu(call->attrs).axis
+                                  : rt_ir_attrs_bias_add(call->attrs).axis;
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"),
-                                    x->rank, &axis));
+  RT_RETURN_IF_ERROR(rt_interp_axis(call, attr_axis, x->rank, &axis));
   if (v->numel != x->shape[axis]) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT,
                            "second input has %lld elements, axis %d has %lld",

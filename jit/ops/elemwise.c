@@ -316,8 +316,8 @@ static int64_t sat_const(double v, rt_dtype_t d) {
 RT_JIT_ELEM_FN(rt_jit_elem_clip) {
   const rt_ir_expr_t *a = call->call.args[0];
   const rt_dtype_t d = dtype_of(L, a);
-  const double lo = rt_attrs_float(call->call.attrs, "a_min");
-  const double hi = rt_attrs_float(call->call.attrs, "a_max");
+  const rt_attrs_clip_t clip = rt_ir_attrs_clip(call->call.attrs);
+  const double lo = clip.a_min, hi = clip.a_max;
   LLVMValueRef x;
   RT_RETURN_IF_ERROR(rt_jit_elem(L, a, idx, &x));
   /* Compare in double, as the reference: v < lo ? lo : v > hi ? hi : v. */
@@ -604,7 +604,9 @@ static rt_status_t channel_elem(rt_jit_lower_t *L, const rt_ir_expr_t *call,
   rt_jit_node_t *x = rt_jit_node(L, call->call.args[0]);
   rt_jit_node_t *v = rt_jit_node(L, call->call.args[1]);
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), x->rank, &axis));
+  const int64_t attr_axis = op_id(call) == RT_OP_NN_PRELU ? rt_ir_attrs_prelu(call->call.attrs).axis
+                                                           : rt_ir_attrs_bias_add(call->call.attrs).axis;
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, attr_axis, x->rank, &axis));
   if (v->rank != 1) return RT_JIT_UNIMPLEMENTED(call, "%s", "the second input must be 1-d");
   if (!LLVMIsConstant(v->dims[0]) || !LLVMIsConstant(x->dims[axis]) ||
       LLVMConstIntGetZExtValue(v->dims[0]) != LLVMConstIntGetZExtValue(x->dims[axis])) {
