@@ -37,6 +37,7 @@
 
 #include "backend/vm_compile.h"
 #include "ir/op/custom.h"
+#include "ir/op/op_attrs.h"
 #include "passes/pass.h"
 #include "runtime/size.h"
 #include "runtime/mem.h"
@@ -373,7 +374,7 @@ static rt_status_t dyn_reshape_call(cc_t *c, rt_ir_expr_t *e, const rt_ir_expr_t
   int32_t r = 0;
   RT_RETURN_IF_ERROR(new_reg(c, &r));
   RT_RETURN_IF_ERROR(emit(c, RT_VM_OP_RESHAPE_DYN, r, regs[0], regs[1],
-                          rt_attrs_bool(body->call.attrs, "allowzero") ? 1 : 0));
+                          rt_ir_attrs_dyn_reshape(body->call.attrs).allowzero ? 1 : 0));
   *out = r;
   return RT_OK;
 }
