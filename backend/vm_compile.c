@@ -36,8 +36,8 @@
 #include <string.h>
 
 #include "backend/vm_compile.h"
-#include "ir/op/custom.h"
 #include "ir/op/op_attrs.h"
+#include "jit/custom.h"
 #include "passes/pass.h"
 #include "runtime/size.h"
 #include "runtime/mem.h"
@@ -982,7 +982,7 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
     if (!names) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
     for (int32_t k = 0; !st && k < nk; ++k) names[k] = exe->kernels[k].name;
     /* Kernels of custom ops and strategies call into this process. */
-    if (rt_ir_custom_in_use(nk, out->kernel_fns)) jit_flags |= RT_JIT_NO_DISK_CACHE;
+    if (rt_jit_custom_in_use(nk, out->kernel_fns)) jit_flags |= RT_JIT_NO_DISK_CACHE;
     if (!st) {
       st = rt_jit_build(session, nk, out->kernel_fns, (const char *const *)names, jit_flags, NULL,
                         &out->jit);
