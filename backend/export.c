@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "backend/export.h"
-#include "ir/op/custom.h"
+#include "jit/custom.h"
 #include "runtime/artifact_format.h"
 #include "runtime/file.h"
 #include "runtime/ndarray_blob.h"
@@ -327,7 +327,7 @@ rt_status_t rt_backend_export_vm(const rt_vm_build_t *build, int32_t num_inputs,
                                  const rt_tensor_info_t *inputs, int32_t num_outputs,
                                  const rt_tensor_info_t *outputs, const char *path) {
   const rt_vm_executable_t *exe = &build->exe;
-  if (rt_ir_custom_in_use(exe->num_kernels, build->kernel_fns)) {
+  if (rt_jit_custom_in_use(exe->num_kernels, build->kernel_fns)) {
     return RT_STATUS(FAILED_PRECONDITION, "cannot export %s: its kernels call custom ops or "
                      "strategies registered in this process (rt/op.h); not yet supported", path);
   }

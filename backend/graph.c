@@ -28,7 +28,7 @@
 #include "runtime/uthash_rt.h"
 
 #include "backend/graph.h"
-#include "ir/op/custom.h"
+#include "jit/custom.h"
 #include "runtime/size.h"
 
 typedef struct {
@@ -515,8 +515,8 @@ rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session, uint3
       snprintf(p->nodes[n].name, sizeof p->nodes[n].name, "%s", out->kernel_names[p->nodes[n].kernel]);
     }
     /* Kernels of custom ops and strategies call into this process: no
-     * disk cache, no export (ir/op/custom.h). */
-    out->process_local = !st && rt_ir_custom_in_use(g.num_groups, fns);
+     * disk cache, no export (jit/custom.h). */
+    out->process_local = !st && rt_jit_custom_in_use(g.num_groups, fns);
     if (out->process_local) jit_flags |= RT_JIT_NO_DISK_CACHE;
     if (!st && g.num_groups > 0) {
       st = rt_jit_build(session, g.num_groups, fns, (const char *const *)out->kernel_names,

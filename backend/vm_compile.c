@@ -37,7 +37,8 @@
 #include <string.h>
 
 #include "backend/vm_compile.h"
-#include "ir/op/custom.h"
+#include "ir/op/op_attrs.h"
+#include "jit/custom.h"
 #include "passes/pass.h"
 #include "runtime/size.h"
 #include "runtime/mem.h"
@@ -373,7 +374,7 @@ static rt_status_t dyn_reshape_call(cc_t *c, rt_ir_expr_t *e, const rt_ir_expr_t
   int32_t r = 0;
   RT_RETURN_IF_ERROR(new_reg(c, &r));
   RT_RETURN_IF_ERROR(emit(c, RT_VM_OP_RESHAPE_DYN, r, regs[0], regs[1],
-                          rt_attrs_bool(body->call.attrs, "allowzero") ? 1 : 0));
+                          rt_ir_attrs_dyn_reshape(body->call.attrs).allowzero ? 1 : 0));
   *out = r;
   return RT_OK;
 }
@@ -823,7 +824,7 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
     if (!names) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
     for (int32_t k = 0; !st && k < nk; ++k) names[k] = exe->kernels[k].name;
     /* Kernels of custom ops and strategies call into this process. */
-    if (rt_ir_custom_in_use(nk, out->kernel_fns)) jit_flags |= RT_JIT_NO_DISK_CACHE;
+    if (rt_jit_custom_in_use(nk, out->kernel_fns)) jit_flags |= RT_JIT_NO_DISK_CACHE;
     if (!st) {
       st = rt_jit_build(session, nk, out->kernel_fns, (const char *const *)names, jit_flags, NULL,
                         &out->jit);

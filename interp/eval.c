@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "interp/interp_impl.h"
-#include "ir/op/custom.h"
+#include "interp/custom.h"
 #include "runtime/assert.h"
 #include "runtime/size.h"
 #include "runtime/strbuf.h"
@@ -376,7 +376,7 @@ static rt_status_t apply(rt_interp_t *it, const rt_ir_op_t *op, const rt_ir_attr
     rt_interp_kernel_fn kernel = op->id < RT_OP_COUNT ? rt_interp_kernel((rt_op_id_t)op->id) : NULL;
     if (op->custom) {
       /* A custom op (rt/op.h): its reference kernel. */
-      st = rt_ir_custom_reference(op, attrs, nflat, flat, nouts, outs);
+      st = rt_interp_custom_reference(op, attrs, nflat, flat, nouts, outs);
     } else if (!kernel) {
       st = RT_STATUS(UNIMPLEMENTED, "%s has no reference kernel", op->name);
     } else {

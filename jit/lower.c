@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "ir/op/custom.h"
+#include "jit/custom.h"
 #include "jit/templates/templates.h"
 #include "runtime/half.h"
 #include "runtime/tensor_impl.h"
@@ -1229,7 +1230,7 @@ static rt_status_t lower_function(LLVMModuleRef m, const rt_jit_target_t *target
   return status;
 }
 
-/* ---- custom ops and strategies (rt/op.h, ir/op/custom.h) ------------------ */
+/* ---- custom ops and strategies (rt/op.h, jit/custom.h) -------------------- */
 
 /* A kernel that calls `kernel` (a native kernel of a custom op, or a
  * strategy's) on the op's arguments: symbol(args, nargs, ctx) =
@@ -1459,13 +1460,13 @@ rt_status_t rt_jit_lower_function(LLVMModuleRef m, const rt_jit_target_t *target
   const char *triple = LLVMGetTarget(m);
   rt_kernel_fn kernel = NULL;
   char what[160];
-  RT_RETURN_IF_ERROR(rt_ir_custom_kernel_for(fn, triple && *triple ? triple : "host", &kernel,
-                                             what, sizeof what));
+  RT_RETURN_IF_ERROR(rt_jit_custom_kernel_for(fn, triple && *triple ? triple : "host", &kernel,
+                                              what, sizeof what));
   if (kernel) return lower_kernel_call(m, fn, symbol, kernel, out_nin, out_nout);
   /* A strategy for the anchor of a fused group: its kernel, then the rest. */
   const rt_ir_expr_t *anchor = NULL;
-  RT_RETURN_IF_ERROR(rt_ir_custom_anchor_for(fn, triple && *triple ? triple : "host", &kernel,
-                                             &anchor, what, sizeof what));
+  RT_RETURN_IF_ERROR(rt_jit_custom_anchor_for(fn, triple && *triple ? triple : "host", &kernel,
+                                              &anchor, what, sizeof what));
   if (kernel) return lower_split(m, target, fn, anchor, symbol, kernel, out_nin, out_nout);
   /* Custom elementwise ops fuse through their element expressions. */
   rt_module_t *scratch = NULL;

@@ -11,6 +11,8 @@
  * whose axis is out of range, is left alone. */
 #include <stdio.h>
 
+#include "ir/op/op_attrs.h"
+#include "ir/op/op_impl.h"
 #include "passes/pass.h"
 
 typedef struct {
@@ -26,9 +28,12 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
       orig->call.args[0]->checked_type ? rt_ir_type_resolve(orig->call.args[0]->checked_type) : NULL;
   if (!t || t->kind != RT_IR_TYPE_TENSOR) return RT_OK;
   const int32_t rank = t->tensor.rank;
-  int64_t axis = rt_attrs_int(e->call.attrs, "axis");
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return RT_OK;
+  int32_t axis;
+  rt_status_t bad = rt_ir_op_axis(rt_ir_attrs_bias_add(e->call.attrs).axis, rank, &axis);
+  if (bad) {
+    rt_status_free(bad); /* out of range: left alone */
+    return RT_OK;
+  }
   rt_ir_expr_t *b = e->call.args[1];
   const int64_t k = rank - 1 - axis;
   if (k > 0) {

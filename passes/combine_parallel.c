@@ -1,7 +1,7 @@
 /* The shared engine of CombineParallelConv2d and CombineParallelDense
  * (passes/combine_parallel.h): the op-specific rules (which calls are
  * candidates, which may combine, the weight and output axes, the size
- * attribute) come in a rt_combine_rules_t.
+ * attribute's position and reader) come in a rt_combine_rules_t.
  *
  * Algorithm: per global, a scan of the input in post order groups the
  * candidates (first come, first grouped; a group keeps the post order, so
@@ -96,7 +96,7 @@ static rt_status_t combined_attrs(combine_t *c, const group_t *g, int64_t total,
   const rt_combine_rules_t *r = c->rules;
   bool all_set = true;
   for (int32_t i = 0; i < g->count && r->size_none_unless_all; ++i) {
-    if (rt_attrs_is_none(g->members[i]->call.attrs, r->size_attr)) all_set = false;
+    if (!r->size_set(g->members[i])) all_set = false;
   }
   const rt_ir_attrs_t *a = g->members[0]->call.attrs;
   rt_ir_attrs_t *attrs = NULL;
@@ -105,13 +105,10 @@ static rt_status_t combined_attrs(combine_t *c, const group_t *g, int64_t total,
                                           (void **)&attrs->values));
   attrs->count = a->count;
   attrs->keys = a->keys;
-  for (int32_t i = 0; i < a->count; ++i) {
-    attrs->values[i] = a->values[i];
-    if (strcmp(a->keys[i], r->size_attr) == 0) {
-      attrs->values[i].kind = all_set ? RT_ATTR_INT : RT_ATTR_NONE;
-      attrs->values[i].i = all_set ? total : 0;
-    }
-  }
+  for (int32_t i = 0; i < a->count; ++i) attrs->values[i] = a->values[i];
+  RT_ASSERT(r->size_pos >= 0 && r->size_pos < a->count);
+  attrs->values[r->size_pos].kind = all_set ? RT_ATTR_INT : RT_ATTR_NONE;
+  attrs->values[r->size_pos].i = all_set ? total : 0;
   *out = attrs;
   return RT_OK;
 }

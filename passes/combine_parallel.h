@@ -7,7 +7,23 @@
 #ifndef RT_PASSES_COMBINE_PARALLEL_H_
 #define RT_PASSES_COMBINE_PARALLEL_H_
 
+#include <stddef.h>
+
+#include "ir/op/op_attrs.h"
 #include "passes/pass.h"
+
+/* The position of `field` in the attrs of a call whose schema is `schema`
+ * (the order of ir/op/attrs.def, which a call's attrs follow): a misspelt
+ * schema or field is a compile error. Each schema expands to a struct of
+ * one char per field, so a field's offset is its index. */
+#define RT_FIELD(field, KIND, dflt, flags) char field;
+#define RT_SCHEMA(name, fields) \
+  typedef struct rt_combine_pos_##name##_t { fields } rt_combine_pos_##name##_t;
+#include "ir/op/attrs.def"
+#undef RT_SCHEMA
+#undef RT_FIELD
+#define RT_COMBINE_FIELD_POS(schema, field) \
+  ((int32_t)offsetof(rt_combine_pos_##schema##_t, field))
 
 typedef struct rt_combine_rules_t {
   const char *pass_name;  /* "CombineParallelConv2d", for error annotations */
@@ -17,7 +33,11 @@ typedef struct rt_combine_rules_t {
   bool (*compatible)(const rt_ir_expr_t *a, const rt_ir_expr_t *b);
   int32_t (*weight_axis)(const rt_ir_expr_t *call); /* concatenated weights */
   int32_t (*out_axis)(const rt_ir_expr_t *call);    /* sliced result */
-  const char *size_attr;  /* "channels" / "units": the sum in the combined call */
+  /* The size attribute (channels / units) the combined call sums: its
+   * position in the call's attrs (RT_COMBINE_FIELD_POS), and whether a call
+   * sets it (reads the typed attr). */
+  int32_t size_pos;
+  bool (*size_set)(const rt_ir_expr_t *call);
   bool size_none_unless_all; /* the sum only when every branch sets it, else None */
 } rt_combine_rules_t;
 

@@ -33,16 +33,20 @@ static int32_t layout_axis(const char *layout, char c) {
 }
 
 static int32_t out_axis(const rt_ir_expr_t *c) {
-  const char *ol = rt_attrs_string(c->call.attrs, "out_layout");
-  return layout_axis(ol[0] ? ol : rt_attrs_string(c->call.attrs, "data_layout"), 'C');
+  const rt_attrs_conv2d_t a = rt_ir_attrs_conv2d(c->call.attrs);
+  return layout_axis(a.out_layout[0] ? a.out_layout : a.data_layout, 'C');
 }
 
 static int32_t weight_axis(const rt_ir_expr_t *c) {
-  return layout_axis(rt_attrs_string(c->call.attrs, "kernel_layout"), 'O');
+  return layout_axis(rt_ir_attrs_conv2d(c->call.attrs).kernel_layout, 'O');
+}
+
+static bool channels_set(const rt_ir_expr_t *c) {
+  return !rt_ir_attrs_conv2d(c->call.attrs).channels_is_none;
 }
 
 static bool candidate(const rt_ir_expr_t *c) {
-  if (!rt_pass_is_op(c, RT_OP_NN_CONV2D) || rt_attrs_int(c->call.attrs, "groups") != 1) {
+  if (!rt_pass_is_op(c, RT_OP_NN_CONV2D) || rt_ir_attrs_conv2d(c->call.attrs).groups != 1) {
     return false;
   }
   const rt_ir_expr_t *w = c->call.args[1];
@@ -59,7 +63,7 @@ static bool compatible(const rt_ir_expr_t *a, const rt_ir_expr_t *b) {
   if (a->call.args[0] != b->call.args[0]) return false;
   const rt_ir_attrs_t *x = a->call.attrs, *y = b->call.attrs;
   for (int32_t i = 0; i < x->count; ++i) {
-    if (strcmp(x->keys[i], "channels") == 0) continue;
+    if (i == RT_COMBINE_FIELD_POS(conv2d, channels)) continue;
     if (!rt_attr_value_equal(&x->values[i], &y->values[i])) return false;
   }
   const rt_ir_type_t *wa = rt_combine_tensor_type(a->call.args[1]);
@@ -79,7 +83,8 @@ static const rt_combine_rules_t kRules = {
     .compatible = compatible,
     .weight_axis = weight_axis,
     .out_axis = out_axis,
-    .size_attr = "channels",
+    .size_pos = RT_COMBINE_FIELD_POS(conv2d, channels),
+    .size_set = channels_set,
 };
 
 rt_status_t rt_pass_combine_parallel_conv2d(const rt_pass_env_t *env, rt_module_t *in,

@@ -29,6 +29,10 @@ static int32_t weight_axis(const rt_ir_expr_t *c) {
   return 0;
 }
 
+static bool units_set(const rt_ir_expr_t *c) {
+  return !rt_ir_attrs_dense(c->call.attrs).units_is_none;
+}
+
 static bool candidate(const rt_ir_expr_t *c) {
   if (!rt_pass_is_op(c, RT_OP_NN_DENSE)) return false;
   const rt_ir_expr_t *w = c->call.args[1];
@@ -40,8 +44,9 @@ static bool candidate(const rt_ir_expr_t *c) {
 
 static bool compatible(const rt_ir_expr_t *a, const rt_ir_expr_t *b) {
   if (a->call.args[0] != b->call.args[0]) return false;
-  if (!rt_attr_value_equal(rt_attrs_get(a->call.attrs, "out_dtype"),
-                           rt_attrs_get(b->call.attrs, "out_dtype"))) {
+  const rt_attrs_dense_t x = rt_ir_attrs_dense(a->call.attrs), y = rt_ir_attrs_dense(b->call.attrs);
+  if (x.out_dtype_is_none != y.out_dtype_is_none ||
+      (!x.out_dtype_is_none && !rt_dtype_equal(x.out_dtype, y.out_dtype))) {
     return false;
   }
   const rt_ir_type_t *wa = rt_combine_tensor_type(a->call.args[1]);
@@ -57,7 +62,8 @@ static const rt_combine_rules_t kRules = {
     .compatible = compatible,
     .weight_axis = weight_axis,
     .out_axis = out_axis,
-    .size_attr = "units",
+    .size_pos = RT_COMBINE_FIELD_POS(dense, units),
+    .size_set = units_set,
     .size_none_unless_all = true,
 };
 

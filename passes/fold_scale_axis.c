@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/op/op_attrs.h"
 #include "passes/pass.h"
 #include "runtime/assert.h"
 
@@ -124,20 +125,20 @@ typedef struct {
 
 static bool anchor_info(const rt_ir_expr_t *a, anchor_t *out) {
   if (rt_pass_is_op(a, RT_OP_NN_CONV2D)) {
-    const rt_ir_attrs_t *at = a->call.attrs;
-    if (rt_attrs_string(at, "out_dtype")[0]) return false;
-    const char *dl = rt_attrs_string(at, "data_layout");
-    const char *ol = rt_attrs_string(at, "out_layout");
-    const char *kl = rt_attrs_string(at, "kernel_layout");
+    const rt_attrs_conv2d_t at = rt_ir_attrs_conv2d(a->call.attrs);
+    if (!at.out_dtype_is_none) return false;
+    const char *dl = at.data_layout;
+    const char *ol = at.out_layout;
+    const char *kl = at.kernel_layout;
     out->in_axis = layout_axis(dl, 4, 'C');
     out->out_axis = layout_axis(ol[0] ? ol : dl, 4, 'C');
     out->w_rank = 4;
     out->w_out_axis = layout_axis(kl, 4, 'O');
-    out->w_in_axis = rt_attrs_int(at, "groups") == 1 ? layout_axis(kl, 4, 'I') : -1;
+    out->w_in_axis = at.groups == 1 ? layout_axis(kl, 4, 'I') : -1;
     return out->in_axis >= 0 && out->out_axis >= 0 && out->w_out_axis >= 0;
   }
   if (rt_pass_is_op(a, RT_OP_NN_DENSE)) {
-    if (rt_attrs_string(a->call.attrs, "out_dtype")[0]) return false;
+    if (!rt_ir_attrs_dense(a->call.attrs).out_dtype_is_none) return false;
     out->in_axis = out->out_axis = -2; /* the last axis, resolved by rank */
     out->w_rank = 2;
     out->w_out_axis = 0;
@@ -237,7 +238,7 @@ static rt_status_t fold_backward(fsa_t *f, rt_ir_expr_t *orig, rt_ir_expr_t *reb
     if (!const_expr(r->call.args[1], 0, &wdt) || !rt_dtype_equal(wdt, vt->tensor.dtype)) continue;
     if (bias && (!const_expr(bias, 0, &bdt) || !rt_dtype_equal(bdt, vt->tensor.dtype))) continue;
     if (add && rt_pass_is_op(add, RT_OP_NN_BIAS_ADD)) {
-      int64_t axis = rt_attrs_int(add->call.attrs, "axis");
+      int64_t axis = rt_ir_attrs_bias_add(add->call.attrs).axis;
       const int32_t R = vt->tensor.rank;
       const int32_t ca = ai.out_axis == -2 ? R - 1 : ai.out_axis;
       if (axis < 0) axis += R;

@@ -30,6 +30,7 @@
 #define uthash_nonfatal_oom(elt) (oom = true)
 #include "runtime/uthash_rt.h"
 
+#include "ir/op/op_attrs.h"
 #include "passes/pass.h"
 
 typedef struct {
@@ -146,12 +147,13 @@ static rt_status_t reshape_chain(se_ctx *cx, const rt_ir_expr_t *orig, rt_ir_exp
       if (rt->tensor.shape[i] == 0) return RT_OK; /* 0 means "copy" in newshape */
     }
     ints_text(rt->tensor.shape, rt->tensor.rank, text, sizeof text);
-  } else if (is_op_id(e, RT_OP_RESHAPE) && !rt_attrs_bool(e->call.attrs, "allowzero")) {
-    int32_t n = rt_attrs_ints_count(e->call.attrs, "newshape");
+  } else if (is_op_id(e, RT_OP_RESHAPE) && !rt_ir_attrs_reshape(e->call.attrs).allowzero) {
+    const rt_attr_list_t newshape = rt_ir_attrs_reshape(e->call.attrs).newshape;
+    int32_t n = newshape.count;
     if (n > RT_TENSOR_MAX_RANK) return RT_OK;
     int64_t v[RT_TENSOR_MAX_RANK];
     for (int32_t i = 0; i < n; ++i) {
-      v[i] = rt_attrs_ints_at(e->call.attrs, "newshape", i);
+      v[i] = rt_attr_list_int(newshape, i);
       if (v[i] == 0 || v[i] < -1) return RT_OK; /* codes that read the input's shape */
     }
     ints_text(v, n, text, sizeof text);
@@ -164,14 +166,15 @@ static rt_status_t reshape_chain(se_ctx *cx, const rt_ir_expr_t *orig, rt_ir_exp
 
 /* The permutation of a transpose call over rank `rank`; false if malformed. */
 static bool perm_of(const rt_ir_expr_t *e, int32_t rank, int64_t *perm) {
-  if (rt_attrs_is_none(e->call.attrs, "axes") || rt_attrs_ints_count(e->call.attrs, "axes") == 0) {
+  const rt_attrs_transpose_t at = rt_ir_attrs_transpose(e->call.attrs);
+  if (at.axes_is_none || at.axes.count == 0) {
     for (int32_t i = 0; i < rank; ++i) perm[i] = rank - 1 - i;
     return true;
   }
-  if (rt_attrs_ints_count(e->call.attrs, "axes") != rank) return false;
+  if (at.axes.count != rank) return false;
   bool seen[RT_TENSOR_MAX_RANK] = {false};
   for (int32_t i = 0; i < rank; ++i) {
-    int64_t a = rt_attrs_ints_at(e->call.attrs, "axes", i);
+    int64_t a = rt_attr_list_int(at.axes, i);
     if (a < 0) a += rank;
     if (a < 0 || a >= rank || seen[a]) return false;
     seen[a] = true;

@@ -30,6 +30,8 @@
 #define uthash_nonfatal_oom(elt) (oom = true)
 #include "runtime/uthash_rt.h"
 
+#include "ir/op/op_attrs.h"
+#include "ir/op/op_impl.h"
 #include "passes/pass.h"
 
 typedef struct {
@@ -108,34 +110,36 @@ static rt_status_t make_tuple(si_ctx *cx, rt_ir_span_t sp, int32_t n, rt_ir_expr
   return RT_OK;
 }
 
+/* axis made non-negative as the relations do (rt_ir_op_axis); false when
+ * it is out of range (the call is then left alone). */
 static bool norm_axis(int64_t axis, int32_t rank, int32_t *out) {
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return false;
-  *out = (int32_t)axis;
-  return true;
+  rt_status_t st = rt_ir_op_axis(axis, rank, out);
+  rt_status_free(st);
+  return st == RT_OK;
 }
 
 static rt_status_t batch_norm(si_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t *e,
                               rt_ir_expr_t **out) {
   const rt_ir_type_t *t = tensor_type(orig->call.args[0]);
+  const rt_attrs_batch_norm_t a = rt_ir_attrs_batch_norm(e->call.attrs);
   int32_t axis;
-  if (!t || !norm_axis(rt_attrs_int(e->call.attrs, "axis"), t->tensor.rank, &axis)) return RT_OK;
+  if (!t || !norm_axis(a.axis, t->tensor.rank, &axis)) return RT_OK;
   rt_ir_span_t sp = e->span;
   rt_ir_expr_t *data = e->call.args[0], *gamma = e->call.args[1], *beta = e->call.args[2],
                *mean = e->call.args[3], *var = e->call.args[4];
   rt_ir_expr_t *eps, *one, *v, *scale, *shift;
   RT_RETURN_IF_ERROR(rt_ir_scalar(cx->m, sp, t->tensor.dtype,
-                                  (float)rt_attrs_float(e->call.attrs, "epsilon"), &eps));
+                                  (float)a.epsilon, &eps));
   RT_RETURN_IF_ERROR(rt_ir_scalar(cx->m, sp, t->tensor.dtype, 1.0, &one));
   RT_RETURN_IF_ERROR(call2(cx, sp, RT_OP_ADD, var, eps, &v));
   RT_RETURN_IF_ERROR(call1(cx, sp, RT_OP_SQRT, v, &v));
   RT_RETURN_IF_ERROR(call2(cx, sp, RT_OP_DIVIDE, one, v, &scale));
-  if (rt_attrs_bool(e->call.attrs, "scale")) {
+  if (a.scale) {
     RT_RETURN_IF_ERROR(call2(cx, sp, RT_OP_MULTIPLY, scale, gamma, &scale));
   }
   RT_RETURN_IF_ERROR(call1(cx, sp, RT_OP_NEGATIVE, mean, &shift));
   RT_RETURN_IF_ERROR(call2(cx, sp, RT_OP_MULTIPLY, shift, scale, &shift));
-  if (rt_attrs_bool(e->call.attrs, "center")) {
+  if (a.center) {
     RT_RETURN_IF_ERROR(call2(cx, sp, RT_OP_ADD, shift, beta, &shift));
   }
   RT_RETURN_IF_ERROR(expand_to_axis(cx, sp, scale, t->tensor.rank, axis, &scale));
@@ -163,14 +167,16 @@ static rt_status_t normalize(si_ctx *cx, rt_ir_span_t sp, rt_ir_expr_t *x, rt_dt
   return call2(cx, sp, RT_OP_DIVIDE, num, d, out);
 }
 
-static rt_status_t affine(si_ctx *cx, rt_ir_span_t sp, const rt_ir_expr_t *e, int32_t ndim,
-                          int32_t axis, rt_ir_expr_t *r, rt_ir_expr_t **out) {
+/* r [* gamma] [+ beta] as the norm's scale and center say. */
+static rt_status_t affine(si_ctx *cx, rt_ir_span_t sp, const rt_ir_expr_t *e, bool scale,
+                          bool center, int32_t ndim, int32_t axis, rt_ir_expr_t *r,
+                          rt_ir_expr_t **out) {
   rt_ir_expr_t *b;
-  if (rt_attrs_bool(e->call.attrs, "scale")) {
+  if (scale) {
     RT_RETURN_IF_ERROR(expand_to_axis(cx, sp, e->call.args[1], ndim, axis, &b));
     RT_RETURN_IF_ERROR(call2(cx, sp, RT_OP_MULTIPLY, r, b, &r));
   }
-  if (rt_attrs_bool(e->call.attrs, "center")) {
+  if (center) {
     RT_RETURN_IF_ERROR(expand_to_axis(cx, sp, e->call.args[2], ndim, axis, &b));
     RT_RETURN_IF_ERROR(call2(cx, sp, RT_OP_ADD, r, b, &r));
   }
@@ -181,8 +187,24 @@ static rt_status_t affine(si_ctx *cx, rt_ir_span_t sp, const rt_ir_expr_t *e, in
 static rt_status_t layer_or_instance_norm(si_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t *e,
                                           bool instance, rt_ir_expr_t **out) {
   const rt_ir_type_t *t = tensor_type(orig->call.args[0]);
+  int64_t a_axis;
+  double epsilon;
+  bool scale, center;
+  if (instance) {
+    const rt_attrs_instance_norm_t a = rt_ir_attrs_instance_norm(e->call.attrs);
+    a_axis = a.axis;
+    epsilon = a.epsilon;
+    scale = a.scale;
+    center = a.center;
+  } else {
+    const rt_attrs_layer_norm_t a = rt_ir_attrs_layer_norm(e->call.attrs);
+    a_axis = a.axis;
+    epsilon = a.epsilon;
+    scale = a.scale;
+    center = a.center;
+  }
   int32_t axis;
-  if (!t || !norm_axis(rt_attrs_int(e->call.attrs, "axis"), t->tensor.rank, &axis)) return RT_OK;
+  if (!t || !norm_axis(a_axis, t->tensor.rank, &axis)) return RT_OK;
   int64_t axes[RT_TENSOR_MAX_RANK];
   int32_t n = 0;
   if (instance) {
@@ -196,22 +218,22 @@ static rt_status_t layer_or_instance_norm(si_ctx *cx, const rt_ir_expr_t *orig, 
   char text[8 * RT_TENSOR_MAX_RANK + 4];
   ints_text(axes, n, text, sizeof text);
   rt_ir_expr_t *r;
-  RT_RETURN_IF_ERROR(normalize(cx, e->span, e->call.args[0], t->tensor.dtype, text,
-                               rt_attrs_float(e->call.attrs, "epsilon"), &r));
-  return affine(cx, e->span, e, t->tensor.rank, axis, r, out);
+  RT_RETURN_IF_ERROR(normalize(cx, e->span, e->call.args[0], t->tensor.dtype, text, epsilon, &r));
+  return affine(cx, e->span, e, scale, center, t->tensor.rank, axis, r, out);
 }
 
 static rt_status_t group_norm(si_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t *e,
                               rt_ir_expr_t **out) {
   const rt_ir_type_t *t = tensor_type(orig->call.args[0]);
+  const rt_attrs_group_norm_t a = rt_ir_attrs_group_norm(e->call.attrs);
   int32_t axis;
-  if (!t || !norm_axis(rt_attrs_int(e->call.attrs, "axis"), t->tensor.rank, &axis)) return RT_OK;
+  if (!t || !norm_axis(a.axis, t->tensor.rank, &axis)) return RT_OK;
   const int32_t rank = t->tensor.rank;
   if (rank + 1 > RT_TENSOR_MAX_RANK) return RT_OK;
   for (int32_t i = 0; i < rank; ++i) {
     if (t->tensor.shape[i] < 0) return RT_OK; /* needs a static shape */
   }
-  const int64_t groups = rt_attrs_int(e->call.attrs, "num_groups");
+  const int64_t groups = a.num_groups;
   const int64_t c = t->tensor.shape[axis];
   if (groups < 1 || c % groups != 0) return RT_OK;
   int64_t shape[RT_TENSOR_MAX_RANK], axes[RT_TENSOR_MAX_RANK];
@@ -232,24 +254,24 @@ static rt_status_t group_norm(si_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t
   rt_ir_expr_t *x, *r;
   RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, sp, RT_OP_RESHAPE, 1, &e->call.args[0], 1, &key,
                                        &v1, &x));
-  RT_RETURN_IF_ERROR(normalize(cx, sp, x, t->tensor.dtype, axes_text,
-                               rt_attrs_float(e->call.attrs, "epsilon"), &r));
+  RT_RETURN_IF_ERROR(normalize(cx, sp, x, t->tensor.dtype, axes_text, a.epsilon, &r));
   RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, sp, RT_OP_RESHAPE, 1, &r, 1, &key, &v2, &r));
-  return affine(cx, sp, e, rank, axis, r, out);
+  return affine(cx, sp, e, a.scale, a.center, rank, axis, r, out);
 }
 
 static rt_status_t l2_normalize(si_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t *e,
                                 rt_ir_expr_t **out) {
   const rt_ir_type_t *t = tensor_type(orig->call.args[0]);
   if (!t) return RT_OK;
+  const rt_attrs_l2_normalize_t a = rt_ir_attrs_l2_normalize(e->call.attrs);
   char text[24 * RT_TENSOR_MAX_RANK + 4];
-  const int32_t n = rt_attrs_ints_count(e->call.attrs, "axis");
-  if (rt_attrs_is_none(e->call.attrs, "axis")) {
+  const int32_t n = a.axis.count;
+  if (a.axis_is_none) {
     snprintf(text, sizeof text, "None");
   } else {
     int64_t axes[RT_TENSOR_MAX_RANK];
     if (n > RT_TENSOR_MAX_RANK) return RT_OK;
-    for (int32_t i = 0; i < n; ++i) axes[i] = rt_attrs_ints_at(e->call.attrs, "axis", i);
+    for (int32_t i = 0; i < n; ++i) axes[i] = rt_attr_list_int(a.axis, i);
     ints_text(axes, n, text, sizeof text);
   }
   rt_ir_span_t sp = e->span;
@@ -257,7 +279,7 @@ static rt_status_t l2_normalize(si_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr
   RT_RETURN_IF_ERROR(call2(cx, sp, RT_OP_MULTIPLY, x, x, &sq));
   RT_RETURN_IF_ERROR(reduce_call(cx, sp, RT_OP_SUM, 1, &sq, text, &sum));
   RT_RETURN_IF_ERROR(rt_ir_scalar(cx->m, sp, t->tensor.dtype,
-                                  (float)rt_attrs_float(e->call.attrs, "eps"), &eps));
+                                  (float)a.eps, &eps));
   RT_RETURN_IF_ERROR(call2(cx, sp, RT_OP_MAXIMUM, sum, eps, &d));
   RT_RETURN_IF_ERROR(call1(cx, sp, RT_OP_SQRT, d, &d));
   return call2(cx, sp, RT_OP_DIVIDE, x, d, out);

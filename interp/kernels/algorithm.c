@@ -12,42 +12,32 @@
  * smallest (smallest first with is_ascend), NaN counting as larger than
  * every number, equal elements in index order (a stable sort); the first k
  * (all when k < 1) are the values, and their positions along the axis the
- * indices. Unsigned ints and bool compare unsigned. */
+ * indices. Unsigned ints and bool compare unsigned.
+ *
+ * Both read their plan (ir/op/plan_misc.h) computed on the concrete input:
+ * the axis made non-negative, the line split, k resolved (k < 1 is the
+ * whole axis; a k past the extent is refused here for `?` extents), the
+ * ret_type as an enum. */
 #include <math.h>
 #include <string.h>
 
 #include "interp/kernels/kernels_impl.h"
+#include "ir/op/plan.h"
 #include "runtime/size.h"
-
-/* Splits a tensor at `axis` into outer x extent x inner (axis < 0: the
- * flattened tensor is one line). */
-static void lines(const rt_tensor_t *t, int32_t axis, int64_t *outer, int64_t *extent,
-                  int64_t *inner) {
-  *outer = 1;
-  *inner = 1;
-  if (axis < 0) {
-    *extent = t->numel;
-    return;
-  }
-  for (int32_t d = 0; d < axis; ++d) *outer *= t->shape[d];
-  for (int32_t d = axis + 1; d < t->rank; ++d) *inner *= t->shape[d];
-  *extent = t->shape[axis];
-}
 
 /* ---- cumsum ------------------------------------------------------------------ */
 
 rt_status_t rt_interp_k_CUMSUM(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
-  int32_t axis = -1;
-  if (!rt_attrs_is_none(call->attrs, "axis")) {
-    RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"), x->rank, &axis));
-  }
-  const bool exclusive = rt_attrs_bool(call->attrs, "exclusive");
+  rt_plan_input_t xin;
+  rt_ir_plan_input_of_tensor(x, &xin);
+  rt_plan_scan_t plan;
+  RT_RETURN_IF_ERROR(rt_ir_plan_scan(call->attrs, 1, &xin, &plan));
+  const bool exclusive = plan.exclusive;
   const bool fout = rt_interp_class(out->dtype) == RT_INTERP_FLOAT;
   const bool fin = rt_interp_class(x->dtype) == RT_INTERP_FLOAT;
-  int64_t outer, n, inner;
-  lines(x, axis, &outer, &n, &inner);
+  const int64_t outer = plan.lines.outer, n = plan.lines.extent, inner = plan.lines.inner;
   if (out->numel != x->numel) {
     return RT_INTERP_ERROR(call, INTERNAL, "%s", "output size differs from the input's");
   }
@@ -114,32 +104,28 @@ static void merge_sort(const order_t *o, int64_t *pos, int64_t *tmp, int64_t n) 
 
 rt_status_t rt_interp_k_TOPK(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
-  const char *ret = rt_attrs_string(call->attrs, "ret_type");
+  rt_plan_input_t xin;
+  rt_ir_plan_input_of_tensor(x, &xin);
+  rt_plan_topk_t plan;
+  RT_RETURN_IF_ERROR(rt_ir_plan_topk(call->attrs, 1, &xin, &plan));
   rt_tensor_t *values = NULL, *indices = NULL;
-  if (strcmp(ret, "both") == 0) {
-    values = call->outs[0];
-    indices = call->nouts > 1 ? call->outs[1] : NULL;
-  } else if (ret[0] == 'v') {
-    values = call->outs[0];
-  } else {
-    indices = call->outs[0];
+  switch (plan.ret) {
+    case RT_TOPK_RET_BOTH:
+      values = call->outs[0];
+      indices = call->nouts > 1 ? call->outs[1] : NULL;
+      break;
+    case RT_TOPK_RET_VALUES: values = call->outs[0]; break;
+    case RT_TOPK_RET_INDICES: indices = call->outs[0]; break;
   }
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"), x->rank, &axis));
-  int64_t outer, n, inner;
-  lines(x, axis, &outer, &n, &inner);
-  const int64_t kattr = rt_attrs_int(call->attrs, "k");
-  const int64_t k = kattr < 1 ? n : kattr;
-  if (k > n) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "k = %lld is larger than axis %d's extent %lld",
-                           (long long)k, (int)axis, (long long)n);
-  }
+  const int32_t axis = plan.axis;
+  const int64_t outer = plan.lines.outer, n = plan.lines.extent, inner = plan.lines.inner;
+  const int64_t k = plan.k;
   const rt_tensor_t *shape_of = values ? values : indices;
   if (!shape_of || shape_of->shape[axis] != k) {
     return RT_INTERP_ERROR(call, INTERNAL, "%s", "output extent differs from k");
   }
   order_t ord = {.is_float = rt_interp_class(x->dtype) == RT_INTERP_FLOAT,
-                 .ascend = rt_attrs_bool(call->attrs, "is_ascend")};
+                 .ascend = plan.ascend};
   ord.is_unsigned = !ord.is_float && rt_interp_class(x->dtype) != RT_INTERP_SINT;
   /* Scratch: positions, merge buffer and keys, n each. */
   size_t bytes = 0;

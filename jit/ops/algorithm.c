@@ -15,13 +15,35 @@
  * l < i. That is the stable sort's position, so values and indices agree
  * with the reference exactly. Two nested loops per output element (k n^2
  * per line): topk here is for small axes (detection heads, sampling), not
- * for sorting long vectors. */
+ * for sorting long vectors.
+ *
+ * Both read their plan (ir/op/plan_misc.h) computed on the operand's type:
+ * the axis made non-negative, exclusive, is_ascend, ret_type as an enum. */
 #include <string.h>
 
+#include "ir/op/plan.h"
 #include "jit/ops/ops_impl.h"
 
 static rt_jit_node_t *arg0(rt_jit_lower_t *L, const rt_ir_expr_t *call) {
   return rt_jit_node(L, call->call.args[0]);
+}
+
+/* The plan input of the call's operand, from its checked type. */
+static rt_status_t operand(const rt_ir_expr_t *call, rt_plan_input_t *out) {
+  memset(out, 0, sizeof *out);
+  return rt_jit_tensor_type(call->call.args[0], &out->dtype, &out->rank, &out->shape);
+}
+
+static rt_status_t plan_scan(const rt_ir_expr_t *call, rt_plan_scan_t *out) {
+  rt_plan_input_t in;
+  RT_RETURN_IF_ERROR(operand(call, &in));
+  return rt_ir_plan_scan(call->call.attrs, 1, &in, out);
+}
+
+static rt_status_t plan_topk(const rt_ir_expr_t *call, rt_plan_topk_t *out) {
+  rt_plan_input_t in;
+  RT_RETURN_IF_ERROR(operand(call, &in));
+  return rt_ir_plan_topk(call->call.attrs, 1, &in, out);
 }
 
 /* ---- cumsum ------------------------------------------------------------------ */
@@ -30,11 +52,11 @@ RT_JIT_ELEM_FN(rt_jit_elem_cumsum) {
   rt_jit_node_t *x = arg0(L, call);
   rt_jit_node_t *self = rt_jit_node(L, call);
   if (!x || !self) return RT_STATUS(INTERNAL, "%s", "cumsum: operand was not sized");
-  const rt_ir_attrs_t *at = call->call.attrs;
-  const bool flat = rt_attrs_is_none(at, "axis");
-  int32_t axis = 0;
-  if (!flat) RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(at, "axis"), x->rank, &axis));
-  const bool exclusive = rt_attrs_bool(at, "exclusive");
+  rt_plan_scan_t plan;
+  RT_RETURN_IF_ERROR(plan_scan(call, &plan));
+  const bool flat = plan.flat;
+  const int32_t axis = flat ? 0 : plan.axis;
+  const bool exclusive = plan.exclusive;
   const rt_dtype_t odt = self->dtype;
   LLVMValueRef j = flat ? idx[0] : idx[axis];
   LLVMValueRef hi = exclusive ? j : LLVMBuildAdd(L->b, j, rt_jit_i64(L, 1), "");
@@ -87,10 +109,10 @@ static rt_status_t topk_select(rt_jit_lower_t *L, const rt_ir_expr_t *call, cons
                                LLVMValueRef *out_value, LLVMValueRef *out_pos) {
   rt_jit_node_t *x = arg0(L, call);
   if (!x) return RT_STATUS(INTERNAL, "%s", "topk: operand was not sized");
-  const rt_ir_attrs_t *at = call->call.attrs;
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(at, "axis"), x->rank, &axis));
-  const bool ascend = rt_attrs_bool(at, "is_ascend");
+  rt_plan_topk_t plan;
+  RT_RETURN_IF_ERROR(plan_topk(call, &plan));
+  const int32_t axis = plan.axis;
+  const bool ascend = plan.ascend;
   const rt_ir_expr_t *arg = call->call.args[0];
   LLVMValueRef n = x->dims[axis];
   LLVMValueRef j = idx[axis];
@@ -145,13 +167,14 @@ rt_status_t rt_jit_topk_field_elem(rt_jit_lower_t *L, const rt_ir_expr_t *call, 
 }
 
 RT_JIT_ELEM_FN(rt_jit_elem_topk) {
-  const char *ret = rt_attrs_string(call->call.attrs, "ret_type");
-  if (strcmp(ret, "both") == 0) {
+  rt_plan_topk_t plan;
+  RT_RETURN_IF_ERROR(plan_topk(call, &plan));
+  if (plan.ret == RT_TOPK_RET_BOTH) {
     return RT_STATUS(INTERNAL, "%s", "topk: lowered through its fields");
   }
   LLVMValueRef v, pos;
   RT_RETURN_IF_ERROR(topk_select(L, call, idx, &v, &pos));
-  if (ret[0] == 'v') {
+  if (plan.ret == RT_TOPK_RET_VALUES) {
     *out_value = v;
     return RT_OK;
   }
