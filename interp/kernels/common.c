@@ -286,11 +286,3 @@ rt_status_t rt_interp_layout(const rt_interp_call_t *call, const char *attr,
   }
   return RT_OK;
 }
-
-int32_t rt_interp_ints(const rt_interp_call_t *call, const char *name,
-                       int64_t *out, int32_t cap) {
-  int32_t n = rt_attrs_ints_count(call->attrs, name);
-  if (n > cap) n = cap;
-  for (int32_t i = 0; i < n; ++i) out[i] = rt_attrs_ints_at(call->attrs, name, i);
-  return n;
-}

@@ -15,56 +15,35 @@
  *              in[n, c, iy, ix] * w[c, o % (O/G), kh, kw] (kernel IOHW: I = C,
  *              O = O/G); output_padding only enlarges the output, which the
  *              relation already did.
- * Padding has 1 value (all sides), 2 (top/bottom, left/right) or 4 (top,
- * left, bottom, right) for 2-d; 1 or 2 (left, right) for 1-d. Float
- * outputs accumulate in double; integer outputs (out_dtype int32 for int8
- * inputs) in uint64, wrapping. */
-#include <string.h>
-
+ * Strides, dilation, padding, groups and the layouts come from the op's
+ * plan (rt_ir_plan_conv, ir/op/plan_nn.h), computed on the concrete
+ * shapes. Float outputs accumulate in double; integer outputs (out_dtype
+ * int32 for int8 inputs) in uint64, wrapping. */
 #include "interp/kernels/kernels_impl.h"
+#include "ir/op/plan.h"
 
-typedef struct conv_t {
-  int64_t stride[2], dil[2], pad[2]; /* H, W; pad = top, left */
-  int64_t groups;
-  bool transpose;
-} conv_t;
-
-/* Reads `name` with 1 or nsp values into out[2] (H, W); 1-d fills W. */
-static rt_status_t spatial(const rt_interp_call_t *call, const char *name, int32_t nsp,
-                           int64_t dflt, int64_t out[2]) {
-  int64_t v[4];
-  int32_t n = rt_interp_ints(call, name, v, 4);
-  out[0] = out[1] = dflt;
-  if (n == 0) return RT_OK;
-  if (n != 1 && n != nsp) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s needs 1 or %d values, got %d", name, nsp, n);
+/* Element strides and extents of t's N, C, H, W (kernels: O, I, H, W)
+ * from the plan's layout positions; a 1-d tensor has no H (extent 1,
+ * stride 0). */
+static void view(const rt_tensor_t *t, const int32_t *pos, int32_t nsp, int64_t s[4],
+                 int64_t e[4]) {
+  int64_t rs[RT_TENSOR_MAX_RANK];
+  rt_interp_strides(t->rank, t->shape, rs);
+  s[2] = 0;
+  e[2] = 1;
+  for (int32_t k = 0; k < 2 + nsp; ++k) {
+    const int32_t letter = k < 2 ? k : 4 - nsp + (k - 2);
+    s[letter] = rs[pos[k]];
+    e[letter] = t->shape[pos[k]];
   }
-  if (nsp == 1) {
-    out[1] = v[0];
-  } else {
-    out[0] = v[0];
-    out[1] = n == 1 ? v[0] : v[1];
-  }
-  return RT_OK;
 }
 
-/* Top and left padding (the bottom/right ones only shape the output). */
-static rt_status_t padding(const rt_interp_call_t *call, int32_t nsp, int64_t pad[2]) {
-  int64_t v[4];
-  int32_t n = rt_interp_ints(call, "padding", v, 4);
-  pad[0] = pad[1] = 0;
-  if (n == 0) return RT_OK;
-  if (nsp == 1) {
-    if (n > 2) return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "padding needs 1 or 2 values, got %d", n);
-    pad[1] = v[0];
-    return RT_OK;
+static const char *out_layout(const rt_interp_call_t *call) {
+  switch (call->op->id) {
+    case RT_OP_NN_CONV1D: return rt_ir_attrs_conv1d(call->attrs).out_layout;
+    case RT_OP_NN_CONV2D: return rt_ir_attrs_conv2d(call->attrs).out_layout;
+    default: return rt_ir_attrs_conv2d_transpose(call->attrs).out_layout;
   }
-  if (n != 1 && n != 2 && n != 4) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "padding needs 1, 2 or 4 values, got %d", n);
-  }
-  pad[0] = v[0];
-  pad[1] = n == 1 ? v[0] : v[1];
-  return RT_OK;
 }
 
 static void accumulate(bool is_float, double *accf, uint64_t *acci, const rt_tensor_t *x,
@@ -76,27 +55,36 @@ static void accumulate(bool is_float, double *accf, uint64_t *acci, const rt_ten
   }
 }
 
-static rt_status_t conv(const rt_interp_call_t *call, int32_t nsp, bool transpose) {
+static rt_status_t conv(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   const rt_tensor_t *w = call->args[1];
   rt_tensor_t *out = call->outs[0];
-  const char *dl = rt_attrs_string(call->attrs, "data_layout");
-  const char *kl = rt_attrs_string(call->attrs, "kernel_layout");
-  const char *ol = rt_attrs_string(call->attrs, "out_layout");
-  if (*ol && strcmp(ol, dl) != 0) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "out_layout \"%s\" differs from data_layout", ol);
+  rt_plan_input_t in[2];
+  rt_ir_plan_input_of_tensor(x, &in[0]);
+  rt_ir_plan_input_of_tensor(w, &in[1]);
+  rt_plan_conv_t plan;
+  RT_RETURN_IF_ERROR(rt_ir_plan_conv(call->op, call->attrs, 2, in, &plan));
+  if (!plan.out_is_data_layout) {
+    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "out_layout \"%s\" differs from data_layout",
+                           out_layout(call));
   }
+  const int32_t nsp = plan.nsp;
+  const bool transpose = plan.transpose;
   int64_t xs[4], xe[4], ws[4], we[4], os[4], oe[4];
-  RT_RETURN_IF_ERROR(rt_interp_layout(call, "data_layout", dl, "NCHW", x, xs, xe));
-  RT_RETURN_IF_ERROR(rt_interp_layout(call, "kernel_layout", kl, "OIHW", w, ws, we));
-  RT_RETURN_IF_ERROR(rt_interp_layout(call, "data_layout", dl, "NCHW", out, os, oe));
-  conv_t p;
-  RT_RETURN_IF_ERROR(spatial(call, "strides", nsp, 1, p.stride));
-  RT_RETURN_IF_ERROR(spatial(call, "dilation", nsp, 1, p.dil));
-  RT_RETURN_IF_ERROR(padding(call, nsp, p.pad));
-  p.groups = rt_attrs_int(call->attrs, "groups");
-  const int64_t g = p.groups, c = xe[1], o = oe[1];
-  if (g < 1 || c % g != 0 || o % g != 0 || oe[0] != xe[0]) {
+  view(x, plan.data_pos, nsp, xs, xe);
+  view(w, plan.kernel_pos, nsp, ws, we);
+  view(out, plan.out_pos, nsp, os, oe);
+  /* H, W (1-d: W only; H has stride 1, no padding, extent 1). */
+  struct {
+    int64_t stride[2], dil[2], pad[2];
+  } p = {{1, 1}, {1, 1}, {0, 0}};
+  for (int32_t i = 0; i < nsp; ++i) {
+    p.stride[2 - nsp + i] = plan.strides[i];
+    p.dil[2 - nsp + i] = plan.dilation[i];
+    p.pad[2 - nsp + i] = plan.pad_before[i]; /* the afters only shape the output */
+  }
+  const int64_t g = plan.groups, c = xe[1], o = oe[1];
+  if (c % g != 0 || o % g != 0 || oe[0] != xe[0]) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "groups %lld do not divide %lld input and %lld output channels",
                            (long long)g, (long long)c, (long long)o);
   }
@@ -104,11 +92,6 @@ static rt_status_t conv(const rt_interp_call_t *call, int32_t nsp, bool transpos
   /* Kernel extents: conv O = O, I = C/G; transpose I = C, O = O/G. */
   if ((!transpose && (we[0] != o || we[1] != cg)) || (transpose && (we[1] != c || we[0] != og))) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "weight channels do not match the data and groups");
-  }
-  for (int32_t k = 0; k < 2; ++k) {
-    if (p.stride[k] < 1 || p.dil[k] < 1) {
-      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "strides and dilation must be >= 1");
-    }
   }
   const bool is_float = rt_interp_class(out->dtype) == RT_INTERP_FLOAT;
   const int64_t kh_n = we[2], kw_n = we[3], ih = xe[2], iw = xe[3];
@@ -151,6 +134,6 @@ static rt_status_t conv(const rt_interp_call_t *call, int32_t nsp, bool transpos
   return RT_OK;
 }
 
-rt_status_t rt_interp_k_NN_CONV1D(const rt_interp_call_t *call) { return conv(call, 1, false); }
-rt_status_t rt_interp_k_NN_CONV2D(const rt_interp_call_t *call) { return conv(call, 2, false); }
-rt_status_t rt_interp_k_NN_CONV2D_TRANSPOSE(const rt_interp_call_t *call) { return conv(call, 2, true); }
+rt_status_t rt_interp_k_NN_CONV1D(const rt_interp_call_t *call) { return conv(call); }
+rt_status_t rt_interp_k_NN_CONV2D(const rt_interp_call_t *call) { return conv(call); }
+rt_status_t rt_interp_k_NN_CONV2D_TRANSPOSE(const rt_interp_call_t *call) { return conv(call); }

@@ -19,30 +19,23 @@
  * dropping out-of-image taps and renormalizing (cubic_exclude). Source
  * indices are clamped to the image. Values are computed in double and
  * stored in the output's dtype. tf_crop_and_resize (roi) is not supported:
- * INVALID_ARGUMENT. */
+ * INVALID_ARGUMENT. Method, coordinate mode, rounding (with "" resolved)
+ * and layout come from the op's plan (rt_ir_plan_resize2d,
+ * ir/op/plan_nn.h). */
 #include <math.h>
-#include <string.h>
 
 #include "interp/kernels/kernels_impl.h"
+#include "ir/op/plan.h"
 
-typedef enum coord_e { C_HALF, C_PYTORCH, C_ALIGN, C_ASYM, C_TF_NN } coord_t;
-typedef enum method_e { M_NEAREST, M_LINEAR, M_CUBIC } method_t;
-
-typedef struct resize_t {
-  coord_t coord;
-  method_t method;
-  const char *rounding;
-  double alpha;
-  bool exclude;
-} resize_t;
+typedef rt_plan_resize2d_t resize_t;
 
 static double in_coord(const resize_t *r, int64_t x, int64_t in, int64_t out) {
   const double scale = (double)in / (double)out;
   switch (r->coord) {
-    case C_HALF: return ((double)x + 0.5) * scale - 0.5;
-    case C_PYTORCH: return out > 1 ? ((double)x + 0.5) * scale - 0.5 : 0.0;
-    case C_ALIGN: return out > 1 ? (double)(in - 1) / (double)(out - 1) * (double)x : 0.0;
-    case C_ASYM: return (double)x * scale;
+    case RT_PLAN_COORD_HALF_PIXEL: return ((double)x + 0.5) * scale - 0.5;
+    case RT_PLAN_COORD_PYTORCH_HALF_PIXEL: return out > 1 ? ((double)x + 0.5) * scale - 0.5 : 0.0;
+    case RT_PLAN_COORD_ALIGN_CORNERS: return out > 1 ? (double)(in - 1) / (double)(out - 1) * (double)x : 0.0;
+    case RT_PLAN_COORD_ASYMMETRIC: return (double)x * scale;
     default: return ((double)x + 0.5) * scale;
   }
 }
@@ -50,18 +43,13 @@ static double in_coord(const resize_t *r, int64_t x, int64_t in, int64_t out) {
 static int64_t clamp(int64_t v, int64_t n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }
 
 static int64_t nearest(const resize_t *r, double v) {
-  const char *m = r->rounding;
   double f;
-  if (strcmp(m, "round_prefer_floor") == 0) {
-    f = ceil(v - 0.5);
-  } else if (strcmp(m, "round_prefer_ceil") == 0) {
-    f = floor(v + 0.5);
-  } else if (strcmp(m, "floor") == 0) {
-    f = floor(v + 1e-5);
-  } else if (strcmp(m, "ceil") == 0) {
-    f = ceil(v - 1e-5);
-  } else {
-    f = rt_interp_round_even(v);
+  switch (r->rounding) {
+    case RT_PLAN_ROUND_PREFER_FLOOR: f = ceil(v - 0.5); break;
+    case RT_PLAN_ROUND_PREFER_CEIL: f = floor(v + 0.5); break;
+    case RT_PLAN_ROUND_FLOOR: f = floor(v + 1e-5); break;
+    case RT_PLAN_ROUND_CEIL: f = ceil(v - 1e-5); break;
+    default: f = rt_interp_round_even(v); break;
   }
   return (int64_t)f;
 }
@@ -78,7 +66,7 @@ static void cubic_weights(double t, double a, double w[4]) {
 static int32_t taps(const resize_t *r, int64_t o, int64_t in, int64_t out,
                     int64_t idx[4], double w[4]) {
   const double v = in_coord(r, o, in, out);
-  if (r->method == M_NEAREST) {
+  if (r->method == RT_PLAN_RESIZE_NEAREST) {
     idx[0] = clamp(nearest(r, v), in);
     w[0] = 1;
     return 1;
@@ -86,34 +74,53 @@ static int32_t taps(const resize_t *r, int64_t o, int64_t in, int64_t out,
   const double f = floor(v);
   const int64_t base = (int64_t)f;
   const double t = v - f;
-  if (r->method == M_LINEAR) {
+  if (r->method == RT_PLAN_RESIZE_LINEAR) {
     idx[0] = clamp(base, in);
     idx[1] = clamp(base + 1, in);
     w[0] = 1 - t;
     w[1] = t;
     return 2;
   }
-  cubic_weights(t, r->alpha, w);
+  cubic_weights(t, r->cubic_alpha, w);
   double sum = 0;
   for (int32_t k = 0; k < 4; ++k) {
     int64_t j = base - 1 + k;
-    if (r->exclude && (j < 0 || j >= in)) w[k] = 0;
+    if (r->cubic_exclude && (j < 0 || j >= in)) w[k] = 0;
     sum += w[k];
     idx[k] = clamp(j, in);
   }
-  if (r->exclude) {
+  if (r->cubic_exclude) {
     for (int32_t k = 0; k < 4; ++k) w[k] /= sum;
   }
   return 4;
 }
 
-static rt_status_t resize(const rt_interp_call_t *call, const char *layout,
-                          const resize_t *r) {
+/* Element strides and extents of t's N, C, H, W from the layout positions. */
+static void view(const rt_tensor_t *t, const int32_t pos[4], int64_t s[4], int64_t e[4]) {
+  int64_t rs[RT_TENSOR_MAX_RANK];
+  rt_interp_strides(t->rank, t->shape, rs);
+  for (int32_t k = 0; k < 4; ++k) {
+    s[k] = rs[pos[k]];
+    e[k] = t->shape[pos[k]];
+  }
+}
+
+static rt_status_t resize(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
+  rt_plan_input_t in;
+  rt_ir_plan_input_of_tensor(x, &in);
+  resize_t plan;
+  RT_RETURN_IF_ERROR(rt_ir_plan_resize2d(call->op, call->attrs, 1, &in, &plan));
+  const resize_t *r = &plan;
+  if (r->coord == RT_PLAN_COORD_TF_CROP_AND_RESIZE) {
+    return RT_INTERP_ERROR(call, INVALID_ARGUMENT,
+                           "coordinate_transformation_mode \"%s\" is not supported",
+                           "tf_crop_and_resize");
+  }
   int64_t xs[4], xe[4], os[4], oe[4]; /* N, C, H, W */
-  RT_RETURN_IF_ERROR(rt_interp_layout(call, "layout", layout, "NCHW", x, xs, xe));
-  RT_RETURN_IF_ERROR(rt_interp_layout(call, "layout", layout, "NCHW", out, os, oe));
+  view(x, r->pos, xs, xe);
+  view(out, r->pos, os, oe);
   if (oe[0] != xe[0] || oe[1] != xe[1]) {
     return RT_INTERP_ERROR(call, INTERNAL, "%s", "N or C differ between input and output");
   }
@@ -137,7 +144,7 @@ static rt_status_t resize(const rt_interp_call_t *call, const char *layout,
             acc += yw[a] * row;
           }
           int64_t o = n * os[0] + c * os[1] + h * os[2] + w * os[3];
-          if (r->method == M_NEAREST) {
+          if (r->method == RT_PLAN_RESIZE_NEAREST) {
             rt_interp_convert(x, n * xs[0] + c * xs[1] + yi[0] * xs[2] + xi[0] * xs[3], out, o);
           } else {
             rt_interp_store_f(out, o, acc);
@@ -148,55 +155,5 @@ static rt_status_t resize(const rt_interp_call_t *call, const char *layout,
   return RT_OK;
 }
 
-static rt_status_t parse_method(const rt_interp_call_t *call, const char *m, method_t *out) {
-  if (strcmp(m, "nearest_neighbor") == 0) {
-    *out = M_NEAREST;
-  } else if (strcmp(m, "linear") == 0 || strcmp(m, "bilinear") == 0) {
-    *out = M_LINEAR;
-  } else if (strcmp(m, "cubic") == 0 || strcmp(m, "bicubic") == 0) {
-    *out = M_CUBIC;
-  } else {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "method \"%s\" is not supported", m);
-  }
-  return RT_OK;
-}
-
-static const char *default_rounding(coord_t coord) {
-  return coord == C_ALIGN ? "round" : coord == C_TF_NN ? "round_prefer_ceil" : "floor";
-}
-
-rt_status_t rt_interp_k_IMAGE_RESIZE2D(const rt_interp_call_t *call) {
-  const rt_ir_attrs_t *at = call->attrs;
-  resize_t r = {0};
-  RT_RETURN_IF_ERROR(parse_method(call, rt_attrs_string(at, "method"), &r.method));
-  const char *ct = rt_attrs_string(at, "coordinate_transformation_mode");
-  if (strcmp(ct, "half_pixel") == 0) {
-    r.coord = C_HALF;
-  } else if (strcmp(ct, "pytorch_half_pixel") == 0) {
-    r.coord = C_PYTORCH;
-  } else if (strcmp(ct, "align_corners") == 0) {
-    r.coord = C_ALIGN;
-  } else if (strcmp(ct, "asymmetric") == 0) {
-    r.coord = C_ASYM;
-  } else if (strcmp(ct, "tf_half_pixel_for_nn") == 0) {
-    r.coord = C_TF_NN;
-  } else {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT,
-                           "coordinate_transformation_mode \"%s\" is not supported", ct);
-  }
-  r.rounding = rt_attrs_string(at, "rounding_method");
-  if (*r.rounding == '\0') r.rounding = default_rounding(r.coord);
-  r.alpha = rt_attrs_float(at, "cubic_alpha");
-  r.exclude = rt_attrs_int(at, "cubic_exclude") != 0;
-  return resize(call, rt_attrs_string(at, "layout"), &r);
-}
-
-rt_status_t rt_interp_k_NN_UPSAMPLING(const rt_interp_call_t *call) {
-  const rt_ir_attrs_t *at = call->attrs;
-  resize_t r = {0};
-  RT_RETURN_IF_ERROR(parse_method(call, rt_attrs_string(at, "method"), &r.method));
-  r.coord = rt_attrs_bool(at, "align_corners") ? C_ALIGN : C_ASYM;
-  r.rounding = default_rounding(r.coord);
-  r.alpha = -0.5;
-  return resize(call, rt_attrs_string(at, "layout"), &r);
-}
+rt_status_t rt_interp_k_IMAGE_RESIZE2D(const rt_interp_call_t *call) { return resize(call); }
+rt_status_t rt_interp_k_NN_UPSAMPLING(const rt_interp_call_t *call) { return resize(call); }

@@ -122,13 +122,6 @@ RT_MUST_USE_RESULT rt_status_t rt_interp_layout(const rt_interp_call_t *call,
                                                 int64_t *out_stride,
                                                 int64_t *out_extent);
 
-/* ---- attributes ---------------------------------------------------------- */
-
-/* Reads INTS attribute `name` into out (at most cap values); returns the
- * count. */
-int32_t rt_interp_ints(const rt_interp_call_t *call, const char *name,
-                       int64_t *out, int32_t cap);
-
 /* Error helper: INVALID_ARGUMENT "<op>: <message>". */
 #define RT_INTERP_ERROR(call, code, fmt, ...) \
   RT_STATUS(code, "%s: " fmt, (call)->op->name, __VA_ARGS__)

@@ -21,12 +21,27 @@
  * and 2, as TVM. dropout is the identity at inference: output 0 copies the
  * input and the mask (output 1) is all ones. lrn is topi's: x / (bias +
  * alpha / size * sum of x^2 over channels [c - size/2, c - size/2 + size -
- * 1]) ^ beta. */
+ * 1]) ^ beta. Transposes, axes and the norms' constants come from the
+ * ops' plans (rt_ir_plan_matmul, rt_ir_plan_norm, rt_ir_plan_l2_normalize;
+ * ir/op/plan_nn.h) on the concrete shapes. */
 #include <math.h>
-#include <string.h>
 
 #include "interp/kernels/kernels_impl.h"
-#include "ir/op/op_attrs.h"
+#include "ir/op/plan.h"
+
+/* A call's plan from its argument tensors. */
+static rt_status_t matmul_plan(const rt_interp_call_t *call, rt_plan_matmul_t *p) {
+  rt_plan_input_t in[2];
+  for (int32_t i = 0; i < 2; ++i) rt_ir_plan_input_of_tensor(call->args[i], &in[i]);
+  return rt_ir_plan_matmul(call->op, call->attrs, 2, in, p);
+}
+
+static rt_status_t norm_plan(const rt_interp_call_t *call, rt_plan_norm_t *p) {
+  rt_plan_input_t in[5];
+  const int32_t n = call->nargs < 5 ? call->nargs : 5;
+  for (int32_t i = 0; i < n; ++i) rt_ir_plan_input_of_tensor(call->args[i], &in[i]);
+  return rt_ir_plan_norm(call->op, call->attrs, n, in, p);
+}
 
 /* out[oi] = sum_k a[a0 + k * as] * b[b0 + k * bs]. */
 static void dot(rt_tensor_t *out, int64_t oi, const rt_tensor_t *a, int64_t a0,
@@ -67,11 +82,12 @@ rt_status_t rt_interp_k_NN_MATMUL(const rt_interp_call_t *call) {
   const rt_tensor_t *a = call->args[0];
   const rt_tensor_t *b = call->args[1];
   rt_tensor_t *out = call->outs[0];
-  const bool ta = rt_attrs_bool(call->attrs, "transpose_a");
-  const bool tb = rt_attrs_bool(call->attrs, "transpose_b");
   if (a->rank < 2 || b->rank != 2) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "needs a of rank >= 2 and b of rank 2");
   }
+  rt_plan_matmul_t plan;
+  RT_RETURN_IF_ERROR(matmul_plan(call, &plan));
+  const bool ta = plan.transpose_a, tb = plan.transpose_b;
   const int64_t m = ta ? a->shape[a->rank - 1] : a->shape[a->rank - 2];
   const int64_t k = ta ? a->shape[a->rank - 2] : a->shape[a->rank - 1];
   const int64_t kb = tb ? b->shape[1] : b->shape[0];
@@ -94,11 +110,12 @@ rt_status_t rt_interp_k_NN_BATCH_MATMUL(const rt_interp_call_t *call) {
   const rt_tensor_t *a = call->args[0];
   const rt_tensor_t *b = call->args[1];
   rt_tensor_t *out = call->outs[0];
-  const bool ta = rt_attrs_bool(call->attrs, "transpose_a");
-  const bool tb = rt_attrs_bool(call->attrs, "transpose_b");
   if (a->rank != 3 || b->rank != 3 || out->rank != 3) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "needs rank-3 inputs");
   }
+  rt_plan_matmul_t plan;
+  RT_RETURN_IF_ERROR(matmul_plan(call, &plan));
+  const bool ta = plan.transpose_a, tb = plan.transpose_b;
   const int64_t m = ta ? a->shape[2] : a->shape[1], k = ta ? a->shape[1] : a->shape[2];
   const int64_t n = tb ? b->shape[1] : b->shape[2], kb = tb ? b->shape[2] : b->shape[1];
   if (k != kb) return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "reduction dimensions differ");
@@ -134,10 +151,10 @@ static void split_axis(const rt_tensor_t *x, int32_t axis, int64_t *outer,
 static rt_status_t softmax(const rt_interp_call_t *call, bool log_form) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"), x->rank, &axis));
+  rt_plan_norm_t plan;
+  RT_RETURN_IF_ERROR(norm_plan(call, &plan));
   int64_t outer, len, inner;
-  split_axis(x, axis, &outer, &len, &inner);
+  split_axis(x, plan.axis, &outer, &len, &inner);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       double mx = -INFINITY;
@@ -176,16 +193,16 @@ rt_status_t rt_interp_k_NN_BATCH_NORM(const rt_interp_call_t *call) {
   const rt_tensor_t *gamma = call->args[1], *beta = call->args[2];
   const rt_tensor_t *mean = call->args[3], *var = call->args[4];
   rt_tensor_t *out = call->outs[0];
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"), x->rank, &axis));
+  rt_plan_norm_t plan;
+  RT_RETURN_IF_ERROR(norm_plan(call, &plan));
+  const int32_t axis = plan.axis;
   const int64_t c = x->shape[axis];
   for (int32_t k = 1; k < 5; ++k) RT_RETURN_IF_ERROR(check_vec(call, k, c));
   if (call->nouts != 3 || call->outs[1]->numel != c || call->outs[2]->numel != c) {
     return RT_INTERP_ERROR(call, INTERNAL, "%s", "needs three outputs (out, mean, var)");
   }
-  const double eps = rt_attrs_float(call->attrs, "epsilon");
-  const bool center = rt_attrs_bool(call->attrs, "center");
-  const bool scale = rt_attrs_bool(call->attrs, "scale");
+  const double eps = plan.epsilon;
+  const bool center = plan.center, scale = plan.scale;
   int64_t idx[RT_TENSOR_MAX_RANK];
   for (int64_t i = 0; i < out->numel; ++i) {
     rt_interp_unravel(i, x->rank, x->shape, idx);
@@ -211,15 +228,16 @@ static rt_status_t normalize(const rt_interp_call_t *call, norm_kind_t kind) {
   const rt_tensor_t *x = call->args[0];
   const rt_tensor_t *gamma = call->args[1], *beta = call->args[2];
   rt_tensor_t *out = call->outs[0];
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"), x->rank, &axis));
+  rt_plan_norm_t plan;
+  RT_RETURN_IF_ERROR(norm_plan(call, &plan));
+  const int32_t axis = plan.axis;
   const int64_t c = x->shape[axis];
   RT_RETURN_IF_ERROR(check_vec(call, 1, c));
   RT_RETURN_IF_ERROR(check_vec(call, 2, c));
   int64_t groups_per = 1; /* group_norm: channels per group */
   int64_t ngroups_c = 1;
   if (kind == N_GROUP) {
-    ngroups_c = rt_attrs_int(call->attrs, "num_groups");
+    ngroups_c = plan.num_groups;
     if (ngroups_c < 1 || c % ngroups_c != 0) {
       return RT_INTERP_ERROR(call, INVALID_ARGUMENT,
                              "num_groups %lld does not divide %lld channels",
@@ -236,9 +254,8 @@ static rt_status_t normalize(const rt_interp_call_t *call, norm_kind_t kind) {
     for (int32_t d = 0; d < axis; ++d) ngroups *= x->shape[d];
     ngroups *= ngroups_c;
   }
-  const double eps = rt_attrs_float(call->attrs, "epsilon");
-  const bool center = rt_attrs_bool(call->attrs, "center");
-  const bool scale = rt_attrs_bool(call->attrs, "scale");
+  const double eps = plan.epsilon;
+  const bool center = plan.center, scale = plan.scale;
   double *stats = NULL; /* sum, then mean; sum of squared deviations; count */
   size_t bytes = (size_t)(ngroups > 0 ? ngroups : 1) * 3 * sizeof(double);
   RT_RETURN_IF_ERROR(rt_allocator_malloc(call->allocator, bytes, 16, true, (void **)&stats));
@@ -287,17 +304,12 @@ rt_status_t rt_interp_k_NN_INSTANCE_NORM(const rt_interp_call_t *call) { return 
 rt_status_t rt_interp_k_NN_L2_NORMALIZE(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
-  bool reduced[RT_TENSOR_MAX_RANK] = {false};
-  const int32_t n = rt_attrs_ints_count(call->attrs, "axis");
-  if (rt_attrs_is_none(call->attrs, "axis")) {
-    for (int32_t d = 0; d < x->rank; ++d) reduced[d] = true;
-  }
-  for (int32_t k = 0; k < n; ++k) {
-    int32_t a;
-    RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_ints_at(call->attrs, "axis", k), x->rank, &a));
-    reduced[a] = true;
-  }
-  const double eps = rt_attrs_float(call->attrs, "eps");
+  rt_plan_input_t in;
+  rt_ir_plan_input_of_tensor(x, &in);
+  rt_plan_l2_normalize_t plan;
+  RT_RETURN_IF_ERROR(rt_ir_plan_l2_normalize(call->op, call->attrs, 1, &in, &plan));
+  const bool *reduced = plan.reduced;
+  const double eps = plan.eps;
   int64_t idx[RT_TENSOR_MAX_RANK], jdx[RT_TENSOR_MAX_RANK];
   int64_t rshape[RT_TENSOR_MAX_RANK];
   int64_t rcount = 1;
@@ -335,15 +347,12 @@ rt_status_t rt_interp_k_NN_DROPOUT(const rt_interp_call_t *call) {
 rt_status_t rt_interp_k_NN_LRN(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"), x->rank, &axis));
-  const int64_t size = rt_attrs_int(call->attrs, "size");
-  const double bias = rt_attrs_float(call->attrs, "bias");
-  const double alpha = rt_attrs_float(call->attrs, "alpha");
-  const double beta = rt_attrs_float(call->attrs, "beta");
-  if (size < 1) return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "size %lld must be >= 1", (long long)size);
+  rt_plan_norm_t plan;
+  RT_RETURN_IF_ERROR(norm_plan(call, &plan));
+  const int64_t size = plan.size;
+  const double bias = plan.bias, alpha = plan.alpha, beta = plan.beta;
   int64_t outer, len, inner;
-  split_axis(x, axis, &outer, &len, &inner);
+  split_axis(x, plan.axis, &outer, &len, &inner);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < len; ++j)
       for (int64_t i = 0; i < inner; ++i) {
@@ -367,10 +376,10 @@ rt_status_t rt_interp_k_NN_LRN(const rt_interp_call_t *call) {
 rt_status_t rt_interp_k_NN_HARDMAX(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_ir_attrs_softmax(call->attrs).axis, x->rank, &axis));
+  rt_plan_norm_t p;
+  RT_RETURN_IF_ERROR(norm_plan(call, &p));
   int64_t outer, len, inner;
-  split_axis(x, axis, &outer, &len, &inner);
+  split_axis(x, p.axis, &outer, &len, &inner);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       int64_t best = 0;

@@ -2,10 +2,11 @@
  * and 2-d, global pools, adaptive pools.
  *
  * Window pools follow topi's pool_impl_nd: output (y, x) covers input taps
- * y * sh - pt + kh * dh (and likewise x) for kh < pool_size. Layouts
- * NCHW/NHWC (NCW/NWC for 1-d), read letter by letter. Padding has 1, 2 or 4
- * values (top, left, bottom, right) in 2-d and 1 or 2 in 1-d. ceil_mode
- * only changes the output size, which the relation computed.
+ * y * sh - pt + kh * dh (and likewise x) for kh < pool_size. Layouts are
+ * any ordering of NCHW (NCW for 1-d). Window, padding and layout come
+ * from the op's plan (rt_ir_plan_pool, ir/op/plan_nn.h) on the concrete
+ * shapes. ceil_mode only changes the output size, which the plan
+ * computed.
  *   max: the maximum over in-image taps; padding never wins (TVM pads with
  *        the lowest value), a window with no in-image tap gives the dtype's
  *        lowest value (-inf for floats). NaN propagates (numpy).
@@ -17,71 +18,53 @@
  * Global pools reduce all of H x W. Adaptive pools (topi adaptive_pool)
  * cover input [floor(i * H / OH), ceil((i + 1) * H / OH)) for output i. */
 #include <math.h>
-#include <string.h>
 
 #include "interp/kernels/kernels_impl.h"
+#include "ir/op/plan.h"
 
+/* The window in H, W (1-d: W only; H a window of 1 at stride 1), from
+ * the plan. */
 typedef struct window_t {
   int64_t size[2], stride[2], dil[2], pad_lo[2], pad_hi[2]; /* H, W */
 } window_t;
 
-static rt_status_t read_pair(const rt_interp_call_t *call, const char *name, int32_t nsp,
-                             int64_t dflt, int64_t out[2]) {
-  int64_t v[4];
-  int32_t n = rt_interp_ints(call, name, v, 4);
-  out[0] = out[1] = dflt;
-  if (n == 0) return RT_OK;
-  if (n != 1 && n != nsp) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s needs 1 or %d values, got %d", name, nsp, n);
+static void read_window(const rt_plan_pool_t *plan, window_t *p) {
+  const int32_t nsp = plan->nsp;
+  *p = (window_t){{1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}};
+  for (int32_t i = 0; i < nsp; ++i) {
+    const int32_t k = 2 - nsp + i;
+    p->size[k] = plan->pool_size[i];
+    p->stride[k] = plan->strides[i];
+    p->dil[k] = plan->dilation[i];
+    p->pad_lo[k] = plan->pad_before[i];
+    p->pad_hi[k] = plan->pad_after[i];
   }
-  if (nsp == 1) {
-    out[1] = v[0];
-  } else {
-    out[0] = v[0];
-    out[1] = n == 1 ? v[0] : v[1];
-  }
-  return RT_OK;
 }
 
-static rt_status_t read_window(const rt_interp_call_t *call, int32_t nsp, window_t *p) {
-  RT_RETURN_IF_ERROR(read_pair(call, "pool_size", nsp, 1, p->size));
-  RT_RETURN_IF_ERROR(read_pair(call, "strides", nsp, 1, p->stride));
-  RT_RETURN_IF_ERROR(read_pair(call, "dilation", nsp, 1, p->dil));
-  int64_t v[4];
-  int32_t n = rt_interp_ints(call, "padding", v, 4);
-  for (int32_t k = 0; k < 2; ++k) p->pad_lo[k] = p->pad_hi[k] = 0;
-  if (nsp == 1) {
-    if (n > 2) return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "padding needs 1 or 2 values, got %d", n);
-    if (n >= 1) p->pad_lo[1] = p->pad_hi[1] = v[0];
-    if (n == 2) p->pad_hi[1] = v[1];
-  } else {
-    if (n == 1) {
-      p->pad_lo[0] = p->pad_lo[1] = p->pad_hi[0] = p->pad_hi[1] = v[0];
-    } else if (n == 2) {
-      p->pad_lo[0] = p->pad_hi[0] = v[0];
-      p->pad_lo[1] = p->pad_hi[1] = v[1];
-    } else if (n == 4) {
-      p->pad_lo[0] = v[0];
-      p->pad_lo[1] = v[1];
-      p->pad_hi[0] = v[2];
-      p->pad_hi[1] = v[3];
-    } else if (n != 0) {
-      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "padding needs 1, 2 or 4 values, got %d", n);
-    }
+/* Element strides and extents of t's N, C, H, W from the layout
+ * positions; a 1-d tensor has no H (extent 1, stride 0). */
+static void view(const rt_tensor_t *t, const rt_plan_pool_t *plan, int64_t s[4],
+                 int64_t e[4]) {
+  const int32_t nsp = plan->nsp;
+  int64_t rs[RT_TENSOR_MAX_RANK];
+  rt_interp_strides(t->rank, t->shape, rs);
+  s[2] = 0;
+  e[2] = 1;
+  for (int32_t k = 0; k < 2 + nsp; ++k) {
+    const int32_t letter = k < 2 ? k : 4 - nsp + (k - 2);
+    s[letter] = rs[plan->pos[k]];
+    e[letter] = t->shape[plan->pos[k]];
   }
-  for (int32_t k = 0; k < 2; ++k) {
-    if (p->size[k] < 1 || p->stride[k] < 1 || p->dil[k] < 1) {
-      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "pool_size, strides and dilation must be >= 1");
-    }
-  }
-  return RT_OK;
 }
 
-/* The N, C, H, W strides/extents of input and output in `layout`. */
-static rt_status_t views(const rt_interp_call_t *call, const char *layout, int64_t xs[4],
+/* The plan, and the N, C, H, W strides/extents of input and output. */
+static rt_status_t views(const rt_interp_call_t *call, rt_plan_pool_t *plan, int64_t xs[4],
                          int64_t xe[4], int64_t os[4], int64_t oe[4]) {
-  RT_RETURN_IF_ERROR(rt_interp_layout(call, "layout", layout, "NCHW", call->args[0], xs, xe));
-  RT_RETURN_IF_ERROR(rt_interp_layout(call, "layout", layout, "NCHW", call->outs[0], os, oe));
+  rt_plan_input_t in;
+  rt_ir_plan_input_of_tensor(call->args[0], &in);
+  RT_RETURN_IF_ERROR(rt_ir_plan_pool(call->op, call->attrs, 1, &in, plan));
+  view(call->args[0], plan, xs, xe);
+  view(call->outs[0], plan, os, oe);
   if (xe[0] != oe[0] || xe[1] != oe[1]) {
     return RT_INTERP_ERROR(call, INTERNAL, "%s", "N or C differ between input and output");
   }
@@ -118,14 +101,16 @@ static void finish(rt_tensor_t *out, int64_t oi, const rt_tensor_t *x, bool is_m
   rt_interp_store_f(out, oi, count > 0 ? sum / (double)count : 0.0);
 }
 
-static rt_status_t pool(const rt_interp_call_t *call, int32_t nsp, bool is_max) {
+static rt_status_t pool(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
-  window_t p;
-  RT_RETURN_IF_ERROR(read_window(call, nsp, &p));
-  const bool include_pad = !is_max && rt_attrs_bool(call->attrs, "count_include_pad");
+  rt_plan_pool_t plan;
   int64_t xs[4], xe[4], os[4], oe[4];
-  RT_RETURN_IF_ERROR(views(call, rt_attrs_string(call->attrs, "layout"), xs, xe, os, oe));
+  RT_RETURN_IF_ERROR(views(call, &plan, xs, xe, os, oe));
+  window_t p;
+  read_window(&plan, &p);
+  const bool is_max = plan.is_max;
+  const bool include_pad = !is_max && plan.count_include_pad;
   const int64_t ntaps = p.size[0] * p.size[1];
   int64_t *taps = NULL;
   RT_RETURN_IF_ERROR(rt_allocator_malloc(call->allocator, (size_t)ntaps * sizeof(int64_t),
@@ -150,19 +135,21 @@ static rt_status_t pool(const rt_interp_call_t *call, int32_t nsp, bool is_max) 
   return RT_OK;
 }
 
-rt_status_t rt_interp_k_NN_MAX_POOL2D(const rt_interp_call_t *call) { return pool(call, 2, true); }
-rt_status_t rt_interp_k_NN_AVG_POOL2D(const rt_interp_call_t *call) { return pool(call, 2, false); }
-rt_status_t rt_interp_k_NN_MAX_POOL1D(const rt_interp_call_t *call) { return pool(call, 1, true); }
-rt_status_t rt_interp_k_NN_AVG_POOL1D(const rt_interp_call_t *call) { return pool(call, 1, false); }
+rt_status_t rt_interp_k_NN_MAX_POOL2D(const rt_interp_call_t *call) { return pool(call); }
+rt_status_t rt_interp_k_NN_AVG_POOL2D(const rt_interp_call_t *call) { return pool(call); }
+rt_status_t rt_interp_k_NN_MAX_POOL1D(const rt_interp_call_t *call) { return pool(call); }
+rt_status_t rt_interp_k_NN_AVG_POOL1D(const rt_interp_call_t *call) { return pool(call); }
 
 /* Global and adaptive pools: output (y, x) covers input rows
  * [floor(y * H / OH), ceil((y + 1) * H / OH)), and likewise columns (for a
  * global pool OH = OW = 1: everything). */
-static rt_status_t adaptive(const rt_interp_call_t *call, bool is_max) {
+static rt_status_t adaptive(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
+  rt_plan_pool_t plan;
   int64_t xs[4], xe[4], os[4], oe[4];
-  RT_RETURN_IF_ERROR(views(call, rt_attrs_string(call->attrs, "layout"), xs, xe, os, oe));
+  RT_RETURN_IF_ERROR(views(call, &plan, xs, xe, os, oe));
+  const bool is_max = plan.is_max;
   int64_t *taps = NULL;
   size_t bytes = (size_t)(xe[2] * xe[3] > 0 ? xe[2] * xe[3] : 1) * sizeof(int64_t);
   RT_RETURN_IF_ERROR(rt_allocator_malloc(call->allocator, bytes, 16, false, (void **)&taps));
@@ -181,9 +168,9 @@ static rt_status_t adaptive(const rt_interp_call_t *call, bool is_max) {
   return RT_OK;
 }
 
-rt_status_t rt_interp_k_NN_GLOBAL_AVG_POOL2D(const rt_interp_call_t *call) { return adaptive(call, false); }
-rt_status_t rt_interp_k_NN_GLOBAL_MAX_POOL2D(const rt_interp_call_t *call) { return adaptive(call, true); }
-rt_status_t rt_interp_k_NN_ADAPTIVE_AVG_POOL2D(const rt_interp_call_t *call) { return adaptive(call, false); }
-rt_status_t rt_interp_k_NN_ADAPTIVE_MAX_POOL2D(const rt_interp_call_t *call) { return adaptive(call, true); }
-rt_status_t rt_interp_k_NN_ADAPTIVE_AVG_POOL1D(const rt_interp_call_t *call) { return adaptive(call, false); }
-rt_status_t rt_interp_k_NN_ADAPTIVE_MAX_POOL1D(const rt_interp_call_t *call) { return adaptive(call, true); }
+rt_status_t rt_interp_k_NN_GLOBAL_AVG_POOL2D(const rt_interp_call_t *call) { return adaptive(call); }
+rt_status_t rt_interp_k_NN_GLOBAL_MAX_POOL2D(const rt_interp_call_t *call) { return adaptive(call); }
+rt_status_t rt_interp_k_NN_ADAPTIVE_AVG_POOL2D(const rt_interp_call_t *call) { return adaptive(call); }
+rt_status_t rt_interp_k_NN_ADAPTIVE_MAX_POOL2D(const rt_interp_call_t *call) { return adaptive(call); }
+rt_status_t rt_interp_k_NN_ADAPTIVE_AVG_POOL1D(const rt_interp_call_t *call) { return adaptive(call); }
+rt_status_t rt_interp_k_NN_ADAPTIVE_MAX_POOL1D(const rt_interp_call_t *call) { return adaptive(call); }

@@ -154,42 +154,39 @@ rt_status_t rt_ir_op_dim_mul(int64_t a, int64_t b, int64_t *out) {
   return RT_OK;
 }
 
-rt_status_t rt_ir_op_ints_n(const rt_ir_rel_ctx_t *ctx, const char *name,
+rt_status_t rt_ir_op_ints_n(const char *op, const char *name, rt_attr_list_t list,
                             int32_t n, int64_t *out) {
-  int32_t c = rt_attrs_ints_count(ctx->attrs, name);
+  const int32_t c = list.count;
   if (c != 1 && c != n) {
     return RT_STATUS(INVALID_ARGUMENT, "%s: attribute '%s' needs %d values, got %d",
-                     ctx->op->name, name, (int)n, (int)c);
+                     op, name, (int)n, (int)c);
   }
-  for (int32_t i = 0; i < n; ++i) {
-    out[i] = rt_attrs_ints_at(ctx->attrs, name, c == 1 ? 0 : i);
-  }
+  for (int32_t i = 0; i < n; ++i) out[i] = rt_attr_list_int(list, c == 1 ? 0 : i);
   return RT_OK;
 }
 
-rt_status_t rt_ir_op_padding(const rt_ir_rel_ctx_t *ctx, const char *name,
+rt_status_t rt_ir_op_padding(const char *op, const char *name, rt_attr_list_t list,
                              int32_t n, int64_t *before, int64_t *after) {
-  int32_t c = rt_attrs_ints_count(ctx->attrs, name);
+  const int32_t c = list.count;
   if (c != 1 && c != n && c != 2 * n) {
     if (n == 1) {
       return RT_STATUS(INVALID_ARGUMENT, "%s: attribute '%s' needs 1 or 2 values, got %d",
-                       ctx->op->name, name, (int)c);
+                       op, name, (int)c);
     }
     return RT_STATUS(INVALID_ARGUMENT, "%s: attribute '%s' needs 1, %d or %d values, got %d",
-                     ctx->op->name, name, (int)n, (int)(2 * n), (int)c);
+                     op, name, (int)n, (int)(2 * n), (int)c);
   }
   for (int32_t i = 0; i < n; ++i) {
     if (c == 1) {
-      before[i] = after[i] = rt_attrs_ints_at(ctx->attrs, name, 0);
+      before[i] = after[i] = rt_attr_list_int(list, 0);
     } else if (c == n) {
-      before[i] = after[i] = rt_attrs_ints_at(ctx->attrs, name, i);
+      before[i] = after[i] = rt_attr_list_int(list, i);
     } else {
-      before[i] = rt_attrs_ints_at(ctx->attrs, name, i);
-      after[i] = rt_attrs_ints_at(ctx->attrs, name, n + i);
+      before[i] = rt_attr_list_int(list, i);
+      after[i] = rt_attr_list_int(list, n + i);
     }
     if (before[i] < 0 || after[i] < 0) {
-      return RT_STATUS(INVALID_ARGUMENT, "%s: attribute '%s' must not be negative",
-                       ctx->op->name, name);
+      return RT_STATUS(INVALID_ARGUMENT, "%s: attribute '%s' must not be negative", op, name);
     }
   }
   return RT_OK;

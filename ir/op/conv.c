@@ -8,49 +8,86 @@
  *   conv:      (in + pad_before + pad_after - ((k - 1) * dilation + 1)) / stride + 1
  *   transpose: (in - 1) * stride + (k - 1) * dilation + 1
  *              - pad_before - pad_after + output_padding
- * Any `?` operand makes that output dim `?`. */
-#include "ir/op/op_impl.h"
+ * Any `?` operand makes that output dim `?`. rt_ir_plan_conv
+ * (ir/op/plan_nn.h) does all of it: the relation, the reference kernel and
+ * the lowerings read its plan. */
+#include <string.h>
 
-#define MAXS 2
+#include "ir/op/op_impl.h"
+#include "ir/op/plan.h"
+#include "runtime/assert.h"
+
+#define MAXS RT_PLAN_MAX_SPATIAL
 
 static bool any2(int64_t a, int64_t b) { return a == RT_DIM_ANY || b == RT_DIM_ANY; }
 
-static rt_status_t conv_common(const rt_ir_rel_ctx_t *ctx, int32_t S, bool transpose,
-                               rt_ir_type_t **out_type) {
-  const char *op = ctx->op->name;
-  const rt_ir_attrs_t *a = ctx->attrs;
+rt_status_t rt_ir_plan_conv(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attrs,
+                            int32_t nin, const rt_plan_input_t *in,
+                            rt_plan_conv_t *p) {
+  RT_ASSERT(nin >= 2);
+  (void)nin;
+  const char *op = opdef->name;
+  const bool transpose = opdef->id == RT_OP_NN_CONV2D_TRANSPOSE;
+  const int32_t S = opdef->id == RT_OP_NN_CONV1D ? 1 : 2;
   const char *dl = S == 2 ? "NCHW" : "NCW";
   const char *kl = S == 2 ? "OIHW" : "OIW";
   const char *spatial_names = S == 2 ? "HW" : "W";
-  const rt_ir_type_t *x, *w;
-  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
-  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &w));
-  int32_t dpos[2 + MAXS], kpos[2 + MAXS], opos[2 + MAXS];
-  const char *data_layout = rt_attrs_string(a, "data_layout");
-  const char *out_layout = rt_attrs_string(a, "out_layout");
-  RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "data_layout", data_layout, dl, dpos));
-  RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "kernel_layout",
-                                          rt_attrs_string(a, "kernel_layout"), kl, kpos));
-  RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "out_layout",
-                                          *out_layout ? out_layout : data_layout, dl, opos));
-  if (x->tensor.rank != 2 + S || w->tensor.rank != 2 + S) {
-    return RT_STATUS(INVALID_ARGUMENT, "%s: data and weight must be %d-d, got ranks %d and %d",
-                     op, (int)(2 + S), (int)x->tensor.rank, (int)w->tensor.rank);
+  /* The three schemas share every field the plan reads. */
+  rt_attr_list_t strides_l, padding_l, dilation_l, kernel_size_l, outpad_l = {NULL, 0};
+  const char *data_layout, *kernel_layout, *out_layout;
+  int64_t groups, channels;
+  bool kernel_size_none, channels_none;
+#define READ(a)                                                              \
+  do {                                                                       \
+    strides_l = (a).strides, padding_l = (a).padding, dilation_l = (a).dilation; \
+    kernel_size_l = (a).kernel_size, kernel_size_none = (a).kernel_size_is_none; \
+    data_layout = (a).data_layout, kernel_layout = (a).kernel_layout;        \
+    out_layout = (a).out_layout, groups = (a).groups;                        \
+    channels = (a).channels, channels_none = (a).channels_is_none;           \
+  } while (0)
+  if (transpose) {
+    rt_attrs_conv2d_transpose_t a = rt_ir_attrs_conv2d_transpose(attrs);
+    READ(a);
+    outpad_l = a.output_padding;
+  } else if (S == 2) {
+    rt_attrs_conv2d_t a = rt_ir_attrs_conv2d(attrs);
+    READ(a);
+  } else {
+    rt_attrs_conv1d_t a = rt_ir_attrs_conv1d(attrs);
+    READ(a);
   }
-  const int64_t *d = x->tensor.shape, *k = w->tensor.shape;
+#undef READ
+  memset(p, 0, sizeof *p);
+  p->nsp = S;
+  p->transpose = transpose;
+  const char *ol = *out_layout ? out_layout : data_layout;
+  RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "data_layout", data_layout, dl, p->data_pos));
+  RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "kernel_layout", kernel_layout, kl, p->kernel_pos));
+  RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "out_layout", ol, dl, p->out_pos));
+  p->out_is_data_layout = strcmp(ol, data_layout) == 0;
+  if (in[0].rank != 2 + S || in[1].rank != 2 + S) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: data and weight must be %d-d, got ranks %d and %d",
+                     op, (int)(2 + S), (int)in[0].rank, (int)in[1].rank);
+  }
+  const int64_t *d = in[0].shape, *k = in[1].shape;
+  const int32_t *dpos = p->data_pos, *kpos = p->kernel_pos, *opos = p->out_pos;
   const int64_t n = d[dpos[0]], c = d[dpos[1]];
   const int64_t wo = k[kpos[0]], wi = k[kpos[1]];
-  const int64_t groups = rt_attrs_int(a, "groups");
+  p->batch = n;
+  p->in_channels = c;
+  p->kernel_o = wo;
+  p->kernel_i = wi;
   if (groups < 1) {
     return RT_STATUS(INVALID_ARGUMENT, "%s: groups must be >= 1, got %lld", op,
                      (long long)groups);
   }
-  int64_t strides[MAXS], dilation[MAXS], pb[MAXS], pa[MAXS], outpad[MAXS] = {0, 0};
-  int64_t ksize[MAXS];
-  RT_RETURN_IF_ERROR(rt_ir_op_ints_n(ctx, "strides", S, strides));
-  RT_RETURN_IF_ERROR(rt_ir_op_ints_n(ctx, "dilation", S, dilation));
-  RT_RETURN_IF_ERROR(rt_ir_op_padding(ctx, "padding", S, pb, pa));
-  if (transpose) RT_RETURN_IF_ERROR(rt_ir_op_ints_n(ctx, "output_padding", S, outpad));
+  p->groups = groups;
+  int64_t *strides = p->strides, *dilation = p->dilation, *pb = p->pad_before;
+  int64_t *pa = p->pad_after, *outpad = p->output_padding, *ksize = p->kernel_size;
+  RT_RETURN_IF_ERROR(rt_ir_op_ints_n(op, "strides", strides_l, S, strides));
+  RT_RETURN_IF_ERROR(rt_ir_op_ints_n(op, "dilation", dilation_l, S, dilation));
+  RT_RETURN_IF_ERROR(rt_ir_op_padding(op, "padding", padding_l, S, pb, pa));
+  if (transpose) RT_RETURN_IF_ERROR(rt_ir_op_ints_n(op, "output_padding", outpad_l, S, outpad));
   for (int32_t i = 0; i < S; ++i) {
     if (strides[i] < 1 || dilation[i] < 1 || outpad[i] < 0) {
       return RT_STATUS(INVALID_ARGUMENT,
@@ -58,9 +95,9 @@ static rt_status_t conv_common(const rt_ir_rel_ctx_t *ctx, int32_t S, bool trans
     }
     ksize[i] = k[kpos[2 + i]];
   }
-  if (!rt_attrs_is_none(a, "kernel_size")) {
+  if (!kernel_size_none) {
     int64_t given[MAXS];
-    RT_RETURN_IF_ERROR(rt_ir_op_ints_n(ctx, "kernel_size", S, given));
+    RT_RETURN_IF_ERROR(rt_ir_op_ints_n(op, "kernel_size", kernel_size_l, S, given));
     for (int32_t i = 0; i < S; ++i) {
       if (ksize[i] != RT_DIM_ANY && ksize[i] != given[i]) {
         return RT_STATUS(INVALID_ARGUMENT,
@@ -94,22 +131,23 @@ static rt_status_t conv_common(const rt_ir_rel_ctx_t *ctx, int32_t S, bool trans
     }
     RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(wo, groups, &out_c));
   }
-  if (!rt_attrs_is_none(a, "channels")) {
-    int64_t channels = rt_attrs_int(a, "channels");
+  if (!channels_none) {
     if (out_c != RT_DIM_ANY && channels != out_c) {
       return RT_STATUS(INVALID_ARGUMENT, "%s: channels=%lld but the weight gives %lld",
                        op, (long long)channels, (long long)out_c);
     }
     out_c = channels;
   }
+  p->out_channels = out_c;
 
-  int64_t out[2 + MAXS];
+  int64_t *out = p->out_shape;
   out[opos[0]] = n;
   out[opos[1]] = out_c;
   for (int32_t i = 0; i < S; ++i) {
-    const int64_t in = d[dpos[2 + i]];
+    const int64_t size = d[dpos[2 + i]];
     int64_t o;
-    if (any2(in, ksize[i])) {
+    p->in_size[i] = size;
+    if (any2(size, ksize[i])) {
       o = RT_DIM_ANY;
     } else {
       /* Values come from text: every step is overflow-checked. */
@@ -117,37 +155,50 @@ static rt_status_t conv_common(const rt_ir_rel_ctx_t *ctx, int32_t S, bool trans
       bool ovf = __builtin_mul_overflow(ksize[i] - 1, dilation[i], &dk) ||
                  __builtin_add_overflow(dk, 1, &dk);
       if (transpose) {
-        ovf = ovf || __builtin_mul_overflow(in - 1, strides[i], &v) ||
+        ovf = ovf || __builtin_mul_overflow(size - 1, strides[i], &v) ||
               __builtin_add_overflow(v, dk, &v) || __builtin_sub_overflow(v, pb[i], &v) ||
               __builtin_sub_overflow(v, pa[i], &v) || __builtin_add_overflow(v, outpad[i], &v);
       } else {
-        ovf = ovf || __builtin_add_overflow(in, pb[i], &v) ||
+        ovf = ovf || __builtin_add_overflow(size, pb[i], &v) ||
               __builtin_add_overflow(v, pa[i], &v) || __builtin_sub_overflow(v, dk, &v);
         v = ovf || v < 0 ? 0 : v / strides[i] + 1;
       }
       if (ovf || v < 1) {
         return RT_STATUS(INVALID_ARGUMENT,
                          "%s: output size along %c is not positive (input %lld, kernel %lld)",
-                         op, spatial_names[i], (long long)in, (long long)ksize[i]);
+                         op, spatial_names[i], (long long)size, (long long)ksize[i]);
       }
       o = v;
     }
+    p->out_size[i] = o;
     out[opos[2 + i]] = o;
   }
+  return RT_OK;
+}
+
+static rt_status_t conv_rel(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x, *w;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &w));
+  rt_plan_input_t in[2];
+  rt_ir_plan_input_of_type(x, &in[0]);
+  rt_ir_plan_input_of_type(w, &in[1]);
+  rt_plan_conv_t p;
+  RT_RETURN_IF_ERROR(rt_ir_plan_conv(ctx->op, ctx->attrs, 2, in, &p));
   rt_dtype_t dt;
   RT_RETURN_IF_ERROR(rt_ir_op_dtype_attr(ctx, "out_dtype", x->tensor.dtype, &dt));
-  return rt_ir_op_make_tensor(ctx, dt, 2 + S, out, out_type);
+  return rt_ir_op_make_tensor(ctx, dt, 2 + p.nsp, p.out_shape, out_type);
 }
 
 rt_status_t rt_ir_rel_conv1d(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
-  return conv_common(ctx, 1, false, out_type);
+  return conv_rel(ctx, out_type);
 }
 
 rt_status_t rt_ir_rel_conv2d(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
-  return conv_common(ctx, 2, false, out_type);
+  return conv_rel(ctx, out_type);
 }
 
 rt_status_t rt_ir_rel_conv2d_transpose(const rt_ir_rel_ctx_t *ctx,
                                        rt_ir_type_t **out_type) {
-  return conv_common(ctx, 2, true, out_type);
+  return conv_rel(ctx, out_type);
 }

@@ -12,6 +12,7 @@
 #define RT_IR_OP_OP_IMPL_H_
 
 #include "ir/ir.h"
+#include "ir/op/op_attrs.h"
 
 /* ---- relations, declared from ops.def (shared ones repeat harmlessly) -- */
 #define RT_OP(ID, name, ninputs, pattern, fields, rel, family, doc)            \
@@ -66,14 +67,15 @@ RT_MUST_USE_RESULT rt_status_t rt_ir_op_check_rank(int64_t rank);
 /* Dimension arithmetic: `?` in -> `?` out; overflow is an error. */
 RT_MUST_USE_RESULT rt_status_t rt_ir_op_dim_mul(int64_t a, int64_t b,
                                                 int64_t *out);
-/* Reads `name` (INTS) expanding 1 value to n; error unless 1 or n values. */
-RT_MUST_USE_RESULT rt_status_t rt_ir_op_ints_n(const rt_ir_rel_ctx_t *ctx,
-                                               const char *name, int32_t n,
+/* Attribute `name` (an INTS list of op `op`) expanding 1 value to n;
+ * error unless 1 or n values. */
+RT_MUST_USE_RESULT rt_status_t rt_ir_op_ints_n(const char *op, const char *name,
+                                               rt_attr_list_t list, int32_t n,
                                                int64_t *out);
 /* Spatial padding: 1 value (all sides), n values (before = after) or 2n
  * values (all befores, then all afters), as TVM's get_pad_tuple. */
-RT_MUST_USE_RESULT rt_status_t rt_ir_op_padding(const rt_ir_rel_ctx_t *ctx,
-                                                const char *name, int32_t n,
+RT_MUST_USE_RESULT rt_status_t rt_ir_op_padding(const char *op, const char *name,
+                                                rt_attr_list_t list, int32_t n,
                                                 int64_t *before,
                                                 int64_t *after);
 

@@ -14,21 +14,14 @@
  * and weights are computed in double, like the reference, so float32
  * results differ only by the final rounding; nearest copies the element
  * with cast semantics. nn.upsampling is resize2d with align_corners or
- * asymmetric coordinates, the default rounding and alpha -0.5. */
-#include <string.h>
-
+ * asymmetric coordinates, the default rounding and alpha -0.5. Method,
+ * coordinate mode, rounding and layout come from the op's plan
+ * (rt_ir_plan_resize2d, ir/op/plan_nn.h), which maps upsampling onto
+ * resize2d. */
+#include "ir/op/plan.h"
 #include "jit/ops/ops_impl.h"
 
-typedef enum coord_e { C_HALF, C_PYTORCH, C_ALIGN, C_ASYM, C_TF_NN } coord_t;
-typedef enum method_e { M_NEAREST, M_LINEAR, M_CUBIC } method_t;
-
-typedef struct resize_t {
-  coord_t coord;
-  method_t method;
-  const char *rounding;
-  double alpha;
-  bool exclude;
-} resize_t;
+typedef rt_plan_resize2d_t resize_t;
 
 static const rt_dtype_t kF64 = {kDLFloat, 64, 1};
 
@@ -49,14 +42,14 @@ static LLVMValueRef in_coord(rt_jit_lower_t *L, const resize_t *r, LLVMValueRef 
                                     f64c(L, 0.5), "");
   LLVMValueRef big = LLVMBuildICmp(B, LLVMIntSGT, out, rt_jit_i64(L, 1), "");
   switch (r->coord) {
-    case C_HALF: return half;
-    case C_PYTORCH: return LLVMBuildSelect(B, big, half, f64c(L, 0), "");
-    case C_ALIGN: {
+    case RT_PLAN_COORD_HALF_PIXEL: return half;
+    case RT_PLAN_COORD_PYTORCH_HALF_PIXEL: return LLVMBuildSelect(B, big, half, f64c(L, 0), "");
+    case RT_PLAN_COORD_ALIGN_CORNERS: {
       LLVMValueRef den = LLVMBuildFSub(B, outf, f64c(L, 1), "");
       LLVMValueRef v = LLVMBuildFMul(B, LLVMBuildFDiv(B, LLVMBuildFSub(B, inf, f64c(L, 1), ""), den, ""), xf, "");
       return LLVMBuildSelect(B, big, v, f64c(L, 0), "");
     }
-    case C_ASYM: return LLVMBuildFMul(B, xf, scale, "");
+    case RT_PLAN_COORD_ASYMMETRIC: return LLVMBuildFMul(B, xf, scale, "");
     default: return LLVMBuildFMul(B, LLVMBuildFAdd(B, xf, f64c(L, 0.5), ""), scale, "");
   }
 }
@@ -72,18 +65,23 @@ static LLVMValueRef clamp_i(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef n) {
 
 static LLVMValueRef nearest(rt_jit_lower_t *L, const resize_t *r, LLVMValueRef v) {
   LLVMBuilderRef B = L->b;
-  const char *m = r->rounding;
   LLVMValueRef f;
-  if (strcmp(m, "round_prefer_floor") == 0) {
-    f = rt_jit_intrinsic(L, "llvm.ceil", LLVMBuildFSub(B, v, f64c(L, 0.5), ""), NULL, NULL);
-  } else if (strcmp(m, "round_prefer_ceil") == 0) {
-    f = rt_jit_intrinsic(L, "llvm.floor", LLVMBuildFAdd(B, v, f64c(L, 0.5), ""), NULL, NULL);
-  } else if (strcmp(m, "floor") == 0) {
-    f = rt_jit_intrinsic(L, "llvm.floor", LLVMBuildFAdd(B, v, f64c(L, 1e-5), ""), NULL, NULL);
-  } else if (strcmp(m, "ceil") == 0) {
-    f = rt_jit_intrinsic(L, "llvm.ceil", LLVMBuildFSub(B, v, f64c(L, 1e-5), ""), NULL, NULL);
-  } else {
-    f = rt_jit_intrinsic(L, "llvm.roundeven", v, NULL, NULL);
+  switch (r->rounding) {
+    case RT_PLAN_ROUND_PREFER_FLOOR:
+      f = rt_jit_intrinsic(L, "llvm.ceil", LLVMBuildFSub(B, v, f64c(L, 0.5), ""), NULL, NULL);
+      break;
+    case RT_PLAN_ROUND_PREFER_CEIL:
+      f = rt_jit_intrinsic(L, "llvm.floor", LLVMBuildFAdd(B, v, f64c(L, 0.5), ""), NULL, NULL);
+      break;
+    case RT_PLAN_ROUND_FLOOR:
+      f = rt_jit_intrinsic(L, "llvm.floor", LLVMBuildFAdd(B, v, f64c(L, 1e-5), ""), NULL, NULL);
+      break;
+    case RT_PLAN_ROUND_CEIL:
+      f = rt_jit_intrinsic(L, "llvm.ceil", LLVMBuildFSub(B, v, f64c(L, 1e-5), ""), NULL, NULL);
+      break;
+    default:
+      f = rt_jit_intrinsic(L, "llvm.roundeven", v, NULL, NULL);
+      break;
   }
   return rt_jit_convert(L, f, kF64, (rt_dtype_t){kDLInt, 64, 1});
 }
@@ -93,7 +91,7 @@ static int32_t taps(rt_jit_lower_t *L, const resize_t *r, LLVMValueRef o, LLVMVa
                     LLVMValueRef out, LLVMValueRef *idx, LLVMValueRef *w) {
   LLVMBuilderRef B = L->b;
   LLVMValueRef v = in_coord(L, r, o, in, out);
-  if (r->method == M_NEAREST) {
+  if (r->method == RT_PLAN_RESIZE_NEAREST) {
     idx[0] = clamp_i(L, nearest(L, r, v), in);
     w[0] = f64c(L, 1);
     return 1;
@@ -101,14 +99,14 @@ static int32_t taps(rt_jit_lower_t *L, const resize_t *r, LLVMValueRef o, LLVMVa
   LLVMValueRef fl = rt_jit_intrinsic(L, "llvm.floor", v, NULL, NULL);
   LLVMValueRef base = floor_i64(L, v);
   LLVMValueRef t = LLVMBuildFSub(B, v, fl, "");
-  if (r->method == M_LINEAR) {
+  if (r->method == RT_PLAN_RESIZE_LINEAR) {
     idx[0] = clamp_i(L, base, in);
     idx[1] = clamp_i(L, LLVMBuildAdd(B, base, rt_jit_i64(L, 1), ""), in);
     w[0] = LLVMBuildFSub(B, f64c(L, 1), t, "");
     w[1] = t;
     return 2;
   }
-  const double a = r->alpha;
+  const double a = r->cubic_alpha;
   LLVMValueRef t2 = LLVMBuildFMul(B, t, t, ""), t3 = LLVMBuildFMul(B, t2, t, "");
   /* Keys: w0 = a(t3 - 2t2 + t), w1 = (a+2)t3 - (3+a)t2 + 1,
    * w2 = -(a+2)t3 + (3+2a)t2 - a t, w3 = -a t3 + a t2. */
@@ -123,7 +121,7 @@ static int32_t taps(rt_jit_lower_t *L, const resize_t *r, LLVMValueRef o, LLVMVa
   LLVMValueRef sum = f64c(L, 0);
   for (int32_t k = 0; k < 4; ++k) {
     LLVMValueRef j = LLVMBuildAdd(B, base, rt_jit_i64(L, k - 1), "");
-    if (r->exclude) {
+    if (r->cubic_exclude) {
       LLVMValueRef out_of = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSLT, j, rt_jit_i64(L, 0), ""),
                                         LLVMBuildICmp(B, LLVMIntSGE, j, in, ""), "");
       w[k] = LLVMBuildSelect(B, out_of, f64c(L, 0), w[k], "");
@@ -131,7 +129,7 @@ static int32_t taps(rt_jit_lower_t *L, const resize_t *r, LLVMValueRef o, LLVMVa
     sum = LLVMBuildFAdd(B, sum, w[k], "");
     idx[k] = clamp_i(L, j, in);
   }
-  if (r->exclude) {
+  if (r->cubic_exclude) {
     for (int32_t k = 0; k < 4; ++k) w[k] = LLVMBuildFDiv(B, w[k], sum, "");
   }
   return 4;
@@ -140,21 +138,14 @@ static int32_t taps(rt_jit_lower_t *L, const resize_t *r, LLVMValueRef o, LLVMVa
 static rt_status_t resize(rt_jit_lower_t *L, const rt_ir_expr_t *call, const resize_t *r,
                           const LLVMValueRef *idx, LLVMValueRef *out_value) {
   rt_jit_node_t *x = rt_jit_node(L, call->call.args[0]), *self = rt_jit_node(L, call);
-  const char *layout = rt_attrs_string(call->call.attrs, "layout");
-  int32_t pos[4];
-  if (x->rank != 4 || strlen(layout) != 4) return RT_JIT_UNIMPLEMENTED(call, "layout \"%s\"", layout);
-  for (int32_t k = 0; k < 4; ++k) {
-    const char *at = strchr(layout, "NCHW"[k]);
-    if (!at) return RT_JIT_UNIMPLEMENTED(call, "layout \"%s\" (a permutation of NCHW)", layout);
-    pos[k] = (int32_t)(at - layout);
-  }
+  const int32_t *pos = r->pos;
   LLVMValueRef yi[4], xi[4], yw[4], xw[4];
   const int32_t ny = taps(L, r, idx[pos[2]], x->dims[pos[2]], self->dims[pos[2]], yi, yw);
   const int32_t nx = taps(L, r, idx[pos[3]], x->dims[pos[3]], self->dims[pos[3]], xi, xw);
   LLVMValueRef in[4];
   in[pos[0]] = idx[pos[0]];
   in[pos[1]] = idx[pos[1]];
-  if (r->method == M_NEAREST) {
+  if (r->method == RT_PLAN_RESIZE_NEAREST) {
     in[pos[2]] = yi[0];
     in[pos[3]] = xi[0];
     LLVMValueRef v;
@@ -179,45 +170,13 @@ static rt_status_t resize(rt_jit_lower_t *L, const rt_ir_expr_t *call, const res
   return RT_OK;
 }
 
-static rt_status_t parse_method(const rt_ir_expr_t *call, const char *m, method_t *out) {
-  if (strcmp(m, "nearest_neighbor") == 0) {
-    *out = M_NEAREST;
-  } else if (strcmp(m, "linear") == 0 || strcmp(m, "bilinear") == 0) {
-    *out = M_LINEAR;
-  } else if (strcmp(m, "cubic") == 0 || strcmp(m, "bicubic") == 0) {
-    *out = M_CUBIC;
-  } else {
-    return RT_JIT_UNIMPLEMENTED(call, "method \"%s\"", m);
-  }
-  return RT_OK;
-}
-
-static const char *default_rounding(coord_t coord) {
-  return coord == C_ALIGN ? "round" : coord == C_TF_NN ? "round_prefer_ceil" : "floor";
-}
-
 RT_JIT_ELEM_FN(rt_jit_elem_resize2d) {
-  const rt_ir_attrs_t *at = call->call.attrs;
-  resize_t r = {0};
-  RT_RETURN_IF_ERROR(parse_method(call, rt_attrs_string(at, "method"), &r.method));
-  if (call->call.callee->op.op->id == RT_OP_NN_UPSAMPLING) {
-    r.coord = rt_attrs_bool(at, "align_corners") ? C_ALIGN : C_ASYM;
-    r.rounding = default_rounding(r.coord);
-    r.alpha = -0.5;
-    return resize(L, call, &r, idx, out_value);
+  rt_plan_input_t in = {.value = NULL};
+  RT_RETURN_IF_ERROR(rt_jit_tensor_type(call->call.args[0], &in.dtype, &in.rank, &in.shape));
+  resize_t r;
+  RT_RETURN_IF_ERROR(rt_ir_plan_resize2d(call->call.callee->op.op, call->call.attrs, 1, &in, &r));
+  if (r.coord == RT_PLAN_COORD_TF_CROP_AND_RESIZE) {
+    return RT_JIT_UNIMPLEMENTED(call, "coordinate_transformation_mode \"%s\"", "tf_crop_and_resize");
   }
-  const char *ct = rt_attrs_string(at, "coordinate_transformation_mode");
-  static const char *const kModes[] = {"half_pixel", "pytorch_half_pixel", "align_corners",
-                                       "asymmetric", "tf_half_pixel_for_nn"};
-  int32_t mode = -1;
-  for (int32_t k = 0; k < 5; ++k) {
-    if (strcmp(ct, kModes[k]) == 0) mode = k;
-  }
-  if (mode < 0) return RT_JIT_UNIMPLEMENTED(call, "coordinate_transformation_mode \"%s\"", ct);
-  r.coord = (coord_t)mode;
-  r.rounding = rt_attrs_string(at, "rounding_method");
-  if (*r.rounding == '\0') r.rounding = default_rounding(r.coord);
-  r.alpha = rt_attrs_float(at, "cubic_alpha");
-  r.exclude = rt_attrs_int(at, "cubic_exclude") != 0;
   return resize(L, call, &r, idx, out_value);
 }

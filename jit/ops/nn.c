@@ -21,15 +21,34 @@
  * inside the padded image), adaptive pools cover [floor(i*H/OH),
  * ceil((i+1)*H/OH)). Softmax recomputes its row's maximum and sum for each
  * element (O(len^2) per row: correct but slow for long rows; the template
- * step computes them once per row). */
+ * step computes them once per row).
+ *
+ * Transposes, strides, dilation, padding, groups, layouts and axes come
+ * from the ops' plans (rt_ir_plan_matmul, rt_ir_plan_conv, rt_ir_plan_pool,
+ * rt_ir_plan_norm; ir/op/plan_nn.h) computed on the primitive's types. */
 #include <stdio.h>
 #include <string.h>
 
-#include "ir/op/op_attrs.h"
+#include "ir/op/plan.h"
 #include "jit/ops/ops_impl.h"
 
 static rt_jit_node_t *arg_node(rt_jit_lower_t *L, const rt_ir_expr_t *call, int32_t i) {
   return rt_jit_node(L, call->call.args[i]);
+}
+
+/* The first n arguments' types as plan inputs. */
+static rt_status_t plan_inputs(const rt_ir_expr_t *call, int32_t n, rt_plan_input_t *in) {
+  for (int32_t i = 0; i < n; ++i) {
+    in[i].value = NULL;
+    RT_RETURN_IF_ERROR(rt_jit_tensor_type(call->call.args[i], &in[i].dtype, &in[i].rank, &in[i].shape));
+  }
+  return RT_OK;
+}
+
+static rt_status_t matmul_plan(const rt_ir_expr_t *call, rt_plan_matmul_t *p) {
+  rt_plan_input_t in[2];
+  RT_RETURN_IF_ERROR(plan_inputs(call, 2, in));
+  return rt_ir_plan_matmul(call->call.callee->op.op, call->call.attrs, 2, in, p);
 }
 
 /* ---- dot products ------------------------------------------------------- */
@@ -97,10 +116,11 @@ static void matmul_index(dot_t *d, LLVMValueRef k, LLVMValueRef *ai, LLVMValueRe
 RT_JIT_ELEM_FN(rt_jit_elem_matmul) {
   rt_jit_node_t *a = arg_node(L, call, 0), *b = arg_node(L, call, 1), *self = rt_jit_node(L, call);
   if (a->rank < 2 || b->rank != 2) return RT_JIT_UNIMPLEMENTED(call, "%s", "needs a of rank >= 2, b of rank 2");
+  rt_plan_matmul_t plan;
+  RT_RETURN_IF_ERROR(matmul_plan(call, &plan));
   dot_t d = {.call = call, .out = self->dtype, .index = matmul_index, .idx = idx,
              .out_rank = self->rank, .a_rank = a->rank, .b_rank = 2,
-             .ta = rt_attrs_bool(call->call.attrs, "transpose_a"),
-             .tb = rt_attrs_bool(call->call.attrs, "transpose_b")};
+             .ta = plan.transpose_a, .tb = plan.transpose_b};
   LLVMValueRef k = d.ta ? a->dims[a->rank - 2] : a->dims[a->rank - 1];
   return run_dot(L, &d, k, out_value);
 }
@@ -118,10 +138,11 @@ static void bmm_index(dot_t *d, LLVMValueRef k, LLVMValueRef *ai, LLVMValueRef *
 RT_JIT_ELEM_FN(rt_jit_elem_batch_matmul) {
   rt_jit_node_t *a = arg_node(L, call, 0), *b = arg_node(L, call, 1), *self = rt_jit_node(L, call);
   if (a->rank != 3 || b->rank != 3) return RT_JIT_UNIMPLEMENTED(call, "%s", "needs rank-3 inputs");
+  rt_plan_matmul_t plan;
+  RT_RETURN_IF_ERROR(matmul_plan(call, &plan));
   dot_t d = {.call = call, .out = self->dtype, .index = bmm_index, .idx = idx,
              .out_rank = 3, .a_rank = 3, .b_rank = 3,
-             .ta = rt_attrs_bool(call->call.attrs, "transpose_a"),
-             .tb = rt_attrs_bool(call->call.attrs, "transpose_b")};
+             .ta = plan.transpose_a, .tb = plan.transpose_b};
   LLVMValueRef zero = rt_jit_i64(L, 0);
   d.pa = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, a->dims[0], rt_jit_i64(L, 1), ""), zero, idx[0], "");
   d.pb = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, b->dims[0], rt_jit_i64(L, 1), ""), zero, idx[0], "");
@@ -129,66 +150,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_batch_matmul) {
   return run_dot(L, &d, k, out_value);
 }
 
-/* ---- spatial attributes ------------------------------------------------- */
-
-/* Reads INTS `name` with 1 or nsp values into out[nsp]. */
-static rt_status_t spatial(const rt_ir_expr_t *call, const char *name, int32_t nsp, int64_t dflt,
-                           int64_t *out) {
-  const int32_t n = rt_attrs_ints_count(call->call.attrs, name);
-  for (int32_t k = 0; k < nsp; ++k) out[k] = dflt;
-  if (n == 0) return RT_OK;
-  if (n != 1 && n != nsp) {
-    return RT_STATUS(INVALID_ARGUMENT, "%s: %s needs 1 or %d values, got %d",
-                     call->call.callee->op.op->name, name, nsp, n);
-  }
-  for (int32_t k = 0; k < nsp; ++k) out[k] = rt_attrs_ints_at(call->call.attrs, name, n == 1 ? 0 : k);
-  return RT_OK;
-}
-
-/* The leading pads (top, left) from 1, 2 or 4 values (2-d) or 1, 2 (1-d). */
-static rt_status_t pads(const rt_ir_expr_t *call, int32_t nsp, int64_t *lo, int64_t *hi) {
-  const int32_t n = rt_attrs_ints_count(call->call.attrs, "padding");
-  int64_t v[4] = {0, 0, 0, 0};
-  if (n > 4) return RT_STATUS(INVALID_ARGUMENT, "%s: too many padding values", call->call.callee->op.op->name);
-  for (int32_t k = 0; k < n; ++k) v[k] = rt_attrs_ints_at(call->call.attrs, "padding", k);
-  for (int32_t k = 0; k < nsp; ++k) {
-    if (n == 0) {
-      lo[k] = hi[k] = 0;
-    } else if (n == 1) {
-      lo[k] = hi[k] = v[0];
-    } else if (n == nsp) {
-      lo[k] = hi[k] = v[k];
-    } else if (n == 2 * nsp) {
-      lo[k] = v[k];
-      hi[k] = v[nsp + k];
-    } else {
-      return RT_STATUS(INVALID_ARGUMENT, "%s: padding needs 1, %d or %d values",
-                       call->call.callee->op.op->name, nsp, 2 * nsp);
-    }
-  }
-  return RT_OK;
-}
-
-static bool layout_is(const rt_ir_expr_t *call, const char *attr, const char *want) {
-  const char *s = rt_attrs_string(call->call.attrs, attr);
-  return strcmp(s, want) == 0;
-}
-
-/* pos[k] = where letter canon[k] sits in layout attr `attr` (e.g. NHWC
- * for canon NCHW gives 0, 3, 1, 2); false unless the layout is a
- * permutation of canon. */
-static bool layout_perm(const rt_ir_expr_t *call, const char *attr, const char *canon,
-                        int32_t *pos) {
-  const char *s = rt_attrs_string(call->call.attrs, attr);
-  const size_t n = strlen(canon);
-  if (strlen(s) != n) return false;
-  for (size_t k = 0; k < n; ++k) {
-    const char *at = strchr(s, canon[k]);
-    if (!at) return false;
-    pos[k] = (int32_t)(at - s);
-  }
-  return true;
-}
+/* ---- layouts ------------------------------------------------------------ */
 
 /* Builds the index in a layout from the canonical-order index. */
 static void permute_index(int32_t n, const int32_t *pos, const LLVMValueRef *canon,
@@ -270,34 +232,30 @@ static rt_status_t conv_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *
 }
 
 RT_JIT_ELEM_FN(rt_jit_elem_conv) {
-  const int32_t id = call->call.callee->op.op->id;
-  const bool transpose = id == RT_OP_NN_CONV2D_TRANSPOSE;
-  const int32_t nsp = id == RT_OP_NN_CONV1D ? 1 : 2;
-  conv_t c = {.call = call, .nsp = nsp, .transpose = transpose};
-  const char *dl = rt_attrs_string(call->call.attrs, "data_layout");
-  if (!layout_perm(call, "data_layout", nsp == 2 ? "NCHW" : "NCW", c.dpos) ||
-      !layout_perm(call, "kernel_layout", nsp == 2 ? "OIHW" : "OIW", c.kpos) ||
-      !(layout_is(call, "out_layout", "") || layout_is(call, "out_layout", dl))) {
+  rt_plan_input_t in[2];
+  RT_RETURN_IF_ERROR(plan_inputs(call, 2, in));
+  rt_plan_conv_t plan;
+  RT_RETURN_IF_ERROR(rt_ir_plan_conv(call->call.callee->op.op, call->call.attrs, 2, in, &plan));
+  const int32_t nsp = plan.nsp;
+  conv_t c = {.call = call, .nsp = nsp, .transpose = plan.transpose};
+  if (!plan.out_is_data_layout) {
     return RT_JIT_UNIMPLEMENTED(call, "%s", "layouts must be permutations of NCHW/OIHW (NCW/OIW), out_layout the data layout");
   }
+  memcpy(c.dpos, plan.data_pos, sizeof plan.data_pos);
+  memcpy(c.kpos, plan.kernel_pos, sizeof plan.kernel_pos);
   rt_jit_node_t *x = arg_node(L, call, 0), *w = arg_node(L, call, 1), *self = rt_jit_node(L, call);
-  if (x->rank != 2 + nsp || w->rank != 2 + nsp) return RT_JIT_UNIMPLEMENTED(call, "%s", "bad ranks");
   /* The output index in canonical order (n, o, spatial...). */
   LLVMValueRef cidx[4];
   for (int32_t k = 0; k < 2 + nsp; ++k) cidx[k] = idx[c.dpos[k]];
   c.idx = cidx;
   c.out = self->dtype;
-  int64_t hi[2];
-  RT_RETURN_IF_ERROR(spatial(call, "strides", nsp, 1, c.stride));
-  RT_RETURN_IF_ERROR(spatial(call, "dilation", nsp, 1, c.dil));
-  RT_RETURN_IF_ERROR(pads(call, nsp, c.pad, hi));
   for (int32_t s = 0; s < nsp; ++s) {
-    if (c.stride[s] < 1 || c.dil[s] < 1) {
-      return RT_STATUS(INVALID_ARGUMENT, "%s: strides and dilation must be >= 1", call->call.callee->op.op->name);
-    }
+    c.stride[s] = plan.strides[s];
+    c.dil[s] = plan.dilation[s];
+    c.pad[s] = plan.pad_before[s];
   }
-  const int64_t groups = rt_attrs_int(call->call.attrs, "groups");
-  if (groups < 1) return RT_STATUS(INVALID_ARGUMENT, "%s: groups must be >= 1", call->call.callee->op.op->name);
+  const bool transpose = plan.transpose;
+  const int64_t groups = plan.groups;
   /* O/G output channels per group: g = o / (O/G). */
   LLVMValueRef opg = LLVMBuildUDiv(L->b, self->dims[c.dpos[1]], rt_jit_i64(L, groups), "");
   opg = rt_jit_max(L, opg, rt_jit_i64(L, 1));
@@ -394,19 +352,24 @@ static rt_status_t pool_finish(rt_jit_lower_t *L, pool_t *p, LLVMValueRef *ext, 
   return RT_OK;
 }
 
-/* Reads the pool's layout (a permutation of NCHW / NCW) into p->pos;
- * false for other layouts. */
-static bool pool_layout(const rt_ir_expr_t *call, int32_t nsp, int32_t *pos) {
-  const char *l = rt_attrs_string(call->call.attrs, "layout");
-  const char *ol = rt_attrs_string(call->call.attrs, "out_layout");
-  if (*ol && strcmp(ol, l) != 0) return false;
-  return layout_perm(call, "layout", nsp == 2 ? "NCHW" : "NCW", pos);
+/* The pool's plan; UNIMPLEMENTED unless the output is in the input's
+ * layout. */
+static rt_status_t pool_plan(const rt_ir_expr_t *call, rt_plan_pool_t *plan) {
+  rt_plan_input_t in;
+  RT_RETURN_IF_ERROR(plan_inputs(call, 1, &in));
+  RT_RETURN_IF_ERROR(rt_ir_plan_pool(call->call.callee->op.op, call->call.attrs, 1, &in, plan));
+  if (!plan->out_is_layout) {
+    return RT_JIT_UNIMPLEMENTED(call, "the layout must be a permutation of %s",
+                                plan->kind == RT_PLAN_POOL_GLOBAL ? "NCHW" : "NCHW (NCW)");
+  }
+  return RT_OK;
 }
 
-static void pool_init(rt_jit_lower_t *L, pool_t *p, const rt_ir_expr_t *call, int32_t nsp,
-                      const int32_t *pos, const LLVMValueRef *idx) {
+static void pool_init(rt_jit_lower_t *L, pool_t *p, const rt_ir_expr_t *call,
+                      const rt_plan_pool_t *plan, const LLVMValueRef *idx) {
   rt_jit_node_t *x = arg_node(L, call, 0);
-  const int32_t id = call->call.callee->op.op->id;
+  const int32_t nsp = plan->nsp;
+  const int32_t *pos = plan->pos;
   memset(p, 0, sizeof *p);
   p->call = call;
   p->nsp = nsp;
@@ -417,47 +380,36 @@ static void pool_init(rt_jit_lower_t *L, pool_t *p, const rt_ir_expr_t *call, in
   p->idx = p->cidx;
   p->in = x->dtype;
   p->acc = rt_jit_is_float(x->dtype) ? x->dtype : (rt_dtype_t){kDLFloat, 64, 1};
-  p->is_max = id == RT_OP_NN_MAX_POOL2D || id == RT_OP_NN_MAX_POOL1D ||
-              id == RT_OP_NN_GLOBAL_MAX_POOL2D || id == RT_OP_NN_ADAPTIVE_MAX_POOL2D ||
-              id == RT_OP_NN_ADAPTIVE_MAX_POOL1D;
+  p->is_max = plan->is_max;
   for (int32_t s = 0; s < nsp; ++s) p->in_dims[s] = x->dims[pos[2 + s]];
 }
 
 RT_JIT_ELEM_FN(rt_jit_elem_pool) {
-  const int32_t id = call->call.callee->op.op->id;
-  const int32_t nsp = (id == RT_OP_NN_MAX_POOL2D || id == RT_OP_NN_AVG_POOL2D) ? 2 : 1;
-  int32_t pos[4];
-  if (!pool_layout(call, nsp, pos)) {
-    return RT_JIT_UNIMPLEMENTED(call, "%s", "the layout must be a permutation of NCHW (NCW)");
-  }
-  if (arg_node(L, call, 0)->rank != 2 + nsp) return RT_JIT_UNIMPLEMENTED(call, "%s", "bad rank");
+  rt_plan_pool_t plan;
+  RT_RETURN_IF_ERROR(pool_plan(call, &plan));
   pool_t p;
-  pool_init(L, &p, call, nsp, pos, idx);
-  int64_t size[2];
-  RT_RETURN_IF_ERROR(spatial(call, "pool_size", nsp, 1, size));
-  RT_RETURN_IF_ERROR(spatial(call, "strides", nsp, 1, p.stride));
-  RT_RETURN_IF_ERROR(spatial(call, "dilation", nsp, 1, p.dil));
-  RT_RETURN_IF_ERROR(pads(call, nsp, p.pad_lo, p.pad_hi));
-  if (!p.is_max) p.include_pad = rt_attrs_bool(call->call.attrs, "count_include_pad");
+  pool_init(L, &p, call, &plan, idx);
+  for (int32_t s = 0; s < plan.nsp; ++s) {
+    p.stride[s] = plan.strides[s];
+    p.dil[s] = plan.dilation[s];
+    p.pad_lo[s] = plan.pad_before[s];
+    p.pad_hi[s] = plan.pad_after[s];
+  }
+  if (!p.is_max) p.include_pad = plan.count_include_pad;
   LLVMValueRef ext[2];
-  for (int32_t s = 0; s < nsp; ++s) ext[s] = rt_jit_i64(L, size[s]);
+  for (int32_t s = 0; s < plan.nsp; ++s) ext[s] = rt_jit_i64(L, plan.pool_size[s]);
   return pool_finish(L, &p, ext, rt_jit_node(L, call)->dtype, out_value);
 }
 
 RT_JIT_ELEM_FN(rt_jit_elem_adaptive_pool) {
-  const int32_t id = call->call.callee->op.op->id;
-  const int32_t nsp = (id == RT_OP_NN_ADAPTIVE_AVG_POOL1D || id == RT_OP_NN_ADAPTIVE_MAX_POOL1D) ? 1 : 2;
-  int32_t pos[4];
-  if (!pool_layout(call, nsp, pos)) {
-    return RT_JIT_UNIMPLEMENTED(call, "%s", "the layout must be a permutation of NCHW (NCW)");
-  }
+  rt_plan_pool_t plan;
+  RT_RETURN_IF_ERROR(pool_plan(call, &plan));
   rt_jit_node_t *self = rt_jit_node(L, call);
-  if (arg_node(L, call, 0)->rank != 2 + nsp) return RT_JIT_UNIMPLEMENTED(call, "%s", "bad rank");
   pool_t p;
-  pool_init(L, &p, call, nsp, pos, idx);
+  pool_init(L, &p, call, &plan, idx);
   LLVMValueRef ext[2];
-  for (int32_t s = 0; s < nsp; ++s) {
-    LLVMValueRef in = p.in_dims[s], on = self->dims[pos[2 + s]], i = p.idx[2 + s];
+  for (int32_t s = 0; s < plan.nsp; ++s) {
+    LLVMValueRef in = p.in_dims[s], on = self->dims[plan.pos[2 + s]], i = p.idx[2 + s];
     LLVMValueRef safe = rt_jit_max(L, on, rt_jit_i64(L, 1));
     LLVMValueRef start = LLVMBuildUDiv(L->b, LLVMBuildMul(L->b, i, in, ""), safe, "");
     LLVMValueRef end = LLVMBuildUDiv(
@@ -470,13 +422,10 @@ RT_JIT_ELEM_FN(rt_jit_elem_adaptive_pool) {
 }
 
 RT_JIT_ELEM_FN(rt_jit_elem_global_pool) {
-  int32_t pos[4];
-  if (!pool_layout(call, 2, pos)) {
-    return RT_JIT_UNIMPLEMENTED(call, "%s", "the layout must be a permutation of NCHW");
-  }
-  if (arg_node(L, call, 0)->rank != 4) return RT_JIT_UNIMPLEMENTED(call, "%s", "bad rank");
+  rt_plan_pool_t plan;
+  RT_RETURN_IF_ERROR(pool_plan(call, &plan));
   pool_t p;
-  pool_init(L, &p, call, 2, pos, idx);
+  pool_init(L, &p, call, &plan, idx);
   p.start[0] = p.start[1] = rt_jit_i64(L, 0);
   LLVMValueRef ext[2] = {p.in_dims[0], p.in_dims[1]};
   return pool_finish(L, &p, ext, rt_jit_node(L, call)->dtype, out_value);
@@ -519,8 +468,11 @@ static rt_status_t smax_sum(rt_jit_lower_t *L, void *user, const LLVMValueRef *r
 RT_JIT_ELEM_FN(rt_jit_elem_softmax) {
   rt_jit_node_t *x = arg_node(L, call, 0);
   if (!rt_jit_is_float(x->dtype)) return RT_JIT_UNIMPLEMENTED(call, "%s", "needs a float input");
-  smax_t s = {.call = call, .idx = idx, .rank = x->rank};
-  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), x->rank, &s.axis));
+  rt_plan_input_t in;
+  RT_RETURN_IF_ERROR(plan_inputs(call, 1, &in));
+  rt_plan_norm_t plan;
+  RT_RETURN_IF_ERROR(rt_ir_plan_norm(call->call.callee->op.op, call->call.attrs, 1, &in, &plan));
+  smax_t s = {.call = call, .idx = idx, .rank = x->rank, .axis = plan.axis};
   LLVMValueRef len = x->dims[s.axis];
   LLVMValueRef m = rt_jit_const_lowest(L, x->dtype);
   RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, 1, &len, 1, &m, smax_max, &s));
@@ -572,8 +524,9 @@ RT_JIT_SHAPE_FN(rt_jit_shape_matmul) {
   if (a->rank < 2 || b->rank != 2 || rank != a->rank) {
     return RT_JIT_UNIMPLEMENTED(call, "%s", "needs a of rank >= 2, b of rank 2");
   }
-  const bool ta = rt_attrs_bool(call->call.attrs, "transpose_a");
-  const bool tb = rt_attrs_bool(call->call.attrs, "transpose_b");
+  rt_plan_matmul_t plan;
+  RT_RETURN_IF_ERROR(matmul_plan(call, &plan));
+  const bool ta = plan.transpose_a, tb = plan.transpose_b;
   for (int32_t k = 0; k < rank - 2; ++k) out_dims[k] = dim_or(L, shape, k, a->dims[k]);
   out_dims[rank - 2] = dim_or(L, shape, rank - 2, a->dims[ta ? a->rank - 1 : a->rank - 2]);
   out_dims[rank - 1] = dim_or(L, shape, rank - 1, b->dims[tb ? 0 : 1]);
@@ -589,8 +542,9 @@ RT_JIT_SHAPE_FN(rt_jit_shape_batch_matmul) {
   const int64_t *shape;
   RT_RETURN_IF_ERROR(rt_jit_tensor_type(call, &dt, &rank, &shape));
   if (a->rank != 3 || b->rank != 3 || rank != 3) return RT_JIT_UNIMPLEMENTED(call, "%s", "needs rank-3 inputs");
-  const bool ta = rt_attrs_bool(call->call.attrs, "transpose_a");
-  const bool tb = rt_attrs_bool(call->call.attrs, "transpose_b");
+  rt_plan_matmul_t plan;
+  RT_RETURN_IF_ERROR(matmul_plan(call, &plan));
+  const bool ta = plan.transpose_a, tb = plan.transpose_b;
   LLVMValueRef a1 = LLVMBuildICmp(L->b, LLVMIntEQ, a->dims[0], rt_jit_i64(L, 1), "");
   LLVMValueRef batch = LLVMBuildSelect(L->b, a1, b->dims[0], a->dims[0], "");
   LLVMValueRef bok = LLVMBuildOr(
@@ -615,8 +569,11 @@ RT_JIT_ELEM_FN(rt_jit_elem_hardmax) {
   const rt_ir_expr_t *a = call->call.args[0];
   rt_jit_node_t *x = rt_jit_node(L, a);
   if (!rt_jit_is_float(x->dtype)) return RT_JIT_UNIMPLEMENTED(call, "%s", "a non-float input");
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_ir_attrs_softmax(call->call.attrs).axis, x->rank, &axis));
+  rt_plan_input_t in;
+  RT_RETURN_IF_ERROR(plan_inputs(call, 1, &in));
+  rt_plan_norm_t plan;
+  RT_RETURN_IF_ERROR(rt_ir_plan_norm(call->call.callee->op.op, call->call.attrs, 1, &in, &plan));
+  const int32_t axis = plan.axis;
   LLVMValueRef xi[RT_TENSOR_MAX_RANK];
   for (int32_t k = 0; k < x->rank; ++k) xi[k] = idx[k];
   xi[axis] = rt_jit_i64(L, 0);

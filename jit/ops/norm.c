@@ -18,9 +18,12 @@
  * uses the given moving statistics and returns them as fields 1 and 2;
  * dropout is the identity with an all-ones mask. lrn is topi's: x / (bias
  * + alpha / size * sum of x^2 over the window [c - size/2, c - size/2 +
- * size)) ^ beta. */
+ * size)) ^ beta. Axes, epsilon, center/scale, num_groups and lrn's
+ * constants come from the ops' plans (rt_ir_plan_norm,
+ * rt_ir_plan_l2_normalize; ir/op/plan_nn.h) on the primitive's types. */
 #include <string.h>
 
+#include "ir/op/plan.h"
 #include "jit/ops/ops_impl.h"
 
 static const rt_dtype_t kF64 = {kDLFloat, 64, 1};
@@ -30,6 +33,22 @@ static rt_jit_node_t *arg_node(rt_jit_lower_t *L, const rt_ir_expr_t *call, int3
 }
 
 static LLVMValueRef f64c(rt_jit_lower_t *L, double v) { return LLVMConstReal(L->f64, v); }
+
+/* The first n (at most 5) arguments' types as plan inputs. */
+static rt_status_t plan_inputs(const rt_ir_expr_t *call, int32_t n, rt_plan_input_t *in) {
+  for (int32_t i = 0; i < n; ++i) {
+    in[i].value = NULL;
+    RT_RETURN_IF_ERROR(rt_jit_tensor_type(call->call.args[i], &in[i].dtype, &in[i].rank, &in[i].shape));
+  }
+  return RT_OK;
+}
+
+static rt_status_t norm_plan(const rt_ir_expr_t *call, rt_plan_norm_t *p) {
+  rt_plan_input_t in[5];
+  const int32_t n = call->call.nargs < 5 ? call->call.nargs : 5;
+  RT_RETURN_IF_ERROR(plan_inputs(call, n, in));
+  return rt_ir_plan_norm(call->call.callee->op.op, call->call.attrs, n, in, p);
+}
 
 /* Element i of a per-channel vector argument (rank 1, or any shape with
  * that many elements: read flat). */
@@ -91,9 +110,9 @@ static rt_status_t dev_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *r
 RT_JIT_ELEM_FN(rt_jit_elem_norm) {
   rt_jit_node_t *x = arg_node(L, call, 0), *self = rt_jit_node(L, call);
   const int32_t id = call->call.callee->op.op->id;
-  const rt_ir_attrs_t *at = call->call.attrs;
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(at, "axis"), x->rank, &axis));
+  rt_plan_norm_t plan;
+  RT_RETURN_IF_ERROR(norm_plan(call, &plan));
+  const int32_t axis = plan.axis;
   group_t g = {.call = call, .idx = idx, .rank = x->rank, .chan = -1, .dt = x->dtype};
   LLVMValueRef ext[RT_TENSOR_MAX_RANK];
   if (id == RT_OP_NN_LAYER_NORM) {
@@ -103,7 +122,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_norm) {
       if (d != axis) g.dims[g.nred++] = d;
     }
   } else {
-    const int64_t ng = rt_attrs_int(at, "num_groups");
+    const int64_t ng = plan.num_groups;
     if (ng < 1 || !LLVMIsConstant(x->dims[axis]) ||
         (int64_t)LLVMConstIntGetZExtValue(x->dims[axis]) % ng != 0) {
       return RT_STATUS(INVALID_ARGUMENT, "nn.group_norm: num_groups %lld does not divide the channels",
@@ -130,14 +149,14 @@ RT_JIT_ELEM_FN(rt_jit_elem_norm) {
   RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[0], idx, &v));
   v = rt_jit_convert(L, v, x->dtype, kF64);
   LLVMValueRef den = rt_jit_intrinsic(
-      L, "llvm.sqrt", LLVMBuildFAdd(L->b, var, f64c(L, rt_attrs_float(at, "epsilon")), ""), NULL, NULL);
+      L, "llvm.sqrt", LLVMBuildFAdd(L->b, var, f64c(L, plan.epsilon), ""), NULL, NULL);
   LLVMValueRef r = LLVMBuildFDiv(L->b, LLVMBuildFSub(L->b, v, g.mean, ""), den, "");
-  if (rt_attrs_bool(at, "scale")) {
+  if (plan.scale) {
     LLVMValueRef gm;
     RT_RETURN_IF_ERROR(vec_elem(L, call, 1, idx[axis], &gm));
     r = LLVMBuildFMul(L->b, r, gm, "");
   }
-  if (rt_attrs_bool(at, "center")) {
+  if (plan.center) {
     LLVMValueRef bt;
     RT_RETURN_IF_ERROR(vec_elem(L, call, 2, idx[axis], &bt));
     r = LLVMBuildFAdd(L->b, r, bt, "");
@@ -151,7 +170,6 @@ RT_JIT_ELEM_FN(rt_jit_elem_norm) {
 static rt_status_t batch_norm_field(rt_jit_lower_t *L, const rt_ir_expr_t *call, int32_t field,
                                     const LLVMValueRef *idx, LLVMValueRef *out) {
   rt_jit_node_t *x = arg_node(L, call, 0);
-  const rt_ir_attrs_t *at = call->call.attrs;
   rt_jit_node_t *self = rt_jit_field_node(L, call, field);
   const rt_dtype_t odt = self ? self->dtype : x->dtype;
   if (field == 1 || field == 2) {
@@ -163,22 +181,23 @@ static rt_status_t batch_norm_field(rt_jit_lower_t *L, const rt_ir_expr_t *call,
     *out = rt_jit_convert(L, *out, s->dtype, odt);
     return RT_OK;
   }
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(at, "axis"), x->rank, &axis));
+  rt_plan_norm_t plan;
+  RT_RETURN_IF_ERROR(norm_plan(call, &plan));
+  const int32_t axis = plan.axis;
   LLVMValueRef v, mean, var;
   RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[0], idx, &v));
   v = rt_jit_convert(L, v, x->dtype, kF64);
   RT_RETURN_IF_ERROR(vec_elem(L, call, 3, idx[axis], &mean));
   RT_RETURN_IF_ERROR(vec_elem(L, call, 4, idx[axis], &var));
   LLVMValueRef den = rt_jit_intrinsic(
-      L, "llvm.sqrt", LLVMBuildFAdd(L->b, var, f64c(L, rt_attrs_float(at, "epsilon")), ""), NULL, NULL);
+      L, "llvm.sqrt", LLVMBuildFAdd(L->b, var, f64c(L, plan.epsilon), ""), NULL, NULL);
   LLVMValueRef r = LLVMBuildFDiv(L->b, LLVMBuildFSub(L->b, v, mean, ""), den, "");
-  if (rt_attrs_bool(at, "scale")) {
+  if (plan.scale) {
     LLVMValueRef gm;
     RT_RETURN_IF_ERROR(vec_elem(L, call, 1, idx[axis], &gm));
     r = LLVMBuildFMul(L->b, r, gm, "");
   }
-  if (rt_attrs_bool(at, "center")) {
+  if (plan.center) {
     LLVMValueRef bt;
     RT_RETURN_IF_ERROR(vec_elem(L, call, 2, idx[axis], &bt));
     r = LLVMBuildFAdd(L->b, r, bt, "");
@@ -246,16 +265,12 @@ static rt_status_t l2_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *re
 
 RT_JIT_ELEM_FN(rt_jit_elem_l2_normalize) {
   rt_jit_node_t *x = arg_node(L, call, 0), *self = rt_jit_node(L, call);
-  const rt_ir_attrs_t *at = call->call.attrs;
+  rt_plan_input_t in;
+  RT_RETURN_IF_ERROR(plan_inputs(call, 1, &in));
+  rt_plan_l2_normalize_t plan;
+  RT_RETURN_IF_ERROR(rt_ir_plan_l2_normalize(call->call.callee->op.op, call->call.attrs, 1, &in, &plan));
   sq_t q = {.call = call, .idx = idx, .rank = x->rank, .dt = x->dtype};
-  if (rt_attrs_is_none(at, "axis")) {
-    for (int32_t d = 0; d < x->rank; ++d) q.reduced[d] = true;
-  }
-  for (int32_t k = 0; k < rt_attrs_ints_count(at, "axis"); ++k) {
-    int32_t a;
-    RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_ints_at(at, "axis", k), x->rank, &a));
-    q.reduced[a] = true;
-  }
+  memcpy(q.reduced, plan.reduced, sizeof q.reduced);
   LLVMValueRef ext[RT_TENSOR_MAX_RANK];
   int32_t n = 0;
   for (int32_t d = 0; d < x->rank; ++d) {
@@ -263,7 +278,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_l2_normalize) {
   }
   LLVMValueRef sum = f64c(L, 0);
   RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, n, ext, 1, &sum, l2_body, &q));
-  LLVMValueRef eps = f64c(L, rt_attrs_float(at, "eps"));
+  LLVMValueRef eps = f64c(L, plan.eps);
   LLVMValueRef m = LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealOGT, sum, eps, ""), sum, eps, "");
   LLVMValueRef v;
   RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[0], idx, &v));
@@ -292,20 +307,19 @@ static rt_status_t lrn_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *r
 
 RT_JIT_ELEM_FN(rt_jit_elem_lrn) {
   rt_jit_node_t *x = arg_node(L, call, 0), *self = rt_jit_node(L, call);
-  const rt_ir_attrs_t *at = call->call.attrs;
-  sq_t q = {.call = call, .idx = idx, .rank = x->rank, .dt = x->dtype};
-  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(at, "axis"), x->rank, &q.axis));
-  const int64_t size = rt_attrs_int(at, "size");
-  if (size < 1) return RT_STATUS(INVALID_ARGUMENT, "nn.lrn: size %lld must be >= 1", (long long)size);
+  rt_plan_norm_t plan;
+  RT_RETURN_IF_ERROR(norm_plan(call, &plan));
+  sq_t q = {.call = call, .idx = idx, .rank = x->rank, .dt = x->dtype, .axis = plan.axis};
+  const int64_t size = plan.size;
   q.start = LLVMBuildSub(L->b, idx[q.axis], rt_jit_i64(L, size / 2), "");
   q.len = x->dims[q.axis];
   LLVMValueRef ext = rt_jit_i64(L, size), sum = f64c(L, 0);
   RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, 1, &ext, 1, &sum, lrn_body, &q));
   LLVMValueRef base = LLVMBuildFAdd(
-      L->b, f64c(L, rt_attrs_float(at, "bias")),
-      LLVMBuildFDiv(L->b, LLVMBuildFMul(L->b, f64c(L, rt_attrs_float(at, "alpha")), sum, ""),
+      L->b, f64c(L, plan.bias),
+      LLVMBuildFDiv(L->b, LLVMBuildFMul(L->b, f64c(L, plan.alpha), sum, ""),
                     f64c(L, (double)size), ""), "");
-  LLVMValueRef p = rt_jit_intrinsic(L, "llvm.pow", base, f64c(L, rt_attrs_float(at, "beta")), NULL);
+  LLVMValueRef p = rt_jit_intrinsic(L, "llvm.pow", base, f64c(L, plan.beta), NULL);
   LLVMValueRef v;
   RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[0], idx, &v));
   v = rt_jit_convert(L, v, x->dtype, kF64);

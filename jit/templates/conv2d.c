@@ -31,65 +31,55 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/op/plan.h"
 #include "jit/ops/ops_impl.h"
 #include "jit/templates/templates.h"
 #include "runtime/mem.h"
 
-/* ---- attributes ------------------------------------------------------------ */
+/* ---- the plan ---------------------------------------------------------------- */
 
-static bool two(const rt_ir_expr_t *call, const char *name, int64_t dflt, int64_t *a, int64_t *b) {
-  const int32_t n = rt_attrs_ints_count(call->call.attrs, name);
-  *a = *b = dflt;
-  if (n == 0) return true;
-  if (n != 1 && n != 2) return false;
-  *a = rt_attrs_ints_at(call->call.attrs, name, 0);
-  *b = rt_attrs_ints_at(call->call.attrs, name, n == 1 ? 0 : 1);
-  return true;
+static bool is_identity(const int32_t *pos) {
+  return pos[0] == 0 && pos[1] == 1 && pos[2] == 2 && pos[3] == 3;
 }
 
-static bool layout(const rt_ir_expr_t *call, const char *attr, const char *want, bool empty_ok) {
-  const char *s = rt_attrs_string(call->call.attrs, attr);
-  return strcmp(s, want) == 0 || (empty_ok && s[0] == 0);
-}
-
-static bool dims4(const rt_ir_expr_t *e, int64_t *d) {
+/* nn.conv2d's plan (rt_ir_plan_conv) on the anchor's types, in the
+ * templates' terms; false unless NCHW data and output and an OIHW kernel
+ * with static shapes. */
+bool rt_jit_tpl_conv2d_attrs(const rt_ir_expr_t *call, rt_jit_conv2d_t *c) {
+  memset(c, 0, sizeof *c);
+  const rt_ir_op_t *op = call->call.callee->op.op;
+  if (op->id != RT_OP_NN_CONV2D) return false;
+  rt_plan_input_t in[2];
   rt_dtype_t dt;
-  int32_t r;
-  const int64_t *s;
-  rt_status_t st = rt_jit_tensor_type(e, &dt, &r, &s);
+  int32_t yr;
+  const int64_t *y;
+  for (int32_t i = 0; i < 3; ++i) {
+    rt_status_t st = i < 2 ? rt_jit_tensor_type(call->call.args[i], &in[i].dtype, &in[i].rank, &in[i].shape)
+                           : rt_jit_tensor_type(call, &dt, &yr, &y);
+    if (st) {
+      rt_status_free(st);
+      return false;
+    }
+    if (i < 2) in[i].value = NULL;
+  }
+  rt_plan_conv_t p;
+  rt_status_t st = rt_ir_plan_conv(op, call->call.attrs, 2, in, &p);
   if (st) {
     rt_status_free(st);
     return false;
   }
-  if (r != 4) return false;
-  memcpy(d, s, 4 * sizeof *d);
-  return true;
-}
-
-bool rt_jit_tpl_conv2d_attrs(const rt_ir_expr_t *call, rt_jit_conv2d_t *c) {
-  memset(c, 0, sizeof *c);
-  if (!layout(call, "data_layout", "NCHW", false) || !layout(call, "kernel_layout", "OIHW", false) ||
-      !layout(call, "out_layout", "NCHW", true)) {
+  if (!is_identity(p.data_pos) || !is_identity(p.kernel_pos) || !is_identity(p.out_pos) || yr != 4) {
     return false;
   }
-  int64_t x[4], w[4], y[4];
-  if (!dims4(call->call.args[0], x) || !dims4(call->call.args[1], w) || !dims4(call, y)) return false;
+  const int64_t *x = in[0].shape, *w = in[1].shape;
   c->n = x[0], c->c = x[1], c->h = x[2], c->w = x[3];
   c->o = w[0], c->cg = w[1], c->kh = w[2], c->kw = w[3];
   c->oh = y[2], c->ow = y[3];
-  c->g = rt_attrs_int(call->call.attrs, "groups");
-  if (c->g < 1 || c->c % c->g || c->o % c->g || c->c / c->g != c->cg || y[1] != c->o) return false;
+  c->g = p.groups;
+  if (c->c % c->g || c->o % c->g || c->c / c->g != c->cg || y[1] != c->o) return false;
   c->og = c->o / c->g;
-  if (!two(call, "strides", 1, &c->sh, &c->sw) || !two(call, "dilation", 1, &c->dh, &c->dw)) return false;
-  const int32_t np = rt_attrs_ints_count(call->call.attrs, "padding");
-  int64_t v[4] = {0, 0, 0, 0};
-  if (np > 4 || np == 3) return false;
-  for (int32_t k = 0; k < np; ++k) v[k] = rt_attrs_ints_at(call->call.attrs, "padding", k);
-  if (np == 1) v[1] = v[2] = v[3] = v[0];
-  if (np == 2) v[2] = v[0], v[3] = v[1];
-  c->pt = v[0], c->pl = v[1], c->pb = v[2], c->pr = v[3];
-  if (c->sh < 1 || c->sw < 1 || c->dh < 1 || c->dw < 1) return false;
-  if (c->pt < 0 || c->pl < 0 || c->pb < 0 || c->pr < 0) return false;
+  c->sh = p.strides[0], c->sw = p.strides[1], c->dh = p.dilation[0], c->dw = p.dilation[1];
+  c->pt = p.pad_before[0], c->pl = p.pad_before[1], c->pb = p.pad_after[0], c->pr = p.pad_after[1];
   /* The output shape the type relation gave must be the one we compute. */
   const int64_t eh = (c->h + c->pt + c->pb - c->dh * (c->kh - 1) - 1) / c->sh + 1;
   const int64_t ew = (c->w + c->pl + c->pr - c->dw * (c->kw - 1) - 1) / c->sw + 1;

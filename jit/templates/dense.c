@@ -24,10 +24,14 @@
  * Invariants: a C tile is mr x vw*nv floats whatever M and N; padded rows
  * and columns hold values computed from the zero padding and are never
  * read by the epilogue. Tasks own disjoint (batch, rows, columns) regions,
- * so no synchronisation is needed. */
+ * so no synchronisation is needed.
+ *
+ * The transposes and M, N, K and the batch dims of dense/matmul/
+ * batch_matmul come from their plan (rt_ir_plan_matmul, ir/op/plan_nn.h). */
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/op/plan.h"
 #include "jit/ops/ops_impl.h"
 #include "jit/templates/templates.h"
 
@@ -524,27 +528,27 @@ rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const
                             LLVMValueRef data, LLVMValueRef task, LLVMValueRef ntasks) {
   const rt_ir_expr_t *call = p->anchor;
   mm_t mm = {.id = call->call.callee->op.op->id, .a = call->call.args[0], .b = call->call.args[1]};
-  if (mm.id == RT_OP_NN_DENSE) {
-    mm.tb = true; /* weight (N, K) */
-  } else {
-    mm.ta = rt_attrs_bool(call->call.attrs, "transpose_a");
-    mm.tb = rt_attrs_bool(call->call.attrs, "transpose_b");
+  rt_plan_input_t in[2];
+  for (int32_t i = 0; i < 2; ++i) {
+    in[i].value = NULL;
+    RT_RETURN_IF_ERROR(rt_jit_tensor_type(call->call.args[i], &in[i].dtype, &in[i].rank, &in[i].shape));
   }
-  rt_jit_node_t *an = rt_jit_node(L, mm.a), *bn = rt_jit_node(L, mm.b), *self = rt_jit_node(L, call);
-  const int32_t r = self->rank;
-  const int32_t ar = an->rank;
+  rt_plan_matmul_t plan;
+  RT_RETURN_IF_ERROR(rt_ir_plan_matmul(call->call.callee->op.op, call->call.attrs, 2, in, &plan));
+  mm.ta = plan.transpose_a; /* dense: false, true (weight (N, K)) */
+  mm.tb = plan.transpose_b;
   rt_jit_gemm_core_t g = {
       .anchor = call, .out = out, .data = data, .mr = p->mr, .nv = p->nv, .vw = p->vw, .user = &mm,
       .a_elem = mm_a_elem, .b_elem = mm_b_elem, .out_idx = mm_out_idx,
   };
-  g.m = (int64_t)LLVMConstIntGetZExtValue(self->dims[r - 2]);
-  g.n = (int64_t)LLVMConstIntGetZExtValue(self->dims[r - 1]);
-  g.k = (int64_t)LLVMConstIntGetZExtValue(an->dims[mm.ta ? ar - 2 : ar - 1]);
+  g.m = plan.m;
+  g.n = plan.n;
+  g.k = plan.k;
   g.nb = 1;
   if (mm.id == RT_OP_NN_BATCH_MATMUL) {
-    g.nb = (int64_t)LLVMConstIntGetZExtValue(self->dims[0]);
-    mm.ba = (int64_t)LLVMConstIntGetZExtValue(an->dims[0]);
-    mm.bb = (int64_t)LLVMConstIntGetZExtValue(bn->dims[0]);
+    g.nb = plan.batch;
+    mm.ba = plan.batch_a;
+    mm.bb = plan.batch_b;
   }
   /* B(k, n) is contiguous along k when b is stored (N, K). */
   g.k_inner = mm.tb;

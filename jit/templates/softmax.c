@@ -9,9 +9,11 @@
  * tail ops apply before the store as in the other templates. The input's
  * element expression (a fused producer such as a dense) is evaluated once
  * per pass. Semantics are nn.c's: the maximum with llvm.maximum (NaN
- * propagates), the sum reassociable. */
+ * propagates), the sum reassociable. The axis is the op's plan's
+ * (rt_ir_plan_norm, ir/op/plan_nn.h). */
 #include <string.h>
 
+#include "ir/op/plan.h"
 #include "jit/ops/ops_impl.h"
 #include "jit/templates/templates.h"
 
@@ -20,8 +22,11 @@ rt_status_t rt_jit_tpl_softmax(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   const rt_ir_expr_t *call = p->anchor, *x = call->call.args[0];
   rt_jit_node_t *xn = rt_jit_node(L, x);
   const int32_t rank = xn->rank;
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), rank, &axis));
+  rt_plan_input_t in = {.dtype = xn->dtype, .rank = rank, .shape = NULL, .value = NULL};
+  RT_RETURN_IF_ERROR(rt_jit_tensor_type(x, &in.dtype, &in.rank, &in.shape));
+  rt_plan_norm_t plan;
+  RT_RETURN_IF_ERROR(rt_ir_plan_norm(call->call.callee->op.op, call->call.attrs, 1, &in, &plan));
+  const int32_t axis = plan.axis;
   const bool log = call->call.callee->op.op->id == RT_OP_NN_LOG_SOFTMAX;
   LLVMValueRef rdims[RT_TENSOR_MAX_RANK], dims[RT_TENSOR_MAX_RANK];
   memcpy(dims, xn->dims, sizeof dims);

@@ -26,6 +26,7 @@
 
 #include <llvm-c/DebugInfo.h>
 
+#include "ir/op/plan.h"
 #include "jit/ops/ops_impl.h"
 
 /* ---- selection ------------------------------------------------------------- */
@@ -285,8 +286,18 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, const rt_jit_target_t *target,
    * the template is ahead from 8: `build-rel/tools/relayrt run M.relay
    * --executor graph --threads 1 --profile` on a dense + bias_add of those
    * shapes, with and without this check). */
-  const bool b_k_contiguous = id == RT_OP_NN_DENSE || (rt_attrs_bool(a->call.attrs, "transpose_b") &&
-                                                       !rt_attrs_bool(a->call.attrs, "transpose_a"));
+  rt_plan_input_t in[2];
+  for (int32_t i = 0; i < 2; ++i) {
+    if (!ttype(a->call.args[i], &in[i].dtype, &in[i].rank, &in[i].shape)) return false;
+    in[i].value = NULL;
+  }
+  rt_plan_matmul_t mm;
+  rt_status_t st = rt_ir_plan_matmul(op_of(a), a->call.attrs, 2, in, &mm);
+  if (st) {
+    rt_status_free(st);
+    return false;
+  }
+  const bool b_k_contiguous = mm.transpose_b && !mm.transpose_a; /* dense: always */
   if (m <= 2 && b_k_contiguous) return false;
   const tile_t *t = pick_gemm_tile(m, n, fam);
   p->kind = RT_JIT_TPL_GEMM;

@@ -178,7 +178,8 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_softmax(rt_jit_lower_t *L, const rt_ji
                                                   const rt_ir_expr_t *out, LLVMValueRef data,
                                                   LLVMValueRef task, LLVMValueRef ntasks);
 
-/* Conv2d attributes, read once (conv2d.c; used by the planner). */
+/* nn.conv2d's plan (rt_ir_plan_conv) in NCHW terms, read once (conv2d.c;
+ * used by the planner). */
 typedef struct rt_jit_conv2d_t {
   int64_t n, c, h, w;       /* data NCHW */
   int64_t o, kh, kw;        /* weight O, I/G, KH, KW */
