@@ -73,8 +73,9 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   const int32_t rank = x->tensor.rank;
   const int64_t *in = x->tensor.shape;
-  const bool allowzero = rt_attrs_bool(ctx->attrs, "allowzero");
-  const int32_t n = rt_attrs_ints_count(ctx->attrs, "newshape");
+  const rt_attrs_reshape_t attrs = rt_ir_attrs_reshape(ctx->attrs);
+  const bool allowzero = attrs.allowzero;
+  const int32_t n = attrs.newshape.count;
   int64_t out[MAXR];
   /* As TVM's InferNewShape, dims copied or merged by 0/-2/-3/-4 are
    * "used" and left out of the -1 inference, so a `?` among them does not
@@ -82,7 +83,7 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
   bool used_in[MAXR] = {false}, used_out[MAXR] = {false};
   int32_t r = 0, src = 0, infer = -1;
   for (int32_t i = 0; i < n; ++i) {
-    int64_t v = rt_attrs_ints_at(ctx->attrs, "newshape", i);
+    int64_t v = rt_attr_list_int(attrs.newshape, i);
     if (v > 0 || (v == 0 && allowzero)) {
       RT_RETURN_IF_ERROR(push_dim(out, &r, v));
       src++;
@@ -129,8 +130,8 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
       }
       used_in[src] = true;
       int64_t d0 = in[src++];
-      int64_t d1 = rt_attrs_ints_at(ctx->attrs, "newshape", ++i);
-      int64_t d2 = rt_attrs_ints_at(ctx->attrs, "newshape", ++i);
+      int64_t d1 = rt_attr_list_int(attrs.newshape, ++i);
+      int64_t d2 = rt_attr_list_int(attrs.newshape, ++i);
       if ((d1 == -1 && d2 == -1) || d1 < -1 || d2 < -1 || d1 == 0 || d2 == 0) {
         return RT_STATUS(INVALID_ARGUMENT,
                          "reshape: bad split (%lld, %lld) after code -4",
@@ -200,12 +201,10 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
 }
 
 /* reshape_like: data[:lhs_begin] + like[rhs_begin:rhs_end] + data[lhs_end:] */
-static rt_status_t range_attr(const rt_ir_rel_ctx_t *ctx, const char *bname,
-                              const char *ename, int32_t rank, int32_t *b,
+static rt_status_t range_attr(const char *bname, int64_t bv, const char *ename,
+                              bool e_none, int64_t ev, int32_t rank, int32_t *b,
                               int32_t *e) {
-  int64_t bv = rt_attrs_int(ctx->attrs, bname);
-  int64_t ev = rt_attrs_is_none(ctx->attrs, ename) ? rank
-                                                   : rt_attrs_int(ctx->attrs, ename);
+  if (e_none) ev = rank;
   if (bv < 0) bv += rank;
   if (ev < 0) ev += rank;
   if (bv < 0 || bv > rank || ev < bv || ev > rank) {
@@ -223,9 +222,12 @@ rt_status_t rt_ir_rel_reshape_like(const rt_ir_rel_ctx_t *ctx,
   const rt_ir_type_t *x, *like;
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &like));
+  const rt_attrs_reshape_like_t at = rt_ir_attrs_reshape_like(ctx->attrs);
   int32_t lb, le, rb, re;
-  RT_RETURN_IF_ERROR(range_attr(ctx, "lhs_begin", "lhs_end", x->tensor.rank, &lb, &le));
-  RT_RETURN_IF_ERROR(range_attr(ctx, "rhs_begin", "rhs_end", like->tensor.rank, &rb, &re));
+  RT_RETURN_IF_ERROR(range_attr("lhs_begin", at.lhs_begin, "lhs_end", at.lhs_end_is_none,
+                                at.lhs_end, x->tensor.rank, &lb, &le));
+  RT_RETURN_IF_ERROR(range_attr("rhs_begin", at.rhs_begin, "rhs_end", at.rhs_end_is_none,
+                                at.rhs_end, like->tensor.rank, &rb, &re));
   int64_t out[MAXR];
   int32_t r = 0;
   for (int32_t i = 0; i < lb; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, x->tensor.shape[i]));
@@ -245,13 +247,13 @@ rt_status_t rt_ir_rel_squeeze(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   const int32_t rank = x->tensor.rank;
   bool drop[MAXR] = {false};
-  if (rt_attrs_is_none(ctx->attrs, "axis")) {
+  const rt_attrs_squeeze_t attrs = rt_ir_attrs_squeeze(ctx->attrs);
+  if (attrs.axis_is_none) {
     for (int32_t i = 0; i < rank; ++i) drop[i] = x->tensor.shape[i] == 1;
   } else {
-    int32_t n = rt_attrs_ints_count(ctx->attrs, "axis");
-    for (int32_t k = 0; k < n; ++k) {
+    for (int32_t k = 0; k < attrs.axis.count; ++k) {
       int32_t a;
-      RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_ints_at(ctx->attrs, "axis", k), rank, &a));
+      RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attr_list_int(attrs.axis, k), rank, &a));
       int64_t d = x->tensor.shape[a];
       if (d != 1 && d != RT_DIM_ANY) {
         return RT_STATUS(INVALID_ARGUMENT,
@@ -295,8 +297,8 @@ rt_status_t rt_ir_rel_expand_dims(const rt_ir_rel_ctx_t *ctx,
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   int64_t out[MAXR];
   int32_t r = 0;
-  RT_RETURN_IF_ERROR(insert_dims(x, rt_attrs_int(ctx->attrs, "axis"),
-                                 rt_attrs_int(ctx->attrs, "num_newaxis"), 1, out, &r));
+  const rt_attrs_expand_dims_t a = rt_ir_attrs_expand_dims(ctx->attrs);
+  RT_RETURN_IF_ERROR(insert_dims(x, a.axis, a.num_newaxis, 1, out, &r));
   return rt_ir_op_make_tensor(ctx, x->tensor.dtype, r, out, out_type);
 }
 
@@ -418,7 +420,7 @@ rt_status_t rt_ir_rel_concatenate(const rt_ir_rel_ctx_t *ctx,
   const rt_ir_type_t *f0 = rt_ir_type_resolve(t->tuple.fields[0]);
   const int32_t rank = f0->tensor.rank;
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), rank, &axis));
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_ir_attrs_concatenate(ctx->attrs).axis, rank, &axis));
   int64_t out[MAXR];
   RT_RETURN_IF_ERROR(merge_dims(ctx, t, axis, out));
   int64_t sum = 0;
@@ -444,7 +446,7 @@ rt_status_t rt_ir_rel_stack(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type)
   shape_only.tensor.shape = merged;
   int64_t out[MAXR];
   int32_t r = 0;
-  RT_RETURN_IF_ERROR(insert_dims(&shape_only, rt_attrs_int(ctx->attrs, "axis"), 1,
+  RT_RETURN_IF_ERROR(insert_dims(&shape_only, rt_ir_attrs_stack(ctx->attrs).axis, 1,
                                  t->tuple.count, out, &r));
   return rt_ir_op_make_tensor(ctx, f0->tensor.dtype, r, out, out_type);
 }
@@ -726,15 +728,16 @@ rt_status_t rt_ir_rel_gather_nd(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_t
   if (idx->tensor.rank < 1) {
     return RT_STATUS(INVALID_ARGUMENT, "gather_nd: indices need rank >= 1");
   }
+  const rt_attrs_gather_nd_t a = rt_ir_attrs_gather_nd(ctx->attrs);
   int64_t m = idx->tensor.shape[0];
   if (m == RT_DIM_ANY) {
-    if (rt_attrs_is_none(ctx->attrs, "index_rank")) {
+    if (a.index_rank_is_none) {
       return RT_STATUS(INVALID_ARGUMENT,
                        "gather_nd: the first dim of indices is dynamic; set index_rank");
     }
-    m = rt_attrs_int(ctx->attrs, "index_rank");
+    m = a.index_rank;
   }
-  const int64_t bd = rt_attrs_int(ctx->attrs, "batch_dims");
+  const int64_t bd = a.batch_dims;
   if (bd < 0 || m < 0 || m + bd > x->tensor.rank) {
     return RT_STATUS(INVALID_ARGUMENT,
                      "gather_nd: %lld index dims after %lld batch dims exceed data rank %d",
@@ -751,10 +754,11 @@ rt_status_t rt_ir_rel_gather_nd(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_t
 
 /* The `shape` attribute as dims (each >= 0). */
 static rt_status_t shape_attr(const rt_ir_rel_ctx_t *ctx, int64_t *out, int32_t *out_rank) {
-  int32_t n = rt_attrs_ints_count(ctx->attrs, "shape");
+  const rt_attr_list_t shape = rt_ir_attrs_init(ctx->attrs).shape;
+  int32_t n = shape.count;
   RT_RETURN_IF_ERROR(rt_ir_op_check_rank(n));
   for (int32_t i = 0; i < n; ++i) {
-    out[i] = rt_attrs_ints_at(ctx->attrs, "shape", i);
+    out[i] = rt_attr_list_int(shape, i);
     if (out[i] < 0) {
       return RT_STATUS(INVALID_ARGUMENT, "%s: shape has a negative dim %lld",
                        ctx->op->name, (long long)out[i]);
@@ -789,14 +793,15 @@ rt_status_t rt_ir_rel_tile(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) 
   const rt_ir_type_t *x;
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   const int32_t nd = x->tensor.rank;
-  const int32_t nr = rt_attrs_ints_count(ctx->attrs, "reps");
+  const rt_attr_list_t reps = rt_ir_attrs_tile(ctx->attrs).reps;
+  const int32_t nr = reps.count;
   RT_RETURN_IF_ERROR(rt_ir_op_check_rank(nr));
   const int32_t r = nd > nr ? nd : nr;
   int64_t out[MAXR];
   for (int32_t i = 0; i < r; ++i) {
     /* Both are padded with leading 1s to the same rank. */
     int64_t d = i < r - nd ? 1 : x->tensor.shape[i - (r - nd)];
-    int64_t rep = i < r - nr ? 1 : rt_attrs_ints_at(ctx->attrs, "reps", i - (r - nr));
+    int64_t rep = i < r - nr ? 1 : rt_attr_list_int(reps, i - (r - nr));
     if (rep < 0) {
       return RT_STATUS(INVALID_ARGUMENT, "tile: negative reps %lld", (long long)rep);
     }
@@ -808,12 +813,13 @@ rt_status_t rt_ir_rel_tile(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) 
 rt_status_t rt_ir_rel_repeat(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
   const rt_ir_type_t *x;
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
-  if (rt_attrs_is_none(ctx->attrs, "axis")) {
+  const rt_attrs_repeat_t a = rt_ir_attrs_repeat(ctx->attrs);
+  if (a.axis_is_none) {
     return RT_STATUS(INVALID_ARGUMENT, "repeat requires attribute 'axis'");
   }
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), x->tensor.rank, &axis));
-  int64_t repeats = rt_attrs_int(ctx->attrs, "repeats");
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(a.axis, x->tensor.rank, &axis));
+  int64_t repeats = a.repeats;
   if (repeats < 1) {
     return RT_STATUS(INVALID_ARGUMENT, "repeat: repeats must be >= 1, got %lld",
                      (long long)repeats);
@@ -827,11 +833,12 @@ rt_status_t rt_ir_rel_repeat(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type
 rt_status_t rt_ir_rel_reverse(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
   const rt_ir_type_t *x;
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
-  if (rt_attrs_is_none(ctx->attrs, "axis")) {
+  const rt_attrs_reverse_t a = rt_ir_attrs_reverse(ctx->attrs);
+  if (a.axis_is_none) {
     return RT_STATUS(INVALID_ARGUMENT, "reverse requires attribute 'axis'");
   }
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), x->tensor.rank, &axis));
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(a.axis, x->tensor.rank, &axis));
   *out_type = ctx->args[0];
   return RT_OK;
 }
@@ -1064,7 +1071,8 @@ rt_status_t rt_ir_rel_one_hot(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
   if (on->tensor.rank != 0 || off->tensor.rank != 0) {
     return RT_STATUS(INVALID_ARGUMENT, "one_hot: on_value and off_value must be scalars");
   }
-  int64_t depth = rt_attrs_int(ctx->attrs, "depth");
+  const rt_attrs_one_hot_t a = rt_ir_attrs_one_hot(ctx->attrs);
+  int64_t depth = a.depth;
   if (depth < 0) {
     return RT_STATUS(INVALID_ARGUMENT, "one_hot: negative depth %lld", (long long)depth);
   }
@@ -1072,7 +1080,7 @@ rt_status_t rt_ir_rel_one_hot(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
   RT_RETURN_IF_ERROR(rt_ir_op_dtype_attr(ctx, "dtype", on->tensor.dtype, &dt));
   int64_t out[MAXR];
   int32_t r = 0;
-  RT_RETURN_IF_ERROR(insert_dims(idx, rt_attrs_int(ctx->attrs, "axis"), 1, depth, out, &r));
+  RT_RETURN_IF_ERROR(insert_dims(idx, a.axis, 1, depth, out, &r));
   return rt_ir_op_make_tensor(ctx, dt, r, out, out_type);
 }
 
