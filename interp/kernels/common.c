@@ -1,8 +1,9 @@
 /* Helpers shared by the reference kernels: dtype classes, the element
  * load/store conversions (their semantics are written down once, at the top
- * of kernels_impl.h), index arithmetic, layout strides and attribute
- * reading. Everything here is plain and branchy on purpose: one switch per
- * element is slow and obviously right, which is what an oracle needs. */
+ * of kernels_impl.h), index arithmetic, layout strides, attribute reading
+ * and plan errors. Everything here is plain and branchy on purpose: one
+ * switch per element is slow and obviously right, which is what an oracle
+ * needs. */
 #include <math.h>
 #include <string.h>
 
@@ -286,3 +287,12 @@ rt_status_t rt_interp_layout(const rt_interp_call_t *call, const char *attr,
   }
   return RT_OK;
 }
+
+rt_status_t rt_interp_plan_status(const rt_interp_call_t *call, rt_status_t status) {
+  if (status == RT_OK) return RT_OK;
+  rt_status_t st = rt_status_create(rt_status_code(status), __FILE__, __LINE__, "%s: %s",
+                                    call->op->name, rt_status_message(status));
+  rt_status_free(status);
+  return st;
+}
+

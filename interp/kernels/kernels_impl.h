@@ -122,6 +122,13 @@ RT_MUST_USE_RESULT rt_status_t rt_interp_layout(const rt_interp_call_t *call,
                                                 int64_t *out_stride,
                                                 int64_t *out_extent);
 
+/* ---- plans --------------------------------------------------------------- */
+
+/* A plan's error (ir/op/plan.h: a plain message) as the kernel's: the
+ * same code, "<op>: <message>". RT_OK passes through. */
+RT_MUST_USE_RESULT rt_status_t rt_interp_plan_status(const rt_interp_call_t *call,
+                                                     rt_status_t status);
+
 /* Error helper: INVALID_ARGUMENT "<op>: <message>". */
 #define RT_INTERP_ERROR(call, code, fmt, ...) \
   RT_STATUS(code, "%s: " fmt, (call)->op->name, __VA_ARGS__)

@@ -1,9 +1,10 @@
 /* Reference kernels of the reductions (ir/op/reduce.c): sum, max, min,
  * mean, prod, all, any, argmax, argmin, variance.
  *
- * Algorithm: the input's axes are split into kept and reduced ones (axis
- * None = all axes; exclude = reduce the axes not listed; negative axes
- * count from the end). For each output element (row-major over the kept
+ * Algorithm: the input's axes are split into kept and reduced ones as the
+ * op's plan says (rt_ir_plan_reduce, ir/op/plan_reduce.h: axis None = all
+ * axes; exclude = reduce the axes not listed; negative axes count from the
+ * end). For each output element (row-major over the kept
  * axes, which is also the output's order with or without keepdims) the
  * kernel walks the reduced sub-tensor row-major. Float sums, means,
  * products and variances accumulate in double; integer sums and products
@@ -18,38 +19,30 @@
 #include <math.h>
 
 #include "interp/kernels/kernels_impl.h"
+#include "ir/op/plan.h"
 
-typedef struct plan_t {
+/* The plan's split of the input's axes as strides: the kept axes walk the
+ * output, the reduced ones each output element's sub-tensor. */
+typedef struct walk_t {
   int32_t nkept, nred;
   int64_t kept_shape[RT_TENSOR_MAX_RANK], kept_stride[RT_TENSOR_MAX_RANK];
   int64_t red_shape[RT_TENSOR_MAX_RANK], red_stride[RT_TENSOR_MAX_RANK];
   int64_t nout, count; /* output elements; elements reduced into each */
-} plan_t;
+} walk_t;
 
-static rt_status_t make_plan(const rt_interp_call_t *call, const rt_tensor_t *x,
-                             plan_t *p) {
+static rt_status_t make_walk(const rt_interp_call_t *call, const rt_tensor_t *x,
+                             rt_plan_reduce_t *plan, walk_t *p) {
+  rt_plan_input_t in;
+  rt_ir_plan_input_of_tensor(x, &in);
+  RT_RETURN_IF_ERROR(rt_interp_plan_status(
+      call, rt_ir_plan_reduce(call->op, call->attrs, 1, &in, plan)));
   const int32_t rank = x->rank;
-  bool reduced[RT_TENSOR_MAX_RANK] = {false};
-  if (rt_attrs_is_none(call->attrs, "axis")) {
-    for (int32_t d = 0; d < rank; ++d) reduced[d] = true;
-  } else {
-    int32_t n = rt_attrs_ints_count(call->attrs, "axis");
-    for (int32_t k = 0; k < n; ++k) {
-      int32_t a;
-      RT_RETURN_IF_ERROR(rt_interp_axis(
-          call, rt_attrs_ints_at(call->attrs, "axis", k), rank, &a));
-      reduced[a] = true;
-    }
-    if (rt_attrs_bool(call->attrs, "exclude")) {
-      for (int32_t d = 0; d < rank; ++d) reduced[d] = !reduced[d];
-    }
-  }
   int64_t strides[RT_TENSOR_MAX_RANK];
   rt_interp_strides(rank, x->shape, strides);
   p->nkept = p->nred = 0;
   p->nout = p->count = 1;
   for (int32_t d = 0; d < rank; ++d) {
-    if (reduced[d]) {
+    if (plan->reduced[d]) {
       p->red_shape[p->nred] = x->shape[d];
       p->red_stride[p->nred++] = strides[d];
       p->count *= x->shape[d];
@@ -70,7 +63,7 @@ static rt_status_t make_plan(const rt_interp_call_t *call, const rt_tensor_t *x,
 }
 
 /* Flat input index of reduced element r of output element o. */
-static int64_t at(const plan_t *p, int64_t o, int64_t r) {
+static int64_t at(const walk_t *p, int64_t o, int64_t r) {
   int64_t idx[RT_TENSOR_MAX_RANK];
   int64_t flat = 0;
   rt_interp_unravel(o, p->nkept, p->kept_shape, idx);
@@ -84,8 +77,9 @@ static rt_status_t reduce(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
   const int32_t id = call->op->id;
-  plan_t p;
-  RT_RETURN_IF_ERROR(make_plan(call, x, &p));
+  rt_plan_reduce_t plan;
+  walk_t p;
+  RT_RETURN_IF_ERROR(make_walk(call, x, &plan, &p));
   const rt_interp_class_t cls = rt_interp_class(x->dtype);
   const bool uns = cls == RT_INTERP_UINT || cls == RT_INTERP_BOOL;
   for (int64_t o = 0; o < p.nout; ++o) {
@@ -164,9 +158,10 @@ static rt_status_t argreduce(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
   const bool is_max = call->op->id == RT_OP_ARGMAX;
-  const bool last = rt_attrs_bool(call->attrs, "select_last_index");
-  plan_t p;
-  RT_RETURN_IF_ERROR(make_plan(call, x, &p));
+  rt_plan_reduce_t plan;
+  walk_t p;
+  RT_RETURN_IF_ERROR(make_walk(call, x, &plan, &p));
+  const bool last = plan.select_last_index;
   const rt_interp_class_t cls = rt_interp_class(x->dtype);
   const bool uns = cls == RT_INTERP_UINT || cls == RT_INTERP_BOOL;
   for (int64_t o = 0; o < p.nout; ++o) {
@@ -216,9 +211,10 @@ rt_status_t rt_interp_k_VARIANCE(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   const rt_tensor_t *m = call->args[1];
   rt_tensor_t *out = call->outs[0];
-  plan_t p;
-  RT_RETURN_IF_ERROR(make_plan(call, x, &p));
-  const double denom = (double)p.count - (rt_attrs_bool(call->attrs, "unbiased") ? 1 : 0);
+  rt_plan_reduce_t plan;
+  walk_t p;
+  RT_RETURN_IF_ERROR(make_walk(call, x, &plan, &p));
+  const double denom = (double)p.count - (plan.unbiased ? 1 : 0);
   int64_t idx[RT_TENSOR_MAX_RANK];
   for (int64_t o = 0; o < p.nout; ++o) {
     double acc = 0;

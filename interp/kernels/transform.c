@@ -4,8 +4,11 @@
  * Data movement copies element bytes (rt_interp_copy_elem), so every dtype
  * works and values are exact. Each kernel is written in gather form: for
  * every output element (row-major), compute the source multi-index from the
- * op's definition and copy. Output shapes come from the type relation;
- * where a kernel recomputes one (strided_slice) it checks that they agree.
+ * op's definition and copy. Output shapes come from the type relation.
+ * transpose, strided_slice, take, gather, nn.pad, layout_transform and
+ * depth_to_space/space_to_depth read the op's plan (ir/op/plan_transform.h,
+ * computed from the concrete tensors by the relations' own code) and check
+ * that its output shape agrees; the others read their typed attributes.
  *
  * Index semantics (TVM's): take mode=clip clamps to [0, n-1] (so -1 reads
  * 0), mode=wrap wraps modulo n (so -1 reads n-1), mode=fast treats an index
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include "interp/kernels/kernels_impl.h"
+#include "ir/op/plan.h"
 
 /* ---- reshapes: a byte copy ------------------------------------------------ */
 
@@ -50,24 +54,14 @@ rt_status_t rt_interp_k_TRANSPOSE(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
   const int32_t rank = x->rank;
-  int32_t perm[RT_TENSOR_MAX_RANK];
-  if (rt_attrs_is_none(call->attrs, "axes") ||
-      rt_attrs_ints_count(call->attrs, "axes") == 0) {
-    for (int32_t d = 0; d < rank; ++d) perm[d] = rank - 1 - d;
-  } else {
-    if (rt_attrs_ints_count(call->attrs, "axes") != rank) {
-      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "axes must have %d values", rank);
-    }
-    for (int32_t d = 0; d < rank; ++d) {
-      RT_RETURN_IF_ERROR(rt_interp_axis(
-          call, rt_attrs_ints_at(call->attrs, "axes", d), rank, &perm[d]));
-    }
-  }
+  rt_plan_input_t in;
+  rt_ir_plan_input_of_tensor(x, &in);
+  rt_plan_transpose_t p;
+  RT_RETURN_IF_ERROR(rt_interp_plan_status(call, rt_ir_plan_transpose(call->attrs, 1, &in, &p)));
+  const int32_t *perm = p.perm;
   int64_t istride[RT_TENSOR_MAX_RANK], idx[RT_TENSOR_MAX_RANK];
-  int64_t shape[RT_TENSOR_MAX_RANK];
   rt_interp_strides(rank, x->shape, istride);
-  for (int32_t d = 0; d < rank; ++d) shape[d] = x->shape[perm[d]];
-  RT_RETURN_IF_ERROR(rt_interp_check_shape(call, out, rank, shape));
+  RT_RETURN_IF_ERROR(rt_interp_check_shape(call, out, rank, p.out_shape));
   for (int64_t i = 0; i < out->numel; ++i) {
     rt_interp_unravel(i, rank, out->shape, idx);
     int64_t src = 0;
@@ -81,7 +75,7 @@ rt_status_t rt_interp_k_CONCATENATE(const rt_interp_call_t *call) {
   rt_tensor_t *out = call->outs[0];
   const int32_t n = call->nargs;
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"),
+  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_ir_attrs_concatenate(call->attrs).axis,
                                     out->rank, &axis));
   int64_t idx[RT_TENSOR_MAX_RANK];
   for (int64_t i = 0; i < out->numel; ++i) {
@@ -102,7 +96,7 @@ rt_status_t rt_interp_k_CONCATENATE(const rt_interp_call_t *call) {
 rt_status_t rt_interp_k_STACK(const rt_interp_call_t *call) {
   rt_tensor_t *out = call->outs[0];
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"),
+  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_ir_attrs_stack(call->attrs).axis,
                                     out->rank, &axis));
   int64_t idx[RT_TENSOR_MAX_RANK];
   for (int64_t i = 0; i < out->numel; ++i) {
@@ -123,7 +117,7 @@ rt_status_t rt_interp_k_STACK(const rt_interp_call_t *call) {
 rt_status_t rt_interp_k_SPLIT(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"),
+  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_ir_attrs_split(call->attrs).axis,
                                     x->rank, &axis));
   int64_t offset = 0, idx[RT_TENSOR_MAX_RANK];
   for (int32_t k = 0; k < call->nouts; ++k) {
@@ -145,69 +139,22 @@ rt_status_t rt_interp_k_SPLIT(const rt_interp_call_t *call) {
 
 /* ---- strided_slice ---------------------------------------------------------- */
 
-/* TVM's canonicalization (topi/detail/strided_slice.h): negative indices
- * count from the end, then clamp to [0, dim] (stride > 0) or [-1, dim - 1]
- * (stride < 0). */
-static int64_t canon(int64_t v, int64_t dim, int64_t stride) {
-  int64_t lo = stride < 0 ? -1 : 0;
-  int64_t hi = stride < 0 ? dim - 1 : dim;
-  if (v < 0) v += dim;
-  return v < lo ? lo : v > hi ? hi : v;
-}
-
+/* The plan (rt_ir_plan_strided_slice: topi's canonicalization) gives each
+ * dim's first source index, stride and extent. */
 rt_status_t rt_interp_k_STRIDED_SLICE(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
   const int32_t rank = x->rank;
-  const rt_ir_attrs_t *at = call->attrs;
-  const bool size_mode = strcmp(rt_attrs_string(at, "slice_mode"), "size") == 0;
-  int64_t begin[RT_TENSOR_MAX_RANK], stride[RT_TENSOR_MAX_RANK];
-  int64_t shape[RT_TENSOR_MAX_RANK];
-  for (int32_t d = 0; d < rank; ++d) {
-    begin[d] = 0;
-    stride[d] = 1;
-    shape[d] = x->shape[d];
-  }
-  const int32_t nb = rt_attrs_ints_count(at, "begin");
-  const int32_t ne = rt_attrs_ints_count(at, "end");
-  const int32_t ns = rt_attrs_ints_count(at, "strides");
-  const bool has_axes = !rt_attrs_is_none(at, "axes");
-  if (has_axes && rt_attrs_ints_count(at, "axes") < nb) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "fewer axes than begin values");
-  }
-  if (!has_axes && nb > rank) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%d begin values for rank %d", nb, rank);
-  }
-  for (int32_t k = 0; k < nb; ++k) {
-    int32_t d = k;
-    if (has_axes) {
-      RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_ints_at(at, "axes", k), rank, &d));
-    }
-    const int64_t dim = x->shape[d];
-    int64_t s = (!size_mode && k < ns) ? rt_attrs_ints_at(at, "strides", k) : 1;
-    if (s == 0) return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "stride of axis %d is 0", d);
-    if (s < -INT32_MAX || s > INT32_MAX) s = s < 0 ? -INT32_MAX : INT32_MAX; /* same slice, no overflow */
-    int64_t b = canon(rt_attrs_ints_at(at, "begin", k), dim, s);
-    int64_t e;
-    if (size_mode) {
-      int64_t size = k < ne ? rt_attrs_ints_at(at, "end", k) : -1;
-      e = size < 0 ? dim : (b + size > dim ? dim : b + size);
-    } else if (k < ne) {
-      e = canon(rt_attrs_ints_at(at, "end", k), dim, s);
-    } else {
-      e = s < 0 ? -1 : dim;
-    }
-    int64_t len = s > 0 ? (e - b + s - 1) / s : (b - e + (-s) - 1) / (-s);
-    begin[d] = b;
-    stride[d] = s;
-    shape[d] = len > 0 ? len : 0;
-  }
-  RT_RETURN_IF_ERROR(rt_interp_check_shape(call, out, rank, shape));
+  rt_plan_input_t in;
+  rt_ir_plan_input_of_tensor(x, &in);
+  rt_plan_strided_slice_t p;
+  RT_RETURN_IF_ERROR(rt_interp_plan_status(call, rt_ir_plan_strided_slice(call->attrs, 1, &in, &p)));
+  RT_RETURN_IF_ERROR(rt_interp_check_shape(call, out, rank, p.extent));
   int64_t idx[RT_TENSOR_MAX_RANK];
   for (int64_t i = 0; i < out->numel; ++i) {
     rt_interp_unravel(i, rank, out->shape, idx);
     int64_t src = 0;
-    for (int32_t d = 0; d < rank; ++d) src = src * x->shape[d] + begin[d] + idx[d] * stride[d];
+    for (int32_t d = 0; d < rank; ++d) src = src * x->shape[d] + p.begin[d] + idx[d] * p.stride[d];
     rt_interp_copy_elem(x, src, out, i);
   }
   return RT_OK;
@@ -225,22 +172,16 @@ rt_status_t rt_interp_k_TAKE(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   const rt_tensor_t *ind = call->args[1];
   rt_tensor_t *out = call->outs[0];
-  const char *mode = rt_attrs_string(call->attrs, "mode");
-  const bool flat = rt_attrs_is_none(call->attrs, "axis");
+  rt_plan_input_t in[2];
+  rt_ir_plan_input_of_tensor(x, &in[0]);
+  rt_ir_plan_input_of_tensor(ind, &in[1]);
+  rt_plan_take_t p;
+  RT_RETURN_IF_ERROR(rt_interp_plan_status(call, rt_ir_plan_take(call->attrs, 2, in, &p)));
+  const bool flat = p.flat;
   const int32_t xrank = flat ? 1 : x->rank;
   int64_t flat_shape = x->numel;
   const int64_t *xshape = flat ? &flat_shape : x->shape;
-  int32_t axis = 0, bd = 0;
-  if (!flat) {
-    RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"), x->rank, &axis));
-    int64_t b = rt_attrs_int(call->attrs, "batch_dims");
-    if (b < 0) b += ind->rank;
-    if (b < 0 || b > axis || b > ind->rank) {
-      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "batch_dims %lld is invalid",
-                             (long long)rt_attrs_int(call->attrs, "batch_dims"));
-    }
-    bd = (int32_t)b;
-  }
+  const int32_t axis = p.axis, bd = p.batch_dims;
   const int32_t nidx = ind->rank - bd; /* index dims placed at axis */
   const int64_t n = xshape[axis];
   int64_t oi[RT_TENSOR_MAX_RANK], ii[RT_TENSOR_MAX_RANK];
@@ -250,11 +191,11 @@ rt_status_t rt_interp_k_TAKE(const rt_interp_call_t *call) {
     for (int32_t d = 0; d < bd; ++d) iflat = iflat * ind->shape[d] + oi[d];
     for (int32_t d = 0; d < nidx; ++d) iflat = iflat * ind->shape[bd + d] + oi[axis + d];
     int64_t v = rt_interp_load_i(ind, iflat);
-    if (strcmp(mode, "wrap") == 0) {
+    if (p.mode == RT_TAKE_WRAP) {
       if (n == 0) return out_of_range(call, v, n);
       v %= n;
       if (v < 0) v += n;
-    } else if (strcmp(mode, "fast") == 0) {
+    } else if (p.mode == RT_TAKE_FAST) {
       if (v < -n || v >= n) return out_of_range(call, v, n);
       if (v < 0) v += n;
     } else {
@@ -275,14 +216,12 @@ rt_status_t rt_interp_k_GATHER(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   const rt_tensor_t *ind = call->args[1];
   rt_tensor_t *out = call->outs[0];
-  if (rt_attrs_is_none(call->attrs, "axis")) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "requires attribute 'axis'");
-  }
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"), x->rank, &axis));
-  if (ind->rank != x->rank) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "indices must have the rank of data");
-  }
+  rt_plan_input_t in[2];
+  rt_ir_plan_input_of_tensor(x, &in[0]);
+  rt_ir_plan_input_of_tensor(ind, &in[1]);
+  rt_plan_gather_t p;
+  RT_RETURN_IF_ERROR(rt_interp_plan_status(call, rt_ir_plan_gather(call->attrs, 2, in, &p)));
+  const int32_t axis = p.axis;
   int64_t idx[RT_TENSOR_MAX_RANK];
   for (int64_t i = 0; i < out->numel; ++i) {
     rt_interp_unravel(i, out->rank, out->shape, idx);
@@ -303,7 +242,7 @@ rt_status_t rt_interp_k_GATHER_ND(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   const rt_tensor_t *ind = call->args[1];
   rt_tensor_t *out = call->outs[0];
-  const int64_t bd = rt_attrs_int(call->attrs, "batch_dims");
+  const int64_t bd = rt_ir_attrs_gather_nd(call->attrs).batch_dims;
   if (ind->rank < 1) return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "indices must have rank >= 1");
   const int64_t m = ind->shape[0];
   if (bd < 0 || bd + m > x->rank) {
@@ -364,10 +303,11 @@ rt_status_t rt_interp_k_TILE(const rt_interp_call_t *call) {
 rt_status_t rt_interp_k_REPEAT(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
-  const int64_t reps = rt_attrs_int(call->attrs, "repeats");
+  const rt_attrs_repeat_t a = rt_ir_attrs_repeat(call->attrs);
+  const int64_t reps = a.repeats;
   if (reps < 1) return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "repeats %lld must be >= 1", (long long)reps);
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"), x->rank, &axis));
+  RT_RETURN_IF_ERROR(rt_interp_axis(call, a.axis, x->rank, &axis));
   int64_t idx[RT_TENSOR_MAX_RANK];
   for (int64_t i = 0; i < out->numel; ++i) {
     rt_interp_unravel(i, out->rank, out->shape, idx);
@@ -382,11 +322,12 @@ rt_status_t rt_interp_k_REPEAT(const rt_interp_call_t *call) {
 rt_status_t rt_interp_k_REVERSE(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
-  if (rt_attrs_is_none(call->attrs, "axis")) {
+  const rt_attrs_reverse_t a = rt_ir_attrs_reverse(call->attrs);
+  if (a.axis_is_none) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "requires attribute 'axis'");
   }
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"), x->rank, &axis));
+  RT_RETURN_IF_ERROR(rt_interp_axis(call, a.axis, x->rank, &axis));
   int64_t idx[RT_TENSOR_MAX_RANK];
   for (int64_t i = 0; i < out->numel; ++i) {
     rt_interp_unravel(i, out->rank, out->shape, idx);
@@ -404,30 +345,15 @@ rt_status_t rt_interp_k_NN_PAD(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   const rt_tensor_t *pv = call->args[1];
   rt_tensor_t *out = call->outs[0];
-  const char *mode = rt_attrs_string(call->attrs, "pad_mode");
-  const rt_attr_value_t *pw = rt_attrs_get(call->attrs, "pad_width");
-  if (pw->kind != RT_ATTR_ARRAY || pw->array.count != x->rank) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "pad_width must have %d pairs", x->rank);
-  }
-  const bool edge = strcmp(mode, "edge") == 0;
-  const bool reflect = strcmp(mode, "reflect") == 0;
-  if (!edge && !reflect && strcmp(mode, "constant") != 0) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "pad_mode \"%s\" is not supported", mode);
-  }
-  int64_t before[RT_TENSOR_MAX_RANK], shape[RT_TENSOR_MAX_RANK];
-  for (int32_t d = 0; d < x->rank; ++d) {
-    const rt_attr_value_t *pair = &pw->array.items[d];
-    if (pair->kind != RT_ATTR_ARRAY || pair->array.count != 2 ||
-        pair->array.items[0].kind != RT_ATTR_INT || pair->array.items[1].kind != RT_ATTR_INT) {
-      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "pad_width[%d] must be [before, after]", d);
-    }
-    before[d] = pair->array.items[0].i;
-    if (__builtin_add_overflow(x->shape[d], before[d], &shape[d]) ||
-        __builtin_add_overflow(shape[d], pair->array.items[1].i, &shape[d])) {
-      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "pad_width[%d] overflows", d);
-    }
-  }
-  RT_RETURN_IF_ERROR(rt_interp_check_shape(call, out, x->rank, shape));
+  rt_plan_input_t in[2];
+  rt_ir_plan_input_of_tensor(x, &in[0]);
+  rt_ir_plan_input_of_tensor(pv, &in[1]);
+  rt_plan_pad_t p;
+  RT_RETURN_IF_ERROR(rt_interp_plan_status(call, rt_ir_plan_pad(call->attrs, 2, in, &p)));
+  const bool edge = p.mode == RT_PAD_EDGE;
+  const bool reflect = p.mode == RT_PAD_REFLECT;
+  const int64_t *before = p.before;
+  RT_RETURN_IF_ERROR(rt_interp_check_shape(call, out, x->rank, p.out_shape));
   if (!edge && !reflect && pv->numel != 1) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "pad_value must have one element");
   }
@@ -469,86 +395,28 @@ rt_status_t rt_interp_k_NN_PAD(const rt_interp_call_t *call) {
 
 /* ---- layout_transform -------------------------------------------------------- */
 
-/* A layout such as "NCHW4c": primal axes (upper case) and split-off inner
- * parts (factor + lower case). */
-typedef struct layout_t {
-  int32_t n;
-  char letter[RT_TENSOR_MAX_RANK]; /* upper case for both kinds */
-  int64_t factor[RT_TENSOR_MAX_RANK]; /* 0 for a primal axis */
-} layout_t;
-
-static rt_status_t parse_layout(const rt_interp_call_t *call, const char *s, layout_t *l) {
-  l->n = 0;
-  int64_t num = -1;
-  for (const char *p = s; *p; ++p) {
-    if (*p >= '0' && *p <= '9') {
-      num = (num < 0 ? 0 : num) * 10 + (*p - '0');
-      if (num > INT32_MAX) break;
-      continue;
-    }
-    bool upper = *p >= 'A' && *p <= 'Z', lower = *p >= 'a' && *p <= 'z';
-    if (l->n == RT_TENSOR_MAX_RANK || (!upper && !lower) || upper != (num < 0) ||
-        (lower && num <= 0)) {
-      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "layout \"%s\" is not supported", s);
-    }
-    l->letter[l->n] = upper ? *p : (char)(*p - 'a' + 'A');
-    l->factor[l->n++] = upper ? 0 : num;
-    num = -1;
-  }
-  if (num >= 0 || l->n == 0) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "layout \"%s\" is not supported", s);
-  }
-  return RT_OK;
-}
-
-/* Position of the primal (sub = false) or split (sub = true) axis X; -1. */
-static int32_t find_axis(const layout_t *l, char x, bool sub) {
-  for (int32_t k = 0; k < l->n; ++k) {
-    if (l->letter[k] == x && (l->factor[k] > 0) == sub) return k;
-  }
-  return -1;
-}
-
+/* The plan (rt_ir_plan_layout_transform) maps each source axis to the
+ * destination axes holding its letter's coordinate. */
 rt_status_t rt_interp_k_LAYOUT_TRANSFORM(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
-  layout_t src, dst;
-  RT_RETURN_IF_ERROR(parse_layout(call, rt_attrs_string(call->attrs, "src_layout"), &src));
-  RT_RETURN_IF_ERROR(parse_layout(call, rt_attrs_string(call->attrs, "dst_layout"), &dst));
-  if (src.n != x->rank || dst.n != out->rank) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "layouts do not fit the tensors' ranks");
-  }
-  /* Extent of each primal axis of the source: outer * inner factor. */
-  int64_t extent[RT_TENSOR_MAX_RANK];
-  for (int32_t k = 0; k < src.n; ++k) {
-    if (src.factor[k] > 0) continue;
-    int32_t s = find_axis(&src, src.letter[k], true);
-    if (find_axis(&dst, src.letter[k], false) < 0) {
-      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "axis %c is missing from dst_layout", src.letter[k]);
-    }
-    extent[k] = x->shape[k] * (s >= 0 ? src.factor[s] : 1);
-  }
-  for (int32_t k = 0; k < dst.n; ++k) {
-    if (find_axis(&src, dst.letter[k], false) < 0) {
-      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "axis %c is missing from src_layout", dst.letter[k]);
-    }
-  }
+  rt_plan_input_t in;
+  rt_ir_plan_input_of_tensor(x, &in);
+  rt_plan_layout_transform_t p;
+  RT_RETURN_IF_ERROR(rt_interp_plan_status(call, rt_ir_plan_layout_transform(call->attrs, 1, &in, &p)));
+  RT_RETURN_IF_ERROR(rt_interp_check_shape(call, out, p.dst_rank, p.out_shape));
   int64_t oi[RT_TENSOR_MAX_RANK];
   const size_t esz = rt_dtype_size(out->dtype);
   for (int64_t i = 0; i < out->numel; ++i) {
     rt_interp_unravel(i, out->rank, out->shape, oi);
     bool inside = true;
     int64_t srcflat = 0;
-    for (int32_t k = 0; k < src.n; ++k) {
-      const char letter = src.letter[k];
-      int32_t pk = find_axis(&src, letter, false);
-      /* The logical coordinate of this primal axis from dst's index. */
-      int32_t dp = find_axis(&dst, letter, false), ds = find_axis(&dst, letter, true);
-      int64_t coord = oi[dp] * (ds >= 0 ? dst.factor[ds] : 1) + (ds >= 0 ? oi[ds] : 0);
-      if (coord >= extent[pk]) inside = false;
-      int32_t ss = find_axis(&src, letter, true);
-      int64_t v = src.factor[k] > 0 ? coord % src.factor[k]
-                                    : coord / (ss >= 0 ? src.factor[ss] : 1);
+    for (int32_t k = 0; k < p.src_rank; ++k) {
+      /* The logical coordinate of this axis' letter from dst's index. */
+      const int32_t ds = p.dst_split[k];
+      int64_t coord = oi[p.dst_primal[k]] * p.dst_inner[k] + (ds >= 0 ? oi[ds] : 0);
+      if (coord >= x->shape[p.src_primal[k]] * p.src_inner[k]) inside = false;
+      int64_t v = p.src_factor[k] > 0 ? coord % p.src_factor[k] : coord / p.src_inner[k];
       srcflat = srcflat * x->shape[k] + v;
     }
     if (inside) {
@@ -571,7 +439,7 @@ rt_status_t rt_interp_k_ONE_HOT(const rt_interp_call_t *call) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "on_value and off_value must be scalars");
   }
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_attrs_int(call->attrs, "axis"), out->rank, &axis));
+  RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_ir_attrs_one_hot(call->attrs).axis, out->rank, &axis));
   int64_t idx[RT_TENSOR_MAX_RANK];
   for (int64_t i = 0; i < out->numel; ++i) {
     rt_interp_unravel(i, out->rank, out->shape, idx);
@@ -587,17 +455,29 @@ rt_status_t rt_interp_k_ONE_HOT(const rt_interp_call_t *call) {
 
 /* depth_to_space (DCR: channel (by * b + bx) * C_out + c; CRD: c * b * b +
  * by * b + bx) and space_to_depth (channel (by * b + bx) * C_in + c), as
- * topi; layout NCHW or NHWC. */
-static rt_status_t subpixel(const rt_interp_call_t *call, bool to_space) {
+ * topi; the plan gives the mode, the block size and where N, C, H, W are
+ * in the layout. */
+static rt_status_t subpixel(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
-  const int64_t b = rt_attrs_int(call->attrs, "block_size");
-  const char *layout = rt_attrs_string(call->attrs, "layout");
-  const bool crd = strcmp(rt_attrs_string(call->attrs, "mode"), "CRD") == 0;
-  if (b < 1) return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "block_size %lld must be >= 1", (long long)b);
+  rt_plan_input_t in;
+  rt_ir_plan_input_of_tensor(x, &in);
+  rt_plan_subpixel_t p;
+  RT_RETURN_IF_ERROR(rt_interp_plan_status(call, rt_ir_plan_subpixel(call->op, call->attrs, 1, &in, &p)));
+  RT_RETURN_IF_ERROR(rt_interp_check_shape(call, out, 4, p.out_shape));
+  const bool to_space = p.to_space;
+  const int64_t b = p.block_size;
+  const bool crd = p.mode == RT_SUBPIXEL_CRD;
   int64_t xs[4], xe[4], os[4], oe[4]; /* N, C, H, W */
-  RT_RETURN_IF_ERROR(rt_interp_layout(call, "layout", layout, "NCHW", x, xs, xe));
-  RT_RETURN_IF_ERROR(rt_interp_layout(call, "layout", layout, "NCHW", out, os, oe));
+  int64_t xstride[4], ostride[4];
+  rt_interp_strides(4, x->shape, xstride);
+  rt_interp_strides(4, out->shape, ostride);
+  for (int32_t k = 0; k < 4; ++k) {
+    xs[k] = xstride[p.pos[k]];
+    xe[k] = x->shape[p.pos[k]];
+    os[k] = ostride[p.pos[k]];
+    oe[k] = out->shape[p.pos[k]];
+  }
   for (int64_t n = 0; n < oe[0]; ++n)
     for (int64_t c = 0; c < oe[1]; ++c)
       for (int64_t h = 0; h < oe[2]; ++h)
@@ -620,8 +500,8 @@ static rt_status_t subpixel(const rt_interp_call_t *call, bool to_space) {
   return RT_OK;
 }
 
-rt_status_t rt_interp_k_NN_DEPTH_TO_SPACE(const rt_interp_call_t *call) { return subpixel(call, true); }
-rt_status_t rt_interp_k_NN_SPACE_TO_DEPTH(const rt_interp_call_t *call) { return subpixel(call, false); }
+rt_status_t rt_interp_k_NN_DEPTH_TO_SPACE(const rt_interp_call_t *call) { return subpixel(call); }
+rt_status_t rt_interp_k_NN_SPACE_TO_DEPTH(const rt_interp_call_t *call) { return subpixel(call); }
 
 /* ---- creation ---------------------------------------------------------------- */
 
@@ -663,9 +543,8 @@ rt_status_t rt_interp_k_ARANGE(const rt_interp_call_t *call) {
   const int64_t n = (int64_t)len;
   rt_tensor_t *out = call->outs[0];
   if (out == NULL) {
-    rt_dtype_t dt = RT_DTYPE_FLOAT32;
-    const char *name = rt_attrs_string(call->attrs, "dtype");
-    if (*name) RT_RETURN_IF_ERROR(rt_dtype_parse(name, strlen(name), &dt));
+    const rt_attrs_arange_t a = rt_ir_attrs_arange(call->attrs);
+    const rt_dtype_t dt = a.dtype_is_none ? RT_DTYPE_FLOAT32 : a.dtype;
     RT_RETURN_IF_ERROR(rt_tensor_create(call->allocator, dt, 1, &n, &out));
     call->outs[0] = out;
   } else {
@@ -694,7 +573,7 @@ rt_status_t rt_interp_k_NDARRAY_SIZE(const rt_interp_call_t *call) {
  * that position unless allowzero, one -1 is inferred), the bytes copied. */
 rt_status_t rt_interp_k_DYN_RESHAPE(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0], *s = call->args[1];
-  const bool allowzero = rt_attrs_bool(call->attrs, "allowzero");
+  const bool allowzero = rt_ir_attrs_dyn_reshape(call->attrs).allowzero;
   if (s->rank != 1 || s->numel > RT_TENSOR_MAX_RANK) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "newshape must be a 1-d tensor of at most 8 values");
   }

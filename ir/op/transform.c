@@ -6,10 +6,17 @@
  * and split axes such as NCHW4c), one_hot, depth_to_space/space_to_depth,
  * and the creation and shape ops (zeros, ones, full, arange, shape_of,
  * ndarray_size). Shapes are computed in fixed arrays of
- * RT_TENSOR_MAX_RANK dims; a result past that rank is an error. */
+ * RT_TENSOR_MAX_RANK dims; a result past that rank is an error.
+ *
+ * The plans of ir/op/plan_transform.h are defined here beside their
+ * relations (transpose, split, strided_slice, take, gather, nn.pad,
+ * layout_transform, depth_to_space/space_to_depth): each relation builds
+ * its result type from its plan, and the reference kernels and lowerings
+ * read the same plan. */
 #include <string.h>
 
 #include "ir/op/op_impl.h"
+#include "ir/op/plan.h"
 #include "runtime/assert.h"
 
 #define MAXR RT_TENSOR_MAX_RANK
@@ -66,8 +73,9 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   const int32_t rank = x->tensor.rank;
   const int64_t *in = x->tensor.shape;
-  const bool allowzero = rt_attrs_bool(ctx->attrs, "allowzero");
-  const int32_t n = rt_attrs_ints_count(ctx->attrs, "newshape");
+  const rt_attrs_reshape_t attrs = rt_ir_attrs_reshape(ctx->attrs);
+  const bool allowzero = attrs.allowzero;
+  const int32_t n = attrs.newshape.count;
   int64_t out[MAXR];
   /* As TVM's InferNewShape, dims copied or merged by 0/-2/-3/-4 are
    * "used" and left out of the -1 inference, so a `?` among them does not
@@ -75,7 +83,7 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
   bool used_in[MAXR] = {false}, used_out[MAXR] = {false};
   int32_t r = 0, src = 0, infer = -1;
   for (int32_t i = 0; i < n; ++i) {
-    int64_t v = rt_attrs_ints_at(ctx->attrs, "newshape", i);
+    int64_t v = rt_attr_list_int(attrs.newshape, i);
     if (v > 0 || (v == 0 && allowzero)) {
       RT_RETURN_IF_ERROR(push_dim(out, &r, v));
       src++;
@@ -122,8 +130,8 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
       }
       used_in[src] = true;
       int64_t d0 = in[src++];
-      int64_t d1 = rt_attrs_ints_at(ctx->attrs, "newshape", ++i);
-      int64_t d2 = rt_attrs_ints_at(ctx->attrs, "newshape", ++i);
+      int64_t d1 = rt_attr_list_int(attrs.newshape, ++i);
+      int64_t d2 = rt_attr_list_int(attrs.newshape, ++i);
       if ((d1 == -1 && d2 == -1) || d1 < -1 || d2 < -1 || d1 == 0 || d2 == 0) {
         return RT_STATUS(INVALID_ARGUMENT,
                          "reshape: bad split (%lld, %lld) after code -4",
@@ -193,12 +201,10 @@ rt_status_t rt_ir_rel_reshape(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
 }
 
 /* reshape_like: data[:lhs_begin] + like[rhs_begin:rhs_end] + data[lhs_end:] */
-static rt_status_t range_attr(const rt_ir_rel_ctx_t *ctx, const char *bname,
-                              const char *ename, int32_t rank, int32_t *b,
+static rt_status_t range_attr(const char *bname, int64_t bv, const char *ename,
+                              bool e_none, int64_t ev, int32_t rank, int32_t *b,
                               int32_t *e) {
-  int64_t bv = rt_attrs_int(ctx->attrs, bname);
-  int64_t ev = rt_attrs_is_none(ctx->attrs, ename) ? rank
-                                                   : rt_attrs_int(ctx->attrs, ename);
+  if (e_none) ev = rank;
   if (bv < 0) bv += rank;
   if (ev < 0) ev += rank;
   if (bv < 0 || bv > rank || ev < bv || ev > rank) {
@@ -216,9 +222,12 @@ rt_status_t rt_ir_rel_reshape_like(const rt_ir_rel_ctx_t *ctx,
   const rt_ir_type_t *x, *like;
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &like));
+  const rt_attrs_reshape_like_t at = rt_ir_attrs_reshape_like(ctx->attrs);
   int32_t lb, le, rb, re;
-  RT_RETURN_IF_ERROR(range_attr(ctx, "lhs_begin", "lhs_end", x->tensor.rank, &lb, &le));
-  RT_RETURN_IF_ERROR(range_attr(ctx, "rhs_begin", "rhs_end", like->tensor.rank, &rb, &re));
+  RT_RETURN_IF_ERROR(range_attr("lhs_begin", at.lhs_begin, "lhs_end", at.lhs_end_is_none,
+                                at.lhs_end, x->tensor.rank, &lb, &le));
+  RT_RETURN_IF_ERROR(range_attr("rhs_begin", at.rhs_begin, "rhs_end", at.rhs_end_is_none,
+                                at.rhs_end, like->tensor.rank, &rb, &re));
   int64_t out[MAXR];
   int32_t r = 0;
   for (int32_t i = 0; i < lb; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, x->tensor.shape[i]));
@@ -238,13 +247,13 @@ rt_status_t rt_ir_rel_squeeze(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   const int32_t rank = x->tensor.rank;
   bool drop[MAXR] = {false};
-  if (rt_attrs_is_none(ctx->attrs, "axis")) {
+  const rt_attrs_squeeze_t attrs = rt_ir_attrs_squeeze(ctx->attrs);
+  if (attrs.axis_is_none) {
     for (int32_t i = 0; i < rank; ++i) drop[i] = x->tensor.shape[i] == 1;
   } else {
-    int32_t n = rt_attrs_ints_count(ctx->attrs, "axis");
-    for (int32_t k = 0; k < n; ++k) {
+    for (int32_t k = 0; k < attrs.axis.count; ++k) {
       int32_t a;
-      RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_ints_at(ctx->attrs, "axis", k), rank, &a));
+      RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attr_list_int(attrs.axis, k), rank, &a));
       int64_t d = x->tensor.shape[a];
       if (d != 1 && d != RT_DIM_ANY) {
         return RT_STATUS(INVALID_ARGUMENT,
@@ -288,37 +297,50 @@ rt_status_t rt_ir_rel_expand_dims(const rt_ir_rel_ctx_t *ctx,
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   int64_t out[MAXR];
   int32_t r = 0;
-  RT_RETURN_IF_ERROR(insert_dims(x, rt_attrs_int(ctx->attrs, "axis"),
-                                 rt_attrs_int(ctx->attrs, "num_newaxis"), 1, out, &r));
+  const rt_attrs_expand_dims_t a = rt_ir_attrs_expand_dims(ctx->attrs);
+  RT_RETURN_IF_ERROR(insert_dims(x, a.axis, a.num_newaxis, 1, out, &r));
   return rt_ir_op_make_tensor(ctx, x->tensor.dtype, r, out, out_type);
+}
+
+rt_status_t rt_ir_plan_transpose(const rt_ir_attrs_t *attrs, int32_t n,
+                                 const rt_plan_input_t *in,
+                                 rt_plan_transpose_t *out_plan) {
+  if (n < 1) return RT_STATUS(INVALID_ARGUMENT, "transpose needs its data input");
+  const rt_attrs_transpose_t a = rt_ir_attrs_transpose(attrs);
+  const int32_t rank = in[0].rank;
+  RT_RETURN_IF_ERROR(rt_ir_op_check_rank(rank));
+  rt_plan_transpose_t *p = out_plan;
+  p->rank = rank;
+  if (a.axes_is_none || a.axes.count == 0) {
+    for (int32_t i = 0; i < rank; ++i) p->perm[i] = rank - 1 - i;
+  } else {
+    if (a.axes.count != rank) {
+      return RT_STATUS(INVALID_ARGUMENT, "transpose: axes has %d entries for rank %d",
+                       (int)a.axes.count, (int)rank);
+    }
+    bool used[MAXR] = {false};
+    for (int32_t i = 0; i < rank; ++i) {
+      int32_t ax;
+      RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attr_list_int(a.axes, i), rank, &ax));
+      if (used[ax]) {
+        return RT_STATUS(INVALID_ARGUMENT, "transpose: axis %d repeated in axes", (int)ax);
+      }
+      used[ax] = true;
+      p->perm[i] = ax;
+    }
+  }
+  for (int32_t i = 0; i < rank; ++i) p->out_shape[i] = in[0].shape[p->perm[i]];
+  return RT_OK;
 }
 
 rt_status_t rt_ir_rel_transpose(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
   const rt_ir_type_t *x;
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
-  const int32_t rank = x->tensor.rank;
-  int64_t out[MAXR];
-  if (rt_attrs_is_none(ctx->attrs, "axes") ||
-      rt_attrs_ints_count(ctx->attrs, "axes") == 0) {
-    for (int32_t i = 0; i < rank; ++i) out[i] = x->tensor.shape[rank - 1 - i];
-  } else {
-    int32_t n = rt_attrs_ints_count(ctx->attrs, "axes");
-    if (n != rank) {
-      return RT_STATUS(INVALID_ARGUMENT, "transpose: axes has %d entries for rank %d",
-                       (int)n, (int)rank);
-    }
-    bool used[MAXR] = {false};
-    for (int32_t i = 0; i < n; ++i) {
-      int32_t a;
-      RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_ints_at(ctx->attrs, "axes", i), rank, &a));
-      if (used[a]) {
-        return RT_STATUS(INVALID_ARGUMENT, "transpose: axis %d repeated in axes", (int)a);
-      }
-      used[a] = true;
-      out[i] = x->tensor.shape[a];
-    }
-  }
-  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, rank, out, out_type);
+  rt_plan_input_t in;
+  rt_ir_plan_input_of_type(x, &in);
+  rt_plan_transpose_t p;
+  RT_RETURN_IF_ERROR(rt_ir_plan_transpose(ctx->attrs, 1, &in, &p));
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, p.rank, p.out_shape, out_type);
 }
 
 rt_status_t rt_ir_rel_batch_flatten(const rt_ir_rel_ctx_t *ctx,
@@ -398,7 +420,7 @@ rt_status_t rt_ir_rel_concatenate(const rt_ir_rel_ctx_t *ctx,
   const rt_ir_type_t *f0 = rt_ir_type_resolve(t->tuple.fields[0]);
   const int32_t rank = f0->tensor.rank;
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), rank, &axis));
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_ir_attrs_concatenate(ctx->attrs).axis, rank, &axis));
   int64_t out[MAXR];
   RT_RETURN_IF_ERROR(merge_dims(ctx, t, axis, out));
   int64_t sum = 0;
@@ -424,20 +446,24 @@ rt_status_t rt_ir_rel_stack(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type)
   shape_only.tensor.shape = merged;
   int64_t out[MAXR];
   int32_t r = 0;
-  RT_RETURN_IF_ERROR(insert_dims(&shape_only, rt_attrs_int(ctx->attrs, "axis"), 1,
+  RT_RETURN_IF_ERROR(insert_dims(&shape_only, rt_ir_attrs_stack(ctx->attrs).axis, 1,
                                  t->tuple.count, out, &r));
   return rt_ir_op_make_tensor(ctx, f0->tensor.dtype, r, out, out_type);
 }
 
-rt_status_t rt_ir_rel_split(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
-  const rt_ir_type_t *x;
-  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
-  const int32_t rank = x->tensor.rank;
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), rank, &axis));
-  const int64_t d = x->tensor.shape[axis];
-  const rt_attr_value_t *ios = rt_attrs_get(ctx->attrs, "indices_or_sections");
-  int32_t pieces;
+rt_status_t rt_ir_plan_split(const rt_ir_attrs_t *attrs, int32_t n,
+                             const rt_plan_input_t *in, rt_plan_split_t *out_plan) {
+  if (n < 1) return RT_STATUS(INVALID_ARGUMENT, "split needs its data input");
+  const rt_attrs_split_t a = rt_ir_attrs_split(attrs);
+  rt_plan_split_t *p = out_plan;
+  const int32_t rank = in[0].rank;
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(a.axis, rank, &p->axis));
+  const int32_t axis = p->axis;
+  const int64_t d = in[0].shape[axis];
+  /* A lone int is a count of sections; the typed list cannot tell it from
+   * a list of one index. */
+  const rt_attr_value_t *ios = rt_attrs_get(attrs, "indices_or_sections");
+  p->indices = a.indices_or_sections;
   if (ios->kind == RT_ATTR_INT) {
     if (ios->i <= 0 || ios->i > (1 << 20)) {
       return RT_STATUS(INVALID_ARGUMENT, "split: %lld sections", (long long)ios->i);
@@ -447,34 +473,62 @@ rt_status_t rt_ir_rel_split(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type)
                        "split: dim %lld along axis %d does not divide into %lld sections",
                        (long long)d, (int)axis, (long long)ios->i);
     }
-    pieces = (int32_t)ios->i;
-  } else {
-    pieces = rt_attrs_ints_count(ctx->attrs, "indices_or_sections") + 1;
+    p->sections = ios->i;
+    p->pieces = (int32_t)ios->i;
+    p->indices.count = 0;
+    return RT_OK;
   }
+  p->sections = 0;
+  p->pieces = a.indices_or_sections.count + 1;
+  int64_t begin = 0;
+  for (int32_t k = 0; k + 1 < p->pieces; ++k) {
+    int64_t idx = rt_attr_list_int(a.indices_or_sections, k);
+    if (idx < begin || (d != RT_DIM_ANY && idx > d)) {
+      return RT_STATUS(INVALID_ARGUMENT,
+                       "split: indices must be increasing and within dim %lld, got %lld after %lld",
+                       (long long)d, (long long)idx, (long long)begin);
+    }
+    begin = idx;
+  }
+  return RT_OK;
+}
+
+void rt_ir_plan_split_piece(const rt_plan_split_t *plan, int64_t dim, int32_t k,
+                            int64_t *out_begin, int64_t *out_extent) {
+  if (plan->sections > 0) {
+    const int64_t size = dim == RT_DIM_ANY ? RT_DIM_ANY : dim / plan->sections;
+    *out_begin = size == RT_DIM_ANY ? RT_DIM_ANY : size * k;
+    *out_extent = size;
+    return;
+  }
+  const int64_t begin = k == 0 ? 0 : rt_attr_list_int(plan->indices, k - 1);
+  *out_begin = begin;
+  if (k + 1 < plan->pieces) {
+    *out_extent = rt_attr_list_int(plan->indices, k) - begin;
+  } else {
+    *out_extent = dim == RT_DIM_ANY ? RT_DIM_ANY : dim - begin;
+  }
+}
+
+rt_status_t rt_ir_rel_split(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  rt_plan_input_t in;
+  rt_ir_plan_input_of_type(x, &in);
+  rt_plan_split_t p;
+  RT_RETURN_IF_ERROR(rt_ir_plan_split(ctx->attrs, 1, &in, &p));
+  const int32_t rank = x->tensor.rank;
   rt_ir_type_t **fields = NULL;
-  RT_RETURN_IF_ERROR(rt_arena_alloc_array(&ctx->module->arena, (size_t)pieces,
+  RT_RETURN_IF_ERROR(rt_arena_alloc_array(&ctx->module->arena, (size_t)p.pieces,
                                           sizeof *fields, (void **)&fields));
   int64_t shape[MAXR];
   memcpy(shape, x->tensor.shape, (size_t)rank * sizeof shape[0]);
-  int64_t begin = 0;
-  for (int32_t k = 0; k < pieces; ++k) {
-    if (ios->kind == RT_ATTR_INT) {
-      shape[axis] = d == RT_DIM_ANY ? RT_DIM_ANY : d / ios->i;
-    } else if (k + 1 < pieces) {
-      int64_t idx = rt_attrs_ints_at(ctx->attrs, "indices_or_sections", k);
-      if (idx < begin || (d != RT_DIM_ANY && idx > d)) {
-        return RT_STATUS(INVALID_ARGUMENT,
-                         "split: indices must be increasing and within dim %lld, got %lld after %lld",
-                         (long long)d, (long long)idx, (long long)begin);
-      }
-      shape[axis] = idx - begin;
-      begin = idx;
-    } else {
-      shape[axis] = d == RT_DIM_ANY ? RT_DIM_ANY : d - begin;
-    }
+  for (int32_t k = 0; k < p.pieces; ++k) {
+    int64_t begin;
+    rt_ir_plan_split_piece(&p, x->tensor.shape[p.axis], k, &begin, &shape[p.axis]);
     RT_RETURN_IF_ERROR(rt_ir_op_make_tensor(ctx, x->tensor.dtype, rank, shape, &fields[k]));
   }
-  return rt_ir_tuple_type(ctx->module, pieces, fields, out_type);
+  return rt_ir_tuple_type(ctx->module, p.pieces, fields, out_type);
 }
 
 /* ---- slicing and indexing ----------------------------------------------- */
@@ -488,57 +542,64 @@ static int64_t canonical_index(int64_t index, int64_t extent, int64_t stride) {
   return index < lo ? lo : index > hi ? hi : index;
 }
 
-rt_status_t rt_ir_rel_strided_slice(const rt_ir_rel_ctx_t *ctx,
-                                    rt_ir_type_t **out_type) {
-  const rt_ir_type_t *x;
-  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
-  const rt_ir_attrs_t *a = ctx->attrs;
-  const int32_t rank = x->tensor.rank;
-  const char *mode = rt_attrs_string(a, "slice_mode");
+rt_status_t rt_ir_plan_strided_slice(const rt_ir_attrs_t *attrs, int32_t n,
+                                     const rt_plan_input_t *in,
+                                     rt_plan_strided_slice_t *out_plan) {
+  if (n < 1) return RT_STATUS(INVALID_ARGUMENT, "strided_slice needs its data input");
+  const rt_attrs_strided_slice_t a = rt_ir_attrs_strided_slice(attrs);
+  const int32_t rank = in[0].rank;
+  RT_RETURN_IF_ERROR(rt_ir_op_check_rank(rank));
+  const char *mode = a.slice_mode;
   const bool size_mode = strcmp(mode, "size") == 0;
   if (!size_mode && strcmp(mode, "end") != 0) {
     return RT_STATUS(INVALID_ARGUMENT, "strided_slice: unknown slice_mode \"%s\"", mode);
   }
-  const int32_t nb = rt_attrs_ints_count(a, "begin");
-  const int32_t ne = rt_attrs_ints_count(a, "end");
-  const int32_t ns = rt_attrs_ints_count(a, "strides");
-  const bool has_axes = !rt_attrs_is_none(a, "axes");
-  const int32_t n = has_axes ? rt_attrs_ints_count(a, "axes") : rank;
-  if (has_axes ? (nb != n || ne != n || ns > n)
+  const int32_t nb = a.begin.count;
+  const int32_t ne = a.end.count;
+  const int32_t ns = a.strides.count;
+  const bool has_axes = !a.axes_is_none;
+  const int32_t na = has_axes ? a.axes.count : rank;
+  if (has_axes ? (nb != na || ne != na || ns > na)
                : (nb > rank || ne > rank || ns > rank)) {
     return RT_STATUS(INVALID_ARGUMENT,
                      "strided_slice: begin (%d), end (%d), strides (%d) and axes "
                      "(%d) do not fit rank %d",
-                     (int)nb, (int)ne, (int)ns, has_axes ? (int)n : -1, (int)rank);
+                     (int)nb, (int)ne, (int)ns, has_axes ? (int)na : -1, (int)rank);
   }
-  int64_t out[MAXR];
-  memcpy(out, x->tensor.shape, (size_t)rank * sizeof out[0]);
-  for (int32_t k = 0; k < n; ++k) {
+  rt_plan_strided_slice_t *p = out_plan;
+  p->rank = rank;
+  for (int32_t d = 0; d < rank; ++d) {
+    p->begin[d] = in[0].shape[d] == RT_DIM_ANY ? RT_DIM_ANY : 0;
+    p->stride[d] = 1;
+    p->extent[d] = in[0].shape[d];
+  }
+  for (int32_t k = 0; k < na; ++k) {
     int32_t axis = k;
     if (has_axes) {
-      RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_ints_at(a, "axes", k), rank, &axis));
+      RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attr_list_int(a.axes, k), rank, &axis));
     }
-    int64_t stride = k < ns ? rt_attrs_ints_at(a, "strides", k) : 1;
+    int64_t stride = k < ns ? rt_attr_list_int(a.strides, k) : 1;
     if (size_mode) stride = 1;
     if (stride == 0) {
       return RT_STATUS(INVALID_ARGUMENT, "strided_slice: stride 0 on axis %d", (int)axis);
     }
     /* Missing begin/end entries cover the whole axis (TVM pads them). */
-    int64_t begin = k < nb ? rt_attrs_ints_at(a, "begin", k)
+    int64_t begin = k < nb ? rt_attr_list_int(a.begin, k)
                            : (stride > 0 ? 0 : INT64_MAX);
     int64_t end;
     if (k >= ne) {
       end = stride < 0 ? 0 : INT64_MAX;
     } else {
-      end = rt_attrs_ints_at(a, "end", k);
+      end = rt_attr_list_int(a.end, k);
       if (size_mode) {
         end = end < 0 ? INT64_MAX
               : __builtin_add_overflow(begin, end, &end) ? INT64_MAX : end;
       }
     }
-    const int64_t dim = x->tensor.shape[axis];
+    const int64_t dim = in[0].shape[axis];
+    p->stride[axis] = stride;
     if (dim == RT_DIM_ANY) {
-      out[axis] = RT_DIM_ANY;
+      p->begin[axis] = p->extent[axis] = RT_DIM_ANY;
       continue;
     }
     int64_t b = canonical_index(begin, dim, stride);
@@ -550,11 +611,69 @@ rt_status_t rt_ir_rel_strided_slice(const rt_ir_rel_ctx_t *ctx,
                        (long long)begin, (long long)end, (long long)stride,
                        (int)axis, (long long)dim);
     }
-    int64_t interval = stride < 0 ? b - e : e - b;
-    int64_t step = stride < 0 ? -stride : stride;
-    out[axis] = interval / step + (interval % step != 0);
+    /* In unsigned: the step of stride INT64_MIN is 2^63. */
+    uint64_t interval = (uint64_t)(stride < 0 ? b - e : e - b);
+    uint64_t step = stride < 0 ? 0 - (uint64_t)stride : (uint64_t)stride;
+    p->begin[axis] = b;
+    p->extent[axis] = (int64_t)(interval / step + (interval % step != 0));
   }
-  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, rank, out, out_type);
+  return RT_OK;
+}
+
+rt_status_t rt_ir_rel_strided_slice(const rt_ir_rel_ctx_t *ctx,
+                                    rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  rt_plan_input_t in;
+  rt_ir_plan_input_of_type(x, &in);
+  rt_plan_strided_slice_t p;
+  RT_RETURN_IF_ERROR(rt_ir_plan_strided_slice(ctx->attrs, 1, &in, &p));
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, p.rank, p.extent, out_type);
+}
+
+rt_status_t rt_ir_plan_take(const rt_ir_attrs_t *attrs, int32_t n,
+                            const rt_plan_input_t *in, rt_plan_take_t *out_plan) {
+  if (n < 2) return RT_STATUS(INVALID_ARGUMENT, "take needs data and indices");
+  const rt_attrs_take_t a = rt_ir_attrs_take(attrs);
+  const rt_plan_input_t *x = &in[0], *idx = &in[1];
+  rt_plan_take_t *p = out_plan;
+  const char *mode = a.mode;
+  if (strcmp(mode, "clip") == 0) {
+    p->mode = RT_TAKE_CLIP;
+  } else if (strcmp(mode, "wrap") == 0) {
+    p->mode = RT_TAKE_WRAP;
+  } else if (strcmp(mode, "fast") == 0) {
+    p->mode = RT_TAKE_FAST;
+  } else {
+    return RT_STATUS(INVALID_ARGUMENT, "take: unknown mode \"%s\" (clip, wrap, fast)", mode);
+  }
+  p->flat = a.axis_is_none;
+  p->axis = p->batch_dims = 0;
+  p->out_rank = 0;
+  if (p->flat) {
+    RT_RETURN_IF_ERROR(rt_ir_op_check_rank(idx->rank));
+    p->out_rank = idx->rank;
+    for (int32_t i = 0; i < idx->rank; ++i) p->out_shape[i] = idx->shape[i];
+    return RT_OK;
+  }
+  int32_t axis;
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(a.axis, x->rank, &axis));
+  int64_t bd = a.batch_dims;
+  if (bd < 0) bd += idx->rank;
+  if (bd < 0 || bd > idx->rank || bd > axis) {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "take: batch_dims %lld must be within the indices rank %d and <= axis %d",
+                     (long long)a.batch_dims, (int)idx->rank, (int)axis);
+  }
+  p->axis = axis;
+  p->batch_dims = (int32_t)bd;
+  int64_t *out = p->out_shape;
+  int32_t r = 0;
+  for (int32_t i = 0; i < axis; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, x->shape[i]));
+  for (int32_t i = (int32_t)bd; i < idx->rank; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, idx->shape[i]));
+  for (int32_t i = axis + 1; i < x->rank; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, x->shape[i]));
+  p->out_rank = r;
+  return RT_OK;
 }
 
 rt_status_t rt_ir_rel_take(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
@@ -562,30 +681,28 @@ rt_status_t rt_ir_rel_take(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) 
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &idx));
   RT_RETURN_IF_ERROR(int_indices(idx, "take: indices"));
-  const char *mode = rt_attrs_string(ctx->attrs, "mode");
-  if (strcmp(mode, "clip") != 0 && strcmp(mode, "wrap") != 0 &&
-      strcmp(mode, "fast") != 0) {
-    return RT_STATUS(INVALID_ARGUMENT, "take: unknown mode \"%s\" (clip, wrap, fast)", mode);
+  rt_plan_input_t in[2];
+  rt_ir_plan_input_of_type(x, &in[0]);
+  rt_ir_plan_input_of_type(idx, &in[1]);
+  rt_plan_take_t p;
+  RT_RETURN_IF_ERROR(rt_ir_plan_take(ctx->attrs, 2, in, &p));
+  if (p.flat) return rt_ir_op_retype(ctx, idx, x->tensor.dtype, out_type);
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, p.out_rank, p.out_shape, out_type);
+}
+
+rt_status_t rt_ir_plan_gather(const rt_ir_attrs_t *attrs, int32_t n,
+                              const rt_plan_input_t *in, rt_plan_gather_t *out_plan) {
+  if (n < 2) return RT_STATUS(INVALID_ARGUMENT, "gather needs data and indices");
+  const rt_attrs_gather_t a = rt_ir_attrs_gather(attrs);
+  if (a.axis_is_none) {
+    return RT_STATUS(INVALID_ARGUMENT, "gather requires attribute 'axis'");
   }
-  if (rt_attrs_is_none(ctx->attrs, "axis")) {
-    return rt_ir_op_retype(ctx, idx, x->tensor.dtype, out_type);
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(a.axis, in[0].rank, &out_plan->axis));
+  if (in[1].rank != in[0].rank) {
+    return RT_STATUS(INVALID_ARGUMENT, "gather: indices have rank %d but data rank %d",
+                     (int)in[1].rank, (int)in[0].rank);
   }
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), x->tensor.rank, &axis));
-  int64_t bd = rt_attrs_int(ctx->attrs, "batch_dims");
-  if (bd < 0) bd += idx->tensor.rank;
-  if (bd < 0 || bd > idx->tensor.rank || bd > axis) {
-    return RT_STATUS(INVALID_ARGUMENT,
-                     "take: batch_dims %lld must be within the indices rank %d and <= axis %d",
-                     (long long)rt_attrs_int(ctx->attrs, "batch_dims"),
-                     (int)idx->tensor.rank, (int)axis);
-  }
-  int64_t out[MAXR];
-  int32_t r = 0;
-  for (int32_t i = 0; i < axis; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, x->tensor.shape[i]));
-  for (int32_t i = (int32_t)bd; i < idx->tensor.rank; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, idx->tensor.shape[i]));
-  for (int32_t i = axis + 1; i < x->tensor.rank; ++i) RT_RETURN_IF_ERROR(push_dim(out, &r, x->tensor.shape[i]));
-  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, r, out, out_type);
+  return RT_OK;
 }
 
 rt_status_t rt_ir_rel_gather(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
@@ -593,15 +710,11 @@ rt_status_t rt_ir_rel_gather(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &idx));
   RT_RETURN_IF_ERROR(int_indices(idx, "gather: indices"));
-  if (rt_attrs_is_none(ctx->attrs, "axis")) {
-    return RT_STATUS(INVALID_ARGUMENT, "gather requires attribute 'axis'");
-  }
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), x->tensor.rank, &axis));
-  if (idx->tensor.rank != x->tensor.rank) {
-    return RT_STATUS(INVALID_ARGUMENT, "gather: indices have rank %d but data rank %d",
-                     (int)idx->tensor.rank, (int)x->tensor.rank);
-  }
+  rt_plan_input_t in[2];
+  rt_ir_plan_input_of_type(x, &in[0]);
+  rt_ir_plan_input_of_type(idx, &in[1]);
+  rt_plan_gather_t p;
+  RT_RETURN_IF_ERROR(rt_ir_plan_gather(ctx->attrs, 2, in, &p));
   return rt_ir_op_retype(ctx, idx, x->tensor.dtype, out_type);
 }
 
@@ -615,15 +728,16 @@ rt_status_t rt_ir_rel_gather_nd(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_t
   if (idx->tensor.rank < 1) {
     return RT_STATUS(INVALID_ARGUMENT, "gather_nd: indices need rank >= 1");
   }
+  const rt_attrs_gather_nd_t a = rt_ir_attrs_gather_nd(ctx->attrs);
   int64_t m = idx->tensor.shape[0];
   if (m == RT_DIM_ANY) {
-    if (rt_attrs_is_none(ctx->attrs, "index_rank")) {
+    if (a.index_rank_is_none) {
       return RT_STATUS(INVALID_ARGUMENT,
                        "gather_nd: the first dim of indices is dynamic; set index_rank");
     }
-    m = rt_attrs_int(ctx->attrs, "index_rank");
+    m = a.index_rank;
   }
-  const int64_t bd = rt_attrs_int(ctx->attrs, "batch_dims");
+  const int64_t bd = a.batch_dims;
   if (bd < 0 || m < 0 || m + bd > x->tensor.rank) {
     return RT_STATUS(INVALID_ARGUMENT,
                      "gather_nd: %lld index dims after %lld batch dims exceed data rank %d",
@@ -640,10 +754,11 @@ rt_status_t rt_ir_rel_gather_nd(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_t
 
 /* The `shape` attribute as dims (each >= 0). */
 static rt_status_t shape_attr(const rt_ir_rel_ctx_t *ctx, int64_t *out, int32_t *out_rank) {
-  int32_t n = rt_attrs_ints_count(ctx->attrs, "shape");
+  const rt_attr_list_t shape = rt_ir_attrs_init(ctx->attrs).shape;
+  int32_t n = shape.count;
   RT_RETURN_IF_ERROR(rt_ir_op_check_rank(n));
   for (int32_t i = 0; i < n; ++i) {
-    out[i] = rt_attrs_ints_at(ctx->attrs, "shape", i);
+    out[i] = rt_attr_list_int(shape, i);
     if (out[i] < 0) {
       return RT_STATUS(INVALID_ARGUMENT, "%s: shape has a negative dim %lld",
                        ctx->op->name, (long long)out[i]);
@@ -678,14 +793,15 @@ rt_status_t rt_ir_rel_tile(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) 
   const rt_ir_type_t *x;
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   const int32_t nd = x->tensor.rank;
-  const int32_t nr = rt_attrs_ints_count(ctx->attrs, "reps");
+  const rt_attr_list_t reps = rt_ir_attrs_tile(ctx->attrs).reps;
+  const int32_t nr = reps.count;
   RT_RETURN_IF_ERROR(rt_ir_op_check_rank(nr));
   const int32_t r = nd > nr ? nd : nr;
   int64_t out[MAXR];
   for (int32_t i = 0; i < r; ++i) {
     /* Both are padded with leading 1s to the same rank. */
     int64_t d = i < r - nd ? 1 : x->tensor.shape[i - (r - nd)];
-    int64_t rep = i < r - nr ? 1 : rt_attrs_ints_at(ctx->attrs, "reps", i - (r - nr));
+    int64_t rep = i < r - nr ? 1 : rt_attr_list_int(reps, i - (r - nr));
     if (rep < 0) {
       return RT_STATUS(INVALID_ARGUMENT, "tile: negative reps %lld", (long long)rep);
     }
@@ -697,12 +813,13 @@ rt_status_t rt_ir_rel_tile(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) 
 rt_status_t rt_ir_rel_repeat(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
   const rt_ir_type_t *x;
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
-  if (rt_attrs_is_none(ctx->attrs, "axis")) {
+  const rt_attrs_repeat_t a = rt_ir_attrs_repeat(ctx->attrs);
+  if (a.axis_is_none) {
     return RT_STATUS(INVALID_ARGUMENT, "repeat requires attribute 'axis'");
   }
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), x->tensor.rank, &axis));
-  int64_t repeats = rt_attrs_int(ctx->attrs, "repeats");
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(a.axis, x->tensor.rank, &axis));
+  int64_t repeats = a.repeats;
   if (repeats < 1) {
     return RT_STATUS(INVALID_ARGUMENT, "repeat: repeats must be >= 1, got %lld",
                      (long long)repeats);
@@ -716,12 +833,60 @@ rt_status_t rt_ir_rel_repeat(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type
 rt_status_t rt_ir_rel_reverse(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
   const rt_ir_type_t *x;
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
-  if (rt_attrs_is_none(ctx->attrs, "axis")) {
+  const rt_attrs_reverse_t a = rt_ir_attrs_reverse(ctx->attrs);
+  if (a.axis_is_none) {
     return RT_STATUS(INVALID_ARGUMENT, "reverse requires attribute 'axis'");
   }
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_ir_op_axis(rt_attrs_int(ctx->attrs, "axis"), x->tensor.rank, &axis));
+  RT_RETURN_IF_ERROR(rt_ir_op_axis(a.axis, x->tensor.rank, &axis));
   *out_type = ctx->args[0];
+  return RT_OK;
+}
+
+rt_status_t rt_ir_plan_pad(const rt_ir_attrs_t *attrs, int32_t n,
+                           const rt_plan_input_t *in, rt_plan_pad_t *out_plan) {
+  if (n < 1) return RT_STATUS(INVALID_ARGUMENT, "nn.pad needs its data input");
+  const rt_attrs_pad_t a = rt_ir_attrs_pad(attrs);
+  rt_plan_pad_t *p = out_plan;
+  const char *mode = a.pad_mode;
+  if (strcmp(mode, "constant") == 0) {
+    p->mode = RT_PAD_CONSTANT;
+  } else if (strcmp(mode, "edge") == 0) {
+    p->mode = RT_PAD_EDGE;
+  } else if (strcmp(mode, "reflect") == 0) {
+    p->mode = RT_PAD_REFLECT;
+  } else {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "nn.pad: unknown pad_mode \"%s\" (constant, edge, reflect)", mode);
+  }
+  const rt_attr_list_t pw = a.pad_width;
+  const int32_t rank = in[0].rank;
+  RT_RETURN_IF_ERROR(rt_ir_op_check_rank(rank));
+  if (pw.count != rank) {
+    return RT_STATUS(INVALID_ARGUMENT, "nn.pad: pad_width has %d entries for rank %d",
+                     (int)pw.count, (int)rank);
+  }
+  p->rank = rank;
+  for (int32_t i = 0; i < rank; ++i) {
+    const rt_attr_list_t pair = rt_attr_list_list(pw, i);
+    if (pair.count != 2) {
+      return RT_STATUS(INVALID_ARGUMENT,
+                       "nn.pad: pad_width entry %d must be [before, after]", (int)i);
+    }
+    const int64_t before = rt_attr_list_int(pair, 0), after = rt_attr_list_int(pair, 1);
+    const int64_t d = in[0].shape[i];
+    int64_t sum;
+    p->before[i] = before;
+    p->after[i] = after;
+    if (d == RT_DIM_ANY) {
+      p->out_shape[i] = RT_DIM_ANY;
+    } else if (__builtin_add_overflow(before, after, &sum) ||
+               __builtin_add_overflow(d, sum, &p->out_shape[i]) || p->out_shape[i] < 0) {
+      return RT_STATUS(INVALID_ARGUMENT,
+                       "nn.pad: padding [%lld, %lld] leaves no valid size for dim %lld",
+                       (long long)before, (long long)after, (long long)d);
+    }
+  }
   return RT_OK;
 }
 
@@ -729,38 +894,12 @@ rt_status_t rt_ir_rel_pad(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
   const rt_ir_type_t *x, *value;
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &value));
-  const char *mode = rt_attrs_string(ctx->attrs, "pad_mode");
-  if (strcmp(mode, "constant") != 0 && strcmp(mode, "edge") != 0 &&
-      strcmp(mode, "reflect") != 0) {
-    return RT_STATUS(INVALID_ARGUMENT,
-                     "nn.pad: unknown pad_mode \"%s\" (constant, edge, reflect)", mode);
-  }
-  const rt_attr_value_t *pw = rt_attrs_get(ctx->attrs, "pad_width");
-  const int32_t rank = x->tensor.rank;
-  if (pw->kind != RT_ATTR_ARRAY || pw->array.count != rank) {
-    return RT_STATUS(INVALID_ARGUMENT, "nn.pad: pad_width has %d entries for rank %d",
-                     pw->kind == RT_ATTR_ARRAY ? (int)pw->array.count : 0, (int)rank);
-  }
-  int64_t out[MAXR];
-  for (int32_t i = 0; i < rank; ++i) {
-    const rt_attr_value_t *p = &pw->array.items[i];
-    if (p->kind != RT_ATTR_ARRAY || p->array.count != 2) {
-      return RT_STATUS(INVALID_ARGUMENT,
-                       "nn.pad: pad_width entry %d must be [before, after]", (int)i);
-    }
-    int64_t d = x->tensor.shape[i];
-    int64_t sum;
-    if (d == RT_DIM_ANY) {
-      out[i] = RT_DIM_ANY;
-    } else if (__builtin_add_overflow(p->array.items[0].i, p->array.items[1].i, &sum) ||
-               __builtin_add_overflow(d, sum, &out[i]) || out[i] < 0) {
-      return RT_STATUS(INVALID_ARGUMENT,
-                       "nn.pad: padding [%lld, %lld] leaves no valid size for dim %lld",
-                       (long long)p->array.items[0].i, (long long)p->array.items[1].i,
-                       (long long)d);
-    }
-  }
-  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, rank, out, out_type);
+  rt_plan_input_t in[2];
+  rt_ir_plan_input_of_type(x, &in[0]);
+  rt_ir_plan_input_of_type(value, &in[1]);
+  rt_plan_pad_t p;
+  RT_RETURN_IF_ERROR(rt_ir_plan_pad(ctx->attrs, 2, in, &p));
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, p.rank, p.out_shape, out_type);
 }
 
 /* ---- layouts -------------------------------------------------------------- */
@@ -821,32 +960,46 @@ static int32_t find_axis(const layout_t *l, char name, bool split) {
   return -1;
 }
 
-rt_status_t rt_ir_rel_layout_transform(const rt_ir_rel_ctx_t *ctx,
-                                       rt_ir_type_t **out_type) {
-  const rt_ir_type_t *x;
-  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
-  const char *src_text = rt_attrs_string(ctx->attrs, "src_layout");
-  const char *dst_text = rt_attrs_string(ctx->attrs, "dst_layout");
+/* The relation's error for a split that does not divide. */
+static rt_status_t split_pads_error(const rt_plan_layout_transform_t *p) {
+  return RT_STATUS(INVALID_ARGUMENT,
+                   "layout_transform: axis %c of size %lld does not split by %lld",
+                   p->pad_axis, (long long)p->pad_size, (long long)p->pad_factor);
+}
+
+rt_status_t rt_ir_plan_layout_transform(const rt_ir_attrs_t *attrs, int32_t n,
+                                        const rt_plan_input_t *in,
+                                        rt_plan_layout_transform_t *out_plan) {
+  if (n < 1) return RT_STATUS(INVALID_ARGUMENT, "layout_transform needs its data input");
+  const rt_attrs_layout_transform_t a = rt_ir_attrs_layout_transform(attrs);
+  const char *src_text = a.src_layout;
+  const char *dst_text = a.dst_layout;
+  const int32_t rank = in[0].rank;
+  const int64_t *shape = in[0].shape;
   layout_t src, dst;
   RT_RETURN_IF_ERROR(parse_layout(src_text, &src));
   RT_RETURN_IF_ERROR(parse_layout(dst_text, &dst));
-  if (src.rank != x->tensor.rank) {
+  if (src.rank != rank) {
     return RT_STATUS(INVALID_ARGUMENT,
                      "layout_transform: src_layout \"%s\" has %d axes but data rank %d",
-                     src_text, (int)src.rank, (int)x->tensor.rank);
+                     src_text, (int)src.rank, (int)rank);
   }
   /* Same primal axes on both sides. */
   for (int32_t pass = 0; pass < 2; ++pass) {
-    const layout_t *a = pass ? &dst : &src, *b = pass ? &src : &dst;
-    for (int32_t i = 0; i < a->rank; ++i) {
-      if (a->factor[i] == 0 && find_axis(b, a->name[i], false) < 0) {
+    const layout_t *l = pass ? &dst : &src, *o = pass ? &src : &dst;
+    for (int32_t i = 0; i < l->rank; ++i) {
+      if (l->factor[i] == 0 && find_axis(o, l->name[i], false) < 0) {
         return RT_STATUS(INVALID_ARGUMENT,
                          "layout_transform: \"%s\" and \"%s\" have different axes",
                          src_text, dst_text);
       }
     }
   }
-  int64_t out[MAXR];
+  rt_plan_layout_transform_t *p = out_plan;
+  p->src_rank = src.rank;
+  p->dst_rank = dst.rank;
+  p->split_pads = false;
+  int64_t *out = p->out_shape;
   for (int32_t i = 0; i < dst.rank; ++i) {
     const char name = dst.name[i];
     if (dst.factor[i] > 0) {
@@ -855,28 +1008,58 @@ rt_status_t rt_ir_rel_layout_transform(const rt_ir_rel_ctx_t *ctx,
     }
     /* Full extent of the primal axis in the source. */
     int32_t sp = find_axis(&src, name, false), ss = find_axis(&src, name, true);
-    int64_t full = x->tensor.shape[sp];
+    int64_t full = shape[sp];
     if (ss >= 0) {
-      int64_t sub = x->tensor.shape[ss];
+      int64_t sub = shape[ss];
       if (sub != RT_DIM_ANY && sub != src.factor[ss]) {
+        if (p->split_pads) return split_pads_error(p); /* the first error */
         return RT_STATUS(INVALID_ARGUMENT,
                          "layout_transform: axis %lld%c has size %lld",
                          (long long)src.factor[ss], name - 'A' + 'a', (long long)sub);
       }
-      RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(full, src.factor[ss], &full));
+      rt_status_t st = rt_ir_op_dim_mul(full, src.factor[ss], &full);
+      if (st && p->split_pads) {
+        rt_status_free(st);
+        return split_pads_error(p);
+      }
+      RT_RETURN_IF_ERROR(st);
     }
     int32_t ds = find_axis(&dst, name, true);
     if (ds >= 0 && full != RT_DIM_ANY) {
-      if (full % dst.factor[ds] != 0) {
-        return RT_STATUS(INVALID_ARGUMENT,
-                         "layout_transform: axis %c of size %lld does not split by %lld",
-                         name, (long long)full, (long long)dst.factor[ds]);
+      const int64_t f = dst.factor[ds];
+      if (full % f != 0 && !p->split_pads) {
+        p->split_pads = true;
+        p->pad_axis = name;
+        p->pad_size = full;
+        p->pad_factor = f;
       }
-      full /= dst.factor[ds];
+      full = full / f + (full % f != 0);
     }
     out[i] = full;
   }
-  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, dst.rank, out, out_type);
+  for (int32_t k = 0; k < src.rank; ++k) {
+    const char name = src.name[k];
+    const int32_t ss = find_axis(&src, name, true), ds = find_axis(&dst, name, true);
+    p->src_factor[k] = src.factor[k];
+    p->src_primal[k] = find_axis(&src, name, false);
+    p->src_inner[k] = ss >= 0 ? src.factor[ss] : 1;
+    p->dst_primal[k] = find_axis(&dst, name, false);
+    p->dst_split[k] = ds;
+    p->dst_inner[k] = ds >= 0 ? dst.factor[ds] : 1;
+  }
+  return RT_OK;
+}
+
+rt_status_t rt_ir_rel_layout_transform(const rt_ir_rel_ctx_t *ctx,
+                                       rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  rt_plan_input_t in;
+  rt_ir_plan_input_of_type(x, &in);
+  rt_plan_layout_transform_t p;
+  RT_RETURN_IF_ERROR(rt_ir_plan_layout_transform(ctx->attrs, 1, &in, &p));
+  if (p.split_pads) return split_pads_error(&p);
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, p.dst_rank, p.out_shape, out_type);
 }
 
 rt_status_t rt_ir_rel_one_hot(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
@@ -888,7 +1071,8 @@ rt_status_t rt_ir_rel_one_hot(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
   if (on->tensor.rank != 0 || off->tensor.rank != 0) {
     return RT_STATUS(INVALID_ARGUMENT, "one_hot: on_value and off_value must be scalars");
   }
-  int64_t depth = rt_attrs_int(ctx->attrs, "depth");
+  const rt_attrs_one_hot_t a = rt_ir_attrs_one_hot(ctx->attrs);
+  int64_t depth = a.depth;
   if (depth < 0) {
     return RT_STATUS(INVALID_ARGUMENT, "one_hot: negative depth %lld", (long long)depth);
   }
@@ -896,34 +1080,41 @@ rt_status_t rt_ir_rel_one_hot(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
   RT_RETURN_IF_ERROR(rt_ir_op_dtype_attr(ctx, "dtype", on->tensor.dtype, &dt));
   int64_t out[MAXR];
   int32_t r = 0;
-  RT_RETURN_IF_ERROR(insert_dims(idx, rt_attrs_int(ctx->attrs, "axis"), 1, depth, out, &r));
+  RT_RETURN_IF_ERROR(insert_dims(idx, a.axis, 1, depth, out, &r));
   return rt_ir_op_make_tensor(ctx, dt, r, out, out_type);
 }
 
-static rt_status_t subpixel(const rt_ir_rel_ctx_t *ctx, bool to_space,
-                            rt_ir_type_t **out_type) {
-  const rt_ir_type_t *x;
-  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
-  int32_t pos[4]; /* N, C, H, W */
-  RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(ctx->op->name, "layout",
-                                          rt_attrs_string(ctx->attrs, "layout"),
-                                          "NCHW", pos));
-  if (x->tensor.rank != 4) {
+rt_status_t rt_ir_plan_subpixel(const rt_ir_op_t *op, const rt_ir_attrs_t *attrs,
+                                int32_t n, const rt_plan_input_t *in,
+                                rt_plan_subpixel_t *out_plan) {
+  if (n < 1) return RT_STATUS(INVALID_ARGUMENT, "%s needs its data input", op->name);
+  const rt_attrs_subpixel_t a = rt_ir_attrs_subpixel(attrs);
+  rt_plan_subpixel_t *p = out_plan;
+  const bool to_space = op->id == RT_OP_NN_DEPTH_TO_SPACE;
+  p->to_space = to_space;
+  int32_t *pos = p->pos; /* N, C, H, W */
+  RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op->name, "layout", a.layout, "NCHW", pos));
+  if (in[0].rank != 4) {
     return RT_STATUS(INVALID_ARGUMENT, "%s needs a 4-d input, got rank %d",
-                     ctx->op->name, (int)x->tensor.rank);
+                     op->name, (int)in[0].rank);
   }
-  const char *mode = rt_attrs_string(ctx->attrs, "mode");
+  const char *mode = a.mode;
   /* The kernels (interp/, jit/) implement DCR and CRD (ONNX's names). */
-  if (strcmp(mode, "DCR") != 0 && strcmp(mode, "CRD") != 0) {
+  if (strcmp(mode, "DCR") == 0) {
+    p->mode = RT_SUBPIXEL_DCR;
+  } else if (strcmp(mode, "CRD") == 0) {
+    p->mode = RT_SUBPIXEL_CRD;
+  } else {
     return RT_STATUS(INVALID_ARGUMENT, "%s: unknown mode \"%s\" (DCR, CRD)",
-                     ctx->op->name, mode);
+                     op->name, mode);
   }
-  const int64_t b = rt_attrs_int(ctx->attrs, "block_size");
+  const int64_t b = a.block_size;
   if (b < 1 || b > (INT64_C(1) << 20)) {
-    return RT_STATUS(INVALID_ARGUMENT, "%s: block_size %lld", ctx->op->name, (long long)b);
+    return RT_STATUS(INVALID_ARGUMENT, "%s: block_size %lld", op->name, (long long)b);
   }
-  int64_t out[4];
-  memcpy(out, x->tensor.shape, sizeof out);
+  p->block_size = b;
+  int64_t *out = p->out_shape;
+  memcpy(out, in[0].shape, 4 * sizeof out[0]);
   int64_t *c = &out[pos[1]], *h = &out[pos[2]], *w = &out[pos[3]];
   /* The dims that get divided must divide. */
   int64_t *div[2] = {c, NULL};
@@ -936,7 +1127,7 @@ static rt_status_t subpixel(const rt_ir_rel_ctx_t *ctx, bool to_space,
   for (int i = 0; i < 2 && div[i]; ++i) {
     if (*div[i] != RT_DIM_ANY && *div[i] % divisor != 0) {
       return RT_STATUS(INVALID_ARGUMENT, "%s: dim %lld is not divisible by %lld",
-                       ctx->op->name, (long long)*div[i], (long long)divisor);
+                       op->name, (long long)*div[i], (long long)divisor);
     }
   }
   if (to_space) {
@@ -948,17 +1139,27 @@ static rt_status_t subpixel(const rt_ir_rel_ctx_t *ctx, bool to_space,
     if (*h != RT_DIM_ANY) *h /= b;
     if (*w != RT_DIM_ANY) *w /= b;
   }
-  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, 4, out, out_type);
+  return RT_OK;
+}
+
+static rt_status_t subpixel(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  rt_plan_input_t in;
+  rt_ir_plan_input_of_type(x, &in);
+  rt_plan_subpixel_t p;
+  RT_RETURN_IF_ERROR(rt_ir_plan_subpixel(ctx->op, ctx->attrs, 1, &in, &p));
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, 4, p.out_shape, out_type);
 }
 
 rt_status_t rt_ir_rel_depth_to_space(const rt_ir_rel_ctx_t *ctx,
                                      rt_ir_type_t **out_type) {
-  return subpixel(ctx, true, out_type);
+  return subpixel(ctx, out_type);
 }
 
 rt_status_t rt_ir_rel_space_to_depth(const rt_ir_rel_ctx_t *ctx,
                                      rt_ir_type_t **out_type) {
-  return subpixel(ctx, false, out_type);
+  return subpixel(ctx, out_type);
 }
 
 /* ---- creation and shapes -------------------------------------------------- */

@@ -1,9 +1,10 @@
 /* Lowering of the reductions (ir/op/reduce.c): sum, max, min, mean, prod,
  * all, any, argmax, argmin, variance.
  *
- * Algorithm: the input's axes split into kept and reduced ones exactly as
- * interp/kernels/reduce.c does (axis None = all, exclude flips, negative
- * axes count from the end). Element idx of the output maps to the kept
+ * Algorithm: the input's axes split into kept and reduced ones as the op's
+ * plan says (rt_ir_plan_reduce, ir/op/plan_reduce.h, which the reference
+ * reads too: axis None = all, exclude flips, negative axes count from the
+ * end). Element idx of the output maps to the kept
  * axes of the input; the reduced axes are walked by nested loops emitted
  * inline (rt_jit_reduce_loops) with the accumulator carried in phis, and
  * the operand's element expression is evaluated inside the innermost loop,
@@ -22,38 +23,29 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/op/plan.h"
 #include "jit/ops/ops_impl.h"
 
+/* The op's plan (rt_ir_plan_reduce on the checked types) and the reduced
+ * axes' extents as the lowering sees them. */
 typedef struct plan_t {
-  int32_t in_rank;
-  bool reduced[RT_TENSOR_MAX_RANK];
-  bool keepdims;
-  int32_t nred;
+  rt_plan_reduce_t r;
   LLVMValueRef extents[RT_TENSOR_MAX_RANK];
 } plan_t;
 
 static rt_status_t make_plan(rt_jit_lower_t *L, const rt_ir_expr_t *call, plan_t *p) {
   rt_jit_node_t *x = rt_jit_node(L, call->call.args[0]);
-  const rt_ir_attrs_t *at = call->call.attrs;
+  rt_plan_input_t in = {.value = NULL};
+  RT_RETURN_IF_ERROR(rt_jit_tensor_type(call->call.args[0], &in.dtype, &in.rank, &in.shape));
   memset(p, 0, sizeof *p);
-  p->in_rank = x->rank;
-  p->keepdims = rt_attrs_bool(at, "keepdims");
-  if (rt_attrs_is_none(at, "axis")) {
-    for (int32_t d = 0; d < x->rank; ++d) p->reduced[d] = true;
-  } else {
-    int32_t n = rt_attrs_ints_count(at, "axis");
-    for (int32_t k = 0; k < n; ++k) {
-      int32_t a;
-      RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_ints_at(at, "axis", k), x->rank, &a));
-      p->reduced[a] = true;
-    }
-    if (rt_attrs_bool(at, "exclude")) {
-      for (int32_t d = 0; d < x->rank; ++d) p->reduced[d] = !p->reduced[d];
-    }
+  RT_RETURN_IF_ERROR_ANNOTATE(
+      rt_ir_plan_reduce(call->call.callee->op.op, call->call.attrs, 1, &in, &p->r),
+      "lowering %s", call->call.callee->op.op->name);
+  if (p->r.rank != x->rank) {
+    return RT_STATUS(INTERNAL, "%s: input rank %d, type says %d",
+                     call->call.callee->op.op->name, x->rank, p->r.rank);
   }
-  for (int32_t d = 0; d < x->rank; ++d) {
-    if (p->reduced[d]) p->extents[p->nred++] = x->dims[d];
-  }
+  for (int32_t k = 0; k < p->r.naxes; ++k) p->extents[k] = x->dims[p->r.axes[k]];
   return RT_OK;
 }
 
@@ -64,9 +56,9 @@ RT_JIT_SHAPE_FN(rt_jit_shape_reduce) {
   rt_jit_node_t *self = rt_jit_node(L, call);
   int32_t o = 0;
   for (int32_t d = 0; d < x->rank; ++d) {
-    if (!p.reduced[d]) {
+    if (!p.r.reduced[d]) {
       out_dims[o++] = x->dims[d];
-    } else if (p.keepdims) {
+    } else if (p.r.keepdims) {
       out_dims[o++] = rt_jit_i64(L, 1);
     }
   }
@@ -81,10 +73,10 @@ RT_JIT_SHAPE_FN(rt_jit_shape_reduce) {
 static void input_index(const plan_t *p, const LLVMValueRef *idx, const LLVMValueRef *red,
                         LLVMValueRef *out) {
   int32_t o = 0, r = 0;
-  for (int32_t d = 0; d < p->in_rank; ++d) {
-    if (p->reduced[d]) {
+  for (int32_t d = 0; d < p->r.rank; ++d) {
+    if (p->r.reduced[d]) {
       out[d] = red[r++];
-      if (p->keepdims) ++o;
+      if (p->r.keepdims) ++o;
     } else {
       out[d] = idx[o++];
     }
@@ -198,13 +190,13 @@ RT_JIT_ELEM_FN(rt_jit_elem_reduce) {
   if (rt_jit_is_bool(x->dtype) && r.id != RT_OP_ALL && r.id != RT_OP_ANY) {
     return RT_JIT_UNIMPLEMENTED(call, "%s", "bool input (only all/any reduce bools)");
   }
-  RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, p.nred, p.extents, 1, &acc, reduce_body, &r));
+  RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, p.r.naxes, p.extents, 1, &acc, reduce_body, &r));
   if (r.id == RT_OP_ALL || r.id == RT_OP_ANY) {
     *out_value = rt_jit_from_bool(L, acc, rt_jit_node(L, call)->dtype);
     return RT_OK;
   }
   if (r.id == RT_OP_MEAN) {
-    LLVMValueRef count = rt_jit_numel(L, p.nred, p.extents);
+    LLVMValueRef count = rt_jit_numel(L, p.r.naxes, p.extents);
     if (rt_jit_is_float(x->dtype)) {
       acc = LLVMBuildFDiv(L->b, acc, LLVMBuildSIToFP(L->b, count, LLVMTypeOf(acc), ""), "");
     } else {
@@ -247,7 +239,7 @@ static rt_status_t arg_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *r
     take = LLVMBuildOr(B, LLVMBuildICmp(B, pr, v, best, ""), eq, "");
   }
   take = LLVMBuildOr(B, take, first, "");
-  LLVMValueRef pos = rt_jit_linear(L, r->plan->nred, red, r->plan->extents);
+  LLVMValueRef pos = rt_jit_linear(L, r->plan->r.naxes, red, r->plan->extents);
   next[0] = LLVMBuildSelect(B, take, v, best, "");
   next[1] = LLVMBuildSelect(B, take, pos, accs[1], "");
   next[2] = LLVMConstInt(L->i1, 0, 0);
@@ -259,9 +251,9 @@ RT_JIT_ELEM_FN(rt_jit_elem_argreduce) {
   RT_RETURN_IF_ERROR(make_plan(L, call, &p));
   rt_jit_node_t *x = rt_jit_node(L, call->call.args[0]);
   red_t r = {.call = call, .plan = &p, .idx = idx, .id = call->call.callee->op.op->id,
-             .dt = x->dtype, .last = rt_attrs_bool(call->call.attrs, "select_last_index")};
+             .dt = x->dtype, .last = p.r.select_last_index};
   LLVMValueRef accs[3] = {rt_jit_const_i(L, x->dtype, 0), rt_jit_i64(L, 0), LLVMConstInt(L->i1, 1, 0)};
-  RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, p.nred, p.extents, 3, accs, arg_body, &r));
+  RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, p.r.naxes, p.extents, 3, accs, arg_body, &r));
   *out_value = rt_jit_convert(L, accs[1], (rt_dtype_t){kDLInt, 64, 1}, rt_jit_node(L, call)->dtype);
   return RT_OK;
 }
@@ -271,7 +263,7 @@ static rt_status_t var_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *r
   red_t *r = user;
   LLVMValueRef in_idx[RT_TENSOR_MAX_RANK], v, m;
   RT_RETURN_IF_ERROR(load_input(L, r, red, &v, in_idx));
-  RT_RETURN_IF_ERROR(rt_jit_bcast_elem(L, r->call->call.args[1], r->plan->in_rank, in_idx, &m));
+  RT_RETURN_IF_ERROR(rt_jit_bcast_elem(L, r->call->call.args[1], r->plan->r.rank, in_idx, &m));
   rt_jit_node_t *mn = rt_jit_node(L, r->call->call.args[1]);
   const rt_dtype_t f64 = {kDLFloat, 64, 1};
   if (r->fdomain) {
@@ -296,9 +288,9 @@ RT_JIT_ELEM_FN(rt_jit_elem_variance) {
   const rt_dtype_t f64 = {kDLFloat, 64, 1};
   const rt_dtype_t ad = r.fdomain ? f64 : x->dtype;
   LLVMValueRef acc = rt_jit_const_f(L, ad, 0);
-  RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, p.nred, p.extents, 1, &acc, var_body, &r));
-  LLVMValueRef count = rt_jit_numel(L, p.nred, p.extents);
-  if (rt_attrs_bool(call->call.attrs, "unbiased")) count = LLVMBuildSub(L->b, count, rt_jit_i64(L, 1), "");
+  RT_RETURN_IF_ERROR(rt_jit_reduce_loops(L, p.r.naxes, p.extents, 1, &acc, var_body, &r));
+  LLVMValueRef count = rt_jit_numel(L, p.r.naxes, p.extents);
+  if (p.r.unbiased) count = LLVMBuildSub(L->b, count, rt_jit_i64(L, 1), "");
   acc = LLVMBuildFDiv(L->b, acc, LLVMBuildSIToFP(L->b, count, LLVMTypeOf(acc), ""), "");
   *out_value = r.fdomain ? rt_jit_convert(L, acc, f64, rt_jit_node(L, call)->dtype) : acc;
   return RT_OK;

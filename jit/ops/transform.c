@@ -3,8 +3,11 @@
  * index and asks for that element (rt_jit_elem), so chains such as
  * reshape -> transpose -> add fuse into one loop nest with no copies.
  *
- * Index semantics are interp/kernels/transform.c's (TVM's): reshapes keep
- * row-major order (linearize in the output dims, unravel in the input
+ * Index semantics are interp/kernels/transform.c's (TVM's), and both read
+ * the same plans (ir/op/plan_transform.h: transpose, split, strided_slice,
+ * take, gather, nn.pad, layout_transform, depth/space moves) computed on
+ * the checked types; the other ops read their typed attributes. Reshapes
+ * keep row-major order (linearize in the output dims, unravel in the input
  * dims); strided_slice canonicalizes begin/end as topi does; take clips,
  * wraps or (mode=fast) reports out-of-range indices; gather reports
  * indices outside [0, n); pad's reflect is numpy's. Out-of-range indices
@@ -16,7 +19,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/op/plan.h"
 #include "jit/ops/ops_impl.h"
+
+/* A plan's error (a plain message) annotated with the op lowered. */
+static rt_status_t plan_status(const rt_ir_expr_t *call, rt_status_t st) {
+  return st ? rt_status_annotate(st, "lowering %s", call->call.callee->op.op->name) : RT_OK;
+}
 
 static rt_jit_node_t *arg_node(rt_jit_lower_t *L, const rt_ir_expr_t *call, int32_t i) {
   return rt_jit_node(L, call->call.args[i]);
@@ -32,43 +41,36 @@ RT_JIT_ELEM_FN(rt_jit_elem_reshape) {
   return rt_jit_elem(L, call->call.args[0], in, out_value);
 }
 
-static void transpose_axes(const rt_ir_expr_t *call, int32_t rank, int32_t *axes) {
-  const rt_ir_attrs_t *at = call->call.attrs;
-  const int32_t n = rt_attrs_ints_count(at, "axes");
-  for (int32_t k = 0; k < rank; ++k) {
-    int64_t a = (n == rank) ? rt_attrs_ints_at(at, "axes", k) : rank - 1 - k;
-    axes[k] = (int32_t)(a < 0 ? a + rank : a);
-  }
-}
-
-static rt_status_t check_axes(const rt_ir_expr_t *call, int32_t rank, const int32_t *axes) {
-  bool seen[RT_TENSOR_MAX_RANK] = {false};
-  for (int32_t k = 0; k < rank; ++k) {
-    if (axes[k] < 0 || axes[k] >= rank || seen[axes[k]]) {
-      return RT_STATUS(INVALID_ARGUMENT, "%s: axes are not a permutation",
-                       call->call.callee->op.op->name);
-    }
-    seen[axes[k]] = true;
+/* The plan of the call on its checked argument types: in[0..n). */
+static rt_status_t plan_inputs(const rt_ir_expr_t *call, int32_t n, rt_plan_input_t *in) {
+  for (int32_t i = 0; i < n; ++i) {
+    in[i].value = NULL;
+    RT_RETURN_IF_ERROR(rt_jit_tensor_type(call->call.args[i], &in[i].dtype, &in[i].rank,
+                                          &in[i].shape));
   }
   return RT_OK;
 }
 
+static rt_status_t transpose_plan(const rt_ir_expr_t *call, rt_plan_transpose_t *p) {
+  rt_plan_input_t in;
+  RT_RETURN_IF_ERROR(plan_inputs(call, 1, &in));
+  return plan_status(call, rt_ir_plan_transpose(call->call.attrs, 1, &in, p));
+}
+
 RT_JIT_SHAPE_FN(rt_jit_shape_transpose) {
   rt_jit_node_t *x = arg_node(L, call, 0);
-  int32_t axes[RT_TENSOR_MAX_RANK];
-  transpose_axes(call, x->rank, axes);
-  RT_RETURN_IF_ERROR(check_axes(call, x->rank, axes));
-  for (int32_t k = 0; k < x->rank; ++k) out_dims[k] = x->dims[axes[k]];
+  rt_plan_transpose_t p;
+  RT_RETURN_IF_ERROR(transpose_plan(call, &p));
+  for (int32_t k = 0; k < x->rank; ++k) out_dims[k] = x->dims[p.perm[k]];
   return RT_OK;
 }
 
 RT_JIT_ELEM_FN(rt_jit_elem_transpose) {
   rt_jit_node_t *x = arg_node(L, call, 0);
-  int32_t axes[RT_TENSOR_MAX_RANK];
-  transpose_axes(call, x->rank, axes);
-  RT_RETURN_IF_ERROR(check_axes(call, x->rank, axes));
+  rt_plan_transpose_t p;
+  RT_RETURN_IF_ERROR(transpose_plan(call, &p));
   LLVMValueRef in[RT_TENSOR_MAX_RANK];
-  for (int32_t k = 0; k < x->rank; ++k) in[axes[k]] = idx[k];
+  for (int32_t k = 0; k < x->rank; ++k) in[p.perm[k]] = idx[k];
   return rt_jit_elem(L, call->call.args[0], in, out_value);
 }
 
@@ -100,7 +102,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_concatenate) {
   }
   rt_jit_node_t *self = rt_jit_node(L, call);
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), self->rank, &axis));
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_ir_attrs_concatenate(call->call.attrs).axis, self->rank, &axis));
   return concat_from(L, tup, axis, 0, rt_jit_i64(L, 0), idx, self->rank, out_value);
 }
 
@@ -125,7 +127,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_stack) {
   }
   rt_jit_node_t *self = rt_jit_node(L, call);
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), self->rank, &axis));
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_ir_attrs_stack(call->call.attrs).axis, self->rank, &axis));
   LLVMValueRef in[RT_TENSOR_MAX_RANK];
   for (int32_t d = 0, e = 0; d < self->rank; ++d) {
     if (d != axis) in[e++] = idx[d];
@@ -142,20 +144,19 @@ rt_status_t rt_jit_split_field_elem(rt_jit_lower_t *L, const rt_ir_expr_t *split
                                     int32_t field, const LLVMValueRef *idx,
                                     LLVMValueRef *out_value) {
   rt_jit_node_t *x = arg_node(L, split, 0);
-  const rt_ir_attrs_t *at = split->call.attrs;
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_jit_axis(split, rt_attrs_int(at, "axis"), x->rank, &axis));
-  const rt_attr_value_t *ios = rt_attrs_get(at, "indices_or_sections");
+  rt_plan_input_t pin;
+  RT_RETURN_IF_ERROR(plan_inputs(split, 1, &pin));
+  rt_plan_split_t p;
+  RT_RETURN_IF_ERROR(plan_status(split, rt_ir_plan_split(split->call.attrs, 1, &pin, &p)));
+  const int32_t axis = p.axis;
   LLVMValueRef begin;
-  if (ios->kind == RT_ATTR_INT) {
-    if (ios->i <= 0) return RT_JIT_UNIMPLEMENTED(split, "%s", "sections must be positive");
-    LLVMValueRef size = LLVMBuildUDiv(L->b, x->dims[axis], rt_jit_i64(L, ios->i), "");
+  if (p.sections > 0) {
+    LLVMValueRef size = LLVMBuildUDiv(L->b, x->dims[axis], rt_jit_i64(L, p.sections), "");
     begin = LLVMBuildMul(L->b, size, rt_jit_i64(L, field), "");
-  } else if (ios->kind == RT_ATTR_ARRAY) {
-    int64_t b = field == 0 ? 0 : ios->array.items[field - 1].i;
-    begin = rt_jit_i64(L, b);
   } else {
-    return RT_JIT_UNIMPLEMENTED(split, "%s", "indices_or_sections of this kind");
+    int64_t b, extent;
+    rt_ir_plan_split_piece(&p, pin.shape[axis], field, &b, &extent);
+    begin = rt_jit_i64(L, b);
   }
   LLVMValueRef in[RT_TENSOR_MAX_RANK];
   memcpy(in, idx, (size_t)x->rank * sizeof *in);
@@ -165,48 +166,27 @@ rt_status_t rt_jit_split_field_elem(rt_jit_lower_t *L, const rt_ir_expr_t *split
 
 /* ---- slices ------------------------------------------------------------- */
 
-static int64_t canon(int64_t v, int64_t dim, int64_t stride) {
-  int64_t lo = stride < 0 ? -1 : 0;
-  int64_t hi = stride < 0 ? dim - 1 : dim;
-  if (v < 0) v += dim;
-  return v < lo ? lo : v > hi ? hi : v;
-}
-
+/* The plan (rt_ir_plan_strided_slice on the checked type) gives each
+ * dim's first source index and stride. */
 RT_JIT_ELEM_FN(rt_jit_elem_strided_slice) {
   rt_jit_node_t *x = arg_node(L, call, 0);
-  const rt_ir_attrs_t *at = call->call.attrs;
   const int32_t rank = x->rank;
-  const bool size_mode = strcmp(rt_attrs_string(at, "slice_mode"), "size") == 0;
-  int64_t begin[RT_TENSOR_MAX_RANK], stride[RT_TENSOR_MAX_RANK];
   for (int32_t d = 0; d < rank; ++d) {
     if (!LLVMIsConstant(x->dims[d])) {
       return RT_JIT_UNIMPLEMENTED(call, "%s", "`?` dims in the input");
     }
-    begin[d] = 0;
-    stride[d] = 1;
   }
-  const int32_t nb = rt_attrs_ints_count(at, "begin");
-  const int32_t ns = rt_attrs_ints_count(at, "strides");
-  const bool has_axes = !rt_attrs_is_none(at, "axes");
-  if ((has_axes && rt_attrs_ints_count(at, "axes") < nb) || (!has_axes && nb > rank)) {
-    return RT_STATUS(INVALID_ARGUMENT, "%s", "strided_slice: bad begin/axes");
-  }
-  for (int32_t k = 0; k < nb; ++k) {
-    int32_t d = k;
-    if (has_axes) RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_ints_at(at, "axes", k), rank, &d));
-    const int64_t dim = (int64_t)LLVMConstIntGetZExtValue(x->dims[d]);
-    int64_t s = (!size_mode && k < ns) ? rt_attrs_ints_at(at, "strides", k) : 1;
-    if (s == 0) return RT_STATUS(INVALID_ARGUMENT, "strided_slice: stride of axis %d is 0", d);
-    if (s < -INT32_MAX || s > INT32_MAX) s = s < 0 ? -INT32_MAX : INT32_MAX;
-    begin[d] = canon(rt_attrs_ints_at(at, "begin", k), dim, s);
-    stride[d] = s;
-  }
-  LLVMValueRef in[RT_TENSOR_MAX_RANK];
+  rt_plan_input_t in = {.value = NULL};
+  RT_RETURN_IF_ERROR(rt_jit_tensor_type(call->call.args[0], &in.dtype, &in.rank, &in.shape));
+  rt_plan_strided_slice_t p;
+  RT_RETURN_IF_ERROR(plan_status(call, rt_ir_plan_strided_slice(call->call.attrs, 1, &in, &p)));
+  if (p.rank != rank) return RT_STATUS(INTERNAL, "%s", "strided_slice: the plan's rank differs");
+  LLVMValueRef in_idx[RT_TENSOR_MAX_RANK];
   for (int32_t d = 0; d < rank; ++d) {
-    in[d] = LLVMBuildAdd(L->b, rt_jit_i64(L, begin[d]),
-                         LLVMBuildMul(L->b, idx[d], rt_jit_i64(L, stride[d]), ""), "");
+    in_idx[d] = LLVMBuildAdd(L->b, rt_jit_i64(L, p.begin[d]),
+                             LLVMBuildMul(L->b, idx[d], rt_jit_i64(L, p.stride[d]), ""), "");
   }
-  return rt_jit_elem(L, call->call.args[0], in, out_value);
+  return rt_jit_elem(L, call->call.args[0], in_idx, out_value);
 }
 
 /* ---- gathers ------------------------------------------------------------ */
@@ -225,21 +205,12 @@ static LLVMValueRef clamp(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef n) {
 
 RT_JIT_ELEM_FN(rt_jit_elem_take) {
   rt_jit_node_t *x = arg_node(L, call, 0), *ind = arg_node(L, call, 1);
-  const rt_ir_attrs_t *at = call->call.attrs;
-  const char *mode = rt_attrs_string(at, "mode");
-  const bool flat = rt_attrs_is_none(at, "axis");
-  int32_t axis = 0;
-  if (!flat) RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(at, "axis"), x->rank, &axis));
-  int32_t bd = 0;
-  if (!flat) {
-    int64_t b = rt_attrs_int(at, "batch_dims");
-    if (b < 0) b += ind->rank;
-    if (b < 0 || b > axis || b > ind->rank) {
-      return RT_STATUS(INVALID_ARGUMENT, "take: batch_dims %lld is invalid",
-                       (long long)rt_attrs_int(at, "batch_dims"));
-    }
-    bd = (int32_t)b;
-  }
+  rt_plan_input_t pin[2];
+  RT_RETURN_IF_ERROR(plan_inputs(call, 2, pin));
+  rt_plan_take_t p;
+  RT_RETURN_IF_ERROR(plan_status(call, rt_ir_plan_take(call->call.attrs, 2, pin, &p)));
+  const bool flat = p.flat;
+  const int32_t axis = p.axis, bd = p.batch_dims;
   const int32_t nidx = ind->rank - bd;
   LLVMValueRef flat_n = rt_jit_numel(L, x->rank, x->dims);
   LLVMValueRef n = flat ? flat_n : x->dims[axis];
@@ -251,13 +222,13 @@ RT_JIT_ELEM_FN(rt_jit_elem_take) {
   RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[1], ii, &iv));
   LLVMValueRef v = index_i64(L, iv, ind->dtype);
   LLVMValueRef empty = LLVMBuildICmp(L->b, LLVMIntEQ, n, rt_jit_i64(L, 0), "");
-  if (strcmp(mode, "wrap") == 0) {
+  if (p.mode == RT_TAKE_WRAP) {
     LLVMValueRef safe = LLVMBuildSelect(L->b, empty, rt_jit_i64(L, 1), n, "");
     LLVMValueRef r = LLVMBuildSRem(L->b, v, safe, "");
     v = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, r, rt_jit_i64(L, 0), ""),
                         LLVMBuildAdd(L->b, r, safe, ""), r, "");
     rt_jit_flag_error(L, empty, "take: index into an empty axis");
-  } else if (strcmp(mode, "fast") == 0) {
+  } else if (p.mode == RT_TAKE_FAST) {
     LLVMValueRef bad = LLVMBuildOr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, v, LLVMBuildNeg(L->b, n, ""), ""),
                                    LLVMBuildICmp(L->b, LLVMIntSGE, v, n, ""), "");
     rt_jit_flag_error(L, bad, "take: index out of range");
@@ -280,11 +251,14 @@ RT_JIT_ELEM_FN(rt_jit_elem_take) {
 
 RT_JIT_ELEM_FN(rt_jit_elem_gather) {
   rt_jit_node_t *x = arg_node(L, call, 0), *ind = arg_node(L, call, 1);
-  if (rt_attrs_is_none(call->call.attrs, "axis") || ind->rank != x->rank) {
-    return RT_STATUS(INVALID_ARGUMENT, "%s", "gather: needs axis and indices of data's rank");
+  rt_plan_input_t pin[2];
+  RT_RETURN_IF_ERROR(plan_inputs(call, 2, pin));
+  rt_plan_gather_t p;
+  RT_RETURN_IF_ERROR(plan_status(call, rt_ir_plan_gather(call->call.attrs, 2, pin, &p)));
+  if (ind->rank != x->rank) {
+    return RT_STATUS(INTERNAL, "%s", "gather: indices of another rank than data's");
   }
-  int32_t axis;
-  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), x->rank, &axis));
+  const int32_t axis = p.axis;
   LLVMValueRef iv;
   RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[1], idx, &iv));
   LLVMValueRef v = index_i64(L, iv, ind->dtype);
@@ -318,9 +292,10 @@ RT_JIT_ELEM_FN(rt_jit_elem_tile) {
 
 RT_JIT_ELEM_FN(rt_jit_elem_repeat) {
   rt_jit_node_t *x = arg_node(L, call, 0);
+  const rt_attrs_repeat_t a = rt_ir_attrs_repeat(call->call.attrs);
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), x->rank, &axis));
-  int64_t r = rt_attrs_int(call->call.attrs, "repeats");
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, a.axis, x->rank, &axis));
+  int64_t r = a.repeats;
   if (r <= 0) return RT_JIT_UNIMPLEMENTED(call, "%s", "repeats must be positive");
   LLVMValueRef in[RT_TENSOR_MAX_RANK];
   memcpy(in, idx, (size_t)x->rank * sizeof *in);
@@ -331,7 +306,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_repeat) {
 RT_JIT_ELEM_FN(rt_jit_elem_reverse) {
   rt_jit_node_t *x = arg_node(L, call, 0);
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), x->rank, &axis));
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_ir_attrs_reverse(call->call.attrs).axis, x->rank, &axis));
   LLVMValueRef in[RT_TENSOR_MAX_RANK];
   memcpy(in, idx, (size_t)x->rank * sizeof *in);
   in[axis] = LLVMBuildSub(L->b, LLVMBuildSub(L->b, x->dims[axis], rt_jit_i64(L, 1), ""), idx[axis], "");
@@ -340,23 +315,16 @@ RT_JIT_ELEM_FN(rt_jit_elem_reverse) {
 
 RT_JIT_ELEM_FN(rt_jit_elem_pad) {
   rt_jit_node_t *x = arg_node(L, call, 0);
-  const char *mode = rt_attrs_string(call->call.attrs, "pad_mode");
-  const rt_attr_value_t *pw = rt_attrs_get(call->call.attrs, "pad_width");
-  const bool edge = strcmp(mode, "edge") == 0, reflect = strcmp(mode, "reflect") == 0;
-  if (!edge && !reflect && strcmp(mode, "constant") != 0) {
-    return RT_STATUS(INVALID_ARGUMENT, "nn.pad: pad_mode \"%s\" is not supported", mode);
-  }
-  if (pw->kind != RT_ATTR_ARRAY || pw->array.count != x->rank) {
-    return RT_STATUS(INVALID_ARGUMENT, "nn.pad: pad_width must have %d pairs", x->rank);
-  }
+  rt_plan_input_t pin[2];
+  RT_RETURN_IF_ERROR(plan_inputs(call, 2, pin));
+  rt_plan_pad_t plan;
+  RT_RETURN_IF_ERROR(plan_status(call, rt_ir_plan_pad(call->call.attrs, 2, pin, &plan)));
+  const bool edge = plan.mode == RT_PAD_EDGE, reflect = plan.mode == RT_PAD_REFLECT;
+  if (plan.rank != x->rank) return RT_STATUS(INTERNAL, "%s", "nn.pad: the plan's rank differs");
   LLVMValueRef in[RT_TENSOR_MAX_RANK];
   LLVMValueRef inside = LLVMConstInt(L->i1, 1, 0);
   for (int32_t d = 0; d < x->rank; ++d) {
-    const rt_attr_value_t *pair = &pw->array.items[d];
-    if (pair->kind != RT_ATTR_ARRAY || pair->array.count != 2) {
-      return RT_STATUS(INVALID_ARGUMENT, "nn.pad: pad_width[%d] must be [before, after]", d);
-    }
-    int64_t before = pair->array.items[0].i, after = pair->array.items[1].i;
+    const int64_t before = plan.before[d], after = plan.after[d];
     LLVMValueRef n = x->dims[d];
     LLVMValueRef j = LLVMBuildSub(L->b, idx[d], rt_jit_i64(L, before), "");
     if (reflect) {
@@ -410,7 +378,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_init) {
 RT_JIT_ELEM_FN(rt_jit_elem_one_hot) {
   rt_jit_node_t *self = rt_jit_node(L, call), *ind = arg_node(L, call, 0);
   int32_t axis;
-  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_attrs_int(call->call.attrs, "axis"), self->rank, &axis));
+  RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_ir_attrs_one_hot(call->call.attrs).axis, self->rank, &axis));
   LLVMValueRef in[RT_TENSOR_MAX_RANK];
   for (int32_t d = 0, e = 0; d < self->rank; ++d) {
     if (d != axis) in[e++] = idx[d];
@@ -435,7 +403,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_one_hot) {
  * first batch_dims of J being data's leading (batch) axes. */
 RT_JIT_ELEM_FN(rt_jit_elem_gather_nd) {
   rt_jit_node_t *x = arg_node(L, call, 0), *ind = arg_node(L, call, 1);
-  const int64_t bd = rt_attrs_int(call->call.attrs, "batch_dims");
+  const int64_t bd = rt_ir_attrs_gather_nd(call->call.attrs).batch_dims;
   if (ind->rank < 1 || !LLVMIsConstant(ind->dims[0])) {
     return RT_JIT_UNIMPLEMENTED(call, "%s", "needs indices of rank >= 1 with a static first dim");
   }
@@ -464,81 +432,37 @@ RT_JIT_ELEM_FN(rt_jit_elem_gather_nd) {
   return rt_jit_elem(L, call->call.args[0], in, out_value);
 }
 
-/* A layout such as "NCHW8c": primal axes (upper case) and split-off inner
- * parts (factor + lower case), as interp/kernels/transform.c parses it. */
-typedef struct layout_t {
-  int32_t n;
-  char letter[RT_TENSOR_MAX_RANK];
-  int64_t factor[RT_TENSOR_MAX_RANK]; /* 0 for a primal axis */
-} layout_t;
-
-static rt_status_t parse_layout(const rt_ir_expr_t *call, const char *s, layout_t *l) {
-  l->n = 0;
-  int64_t num = -1;
-  for (const char *p = s; *p; ++p) {
-    if (*p >= '0' && *p <= '9') {
-      num = (num < 0 ? 0 : num) * 10 + (*p - '0');
-      if (num > INT32_MAX) break;
-      continue;
-    }
-    bool upper = *p >= 'A' && *p <= 'Z', lower = *p >= 'a' && *p <= 'z';
-    if (l->n == RT_TENSOR_MAX_RANK || (!upper && !lower) || upper != (num < 0) ||
-        (lower && num <= 0)) {
-      return RT_JIT_UNIMPLEMENTED(call, "layout \"%s\" is not supported", s);
-    }
-    l->letter[l->n] = upper ? *p : (char)(*p - 'a' + 'A');
-    l->factor[l->n++] = upper ? 0 : num;
-    num = -1;
-  }
-  if (num >= 0 || l->n == 0) return RT_JIT_UNIMPLEMENTED(call, "layout \"%s\" is not supported", s);
-  return RT_OK;
-}
-
-static int32_t find_axis(const layout_t *l, char x, bool sub) {
-  for (int32_t k = 0; k < l->n; ++k) {
-    if (l->letter[k] == x && (l->factor[k] > 0) == sub) return k;
-  }
-  return -1;
-}
-
 /* For each source axis, the logical coordinate of its primal axis from the
  * destination index, then the source index (outer part or inner part);
- * coordinates past the source extent (a padded split) read as 0. */
+ * coordinates past the source extent (a padded split) read as 0. The plan
+ * (rt_ir_plan_layout_transform) says which axes hold what. */
 RT_JIT_ELEM_FN(rt_jit_elem_layout_transform) {
   rt_jit_node_t *x = arg_node(L, call, 0), *self = rt_jit_node(L, call);
-  layout_t src, dst;
-  RT_RETURN_IF_ERROR(parse_layout(call, rt_attrs_string(call->call.attrs, "src_layout"), &src));
-  RT_RETURN_IF_ERROR(parse_layout(call, rt_attrs_string(call->call.attrs, "dst_layout"), &dst));
-  if (src.n != x->rank || dst.n != self->rank) {
-    return RT_STATUS(INVALID_ARGUMENT, "%s", "layout_transform: layouts do not fit the tensors' ranks");
-  }
-  for (int32_t k = 0; k < src.n; ++k) {
-    if (find_axis(&dst, src.letter[k], false) < 0 || find_axis(&src, src.letter[k], false) < 0) {
-      return RT_STATUS(INVALID_ARGUMENT, "layout_transform: axis %c is missing", src.letter[k]);
-    }
+  rt_plan_input_t pin;
+  RT_RETURN_IF_ERROR(plan_inputs(call, 1, &pin));
+  rt_plan_layout_transform_t p;
+  RT_RETURN_IF_ERROR(plan_status(call, rt_ir_plan_layout_transform(call->call.attrs, 1, &pin, &p)));
+  if (p.src_rank != x->rank || p.dst_rank != self->rank) {
+    return RT_STATUS(INTERNAL, "%s", "layout_transform: layouts do not fit the tensors' ranks");
   }
   LLVMBuilderRef B = L->b;
   LLVMValueRef in[RT_TENSOR_MAX_RANK];
   LLVMValueRef inside = LLVMConstInt(L->i1, 1, 0);
-  for (int32_t k = 0; k < src.n; ++k) {
-    const char letter = src.letter[k];
-    const int32_t pk = find_axis(&src, letter, false), ss = find_axis(&src, letter, true);
-    const int32_t dp = find_axis(&dst, letter, false), ds = find_axis(&dst, letter, true);
-    LLVMValueRef coord = idx[dp];
+  for (int32_t k = 0; k < p.src_rank; ++k) {
+    const int32_t ds = p.dst_split[k];
+    LLVMValueRef coord = idx[p.dst_primal[k]];
     if (ds >= 0) {
-      coord = LLVMBuildAdd(B, LLVMBuildMul(B, coord, rt_jit_i64(L, dst.factor[ds]), ""), idx[ds], "");
+      coord = LLVMBuildAdd(B, LLVMBuildMul(B, coord, rt_jit_i64(L, p.dst_inner[k]), ""), idx[ds], "");
     }
-    LLVMValueRef extent = x->dims[pk];
-    if (ss >= 0) extent = LLVMBuildMul(B, extent, rt_jit_i64(L, src.factor[ss]), "");
-    if (src.factor[k] == 0) {
+    LLVMValueRef extent = x->dims[p.src_primal[k]];
+    if (p.src_inner[k] != 1) extent = LLVMBuildMul(B, extent, rt_jit_i64(L, p.src_inner[k]), "");
+    if (p.src_factor[k] == 0) {
       inside = LLVMBuildAnd(B, inside, LLVMBuildICmp(B, LLVMIntSLT, coord, extent, ""), "");
     }
-    LLVMValueRef v = src.factor[k] > 0
-                         ? LLVMBuildURem(B, coord, rt_jit_i64(L, src.factor[k]), "")
-                         : LLVMBuildUDiv(B, coord, rt_jit_i64(L, ss >= 0 ? src.factor[ss] : 1), "");
-    in[k] = v;
+    in[k] = p.src_factor[k] > 0 ? LLVMBuildURem(B, coord, rt_jit_i64(L, p.src_factor[k]), "")
+                                : LLVMBuildUDiv(B, coord, rt_jit_i64(L, p.src_inner[k]), "");
   }
-  for (int32_t k = 0; k < src.n; ++k) {
+  for (int32_t k = 0; k < p.src_rank; ++k) {
     in[k] = LLVMBuildSelect(B, inside, in[k], rt_jit_i64(L, 0), "");
   }
   LLVMValueRef v;
@@ -552,19 +476,15 @@ RT_JIT_ELEM_FN(rt_jit_elem_layout_transform) {
  * topi; layout NCHW or NHWC. */
 RT_JIT_ELEM_FN(rt_jit_elem_subpixel) {
   rt_jit_node_t *x = arg_node(L, call, 0), *self = rt_jit_node(L, call);
-  const bool to_space = call->call.callee->op.op->id == RT_OP_NN_DEPTH_TO_SPACE;
-  const int64_t b = rt_attrs_int(call->call.attrs, "block_size");
-  const char *layout = rt_attrs_string(call->call.attrs, "layout");
-  const bool crd = strcmp(rt_attrs_string(call->call.attrs, "mode"), "CRD") == 0;
-  if (b < 1) return RT_STATUS(INVALID_ARGUMENT, "%s: block_size must be >= 1", call->call.callee->op.op->name);
-  int32_t pos[4];
-  if (strcmp(layout, "NCHW") == 0) {
-    pos[0] = 0, pos[1] = 1, pos[2] = 2, pos[3] = 3;
-  } else if (strcmp(layout, "NHWC") == 0) {
-    pos[0] = 0, pos[1] = 3, pos[2] = 1, pos[3] = 2;
-  } else {
-    return RT_JIT_UNIMPLEMENTED(call, "layout \"%s\" (NCHW or NHWC)", layout);
-  }
+  rt_plan_input_t pin;
+  RT_RETURN_IF_ERROR(plan_inputs(call, 1, &pin));
+  rt_plan_subpixel_t p;
+  RT_RETURN_IF_ERROR(plan_status(
+      call, rt_ir_plan_subpixel(call->call.callee->op.op, call->call.attrs, 1, &pin, &p)));
+  const bool to_space = p.to_space;
+  const int64_t b = p.block_size;
+  const bool crd = p.mode == RT_SUBPIXEL_CRD;
+  const int32_t *pos = p.pos;
   if (x->rank != 4) return RT_JIT_UNIMPLEMENTED(call, "%s", "needs rank 4");
   LLVMBuilderRef B = L->b;
   LLVMValueRef bb = rt_jit_i64(L, b);
@@ -677,7 +597,7 @@ RT_JIT_SHAPE_FN(rt_jit_shape_dyn_reshape) {
   RT_RETURN_IF_ERROR(rt_jit_tensor_type(call, &dt, &rank, &shape));
   rt_jit_node_t *x = arg_node(L, call, 0), *s = arg_node(L, call, 1);
   if (s->rank != 1) return RT_JIT_UNIMPLEMENTED(call, "%s", "newshape must be 1-d");
-  const bool allowzero = rt_attrs_bool(call->call.attrs, "allowzero");
+  const bool allowzero = rt_ir_attrs_dyn_reshape(call->call.attrs).allowzero;
   const rt_dtype_t i64 = {kDLInt, 64, 1};
   const rt_dtype_t sdt = s->dtype;
   LLVMValueRef xdims[RT_TENSOR_MAX_RANK];

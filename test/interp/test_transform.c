@@ -330,6 +330,13 @@ TEST(transform_reshape_codes) {
   CHECK("reshape", "newshape=[-4, 1, 2, -2]", IN("f32[2,3,4] iota"), OUT("f32[1,2,3,4] iota"));
   CHECK("reshape", "newshape=[2, -4, -1, 3, -2]", IN("f32[2,3,4] iota"), OUT("f32[2,1,3,4] iota"));
 }
+/* strides beyond begin's count still apply (the axis is whole): the
+ * relation says so, and the kernel reads the same plan (it used to slice
+ * only the axes with a begin value and fail on the output's shape). */
+TEST(transform_strided_slice_strides_past_begin) {
+  CHECK("strided_slice", "begin=[1]; end=[3]; strides=[1, 2]", IN("f32[3,4] iota"),
+        OUT("f32[2,2] 4 6 8 10"));
+}
 TEST(transform_reshape_int64_bytes) {
   CHECK("reshape", "newshape=[-1]", IN("i64[2,1] -9223372036854775808 9223372036854775807"),
         OUT("i64[2] -9223372036854775808 9223372036854775807"));

@@ -126,6 +126,7 @@ static const case_t kFixed[] = {
     {"%a: Tensor[(5, 6), float32]", "strided_slice(%a, begin=[1, 0], end=[4, 6], strides=[1, 2])", E},
     {"%a: Tensor[(5, 6), float32]", "strided_slice(%a, begin=[-1, 5], end=[0, -7], strides=[-2, -1])", E},
     {"%a: Tensor[(5, 6), float32]", "strided_slice(%a, begin=[1], end=[2], slice_mode=\"size\", axes=[1])", E},
+    {"%a: Tensor[(5, 6), float32]", "strided_slice(%a, begin=[1], end=[4], strides=[1, 2])", E},
     {"%a: Tensor[(5, 6), float32], %i: Tensor[(2, 3), int32]", "take(%a, %i, axis=1)", E},
     {"%a: Tensor[(5, 6), float32], %i: Tensor[(4), int32]", "take(%a, %i, axis=0, mode=\"wrap\")", E},
     {"%a: Tensor[(5, 6), float32], %i: Tensor[(4), int32]", "take(%a, %i)", E},
