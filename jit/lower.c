@@ -26,7 +26,11 @@
  * slot, the loops finish (their indices are clamped to stay in bounds), and
  * the kernel then reports it. Lowering errors are statuses naming the
  * kernel and the op. Invariant: every value in the memo dominates the
- * insertion point (loop and if bodies drop their entries when they close). */
+ * insertion point (loop and if bodies drop their entries when they close).
+ *
+ * The LLVM-building helpers it uses are jit/builder.c; a group with custom
+ * ops goes through jit/lower_custom.c, which calls rt_jit_lower_plain here
+ * for what is left of it. */
 #include "jit/lower.h"
 
 #include <stddef.h>
@@ -34,10 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/op/custom.h"
-#include "jit/custom.h"
 #include "jit/templates/templates.h"
-#include "runtime/half.h"
 #include "runtime/tensor_impl.h"
 #include "runtime/mem.h"
 
@@ -51,329 +52,6 @@ typedef struct rt_jit_memo_t {
 enum { ARG_DATA, ARG_SHAPE, ARG_STRIDES, ARG_RANK, ARG_CODE, ARG_BITS, ARG_LANES };
 enum { CTX_VERSION, CTX_THREADS, CTX_PARALLEL_FOR, CTX_WS_ALLOC, CTX_WS_FREE,
        CTX_SET_ERROR, CTX_USER };
-
-/* ---- dtypes and constants ----------------------------------------------- */
-
-bool rt_jit_is_float(rt_dtype_t d) { return d.code == kDLFloat || d.code == kDLBfloat; }
-bool rt_jit_is_signed(rt_dtype_t d) { return d.code == kDLInt; }
-bool rt_jit_is_bool(rt_dtype_t d) { return d.code == kDLBool; }
-
-LLVMTypeRef rt_jit_type(rt_jit_lower_t *L, rt_dtype_t d) {
-  if (rt_jit_is_float(d)) return d.bits == 64 ? L->f64 : L->f32;
-  return LLVMIntTypeInContext(L->c, d.bits);
-}
-
-/* How elements are held in memory. */
-static LLVMTypeRef storage_type(rt_jit_lower_t *L, rt_dtype_t d) {
-  if (d.code == kDLFloat && d.bits == 16) return L->f16;
-  if (d.code == kDLBfloat) return L->i16;
-  return rt_jit_type(L, d);
-}
-
-LLVMValueRef rt_jit_i64(rt_jit_lower_t *L, int64_t v) {
-  return LLVMConstInt(L->i64, (unsigned long long)v, 1);
-}
-LLVMValueRef rt_jit_i32(rt_jit_lower_t *L, int32_t v) {
-  return LLVMConstInt(L->i32, (unsigned long long)(int64_t)v, 1);
-}
-
-LLVMValueRef rt_jit_const_f(rt_jit_lower_t *L, rt_dtype_t d, double v) {
-  if (rt_jit_is_float(d)) return LLVMConstReal(rt_jit_type(L, d), v);
-  return rt_jit_const_i(L, d, (int64_t)v);
-}
-
-LLVMValueRef rt_jit_const_i(rt_jit_lower_t *L, rt_dtype_t d, int64_t v) {
-  if (rt_jit_is_float(d)) return LLVMConstReal(rt_jit_type(L, d), (double)v);
-  if (rt_jit_is_bool(d)) v = v != 0;
-  return LLVMConstInt(rt_jit_type(L, d), (unsigned long long)v, 1);
-}
-
-LLVMValueRef rt_jit_const_lowest(rt_jit_lower_t *L, rt_dtype_t d) {
-  if (rt_jit_is_float(d)) return LLVMConstReal(rt_jit_type(L, d), -__builtin_inf());
-  if (!rt_jit_is_signed(d)) return rt_jit_const_i(L, d, 0);
-  return LLVMConstInt(rt_jit_type(L, d), UINT64_C(1) << (d.bits - 1), 0);
-}
-
-LLVMValueRef rt_jit_const_highest(rt_jit_lower_t *L, rt_dtype_t d) {
-  if (rt_jit_is_float(d)) return LLVMConstReal(rt_jit_type(L, d), __builtin_inf());
-  if (rt_jit_is_bool(d)) return rt_jit_const_i(L, d, 1);
-  uint64_t all = d.bits == 64 ? UINT64_MAX : (UINT64_C(1) << d.bits) - 1;
-  if (rt_jit_is_signed(d)) all >>= 1;
-  return LLVMConstInt(rt_jit_type(L, d), all, 0);
-}
-
-bool rt_jit_scalar_constant(const rt_ir_expr_t *e, double *out) {
-  if (e->kind != RT_IR_CONSTANT || e->constant.value->numel != 1) return false;
-  *out = rt_tensor_get_f64(e->constant.value, 0);
-  return true;
-}
-
-/* The value of element 0 of raw memory p holding dtype d, as a constant. */
-static LLVMValueRef const_from_bytes(rt_jit_lower_t *L, rt_dtype_t d, const void *p) {
-  if (d.code == kDLFloat && d.bits == 16) {
-    uint16_t h;
-    memcpy(&h, p, 2);
-    return LLVMConstReal(L->f32, rt_f16_to_f32(h));
-  }
-  if (d.code == kDLBfloat) {
-    uint16_t h;
-    memcpy(&h, p, 2);
-    return LLVMConstReal(L->f32, rt_bf16_to_f32(h));
-  }
-  if (d.code == kDLFloat && d.bits == 32) {
-    float f;
-    memcpy(&f, p, 4);
-    return LLVMConstReal(L->f32, f);
-  }
-  if (d.code == kDLFloat) {
-    double f;
-    memcpy(&f, p, 8);
-    return LLVMConstReal(L->f64, f);
-  }
-  uint64_t u = 0;
-  memcpy(&u, p, d.bits / 8); /* little-endian: the low bytes */
-  if (rt_jit_is_bool(d)) u = u != 0;
-  return LLVMConstInt(rt_jit_type(L, d), u, 0);
-}
-
-/* ---- conversions -------------------------------------------------------- */
-
-static LLVMValueRef sat_intrinsic(rt_jit_lower_t *L, LLVMValueRef v, bool is_signed,
-                                  LLVMTypeRef to) {
-  const char *name = is_signed ? "llvm.fptosi.sat" : "llvm.fptoui.sat";
-  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-  LLVMTypeRef tys[2] = {to, LLVMTypeOf(v)};
-  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(L->m, id, tys, 2);
-  LLVMTypeRef fty = LLVMIntrinsicGetType(L->c, id, tys, 2);
-  return LLVMBuildCall2(L->b, fty, fn, &v, 1, "");
-}
-
-LLVMValueRef rt_jit_truthy(rt_jit_lower_t *L, LLVMValueRef v, rt_dtype_t d) {
-  if (rt_jit_is_float(d)) {
-    return LLVMBuildFCmp(L->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
-  }
-  return LLVMBuildICmp(L->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
-}
-
-LLVMValueRef rt_jit_from_bool(rt_jit_lower_t *L, LLVMValueRef b, rt_dtype_t d) {
-  if (rt_jit_is_float(d)) return LLVMBuildUIToFP(L->b, b, rt_jit_type(L, d), "");
-  return LLVMBuildZExt(L->b, b, rt_jit_type(L, d), "");
-}
-
-LLVMValueRef rt_jit_convert(rt_jit_lower_t *L, LLVMValueRef v, rt_dtype_t from,
-                            rt_dtype_t to) {
-  LLVMTypeRef tt = rt_jit_type(L, to);
-  LLVMValueRef r;
-  if (rt_jit_is_bool(to)) {
-    r = rt_jit_from_bool(L, rt_jit_truthy(L, v, from), to);
-  } else if (rt_jit_is_float(from) && rt_jit_is_float(to)) {
-    unsigned fw = from.bits == 64 ? 64 : 32, tw = to.bits == 64 ? 64 : 32;
-    r = fw == tw ? v : fw < tw ? LLVMBuildFPExt(L->b, v, tt, "")
-                               : LLVMBuildFPTrunc(L->b, v, tt, "");
-  } else if (rt_jit_is_float(from)) {
-    r = sat_intrinsic(L, v, rt_jit_is_signed(to), tt);
-  } else if (rt_jit_is_float(to)) {
-    r = rt_jit_is_signed(from) ? LLVMBuildSIToFP(L->b, v, tt, "")
-                               : LLVMBuildUIToFP(L->b, v, tt, "");
-  } else {
-    unsigned fw = from.bits, tw = to.bits;
-    if (fw == tw) {
-      r = v;
-    } else if (fw > tw) {
-      r = LLVMBuildTrunc(L->b, v, tt, "");
-    } else {
-      r = rt_jit_is_signed(from) ? LLVMBuildSExt(L->b, v, tt, "")
-                                 : LLVMBuildZExt(L->b, v, tt, "");
-    }
-  }
-  return rt_jit_normalize(L, r, to);
-}
-
-/* bfloat16 <-> float by bits: round to nearest even, NaN kept quiet. */
-static LLVMValueRef bf16_bits(rt_jit_lower_t *L, LLVMValueRef f) {
-  LLVMBuilderRef b = L->b;
-  LLVMValueRef u = LLVMBuildBitCast(b, f, L->i32, "");
-  LLVMValueRef lsb = LLVMBuildAnd(b, LLVMBuildLShr(b, u, LLVMConstInt(L->i32, 16, 0), ""),
-                                  LLVMConstInt(L->i32, 1, 0), "");
-  LLVMValueRef rounded = LLVMBuildAdd(b, u, LLVMBuildAdd(b, lsb, LLVMConstInt(L->i32, 0x7fff, 0), ""), "");
-  LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, f, f, "");
-  LLVMValueRef quiet = LLVMBuildOr(b, u, LLVMConstInt(L->i32, 0x00400000, 0), "");
-  LLVMValueRef sel = LLVMBuildSelect(b, nan, quiet, rounded, "");
-  return LLVMBuildTrunc(b, LLVMBuildLShr(b, sel, LLVMConstInt(L->i32, 16, 0), ""), L->i16, "");
-}
-
-static LLVMValueRef bf16_float(rt_jit_lower_t *L, LLVMValueRef bits) {
-  LLVMValueRef w = LLVMBuildShl(L->b, LLVMBuildZExt(L->b, bits, L->i32, ""),
-                                LLVMConstInt(L->i32, 16, 0), "");
-  return LLVMBuildBitCast(L->b, w, L->f32, "");
-}
-
-LLVMValueRef rt_jit_normalize(rt_jit_lower_t *L, LLVMValueRef v, rt_dtype_t d) {
-  if (rt_jit_is_bool(d)) {
-    return LLVMBuildZExt(L->b, LLVMBuildICmp(L->b, LLVMIntNE, v, LLVMConstNull(L->i8), ""),
-                         L->i8, "");
-  }
-  if (d.code == kDLFloat && d.bits == 16) {
-    return LLVMBuildFPExt(L->b, LLVMBuildFPTrunc(L->b, v, L->f16, ""), L->f32, "");
-  }
-  if (d.code == kDLBfloat) return bf16_float(L, bf16_bits(L, v));
-  return v;
-}
-
-static LLVMValueRef to_storage(rt_jit_lower_t *L, LLVMValueRef v, rt_dtype_t d) {
-  if (d.code == kDLFloat && d.bits == 16) return LLVMBuildFPTrunc(L->b, v, L->f16, "");
-  if (d.code == kDLBfloat) return bf16_bits(L, v);
-  return v;
-}
-
-static LLVMValueRef from_storage(rt_jit_lower_t *L, LLVMValueRef v, rt_dtype_t d) {
-  if (d.code == kDLFloat && d.bits == 16) return LLVMBuildFPExt(L->b, v, L->f32, "");
-  if (d.code == kDLBfloat) return bf16_float(L, v);
-  if (rt_jit_is_bool(d)) return rt_jit_normalize(L, v, d);
-  return v;
-}
-
-/* ---- math calls --------------------------------------------------------- */
-
-LLVMValueRef rt_jit_intrinsic(rt_jit_lower_t *L, const char *name, LLVMValueRef a,
-                              LLVMValueRef b, LLVMValueRef c) {
-  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-  LLVMTypeRef ty = LLVMTypeOf(a);
-  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(L->m, id, &ty, 1);
-  LLVMTypeRef fty = LLVMIntrinsicGetType(L->c, id, &ty, 1);
-  LLVMValueRef args[3] = {a, b, c};
-  unsigned n = c ? 3 : b ? 2 : 1;
-  return LLVMBuildCall2(L->b, fty, fn, args, n, "");
-}
-
-LLVMValueRef rt_jit_libm(rt_jit_lower_t *L, const char *name, LLVMValueRef a,
-                         LLVMValueRef b) {
-  LLVMTypeRef ty = LLVMTypeOf(a);
-  char full[32];
-  snprintf(full, sizeof full, "%s%s", name, ty == L->f32 ? "f" : "");
-  LLVMTypeRef params[2] = {ty, ty};
-  LLVMTypeRef fty = LLVMFunctionType(ty, params, b ? 2 : 1, 0);
-  LLVMValueRef fn = LLVMGetNamedFunction(L->m, full);
-  if (!fn) {
-    fn = LLVMAddFunction(L->m, full, fty);
-    /* libm math is pure for our purposes (errno is never read). */
-    unsigned k = LLVMGetEnumAttributeKindForName("nounwind", 8);
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                            LLVMCreateEnumAttribute(L->c, k, 0));
-  }
-  LLVMValueRef args[2] = {a, b};
-  return LLVMBuildCall2(L->b, fty, fn, args, b ? 2 : 1, "");
-}
-
-LLVMValueRef rt_jit_fast(LLVMValueRef inst) {
-  if (LLVMIsAInstruction(inst) && LLVMCanValueUseFastMathFlags(inst)) {
-    LLVMSetFastMathFlags(inst, LLVMFastMathAllowReassoc | LLVMFastMathAllowContract);
-  }
-  return inst;
-}
-
-/* ---- index helpers ------------------------------------------------------ */
-
-LLVMValueRef rt_jit_min(rt_jit_lower_t *L, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, a, b, ""), a, b, "");
-}
-LLVMValueRef rt_jit_max(rt_jit_lower_t *L, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSGT, a, b, ""), a, b, "");
-}
-
-LLVMValueRef rt_jit_linear(rt_jit_lower_t *L, int32_t rank, const LLVMValueRef *idx,
-                           const LLVMValueRef *dims) {
-  if (rank == 0) return rt_jit_i64(L, 0);
-  LLVMValueRef r = idx[0];
-  for (int32_t k = 1; k < rank; ++k) {
-    r = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, r, dims[k], ""), idx[k], "");
-  }
-  return r;
-}
-
-void rt_jit_unravel(rt_jit_lower_t *L, LLVMValueRef flat, int32_t rank,
-                    const LLVMValueRef *dims, LLVMValueRef *out_idx) {
-  for (int32_t k = rank - 1; k > 0; --k) {
-    /* Indices are non-negative: unsigned division is exact and cheaper. */
-    out_idx[k] = LLVMBuildURem(L->b, flat, dims[k], "");
-    flat = LLVMBuildUDiv(L->b, flat, dims[k], "");
-  }
-  if (rank > 0) out_idx[0] = flat;
-}
-
-LLVMValueRef rt_jit_numel(rt_jit_lower_t *L, int32_t rank, const LLVMValueRef *dims) {
-  LLVMValueRef r = rt_jit_i64(L, 1);
-  for (int32_t k = 0; k < rank; ++k) r = LLVMBuildMul(L->b, r, dims[k], "");
-  return r;
-}
-
-/* ---- loops and ifs ------------------------------------------------------ */
-
-void rt_jit_loop_begin(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi,
-                       int32_t ncarry, const LLVMValueRef *init,
-                       rt_jit_loop_t *out_loop) {
-  LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
-  out_loop->head = LLVMAppendBasicBlockInContext(L->c, L->fn, "loop");
-  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->c, L->fn, "body");
-  out_loop->exit = LLVMAppendBasicBlockInContext(L->c, L->fn, "done");
-  LLVMBuildBr(L->b, out_loop->head);
-  LLVMPositionBuilderAtEnd(L->b, out_loop->head);
-  out_loop->iv = LLVMBuildPhi(L->b, L->i64, "i");
-  LLVMAddIncoming(out_loop->iv, &lo, &pre, 1);
-  out_loop->ncarry = ncarry;
-  for (int32_t k = 0; k < ncarry; ++k) {
-    out_loop->carry[k] = LLVMBuildPhi(L->b, LLVMTypeOf(init[k]), "acc");
-    LLVMValueRef v = init[k];
-    LLVMAddIncoming(out_loop->carry[k], &v, &pre, 1);
-  }
-  LLVMValueRef cond = LLVMBuildICmp(L->b, LLVMIntSLT, out_loop->iv, hi, "");
-  LLVMBuildCondBr(L->b, cond, body, out_loop->exit);
-  LLVMPositionBuilderAtEnd(L->b, body);
-  out_loop->memo_mark = L->num_memo;
-}
-
-void rt_jit_loop_end(rt_jit_lower_t *L, rt_jit_loop_t *loop, const LLVMValueRef *next) {
-  LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
-  LLVMValueRef inc = LLVMBuildAdd(L->b, loop->iv, rt_jit_i64(L, 1), "");
-  LLVMBuildBr(L->b, loop->head);
-  LLVMAddIncoming(loop->iv, &inc, &latch, 1);
-  for (int32_t k = 0; k < loop->ncarry; ++k) {
-    LLVMValueRef v = next[k];
-    LLVMAddIncoming(loop->carry[k], &v, &latch, 1);
-  }
-  LLVMPositionBuilderAtEnd(L->b, loop->exit);
-  L->num_memo = loop->memo_mark;
-}
-
-void rt_jit_if_begin(rt_jit_lower_t *L, LLVMValueRef cond, rt_jit_if_t *out_if) {
-  LLVMBasicBlockRef then_bb = LLVMAppendBasicBlockInContext(L->c, L->fn, "then");
-  out_if->else_bb = LLVMAppendBasicBlockInContext(L->c, L->fn, "else");
-  out_if->join = LLVMAppendBasicBlockInContext(L->c, L->fn, "join");
-  LLVMBuildCondBr(L->b, cond, then_bb, out_if->else_bb);
-  LLVMPositionBuilderAtEnd(L->b, then_bb);
-  out_if->memo_mark = L->num_memo;
-}
-
-void rt_jit_if_else(rt_jit_lower_t *L, rt_jit_if_t *s, LLVMValueRef then_value) {
-  s->then_value = then_value;
-  s->then_end = LLVMGetInsertBlock(L->b);
-  LLVMBuildBr(L->b, s->join);
-  LLVMPositionBuilderAtEnd(L->b, s->else_bb);
-  L->num_memo = s->memo_mark;
-}
-
-LLVMValueRef rt_jit_if_end(rt_jit_lower_t *L, rt_jit_if_t *s, LLVMValueRef else_value) {
-  s->else_end = LLVMGetInsertBlock(L->b);
-  LLVMBuildBr(L->b, s->join);
-  LLVMPositionBuilderAtEnd(L->b, s->join);
-  L->num_memo = s->memo_mark;
-  if (!s->then_value) return NULL;
-  LLVMValueRef phi = LLVMBuildPhi(L->b, LLVMTypeOf(s->then_value), "");
-  LLVMValueRef vals[2] = {s->then_value, else_value};
-  LLVMBasicBlockRef bbs[2] = {s->then_end, s->else_end};
-  LLVMAddIncoming(phi, vals, bbs, 2);
-  return phi;
-}
 
 /* ---- errors ------------------------------------------------------------- */
 
@@ -691,12 +369,12 @@ static rt_status_t shape_phase(rt_jit_lower_t *L, const rt_ir_expr_t *e) {
 /* ---- elements ----------------------------------------------------------- */
 
 static LLVMValueRef load_elem(rt_jit_lower_t *L, rt_jit_node_t *n, const LLVMValueRef *idx) {
-  LLVMTypeRef st = storage_type(L, n->dtype);
+  LLVMTypeRef st = rt_jit_storage_type(L, n->dtype);
   LLVMValueRef lin = rt_jit_linear(L, n->rank, idx, n->dims);
   LLVMValueRef p = LLVMBuildGEP2(L->b, st, n->data, &lin, 1, "");
   LLVMValueRef v = LLVMBuildLoad2(L->b, st, p, "");
   LLVMSetAlignment(v, (unsigned)rt_dtype_size(n->dtype));
-  return from_storage(L, v, n->dtype);
+  return rt_jit_from_storage(L, v, n->dtype);
 }
 
 static rt_status_t elem_uncached(rt_jit_lower_t *L, const rt_ir_expr_t *e,
@@ -708,7 +386,7 @@ static rt_status_t elem_uncached(rt_jit_lower_t *L, const rt_ir_expr_t *e,
       return RT_OK;
     case RT_IR_CONSTANT:
       if (!n->data) {
-        *out = const_from_bytes(L, n->dtype, rt_tensor_data(e->constant.value));
+        *out = rt_jit_const_from_bytes(L, n->dtype, rt_tensor_data(e->constant.value));
       } else {
         *out = load_elem(L, n, idx);
       }
@@ -875,7 +553,7 @@ static rt_status_t emit_output(rt_jit_lower_t *L, const out_t *out, LLVMValueRef
   LLVMValueRef dims[RT_TENSOR_MAX_RANK];
   memcpy(dims, n->dims, sizeof dims);
   const rt_dtype_t dt = n->dtype;
-  LLVMTypeRef st = storage_type(L, dt);
+  LLVMTypeRef st = rt_jit_storage_type(L, dt);
   LLVMValueRef idx[RT_TENSOR_MAX_RANK];
   if (out->field < 0) {
     /* Anchors with static float32 shapes: a kernel template (jit/templates/). */
@@ -888,7 +566,7 @@ static rt_status_t emit_output(rt_jit_lower_t *L, const out_t *out, LLVMValueRef
     rt_jit_if_begin(L, LLVMBuildICmp(L->b, LLVMIntEQ, task, rt_jit_i32(L, 0), ""), &s);
     LLVMValueRef v;
     RT_RETURN_IF_ERROR(out_elem(L, out, idx, &v));
-    LLVMValueRef stv = LLVMBuildStore(L->b, to_storage(L, v, dt), data);
+    LLVMValueRef stv = LLVMBuildStore(L->b, rt_jit_to_storage(L, v, dt), data);
     LLVMSetAlignment(stv, (unsigned)rt_dtype_size(dt));
     rt_jit_if_else(L, &s, NULL);
     (void)rt_jit_if_end(L, &s, NULL);
@@ -911,7 +589,7 @@ static rt_status_t emit_output(rt_jit_lower_t *L, const out_t *out, LLVMValueRef
   RT_RETURN_IF_ERROR(out_elem(L, out, idx, &v));
   LLVMValueRef at = LLVMBuildAdd(L->b, base, inner.iv, "");
   LLVMValueRef p = LLVMBuildGEP2(L->b, st, data, &at, 1, "");
-  LLVMValueRef stv = LLVMBuildStore(L->b, to_storage(L, v, dt), p);
+  LLVMValueRef stv = LLVMBuildStore(L->b, rt_jit_to_storage(L, v, dt), p);
   LLVMSetAlignment(stv, (unsigned)rt_dtype_size(dt));
   rt_jit_loop_end(L, &inner, NULL);
   rt_jit_loop_end(L, &outer, NULL);
@@ -1152,7 +830,7 @@ static void lower_entry(rt_jit_lower_t *L, LLVMValueRef entry_fn, LLVMValueRef t
   LLVMBuildRet(L->b, LLVMBuildCall2(L->b, task_ty, task_fn, targs, 3, ""));
 }
 
-static rt_status_t lower_function(LLVMModuleRef m, const rt_jit_target_t *target,
+rt_status_t rt_jit_lower_plain(LLVMModuleRef m, const rt_jit_target_t *target,
                                   const rt_ir_expr_t *fn, const char *symbol, int32_t *out_nin,
                                   int32_t *out_nout) {
   rt_jit_lower_t L0 = {0}, *L = &L0;
@@ -1227,252 +905,5 @@ static rt_status_t lower_function(LLVMModuleRef m, const rt_jit_target_t *target
   rt_mem_free(L->nodes);
   rt_mem_free(L->memo);
   LLVMDisposeBuilder(L->b);
-  return status;
-}
-
-/* ---- custom ops and strategies (rt/op.h, jit/custom.h) -------------------- */
-
-/* A kernel that calls `kernel` (a native kernel of a custom op, or a
- * strategy's) on the op's arguments: symbol(args, nargs, ctx) =
- * kernel(args, nargs, ctx) when the call's arguments are the function's
- * params in order, else kernel(a, nin + 1, ctx) with `a` the descriptors
- * of the call's arguments (params reordered or repeated) and the output.
- * The address is a constant: such kernels belong to this process (the
- * backends keep them out of the disk cache and exports). */
-static rt_status_t lower_kernel_call(LLVMModuleRef m, const rt_ir_expr_t *fn,
-                                     const char *symbol, rt_kernel_fn kernel,
-                                     int32_t *out_nin, int32_t *out_nout) {
-  const rt_ir_expr_t *call = fn->fn.body;
-  const int32_t nparams = fn->fn.nparams, nargs = call->call.nargs;
-  LLVMContextRef c = LLVMGetModuleContext(m);
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
-  LLVMTypeRef i8 = LLVMInt8TypeInContext(c);
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(c);
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
-  LLVMTypeRef params[3] = {ptr, i32, ptr};
-  LLVMTypeRef ty = LLVMFunctionType(i32, params, 3, 0);
-  LLVMValueRef f = LLVMAddFunction(m, symbol, ty);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, "entry"));
-  uint64_t address = 0;
-  _Static_assert(sizeof kernel <= sizeof address, "a function pointer fits 64 bits");
-  memcpy(&address, &kernel, sizeof kernel);
-  LLVMValueRef callee = LLVMConstIntToPtr(LLVMConstInt(i64, address, 0), ptr);
-  bool in_order = nargs == nparams;
-  for (int32_t i = 0; in_order && i < nargs; ++i) in_order = call->call.args[i] == fn->fn.params[i];
-  LLVMValueRef args[3] = {LLVMGetParam(f, 0), LLVMGetParam(f, 1), LLVMGetParam(f, 2)};
-  if (!in_order) {
-    const unsigned size = (unsigned)sizeof(rt_kernel_arg);
-    LLVMValueRef local = LLVMBuildArrayAlloca(b, i8, LLVMConstInt(i64, (uint64_t)size * (uint64_t)(nargs + 1), 0),
-                                              "args");
-    LLVMSetAlignment(local, 8);
-    for (int32_t i = 0; i <= nargs; ++i) {
-      int32_t from = nparams; /* the output follows the params */
-      for (int32_t p = 0; i < nargs && p < nparams; ++p) {
-        if (call->call.args[i] == fn->fn.params[p]) {
-          from = p;
-          break;
-        }
-      }
-      LLVMValueRef src_off = LLVMConstInt(i64, (uint64_t)from * size, 0);
-      LLVMValueRef dst_off = LLVMConstInt(i64, (uint64_t)i * size, 0);
-      LLVMValueRef src = LLVMBuildGEP2(b, i8, args[0], &src_off, 1, "");
-      LLVMValueRef dst = LLVMBuildGEP2(b, i8, local, &dst_off, 1, "");
-      LLVMBuildMemCpy(b, dst, 8, src, 8, LLVMConstInt(i64, size, 0));
-    }
-    args[0] = local;
-    args[1] = LLVMConstInt(i32, (uint64_t)(nargs + 1), 0);
-  }
-  LLVMValueRef r = LLVMBuildCall2(b, ty, callee, args, 3, "custom_kernel");
-  LLVMBuildRet(b, r);
-  LLVMDisposeBuilder(b);
-  *out_nin = nparams;
-  *out_nout = 1;
-  return RT_OK;
-}
-
-/* Byte offsets in rt_kernel_arg and rt_kernel_ctx (kernel_abi.h, LP64). */
-enum {
-  KARG_SIZE = 40, KARG_DATA = 0, KARG_SHAPE = 8, KARG_STRIDES = 16, KARG_RANK = 24, KARG_CODE = 28,
-  KARG_BITS = 29, KARG_LANES = 30, KARG_RESERVED = 32,
-  KCTX_WORKSPACE_ALLOC = 16, KCTX_WORKSPACE_FREE = 24, KCTX_SET_ERROR = 32,
-};
-_Static_assert(sizeof(rt_kernel_arg) == KARG_SIZE, "rt_kernel_arg layout");
-_Static_assert(offsetof(rt_kernel_arg, dtype) == KARG_CODE, "rt_kernel_arg layout");
-_Static_assert(offsetof(rt_kernel_ctx, workspace_alloc) == KCTX_WORKSPACE_ALLOC, "ctx layout");
-_Static_assert(offsetof(rt_kernel_ctx, workspace_free) == KCTX_WORKSPACE_FREE, "ctx layout");
-_Static_assert(offsetof(rt_kernel_ctx, set_error) == KCTX_SET_ERROR, "ctx layout");
-
-static LLVMValueRef byte_gep(LLVMBuilderRef b, LLVMTypeRef i8, LLVMTypeRef i64, LLVMValueRef base,
-                             uint64_t offset) {
-  LLVMValueRef off = LLVMConstInt(i64, offset, 0);
-  return LLVMBuildGEP2(b, i8, base, &off, 1, "");
-}
-
-/* A group whose anchor a strategy claims: the entry runs the strategy's
- * kernel on the anchor's arguments into a workspace buffer, then the rest
- * of the group (`symbol`.tail, lowered as usual, with the anchor's value as
- * an extra input after the params) into the outputs. */
-static rt_status_t lower_split(LLVMModuleRef m, const rt_jit_target_t *target,
-                               const rt_ir_expr_t *fn, const rt_ir_expr_t *anchor, const char *symbol, rt_kernel_fn kernel, int32_t *out_nin,
-                               int32_t *out_nout) {
-  const int32_t nparams = fn->fn.nparams, nanchor = anchor->call.nargs;
-  rt_dtype_t dt;
-  int32_t rank = 0;
-  const int64_t *shape = NULL;
-  RT_RETURN_IF_ERROR(rt_jit_tensor_type(anchor, &dt, &rank, &shape));
-  uint64_t nbytes = rt_dtype_size(dt);
-  for (int32_t d = 0; d < rank; ++d) nbytes *= (uint64_t)shape[d];
-  rt_module_t *split = NULL, *scratch = NULL;
-  const rt_ir_expr_t *tail = NULL, *expanded = NULL;
-  char tail_symbol[200];
-  snprintf(tail_symbol, sizeof tail_symbol, "%s.tail", symbol);
-  int32_t tnin = 0, tnout = 0;
-  rt_status_t st = rt_ir_custom_split(fn, anchor, &split, &tail);
-  if (!st) st = rt_ir_custom_expand(tail, &scratch, &expanded);
-  if (!st) st = lower_function(m, target, expanded, tail_symbol, &tnin, &tnout);
-  rt_module_release(scratch);
-  rt_module_release(split);
-  RT_RETURN_IF_ERROR(st);
-  if (tnin != nparams + 1) {
-    return RT_STATUS(UNIMPLEMENTED, "%s: a strategy inside a group with tuple params", symbol);
-  }
-  LLVMContextRef c = LLVMGetModuleContext(m);
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
-  LLVMTypeRef i8 = LLVMInt8TypeInContext(c), i16 = LLVMInt16TypeInContext(c);
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(c), i64 = LLVMInt64TypeInContext(c);
-  LLVMTypeRef void_t = LLVMVoidTypeInContext(c);
-  LLVMTypeRef kparams[3] = {ptr, i32, ptr};
-  LLVMTypeRef kty = LLVMFunctionType(i32, kparams, 3, 0);
-  LLVMValueRef tail_fn = LLVMGetNamedFunction(m, tail_symbol);
-  LLVMSetLinkage(tail_fn, LLVMInternalLinkage);
-  LLVMValueRef f = LLVMAddFunction(m, symbol, kty);
-  LLVMValueRef args = LLVMGetParam(f, 0), ctx = LLVMGetParam(f, 2);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, f, "entry");
-  LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(c, f, "no_workspace");
-  LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c, f, "run");
-  LLVMBasicBlockRef run_tail = LLVMAppendBasicBlockInContext(c, f, "tail");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, f, "done");
-  LLVMPositionBuilderAtEnd(b, entry);
-  /* Locals first, in the entry block. */
-  LLVMValueRef kargs = LLVMBuildArrayAlloca(b, i8, LLVMConstInt(i64, (uint64_t)KARG_SIZE * (uint64_t)(nanchor + 1), 0), "kargs");
-  LLVMSetAlignment(kargs, 8);
-  LLVMValueRef targs = LLVMBuildArrayAlloca(b, i8, LLVMConstInt(i64, (uint64_t)KARG_SIZE * (uint64_t)(nparams + 1 + tnout), 0), "targs");
-  LLVMSetAlignment(targs, 8);
-  /* ws = ctx->workspace_alloc ? ctx->workspace_alloc(ctx, nbytes) : NULL */
-  LLVMValueRef alloc_fn = LLVMBuildLoad2(b, ptr, byte_gep(b, i8, i64, ctx, KCTX_WORKSPACE_ALLOC), "");
-  LLVMTypeRef aparams[2] = {ptr, i64};
-  LLVMTypeRef aty = LLVMFunctionType(ptr, aparams, 2, 0);
-  LLVMBasicBlockRef do_alloc = LLVMAppendBasicBlockInContext(c, f, "alloc");
-  LLVMBuildCondBr(b, LLVMBuildIsNull(b, alloc_fn, ""), fail, do_alloc);
-  LLVMPositionBuilderAtEnd(b, do_alloc);
-  LLVMValueRef aargs[2] = {ctx, LLVMConstInt(i64, nbytes ? nbytes : 1, 0)};
-  LLVMValueRef ws = LLVMBuildCall2(b, aty, alloc_fn, aargs, 2, "ws");
-  LLVMBuildCondBr(b, LLVMBuildIsNull(b, ws, ""), fail, run);
-  /* fail: set_error(ctx, message); return 1 */
-  LLVMPositionBuilderAtEnd(b, fail);
-  char message[256];
-  snprintf(message, sizeof message, "%s: no workspace memory for the output of %s (%llu bytes)",
-           symbol, anchor->call.callee->op.op->name, (unsigned long long)nbytes);
-  LLVMValueRef msg = LLVMBuildGlobalStringPtr(b, message, "");
-  LLVMValueRef set_error = LLVMBuildLoad2(b, ptr, byte_gep(b, i8, i64, ctx, KCTX_SET_ERROR), "");
-  LLVMTypeRef eparams[2] = {ptr, ptr};
-  LLVMTypeRef ety = LLVMFunctionType(void_t, eparams, 2, 0);
-  LLVMValueRef eargs[2] = {ctx, msg};
-  LLVMBuildCall2(b, ety, set_error, eargs, 2, "");
-  LLVMBuildRet(b, LLVMConstInt(i32, 1, 0));
-  /* run: the strategy's kernel on the anchor's arguments, into ws. */
-  LLVMPositionBuilderAtEnd(b, run);
-  for (int32_t i = 0; i < nanchor; ++i) {
-    int32_t from = 0;
-    for (int32_t p = 0; p < nparams; ++p) {
-      if (anchor->call.args[i] == fn->fn.params[p]) from = p;
-    }
-    LLVMBuildMemCpy(b, byte_gep(b, i8, i64, kargs, (uint64_t)i * KARG_SIZE), 8,
-                    byte_gep(b, i8, i64, args, (uint64_t)from * KARG_SIZE), 8,
-                    LLVMConstInt(i64, KARG_SIZE, 0));
-  }
-  LLVMValueRef shape_ptr = LLVMConstNull(ptr);
-  if (rank > 0) {
-    LLVMValueRef dims[RT_TENSOR_MAX_RANK];
-    for (int32_t d = 0; d < rank; ++d) dims[d] = LLVMConstInt(i64, (uint64_t)shape[d], 0);
-    LLVMTypeRef aty2 = LLVMArrayType2(i64, (uint64_t)rank);
-    LLVMValueRef g = LLVMAddGlobal(m, aty2, "");
-    LLVMSetInitializer(g, LLVMConstArray2(i64, dims, (uint64_t)rank));
-    LLVMSetGlobalConstant(g, 1);
-    LLVMSetLinkage(g, LLVMPrivateLinkage);
-    shape_ptr = g;
-  }
-  LLVMValueRef o = byte_gep(b, i8, i64, kargs, (uint64_t)nanchor * KARG_SIZE);
-  LLVMBuildStore(b, ws, byte_gep(b, i8, i64, o, KARG_DATA));
-  LLVMBuildStore(b, shape_ptr, byte_gep(b, i8, i64, o, KARG_SHAPE));
-  LLVMBuildStore(b, LLVMConstNull(ptr), byte_gep(b, i8, i64, o, KARG_STRIDES));
-  LLVMBuildStore(b, LLVMConstInt(i32, (uint64_t)rank, 0), byte_gep(b, i8, i64, o, KARG_RANK));
-  LLVMBuildStore(b, LLVMConstInt(i8, dt.code, 0), byte_gep(b, i8, i64, o, KARG_CODE));
-  LLVMBuildStore(b, LLVMConstInt(i8, dt.bits, 0), byte_gep(b, i8, i64, o, KARG_BITS));
-  LLVMBuildStore(b, LLVMConstInt(i16, dt.lanes, 0), byte_gep(b, i8, i64, o, KARG_LANES));
-  LLVMBuildStore(b, LLVMConstInt(i64, 0, 0), byte_gep(b, i8, i64, o, KARG_RESERVED));
-  uint64_t address = 0;
-  memcpy(&address, &kernel, sizeof kernel);
-  LLVMValueRef callee = LLVMConstIntToPtr(LLVMConstInt(i64, address, 0), ptr);
-  LLVMValueRef kcall[3] = {kargs, LLVMConstInt(i32, (uint64_t)(nanchor + 1), 0), ctx};
-  LLVMValueRef r = LLVMBuildCall2(b, kty, callee, kcall, 3, "strategy_kernel");
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, r, LLVMConstInt(i32, 0, 0), ""), run_tail, done);
-  /* tail: the rest of the group on (params..., anchor, outputs...). */
-  LLVMPositionBuilderAtEnd(b, run_tail);
-  if (nparams > 0) {
-    LLVMBuildMemCpy(b, targs, 8, args, 8, LLVMConstInt(i64, (uint64_t)nparams * KARG_SIZE, 0));
-  }
-  LLVMBuildMemCpy(b, byte_gep(b, i8, i64, targs, (uint64_t)nparams * KARG_SIZE), 8, o, 8,
-                  LLVMConstInt(i64, KARG_SIZE, 0));
-  LLVMBuildMemCpy(b, byte_gep(b, i8, i64, targs, (uint64_t)(nparams + 1) * KARG_SIZE), 8,
-                  byte_gep(b, i8, i64, args, (uint64_t)nparams * KARG_SIZE), 8,
-                  LLVMConstInt(i64, (uint64_t)tnout * KARG_SIZE, 0));
-  LLVMValueRef tcall[3] = {targs, LLVMConstInt(i32, (uint64_t)(nparams + 1 + tnout), 0), ctx};
-  LLVMValueRef r2 = LLVMBuildCall2(b, kty, tail_fn, tcall, 3, "tail");
-  LLVMBuildBr(b, done);
-  /* done: free ws, return the first failure. */
-  LLVMPositionBuilderAtEnd(b, done);
-  LLVMValueRef result = LLVMBuildPhi(b, i32, "result");
-  LLVMValueRef in_values[2] = {r, r2};
-  LLVMBasicBlockRef in_blocks[2] = {run, run_tail};
-  LLVMAddIncoming(result, in_values, in_blocks, 2);
-  LLVMValueRef free_fn = LLVMBuildLoad2(b, ptr, byte_gep(b, i8, i64, ctx, KCTX_WORKSPACE_FREE), "");
-  LLVMTypeRef fty = LLVMFunctionType(void_t, eparams, 2, 0);
-  LLVMValueRef fargs[2] = {ctx, ws};
-  LLVMBuildCall2(b, fty, free_fn, fargs, 2, "");
-  LLVMBuildRet(b, result);
-  LLVMDisposeBuilder(b);
-  *out_nin = nparams;
-  *out_nout = tnout;
-  return RT_OK;
-}
-
-rt_status_t rt_jit_lower_function(LLVMModuleRef m, const rt_jit_target_t *target,
-                                  const rt_ir_expr_t *fn, const char *symbol, int32_t *out_nin,
-                                  int32_t *out_nout) {
-  if (fn->kind != RT_IR_FUNCTION) {
-    return RT_STATUS(INVALID_ARGUMENT, "%s: not a function", symbol);
-  }
-  /* A group that is one custom opaque op, or an op a strategy claims: a
-   * call of that kernel. */
-  const char *triple = LLVMGetTarget(m);
-  rt_kernel_fn kernel = NULL;
-  char what[160];
-  RT_RETURN_IF_ERROR(rt_jit_custom_kernel_for(fn, triple && *triple ? triple : "host", &kernel,
-                                              what, sizeof what));
-  if (kernel) return lower_kernel_call(m, fn, symbol, kernel, out_nin, out_nout);
-  /* A strategy for the anchor of a fused group: its kernel, then the rest. */
-  const rt_ir_expr_t *anchor = NULL;
-  RT_RETURN_IF_ERROR(rt_jit_custom_anchor_for(fn, triple && *triple ? triple : "host", &kernel,
-                                              &anchor, what, sizeof what));
-  if (kernel) return lower_split(m, target, fn, anchor, symbol, kernel, out_nin, out_nout);
-  /* Custom elementwise ops fuse through their element expressions. */
-  rt_module_t *scratch = NULL;
-  const rt_ir_expr_t *expanded = fn;
-  RT_RETURN_IF_ERROR(rt_ir_custom_expand(fn, &scratch, &expanded));
-  rt_status_t status = lower_function(m, target, expanded, symbol, out_nin, out_nout);
-  rt_module_release(scratch);
   return status;
 }

@@ -66,7 +66,7 @@ typedef struct rt_jit_op_lowering_t {
  * not lower). */
 const rt_jit_op_lowering_t *rt_jit_op_lowering(int32_t id);
 
-/* ---- the lowering of one function (lower.c) ------------------------------ */
+/* ---- the lowering of one function (lower_custom.c, lower.c) ----------------- */
 
 /* Lowers `fn` into module `m` as the kernel entry point `symbol` (plus
  * private helpers named `symbol`.*). *out_nin / *out_nout: the kernel's
@@ -79,6 +79,15 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_lower_function(LLVMModuleRef m,
                                                      const char *symbol,
                                                      int32_t *out_nin,
                                                      int32_t *out_nout);
+/* The same for a function of built-in ops only (lower.c);
+ * rt_jit_lower_function (lower_custom.c) calls it after dealing with
+ * custom ops. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_lower_plain(LLVMModuleRef m,
+                                                  const rt_jit_target_t *target,
+                                                  const rt_ir_expr_t *fn,
+                                                  const char *symbol,
+                                                  int32_t *out_nin,
+                                                  int32_t *out_nout);
 
 /* ---- services for op lowerings ------------------------------------------ */
 
@@ -174,6 +183,14 @@ bool rt_jit_is_float(rt_dtype_t d);
 bool rt_jit_is_signed(rt_dtype_t d);   /* signed ints */
 bool rt_jit_is_bool(rt_dtype_t d);
 LLVMTypeRef rt_jit_type(rt_jit_lower_t *L, rt_dtype_t d); /* compute type */
+/* How elements of d are held in memory (half for float16, i16 for
+ * bfloat16, else the compute type), and the conversions between a compute
+ * value and its stored form. */
+LLVMTypeRef rt_jit_storage_type(rt_jit_lower_t *L, rt_dtype_t d);
+LLVMValueRef rt_jit_to_storage(rt_jit_lower_t *L, LLVMValueRef v, rt_dtype_t d);
+LLVMValueRef rt_jit_from_storage(rt_jit_lower_t *L, LLVMValueRef v, rt_dtype_t d);
+/* The value of element 0 of raw memory p holding dtype d, as a constant. */
+LLVMValueRef rt_jit_const_from_bytes(rt_jit_lower_t *L, rt_dtype_t d, const void *p);
 /* Converts a compute value with cast semantics (saturating float->int,
  * NaN -> 0; != 0 to bool; wrapping int->int). */
 LLVMValueRef rt_jit_convert(rt_jit_lower_t *L, LLVMValueRef v, rt_dtype_t from,
