@@ -18,7 +18,8 @@
  * (debug): max abs and max rel difference, "agrees" or "DIFFERS" against
  * rtol/atol (--rtol, --atol; an element agrees when |x - ref| <= atol +
  * rtol * |ref|, numpy's allclose). A difference exits 1. The disk kernel
- * cache is off there, so each compile time is that executor's own.
+ * cache is off there, so each compile time is that executor's own. That
+ * mode is run_all.c; what the two files share is run.h.
  *
  * MODEL.so (a library from `relayrt build --emit=so`, or any ELF file) is
  * run through the artifact API (include/rt/artifact.h, what
@@ -32,36 +33,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "cli.h"
+#include "run.h"
 
-#define MAX_ITEMS 64
 
-typedef struct {
-  const char *name;
-  const char *value;
-} name_value;
 
-typedef struct {
-  const char *model;
-  const char *executor;
-  bool executor_set, opt_level_set, repeat_set, warmup_set, tolerance_set;
-  int opt_level;
-  name_value inputs[MAX_ITEMS];
-  int ninputs;
-  name_value shapes[MAX_ITEMS];
-  int nshapes;
-  name_value consts[MAX_ITEMS];
-  int nconsts;
-  const char *params;
-  const char *out_dir;
-  long repeat, warmup, threads;
-  double rtol, atol;
-  bool json;
-  bool trace;
-  bool profile;
-} run_opts;
 
-static double now_ms(void) {
+
+
+double run_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
@@ -196,18 +175,13 @@ static rt_status_t trace_step(void *user, const rt_step_event_t *ev) {
 
 /* ---- what runs: an executor, or an exported model's runtime ------------------ */
 
-typedef struct {
-  rt_executor_t *ex;          /* a model's executor, or */
-  rt_artifact_t *art;         /* an exported model (include/rt/artifact.h) */
-  rt_artifact_runtime_t *rt;  /* and its runtime */
-  const char *kind;           /* "debug", "graph", "vm" */
-} runner;
 
-static int32_t runner_num_inputs(const runner *r) {
+
+int32_t run_runner_num_inputs(const runner *r) {
   return r->ex ? rt_executor_num_inputs(r->ex) : rt_artifact_num_inputs(r->art);
 }
 
-static int32_t runner_num_outputs(const runner *r) {
+int32_t run_runner_num_outputs(const runner *r) {
   return r->ex ? rt_executor_num_outputs(r->ex) : rt_artifact_num_outputs(r->art);
 }
 
@@ -232,11 +206,11 @@ static rt_status_t runner_run(runner *r) {
 }
 
 /* Borrowed, as rt_executor_get_output / rt_artifact_runtime_output. */
-static rt_status_t runner_output(runner *r, int32_t index, rt_tensor_t **out) {
+rt_status_t run_runner_output(runner *r, int32_t index, rt_tensor_t **out) {
   return r->ex ? rt_executor_get_output(r->ex, index, out) : rt_artifact_runtime_output(r->rt, index, out);
 }
 
-static void runner_release(runner *r) {
+void run_runner_release(runner *r) {
   rt_executor_release(r->ex);
   rt_artifact_runtime_release(r->rt);
   rt_artifact_release(r->art);
@@ -296,14 +270,14 @@ static rt_status_t make_input(const run_opts *o, const runner *r, int32_t index,
   return RT_OK;
 }
 
-static void release_tensors(rt_tensor_t **ts, int32_t n) {
+void run_release_tensors(rt_tensor_t **ts, int32_t n) {
   for (int32_t i = 0; ts && i < n; ++i) rt_tensor_release(ts[i]);
   free(ts);
 }
 
 /* Checks that every --input and --shape names an input of `r`, then makes
  * one tensor per input (*out_inputs[0..num_inputs-1], owned). */
-static rt_status_t make_inputs(const run_opts *o, const runner *r, rt_tensor_t ***out_inputs) {
+rt_status_t run_make_inputs(const run_opts *o, const runner *r, rt_tensor_t ***out_inputs) {
   *out_inputs = NULL;
   for (int i = 0; i < o->ninputs; ++i) {
     int32_t idx;
@@ -313,13 +287,13 @@ static rt_status_t make_inputs(const run_opts *o, const runner *r, rt_tensor_t *
     int32_t idx;
     RT_RETURN_IF_ERROR(runner_input_index(r, o->shapes[i].name, &idx));
   }
-  int32_t n = runner_num_inputs(r);
+  int32_t n = run_runner_num_inputs(r);
   rt_tensor_t **ts = calloc((size_t)(n > 0 ? n : 1), sizeof *ts);
   if (!ts) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   for (int32_t i = 0; i < n; ++i) {
     rt_status_t st = make_input(o, r, i, &ts[i]);
     if (st) {
-      release_tensors(ts, n);
+      run_release_tensors(ts, n);
       return st;
     }
   }
@@ -327,17 +301,14 @@ static rt_status_t make_inputs(const run_opts *o, const runner *r, rt_tensor_t *
   return RT_OK;
 }
 
-static rt_status_t set_inputs(runner *r, rt_tensor_t **inputs) {
-  for (int32_t i = 0; i < runner_num_inputs(r); ++i) RT_RETURN_IF_ERROR(runner_set_input(r, i, inputs[i]));
+rt_status_t run_set_inputs(runner *r, rt_tensor_t **inputs) {
+  for (int32_t i = 0; i < run_runner_num_inputs(r); ++i) RT_RETURN_IF_ERROR(runner_set_input(r, i, inputs[i]));
   return RT_OK;
 }
 
 /* ---- timing, outputs ----------------------------------------------------------- */
 
-typedef struct {
-  double min, median, mean, max;
-  long runs;
-} latency_t;
+
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -345,7 +316,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* `warmup` runs, then `repeat` timed ones. */
-static rt_status_t time_runs(runner *r, long warmup, long repeat, latency_t *out) {
+rt_status_t run_time_runs(runner *r, long warmup, long repeat, latency_t *out) {
   memset(out, 0, sizeof *out);
   for (long i = 0; i < warmup; ++i) RT_RETURN_IF_ERROR(runner_run(r));
   double *times = calloc((size_t)repeat, sizeof(double));
@@ -353,9 +324,9 @@ static rt_status_t time_runs(runner *r, long warmup, long repeat, latency_t *out
   rt_status_t st = RT_OK;
   double sum = 0;
   for (long i = 0; !st && i < repeat; ++i) {
-    double t0 = now_ms();
+    double t0 = run_now_ms();
     st = runner_run(r);
-    times[i] = now_ms() - t0;
+    times[i] = run_now_ms() - t0;
     sum += times[i];
   }
   if (!st) {
@@ -370,18 +341,18 @@ static rt_status_t time_runs(runner *r, long warmup, long repeat, latency_t *out
   return st;
 }
 
-static rt_status_t make_dir(const char *dir) {
+rt_status_t run_make_dir(const char *dir) {
   if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
     return RT_STATUS(IO_ERROR, "cannot create %s: %s", dir, strerror(errno));
   }
   return RT_OK;
 }
 
-static rt_status_t write_outputs(const char *dir, runner *r) {
-  RT_RETURN_IF_ERROR(make_dir(dir));
-  for (int32_t i = 0; i < runner_num_outputs(r); ++i) {
+rt_status_t run_write_outputs(const char *dir, runner *r) {
+  RT_RETURN_IF_ERROR(run_make_dir(dir));
+  for (int32_t i = 0; i < run_runner_num_outputs(r); ++i) {
     rt_tensor_t *t = NULL;
-    RT_RETURN_IF_ERROR(runner_output(r, i, &t));
+    RT_RETURN_IF_ERROR(run_runner_output(r, i, &t));
     char path[4096];
     snprintf(path, sizeof path, "%s/output_%d.npy", dir, (int)i);
     if (rt_dtype_equal(rt_tensor_dtype(t), RT_DTYPE_BFLOAT16)) {
@@ -399,7 +370,7 @@ static rt_status_t write_outputs(const char *dir, runner *r) {
   return RT_OK;
 }
 
-static void json_string(FILE *f, const char *s) {
+void run_json_string(FILE *f, const char *s) {
   fputc('"', f);
   for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
     if (*p == '"' || *p == '\\') {
@@ -414,7 +385,7 @@ static void json_string(FILE *f, const char *s) {
 }
 
 /* A number, or null where JSON has none (inf, nan). */
-static void json_number(FILE *f, double x) {
+void run_json_number(FILE *f, double x) {
   if (isfinite(x)) {
     fprintf(f, "%.6g", x);
   } else {
@@ -423,7 +394,7 @@ static void json_number(FILE *f, double x) {
 }
 
 /* {min, median, mean, max} with `digits` decimals (ms). */
-static void json_latency(FILE *f, const latency_t *l, int digits) {
+void run_json_latency(FILE *f, const latency_t *l, int digits) {
   fprintf(f, "{\"min\": %.*f, \"median\": %.*f, \"mean\": %.*f, \"max\": %.*f}", digits, l->min,
           digits, l->median, digits, l->mean, digits, l->max);
 }
@@ -431,9 +402,9 @@ static void json_latency(FILE *f, const latency_t *l, int digits) {
 /* The "outputs" array: [{name, shape, dtype}]. */
 static void json_outputs(FILE *f, runner *r) {
   fprintf(f, "[");
-  for (int32_t i = 0; i < runner_num_outputs(r); ++i) {
+  for (int32_t i = 0; i < run_runner_num_outputs(r); ++i) {
     rt_tensor_t *t = NULL;
-    rt_status_free(runner_output(r, i, &t)); /* after a run, i < num_outputs: cannot fail */
+    rt_status_free(run_runner_output(r, i, &t)); /* after a run, i < num_outputs: cannot fail */
     char dn[RT_DTYPE_NAME_MAX];
     fprintf(f, "%s{\"name\": \"output_%d\", \"shape\": [", i ? ", " : "", (int)i);
     for (int32_t d = 0; t && d < rt_tensor_rank(t); ++d) {
@@ -449,7 +420,7 @@ static void json_outputs(FILE *f, runner *r) {
 /* Loads the model, binding the --const-input values as constants and the
  * --shape shapes as @main's input shapes (so `?` dims become static: the
  * graph executor can run the model, and ONNX shape computations fold). */
-static rt_status_t load_model(const run_opts *o, rt_module_t **out) {
+rt_status_t run_load_model(const run_opts *o, rt_module_t **out) {
   const bool builtin = !o->model || strcmp(o->model, "-") == 0;
   if (builtin && o->nconsts) return RT_STATUS(INVALID_ARGUMENT, "--const-input needs an ONNX model file");
   static int64_t dims[MAX_ITEMS][RT_TENSOR_MAX_RANK];
@@ -488,7 +459,7 @@ static rt_status_t load_model(const run_opts *o, rt_module_t **out) {
 }
 
 /* The pass context of the options (opt level, threads). */
-static rt_status_t make_context(const run_opts *o, rt_pass_context_t **out) {
+rt_status_t run_make_context(const run_opts *o, rt_pass_context_t **out) {
   rt_pass_context_t *ctx = NULL;
   RT_RETURN_IF_ERROR(rt_pass_context_create(&ctx));
   rt_status_t st = rt_pass_context_set_opt_level(ctx, o->opt_level);
@@ -588,11 +559,11 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
                          : RT_STATUS(FAILED_PRECONDITION, "an exported model");
   if (o->json) {
     printf("{\"model\": ");
-    json_string(stdout, model_name);
+    run_json_string(stdout, model_name);
     printf(", \"executor\": ");
-    json_string(stdout, r->kind);
+    run_json_string(stdout, r->kind);
     printf(", \"%s_ms\": %.3f, \"latency_ms\": ", setup_what, setup_ms);
-    json_latency(stdout, lat, 3);
+    run_json_latency(stdout, lat, 3);
     printf(", \"outputs\": ");
     json_outputs(stdout, r);
     if (!ms) {
@@ -606,9 +577,9 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
              prof->total_ms);
       for (int32_t i = 0; i < prof->count; ++i) {
         printf("%s{\"kernel\": ", i ? ", " : "");
-        json_string(stdout, prof->nodes[i].kernel);
+        run_json_string(stdout, prof->nodes[i].kernel);
         printf(", \"type\": ");
-        json_string(stdout, prof->nodes[i].type);
+        run_json_string(stdout, prof->nodes[i].type);
         printf(", \"mean_ms\": %.6f, \"min_ms\": %.6f}", prof->nodes[i].mean_ms,
                prof->nodes[i].min_ms);
       }
@@ -626,9 +597,9 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
              (unsigned long long)mem.planned_bytes, (int)mem.planned_blocks, (int)mem.intermediates,
              (unsigned long long)mem.unshared_bytes, (unsigned long long)mem.output_bytes);
     }
-    for (int32_t i = 0; i < runner_num_outputs(r); ++i) {
+    for (int32_t i = 0; i < run_runner_num_outputs(r); ++i) {
       rt_tensor_t *t = NULL;
-      rt_status_free(runner_output(r, i, &t)); /* after a run, i < num_outputs: cannot fail */
+      rt_status_free(run_runner_output(r, i, &t)); /* after a run, i < num_outputs: cannot fail */
       char name[32];
       snprintf(name, sizeof name, "output_%d", (int)i);
       if (t) cli_print_summary(stdout, name, t);
@@ -643,13 +614,13 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
 static rt_status_t run_and_report(const run_opts *o, runner *r, const char *setup_what,
                                   double setup_ms) {
   rt_tensor_t **inputs = NULL;
-  rt_status_t st = make_inputs(o, r, &inputs);
-  if (!st) st = set_inputs(r, inputs);
-  release_tensors(inputs, runner_num_inputs(r));
+  rt_status_t st = run_make_inputs(o, r, &inputs);
+  if (!st) st = run_set_inputs(r, inputs);
+  run_release_tensors(inputs, run_runner_num_inputs(r));
   if (!st && o->trace) st = rt_executor_set_step_callback(r->ex, trace_step, NULL);
   latency_t lat;
-  if (!st) st = time_runs(r, o->warmup, o->repeat, &lat);
-  if (!st && o->out_dir) st = write_outputs(o->out_dir, r);
+  if (!st) st = run_time_runs(r, o->warmup, o->repeat, &lat);
+  if (!st && o->out_dir) st = run_write_outputs(o->out_dir, r);
   /* After the timed runs (the warm-up of the profile's), so those and the
    * written outputs are the plain runs'. */
   cli_profile_t prof = {0};
@@ -664,10 +635,10 @@ static int run_artifact(const run_opts *o) {
   int rc = check_artifact_opts(o);
   if (rc) return rc;
   runner r = {0};
-  double t0 = now_ms();
+  double t0 = run_now_ms();
   rt_status_t st = rt_artifact_load(o->model, &r.art);
   if (!st) st = rt_artifact_runtime_create(r.art, (int32_t)o->threads, &r.rt);
-  double load_ms = now_ms() - t0;
+  double load_ms = run_now_ms() - t0;
   if (!st) {
     r.kind = artifact_kind(r.art, r.rt);
     if (o->executor_set && strcmp(o->executor, r.kind) != 0) {
@@ -694,393 +665,12 @@ static int run_artifact(const run_opts *o) {
     }
   }
   if (!st && !rc) st = run_and_report(o, &r, "load", load_ms);
-  runner_release(&r);
+  run_runner_release(&r);
   if (rc) {
     rt_status_free(st);
     return rc;
   }
   return st ? cli_report(st) : 0;
-}
-
-/* ---- --executor all: every executor against the reference --------------------- */
-
-#define NUM_KINDS 3
-static const char *const kKinds[NUM_KINDS] = {"debug", "graph", "vm"};
-
-typedef struct {
-  double max_abs, max_rel;  /* rel: over elements whose reference is not 0 */
-  int64_t beyond, count;    /* elements outside atol + rtol * |ref|, of count */
-  int32_t first_output;     /* the first such element: output, index, values */
-  int64_t first_index;
-  double first_got, first_ref;
-  int32_t mismatch_output;  /* an output whose dtype or shape differs; -1: none */
-} diff_t;
-
-static void diff_init(diff_t *d) {
-  memset(d, 0, sizeof *d);
-  d->first_output = -1;
-  d->mismatch_output = -1;
-}
-
-static bool same_type(const rt_tensor_t *a, const rt_tensor_t *b) {
-  if (!rt_dtype_equal(rt_tensor_dtype(a), rt_tensor_dtype(b)) || rt_tensor_rank(a) != rt_tensor_rank(b)) {
-    return false;
-  }
-  for (int32_t d = 0; d < rt_tensor_rank(a); ++d) {
-    if (rt_tensor_shape(a)[d] != rt_tensor_shape(b)[d]) return false;
-  }
-  return true;
-}
-
-/* Adds output `index` (got against ref) to d; per-output figures to one. */
-static void diff_output(diff_t *d, diff_t *one, int32_t index, const rt_tensor_t *ref,
-                        const rt_tensor_t *got, double rtol, double atol) {
-  diff_init(one);
-  if (!same_type(ref, got)) {
-    one->mismatch_output = index;
-    if (d->mismatch_output < 0) d->mismatch_output = index;
-    return;
-  }
-  int64_t n = rt_tensor_numel(ref);
-  for (int64_t i = 0; i < n; ++i) {
-    double r = rt_tensor_get_f64(ref, i), g = rt_tensor_get_f64(got, i);
-    double diff = (isnan(r) && isnan(g)) || r == g ? 0.0 : fabs(g - r); /* nan or inf: nan/inf */
-    if (isnan(diff)) diff = INFINITY;
-    if (diff > one->max_abs) one->max_abs = diff;
-    if (r != 0 && !isnan(r) && diff / fabs(r) > one->max_rel) one->max_rel = diff / fabs(r);
-    if (!(diff <= atol + rtol * fabs(r))) {
-      if (one->beyond++ == 0) {
-        one->first_output = index;
-        one->first_index = i;
-        one->first_got = g;
-        one->first_ref = r;
-      }
-    }
-  }
-  one->count = n;
-  if (one->max_abs > d->max_abs) d->max_abs = one->max_abs;
-  if (one->max_rel > d->max_rel) d->max_rel = one->max_rel;
-  if (one->beyond && d->beyond == 0) {
-    d->first_output = one->first_output;
-    d->first_index = one->first_index;
-    d->first_got = one->first_got;
-    d->first_ref = one->first_ref;
-  }
-  d->beyond += one->beyond;
-  d->count += n;
-}
-
-typedef enum { KIND_RAN, KIND_REFUSED, KIND_FAILED } kind_state;
-
-typedef struct {
-  kind_state state;
-  char *message;        /* refused / failed: why (malloc'd) */
-  double compile_ms;
-  latency_t lat;
-  rt_tensor_t **outs;   /* clones of the outputs (num_outputs of them) */
-  int32_t num_outputs;
-  diff_t diff;          /* against the reference (not for debug itself) */
-  diff_t *per_output;   /* num_outputs of them */
-} kind_result;
-
-static void kind_result_free(kind_result *r) {
-  release_tensors(r->outs, r->num_outputs);
-  free(r->per_output);
-  free(r->message);
-  memset(r, 0, sizeof *r);
-}
-
-/* "449 ms", "1.23 ms", "6.12 us": three digits and a unit that keeps them. */
-static void fmt_time(char *buf, size_t cap, double ms) {
-  if (ms >= 100) {
-    snprintf(buf, cap, "%.0f ms", ms);
-  } else if (ms >= 0.1) {
-    snprintf(buf, cap, "%.3g ms", ms);
-  } else {
-    snprintf(buf, cap, "%.3g us", ms * 1e3);
-  }
-}
-
-/* Runs a created executor on `inputs` and keeps clones of its outputs. */
-static rt_status_t run_kind(const run_opts *o, runner *r, rt_tensor_t **inputs, kind_result *res) {
-  RT_RETURN_IF_ERROR(set_inputs(r, inputs));
-  RT_RETURN_IF_ERROR(time_runs(r, o->warmup, o->repeat, &res->lat));
-  if (o->out_dir) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/%s", o->out_dir, r->kind);
-    RT_RETURN_IF_ERROR(write_outputs(dir, r));
-  }
-  int32_t n = runner_num_outputs(r);
-  res->outs = calloc((size_t)(n > 0 ? n : 1), sizeof *res->outs);
-  res->per_output = calloc((size_t)(n > 0 ? n : 1), sizeof *res->per_output);
-  if (!res->outs || !res->per_output) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
-  for (int32_t i = 0; i < n; ++i) {
-    rt_tensor_t *t = NULL;
-    RT_RETURN_IF_ERROR(runner_output(r, i, &t));
-    RT_RETURN_IF_ERROR(rt_tensor_clone(rt_allocator_system(), t, &res->outs[i]));
-    res->num_outputs = i + 1;
-  }
-  return RT_OK;
-}
-
-/* Records st (consumed) as the executor's refusal or failure. */
-static void kind_error(kind_result *res, kind_state state, rt_status_t st) {
-  res->state = state;
-  const char *m = rt_status_message(st);
-  size_t n = strlen(m) + 1;
-  res->message = malloc(n);
-  if (res->message) memcpy(res->message, m, n);
-  rt_status_free(st);
-}
-
-static void compare_kind(const run_opts *o, const kind_result *ref, kind_result *res) {
-  diff_init(&res->diff);
-  if (res->num_outputs != ref->num_outputs) {
-    res->diff.mismatch_output = res->num_outputs < ref->num_outputs ? res->num_outputs : ref->num_outputs;
-    return;
-  }
-  for (int32_t i = 0; i < res->num_outputs; ++i) {
-    diff_output(&res->diff, &res->per_output[i], i, ref->outs[i], res->outs[i], o->rtol, o->atol);
-  }
-}
-
-static bool kind_agrees(const kind_result *res) {
-  return res->state == KIND_RAN && res->diff.mismatch_output < 0 && res->diff.beyond == 0;
-}
-
-/* "a, b and c" of the executors (1..NUM_KINDS-1) in `which`. */
-static void kind_list(char *buf, size_t cap, const bool *which) {
-  int n = 0, total = 0;
-  for (int k = 1; k < NUM_KINDS; ++k) total += which[k];
-  buf[0] = '\0';
-  for (int k = 1; k < NUM_KINDS; ++k) {
-    if (!which[k]) continue;
-    size_t len = strlen(buf);
-    snprintf(buf + len, cap - len, "%s%s", n == 0 ? "" : n == total - 1 ? " and " : ", ", kKinds[k]);
-    n++;
-  }
-}
-
-static void print_all_text(const run_opts *o, const kind_result *res, int32_t ninputs) {
-  const kind_result *ref = &res[0];
-  printf("model: %s; %d input%s", o->model ? o->model : CLI_BUILTIN_NAME, (int)ninputs,
-         ninputs == 1 ? "" : "s");
-  if (ninputs > 0 && o->ninputs == 0) {
-    printf(" (seeded random data)");
-  } else if (ninputs > 0 && o->ninputs == ninputs) {
-    printf(" (from --input)");
-  } else if (ninputs > 0) {
-    printf(" (%d from --input, the rest seeded random data)", o->ninputs);
-  }
-  printf(", %d output%s; latency: median of %ld run%s after %ld warm-up%s\n", (int)ref->num_outputs,
-         ref->num_outputs == 1 ? "" : "s", o->repeat, o->repeat == 1 ? "" : "s", o->warmup,
-         o->warmup == 1 ? "" : "s");
-  for (int k = 0; k < NUM_KINDS; ++k) {
-    const kind_result *r = &res[k];
-    printf("  %-7s ", kKinds[k]);
-    if (r->state != KIND_RAN) {
-      printf("%s: %s\n", r->state == KIND_REFUSED ? "cannot run this model" : "error",
-             r->message ? r->message : "out of memory");
-      continue;
-    }
-    char ct[32], lt[32];
-    fmt_time(ct, sizeof ct, r->compile_ms);
-    fmt_time(lt, sizeof lt, r->lat.median);
-    printf("compile %8s   latency %8s   ", ct, lt);
-    if (k == 0) {
-      printf("the reference interpreter\n");
-      continue;
-    }
-    const diff_t *d = &r->diff;
-    if (d->mismatch_output >= 0) {
-      if (r->num_outputs != ref->num_outputs) {
-        printf("DIFFERS: %d outputs, the reference %d\n", (int)r->num_outputs, (int)ref->num_outputs);
-      } else {
-        char a[256], b[256];
-        const rt_tensor_t *x = r->outs[d->mismatch_output], *y = ref->outs[d->mismatch_output];
-        cli_type_text(rt_tensor_dtype(x), rt_tensor_rank(x), rt_tensor_shape(x), a, sizeof a);
-        cli_type_text(rt_tensor_dtype(y), rt_tensor_rank(y), rt_tensor_shape(y), b, sizeof b);
-        printf("DIFFERS: output_%d is %s, the reference's %s\n", (int)d->mismatch_output, a, b);
-      }
-    } else if (d->beyond) {
-      printf("DIFFERS: max abs diff %.2g, max rel diff %.2g, %lld of %lld values beyond; "
-             "output_%d[%lld] = %.9g vs %.9g\n",
-             d->max_abs, d->max_rel, (long long)d->beyond, (long long)d->count,
-             (int)d->first_output, (long long)d->first_index, d->first_got, d->first_ref);
-    } else {
-      printf("agrees: max abs diff %.2g, max rel diff %.2g\n", d->max_abs, d->max_rel);
-    }
-  }
-  bool agree[NUM_KINDS] = {0}, differ[NUM_KINDS] = {0}, refused[NUM_KINDS] = {0};
-  int nagree = 0, ndiffer = 0, nrefused = 0;
-  for (int k = 1; k < NUM_KINDS; ++k) {
-    agree[k] = kind_agrees(&res[k]);
-    differ[k] = res[k].state == KIND_RAN && !agree[k];
-    refused[k] = res[k].state == KIND_REFUSED;
-    nagree += agree[k];
-    ndiffer += differ[k];
-    nrefused += refused[k];
-  }
-  char list[128], list2[128];
-  const char *sep = "";
-  if (nagree && !ndiffer) {
-    kind_list(list, sizeof list, agree);
-    printf("%s agree%s with debug within rtol %g, atol %g", list, nagree == 1 ? "s" : "", o->rtol, o->atol);
-    sep = "; ";
-  } else if (ndiffer && !nagree) {
-    kind_list(list, sizeof list, differ);
-    printf("%s DIFFER%s from debug beyond rtol %g, atol %g", list, ndiffer == 1 ? "S" : "", o->rtol,
-           o->atol);
-    sep = "; ";
-  } else if (ndiffer) {
-    kind_list(list, sizeof list, agree);
-    kind_list(list2, sizeof list2, differ);
-    printf("%s agree%s with debug and %s DIFFER%s (rtol %g, atol %g)", list, nagree == 1 ? "s" : "",
-           list2, ndiffer == 1 ? "S" : "", o->rtol, o->atol);
-    sep = "; ";
-  }
-  if (nrefused) {
-    kind_list(list, sizeof list, refused);
-    printf("%s%s cannot run this model", sep, list);
-    sep = "; ";
-  }
-  /* The fastest executor that agrees, against the interpreter (a figure of
-   * this machine, this run). */
-  int fastest = -1;
-  for (int k = 1; k < NUM_KINDS; ++k) {
-    if (agree[k] && (fastest < 0 || res[k].lat.median < res[fastest].lat.median)) fastest = k;
-  }
-  if (fastest > 0 && res[fastest].lat.median > 0 && ref->lat.median > res[fastest].lat.median) {
-    printf("%s%s ran %.0fx faster than debug here", sep, kKinds[fastest],
-           ref->lat.median / res[fastest].lat.median);
-  }
-  printf("\n");
-}
-
-static void print_all_json(const run_opts *o, const kind_result *res, bool agree) {
-  printf("{\"model\": ");
-  json_string(stdout, o->model ? o->model : CLI_BUILTIN_NAME);
-  printf(", \"reference\": \"debug\", \"rtol\": ");
-  json_number(stdout, o->rtol);
-  printf(", \"atol\": ");
-  json_number(stdout, o->atol);
-  printf(", \"runs\": %ld, \"warmup\": %ld, \"agree\": %s, \"executors\": [", o->repeat, o->warmup,
-         agree ? "true" : "false");
-  for (int k = 0; k < NUM_KINDS; ++k) {
-    const kind_result *r = &res[k];
-    printf("%s{\"executor\": \"%s\"", k ? ", " : "", kKinds[k]);
-    if (r->state != KIND_RAN) {
-      printf(", \"%s\": ", r->state == KIND_REFUSED ? "refused" : "error");
-      json_string(stdout, r->message ? r->message : "out of memory");
-      printf("}");
-      continue;
-    }
-    printf(", \"compile_ms\": %.3f, \"latency_ms\": ", r->compile_ms);
-    json_latency(stdout, &r->lat, 6);
-    printf(", \"outputs\": [");
-    for (int32_t i = 0; i < r->num_outputs; ++i) {
-      const rt_tensor_t *t = r->outs[i];
-      char dn[RT_DTYPE_NAME_MAX];
-      printf("%s{\"name\": \"output_%d\", \"shape\": [", i ? ", " : "", (int)i);
-      for (int32_t d = 0; d < rt_tensor_rank(t); ++d) {
-        printf("%s%lld", d ? ", " : "", (long long)rt_tensor_shape(t)[d]);
-      }
-      printf("], \"dtype\": \"%s\"", rt_dtype_name(rt_tensor_dtype(t), dn));
-      if (k > 0 && r->num_outputs == res[0].num_outputs) {
-        const diff_t *d = &r->per_output[i];
-        bool mismatch = d->mismatch_output >= 0;
-        printf(", \"max_abs_diff\": ");
-        json_number(stdout, mismatch ? INFINITY : d->max_abs);
-        printf(", \"max_rel_diff\": ");
-        json_number(stdout, mismatch ? INFINITY : d->max_rel);
-        printf(", \"beyond_tolerance\": %lld, \"same_type\": %s", (long long)d->beyond,
-               mismatch ? "false" : "true");
-      }
-      printf("}");
-    }
-    printf("]");
-    if (k > 0) printf(", \"agrees\": %s", kind_agrees(r) ? "true" : "false");
-    printf("}");
-  }
-  printf("]}\n");
-}
-
-/* `relayrt run [MODEL] --executor all`. */
-static int run_all(const run_opts *o) {
-  rt_module_t *m = NULL;
-  rt_params_t *params = NULL;
-  rt_pass_context_t *ctx = NULL;
-  rt_tensor_t **inputs = NULL;
-  int32_t ninputs = 0;
-  kind_result res[NUM_KINDS];
-  memset(res, 0, sizeof res);
-
-  rt_status_t st = load_model(o, &m);
-  if (!st && o->params) st = rt_params_read_file(rt_allocator_system(), o->params, &params);
-  if (!st) st = make_context(o, &ctx);
-  /* Each executor compiles its own kernels: with the disk cache on, the vm
-   * would load the graph executor's (the same fused groups) and its
-   * compile time would be the cache's, not its own. */
-  if (!st) st = rt_pass_context_set_config(ctx, "jit.disk_cache", "0");
-  if (!st && o->out_dir) st = make_dir(o->out_dir);
-  for (int k = 0; !st && k < NUM_KINDS; ++k) {
-    runner r = {.kind = kKinds[k]};
-    double t0 = now_ms();
-    rt_status_t ks = rt_create_executor(kKinds[k], m, NULL, ctx, params, &r.ex);
-    res[k].compile_ms = now_ms() - t0;
-    /* The inputs, once, from the reference's signature (every executor's
-     * is main's): every executor runs on the same data. */
-    if (!ks && k == 0) ks = make_inputs(o, &r, &inputs);
-    if (!ks && k == 0) ninputs = runner_num_inputs(&r);
-    if (k == 0 && ks) {
-      st = ks; /* no reference, nothing to compare with */
-    } else if (ks) {
-      rt_status_code_t code = rt_status_code(ks);
-      kind_error(&res[k], code == RT_STATUS_INVALID_ARGUMENT || code == RT_STATUS_UNIMPLEMENTED
-                              ? KIND_REFUSED : KIND_FAILED, ks);
-    } else {
-      ks = run_kind(o, &r, inputs, &res[k]);
-      if (ks && k == 0) {
-        st = ks;
-      } else if (ks) {
-        kind_error(&res[k], KIND_FAILED, ks);
-      }
-    }
-    runner_release(&r); /* one at a time: each compiles its own kernels */
-  }
-  int rc = 0;
-  if (st) {
-    rc = cli_report(st);
-  } else {
-    bool agree = true, failed = false;
-    for (int k = 1; k < NUM_KINDS; ++k) {
-      if (res[k].state == KIND_RAN) compare_kind(o, &res[0], &res[k]);
-      agree = agree && (res[k].state != KIND_RAN || kind_agrees(&res[k]));
-      failed = failed || res[k].state == KIND_FAILED;
-    }
-    if (o->json) {
-      print_all_json(o, res, agree && !failed);
-    } else {
-      print_all_text(o, res, ninputs);
-    }
-    fflush(stdout);
-    for (int k = 1; k < NUM_KINDS; ++k) {
-      if (res[k].state == KIND_FAILED) {
-        fprintf(stderr, "relayrt: error: the %s executor: %s\n", kKinds[k],
-                res[k].message ? res[k].message : "out of memory");
-      } else if (res[k].state == KIND_RAN && !kind_agrees(&res[k])) {
-        fprintf(stderr, "relayrt: error: the %s executor's outputs differ from the reference "
-                "(debug) beyond rtol %g, atol %g\n", kKinds[k], o->rtol, o->atol);
-      }
-    }
-    rc = agree && !failed ? 0 : 1;
-  }
-  for (int k = 0; k < NUM_KINDS; ++k) kind_result_free(&res[k]);
-  release_tensors(inputs, ninputs);
-  rt_pass_context_release(ctx);
-  rt_params_release(params);
-  rt_module_release(m);
-  return rc;
 }
 
 /* ---- relayrt run ----------------------------------------------------------------- */
@@ -1100,19 +690,19 @@ int cli_run(int argc, char **argv) {
   rt_pass_context_t *ctx = NULL;
   runner r = {0};
   double compile_ms = 0;
-  rt_status_t st = load_model(&o, &m);
+  rt_status_t st = run_load_model(&o, &m);
   if (!st && o.params) st = rt_params_read_file(rt_allocator_system(), o.params, &params);
-  if (!st) st = make_context(&o, &ctx);
+  if (!st) st = run_make_context(&o, &ctx);
   if (!st) {
-    double t0 = now_ms();
+    double t0 = run_now_ms();
     st = rt_create_executor(o.executor, m, NULL, ctx, params, &r.ex);
-    compile_ms = now_ms() - t0;
+    compile_ms = run_now_ms() - t0;
   }
   if (!st) {
     r.kind = rt_executor_kind(r.ex);
     st = run_and_report(&o, &r, "compile", compile_ms);
   }
-  runner_release(&r);
+  run_runner_release(&r);
   rt_pass_context_release(ctx);
   rt_params_release(params);
   rt_module_release(m);
