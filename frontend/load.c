@@ -1,10 +1,14 @@
-/* rt_module_load: picks the reader of a model file by its extension.
- * `.relay`/`.txt` go to the text parser (ir/), `.onnx` to the ONNX
- * importer (frontend/onnx/). It lives here rather than in ir/ because the
- * frontend is the layer above ir/: ir/ never knows about ONNX. */
+/* Picks the reader of a model file by its extension: `.relay`/`.txt` go
+ * to the text parser (ir/), `.onnx` to the ONNX importer
+ * (frontend/onnx/). It lives here rather than in ir/ because the frontend
+ * is the layer above ir/: ir/ never knows about ONNX. The public
+ * rt_module_load is backend/load.c, which opens the memory scope and
+ * hands in the reference interpreter as the importer's constant
+ * evaluator (the frontend may not include interp/). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/load.h"
 #include "frontend/onnx/onnx.h"
 #include "ir/ir.h"
 #include "runtime/file.h"
@@ -15,27 +19,10 @@ static bool has_suffix(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-rt_status_t rt_module_load(const char *path, rt_module_t **out_module) {
-  return rt_module_load_with_options(path, NULL, out_module);
-}
-
-static rt_status_t load(const char *path, const rt_module_load_options_t *options,
-                        rt_module_t **out_module);
-
-rt_status_t rt_module_load_with_options(const char *path, const rt_module_load_options_t *options,
-                                        rt_module_t **out_module) {
-  rt_mem_scope_t scope;
-  rt_mem_scope_enter(&scope, options ? options->allocator : NULL);
-  rt_status_t st = load(path, options, out_module);
-  rt_mem_scope_leave(&scope);
-  return st;
-}
-
-/* rt_module_load_with_options inside the scope of options->allocator. */
-static rt_status_t load(const char *path, const rt_module_load_options_t *options,
-                        rt_module_t **out_module) {
+rt_status_t rt_frontend_load(const char *path, const rt_module_load_options_t *options,
+                             const rt_ir_evaluator_t *eval, rt_module_t **out_module) {
   if (!path || !out_module) return RT_STATUS(INVALID_ARGUMENT, "path is NULL");
-  if (has_suffix(path, ".onnx")) return rt_onnx_import_file_with_options(path, options, out_module);
+  if (has_suffix(path, ".onnx")) return rt_onnx_import_file(path, options, eval, out_module);
   if (options && options->num_constant_inputs > 0) {
     return RT_STATUS(INVALID_ARGUMENT,
                      "%s: constant inputs are supported for ONNX models only (bind a Relay "

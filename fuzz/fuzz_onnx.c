@@ -1,5 +1,6 @@
 /* libFuzzer target for the ONNX importer: import the bytes as a model
- * (no folder, so external data is refused rather than read); when that
+ * (no folder, so external data is refused rather than read), folding with
+ * the reference interpreter's evaluator as rt_module_load does; when that
  * succeeds, print the module and re-parse the print. Any crash, leak,
  * sanitizer report or printed text that does not parse is a finding.
  * Seeds: fuzz/corpus/onnx (small models from ONNX's node tests, each
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 
 #include "frontend/onnx/onnx.h"
+#include "interp/evaluator.h"
 #include "ir/ir.h"
 #include "runtime/mem.h"
 
@@ -15,7 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   rt_module_t *m = NULL;
-  rt_status_t s = rt_onnx_import_memory(data, size, "fuzz.onnx", NULL, &m);
+  rt_interp_evaluator_t ev;
+  rt_interp_evaluator_init(&ev, rt_allocator_system());
+  rt_status_t s = rt_onnx_import_memory(data, size, "fuzz.onnx", NULL, NULL, &ev.base, &m);
+  rt_interp_evaluator_fini(&ev);
   if (s) {
     rt_status_free(s);
     return 0;

@@ -1,7 +1,7 @@
 /* Modules: the arena that owns a program's nodes, the sorted table of global
  * functions, the constants' references, and the public module API
- * (rt_module_parse/print/release; rt_module_load is in frontend/load.c,
- * above ir/, because it also reads ONNX). A module is reference-counted
+ * (rt_module_parse/print/release; rt_module_load is in backend/load.c,
+ * below ir/, because it also reads ONNX, folding with the interpreter). A module is reference-counted
  * and immutable once loaded, so sharing it between threads needs no locks. */
 #include <stdatomic.h>
 #include <stdlib.h>

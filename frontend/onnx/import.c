@@ -9,7 +9,9 @@
  * listed as graph inputs, as older exporters do), the other inputs become
  * @main's parameters, with `dim_param` and unknown dims as `?`. Every node
  * built is typed at once (its op's type relation), so converters see
- * their inputs' shapes and fold shape subgraphs on the host.
+ * their inputs' shapes, and small constant calls are folded at once
+ * (fold.c, with the evaluator the caller handed in), so shape subgraphs
+ * become constants.
  *
  * Diagnostics: the module's source is a synthetic listing with one line
  * per ONNX node ("node 3: Conv 'conv1' -> y"), and each IR node converted
@@ -1119,15 +1121,8 @@ static rt_status_t import_model(import_state *is, const Onnx__ModelProto *model)
 }
 
 rt_status_t rt_onnx_import_memory(const void *bytes, size_t size, const char *source_name,
-                                  const char *model_dir, rt_module_t **out_module) {
-  return rt_onnx_import_memory_with_options(bytes, size, source_name, model_dir, NULL,
-                                            out_module);
-}
-
-rt_status_t rt_onnx_import_memory_with_options(const void *bytes, size_t size,
-                                               const char *source_name, const char *model_dir,
-                                               const rt_module_load_options_t *options,
-                                               rt_module_t **out_module) {
+                                  const char *model_dir, const rt_module_load_options_t *options,
+                                  const rt_ir_evaluator_t *eval, rt_module_t **out_module) {
   static const rt_module_load_options_t no_options;
   if (!options) options = &no_options;
   if (options->num_constant_inputs < 0 ||
@@ -1155,6 +1150,7 @@ rt_status_t rt_onnx_import_memory_with_options(const void *bytes, size_t size,
   is.cx.path = name;
   is.cx.dir = model_dir;
   is.cx.opts = options;
+  is.cx.eval = eval;
   rt_status_t st = rt_ir_module_create(rt_mem_current(), &is.cx.m);
   if (!st) st = import_model(&is, model);
   HASH_CLEAR(hh, is.cx.values);
@@ -1168,13 +1164,8 @@ rt_status_t rt_onnx_import_memory_with_options(const void *bytes, size_t size,
   return RT_OK;
 }
 
-rt_status_t rt_onnx_import_file(const char *path, rt_module_t **out_module) {
-  return rt_onnx_import_file_with_options(path, NULL, out_module);
-}
-
-rt_status_t rt_onnx_import_file_with_options(const char *path,
-                                             const rt_module_load_options_t *options,
-                                             rt_module_t **out_module) {
+rt_status_t rt_onnx_import_file(const char *path, const rt_module_load_options_t *options,
+                                const rt_ir_evaluator_t *eval, rt_module_t **out_module) {
   char *data = NULL;
   size_t size = 0;
   RT_RETURN_IF_ERROR(rt_file_read(path, RT_ONNX_MAX_MODEL_BYTES, &data, &size));
@@ -1185,8 +1176,7 @@ rt_status_t rt_onnx_import_file_with_options(const char *path,
   } else {
     dir = rt_mem_strdup(".");
   }
-  rt_status_t st = dir ? rt_onnx_import_memory_with_options(data, size, path, dir, options,
-                                                            out_module)
+  rt_status_t st = dir ? rt_onnx_import_memory(data, size, path, dir, options, eval, out_module)
                        : RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   rt_mem_free(dir);
   rt_mem_free(data);

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 
+#include "ir/evaluator.h"
 #include "rt/module.h"
 
 /* Largest .onnx file read (protobuf messages are limited to 2 GiB). */
@@ -24,24 +25,26 @@
 
 /* Imports `size` bytes of a serialized ModelProto. `source_name` names it
  * in messages; external data is read relative to `model_dir` (NULL: a
- * model with external data is refused). The caller owns *out_module. */
+ * model with external data is refused). `options` (NULL: none) are the
+ * load options: the graph inputs named in options->constant_input_names
+ * become constants, and so on (see rt_module_load_options_t in
+ * rt/module.h). `eval` computes the small constant calls the importer
+ * folds (shape subgraphs, frontend/onnx/fold.c): backend/load.c passes the
+ * reference interpreter's (interp/evaluator.h); NULL folds nothing (then a
+ * Reshape whose shape is computed, even from static shapes, is refused).
+ * The caller owns *out_module. */
 RT_MUST_USE_RESULT rt_status_t rt_onnx_import_memory(const void *bytes, size_t size,
                                                      const char *source_name,
                                                      const char *model_dir,
+                                                     const rt_module_load_options_t *options,
+                                                     const rt_ir_evaluator_t *eval,
                                                      rt_module_t **out_module);
 
-/* Reads and imports the file at `path`; external data is found relative to
- * its folder. */
+/* Reads and imports the file at `path` as rt_onnx_import_memory; external
+ * data is found relative to its folder. */
 RT_MUST_USE_RESULT rt_status_t rt_onnx_import_file(const char *path,
+                                                   const rt_module_load_options_t *options,
+                                                   const rt_ir_evaluator_t *eval,
                                                    rt_module_t **out_module);
-
-/* rt_onnx_import_memory / _file with load options (NULL: none): the
- * graph inputs named in options->constant_input_names become constants
- * (see rt_module_load_options_t in rt/module.h). */
-RT_MUST_USE_RESULT rt_status_t rt_onnx_import_memory_with_options(
-    const void *bytes, size_t size, const char *source_name, const char *model_dir,
-    const rt_module_load_options_t *options, rt_module_t **out_module);
-RT_MUST_USE_RESULT rt_status_t rt_onnx_import_file_with_options(
-    const char *path, const rt_module_load_options_t *options, rt_module_t **out_module);
 
 #endif /* RT_FRONTEND_ONNX_ONNX_H_ */

@@ -7,8 +7,9 @@
  * (auto_pad, Flatten, Expand, shape subgraphs) and a type error names the
  * ONNX node that caused it. Values whose inputs are all constants and that
  * feed shapes (Shape, Gather, Concat, Unsqueeze, Cast, arithmetic on small
- * int tensors ...) are computed here on the host, so Reshape(x,
- * Concat(Shape(x)[0], -1)) becomes a static reshape. */
+ * int tensors ...) are computed at import (fold.c, by the caller's
+ * evaluator), so Reshape(x, Concat(Shape(x)[0], -1)) becomes a static
+ * reshape. */
 #ifndef RT_FRONTEND_ONNX_ONNX_IMPL_H_
 #define RT_FRONTEND_ONNX_ONNX_IMPL_H_
 
@@ -29,6 +30,7 @@ typedef struct rt_onnx_ctx_t {
   rt_ir_span_t span;              /* span of the node being converted */
   struct value_entry *values;     /* name -> expr (uthash) */
   const rt_module_load_options_t *opts; /* never NULL (zeroed: none) */
+  const rt_ir_evaluator_t *eval;  /* computes what fold.c folds; NULL: none */
   bool oom;                       /* an attribute text could not be made (rt_onnx_*_text) */
 } rt_onnx_ctx_t;
 

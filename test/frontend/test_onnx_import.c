@@ -6,7 +6,9 @@
  *
  * Models are built here with the protobuf-c structs generated from
  * onnx.proto and packed to bytes, so each test states its model in a few
- * lines; external data tests write files into a fresh temporary folder. */
+ * lines; external data tests write files into a fresh temporary folder.
+ * The importer gets the reference interpreter as its constant evaluator,
+ * as rt_module_load gives it (backend/load.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +16,14 @@
 #include <unistd.h>
 
 #include "frontend/onnx/onnx.h"
+#include "interp/evaluator.h"
 #include "ir/ir.h"
 #include "onnx.pb-c.h"
 #include "test_util.h"
 #include "runtime/mem.h"
+
+/* The evaluator every import gets (set up in main). */
+static rt_interp_evaluator_t g_eval;
 
 /* ---- model building ------------------------------------------------------ */
 
@@ -156,7 +162,7 @@ static uint8_t *pack(model_builder *b, size_t *out_size) {
 static rt_status_t import(model_builder *b, const char *dir, rt_module_t **out) {
   size_t n = 0;
   uint8_t *buf = pack(b, &n);
-  rt_status_t st = rt_onnx_import_memory(buf, n, "test.onnx", dir, out);
+  rt_status_t st = rt_onnx_import_memory(buf, n, "test.onnx", dir, NULL, &g_eval.base, out);
   rt_mem_free(buf);
   return st;
 }
@@ -217,7 +223,7 @@ static rt_status_t import_shaped(model_builder *b, int32_t n, const rt_input_sha
   size_t size = 0;
   uint8_t *buf = pack(b, &size);
   rt_module_load_options_t lo = {.num_input_shapes = n, .input_shapes = shapes};
-  rt_status_t st = rt_onnx_import_memory_with_options(buf, size, "test.onnx", NULL, &lo, out);
+  rt_status_t st = rt_onnx_import_memory(buf, size, "test.onnx", NULL, &lo, &g_eval.base, out);
   rt_mem_free(buf);
   return st;
 }
@@ -269,7 +275,7 @@ static void test_onnx_import_truncated(void **state) {
   uint8_t *buf = pack(&b, &n);
   rt_module_t *m = NULL;
   for (size_t cut = 1; cut < n; cut += 7) {
-    rt_status_t st = rt_onnx_import_memory(buf, n - cut, "cut.onnx", NULL, &m);
+    rt_status_t st = rt_onnx_import_memory(buf, n - cut, "cut.onnx", NULL, NULL, &g_eval.base, &m);
     /* Some prefixes are valid protobuf; those must fail with a clear
      * model error instead (no graph, no outputs, ...). */
     assert_non_null(st);
@@ -277,18 +283,21 @@ static void test_onnx_import_truncated(void **state) {
     rt_status_free(st);
   }
   rt_mem_free(buf);
-  assert_status(rt_onnx_import_memory("\x0a\xff\xff\xff\x0f", 5, "t.onnx", NULL, &m), DATA_LOSS,
-                "malformed or truncated");
+  assert_status(rt_onnx_import_memory("\x0a\xff\xff\xff\x0f", 5, "t.onnx", NULL, NULL, &g_eval.base,
+                                      &m),
+                DATA_LOSS, "malformed or truncated");
 }
 
 static void test_onnx_import_garbage(void **state) {
   rt_module_t *m = NULL;
   const char junk[] = "\xff\xfe\xfd this is not a protobuf \x07\x08";
-  assert_status(rt_onnx_import_memory(junk, sizeof junk, "junk.onnx", NULL, &m), DATA_LOSS,
-                "junk.onnx: not a valid ONNX model");
-  assert_status(rt_onnx_import_memory("", 0, "empty.onnx", NULL, &m), INVALID_ARGUMENT,
-                "no opset");
-  assert_status(rt_onnx_import_file("/nonexistent/dir/m.onnx", &m), NOT_FOUND, "m.onnx");
+  assert_status(rt_onnx_import_memory(junk, sizeof junk, "junk.onnx", NULL, NULL, &g_eval.base,
+                                      &m),
+                DATA_LOSS, "junk.onnx: not a valid ONNX model");
+  assert_status(rt_onnx_import_memory("", 0, "empty.onnx", NULL, NULL, &g_eval.base, &m),
+                INVALID_ARGUMENT, "no opset");
+  assert_status(rt_onnx_import_file("/nonexistent/dir/m.onnx", NULL, &g_eval.base, &m),
+                NOT_FOUND, "m.onnx");
 }
 
 static void test_onnx_import_missing_initializer(void **state) {
@@ -402,7 +411,53 @@ static void test_onnx_import_load_dispatch(void **state) {
   assert_status(rt_module_load("model.pb", &m), INVALID_ARGUMENT, "unknown model format");
 }
 
+/* Import-time folding (frontend/onnx/fold.c): with x bound to a constant,
+ * Add(x, w) is computed by the evaluator (the reference kernel) and @main
+ * returns a constant; without an evaluator the call stays. */
+static rt_status_t import_folding(model_builder *b, const rt_ir_evaluator_t *eval,
+                                  rt_module_t **out) {
+  const int64_t shape[2] = {3, 2};
+  rt_tensor_t *x = NULL;
+  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 2, shape, &x));
+  float *xd = rt_tensor_data(x);
+  for (int i = 0; i < 6; ++i) xd[i] = (float)i * 0.25f;
+  const char *names[1] = {"x"};
+  rt_tensor_t *values[1] = {x};
+  rt_module_load_options_t lo = {.num_constant_inputs = 1, .constant_input_names = names,
+                                 .constant_input_values = values};
+  size_t size = 0;
+  uint8_t *buf = pack(b, &size);
+  rt_status_t st = rt_onnx_import_memory(buf, size, "test.onnx", NULL, &lo, eval, out);
+  rt_mem_free(buf);
+  rt_tensor_release(x);
+  return st;
+}
+
+static void test_onnx_import_folds_with_evaluator(void **state) {
+  model_builder b;
+  build(&b, "Add", 13, true, true);
+  rt_module_t *m = NULL;
+  assert_ok(import_folding(&b, &g_eval.base, &m));
+  rt_ir_expr_t *fn = rt_ir_module_lookup(m, "main");
+  assert_non_null(fn);
+  assert_int_equal(fn->fn.nparams, 0);
+  assert_int_equal(fn->fn.body->kind, RT_IR_CONSTANT);
+  const rt_tensor_t *y = fn->fn.body->constant.value;
+  assert_int_equal(rt_tensor_numel(y), 6);
+  const float *yd = rt_tensor_data(y);
+  const float w[2] = {1.5f, -2.0f};
+  for (int i = 0; i < 6; ++i) assert_true(yd[i] == (float)i * 0.25f + w[i % 2]);
+  rt_module_release(m);
+
+  assert_ok(import_folding(&b, NULL, &m));
+  fn = rt_ir_module_lookup(m, "main");
+  assert_non_null(fn);
+  assert_int_equal(fn->fn.body->kind, RT_IR_CALL);
+  rt_module_release(m);
+}
+
 int main(void) {
+  rt_interp_evaluator_init(&g_eval, rt_allocator_system());
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_onnx_import_good_model),
       cmocka_unit_test(test_onnx_import_initializer_listed_as_input),
@@ -415,6 +470,9 @@ int main(void) {
       cmocka_unit_test(test_onnx_import_external_data_escape),
       cmocka_unit_test(test_onnx_import_load_dispatch),
       cmocka_unit_test(test_onnx_import_input_shapes),
+      cmocka_unit_test(test_onnx_import_folds_with_evaluator),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  rt_interp_evaluator_fini(&g_eval);
+  return failed;
 }
