@@ -3,7 +3,7 @@
  *
  * Selection (rt_jit_tpl_plan): from the kernel output, follow elementwise
  * and broadcast ops whose result has the output's shape down to an anchor
- * op; the anchor, its operands and the output must be float32 with static
+ * op (one that a template of the registry, kTemplates, takes); the anchor, its operands and the output must be float32 with static
  * shapes (a `?` dim keeps the generic loop nest, which reads dims at run
  * time). The vector width vw is the session target's (jit/target.h: 16
  * lanes for AVX-512, else 8) and picks the tile table. The tile shape is chosen
@@ -58,10 +58,8 @@ static bool static_f32(const rt_ir_expr_t *e, int32_t *rank, const int64_t **sha
   return true;
 }
 
-static bool is_anchor(int32_t id) {
-  return id == RT_OP_NN_DENSE || id == RT_OP_NN_MATMUL || id == RT_OP_NN_BATCH_MATMUL ||
-         id == RT_OP_NN_CONV2D || id == RT_OP_NN_SOFTMAX || id == RT_OP_NN_LOG_SOFTMAX;
-}
+/* An op some template takes (the registry, below). */
+static bool is_anchor(int32_t id);
 
 static const rt_ir_expr_t *find_anchor(const rt_ir_expr_t *e, int32_t rank, const int64_t *shape,
                                        int32_t depth) {
@@ -217,66 +215,77 @@ static bool gemm_dims(const rt_ir_expr_t *a, int64_t *m, int64_t *n) {
   return true;
 }
 
-bool rt_jit_tpl_plan(const rt_ir_expr_t *out, const rt_jit_target_t *target,
-                     rt_jit_tpl_plan_t *p) {
-  memset(p, 0, sizeof *p);
-  int32_t rank;
-  const int64_t *shape;
-  if (!static_f32(out, &rank, &shape)) return false;
-  const rt_ir_expr_t *a = find_anchor(out, rank, shape, 0);
-  if (!a || !static_f32(a, NULL, NULL)) return false;
-  for (int32_t i = 0; i < a->call.nargs; ++i) {
-    if (!static_f32(a->call.args[i], NULL, NULL)) return false;
-  }
-  const int32_t id = op_of(a)->id;
-  const tile_family_t *fam = family_of(target);
-  if (!fam) return false;
-  const int32_t vw = fam->vw;
-  p->anchor = a;
-  p->vw = vw;
-  int32_t ra = 0, rb = 0;
-  rt_dtype_t dt;
-  const int64_t *sh;
-  if (!ttype(a->call.args[0], &dt, &ra, &sh)) return false;
-  if (a->call.nargs > 1 && !ttype(a->call.args[1], &dt, &rb, &sh)) return false;
-  if (id == RT_OP_NN_SOFTMAX || id == RT_OP_NN_LOG_SOFTMAX) {
-    p->kind = RT_JIT_TPL_SOFTMAX;
-    p->name = "softmax.rows";
+/* ---- the registry ---------------------------------------------------------- */
+
+/* One template: the anchors it takes, its planner (the template kind and
+ * the tile from the target's tile family, or false: not this anchor, the
+ * generic lowering runs) and its emitter. Adding a template is a row here
+ * and its three functions. */
+typedef struct template_t {
+  bool (*takes)(int32_t op_id);
+  bool (*plan)(const rt_ir_expr_t *anchor, const tile_family_t *fam, rt_jit_tpl_plan_t *p);
+  rt_status_t (*emit)(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const rt_ir_expr_t *out,
+                      LLVMValueRef data, LLVMValueRef task, LLVMValueRef ntasks);
+} template_t;
+
+static bool takes_softmax(int32_t id) {
+  return id == RT_OP_NN_SOFTMAX || id == RT_OP_NN_LOG_SOFTMAX;
+}
+
+static bool plan_softmax(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tpl_plan_t *p) {
+  (void)a;
+  (void)fam;
+  p->kind = RT_JIT_TPL_SOFTMAX;
+  p->name = "softmax.rows";
+  return true;
+}
+
+static bool takes_conv2d(int32_t id) { return id == RT_OP_NN_CONV2D; }
+
+static bool plan_conv2d(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tpl_plan_t *p) {
+  rt_jit_conv2d_t c;
+  if (!rt_jit_tpl_conv2d_attrs(a, &c)) return false;
+  /* Strided convolutions run direct on phase images (conv2d.c), except
+   * 1x1 ones: their phase copy would move sh*sw times the data used. */
+  const bool direct = (c.sh == 1 && c.sw == 1) || c.kh > 1 || c.kw > 1;
+  if (c.cg == 1 && c.og == 1 && direct) {
+    p->kind = RT_JIT_TPL_CONV_DW;
+    p->mr = 1;
+    p->nv = 4;
+    p->name = fam->depthwise;
     return true;
   }
-  if (id == RT_OP_NN_CONV2D) {
-    rt_jit_conv2d_t c;
-    if (!rt_jit_tpl_conv2d_attrs(a, &c)) return false;
-    /* Strided convolutions run direct on phase images (conv2d.c), except
-     * 1x1 ones: their phase copy would move sh*sw times the data used. */
-    const bool direct = (c.sh == 1 && c.sw == 1) || c.kh > 1 || c.kw > 1;
-    if (c.cg == 1 && c.og == 1 && direct) {
-      p->kind = RT_JIT_TPL_CONV_DW;
-      p->mr = 1;
-      p->nv = 4;
-      p->name = fam->depthwise;
-      return true;
-    }
-    if (direct) {
-      const int64_t wq = (c.w + c.pl + c.pr + c.sw - 1) / c.sw;
-      const tile_t *t = pick_tile(c.og, (c.oh - 1) * wq + c.ow, fam);
-      p->kind = RT_JIT_TPL_CONV_DIRECT;
-      p->mr = t->mr;
-      p->nv = t->nv;
-      p->name = t->direct;
-      return true;
-    }
-    const tile_t *t = pick_gemm_tile(c.og, c.oh * c.ow, fam);
-    p->kind = RT_JIT_TPL_CONV_IM2COL;
+  if (direct) {
+    const int64_t wq = (c.w + c.pl + c.pr + c.sw - 1) / c.sw;
+    const tile_t *t = pick_tile(c.og, (c.oh - 1) * wq + c.ow, fam);
+    p->kind = RT_JIT_TPL_CONV_DIRECT;
     p->mr = t->mr;
     p->nv = t->nv;
-    p->name = t->im2col;
+    p->name = t->direct;
     return true;
   }
-  /* GEMMs: dense (data rank 2), matmul (rank 2 x rank 2), batch_matmul. */
-  if (id == RT_OP_NN_DENSE && (ra != 2 || rb != 2)) return false;
-  if (id == RT_OP_NN_MATMUL && (ra != 2 || rb != 2)) return false;
-  if (id == RT_OP_NN_BATCH_MATMUL && (ra != 3 || rb != 3)) return false;
+  const tile_t *t = pick_gemm_tile(c.og, c.oh * c.ow, fam);
+  p->kind = RT_JIT_TPL_CONV_IM2COL;
+  p->mr = t->mr;
+  p->nv = t->nv;
+  p->name = t->im2col;
+  return true;
+}
+
+static bool takes_gemm(int32_t id) {
+  return id == RT_OP_NN_DENSE || id == RT_OP_NN_MATMUL || id == RT_OP_NN_BATCH_MATMUL;
+}
+
+/* dense (data rank 2), matmul (rank 2 x rank 2), batch_matmul. */
+static bool plan_gemm(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tpl_plan_t *p) {
+  rt_plan_input_t in[2];
+  for (int32_t i = 0; i < 2; ++i) {
+    if (!ttype(a->call.args[i], &in[i].dtype, &in[i].rank, &in[i].shape)) return false;
+    in[i].value = NULL;
+  }
+  const int32_t id = op_of(a)->id;
+  const int32_t want = id == RT_OP_NN_BATCH_MATMUL ? 3 : 2;
+  if (in[0].rank != want || in[1].rank != want) return false;
   int64_t m, n;
   if (!gemm_dims(a, &m, &n)) return false;
   /* One or two rows against a weight contiguous along K: the generic
@@ -286,11 +295,6 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, const rt_jit_target_t *target,
    * the template is ahead from 8: `build-rel/tools/relayrt run M.relay
    * --executor graph --threads 1 --profile` on a dense + bias_add of those
    * shapes, with and without this check). */
-  rt_plan_input_t in[2];
-  for (int32_t i = 0; i < 2; ++i) {
-    if (!ttype(a->call.args[i], &in[i].dtype, &in[i].rank, &in[i].shape)) return false;
-    in[i].value = NULL;
-  }
   rt_plan_matmul_t mm;
   rt_status_t st = rt_ir_plan_matmul(op_of(a), a->call.attrs, 2, in, &mm);
   if (st) {
@@ -305,6 +309,41 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, const rt_jit_target_t *target,
   p->nv = t->nv;
   p->name = t->gemm;
   return true;
+}
+
+static const template_t kTemplates[] = {
+    {takes_softmax, plan_softmax, rt_jit_tpl_softmax},
+    {takes_conv2d, plan_conv2d, rt_jit_tpl_conv2d},
+    {takes_gemm, plan_gemm, rt_jit_tpl_gemm},
+};
+
+static const template_t *template_of(int32_t op_id) {
+  for (size_t i = 0; i < RT_COUNTOF(kTemplates); ++i) {
+    if (kTemplates[i].takes(op_id)) return &kTemplates[i];
+  }
+  return NULL;
+}
+
+static bool is_anchor(int32_t id) { return template_of(id) != NULL; }
+
+bool rt_jit_tpl_plan(const rt_ir_expr_t *out, const rt_jit_target_t *target,
+                     rt_jit_tpl_plan_t *p) {
+  memset(p, 0, sizeof *p);
+  int32_t rank;
+  const int64_t *shape;
+  if (!static_f32(out, &rank, &shape)) return false;
+  const rt_ir_expr_t *a = find_anchor(out, rank, shape, 0);
+  if (!a || !static_f32(a, NULL, NULL)) return false;
+  for (int32_t i = 0; i < a->call.nargs; ++i) {
+    if (!static_f32(a->call.args[i], NULL, NULL)) return false;
+  }
+  const template_t *tpl = template_of(op_of(a)->id);
+  const tile_family_t *fam = family_of(target);
+  if (!tpl || !fam) return false;
+  p->anchor = a;
+  p->vw = fam->vw;
+  p->tpl = tpl;
+  return tpl->plan(a, fam, p);
 }
 
 /* The single tensor output of fn, or NULL (tuple results keep the generic
@@ -331,15 +370,8 @@ rt_status_t rt_jit_template_emit(rt_jit_lower_t *L, const rt_ir_expr_t *out, LLV
   if (!rt_jit_node(L, out) || !rt_jit_node(L, p.anchor)) return RT_OK;
   LLVMValueRef t64 = LLVMBuildSExt(L->b, task, L->i64, "");
   LLVMValueRef n64 = LLVMBuildSExt(L->b, ntasks, L->i64, "");
-  rt_status_t st = RT_OK;
-  switch (p.kind) {
-    case RT_JIT_TPL_GEMM: st = rt_jit_tpl_gemm(L, &p, out, data, t64, n64); break;
-    case RT_JIT_TPL_CONV_DIRECT:
-    case RT_JIT_TPL_CONV_DW:
-    case RT_JIT_TPL_CONV_IM2COL: st = rt_jit_tpl_conv2d(L, &p, out, data, t64, n64); break;
-    case RT_JIT_TPL_SOFTMAX: st = rt_jit_tpl_softmax(L, &p, out, data, t64, n64); break;
-    case RT_JIT_TPL_NONE: return RT_OK;
-  }
+  const template_t *tpl = p.tpl;
+  rt_status_t st = tpl->emit(L, &p, out, data, t64, n64);
   if (st) return rt_status_annotate(st, "template %s", p.name);
   *out_done = true;
   return RT_OK;

@@ -67,6 +67,7 @@ typedef struct rt_jit_tpl_plan_t {
   int32_t mr, nv;         /* tile: mr rows x vw*nv columns */
   int32_t vw;             /* vector lanes: 8 (AVX2) or 16 (AVX-512F) */
   const char *name;
+  const struct template_t *tpl; /* the registry's entry (templates.c) */
 } rt_jit_tpl_plan_t;
 bool rt_jit_tpl_plan(const rt_ir_expr_t *out, const rt_jit_target_t *target,
                      rt_jit_tpl_plan_t *out_plan);
