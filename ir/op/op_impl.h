@@ -2,8 +2,10 @@
  * column of ir/ops.def) and the helpers they share (argument checks, axis
  * normalization, broadcasting, dimension arithmetic with `?`).
  *
- * Conventions: relations read their attributes with rt_attrs_* (the call's
- * attrs are schema-complete), build results with rt_ir_tensor_type /
+ * Conventions: relations read their attributes as typed structs
+ * (rt_ir_attrs_<schema>, ir/op/op_attrs.h); a family that normalises them
+ * computes its plan (ir/op/plan.h) and builds the result type from it.
+ * Results are built with rt_ir_tensor_type /
  * rt_ir_tuple_type in ctx->module, and fail with INVALID_ARGUMENT plain
  * messages; type inference prefixes the position and the call. A `?`
  * (RT_DIM_ANY) input dimension makes every output dimension computed from
