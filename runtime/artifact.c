@@ -22,17 +22,19 @@
  * The parsed plan is kept as the artifact's description (names, shapes);
  * each runtime parses the plan bytes again into a plan of its own (the
  * graph runtime takes ownership of the plan it runs) and shares the
- * constants by reference. */
+ * constants by reference. A runtime's inputs, their checks, its busy
+ * guard and its outputs are the runner's (runtime/runner.h), the same as
+ * the executors'. */
 #include <dlfcn.h>
 #include <elf.h>
 #include <stdio.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "rt/artifact.h"
 #include "runtime/artifact_format.h"
+#include "runtime/runner.h"
 #include "runtime/thread_pool.h"
 #include "runtime/vm.h"
 #include "runtime/mem.h"
@@ -46,6 +48,7 @@ struct rt_artifact_t {
   const rt_artifact_descriptor_t *desc;
   rt_graph_plan_t info;          /* parsed once: names, shapes (no consts) */
   char **input_names, **output_names;
+  rt_tensor_info_t *graph_io;    /* inputs, then outputs (borrowing info's names and shapes) */
   int32_t num_consts;
   rt_tensor_t **consts;          /* shared by every runtime */
   /* "vm" models (is_vm): the signature and the executable (shared). */
@@ -57,6 +60,12 @@ struct rt_artifact_t {
 
 static int32_t num_in(const rt_artifact_t *a) { return a->is_vm ? a->vm_inputs.count : a->info.num_inputs; }
 static int32_t num_out(const rt_artifact_t *a) { return a->is_vm ? a->vm_outputs.count : a->info.num_outputs; }
+static const rt_tensor_info_t *inputs_of(const rt_artifact_t *a) {
+  return a->is_vm ? a->vm_inputs.io : a->graph_io;
+}
+static const rt_tensor_info_t *outputs_of(const rt_artifact_t *a) {
+  return a->is_vm ? a->vm_outputs.io : a->graph_io + a->info.num_inputs;
+}
 
 void rt_artifact_retain(rt_artifact_t *a) { __atomic_add_fetch(&a->refcount, 1, __ATOMIC_RELAXED); }
 
@@ -66,6 +75,7 @@ void rt_artifact_release(rt_artifact_t *a) {
   rt_mem_free(a->consts);
   rt_artifact_free_names(a->input_names, a->info.num_inputs);
   rt_artifact_free_names(a->output_names, a->info.num_outputs);
+  rt_mem_free(a->graph_io);
   a->info.num_consts = 0; /* the description holds no tensors */
   rt_graph_plan_deinitialize(&a->info);
   rt_artifact_io_list_deinitialize(&a->vm_inputs);
@@ -213,6 +223,17 @@ static rt_status_t load_described(rt_artifact_t *a) {
   RT_RETURN_IF_ERROR(rt_artifact_parse_plan(a->path, d->plan, (size_t)d->plan_size,
                                             (int32_t)d->num_kernels, &a->info, &a->input_names,
                                             &a->output_names));
+  const rt_graph_plan_t *p = &a->info;
+  a->graph_io = rt_mem_calloc((size_t)(p->num_inputs + p->num_outputs ? p->num_inputs + p->num_outputs : 1),
+                              sizeof *a->graph_io);
+  if (!a->graph_io) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", a->path);
+  for (int32_t i = 0; i < p->num_inputs + p->num_outputs; ++i) {
+    bool in = i < p->num_inputs;
+    const rt_graph_entry_t *e =
+        &p->entries[in ? p->input_entries[i] : p->output_entries[i - p->num_inputs]];
+    a->graph_io[i] = (rt_tensor_info_t){in ? a->input_names[i] : a->output_names[i - p->num_inputs],
+                                        e->dtype, e->rank, e->shape};
+  }
   return rt_artifact_read_consts(d, a->path, &a->info, &a->num_consts, &a->consts);
 }
 
@@ -288,23 +309,12 @@ rt_status_t rt_artifact_load_descriptor(const rt_artifact_descriptor_t *desc, co
 int32_t rt_artifact_num_inputs(const rt_artifact_t *a) { return num_in(a); }
 int32_t rt_artifact_num_outputs(const rt_artifact_t *a) { return num_out(a); }
 
-static void fill_io(const char *name, const rt_graph_entry_t *e, rt_tensor_info_t *out) {
-  out->name = name;
-  out->dtype = e->dtype;
-  out->rank = e->rank;
-  out->shape = e->shape;
-}
-
 rt_status_t rt_artifact_input_info(const rt_artifact_t *a, int32_t index, rt_tensor_info_t *out) {
   if (index < 0 || index >= num_in(a)) {
     return RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the model has %d)", (int)index,
                      (int)num_in(a));
   }
-  if (a->is_vm) {
-    *out = a->vm_inputs.io[index];
-    return RT_OK;
-  }
-  fill_io(a->input_names[index], &a->info.entries[a->info.input_entries[index]], out);
+  *out = inputs_of(a)[index];
   return RT_OK;
 }
 
@@ -313,11 +323,7 @@ rt_status_t rt_artifact_output_info(const rt_artifact_t *a, int32_t index, rt_te
     return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the model has %d)", (int)index,
                      (int)num_out(a));
   }
-  if (a->is_vm) {
-    *out = a->vm_outputs.io[index];
-    return RT_OK;
-  }
-  fill_io(a->output_names[index], &a->info.entries[a->info.output_entries[index]], out);
+  *out = outputs_of(a)[index];
   return RT_OK;
 }
 
@@ -350,125 +356,58 @@ rt_status_t rt_artifact_output_index(const rt_artifact_t *a, const char *name, i
 
 /* ---- runtimes --------------------------------------------------------------- */
 
+/* A graph runtime or a VM over the artifact's kernels, under the runner
+ * (runtime/runner.h: inputs, their checks, the busy guard, outputs). */
 struct rt_artifact_runtime_t {
   rt_artifact_t *artifact;       /* retained */
   rt_thread_pool_t *pool;
   rt_graph_runtime_t *graph;     /* a graph model */
-  rt_vm_t *vm;                   /* a vm model: */
-  rt_tensor_t **inputs;          /* set_input's (one reference each) */
-  rt_tensor_t **outputs;         /* the last run's, flattened (one reference each) */
-  bool have_outputs;
-  atomic_bool busy;              /* set_input or run is inside (one call at a time) */
+  rt_vm_t *vm;                   /* a vm model */
+  rt_runner_t runner;
 };
 
-/* As the executors (include/rt/executor.h): a second call while one is
- * inside the runtime is refused, not raced. */
-static rt_status_t enter(rt_artifact_runtime_t *r, const char *what) {
-  if (atomic_exchange_explicit(&r->busy, true, memory_order_acquire)) {
-    return RT_STATUS(FAILED_PRECONDITION, "rt_artifact_runtime_%s: the runtime is in use by "
-                     "another thread: a runtime runs one call at a time; use one runtime per "
-                     "thread (many may share one artifact), or serialize the calls", what);
-  }
-  return RT_OK;
-}
-
-static void leave(rt_artifact_runtime_t *r) {
-  atomic_store_explicit(&r->busy, false, memory_order_release);
-}
-
-static rt_status_t vm_runtime_create(rt_artifact_runtime_t *r, int32_t num_threads) {
+/* A graph runtime of its own: the plan parsed again (the graph runtime
+ * takes it), the artifact's constants shared by reference. */
+static rt_status_t graph_runtime_create(rt_artifact_runtime_t *r, int32_t num_threads) {
   const rt_artifact_t *a = r->artifact;
-  int32_t ni = a->vm_inputs.count, no = a->vm_outputs.count;
-  r->inputs = rt_mem_calloc((size_t)(ni ? ni : 1), sizeof(rt_tensor_t *));
-  r->outputs = rt_mem_calloc((size_t)(no ? no : 1), sizeof(rt_tensor_t *));
-  if (!r->inputs || !r->outputs) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a runtime");
-  RT_RETURN_IF_ERROR(rt_thread_pool_create(num_threads, &r->pool));
-  return rt_vm_create(rt_allocator_system(), &a->vm_exe, a->desc->kernels, r->pool, NULL, &r->vm);
-}
-
-static void vm_clear_outputs(rt_artifact_runtime_t *r) {
-  for (int32_t o = 0; r->outputs && o < r->artifact->vm_outputs.count; ++o) {
-    rt_tensor_release(r->outputs[o]);
-    r->outputs[o] = NULL;
+  rt_graph_plan_t plan;
+  char **in_names = NULL, **out_names = NULL;
+  RT_RETURN_IF_ERROR(rt_artifact_parse_plan(a->path, a->desc->plan, (size_t)a->desc->plan_size,
+                                            (int32_t)a->desc->num_kernels, &plan, &in_names,
+                                            &out_names));
+  rt_artifact_free_names(in_names, plan.num_inputs);
+  rt_artifact_free_names(out_names, plan.num_outputs);
+  int32_t nc = plan.num_consts;
+  plan.num_consts = 0; /* counts the references taken */
+  plan.consts = rt_mem_calloc((size_t)(nc ? nc : 1), sizeof(rt_tensor_t *));
+  rt_status_t st = RT_OK;
+  if (!plan.consts) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a runtime");
+  for (int32_t i = 0; !st && i < nc; ++i) {
+    rt_tensor_retain(a->consts[i]);
+    plan.consts[plan.num_consts++] = a->consts[i];
   }
-  r->have_outputs = false;
-}
-
-/* The tensors of `v` (tuples flattened) into r->outputs, retained. */
-static rt_status_t vm_flatten(rt_artifact_runtime_t *r, rt_vm_value_t v, int32_t *n) {
-  if (v.kind == RT_VM_VALUE_TENSOR) {
-    if (*n >= r->artifact->vm_outputs.count) {
-      return RT_STATUS(INTERNAL, "@main returned more than its %d outputs",
-                       (int)r->artifact->vm_outputs.count);
-    }
-    rt_tensor_retain(v.tensor);
-    r->outputs[(*n)++] = v.tensor;
-    return RT_OK;
+  if (!st) st = rt_thread_pool_create(num_threads, &r->pool);
+  if (!st) {
+    st = rt_graph_runtime_create(rt_allocator_system(), &plan, a->desc->kernels,
+                                 (int32_t)a->desc->num_kernels, r->pool, &r->graph);
   }
-  if (v.kind == RT_VM_VALUE_TUPLE) {
-    for (int32_t i = 0; i < v.object->count; ++i) RT_RETURN_IF_ERROR(vm_flatten(r, v.object->fields[i], n));
-    return RT_OK;
-  }
-  return RT_STATUS(INVALID_ARGUMENT, "@main returned a closure, which a model cannot output");
-}
-
-static rt_status_t vm_run(rt_artifact_runtime_t *r) {
-  const rt_artifact_t *a = r->artifact;
-  int32_t ni = a->vm_inputs.count;
-  for (int32_t i = 0; i < ni; ++i) {
-    if (!r->inputs[i]) {
-      return RT_STATUS(FAILED_PRECONDITION, "input '%s' is not set", a->vm_inputs.io[i].name);
-    }
-  }
-  rt_vm_value_t small[16] = {{0}};
-  rt_vm_value_t *args = ni <= 16 ? small : rt_mem_calloc((size_t)ni, sizeof *args);
-  if (!args) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory running %s", a->path);
-  for (int32_t i = 0; i < ni; ++i) args[i] = rt_vm_value_of_tensor(r->inputs[i]);
-  vm_clear_outputs(r);
-  rt_vm_value_t result = {.kind = RT_VM_VALUE_EMPTY};
-  rt_status_t st = rt_vm_invoke(r->vm, a->vm_main, ni, args, &result);
-  if (args != small) rt_mem_free(args);
-  int32_t n = 0;
-  if (!st) st = vm_flatten(r, result, &n);
-  if (!st && n != a->vm_outputs.count) {
-    st = RT_STATUS(INTERNAL, "@main returned %d outputs, the signature has %d", (int)n,
-                   (int)a->vm_outputs.count);
-  }
-  rt_vm_value_release(result);
-  if (st) {
-    vm_clear_outputs(r);
-    return st;
-  }
-  r->have_outputs = true;
-  return RT_OK;
-}
-
-/* Checks `t` against a vm input's declared type (`?` dims take any size). */
-static rt_status_t vm_check_input(const rt_tensor_info_t *io, const rt_tensor_t *t) {
-  bool ok = rt_dtype_equal(rt_tensor_dtype(t), io->dtype) && rt_tensor_rank(t) == io->rank;
-  for (int32_t d = 0; ok && d < io->rank; ++d) ok = io->shape[d] < 0 || rt_tensor_shape(t)[d] == io->shape[d];
-  if (ok) return RT_OK;
-  char want[RT_DTYPE_NAME_MAX], got[RT_DTYPE_NAME_MAX];
-  rt_strbuf_t ws, gs;
-  rt_strbuf_initialize(&ws);
-  rt_strbuf_initialize(&gs);
-  for (int32_t d = 0; d < io->rank; ++d) {
-    if (io->shape[d] < 0) {
-      rt_strbuf_printf(&ws, "%s?", d ? ", " : "");
-    } else {
-      rt_strbuf_printf(&ws, "%s%lld", d ? ", " : "", (long long)io->shape[d]);
-    }
-  }
-  for (int32_t d = 0; d < rt_tensor_rank(t); ++d) {
-    rt_strbuf_printf(&gs, "%s%lld", d ? ", " : "", (long long)rt_tensor_shape(t)[d]);
-  }
-  rt_status_t st = RT_STATUS(INVALID_ARGUMENT, "input '%s' expects Tensor[(%s), %s], got "
-                             "Tensor[(%s), %s]", io->name, ws.data ? ws.data : "",
-                             rt_dtype_name(io->dtype, want), gs.data ? gs.data : "",
-                             rt_dtype_name(rt_tensor_dtype(t), got));
-  rt_strbuf_deinitialize(&ws);
-  rt_strbuf_deinitialize(&gs);
+  /* The graph runtime took the plan (and zeroed it) unless it failed
+   * before that; freeing the rest is a no-op otherwise. */
+  rt_graph_plan_deinitialize(&plan);
+  if (!st) rt_runner_use_graph(&r->runner, r->graph);
   return st;
+}
+
+static rt_status_t runtime_create(rt_artifact_runtime_t *r, int32_t num_threads) {
+  const rt_artifact_t *a = r->artifact;
+  RT_RETURN_IF_ERROR(rt_runner_initialize(&r->runner, RT_RUNNER_API_ARTIFACT, a->path, NULL,
+                                          num_in(a), inputs_of(a), num_out(a)));
+  if (!a->is_vm) return graph_runtime_create(r, num_threads);
+  RT_RETURN_IF_ERROR(rt_thread_pool_create(num_threads, &r->pool));
+  RT_RETURN_IF_ERROR(rt_vm_create(rt_allocator_system(), &a->vm_exe, a->desc->kernels, r->pool,
+                                  NULL, &r->vm));
+  rt_runner_use_vm(&r->runner, r->vm, a->vm_main);
+  return RT_OK;
 }
 
 rt_status_t rt_artifact_runtime_create(rt_artifact_t *a, int32_t num_threads,
@@ -479,43 +418,7 @@ rt_status_t rt_artifact_runtime_create(rt_artifact_t *a, int32_t num_threads,
   if (!r) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a runtime");
   rt_artifact_retain(a);
   r->artifact = a;
-  if (a->is_vm) {
-    rt_status_t vst = vm_runtime_create(r, num_threads);
-    if (vst) {
-      rt_artifact_runtime_release(r);
-      return vst;
-    }
-    *out_runtime = r;
-    return RT_OK;
-  }
-  rt_graph_plan_t plan;
-  char **in_names = NULL, **out_names = NULL;
-  rt_status_t st = rt_artifact_parse_plan(a->path, a->desc->plan, (size_t)a->desc->plan_size,
-                                          (int32_t)a->desc->num_kernels, &plan, &in_names,
-                                          &out_names);
-  if (!st) {
-    rt_artifact_free_names(in_names, plan.num_inputs);
-    rt_artifact_free_names(out_names, plan.num_outputs);
-    int32_t nc = plan.num_consts;
-    plan.num_consts = 0; /* counts the references taken */
-    plan.consts = rt_mem_calloc((size_t)(nc ? nc : 1), sizeof(rt_tensor_t *));
-    if (!plan.consts) {
-      plan.num_consts = 0;
-      st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a runtime");
-    }
-    for (int32_t i = 0; !st && i < nc; ++i) {
-      rt_tensor_retain(a->consts[i]);
-      plan.consts[plan.num_consts++] = a->consts[i];
-    }
-    if (!st) st = rt_thread_pool_create(num_threads, &r->pool);
-    if (!st) {
-      st = rt_graph_runtime_create(rt_allocator_system(), &plan, a->desc->kernels,
-                                   (int32_t)a->desc->num_kernels, r->pool, &r->graph);
-    }
-    /* The graph runtime took the plan (and zeroed it) unless it failed
-     * before that; freeing the rest is a no-op otherwise. */
-    rt_graph_plan_deinitialize(&plan);
-  }
+  rt_status_t st = runtime_create(r, num_threads);
   if (st) {
     rt_artifact_runtime_release(r);
     return st;
@@ -526,10 +429,7 @@ rt_status_t rt_artifact_runtime_create(rt_artifact_t *a, int32_t num_threads,
 
 void rt_artifact_runtime_release(rt_artifact_runtime_t *r) {
   if (!r) return;
-  vm_clear_outputs(r);
-  for (int32_t i = 0; r->inputs && i < r->artifact->vm_inputs.count; ++i) rt_tensor_release(r->inputs[i]);
-  rt_mem_free(r->inputs);
-  rt_mem_free(r->outputs);
+  rt_runner_deinitialize(&r->runner);
   rt_vm_release(r->vm);
   rt_graph_runtime_release(r->graph);
   rt_thread_pool_release(r->pool);
@@ -537,53 +437,10 @@ void rt_artifact_runtime_release(rt_artifact_runtime_t *r) {
   rt_mem_free(r);
 }
 
-static rt_status_t set_input(rt_artifact_runtime_t *r, int32_t index, rt_tensor_t *t) {
-  const rt_artifact_t *a = r->artifact;
-  if (index < 0 || index >= num_in(a)) {
-    return RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the model has %d)", (int)index,
-                     (int)num_in(a));
-  }
-  if (a->is_vm) {
-    if (!t) return RT_STATUS(INVALID_ARGUMENT, "input '%s': tensor is NULL", a->vm_inputs.io[index].name);
-    RT_RETURN_IF_ERROR(vm_check_input(&a->vm_inputs.io[index], t));
-    rt_tensor_t *in = t;
-    if (!rt_tensor_is_compact(t)) {
-      RT_RETURN_IF_ERROR(rt_tensor_clone(rt_allocator_system(), t, &in));
-    } else {
-      rt_tensor_retain(in);
-    }
-    rt_tensor_release(r->inputs[index]);
-    r->inputs[index] = in;
-    return RT_OK;
-  }
-  if (!t) return RT_STATUS(INVALID_ARGUMENT, "input '%s': tensor is NULL", a->input_names[index]);
-  const rt_graph_entry_t *e = &a->info.entries[a->info.input_entries[index]];
-  bool ok = rt_dtype_equal(rt_tensor_dtype(t), e->dtype) && rt_tensor_rank(t) == e->rank;
-  for (int32_t d = 0; ok && d < e->rank; ++d) ok = rt_tensor_shape(t)[d] == e->shape[d];
-  if (!ok) {
-    char want[RT_DTYPE_NAME_MAX], got[RT_DTYPE_NAME_MAX];
-    rt_strbuf_t ws, gs;
-    rt_strbuf_initialize(&ws);
-    rt_strbuf_initialize(&gs);
-    for (int32_t d = 0; d < e->rank; ++d) rt_strbuf_printf(&ws, "%s%lld", d ? ", " : "", (long long)e->shape[d]);
-    for (int32_t d = 0; d < rt_tensor_rank(t); ++d) {
-      rt_strbuf_printf(&gs, "%s%lld", d ? ", " : "", (long long)rt_tensor_shape(t)[d]);
-    }
-    rt_status_t st = RT_STATUS(INVALID_ARGUMENT, "input '%s' expects Tensor[(%s), %s], got "
-                               "Tensor[(%s), %s]", a->input_names[index], ws.data ? ws.data : "",
-                               rt_dtype_name(e->dtype, want), gs.data ? gs.data : "",
-                               rt_dtype_name(rt_tensor_dtype(t), got));
-    rt_strbuf_deinitialize(&ws);
-    rt_strbuf_deinitialize(&gs);
-    return st;
-  }
-  return rt_graph_runtime_set_input(r->graph, index, t);
-}
-
 rt_status_t rt_artifact_runtime_set_input(rt_artifact_runtime_t *r, int32_t index, rt_tensor_t *t) {
-  RT_RETURN_IF_ERROR(enter(r, "set_input"));
-  rt_status_t st = set_input(r, index, t);
-  leave(r);
+  RT_RETURN_IF_ERROR(rt_runner_enter(&r->runner, "set_input"));
+  rt_status_t st = rt_runner_set_input(&r->runner, index, t);
+  rt_runner_leave(&r->runner);
   return st;
 }
 
@@ -595,27 +452,14 @@ rt_status_t rt_artifact_runtime_set_input_by_name(rt_artifact_runtime_t *r, cons
 }
 
 rt_status_t rt_artifact_runtime_run(rt_artifact_runtime_t *r) {
-  RT_RETURN_IF_ERROR(enter(r, "run"));
-  rt_status_t st = r->vm ? vm_run(r) : rt_graph_runtime_run(r->graph);
-  leave(r);
+  RT_RETURN_IF_ERROR(rt_runner_enter(&r->runner, "run"));
+  rt_status_t st = rt_runner_run(&r->runner);
+  rt_runner_leave(&r->runner);
   return rt_status_annotate(st, "running %s", r->artifact->path);
 }
 
 rt_status_t rt_artifact_runtime_output(const rt_artifact_runtime_t *r, int32_t index,
                                        rt_tensor_t **out_tensor) {
   *out_tensor = NULL;
-  if (index < 0 || index >= num_out(r->artifact)) {
-    return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the model has %d)", (int)index,
-                     (int)num_out(r->artifact));
-  }
-  if (r->vm) {
-    if (!r->have_outputs) {
-      return RT_STATUS(FAILED_PRECONDITION, "no outputs yet: run the model first (or its last "
-                       "run failed)");
-    }
-    *out_tensor = r->outputs[index];
-    return RT_OK;
-  }
-  *out_tensor = rt_graph_runtime_output(r->graph, index);
-  return RT_OK;
+  return rt_runner_output(&r->runner, index, out_tensor);
 }
