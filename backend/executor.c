@@ -12,15 +12,18 @@
  *
  * Inputs and outputs are described from main's signature once, at
  * creation; `?` dims are RT_DIM_ANY in the info and bound by the
- * tensors given to set_input.
+ * tensors given to set_input. The input values, their checks, the run of
+ * @main (graph runtime, VM or interpreter) and the outputs are the
+ * runner's (runtime/runner.h), shared with rt_artifact_runtime.
  *
  * Concurrent use: an executor runs one call at a time. Every call that
  * runs it or changes its state (set_input, run, get_output, invoke,
- * profile, the step settings) takes the `busy` flag (enter) and gives it
- * back on return (leave); a call that finds it taken (another thread inside the
+ * profile, the step settings) takes the runner's busy guard (enter, which
+ * also opens the scope of the executor's allocator) and gives it back on
+ * return (leave); a call that finds it taken (another thread inside the
  * executor, or a step callback calling back in) fails at once with
  * FAILED_PRECONDITION and changes nothing. Info, get_source and export only
- * read what creation fixed, and take no flag. */
+ * read what creation fixed, and take no guard. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +38,9 @@
 #include "rt/executor.h"
 #include "runtime/strbuf.h"
 #include "runtime/mem.h"
+#include "runtime/runner.h"
 
-#define MAX_OUTPUTS 4096
+#define MAX_OUTPUTS RT_RUNNER_MAX_OUTPUTS
 
 typedef struct {
   char name[64];
@@ -46,7 +50,6 @@ typedef struct {
 struct rt_executor_t {
   _Atomic int32_t refcount;
   rt_allocator_t allocator;    /* options.allocator: every block of this executor */
-  rt_mem_scope_t scope;        /* opened by enter() for the call in progress */
   const char *kind;
   rt_module_t *module;     /* optimized, with the executor's steps; retained */
   rt_module_t *pipeline;   /* after the shared pipeline alone; retained */
@@ -62,14 +65,12 @@ struct rt_executor_t {
   rt_thread_pool_t *pool;      /* ctx.num_threads of them */
   int32_t num_inputs;
   io_desc *inputs;
-  rt_tensor_t **input_values;
+  rt_tensor_info_t *input_infos;   /* the same, for the runner and input_info */
   int32_t num_outputs;
   rt_ir_type_t **output_types;
-  rt_tensor_t **output_values;
-  bool have_outputs;
+  rt_runner_t runner;          /* input values, the guard, runs, outputs (see the top) */
   rt_step_fn step;
   void *step_user;
-  atomic_bool busy;            /* a guarded call is inside (see the top) */
 };
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -111,22 +112,18 @@ static rt_status_t flatten_value(const rt_interp_value_t *v, rt_tensor_t **out, 
   return RT_STATUS(INTERNAL, "bad value kind");
 }
 
-static void clear_outputs(rt_executor_t *ex) {
-  for (int32_t i = 0; ex->output_values && i < ex->num_outputs; ++i) {
-    rt_tensor_release(ex->output_values[i]);
-    ex->output_values[i] = NULL;
-  }
-  ex->have_outputs = false;
-}
-
 /* ---- creation ------------------------------------------------------------ */
+
+static void fill_info(const char *name, const rt_ir_type_t *t, rt_tensor_info_t *out);
+static rt_status_t call_main(void *user, int32_t nargs, rt_tensor_t *const *args,
+                             int32_t max_outs, rt_tensor_t **outs, int32_t *out_count);
 
 static rt_status_t describe_io(rt_executor_t *ex) {
   rt_ir_expr_t *fn = ex->main_fn;
   ex->num_inputs = fn->fn.nparams;
   ex->inputs = rt_mem_calloc((size_t)(ex->num_inputs ? ex->num_inputs : 1), sizeof(io_desc));
-  ex->input_values = rt_mem_calloc((size_t)(ex->num_inputs ? ex->num_inputs : 1), sizeof(rt_tensor_t *));
-  if (!ex->inputs || !ex->input_values) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  ex->input_infos = rt_mem_calloc((size_t)(ex->num_inputs ? ex->num_inputs : 1), sizeof(rt_tensor_info_t));
+  if (!ex->inputs || !ex->input_infos) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   for (int32_t i = 0; i < ex->num_inputs; ++i) {
     rt_ir_expr_t *p = fn->fn.params[i];
     snprintf(ex->inputs[i].name, sizeof ex->inputs[i].name, "%s", p->var.name);
@@ -136,6 +133,7 @@ static rt_status_t describe_io(rt_executor_t *ex) {
                                          "take tensor inputs", p->var.name);
     }
     ex->inputs[i].type = t;
+    fill_info(ex->inputs[i].name, t, &ex->input_infos[i]);
   }
   rt_ir_type_t *ft = rt_ir_type_resolve(fn->checked_type);
   rt_ir_type_t *ret = ft ? ft->func.ret : NULL;
@@ -144,8 +142,7 @@ static rt_status_t describe_io(rt_executor_t *ex) {
   if (n > MAX_OUTPUTS) return RT_STATUS(RESOURCE_EXHAUSTED, "@main has %d outputs", (int)n);
   ex->num_outputs = n;
   ex->output_types = rt_mem_calloc((size_t)(n ? n : 1), sizeof(rt_ir_type_t *));
-  ex->output_values = rt_mem_calloc((size_t)(n ? n : 1), sizeof(rt_tensor_t *));
-  if (!ex->output_types || !ex->output_values) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  if (!ex->output_types) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   n = 0;
   collect_leaves(ret, ex->output_types, &n);
   for (int32_t i = 0; i < n; ++i) {
@@ -155,7 +152,8 @@ static rt_status_t describe_io(rt_executor_t *ex) {
                                          "executors return tensors", (int)i);
     }
   }
-  return RT_OK;
+  return rt_runner_initialize(&ex->runner, RT_RUNNER_API_EXECUTOR, ex->kind, &ex->allocator,
+                              ex->num_inputs, ex->input_infos, n);
 }
 
 static rt_status_t create_executor(const char *kind, rt_module_t *module, const char *target,
@@ -241,6 +239,7 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
   if (!st) st = describe_io(ex);
   if (!st && strcmp(k, "debug") == 0) {
     st = rt_interp_create(ex->allocator, ex->module, NULL, &ex->interp);
+    if (!st) rt_runner_use_call(&ex->runner, call_main, ex);
   } else if (!st && strcmp(k, "vm") == 0) {
     uint32_t flags = (ex->ctx.jit_keep_ll ? RT_JIT_KEEP_LL : 0u) |
                      (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u) |
@@ -256,6 +255,7 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
       st = rt_vm_create(ex->allocator, &ex->vm_build.exe, ex->vm_build.kernels, ex->pool, &opts,
                         &ex->vm);
     }
+    if (!st) rt_runner_use_vm(&ex->runner, ex->vm, ex->vm_main);
   } else if (!st) {
     uint32_t flags = (ex->ctx.jit_keep_ll ? RT_JIT_KEEP_LL : 0u) |
                      (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u) |
@@ -267,6 +267,7 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
       st = rt_graph_runtime_create(ex->allocator, &ex->build.plan, ex->build.kernels,
                                    ex->build.num_kernels, ex->pool, &ex->graph);
     }
+    if (!st) rt_runner_use_graph(&ex->runner, ex->graph);
   }
   if (st) {
     rt_executor_release(ex);
@@ -280,13 +281,9 @@ void rt_executor_retain(rt_executor_t *ex) { atomic_fetch_add(&ex->refcount, 1);
 
 void rt_executor_release(rt_executor_t *ex) {
   if (!ex || atomic_fetch_sub(&ex->refcount, 1) != 1) return;
-  clear_outputs(ex);
-  for (int32_t i = 0; ex->input_values && i < ex->num_inputs; ++i) {
-    rt_tensor_release(ex->input_values[i]);
-  }
-  rt_mem_free(ex->input_values);
+  rt_runner_deinitialize(&ex->runner);
   rt_mem_free(ex->inputs);
-  rt_mem_free(ex->output_values);
+  rt_mem_free(ex->input_infos);
   rt_mem_free(ex->output_types);
   rt_interp_release(ex->interp);
   rt_graph_runtime_release(ex->graph);
@@ -319,7 +316,7 @@ rt_status_t rt_executor_input_info(const rt_executor_t *ex, int32_t index, rt_te
     return RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the executor has %d)", (int)index,
                      (int)ex->num_inputs);
   }
-  fill_info(ex->inputs[index].name, ex->inputs[index].type, out);
+  *out = ex->input_infos[index];
   return RT_OK;
 }
 
@@ -336,7 +333,7 @@ rt_status_t rt_executor_output_info(const rt_executor_t *ex, int32_t index, rt_t
 }
 
 rt_status_t rt_executor_input_index(const rt_executor_t *ex, const char *name, int32_t *out_index) {
-  for (int32_t i = 0; i < ex->num_inputs; ++i) {
+  for (int32_t i = 0; name && i < ex->num_inputs; ++i) {
     if (strcmp(ex->inputs[i].name, name) == 0) {
       *out_index = i;
       return RT_OK;
@@ -347,7 +344,7 @@ rt_status_t rt_executor_input_index(const rt_executor_t *ex, const char *name, i
   for (int32_t i = 0; i < ex->num_inputs; ++i) {
     rt_strbuf_printf(&b, "%s%s", i ? ", " : "", ex->inputs[i].name);
   }
-  rt_status_t st = RT_STATUS(NOT_FOUND, "no input named '%s' (inputs: %s)", name,
+  rt_status_t st = RT_STATUS(NOT_FOUND, "no input named '%s' (inputs: %s)", name ? name : "(null)",
                              ex->num_inputs ? (b.data ? b.data : "") : "none");
   rt_strbuf_deinitialize(&b);
   return st;
@@ -356,50 +353,14 @@ rt_status_t rt_executor_input_index(const rt_executor_t *ex, const char *name, i
 /* ---- inputs, run, outputs ------------------------------------------------ */
 
 static rt_status_t enter(rt_executor_t *ex, const char *what) {
-  if (atomic_exchange_explicit(&ex->busy, true, memory_order_acquire)) {
-    return RT_STATUS(FAILED_PRECONDITION, "rt_executor_%s: the %s executor is in use by another "
-                     "thread (or a step callback): an executor runs one call at a time; use "
-                     "one executor per thread, or serialize the calls", what, ex->kind);
-  }
-  rt_mem_scope_enter(&ex->scope, &ex->allocator);
-  return RT_OK;
+  return rt_runner_enter(&ex->runner, what);
 }
 
-static void leave(rt_executor_t *ex) {
-  rt_mem_scope_leave(&ex->scope);
-  atomic_store_explicit(&ex->busy, false, memory_order_release);
-}
-
-static rt_status_t set_input(rt_executor_t *ex, int32_t index, rt_tensor_t *tensor) {
-  if (index < 0 || index >= ex->num_inputs) {
-    return RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the executor has %d)", (int)index,
-                     (int)ex->num_inputs);
-  }
-  if (!tensor) return RT_STATUS(INVALID_ARGUMENT, "input '%s': tensor is NULL", ex->inputs[index].name);
-  if (!rt_backend_tensor_fits(tensor, ex->inputs[index].type)) {
-    rt_strbuf_t want, got;
-    rt_strbuf_initialize(&want);
-    rt_strbuf_initialize(&got);
-    rt_ir_type_print(ex->inputs[index].type, &want);
-    rt_backend_describe_tensor(tensor, &got);
-    rt_status_t st = RT_STATUS(INVALID_ARGUMENT, "input '%s' expects %s, got %s",
-                               ex->inputs[index].name, want.data ? want.data : "",
-                               got.data ? got.data : "");
-    rt_strbuf_deinitialize(&want);
-    rt_strbuf_deinitialize(&got);
-    return st;
-  }
-  if (ex->graph) RT_RETURN_IF_ERROR(rt_graph_runtime_set_input(ex->graph, index, tensor));
-  rt_tensor_retain(tensor);
-  rt_tensor_release(ex->input_values[index]);
-  ex->input_values[index] = tensor;
-  clear_outputs(ex);
-  return RT_OK;
-}
+static void leave(rt_executor_t *ex) { rt_runner_leave(&ex->runner); }
 
 rt_status_t rt_executor_set_input(rt_executor_t *ex, int32_t index, rt_tensor_t *tensor) {
   RT_RETURN_IF_ERROR(enter(ex, "set_input"));
-  rt_status_t st = set_input(ex, index, tensor);
+  rt_status_t st = rt_runner_set_input(&ex->runner, index, tensor);
   leave(ex);
   return st;
 }
@@ -500,129 +461,38 @@ static rt_status_t call_tensors(rt_executor_t *ex, const char *name, int32_t nar
   return st;
 }
 
-static rt_status_t flatten_vm(rt_vm_value_t v, rt_tensor_t **out, int32_t cap, int32_t *n) {
-  switch (v.kind) {
-    case RT_VM_VALUE_TENSOR:
-      if (*n < cap) out[*n] = v.tensor;
-      (*n)++;
-      return RT_OK;
-    case RT_VM_VALUE_TUPLE:
-      for (int32_t i = 0; i < v.object->count; ++i) {
-        RT_RETURN_IF_ERROR(flatten_vm(v.object->fields[i], out, cap, n));
-      }
-      return RT_OK;
-    case RT_VM_VALUE_CLOSURE:
-      return RT_STATUS(INVALID_ARGUMENT, "the result holds a function (a closure), which cannot "
-                                         "be returned through the executor API");
-    case RT_VM_VALUE_EMPTY: break;
-  }
-  return RT_STATUS(INTERNAL, "the vm returned no value");
-}
-
-/* Calls VM function `index` with tensor args; the flattened result into
- * outs (new refs). */
-static rt_status_t call_vm(rt_executor_t *ex, int32_t index, int32_t nargs, rt_tensor_t *const *args,
-                           int32_t max_outs, rt_tensor_t **outs, int32_t *out_count) {
-  rt_vm_value_t small[16];
-  memset(small, 0, sizeof small);
-  rt_vm_value_t *vals = nargs <= 16 ? small : rt_mem_calloc((size_t)nargs, sizeof *vals);
-  if (!vals) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
-  rt_status_t st = RT_OK;
-  for (int32_t i = 0; i < nargs; ++i) {
-    if (!args[i]) st = RT_STATUS(INVALID_ARGUMENT, "argument %d is NULL", (int)i);
-    vals[i] = rt_vm_value_of_tensor(args[i]);
-  }
-  rt_vm_value_t result = {.kind = RT_VM_VALUE_EMPTY};
-  if (!st) st = rt_vm_invoke(ex->vm, index, nargs, vals, &result);
-  if (vals != small) rt_mem_free(vals);
-  if (st) return st;
-  int32_t n = 0;
-  rt_tensor_t *flat[MAX_OUTPUTS];
-  st = flatten_vm(result, flat, MAX_OUTPUTS, &n);
-  if (!st && n > max_outs) {
-    st = RT_STATUS(OUT_OF_RANGE, "@%s returns %d tensors; room was given for %d",
-                   ex->vm_build.exe.functions[index].name, (int)n, (int)max_outs);
-  }
-  if (!st) {
-    for (int32_t i = 0; i < n; ++i) {
-      rt_tensor_retain(flat[i]);
-      outs[i] = flat[i];
-    }
-    *out_count = n;
-  }
-  rt_vm_value_release(result);
-  return st;
-}
-
-static rt_status_t run(rt_executor_t *ex) {
-  for (int32_t i = 0; i < ex->num_inputs; ++i) {
-    if (!ex->input_values[i]) {
-      return RT_STATUS(FAILED_PRECONDITION, "input '%s' is not set", ex->inputs[i].name);
-    }
-  }
-  clear_outputs(ex);
-  if (ex->graph) {
-    RT_RETURN_IF_ERROR(rt_graph_runtime_run(ex->graph));
-    for (int32_t i = 0; i < ex->num_outputs; ++i) {
-      ex->output_values[i] = rt_graph_runtime_output(ex->graph, i);
-      rt_tensor_retain(ex->output_values[i]);
-    }
-    ex->have_outputs = true;
-    return RT_OK;
-  }
-  int32_t n = 0;
-  if (ex->vm) {
-    RT_RETURN_IF_ERROR(call_vm(ex, ex->vm_main, ex->num_inputs, ex->input_values, ex->num_outputs,
-                               ex->output_values, &n));
-  } else {
-    RT_RETURN_IF_ERROR(call_tensors(ex, "main", ex->num_inputs, ex->input_values,
-                                    ex->num_outputs, ex->output_values, &n));
-  }
-  if (n != ex->num_outputs) {
-    for (int32_t i = 0; i < n; ++i) rt_tensor_release(ex->output_values[i]);
-    memset(ex->output_values, 0, (size_t)ex->num_outputs * sizeof(rt_tensor_t *));
-    return RT_STATUS(INTERNAL, "@main returned %d tensors, its type says %d", (int)n,
-                     (int)ex->num_outputs);
-  }
-  ex->have_outputs = true;
-  return RT_OK;
+/* The debug executor's @main for the runner. */
+static rt_status_t call_main(void *user, int32_t nargs, rt_tensor_t *const *args,
+                             int32_t max_outs, rt_tensor_t **outs, int32_t *out_count) {
+  return call_tensors(user, "main", nargs, args, max_outs, outs, out_count);
 }
 
 rt_status_t rt_executor_run(rt_executor_t *ex) {
   RT_RETURN_IF_ERROR(enter(ex, "run"));
-  rt_status_t st = run(ex);
+  rt_status_t st = rt_runner_run(&ex->runner);
   leave(ex);
   return st;
 }
 
 static rt_status_t profile(rt_executor_t *ex, int32_t runs, int32_t max_nodes,
                            rt_node_profile_t *out, int32_t *out_count) {
-  for (int32_t i = 0; i < ex->num_inputs; ++i) {
-    if (!ex->input_values[i]) {
-      return RT_STATUS(FAILED_PRECONDITION, "input '%s' is not set", ex->inputs[i].name);
-    }
-  }
+  RT_RETURN_IF_ERROR(rt_runner_inputs_ready(&ex->runner));
   const rt_graph_plan_t *plan = rt_graph_runtime_plan(ex->graph);
   int32_t nn = plan->num_nodes;
   double *sum = rt_mem_calloc((size_t)(nn ? nn : 1) * 3, sizeof(double));
   if (!sum) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   double *best = sum + nn, *cur = best + nn;
-  clear_outputs(ex);
+  rt_runner_clear_outputs(&ex->runner);
   rt_status_t st = RT_OK;
   for (int32_t r = 0; r < runs && !st; ++r) {
     memset(cur, 0, (size_t)nn * sizeof(double));
-    st = rt_graph_runtime_run_timed(ex->graph, cur);
+    st = rt_runner_run_timed(&ex->runner, cur);
     for (int32_t n = 0; !st && n < nn; ++n) {
       sum[n] += cur[n];
       if (r == 0 || cur[n] < best[n]) best[n] = cur[n];
     }
   }
   if (!st) {
-    for (int32_t i = 0; i < ex->num_outputs; ++i) {
-      ex->output_values[i] = rt_graph_runtime_output(ex->graph, i);
-      rt_tensor_retain(ex->output_values[i]);
-    }
-    ex->have_outputs = true;
     for (int32_t n = 0; n < nn && n < max_nodes; ++n) {
       out[n] = (rt_node_profile_t){plan->nodes[n].name, ex->build.kernel_types[plan->nodes[n].kernel],
                                    sum[n] / runs, best[n]};
@@ -679,19 +549,9 @@ rt_status_t rt_executor_memory(const rt_executor_t *ex, rt_executor_memory_t *ou
   return RT_OK;
 }
 
-static rt_status_t get_output(rt_executor_t *ex, int32_t index, rt_tensor_t **out_tensor) {
-  if (index < 0 || index >= ex->num_outputs) {
-    return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the executor has %d)", (int)index,
-                     (int)ex->num_outputs);
-  }
-  if (!ex->have_outputs) return RT_STATUS(FAILED_PRECONDITION, "no outputs: run the executor first");
-  *out_tensor = ex->output_values[index];
-  return RT_OK;
-}
-
 rt_status_t rt_executor_get_output(rt_executor_t *ex, int32_t index, rt_tensor_t **out_tensor) {
   RT_RETURN_IF_ERROR(enter(ex, "get_output"));
-  rt_status_t st = get_output(ex, index, out_tensor);
+  rt_status_t st = rt_runner_output(&ex->runner, index, out_tensor);
   leave(ex);
   return st;
 }
@@ -704,7 +564,8 @@ static rt_status_t invoke(rt_executor_t *ex, const char *fn_name, int32_t nargs,
   if (ex->vm) {
     int32_t index = 0;
     RT_RETURN_IF_ERROR(rt_vm_executable_lookup(&ex->vm_build.exe, fn_name, &index));
-    return call_vm(ex, index, nargs, args, max_outs, outs, out_count);
+    return rt_runner_vm_call(&ex->runner, index, ex->vm_build.exe.functions[index].name, nargs,
+                             args, max_outs, outs, out_count);
   }
   if (!ex->interp) {
     return RT_STATUS(UNIMPLEMENTED, "the %s executor runs @main only (set_input + run); invoke "

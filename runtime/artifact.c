@@ -1,18 +1,15 @@
-/* Exported model libraries: the plan's serialized form (written by
- * backend/export.c through rt_artifact_write_plan) and the loader
- * (include/rt/artifact.h), which dlopens the library, checks its
- * descriptor, checksum, plan and constants, and makes graph runtimes
- * (runtime/graph_runtime.c) over its kernels.
+/* Exported model libraries: the loader (include/rt/artifact.h), which
+ * dlopens the library, checks it (its descriptor, checksum, plan and
+ * constants, read by runtime/artifact_format.c, the format's half) and
+ * makes graph runtimes (runtime/graph_runtime.c) over its kernels.
  *
- * Trust: nothing in the library's data is used before it is checked. The
- * plan parser is a bounds-checked cursor; every index is range-checked;
- * each temporary entry must fit its storage block and each constant must
- * have its entry's dtype and shape, because kernels trust the argument
- * descriptors they are handed for sizes. Before dlopen, the ELF headers
+ * Trust: nothing in the library's data is used before it is checked
+ * (runtime/artifact_format.c says how). Before dlopen, the ELF headers
  * are checked against the file size: glibc maps segments by their headers,
  * and a truncated library would otherwise die of SIGBUS on first touch.
  * Executable code cannot be checked, of course: loading a library runs its
- * initializers, so load only libraries you would link against.
+ * initializers, so load only libraries you would link against. A library
+ * whose kernels use an ISA extension this CPU lacks is refused.
  *
  * A "vm" model (plan bytes starting RT_ARTIFACT_VM_MAGIC) holds @main's
  * signature and a serialized VM executable: the executable is read and
@@ -25,395 +22,22 @@
  * The parsed plan is kept as the artifact's description (names, shapes);
  * each runtime parses the plan bytes again into a plan of its own (the
  * graph runtime takes ownership of the plan it runs) and shares the
- * constants by reference. */
+ * constants by reference. A runtime's inputs, their checks, its busy
+ * guard and its outputs are the runner's (runtime/runner.h), the same as
+ * the executors'. */
 #include <dlfcn.h>
 #include <elf.h>
 #include <stdio.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "rt/artifact.h"
 #include "runtime/artifact_format.h"
-#include "runtime/ndarray_blob.h"
+#include "runtime/runner.h"
 #include "runtime/thread_pool.h"
 #include "runtime/vm.h"
 #include "runtime/mem.h"
-
-uint64_t rt_artifact_fnv(uint64_t h, const void *data, size_t size) {
-  const uint8_t *p = data;
-  for (size_t i = 0; i < size; ++i) {
-    h ^= p[i];
-    h *= UINT64_C(0x100000001b3);
-  }
-  return h;
-}
-
-/* ---- writing -------------------------------------------------------------- */
-
-static void put_u32(rt_strbuf_t *b, uint32_t v) {
-  char c[4];
-  for (int i = 0; i < 4; ++i) c[i] = (char)(uint8_t)(v >> (8 * i));
-  rt_strbuf_append(b, c, 4);
-}
-
-static void put_u64(rt_strbuf_t *b, uint64_t v) {
-  put_u32(b, (uint32_t)v);
-  put_u32(b, (uint32_t)(v >> 32));
-}
-
-static void put_str(rt_strbuf_t *b, const char *s) {
-  put_u32(b, (uint32_t)strlen(s));
-  rt_strbuf_puts(b, s);
-}
-
-void rt_artifact_write_plan(const rt_graph_plan_t *p, const char *const *input_names,
-                            const char *const *output_names, rt_strbuf_t *b) {
-  rt_strbuf_append(b, RT_ARTIFACT_PLAN_MAGIC, 8);
-  put_u32(b, (uint32_t)p->num_entries);
-  for (int32_t i = 0; i < p->num_entries; ++i) {
-    const rt_graph_entry_t *e = &p->entries[i];
-    char h[6] = {(char)e->kind, (char)e->dtype.code, (char)e->dtype.bits, (char)e->rank,
-                 (char)(e->dtype.lanes & 0xff), (char)(e->dtype.lanes >> 8)};
-    rt_strbuf_append(b, h, 6);
-    rt_strbuf_append(b, "\0\0", 2);
-    put_u32(b, (uint32_t)e->index);
-    put_u32(b, (uint32_t)e->storage_id);
-    for (int32_t d = 0; d < e->rank; ++d) put_u64(b, (uint64_t)e->shape[d]);
-  }
-  put_u32(b, (uint32_t)p->num_nodes);
-  for (int32_t n = 0; n < p->num_nodes; ++n) {
-    const rt_graph_node_t *node = &p->nodes[n];
-    put_u32(b, (uint32_t)node->kernel);
-    put_u32(b, (uint32_t)node->num_inputs);
-    put_u32(b, (uint32_t)node->num_outputs);
-    for (int32_t k = 0; k < node->num_inputs + node->num_outputs; ++k) {
-      put_u32(b, (uint32_t)node->entries[k]);
-    }
-  }
-  put_u32(b, (uint32_t)p->num_storage);
-  for (int32_t s = 0; s < p->num_storage; ++s) put_u64(b, p->storage_bytes[s]);
-  put_u32(b, (uint32_t)p->num_inputs);
-  for (int32_t i = 0; i < p->num_inputs; ++i) {
-    put_u32(b, (uint32_t)p->input_entries[i]);
-    put_str(b, input_names[i]);
-  }
-  put_u32(b, (uint32_t)p->num_outputs);
-  for (int32_t o = 0; o < p->num_outputs; ++o) {
-    put_u32(b, (uint32_t)p->output_entries[o]);
-    put_u32(b, (uint32_t)p->output_sources[o]);
-    put_str(b, output_names[o]);
-  }
-  put_u32(b, (uint32_t)p->num_consts);
-}
-
-static void put_io(rt_strbuf_t *b, const rt_tensor_info_t *io) {
-  put_str(b, io->name);
-  rt_strbuf_putc(b, (char)io->dtype.code);
-  rt_strbuf_putc(b, (char)io->dtype.bits);
-  char l[2] = {(char)(uint8_t)io->dtype.lanes, (char)(uint8_t)(io->dtype.lanes >> 8)};
-  rt_strbuf_append(b, l, 2);
-  put_u32(b, (uint32_t)io->rank);
-  for (int32_t d = 0; d < io->rank; ++d) put_u64(b, (uint64_t)io->shape[d]);
-}
-
-void rt_artifact_write_vm_plan(int32_t num_inputs, const rt_tensor_info_t *inputs,
-                               int32_t num_outputs, const rt_tensor_info_t *outputs,
-                               const char *exe, size_t exe_size, rt_strbuf_t *b) {
-  rt_strbuf_append(b, RT_ARTIFACT_VM_MAGIC, 8);
-  put_u32(b, (uint32_t)num_inputs);
-  for (int32_t i = 0; i < num_inputs; ++i) put_io(b, &inputs[i]);
-  put_u32(b, (uint32_t)num_outputs);
-  for (int32_t o = 0; o < num_outputs; ++o) put_io(b, &outputs[o]);
-  put_u64(b, (uint64_t)exe_size);
-  rt_strbuf_append(b, exe, exe_size);
-}
-
-/* ---- reading -------------------------------------------------------------- */
-
-typedef struct {
-  const uint8_t *p;
-  size_t size, at;
-  bool bad;
-} cursor;
-
-static const uint8_t *take(cursor *c, size_t n) {
-  if (c->bad || n > c->size - c->at) {
-    c->bad = true;
-    return NULL;
-  }
-  const uint8_t *r = c->p + c->at;
-  c->at += n;
-  return r;
-}
-
-static uint32_t get_u32(cursor *c) {
-  const uint8_t *q = take(c, 4);
-  if (!q) return 0;
-  return (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-}
-
-static uint64_t get_u64(cursor *c) {
-  uint64_t lo = get_u32(c);
-  return lo | (uint64_t)get_u32(c) << 32;
-}
-
-/* A count that the remaining bytes can hold (each item >= min_bytes). */
-static int32_t get_count(cursor *c, size_t min_bytes) {
-  uint32_t n = get_u32(c);
-  if (c->bad || n > (1u << 24) || (size_t)n * min_bytes > c->size - c->at) {
-    c->bad = true;
-    return 0;
-  }
-  return (int32_t)n;
-}
-
-static char *get_str(cursor *c) {
-  uint32_t n = get_u32(c);
-  const uint8_t *q = n <= 4096 ? take(c, n) : NULL;
-  if (!q) {
-    c->bad = true;
-    return NULL;
-  }
-  char *s = rt_mem_alloc((size_t)n + 1);
-  if (!s) {
-    c->bad = true;
-    return NULL;
-  }
-  memcpy(s, q, n);
-  s[n] = '\0';
-  if (strlen(s) != n) {
-    rt_mem_free(s);
-    c->bad = true;
-    return NULL;
-  }
-  return s;
-}
-
-static void free_names(char **names, int32_t n) {
-  for (int32_t i = 0; names && i < n; ++i) rt_mem_free(names[i]);
-  rt_mem_free(names);
-}
-
-/* Bytes of an entry (overflow-checked); false when too large. */
-static bool entry_bytes(const rt_graph_entry_t *e, uint64_t *out) {
-  uint64_t n = rt_dtype_size(e->dtype);
-  for (int32_t d = 0; d < e->rank; ++d) {
-    uint64_t dim = (uint64_t)e->shape[d];
-    if (dim && n > UINT64_MAX / dim) return false;
-    n *= dim;
-  }
-  *out = n;
-  return n < ((uint64_t)1 << 48);
-}
-
-static rt_status_t corrupt(const char *path, const char *what) {
-  return RT_STATUS(DATA_LOSS, "%s: corrupt model library: %s", path, what);
-}
-
-/* Parses and checks plan bytes into *out (consts left NULL; num_consts
- * set), with the input / output names. */
-static rt_status_t parse_plan(const char *path, const uint8_t *bytes, size_t size,
-                              int32_t num_kernels, rt_graph_plan_t *out, char ***out_in_names,
-                              char ***out_out_names) {
-  memset(out, 0, sizeof *out);
-  *out_in_names = *out_out_names = NULL;
-  cursor c = {bytes, size, 0, false};
-  const uint8_t *magic = take(&c, 8);
-  if (!magic || memcmp(magic, RT_ARTIFACT_PLAN_MAGIC, 8) != 0) return corrupt(path, "bad plan magic");
-  rt_graph_plan_t *p = out;
-  const char *why = NULL;
-  p->num_entries = get_count(&c, 16);
-  p->entries = rt_mem_calloc((size_t)(p->num_entries ? p->num_entries : 1), sizeof *p->entries);
-  if (!p->entries) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", path);
-  for (int32_t i = 0; !c.bad && i < p->num_entries; ++i) {
-    rt_graph_entry_t *e = &p->entries[i];
-    const uint8_t *h = take(&c, 8);
-    if (!h) break;
-    e->kind = (rt_graph_entry_kind_t)h[0];
-    e->dtype.code = h[1];
-    e->dtype.bits = h[2];
-    e->rank = h[3];
-    e->dtype.lanes = (uint16_t)(h[4] | h[5] << 8);
-    e->index = (int32_t)get_u32(&c);
-    e->storage_id = (int32_t)get_u32(&c);
-    if (e->rank > RT_TENSOR_MAX_RANK || h[0] > RT_GRAPH_ENTRY_OUTPUT || !rt_dtype_is_valid(e->dtype)) {
-      why = "bad entry";
-      break;
-    }
-    for (int32_t d = 0; d < e->rank; ++d) {
-      e->shape[d] = (int64_t)get_u64(&c);
-      if (e->shape[d] < 0) why = "negative dimension";
-    }
-    uint64_t nb = 0;
-    if (!why && !entry_bytes(e, &nb)) why = "entry too large";
-    if (why) break;
-  }
-  if (!why && !c.bad) {
-    p->num_nodes = get_count(&c, 12);
-    p->nodes = rt_mem_calloc((size_t)(p->num_nodes ? p->num_nodes : 1), sizeof *p->nodes);
-    if (!p->nodes) why = "out of memory";
-  }
-  for (int32_t n = 0; !why && !c.bad && n < p->num_nodes; ++n) {
-    rt_graph_node_t *node = &p->nodes[n];
-    node->kernel = (int32_t)get_u32(&c);
-    uint32_t nin = get_u32(&c), nout = get_u32(&c);
-    if (c.bad || node->kernel < 0 || node->kernel >= num_kernels || nin > 4096 || nout > 4096 ||
-        nout == 0 || (size_t)(nin + nout) * 4 > c.size - c.at) {
-      why = "bad node";
-      break;
-    }
-    node->num_inputs = (int32_t)nin;
-    node->num_outputs = (int32_t)nout;
-    node->entries = rt_mem_alloc((size_t)(nin + nout) * sizeof(int32_t));
-    if (!node->entries) {
-      why = "out of memory";
-      break;
-    }
-    for (uint32_t k = 0; k < nin + nout; ++k) {
-      node->entries[k] = (int32_t)get_u32(&c);
-      if (node->entries[k] < 0 || node->entries[k] >= p->num_entries) why = "bad node entry";
-      /* A kernel writes only temporaries and outputs. */
-      if (!why && k >= nin && p->entries[node->entries[k]].kind != RT_GRAPH_ENTRY_TEMP &&
-          p->entries[node->entries[k]].kind != RT_GRAPH_ENTRY_OUTPUT) {
-        why = "a node writes an input or a constant";
-      }
-    }
-  }
-  if (!why && !c.bad) {
-    p->num_storage = get_count(&c, 8);
-    p->storage_bytes = rt_mem_calloc((size_t)(p->num_storage ? p->num_storage : 1), sizeof(uint64_t));
-    if (!p->storage_bytes) why = "out of memory";
-    for (int32_t s = 0; !why && s < p->num_storage; ++s) {
-      p->storage_bytes[s] = get_u64(&c);
-      if (p->storage_bytes[s] >= ((uint64_t)1 << 48)) why = "storage too large";
-    }
-  }
-  char **in_names = NULL, **out_names = NULL;
-  if (!why && !c.bad) {
-    p->num_inputs = get_count(&c, 8);
-    p->input_entries = rt_mem_calloc((size_t)(p->num_inputs ? p->num_inputs : 1), sizeof(int32_t));
-    in_names = rt_mem_calloc((size_t)(p->num_inputs ? p->num_inputs : 1), sizeof(char *));
-    if (!p->input_entries || !in_names) why = "out of memory";
-    for (int32_t i = 0; !why && !c.bad && i < p->num_inputs; ++i) {
-      p->input_entries[i] = (int32_t)get_u32(&c);
-      in_names[i] = get_str(&c);
-      int32_t en = p->input_entries[i];
-      if (en < 0 || en >= p->num_entries || p->entries[en].kind != RT_GRAPH_ENTRY_INPUT ||
-          p->entries[en].index != i) {
-        why = "bad input";
-      }
-    }
-  }
-  if (!why && !c.bad) {
-    p->num_outputs = get_count(&c, 12);
-    p->output_entries = rt_mem_calloc((size_t)(p->num_outputs ? p->num_outputs : 1), sizeof(int32_t));
-    p->output_sources = rt_mem_calloc((size_t)(p->num_outputs ? p->num_outputs : 1), sizeof(int32_t));
-    out_names = rt_mem_calloc((size_t)(p->num_outputs ? p->num_outputs : 1), sizeof(char *));
-    if (!p->output_entries || !p->output_sources || !out_names) why = "out of memory";
-    for (int32_t o = 0; !why && !c.bad && o < p->num_outputs; ++o) {
-      p->output_entries[o] = (int32_t)get_u32(&c);
-      p->output_sources[o] = (int32_t)get_u32(&c);
-      out_names[o] = get_str(&c);
-      int32_t en = p->output_entries[o], src = p->output_sources[o];
-      if (en < 0 || en >= p->num_entries || p->entries[en].kind != RT_GRAPH_ENTRY_OUTPUT ||
-          p->entries[en].index != o || src < -1 || src >= p->num_entries) {
-        why = "bad output";
-      }
-      uint64_t a = 0, b = 0;
-      if (!why && src >= 0 && (!entry_bytes(&p->entries[src], &a) ||
-                               !entry_bytes(&p->entries[en], &b) || a != b)) {
-        why = "bad output source";
-      }
-    }
-  }
-  if (!why && !c.bad) {
-    p->num_consts = get_count(&c, 0);
-    if (c.at != c.size) why = "trailing bytes after the plan";
-  }
-  for (int32_t i = 0; !why && !c.bad && i < p->num_entries; ++i) {
-    const rt_graph_entry_t *e = &p->entries[i];
-    uint64_t nb = 0;
-    entry_bytes(e, &nb);
-    if (e->kind == RT_GRAPH_ENTRY_TEMP &&
-        (e->storage_id < 0 || e->storage_id >= p->num_storage || p->storage_bytes[e->storage_id] < nb)) {
-      why = "a temporary does not fit its storage";
-    }
-    if (e->kind == RT_GRAPH_ENTRY_CONST && (e->index < 0 || e->index >= p->num_consts)) why = "bad constant";
-    if (e->kind == RT_GRAPH_ENTRY_INPUT && (e->index < 0 || e->index >= p->num_inputs)) why = "bad input";
-    if (e->kind == RT_GRAPH_ENTRY_OUTPUT && (e->index < 0 || e->index >= p->num_outputs ||
-                                             p->output_entries[e->index] != i)) {
-      why = "bad output";
-    }
-  }
-  if (c.bad && !why) why = "truncated plan";
-  if (why) {
-    rt_status_t st = strcmp(why, "out of memory") == 0
-                         ? RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", path)
-                         : corrupt(path, why);
-    free_names(in_names, p->num_inputs);
-    free_names(out_names, p->num_outputs);
-    p->num_consts = 0; /* no tensors yet */
-    rt_graph_plan_deinitialize(p);
-    return st;
-  }
-  *out_in_names = in_names;
-  *out_out_names = out_names;
-  return RT_OK;
-}
-
-/* A "vm" model's signature: names, dtypes and shapes (-1 = `?`). */
-typedef struct {
-  int32_t count;
-  rt_tensor_info_t *io;        /* names and shapes rt_mem_alloc'd */
-  char **names;                /* the same names (for find_name) */
-} io_list;
-
-static void io_list_deinitialize(io_list *l) {
-  for (int32_t i = 0; l->io && i < l->count; ++i) {
-    rt_mem_free((char *)l->io[i].name);
-    rt_mem_free((int64_t *)l->io[i].shape);
-  }
-  rt_mem_free(l->io);
-  rt_mem_free(l->names);
-  memset(l, 0, sizeof *l);
-}
-
-static bool get_io_list(cursor *c, io_list *out) {
-  out->count = get_count(c, 12);
-  out->io = rt_mem_calloc((size_t)(out->count ? out->count : 1), sizeof *out->io);
-  out->names = rt_mem_calloc((size_t)(out->count ? out->count : 1), sizeof *out->names);
-  if (!out->io || !out->names) {
-    out->count = 0;
-    return false;
-  }
-  for (int32_t i = 0; !c->bad && i < out->count; ++i) {
-    rt_tensor_info_t *io = &out->io[i];
-    char *name = get_str(c);
-    io->name = out->names[i] = name;
-    const uint8_t *h = take(c, 4);
-    uint32_t rank = get_u32(c);
-    if (c->bad || !name) break;
-    io->dtype = (rt_dtype_t){h[0], h[1], (uint16_t)(h[2] | h[3] << 8)};
-    if (!rt_dtype_is_valid(io->dtype) || rank > RT_TENSOR_MAX_RANK) {
-      c->bad = true;
-      break;
-    }
-    io->rank = (int32_t)rank;
-    int64_t *shape = rt_mem_calloc(rank ? rank : 1, sizeof(int64_t));
-    io->shape = shape;
-    if (!shape) {
-      c->bad = true;
-      break;
-    }
-    for (uint32_t d = 0; d < rank; ++d) {
-      shape[d] = (int64_t)get_u64(c);
-      if (shape[d] < -1) c->bad = true;
-    }
-  }
-  return !c->bad;
-}
 
 /* ---- the artifact ----------------------------------------------------------- */
 
@@ -424,17 +48,24 @@ struct rt_artifact_t {
   const rt_artifact_descriptor_t *desc;
   rt_graph_plan_t info;          /* parsed once: names, shapes (no consts) */
   char **input_names, **output_names;
+  rt_tensor_info_t *graph_io;    /* inputs, then outputs (borrowing info's names and shapes) */
   int32_t num_consts;
   rt_tensor_t **consts;          /* shared by every runtime */
   /* "vm" models (is_vm): the signature and the executable (shared). */
   bool is_vm;
-  io_list vm_inputs, vm_outputs;
+  rt_artifact_io_list_t vm_inputs, vm_outputs;
   rt_vm_executable_t vm_exe;
   int32_t vm_main;
 };
 
 static int32_t num_in(const rt_artifact_t *a) { return a->is_vm ? a->vm_inputs.count : a->info.num_inputs; }
 static int32_t num_out(const rt_artifact_t *a) { return a->is_vm ? a->vm_outputs.count : a->info.num_outputs; }
+static const rt_tensor_info_t *inputs_of(const rt_artifact_t *a) {
+  return a->is_vm ? a->vm_inputs.io : a->graph_io;
+}
+static const rt_tensor_info_t *outputs_of(const rt_artifact_t *a) {
+  return a->is_vm ? a->vm_outputs.io : a->graph_io + a->info.num_inputs;
+}
 
 void rt_artifact_retain(rt_artifact_t *a) { __atomic_add_fetch(&a->refcount, 1, __ATOMIC_RELAXED); }
 
@@ -442,12 +73,13 @@ void rt_artifact_release(rt_artifact_t *a) {
   if (!a || __atomic_sub_fetch(&a->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
   for (int32_t i = 0; a->consts && i < a->num_consts; ++i) rt_tensor_release(a->consts[i]);
   rt_mem_free(a->consts);
-  free_names(a->input_names, a->info.num_inputs);
-  free_names(a->output_names, a->info.num_outputs);
+  rt_artifact_free_names(a->input_names, a->info.num_inputs);
+  rt_artifact_free_names(a->output_names, a->info.num_outputs);
+  rt_mem_free(a->graph_io);
   a->info.num_consts = 0; /* the description holds no tensors */
   rt_graph_plan_deinitialize(&a->info);
-  io_list_deinitialize(&a->vm_inputs);
-  io_list_deinitialize(&a->vm_outputs);
+  rt_artifact_io_list_deinitialize(&a->vm_inputs);
+  rt_artifact_io_list_deinitialize(&a->vm_outputs);
   rt_vm_executable_deinitialize(&a->vm_exe);
   if (a->handle) dlclose(a->handle);
   rt_mem_free(a->path);
@@ -513,75 +145,18 @@ rt_status_t rt_artifact_check_isa(const char *name, const char *target, const ch
 
 const char *rt_artifact_target(const rt_artifact_t *a) { return a->desc->target; }
 
-static rt_status_t check_descriptor(rt_artifact_t *a) {
-  const rt_artifact_descriptor_t *d = a->desc;
-  const char *path = a->path;
-  if (memcmp(d->magic, RT_ARTIFACT_MAGIC, 8) != 0) {
-    return RT_STATUS(DATA_LOSS, "%s: not a relayrt model library (bad magic in %s)", path,
-                     RT_ARTIFACT_SYMBOL);
-  }
-  if (d->format_version != RT_ARTIFACT_FORMAT_VERSION || d->kernel_abi_version != RT_KERNEL_ABI_VERSION) {
-    return RT_STATUS(FAILED_PRECONDITION, "%s: model library format %u with kernel ABI %u; this "
-                     "runtime reads format %d, kernel ABI %d (export the model again with this "
-                     "relayrt)", path, (unsigned)d->format_version, (unsigned)d->kernel_abi_version,
-                     RT_ARTIFACT_FORMAT_VERSION, RT_KERNEL_ABI_VERSION);
-  }
-  if (d->descriptor_size != sizeof *d) return corrupt(path, "descriptor size");
-  if (d->num_kernels > (1u << 20) || (d->num_kernels && (!d->kernels || !d->kernel_names)) ||
-      !d->plan || d->plan_size > ((uint64_t)1 << 32) || (d->params_size && !d->params) ||
-      d->params_size > ((uint64_t)1 << 48)) {
-    return corrupt(path, "descriptor fields");
-  }
-  for (uint32_t k = 0; k < d->num_kernels; ++k) {
-    if (!d->kernels[k] || !d->kernel_names[k]) return corrupt(path, "kernel table");
-  }
-  if (!d->target || !d->isa || strnlen(d->target, 4096) == 4096 || strnlen(d->isa, 1024) == 1024) {
-    return corrupt(path, "target description");
-  }
-  RT_RETURN_IF_ERROR(rt_artifact_check_isa(path, d->target, d->isa));
-  uint64_t sum = rt_artifact_fnv(UINT64_C(0xcbf29ce484222325), d->plan, (size_t)d->plan_size);
-  sum = rt_artifact_fnv(sum, d->params, (size_t)d->params_size);
-  if (sum != d->checksum) return corrupt(path, "checksum mismatch");
-  return RT_OK;
-}
-
-static rt_status_t load_consts(rt_artifact_t *a) {
-  const rt_artifact_descriptor_t *d = a->desc;
-  a->num_consts = a->info.num_consts;
-  a->consts = rt_mem_calloc((size_t)(a->num_consts ? a->num_consts : 1), sizeof(rt_tensor_t *));
-  if (!a->consts) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", a->path);
-  size_t off = 0;
-  for (int32_t i = 0; i < a->num_consts; ++i) {
-    RT_RETURN_IF_ERROR_ANNOTATE(rt_ndarray_blob_read(rt_allocator_system(), d->params, (size_t)d->params_size,
-                                                     &off, a->path, &a->consts[i]),
-                                "reading constant %d", (int)i);
-  }
-  if (off != d->params_size) return corrupt(a->path, "trailing bytes after the constants");
-  for (int32_t i = 0; i < a->info.num_entries; ++i) {
-    const rt_graph_entry_t *e = &a->info.entries[i];
-    if (e->kind != RT_GRAPH_ENTRY_CONST) continue;
-    const rt_tensor_t *t = a->consts[e->index];
-    bool ok = rt_dtype_equal(rt_tensor_dtype(t), e->dtype) && rt_tensor_rank(t) == e->rank;
-    for (int32_t k = 0; ok && k < e->rank; ++k) ok = rt_tensor_shape(t)[k] == e->shape[k];
-    if (!ok) return corrupt(a->path, "a constant does not match its entry");
-  }
-  return RT_OK;
-}
-
 /* A "vm" model: the signature, then the executable, checked against the
  * library's kernel table (the same kernels in the same order) and @main's
  * parameter count. */
 static rt_status_t load_vm(rt_artifact_t *a) {
   const rt_artifact_descriptor_t *d = a->desc;
   a->is_vm = true;
-  cursor c = {d->plan, (size_t)d->plan_size, 8, false};
-  bool ok = get_io_list(&c, &a->vm_inputs);
-  ok = ok && get_io_list(&c, &a->vm_outputs);
-  uint64_t size = ok ? get_u64(&c) : 0;
-  if (!ok || c.bad || size != c.size - c.at) return corrupt(a->path, "truncated vm signature");
-  if (d->params_size != 0) return corrupt(a->path, "a vm model with a params blob");
-  RT_RETURN_IF_ERROR(rt_vm_executable_deserialize(rt_allocator_system(), c.p + c.at, (size_t)size,
-                                                  a->path, &a->vm_exe));
+  const uint8_t *bytes = NULL;
+  size_t size = 0;
+  RT_RETURN_IF_ERROR(rt_artifact_parse_vm_plan(a->path, d, &a->vm_inputs, &a->vm_outputs, &bytes,
+                                               &size));
+  RT_RETURN_IF_ERROR(rt_vm_executable_deserialize(rt_allocator_system(), bytes, size, a->path,
+                                                  &a->vm_exe));
   const rt_vm_executable_t *exe = &a->vm_exe;
   if ((uint32_t)exe->num_kernels != d->num_kernels) {
     return RT_STATUS(DATA_LOSS, "%s: corrupt model library: the vm executable calls %d kernels, "
@@ -596,7 +171,7 @@ static rt_status_t load_vm(rt_artifact_t *a) {
   }
   RT_RETURN_IF_ERROR_ANNOTATE(rt_vm_executable_lookup(exe, "main", &a->vm_main), "%s", a->path);
   if (exe->functions[a->vm_main].num_params != a->vm_inputs.count) {
-    return corrupt(a->path, "@main's parameters do not match the signature");
+    return rt_artifact_corrupt(a->path, "@main's parameters do not match the signature");
   }
   return RT_OK;
 }
@@ -642,12 +217,24 @@ static rt_status_t check_elf(const char *path) {
  * descriptor and checksum, then the plan and constants, or a vm model's
  * signature and executable. */
 static rt_status_t load_described(rt_artifact_t *a) {
-  RT_RETURN_IF_ERROR(check_descriptor(a));
+  RT_RETURN_IF_ERROR(rt_artifact_check_descriptor(a->desc, a->path));
   const rt_artifact_descriptor_t *d = a->desc;
   if (d->plan_size >= 8 && memcmp(d->plan, RT_ARTIFACT_VM_MAGIC, 8) == 0) return load_vm(a);
-  RT_RETURN_IF_ERROR(parse_plan(a->path, d->plan, (size_t)d->plan_size, (int32_t)d->num_kernels,
-                                &a->info, &a->input_names, &a->output_names));
-  return load_consts(a);
+  RT_RETURN_IF_ERROR(rt_artifact_parse_plan(a->path, d->plan, (size_t)d->plan_size,
+                                            (int32_t)d->num_kernels, &a->info, &a->input_names,
+                                            &a->output_names));
+  const rt_graph_plan_t *p = &a->info;
+  a->graph_io = rt_mem_calloc((size_t)(p->num_inputs + p->num_outputs ? p->num_inputs + p->num_outputs : 1),
+                              sizeof *a->graph_io);
+  if (!a->graph_io) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", a->path);
+  for (int32_t i = 0; i < p->num_inputs + p->num_outputs; ++i) {
+    bool in = i < p->num_inputs;
+    const rt_graph_entry_t *e =
+        &p->entries[in ? p->input_entries[i] : p->output_entries[i - p->num_inputs]];
+    a->graph_io[i] = (rt_tensor_info_t){in ? a->input_names[i] : a->output_names[i - p->num_inputs],
+                                        e->dtype, e->rank, e->shape};
+  }
+  return rt_artifact_read_consts(d, a->path, &a->info, &a->num_consts, &a->consts);
 }
 
 rt_status_t rt_artifact_load(const char *path, rt_artifact_t **out_artifact) {
@@ -722,23 +309,12 @@ rt_status_t rt_artifact_load_descriptor(const rt_artifact_descriptor_t *desc, co
 int32_t rt_artifact_num_inputs(const rt_artifact_t *a) { return num_in(a); }
 int32_t rt_artifact_num_outputs(const rt_artifact_t *a) { return num_out(a); }
 
-static void fill_io(const char *name, const rt_graph_entry_t *e, rt_tensor_info_t *out) {
-  out->name = name;
-  out->dtype = e->dtype;
-  out->rank = e->rank;
-  out->shape = e->shape;
-}
-
 rt_status_t rt_artifact_input_info(const rt_artifact_t *a, int32_t index, rt_tensor_info_t *out) {
   if (index < 0 || index >= num_in(a)) {
     return RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the model has %d)", (int)index,
                      (int)num_in(a));
   }
-  if (a->is_vm) {
-    *out = a->vm_inputs.io[index];
-    return RT_OK;
-  }
-  fill_io(a->input_names[index], &a->info.entries[a->info.input_entries[index]], out);
+  *out = inputs_of(a)[index];
   return RT_OK;
 }
 
@@ -747,11 +323,7 @@ rt_status_t rt_artifact_output_info(const rt_artifact_t *a, int32_t index, rt_te
     return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the model has %d)", (int)index,
                      (int)num_out(a));
   }
-  if (a->is_vm) {
-    *out = a->vm_outputs.io[index];
-    return RT_OK;
-  }
-  fill_io(a->output_names[index], &a->info.entries[a->info.output_entries[index]], out);
+  *out = outputs_of(a)[index];
   return RT_OK;
 }
 
@@ -784,125 +356,58 @@ rt_status_t rt_artifact_output_index(const rt_artifact_t *a, const char *name, i
 
 /* ---- runtimes --------------------------------------------------------------- */
 
+/* A graph runtime or a VM over the artifact's kernels, under the runner
+ * (runtime/runner.h: inputs, their checks, the busy guard, outputs). */
 struct rt_artifact_runtime_t {
   rt_artifact_t *artifact;       /* retained */
   rt_thread_pool_t *pool;
   rt_graph_runtime_t *graph;     /* a graph model */
-  rt_vm_t *vm;                   /* a vm model: */
-  rt_tensor_t **inputs;          /* set_input's (one reference each) */
-  rt_tensor_t **outputs;         /* the last run's, flattened (one reference each) */
-  bool have_outputs;
-  atomic_bool busy;              /* set_input or run is inside (one call at a time) */
+  rt_vm_t *vm;                   /* a vm model */
+  rt_runner_t runner;
 };
 
-/* As the executors (include/rt/executor.h): a second call while one is
- * inside the runtime is refused, not raced. */
-static rt_status_t enter(rt_artifact_runtime_t *r, const char *what) {
-  if (atomic_exchange_explicit(&r->busy, true, memory_order_acquire)) {
-    return RT_STATUS(FAILED_PRECONDITION, "rt_artifact_runtime_%s: the runtime is in use by "
-                     "another thread: a runtime runs one call at a time; use one runtime per "
-                     "thread (many may share one artifact), or serialize the calls", what);
-  }
-  return RT_OK;
-}
-
-static void leave(rt_artifact_runtime_t *r) {
-  atomic_store_explicit(&r->busy, false, memory_order_release);
-}
-
-static rt_status_t vm_runtime_create(rt_artifact_runtime_t *r, int32_t num_threads) {
+/* A graph runtime of its own: the plan parsed again (the graph runtime
+ * takes it), the artifact's constants shared by reference. */
+static rt_status_t graph_runtime_create(rt_artifact_runtime_t *r, int32_t num_threads) {
   const rt_artifact_t *a = r->artifact;
-  int32_t ni = a->vm_inputs.count, no = a->vm_outputs.count;
-  r->inputs = rt_mem_calloc((size_t)(ni ? ni : 1), sizeof(rt_tensor_t *));
-  r->outputs = rt_mem_calloc((size_t)(no ? no : 1), sizeof(rt_tensor_t *));
-  if (!r->inputs || !r->outputs) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a runtime");
-  RT_RETURN_IF_ERROR(rt_thread_pool_create(num_threads, &r->pool));
-  return rt_vm_create(rt_allocator_system(), &a->vm_exe, a->desc->kernels, r->pool, NULL, &r->vm);
-}
-
-static void vm_clear_outputs(rt_artifact_runtime_t *r) {
-  for (int32_t o = 0; r->outputs && o < r->artifact->vm_outputs.count; ++o) {
-    rt_tensor_release(r->outputs[o]);
-    r->outputs[o] = NULL;
+  rt_graph_plan_t plan;
+  char **in_names = NULL, **out_names = NULL;
+  RT_RETURN_IF_ERROR(rt_artifact_parse_plan(a->path, a->desc->plan, (size_t)a->desc->plan_size,
+                                            (int32_t)a->desc->num_kernels, &plan, &in_names,
+                                            &out_names));
+  rt_artifact_free_names(in_names, plan.num_inputs);
+  rt_artifact_free_names(out_names, plan.num_outputs);
+  int32_t nc = plan.num_consts;
+  plan.num_consts = 0; /* counts the references taken */
+  plan.consts = rt_mem_calloc((size_t)(nc ? nc : 1), sizeof(rt_tensor_t *));
+  rt_status_t st = RT_OK;
+  if (!plan.consts) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a runtime");
+  for (int32_t i = 0; !st && i < nc; ++i) {
+    rt_tensor_retain(a->consts[i]);
+    plan.consts[plan.num_consts++] = a->consts[i];
   }
-  r->have_outputs = false;
-}
-
-/* The tensors of `v` (tuples flattened) into r->outputs, retained. */
-static rt_status_t vm_flatten(rt_artifact_runtime_t *r, rt_vm_value_t v, int32_t *n) {
-  if (v.kind == RT_VM_VALUE_TENSOR) {
-    if (*n >= r->artifact->vm_outputs.count) {
-      return RT_STATUS(INTERNAL, "@main returned more than its %d outputs",
-                       (int)r->artifact->vm_outputs.count);
-    }
-    rt_tensor_retain(v.tensor);
-    r->outputs[(*n)++] = v.tensor;
-    return RT_OK;
+  if (!st) st = rt_thread_pool_create(num_threads, &r->pool);
+  if (!st) {
+    st = rt_graph_runtime_create(rt_allocator_system(), &plan, a->desc->kernels,
+                                 (int32_t)a->desc->num_kernels, r->pool, &r->graph);
   }
-  if (v.kind == RT_VM_VALUE_TUPLE) {
-    for (int32_t i = 0; i < v.object->count; ++i) RT_RETURN_IF_ERROR(vm_flatten(r, v.object->fields[i], n));
-    return RT_OK;
-  }
-  return RT_STATUS(INVALID_ARGUMENT, "@main returned a closure, which a model cannot output");
-}
-
-static rt_status_t vm_run(rt_artifact_runtime_t *r) {
-  const rt_artifact_t *a = r->artifact;
-  int32_t ni = a->vm_inputs.count;
-  for (int32_t i = 0; i < ni; ++i) {
-    if (!r->inputs[i]) {
-      return RT_STATUS(FAILED_PRECONDITION, "input '%s' is not set", a->vm_inputs.io[i].name);
-    }
-  }
-  rt_vm_value_t small[16] = {{0}};
-  rt_vm_value_t *args = ni <= 16 ? small : rt_mem_calloc((size_t)ni, sizeof *args);
-  if (!args) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory running %s", a->path);
-  for (int32_t i = 0; i < ni; ++i) args[i] = rt_vm_value_of_tensor(r->inputs[i]);
-  vm_clear_outputs(r);
-  rt_vm_value_t result = {.kind = RT_VM_VALUE_EMPTY};
-  rt_status_t st = rt_vm_invoke(r->vm, a->vm_main, ni, args, &result);
-  if (args != small) rt_mem_free(args);
-  int32_t n = 0;
-  if (!st) st = vm_flatten(r, result, &n);
-  if (!st && n != a->vm_outputs.count) {
-    st = RT_STATUS(INTERNAL, "@main returned %d outputs, the signature has %d", (int)n,
-                   (int)a->vm_outputs.count);
-  }
-  rt_vm_value_release(result);
-  if (st) {
-    vm_clear_outputs(r);
-    return st;
-  }
-  r->have_outputs = true;
-  return RT_OK;
-}
-
-/* Checks `t` against a vm input's declared type (`?` dims take any size). */
-static rt_status_t vm_check_input(const rt_tensor_info_t *io, const rt_tensor_t *t) {
-  bool ok = rt_dtype_equal(rt_tensor_dtype(t), io->dtype) && rt_tensor_rank(t) == io->rank;
-  for (int32_t d = 0; ok && d < io->rank; ++d) ok = io->shape[d] < 0 || rt_tensor_shape(t)[d] == io->shape[d];
-  if (ok) return RT_OK;
-  char want[RT_DTYPE_NAME_MAX], got[RT_DTYPE_NAME_MAX];
-  rt_strbuf_t ws, gs;
-  rt_strbuf_initialize(&ws);
-  rt_strbuf_initialize(&gs);
-  for (int32_t d = 0; d < io->rank; ++d) {
-    if (io->shape[d] < 0) {
-      rt_strbuf_printf(&ws, "%s?", d ? ", " : "");
-    } else {
-      rt_strbuf_printf(&ws, "%s%lld", d ? ", " : "", (long long)io->shape[d]);
-    }
-  }
-  for (int32_t d = 0; d < rt_tensor_rank(t); ++d) {
-    rt_strbuf_printf(&gs, "%s%lld", d ? ", " : "", (long long)rt_tensor_shape(t)[d]);
-  }
-  rt_status_t st = RT_STATUS(INVALID_ARGUMENT, "input '%s' expects Tensor[(%s), %s], got "
-                             "Tensor[(%s), %s]", io->name, ws.data ? ws.data : "",
-                             rt_dtype_name(io->dtype, want), gs.data ? gs.data : "",
-                             rt_dtype_name(rt_tensor_dtype(t), got));
-  rt_strbuf_deinitialize(&ws);
-  rt_strbuf_deinitialize(&gs);
+  /* The graph runtime took the plan (and zeroed it) unless it failed
+   * before that; freeing the rest is a no-op otherwise. */
+  rt_graph_plan_deinitialize(&plan);
+  if (!st) rt_runner_use_graph(&r->runner, r->graph);
   return st;
+}
+
+static rt_status_t runtime_create(rt_artifact_runtime_t *r, int32_t num_threads) {
+  const rt_artifact_t *a = r->artifact;
+  RT_RETURN_IF_ERROR(rt_runner_initialize(&r->runner, RT_RUNNER_API_ARTIFACT, a->path, NULL,
+                                          num_in(a), inputs_of(a), num_out(a)));
+  if (!a->is_vm) return graph_runtime_create(r, num_threads);
+  RT_RETURN_IF_ERROR(rt_thread_pool_create(num_threads, &r->pool));
+  RT_RETURN_IF_ERROR(rt_vm_create(rt_allocator_system(), &a->vm_exe, a->desc->kernels, r->pool,
+                                  NULL, &r->vm));
+  rt_runner_use_vm(&r->runner, r->vm, a->vm_main);
+  return RT_OK;
 }
 
 rt_status_t rt_artifact_runtime_create(rt_artifact_t *a, int32_t num_threads,
@@ -913,42 +418,7 @@ rt_status_t rt_artifact_runtime_create(rt_artifact_t *a, int32_t num_threads,
   if (!r) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a runtime");
   rt_artifact_retain(a);
   r->artifact = a;
-  if (a->is_vm) {
-    rt_status_t vst = vm_runtime_create(r, num_threads);
-    if (vst) {
-      rt_artifact_runtime_release(r);
-      return vst;
-    }
-    *out_runtime = r;
-    return RT_OK;
-  }
-  rt_graph_plan_t plan;
-  char **in_names = NULL, **out_names = NULL;
-  rt_status_t st = parse_plan(a->path, a->desc->plan, (size_t)a->desc->plan_size,
-                              (int32_t)a->desc->num_kernels, &plan, &in_names, &out_names);
-  if (!st) {
-    free_names(in_names, plan.num_inputs);
-    free_names(out_names, plan.num_outputs);
-    int32_t nc = plan.num_consts;
-    plan.num_consts = 0; /* counts the references taken */
-    plan.consts = rt_mem_calloc((size_t)(nc ? nc : 1), sizeof(rt_tensor_t *));
-    if (!plan.consts) {
-      plan.num_consts = 0;
-      st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating a runtime");
-    }
-    for (int32_t i = 0; !st && i < nc; ++i) {
-      rt_tensor_retain(a->consts[i]);
-      plan.consts[plan.num_consts++] = a->consts[i];
-    }
-    if (!st) st = rt_thread_pool_create(num_threads, &r->pool);
-    if (!st) {
-      st = rt_graph_runtime_create(rt_allocator_system(), &plan, a->desc->kernels,
-                                   (int32_t)a->desc->num_kernels, r->pool, &r->graph);
-    }
-    /* The graph runtime took the plan (and zeroed it) unless it failed
-     * before that; freeing the rest is a no-op otherwise. */
-    rt_graph_plan_deinitialize(&plan);
-  }
+  rt_status_t st = runtime_create(r, num_threads);
   if (st) {
     rt_artifact_runtime_release(r);
     return st;
@@ -959,10 +429,7 @@ rt_status_t rt_artifact_runtime_create(rt_artifact_t *a, int32_t num_threads,
 
 void rt_artifact_runtime_release(rt_artifact_runtime_t *r) {
   if (!r) return;
-  vm_clear_outputs(r);
-  for (int32_t i = 0; r->inputs && i < r->artifact->vm_inputs.count; ++i) rt_tensor_release(r->inputs[i]);
-  rt_mem_free(r->inputs);
-  rt_mem_free(r->outputs);
+  rt_runner_deinitialize(&r->runner);
   rt_vm_release(r->vm);
   rt_graph_runtime_release(r->graph);
   rt_thread_pool_release(r->pool);
@@ -970,53 +437,10 @@ void rt_artifact_runtime_release(rt_artifact_runtime_t *r) {
   rt_mem_free(r);
 }
 
-static rt_status_t set_input(rt_artifact_runtime_t *r, int32_t index, rt_tensor_t *t) {
-  const rt_artifact_t *a = r->artifact;
-  if (index < 0 || index >= num_in(a)) {
-    return RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the model has %d)", (int)index,
-                     (int)num_in(a));
-  }
-  if (a->is_vm) {
-    if (!t) return RT_STATUS(INVALID_ARGUMENT, "input '%s': tensor is NULL", a->vm_inputs.io[index].name);
-    RT_RETURN_IF_ERROR(vm_check_input(&a->vm_inputs.io[index], t));
-    rt_tensor_t *in = t;
-    if (!rt_tensor_is_compact(t)) {
-      RT_RETURN_IF_ERROR(rt_tensor_clone(rt_allocator_system(), t, &in));
-    } else {
-      rt_tensor_retain(in);
-    }
-    rt_tensor_release(r->inputs[index]);
-    r->inputs[index] = in;
-    return RT_OK;
-  }
-  if (!t) return RT_STATUS(INVALID_ARGUMENT, "input '%s': tensor is NULL", a->input_names[index]);
-  const rt_graph_entry_t *e = &a->info.entries[a->info.input_entries[index]];
-  bool ok = rt_dtype_equal(rt_tensor_dtype(t), e->dtype) && rt_tensor_rank(t) == e->rank;
-  for (int32_t d = 0; ok && d < e->rank; ++d) ok = rt_tensor_shape(t)[d] == e->shape[d];
-  if (!ok) {
-    char want[RT_DTYPE_NAME_MAX], got[RT_DTYPE_NAME_MAX];
-    rt_strbuf_t ws, gs;
-    rt_strbuf_initialize(&ws);
-    rt_strbuf_initialize(&gs);
-    for (int32_t d = 0; d < e->rank; ++d) rt_strbuf_printf(&ws, "%s%lld", d ? ", " : "", (long long)e->shape[d]);
-    for (int32_t d = 0; d < rt_tensor_rank(t); ++d) {
-      rt_strbuf_printf(&gs, "%s%lld", d ? ", " : "", (long long)rt_tensor_shape(t)[d]);
-    }
-    rt_status_t st = RT_STATUS(INVALID_ARGUMENT, "input '%s' expects Tensor[(%s), %s], got "
-                               "Tensor[(%s), %s]", a->input_names[index], ws.data ? ws.data : "",
-                               rt_dtype_name(e->dtype, want), gs.data ? gs.data : "",
-                               rt_dtype_name(rt_tensor_dtype(t), got));
-    rt_strbuf_deinitialize(&ws);
-    rt_strbuf_deinitialize(&gs);
-    return st;
-  }
-  return rt_graph_runtime_set_input(r->graph, index, t);
-}
-
 rt_status_t rt_artifact_runtime_set_input(rt_artifact_runtime_t *r, int32_t index, rt_tensor_t *t) {
-  RT_RETURN_IF_ERROR(enter(r, "set_input"));
-  rt_status_t st = set_input(r, index, t);
-  leave(r);
+  RT_RETURN_IF_ERROR(rt_runner_enter(&r->runner, "set_input"));
+  rt_status_t st = rt_runner_set_input(&r->runner, index, t);
+  rt_runner_leave(&r->runner);
   return st;
 }
 
@@ -1028,27 +452,14 @@ rt_status_t rt_artifact_runtime_set_input_by_name(rt_artifact_runtime_t *r, cons
 }
 
 rt_status_t rt_artifact_runtime_run(rt_artifact_runtime_t *r) {
-  RT_RETURN_IF_ERROR(enter(r, "run"));
-  rt_status_t st = r->vm ? vm_run(r) : rt_graph_runtime_run(r->graph);
-  leave(r);
+  RT_RETURN_IF_ERROR(rt_runner_enter(&r->runner, "run"));
+  rt_status_t st = rt_runner_run(&r->runner);
+  rt_runner_leave(&r->runner);
   return rt_status_annotate(st, "running %s", r->artifact->path);
 }
 
 rt_status_t rt_artifact_runtime_output(const rt_artifact_runtime_t *r, int32_t index,
                                        rt_tensor_t **out_tensor) {
   *out_tensor = NULL;
-  if (index < 0 || index >= num_out(r->artifact)) {
-    return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the model has %d)", (int)index,
-                     (int)num_out(r->artifact));
-  }
-  if (r->vm) {
-    if (!r->have_outputs) {
-      return RT_STATUS(FAILED_PRECONDITION, "no outputs yet: run the model first (or its last "
-                       "run failed)");
-    }
-    *out_tensor = r->outputs[index];
-    return RT_OK;
-  }
-  *out_tensor = rt_graph_runtime_output(r->graph, index);
-  return RT_OK;
+  return rt_runner_output(&r->runner, index, out_tensor);
 }

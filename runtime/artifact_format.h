@@ -1,5 +1,6 @@
 /* Internal to runtime/ and backend/export.c: the layout of an exported
- * model library (include/rt/artifact.h).
+ * model library (include/rt/artifact.h), its writers and its readers
+ * (runtime/artifact_format.c; the loader is runtime/artifact.c).
  *
  * The library exports one symbol, RT_ARTIFACT_SYMBOL, an
  * rt_artifact_descriptor_t (defined again, field for field, in the C file
@@ -89,6 +90,56 @@ void rt_artifact_write_plan(const rt_graph_plan_t *plan, const char *const *inpu
 void rt_artifact_write_vm_plan(int32_t num_inputs, const rt_tensor_info_t *inputs,
                                int32_t num_outputs, const rt_tensor_info_t *outputs,
                                const char *exe, size_t exe_size, rt_strbuf_t *out);
+
+/* ---- reading (every function checks what it reads; DATA_LOSS
+ * "PATH: corrupt model library: WHAT" for bad bytes) ---- */
+
+/* DATA_LOSS "<path>: corrupt model library: <what>". */
+rt_status_t rt_artifact_corrupt(const char *path, const char *what);
+
+/* The descriptor's own checks, in order: magic, format and kernel ABI
+ * versions, size, fields, kernel table, target description, the ISA
+ * (rt_artifact_check_isa), the checksum. `path` names it in messages. */
+RT_MUST_USE_RESULT rt_status_t rt_artifact_check_descriptor(const rt_artifact_descriptor_t *desc,
+                                                            const char *path);
+
+/* Parses and checks plan bytes into *out (consts left NULL; num_consts
+ * set), with the input / output names (rt_mem_alloc'd; free them with
+ * rt_artifact_free_names). Kernel indices must be < num_kernels. */
+RT_MUST_USE_RESULT rt_status_t rt_artifact_parse_plan(const char *path, const uint8_t *bytes,
+                                                      size_t size, int32_t num_kernels,
+                                                      rt_graph_plan_t *out, char ***out_in_names,
+                                                      char ***out_out_names);
+void rt_artifact_free_names(char **names, int32_t n);   /* NULL is fine */
+
+/* The constants blob of a graph model: info->num_consts NDArray records
+ * (runtime/ndarray_blob.h), each matching its entry's dtype and shape.
+ * Sets *num_consts and *consts (one reference each) before reading, so
+ * that the caller releases what was read when this fails. */
+RT_MUST_USE_RESULT rt_status_t rt_artifact_read_consts(const rt_artifact_descriptor_t *desc,
+                                                       const char *path,
+                                                       const rt_graph_plan_t *info,
+                                                       int32_t *num_consts,
+                                                       rt_tensor_t ***consts);
+
+/* A "vm" model's signature: names, dtypes and shapes (-1 = `?`). */
+typedef struct rt_artifact_io_list_t {
+  int32_t count;
+  rt_tensor_info_t *io;        /* names and shapes rt_mem_alloc'd */
+  char **names;                /* the same names (for name look-ups) */
+} rt_artifact_io_list_t;
+void rt_artifact_io_list_deinitialize(rt_artifact_io_list_t *list);
+
+/* A "vm" model's plan bytes (desc->plan, starting RT_ARTIFACT_VM_MAGIC):
+ * its signature into *out_inputs / *out_outputs (deinitialize them even on
+ * failure) and where the serialized executable lies in desc->plan. A vm
+ * model has no params blob. */
+RT_MUST_USE_RESULT rt_status_t rt_artifact_parse_vm_plan(const char *path,
+                                                         const rt_artifact_descriptor_t *desc,
+                                                         rt_artifact_io_list_t *out_inputs,
+                                                         rt_artifact_io_list_t *out_outputs,
+                                                         const uint8_t **out_exe,
+                                                         size_t *out_exe_size);
 
 /* rt_artifact_load's checks without the library: makes an artifact of the
  * descriptor `desc` (its plan, constants, kernel table and checksum,

@@ -358,6 +358,10 @@ static void test_executor_bad_use(void **state) {
                 "input 'x' expects Tensor[(2, 3), float32], got Tensor[(3, 2), float32]");
   assert_status(rt_executor_set_input_by_name(ex, "y", t), NOT_FOUND,
                 "no input named 'y' (inputs: x)");
+  /* A NULL name is a lookup that fails, not a crash (strcmp(NULL) before). */
+  int32_t index = -1;
+  assert_status(rt_executor_input_index(ex, NULL, &index), NOT_FOUND,
+                "no input named '(null)' (inputs: x)");
   assert_status(rt_executor_set_input(ex, 5, t), OUT_OF_RANGE, NULL);
   rt_tensor_info_t info;
   assert_status(rt_executor_output_info(ex, 1, &info), OUT_OF_RANGE, NULL);
