@@ -100,6 +100,9 @@ RT_MUST_USE_RESULT rt_status_t rt_onnx_tensor_type(const rt_onnx_ctx_t *cx,
 bool rt_onnx_static_shape(const rt_ir_type_t *t);
 /* ONNX TensorProto data type -> dtype; false when unsupported. */
 bool rt_onnx_dtype(int32_t onnx_type, rt_dtype_t *out);
+/* The name of an ONNX data type relayrt has no dtype for ("string",
+ * "complex64", "complex128", else "unknown"), for messages. */
+const char *rt_onnx_type_name(int32_t onnx_type);
 
 /* ---- building ------------------------------------------------------------ */
 
