@@ -235,13 +235,16 @@ static void binary_cases(void) {
   static const char *const kCmp[] = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"};
   for (size_t i = 0; i < RT_COUNTOF(kLogic); ++i) {
     ADD(kLogic[i], TOL_E, "%x: Tensor[(7), bool], %y: Tensor[(2, 7), bool]", "%s(%%x, %%y)", kLogic[i]);
+    ADD(kLogic[i], TOL_E, "%x: Tensor[(6), int32], %y: Tensor[(6), int32]", "%s(%%x, %%y)", kLogic[i]);
   }
   for (size_t i = 0; i < RT_COUNTOF(kBits); ++i) {
     ADD(kBits[i], TOL_E, "%x: Tensor[(7), bool], %y: Tensor[(7), bool]", "%s(%%x, %%y)", kBits[i]);
   }
   for (size_t i = 0; i < RT_COUNTOF(kCmp); ++i) {
     ADD(kCmp[i], TOL_E, "%x: Tensor[(64, 130), float32], %y: Tensor[(64, 130), float32]", "%s(%%x, %%y)", kCmp[i]);
+    ADD(kCmp[i], TOL_E, "%x: Tensor[(2, 9), int32], %y: Tensor[(9), int32]", "%s(%%x, %%y)", kCmp[i]);
     ADD(kCmp[i], TOL_E, "%x: Tensor[(2, 9), uint8], %y: Tensor[(9), uint8]", "%s(%%x, %%y)", kCmp[i]);
+    ADD(kCmp[i], TOL_E, "%x: Tensor[(2, 9), float64], %y: Tensor[(2, 9), float64]", "%s(%%x, %%y)", kCmp[i]);
     ADD(kCmp[i], TOL_E, "%x: Tensor[(5), bool], %y: Tensor[(5), bool]", "%s(%%x, %%y)", kCmp[i]);
   }
   ADD("where", TOL_E, "%c: Tensor[(3, 1), bool], %x: Tensor[(3, 4), float32], %y: Tensor[(4), float32]", "where(%%c, %%x, %%y)");
