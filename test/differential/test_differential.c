@@ -1,17 +1,13 @@
-/* The differential suite (after ggml's test-backend-ops): every op of
- * ir/ops.def, on several random shapes and the dtypes it supports, run
+/* The differential suite (after ggml's test-backend-ops): every case of the
+ * differential catalogue (catalogue.h: every op of ir/ops.def, on several
+ * random shapes and the dtypes it supports) that is marked CAT_EXEC, run
  * through every executor in kExecutors and compared with the "debug"
- * executor (the reference interpreter) by per-dtype tolerances; then fused
- * patterns, every corpus program the graph executor accepts, and the
- * example CNN.
- *
- * Cases. A case is a one-op Relay body over named params (`%x: Tensor[...]`)
- * with the op it covers, its output count and tolerance class. The param's
- * name picks its input domain on top of rt_tensor_fill_random: %p* positive
- * (|v| + 0.25), %u* inside (-0.9, 0.9), %g* >= 1.1, %nz* a non-zero
- * integer, %sh* a small non-negative integer (shift counts, exponents),
- * %i<N>_* an index in [0, N); anything else is the raw random data. An op
- * of ops.def without a case fails the suite, so no op is skipped silently.
+ * executor (the reference interpreter) by per-dtype tolerances; then every
+ * corpus program the graph executor accepts, and the example CNN. The same
+ * catalogue feeds test/jit/test_jit_ops.c (one JIT module against the
+ * interpreter). The catalogue is checked first (cat_check): an op of
+ * ops.def without a case, or a case naming an op it does not have, fails
+ * the suite, so no op is skipped silently.
  *
  * Batching. Creating an executor costs a JIT module (~4 ms fixed plus the
  * kernels, found by compiling the same small kernels as one module and as one
@@ -22,17 +18,18 @@
  * rerun case by case, so a failure names its case. Cases that need a pass
  * disabled (SimplifyInference, to send the composites to the JIT as
  * themselves; FoldConstant, to keep arange/shape_of from folding) batch
- * separately with that pass context.
+ * separately with that pass context. Inputs are random, shaped by each
+ * param's name (cat_input_domain).
  *
  * Tolerances: float32 |got - want| <= atol + rtol * |want| with 1e-5/1e-5
- * for elementwise ops and 1e-4/1e-5 for accumulations (the JIT accumulates
- * float32 in float with reassociation, the reference in double); float64
- * 1e-10; float16 2e-3; integers and bools exact; NaN equals NaN. Dtypes and
- * shapes must match exactly.
+ * for elementwise ops (TOL_E) and 1e-4/1e-5 for accumulations (TOL_A: the
+ * JIT accumulates float32 in float with reassociation, the reference in
+ * double); float64 1e-10; float16 2e-3; integers and bools exact; NaN equals
+ * NaN. Dtypes and shapes must match exactly.
  *
  * `?` dims cannot go through the graph executor (it refuses them), so the
- * dynamic-dim anchors are checked at the JIT level: rt_jit_build on the
- * function, run at two sizes, against the debug executor. */
+ * dynamic-dim cases (NOPASS_JIT) are checked at the JIT level: rt_jit_build
+ * on the function, run at two sizes, against the debug executor. */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -45,13 +42,7 @@
 #include "jit/jit.h"
 #include "runtime/mem.h"
 
-/* ---- the op list, from ops.def itself -------------------------------------- */
-
-static const char *const kOps[] = {
-#define RT_OP(ID, name, ninputs, pattern, fields, rel, family, doc) name,
-#include "ir/ops.def"
-#undef RT_OP
-};
+#include "catalogue.h"
 
 /* ---- executors under test ---------------------------------------------------- */
 
@@ -63,552 +54,8 @@ typedef struct exec_t {
 static exec_t kExecutors[] = {{"graph", false}, {"vm", false}};
 #define NUM_EXECUTORS ((int32_t)RT_COUNTOF(kExecutors))
 
-/* ---- cases ------------------------------------------------------------------- */
-
-typedef enum { TOL_E, TOL_A } tol_t;
-
-/* NOPASS_JIT: not through an executor but rt_jit_build (`?` dims, which
- * the graph executor refuses; arange, whose type is always `?`). */
-enum { NOPASS_NONE = 0, NOPASS_SIMPLIFY = 1, NOPASS_FOLD = 2, NOPASS_JIT = 8 };
-
-typedef struct dcase_t {
-  const char *op;    /* the op of ops.def it covers ("fused" for patterns) */
-  char sig[400];
-  char body[600];
-  int32_t nout;
-  tol_t tol;
-  int32_t nopass;
-} dcase_t;
-
-#define MAX_CASES 1400
 static dcase_t *g_cases;
 static int32_t g_ncases;
-
-static void add_full(const char *op, int32_t nout, tol_t tol, int32_t nopass, const char *sig,
-                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static void add_full(const char *op, int32_t nout, tol_t tol, int32_t nopass, const char *sig,
-                     const char *fmt, ...) {
-  assert_true(g_ncases < MAX_CASES);
-  dcase_t *c = &g_cases[g_ncases++];
-  c->op = op;
-  c->nout = nout;
-  c->tol = tol;
-  c->nopass = nopass;
-  snprintf(c->sig, sizeof c->sig, "%s", sig);
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(c->body, sizeof c->body, fmt, ap);
-  va_end(ap);
-}
-
-/* sig built from printf too */
-static char g_sig[400];
-static const char *S(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *S(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(g_sig, sizeof g_sig, fmt, ap);
-  va_end(ap);
-  return g_sig;
-}
-
-#define ADD(op, tol, sig, ...) add_full(op, 1, tol, NOPASS_NONE, sig, __VA_ARGS__)
-
-static const char *const kShapes[] = {"(3, 7)", "(1)", "(2, 3, 5)", "(130, 513)"};
-static const char *const kInts[] = {"int8", "int16", "int32", "int64", "uint8"};
-
-static void unary_cases(void) {
-  static const struct { const char *op; const char *p; bool ints; } u[] = {
-      {"negative", "x", true}, {"abs", "x", true}, {"sign", "x", true}, {"floor", "x", true},
-      {"ceil", "x", false}, {"round", "x", true}, {"trunc", "x", false}, {"exp", "x", true},
-      {"log", "p", false}, {"log2", "p", false}, {"log10", "p", false}, {"sqrt", "p", true},
-      {"rsqrt", "p", false}, {"sigmoid", "x", true}, {"tanh", "x", false}, {"erf", "x", false},
-      {"sin", "x", false}, {"cos", "x", false}, {"tan", "x", false}, {"asin", "u", false},
-      {"acos", "u", false}, {"atan", "x", false}, {"sinh", "x", false}, {"cosh", "x", false},
-      {"asinh", "x", false}, {"acosh", "g", false}, {"atanh", "u", false}, {"isnan", "x", true},
-      {"isinf", "x", false}, {"isfinite", "x", true}, {"logical_not", "x", true},
-      {"bitwise_not", "x", true}, {"copy", "x", true}, {"nn.relu", "x", true},
-      {"zeros_like", "x", true}, {"ones_like", "x", true}};
-  for (size_t i = 0; i < RT_COUNTOF(u); ++i) {
-    const bool bits = strcmp(u[i].op, "bitwise_not") == 0;
-    for (size_t s = 0; s < RT_COUNTOF(kShapes) && !bits; ++s) {
-      ADD(u[i].op, TOL_E, S("%%%s: Tensor[%s, float32]", u[i].p, kShapes[s]), "%s(%%%s)", u[i].op, u[i].p);
-    }
-    if (!bits) ADD(u[i].op, TOL_E, S("%%%s: Tensor[(4, 9), float64]", u[i].p), "%s(%%%s)", u[i].op, u[i].p);
-    if (u[i].ints) {
-      for (size_t d = 0; d < RT_COUNTOF(kInts); ++d) {
-        ADD(u[i].op, TOL_E, S("%%%s: Tensor[(5, 11), %s]", u[i].p, kInts[d]), "%s(%%%s)", u[i].op, u[i].p);
-      }
-    }
-  }
-  ADD("logical_not", TOL_E, "%x: Tensor[(7), bool]", "logical_not(%%x)");
-  ADD("bitwise_not", TOL_E, "%x: Tensor[(7), bool]", "bitwise_not(%%x)");
-  ADD("copy", TOL_E, "%x: Tensor[(2, 7), bool]", "copy(%%x)");
-  ADD("nn.leaky_relu", TOL_E, "%x: Tensor[(3, 6), float32]", "nn.leaky_relu(%%x, alpha=0.1f)");
-  ADD("nn.leaky_relu", TOL_E, "%x: Tensor[(1), float64]", "nn.leaky_relu(%%x)");
-  ADD("nn.leaky_relu", TOL_E, "%x: Tensor[(3, 6), int32]", "nn.leaky_relu(%%x, alpha=0.5f)");
-  ADD("nn.thresholded_relu", TOL_E, "%x: Tensor[(3, 6), float32]", "nn.thresholded_relu(%%x, alpha=0.25f)");
-  ADD("nn.thresholded_relu", TOL_E, "%x: Tensor[(130, 17), float64]", "nn.thresholded_relu(%%x)");
-  ADD("nn.shrink", TOL_E, "%x: Tensor[(3, 6), float32]", "nn.shrink(%%x, bias=0.25f, lambd=0.3f)");
-  ADD("nn.shrink", TOL_E, "%x: Tensor[(2, 9), float16]", "nn.shrink(%%x)");
-  ADD("nn.shrink", TOL_E, "%x: Tensor[(3, 6), int32]", "nn.shrink(%%x, bias=1.5f, lambd=2f)");
-  ADD("clip", TOL_E, "%x: Tensor[(3, 6), float32]", "clip(%%x, a_min=-0.5f, a_max=0.25f)");
-  ADD("clip", TOL_E, "%x: Tensor[(130, 513), float32]", "clip(%%x, a_min=-0.5f, a_max=0.25f)");
-  ADD("clip", TOL_E, "%x: Tensor[(3, 6), int8]", "clip(%%x, a_min=-2.5f, a_max=3f)");
-  ADD("clip", TOL_E, "%x: Tensor[(3, 6), float64]", "clip(%%x, a_min=0f, a_max=1f)");
-  static const char *const kCast[][2] = {
-      {"float32", "int8"}, {"float32", "uint8"}, {"float32", "bool"}, {"float32", "float64"},
-      {"float32", "float16"}, {"float64", "float32"}, {"int32", "float32"}, {"int32", "int8"},
-      {"int8", "int64"}, {"uint8", "int32"}, {"bool", "float32"}, {"int64", "uint8"},
-      {"int16", "float64"}};
-  for (size_t i = 0; i < RT_COUNTOF(kCast); ++i) {
-    ADD("cast", TOL_E, S("%%x: Tensor[(4, 5), %s]", kCast[i][0]), "cast(%%x, dtype=\"%s\")", kCast[i][1]);
-  }
-  ADD("cast", TOL_E, "%x: Tensor[(3, 6), float32]", "cast(multiply(%%x, 300f), dtype=\"uint8\")");
-  ADD("cast_like", TOL_E, "%x: Tensor[(3, 6), float32], %y: Tensor[(2), int32]", "cast_like(%%x, %%y)");
-  ADD("cast_like", TOL_E, "%x: Tensor[(1), int8], %y: Tensor[(2), float64]", "cast_like(%%x, %%y)");
-  ADD("full_like", TOL_E, "%x: Tensor[(3, 6), float32]", "full_like(%%x, 3.5f)");
-  ADD("full_like", TOL_E, "%x: Tensor[(1, 2), int32]", "full_like(%%x, 7)");
-}
-
-static void binary_cases(void) {
-  static const char *const kArith[] = {"add", "subtract", "multiply", "maximum", "minimum"};
-  static const char *const kDiv[] = {"divide", "mod", "floor_divide", "floor_mod", "trunc_divide", "trunc_mod"};
-  static const char *const kLogic[] = {"logical_and", "logical_or", "logical_xor"};
-  static const char *const kBits[] = {"bitwise_and", "bitwise_or", "bitwise_xor"};
-  static const char *const kCmp[] = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"};
-  static const char *const kPairs[][2] = {
-      {"(3, 1, 5)", "(4, 5)"}, {"(1)", "(2, 3)"}, {"(130, 513)", "(513)"}, {"()", "(2, 3)"}};
-  for (size_t i = 0; i < RT_COUNTOF(kArith) + RT_COUNTOF(kDiv) + 1; ++i) {
-    const char *op = i < RT_COUNTOF(kArith) ? kArith[i]
-                     : i < RT_COUNTOF(kArith) + RT_COUNTOF(kDiv) ? kDiv[i - RT_COUNTOF(kArith)]
-                                                                 : "power";
-    const bool div = i >= RT_COUNTOF(kArith) && strcmp(op, "power") != 0;
-    const bool pw = strcmp(op, "power") == 0;
-    for (size_t s = 0; s < RT_COUNTOF(kPairs); ++s) {
-      ADD(op, TOL_E, S("%%%s: Tensor[%s, float32], %%%s: Tensor[%s, float32]", pw ? "p" : "x", kPairs[s][0],
-                       div ? "nzb" : "y", kPairs[s][1]),
-          "%s(%%%s, %%%s)", op, pw ? "p" : "x", div ? "nzb" : "y");
-    }
-    ADD(op, TOL_E, S("%%%s: Tensor[(3, 4), float64], %%%s: Tensor[(4), float64]", pw ? "p" : "x", div ? "nzb" : "y"),
-        "%s(%%%s, %%%s)", op, pw ? "p" : "x", div ? "nzb" : "y");
-    for (size_t d = 0; d < RT_COUNTOF(kInts); ++d) {
-      ADD(op, TOL_E, S("%%x: Tensor[(2, 1, 7), %s], %%%s: Tensor[(3, 7), %s]", kInts[d],
-                       div ? "nzb" : pw ? "shb" : "y", kInts[d]),
-          "%s(%%x, %%%s)", op, div ? "nzb" : pw ? "shb" : "y");
-    }
-  }
-  for (size_t i = 0; i < RT_COUNTOF(kLogic); ++i) {
-    ADD(kLogic[i], TOL_E, "%x: Tensor[(3, 1, 5), float32], %y: Tensor[(4, 5), float32]", "%s(%%x, %%y)", kLogic[i]);
-    ADD(kLogic[i], TOL_E, "%x: Tensor[(7), bool], %y: Tensor[(2, 7), bool]", "%s(%%x, %%y)", kLogic[i]);
-    ADD(kLogic[i], TOL_E, "%x: Tensor[(6), int32], %y: Tensor[(6), int32]", "%s(%%x, %%y)", kLogic[i]);
-  }
-  for (size_t i = 0; i < RT_COUNTOF(kBits); ++i) {
-    for (size_t d = 0; d < RT_COUNTOF(kInts); ++d) {
-      ADD(kBits[i], TOL_E, S("%%x: Tensor[(2, 1, 7), %s], %%y: Tensor[(3, 7), %s]", kInts[d], kInts[d]),
-          "%s(%%x, %%y)", kBits[i]);
-    }
-    ADD(kBits[i], TOL_E, "%x: Tensor[(7), bool], %y: Tensor[(7), bool]", "%s(%%x, %%y)", kBits[i]);
-  }
-  for (int sh = 0; sh < 2; ++sh) {
-    const char *op = sh ? "right_shift" : "left_shift";
-    for (size_t d = 0; d < RT_COUNTOF(kInts); ++d) {
-      ADD(op, TOL_E, S("%%x: Tensor[(2, 9), %s], %%shb: Tensor[(9), %s]", kInts[d], kInts[d]), "%s(%%x, %%shb)", op);
-    }
-  }
-  for (size_t i = 0; i < RT_COUNTOF(kCmp); ++i) {
-    ADD(kCmp[i], TOL_E, "%x: Tensor[(3, 1, 5), float32], %y: Tensor[(4, 5), float32]", "%s(%%x, %%y)", kCmp[i]);
-    ADD(kCmp[i], TOL_E, "%x: Tensor[(64, 130), float32], %y: Tensor[(64, 130), float32]", "%s(%%x, %%y)", kCmp[i]);
-    ADD(kCmp[i], TOL_E, "%x: Tensor[(2, 9), int32], %y: Tensor[(9), int32]", "%s(%%x, %%y)", kCmp[i]);
-    ADD(kCmp[i], TOL_E, "%x: Tensor[(2, 9), uint8], %y: Tensor[(9), uint8]", "%s(%%x, %%y)", kCmp[i]);
-    ADD(kCmp[i], TOL_E, "%x: Tensor[(2, 9), float64], %y: Tensor[(2, 9), float64]", "%s(%%x, %%y)", kCmp[i]);
-    ADD(kCmp[i], TOL_E, "%x: Tensor[(5), bool], %y: Tensor[(5), bool]", "%s(%%x, %%y)", kCmp[i]);
-  }
-  ADD("where", TOL_E, "%c: Tensor[(3, 1), bool], %x: Tensor[(3, 4), float32], %y: Tensor[(4), float32]", "where(%%c, %%x, %%y)");
-  ADD("where", TOL_E, "%c: Tensor[(3, 4), int32], %x: Tensor[(3, 4), int32], %y: Tensor[(1), int32]", "where(%%c, %%x, %%y)");
-  ADD("where", TOL_E, "%c: Tensor[(1), bool], %x: Tensor[(2, 5), float64], %y: Tensor[(2, 5), float64]", "where(%%c, %%x, %%y)");
-  ADD("nn.prelu", TOL_E, "%x: Tensor[(2, 3, 4), float32], %y: Tensor[(3), float32]", "nn.prelu(%%x, %%y)");
-  ADD("nn.prelu", TOL_E, "%x: Tensor[(2, 5), float64], %y: Tensor[(5), float64]", "nn.prelu(%%x, %%y, axis=1)");
-  ADD("nn.bias_add", TOL_E, "%x: Tensor[(2, 3, 4), float32], %y: Tensor[(4), float32]", "nn.bias_add(%%x, %%y, axis=-1)");
-  ADD("nn.bias_add", TOL_E, "%x: Tensor[(2, 3, 4), int32], %y: Tensor[(3), int32]", "nn.bias_add(%%x, %%y)");
-  ADD("nn.bias_add", TOL_E, "%x: Tensor[(1, 64, 33, 33), float32], %y: Tensor[(64), float32]", "nn.bias_add(%%x, %%y)");
-}
-
-static void reduce_cases(void) {
-  static const char *const kRed[] = {"sum", "max", "min", "mean", "prod"};
-  static const char *const kAxes[] = {"axis=[1]", "", "axis=[0, 2], keepdims=True", "axis=[1], exclude=True", "axis=[-1]"};
-  for (size_t i = 0; i < RT_COUNTOF(kRed); ++i) {
-    const tol_t t = strcmp(kRed[i], "max") == 0 || strcmp(kRed[i], "min") == 0 ? TOL_E : TOL_A;
-    for (size_t a = 0; a < RT_COUNTOF(kAxes); ++a) {
-      ADD(kRed[i], t, "%x: Tensor[(4, 5, 6), float32]", "%s(%%x%s%s)", kRed[i], *kAxes[a] ? ", " : "", kAxes[a]);
-    }
-    ADD(kRed[i], t, "%x: Tensor[(1, 1, 1), float32]", "%s(%%x, axis=[1])", kRed[i]);
-    ADD(kRed[i], t, "%x: Tensor[(33, 257), float32]", "%s(%%x, axis=[1], keepdims=True)", kRed[i]);
-    ADD(kRed[i], t, "%x: Tensor[(300, 2, 129), float32]", "%s(%%x, axis=[1])", kRed[i]);
-    ADD(kRed[i], TOL_E, "%x: Tensor[(4, 7), float64]", "%s(%%x, axis=[0])", kRed[i]);
-    ADD(kRed[i], TOL_E, "%x: Tensor[(4, 5), int32]", "%s(%%x, axis=[1])", kRed[i]);
-    ADD(kRed[i], TOL_E, "%x: Tensor[(4, 5), uint8]", "%s(%%x)", kRed[i]);
-    ADD(kRed[i], TOL_E, "%x: Tensor[(3, 5), int8]", "%s(%%x, axis=[0])", kRed[i]);
-    ADD(kRed[i], TOL_E, "%x: Tensor[(3, 5), int64]", "%s(%%x, axis=[1])", kRed[i]);
-  }
-  for (int k = 0; k < 2; ++k) {
-    const char *op = k ? "any" : "all";
-    ADD(op, TOL_E, "%x: Tensor[(4, 5), bool]", "%s(%%x, axis=[1])", op);
-    ADD(op, TOL_E, "%x: Tensor[(4, 5), bool]", "%s(%%x, axis=[0], keepdims=True)", op);
-    ADD(op, TOL_E, "%x: Tensor[(40, 130), bool]", "%s(%%x)", op);
-    ADD(op, TOL_E, "%x: Tensor[(4, 5), float32]", "%s(%%x)", op);
-  }
-  for (int k = 0; k < 2; ++k) {
-    const char *op = k ? "argmin" : "argmax";
-    ADD(op, TOL_E, "%x: Tensor[(4, 7), float32]", "%s(%%x, axis=[1])", op);
-    ADD(op, TOL_E, "%x: Tensor[(4, 7), float32]", "%s(%%x, axis=[0], keepdims=True)", op);
-    ADD(op, TOL_E, "%x: Tensor[(4, 7), int32]", "%s(%%x, axis=[1], select_last_index=True)", op);
-    ADD(op, TOL_E, "%x: Tensor[(4, 7), int8]", "%s(%%x)", op);
-    ADD(op, TOL_E, "%x: Tensor[(3, 4, 5), float64]", "%s(%%x, axis=[2])", op);
-    ADD(op, TOL_E, "%x: Tensor[(1), float32]", "%s(%%x, axis=[0])", op);
-  }
-  ADD("variance", TOL_A, "%x: Tensor[(4, 7), float32]", "variance(%%x, mean(%%x, axis=[1], keepdims=True), axis=[1])");
-  ADD("variance", TOL_A, "%x: Tensor[(4, 7), float32]",
-      "variance(%%x, mean(%%x, axis=[1], keepdims=True), axis=[1], unbiased=True, keepdims=True)");
-  ADD("variance", TOL_A, "%x: Tensor[(3, 5, 9), float32], %m: Tensor[(1, 5, 1), float32]", "variance(%%x, %%m, axis=[0, 2])");
-  ADD("variance", TOL_E, "%x: Tensor[(4, 7), float64], %m: Tensor[(4, 1), float64]", "variance(%%x, %%m, axis=[1])");
-}
-
-static void transform_cases(void) {
-  ADD("reshape", TOL_E, "%x: Tensor[(3, 4, 5), float32]", "reshape(%%x, newshape=[12, 5])");
-  ADD("reshape", TOL_E, "%x: Tensor[(3, 4, 5), int8]", "reshape(%%x, newshape=[5, 0, 3])");
-  ADD("reshape", TOL_E, "%x: Tensor[(3, 4, 5), float64]", "reshape(%%x, newshape=[-1])");
-  ADD("reshape", TOL_E, "%x: Tensor[(1), bool]", "reshape(%%x, newshape=[1, 1])");
-  ADD("reshape_like", TOL_E, "%x: Tensor[(3, 4, 5), float32], %y: Tensor[(2, 30), float32]", "reshape_like(%%x, %%y)");
-  ADD("squeeze", TOL_E, "%x: Tensor[(3, 1, 5, 1), float32]", "squeeze(%%x)");
-  ADD("squeeze", TOL_E, "%x: Tensor[(3, 1, 5, 1), uint8]", "squeeze(%%x, axis=[1])");
-  ADD("expand_dims", TOL_E, "%x: Tensor[(3, 5), float32]", "expand_dims(%%x, axis=1, num_newaxis=2)");
-  ADD("expand_dims", TOL_E, "%x: Tensor[(3), int64]", "expand_dims(%%x, axis=0)");
-  ADD("transpose", TOL_E, "%x: Tensor[(3, 4, 5), float32]", "transpose(%%x)");
-  ADD("transpose", TOL_E, "%x: Tensor[(3, 4, 5), uint8]", "transpose(%%x, axes=[1, 2, 0])");
-  ADD("transpose", TOL_E, "%x: Tensor[(130, 513), float32]", "transpose(%%x)");
-  ADD("transpose", TOL_E, "%x: Tensor[(2, 3), bool]", "transpose(%%x, axes=[1, 0])");
-  ADD("nn.batch_flatten", TOL_E, "%x: Tensor[(2, 3, 4), float32]", "nn.batch_flatten(%%x)");
-  ADD("nn.batch_flatten", TOL_E, "%x: Tensor[(1, 1, 1), int32]", "nn.batch_flatten(%%x)");
-  ADD("concatenate", TOL_E, "%x: Tensor[(2, 3), float32], %y: Tensor[(2, 4), float32]", "concatenate((%%x, %%y), axis=1)");
-  ADD("concatenate", TOL_E, "%x: Tensor[(2, 3), int8], %y: Tensor[(1, 3), int8], %z: Tensor[(3, 3), int8]", "concatenate((%%x, %%y, %%z))");
-  ADD("concatenate", TOL_E, "%x: Tensor[(1), float64], %y: Tensor[(1), float64]", "concatenate((%%x, %%y))");
-  ADD("stack", TOL_E, "%x: Tensor[(2, 3), int32], %y: Tensor[(2, 3), int32]", "stack((%%x, %%y), axis=1)");
-  ADD("stack", TOL_E, "%x: Tensor[(4), float32], %y: Tensor[(4), float32], %z: Tensor[(4), float32]", "stack((%%x, %%y, %%z))");
-  add_full("split", 1, TOL_E, 0, "%x: Tensor[(2, 6), float32]", "%%0 = split(%%x, indices_or_sections=3, axis=1); %%0.1");
-  add_full("split", 2, TOL_E, 0, "%x: Tensor[(2, 6), int16]", "%%0 = split(%%x, indices_or_sections=[1, 4], axis=1); (%%0.0, %%0.2)");
-  add_full("split", 3, TOL_E, 0, "%x: Tensor[(6, 5), float64]", "split(%%x, indices_or_sections=3)");
-  ADD("strided_slice", TOL_E, "%x: Tensor[(5, 6), float32]", "strided_slice(%%x, begin=[1, 0], end=[4, 6], strides=[1, 2])");
-  ADD("strided_slice", TOL_E, "%x: Tensor[(5, 6), int32]", "strided_slice(%%x, begin=[-1, 5], end=[0, -7], strides=[-2, -1])");
-  ADD("strided_slice", TOL_E, "%x: Tensor[(5, 6), float32]", "strided_slice(%%x, begin=[1], end=[2], slice_mode=\"size\", axes=[1])");
-  ADD("take", TOL_E, "%x: Tensor[(5, 6), float32], %i6_a: Tensor[(2, 3), int32]", "take(%%x, %%i6_a, axis=1)");
-  ADD("take", TOL_E, "%x: Tensor[(5, 6), float32], %y: Tensor[(4), int32]", "take(%%x, %%y, axis=0, mode=\"wrap\")");
-  ADD("take", TOL_E, "%x: Tensor[(5, 6), int8], %y: Tensor[(4), int32]", "take(%%x, %%y)");
-  ADD("take", TOL_E, "%x: Tensor[(5, 9), float64], %i9_a: Tensor[(4), int64]", "take(%%x, %%i9_a, axis=1, mode=\"fast\")");
-  ADD("take", TOL_E, "%x: Tensor[(3, 5, 4), float32], %i5_a: Tensor[(3, 2), int32]", "take(%%x, %%i5_a, axis=1, batch_dims=1)");
-  ADD("take", TOL_E, "%x: Tensor[(2, 3, 4, 2), float32], %i4_a: Tensor[(2, 3, 5), int32]", "take(%%x, %%i4_a, axis=2, batch_dims=2)");
-  ADD("gather", TOL_E, "%x: Tensor[(3, 16), float32], %i3_a: Tensor[(3, 5), uint8]", "gather(%%x, %%i3_a, axis=1)");
-  ADD("gather", TOL_E, "%x: Tensor[(4, 3), int32], %i4_a: Tensor[(2, 3), int32]", "gather(%%x, %%i4_a, axis=0)");
-  ADD("gather_nd", TOL_E, "%x: Tensor[(4, 5, 3), float32], %i4_a: Tensor[(1, 6), int32]", "gather_nd(%%x, %%i4_a)");
-  ADD("gather_nd", TOL_E, "%x: Tensor[(4, 4, 3), int8], %i4_a: Tensor[(2, 2, 3), int64]", "gather_nd(%%x, %%i4_a)");
-  ADD("gather_nd", TOL_E, "%x: Tensor[(2, 3, 3), float64], %i2_a: Tensor[(1, 2), int32]", "gather_nd(%%x, %%i2_a, batch_dims=1)");
-  ADD("broadcast_to", TOL_E, "%x: Tensor[(3, 1), float32]", "broadcast_to(%%x, shape=[2, 3, 4])");
-  ADD("broadcast_to", TOL_E, "%x: Tensor[(1), int32]", "broadcast_to(%%x, shape=[5])");
-  ADD("tile", TOL_E, "%x: Tensor[(2, 3), float32]", "tile(%%x, reps=[2, 1, 2])");
-  ADD("tile", TOL_E, "%x: Tensor[(2), bool]", "tile(%%x, reps=[3])");
-  ADD("repeat", TOL_E, "%x: Tensor[(2, 3), float32]", "repeat(%%x, repeats=2, axis=1)");
-  ADD("repeat", TOL_E, "%x: Tensor[(2, 3), int64]", "repeat(%%x, repeats=3, axis=0)");
-  ADD("reverse", TOL_E, "%x: Tensor[(2, 3), float32]", "reverse(%%x, axis=0)");
-  ADD("reverse", TOL_E, "%x: Tensor[(4, 5), uint8]", "reverse(%%x, axis=-1)");
-  ADD("cumsum", TOL_A, "%x: Tensor[(3, 7), float32]", "cumsum(%%x, axis=1)");
-  ADD("cumsum", TOL_A, "%x: Tensor[(2, 3, 4), float32]", "cumsum(%%x, exclusive=True)");
-  ADD("cumsum", TOL_E, "%x: Tensor[(5, 6), int32]", "cumsum(%%x, axis=0, exclusive=True)");
-  ADD("cumsum", TOL_E, "%x: Tensor[(4, 5), int8]", "cumsum(%%x, axis=-1, dtype=\"int64\")");
-  ADD("cumsum", TOL_E, "%x: Tensor[(4, 3), float64]", "cumsum(%%x, axis=0)");
-  ADD("topk", TOL_E, "%x: Tensor[(4, 20), float32]", "topk(%%x, k=5, ret_type=\"values\")");
-  add_full("topk", 2, TOL_E, 0, "%x: Tensor[(6, 5), float32]", "topk(%%x, k=3, axis=0, dtype=\"int64\")");
-  ADD("topk", TOL_E, "%x: Tensor[(3, 9), int8]", "topk(%%x, k=0, is_ascend=True, ret_type=\"indices\")");
-  ADD("topk", TOL_E, "%x: Tensor[(2, 3, 5), uint8]", "%%0 = topk(%%x, k=2, axis=1); %%0.1");
-  ADD("nn.pad", TOL_E, "%x: Tensor[(2, 3), float32]", "nn.pad(%%x, 0.5f, pad_width=[[1, 0], [2, 1]])");
-  ADD("nn.pad", TOL_E, "%x: Tensor[(2, 4), int32]", "nn.pad(%%x, 3, pad_width=[[1, 1], [2, 2]], pad_mode=\"edge\")");
-  ADD("nn.pad", TOL_E, "%x: Tensor[(3, 4), float64]", "nn.pad(%%x, 0f, pad_width=[[1, 2], [3, 1]], pad_mode=\"reflect\")");
-  ADD("layout_transform", TOL_E, "%x: Tensor[(1, 8, 3, 5), float32]", "layout_transform(%%x, src_layout=\"NCHW\", dst_layout=\"NCHW4c\")");
-  ADD("layout_transform", TOL_E, "%x: Tensor[(2, 2, 3, 5, 4), float32]", "layout_transform(%%x, src_layout=\"NCHW4c\", dst_layout=\"NCHW\")");
-  ADD("layout_transform", TOL_E, "%x: Tensor[(1, 3, 4, 5), int8]", "layout_transform(%%x, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
-  ADD("layout_transform", TOL_E, "%x: Tensor[(2, 4, 5, 3), float64]", "layout_transform(%%x, src_layout=\"NHWC\", dst_layout=\"NCHW\")");
-  ADD("layout_transform", TOL_E, "%x: Tensor[(1, 16, 2, 2), float32]", "layout_transform(%%x, src_layout=\"NCHW\", dst_layout=\"NCHW8c\")");
-  ADD("one_hot", TOL_E, "%i5_a: Tensor[(2, 3), int32]", "one_hot(%%i5_a, 1f, 0f, depth=5, axis=-1, dtype=\"float32\")");
-  ADD("one_hot", TOL_E, "%i6_a: Tensor[(4), int32]", "one_hot(%%i6_a, 3, -1, depth=6, axis=0, dtype=\"int32\")");
-  ADD("nn.depth_to_space", TOL_E, "%x: Tensor[(1, 8, 3, 2), float32]", "nn.depth_to_space(%%x, block_size=2)");
-  ADD("nn.depth_to_space", TOL_E, "%x: Tensor[(2, 8, 2, 3), int32]", "nn.depth_to_space(%%x, block_size=2, mode=\"CRD\")");
-  ADD("nn.depth_to_space", TOL_E, "%x: Tensor[(1, 3, 2, 18), float32]", "nn.depth_to_space(%%x, block_size=3, layout=\"NHWC\")");
-  ADD("nn.space_to_depth", TOL_E, "%x: Tensor[(1, 2, 4, 6), float32]", "nn.space_to_depth(%%x, block_size=2)");
-  ADD("nn.space_to_depth", TOL_E, "%x: Tensor[(1, 6, 3, 2), uint8]", "nn.space_to_depth(%%x, block_size=3, layout=\"NHWC\")");
-  ADD("zeros", TOL_E, "%x: Tensor[(2), float32]", "add(%%x, zeros(shape=[3, 2], dtype=\"float32\"))");
-  ADD("zeros", TOL_E, "", "zeros(shape=[3, 2], dtype=\"int8\")");
-  ADD("ones", TOL_E, "%x: Tensor[(2), float32]", "add(%%x, ones(shape=[3, 2], dtype=\"float32\"))");
-  ADD("ones", TOL_E, "", "ones(shape=[4], dtype=\"float64\")");
-  ADD("full", TOL_E, "%x: Tensor[(2), float32]", "add(%%x, full(2.5f, shape=[3, 2], dtype=\"float32\"))");
-  ADD("full", TOL_E, "%x: Tensor[(), int32]", "full(%%x, shape=[2, 3], dtype=\"int32\")");
-  /* shape_of and ndarray_size fold away under FoldConstant: run them with
-   * it disabled too, so they reach the JIT. arange's type is `?` (its
-   * length is data-dependent), so the graph executor refuses it: it runs
-   * at the JIT level. */
-  for (int nf = 0; nf < 2; ++nf) {
-    const int32_t np = nf ? NOPASS_FOLD : NOPASS_NONE;
-    add_full("shape_of", 1, TOL_E, np, "%x: Tensor[(2, 3, 7), float32]", "shape_of(%%x)");
-    add_full("shape_of", 1, TOL_E, np, "%x: Tensor[(5), int8]", "shape_of(%%x, dtype=\"int64\")");
-    add_full("ndarray_size", 1, TOL_E, np, "%x: Tensor[(2, 3, 7), float32]", "ndarray_size(%%x)");
-    add_full("ndarray_size", 1, TOL_E, np, "%x: Tensor[(1), uint8]", "ndarray_size(%%x, dtype=\"int64\")");
-  }
-  add_full("arange", 1, TOL_E, NOPASS_JIT, "%x: Tensor[(), float32], %p: Tensor[(), float32], %pstep: Tensor[(), float32]",
-           "arange(%%x, %%p, %%pstep, dtype=\"float32\")");
-  add_full("arange", 1, TOL_E, NOPASS_JIT, "%x: Tensor[(), int32], %p: Tensor[(), int32], %pstep: Tensor[(), int32]",
-           "arange(%%x, %%p, %%pstep, dtype=\"int32\")");
-  add_full("arange", 1, TOL_E, NOPASS_JIT, "%x: Tensor[(), float32]", "arange(%%x, 7.5f, 0.5f, dtype=\"float64\")");
-  /* dyn.reshape: its shape comes from values (here (6, n) from x's (n, 6));
-   * the vm runs it as a view, tested in test/vm. */
-  add_full("dyn.reshape", 1, TOL_E, NOPASS_JIT, "%x: Tensor[(?, 6), float32]",
-           "dyn.reshape(%%x, reverse(shape_of(%%x, dtype=\"int64\"), axis=0))");
-}
-
-static void image_cases(void) {
-  static const char *const kModes[] = {"half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn"};
-  static const char *const kMethods[] = {"nearest_neighbor", "linear", "cubic"};
-  for (size_t m = 0; m < RT_COUNTOF(kMethods); ++m) {
-    for (size_t c = 0; c < RT_COUNTOF(kModes); ++c) {
-      ADD("image.resize2d", TOL_A, "%x: Tensor[(1, 2, 5, 7), float32]",
-          "image.resize2d(%%x, size=[8, 4], method=\"%s\", coordinate_transformation_mode=\"%s\", rounding_method=\"\")",
-          kMethods[m], kModes[c]);
-    }
-  }
-  static const char *const kRound[] = {"round", "round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
-  for (size_t r = 0; r < RT_COUNTOF(kRound); ++r) {
-    ADD("image.resize2d", TOL_E, "%x: Tensor[(1, 1, 4, 6), float32]",
-        "image.resize2d(%%x, size=[7, 9], method=\"nearest_neighbor\", coordinate_transformation_mode=\"half_pixel\", rounding_method=\"%s\")",
-        kRound[r]);
-  }
-  ADD("image.resize2d", TOL_A, "%x: Tensor[(2, 6, 5, 3), float32]",
-      "image.resize2d(%%x, size=[3, 7], layout=\"NHWC\", method=\"linear\")");
-  ADD("image.resize2d", TOL_A, "%x: Tensor[(1, 3, 4, 4), float64]",
-      "image.resize2d(%%x, size=[9, 9], method=\"cubic\", cubic_exclude=1, coordinate_transformation_mode=\"align_corners\")");
-  ADD("image.resize2d", TOL_E, "%x: Tensor[(1, 2, 3, 3), int32]",
-      "image.resize2d(%%x, size=[6, 6], method=\"nearest_neighbor\", rounding_method=\"\")");
-  ADD("image.resize2d", TOL_A, "%x: Tensor[(1, 1, 1, 1), float32]", "image.resize2d(%%x, size=[1, 1])");
-  ADD("nn.upsampling", TOL_E, "%x: Tensor[(1, 2, 3, 4), float32]", "nn.upsampling(%%x, scale_h=2f, scale_w=2f)");
-  ADD("nn.upsampling", TOL_A, "%x: Tensor[(1, 2, 3, 4), float32]", "nn.upsampling(%%x, scale_h=2f, scale_w=3f, method=\"bilinear\", align_corners=True)");
-  ADD("nn.upsampling", TOL_A, "%x: Tensor[(2, 3, 4, 2), float32]", "nn.upsampling(%%x, scale_h=2f, scale_w=2f, layout=\"NHWC\", method=\"bicubic\")");
-  ADD("nn.upsampling", TOL_E, "%x: Tensor[(1, 1, 2, 2), int8]", "nn.upsampling(%%x, scale_h=3f, scale_w=2f)");
-}
-
-static void anchor_cases(void) {
-  /* dense: 37x129x65 takes the thread split and odd tails; 1x1x1 the
-   * degenerate loops. */
-  ADD("nn.dense", TOL_A, "%x: Tensor[(37, 129), float32], %w: Tensor[(65, 129), float32]", "nn.dense(%%x, %%w)");
-  ADD("nn.dense", TOL_A, "%x: Tensor[(1, 1), float32], %w: Tensor[(1, 1), float32]", "nn.dense(%%x, %%w)");
-  ADD("nn.dense", TOL_A, "%x: Tensor[(4, 8), float32], %w: Tensor[(5, 8), float32]", "nn.dense(%%x, %%w, units=5)");
-  ADD("nn.dense", TOL_A, "%x: Tensor[(2, 3, 7), float32], %w: Tensor[(9, 7), float32]", "nn.dense(%%x, %%w)");
-  ADD("nn.dense", TOL_A, "%x: Tensor[(64, 256), float32], %w: Tensor[(128, 256), float32]", "nn.dense(%%x, %%w)");
-  ADD("nn.dense", TOL_E, "%x: Tensor[(4, 8), float64], %w: Tensor[(5, 8), float64]", "nn.dense(%%x, %%w)");
-  ADD("nn.dense", TOL_E, "%x: Tensor[(4, 8), int8], %w: Tensor[(5, 8), int8]", "nn.dense(%%x, %%w, out_dtype=\"int32\")");
-  ADD("nn.dense", TOL_E, "%x: Tensor[(3, 5), int32], %w: Tensor[(2, 5), int32]", "nn.dense(%%x, %%w)");
-  ADD("nn.matmul", TOL_A, "%x: Tensor[(3, 4), float32], %y: Tensor[(4, 5), float32]", "nn.matmul(%%x, %%y)");
-  ADD("nn.matmul", TOL_A, "%x: Tensor[(4, 3), float32], %y: Tensor[(5, 4), float32]", "nn.matmul(%%x, %%y, transpose_a=True, transpose_b=True)");
-  ADD("nn.matmul", TOL_A, "%x: Tensor[(2, 3, 4), float32], %y: Tensor[(4, 5), float32]", "nn.matmul(%%x, %%y)");
-  ADD("nn.matmul", TOL_A, "%x: Tensor[(37, 129), float32], %y: Tensor[(129, 65), float32]", "nn.matmul(%%x, %%y)");
-  ADD("nn.matmul", TOL_E, "%x: Tensor[(1, 1), float64], %y: Tensor[(1, 1), float64]", "nn.matmul(%%x, %%y)");
-  ADD("nn.batch_matmul", TOL_A, "%x: Tensor[(2, 3, 4), float32], %y: Tensor[(2, 5, 4), float32]", "nn.batch_matmul(%%x, %%y, transpose_b=True)");
-  ADD("nn.batch_matmul", TOL_A, "%x: Tensor[(2, 3, 4), float32], %y: Tensor[(1, 4, 5), float32]", "nn.batch_matmul(%%x, %%y)");
-  ADD("nn.batch_matmul", TOL_A, "%x: Tensor[(1, 4, 3), float32], %y: Tensor[(3, 4, 5), float32]", "nn.batch_matmul(%%x, %%y, transpose_a=True)");
-  ADD("nn.batch_matmul", TOL_A, "%x: Tensor[(5, 37, 33), float32], %y: Tensor[(5, 33, 65), float32]", "nn.batch_matmul(%%x, %%y)");
-  ADD("nn.batch_matmul", TOL_E, "%x: Tensor[(2, 2, 3), int32], %y: Tensor[(2, 3, 2), int32]", "nn.batch_matmul(%%x, %%y)");
-  /* The weight packing's vector transpose (vw x vw blocks, then the K tail
-   * and a partial column group): K 40 and 48, N 37 and 40, a broadcast b. */
-  ADD("nn.batch_matmul", TOL_A, "%x: Tensor[(3, 20, 40), float32], %y: Tensor[(1, 37, 40), float32]", "nn.batch_matmul(%%x, %%y, transpose_b=True)");
-  ADD("nn.dense", TOL_A, "%x: Tensor[(13, 48), float32], %w: Tensor[(40, 48), float32]", "nn.dense(%%x, %%w)");
-  ADD("nn.conv1d", TOL_A, "%x: Tensor[(2, 3, 11), float32], %w: Tensor[(4, 3, 3), float32]", "nn.conv1d(%%x, %%w, strides=[2], padding=[1, 2], channels=4, kernel_size=[3])");
-  ADD("nn.conv1d", TOL_A, "%x: Tensor[(1, 4, 9), float32], %w: Tensor[(4, 1, 3), float32]", "nn.conv1d(%%x, %%w, groups=4, dilation=[2], channels=4, kernel_size=[3])");
-  ADD("nn.conv1d", TOL_A, "%x: Tensor[(1, 9, 3), float32], %w: Tensor[(3, 3, 5), float32]", "nn.conv1d(%%x, %%w, data_layout=\"NWC\", kernel_layout=\"WIO\", channels=5, kernel_size=[3])");
-  ADD("nn.conv2d", TOL_A, "%x: Tensor[(1, 3, 7, 7), float32], %w: Tensor[(4, 3, 3, 3), float32]", "nn.conv2d(%%x, %%w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3])");
-  ADD("nn.conv2d", TOL_A, "%x: Tensor[(2, 3, 9, 8), float32], %w: Tensor[(4, 3, 3, 2), float32]", "nn.conv2d(%%x, %%w, strides=[2, 3], padding=[1, 0, 2, 1], dilation=[2, 1], channels=4, kernel_size=[3, 2])");
-  ADD("nn.conv2d", TOL_A, "%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 1, 3, 3), float32]", "nn.conv2d(%%x, %%w, padding=[1, 1], groups=4, channels=4, kernel_size=[3, 3])");
-  ADD("nn.conv2d", TOL_A, "%x: Tensor[(1, 4, 5, 5), float32], %w: Tensor[(6, 2, 1, 1), float32]", "nn.conv2d(%%x, %%w, groups=2, channels=6, kernel_size=[1, 1])");
-  ADD("nn.conv2d", TOL_A, "%x: Tensor[(1, 16, 17, 17), float32], %w: Tensor[(32, 16, 3, 3), float32]", "nn.conv2d(%%x, %%w, padding=[1, 1], channels=32, kernel_size=[3, 3])");
-  ADD("nn.conv2d", TOL_A, "%x: Tensor[(1, 1, 1, 1), float32], %w: Tensor[(1, 1, 1, 1), float32]", "nn.conv2d(%%x, %%w, channels=1, kernel_size=[1, 1])");
-  ADD("nn.conv2d", TOL_A, "%x: Tensor[(1, 7, 7, 3), float32], %w: Tensor[(3, 3, 3, 4), float32]", "nn.conv2d(%%x, %%w, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", kernel_layout=\"HWIO\")");
-  ADD("nn.conv2d", TOL_A, "%x: Tensor[(2, 9, 8, 4), float32], %w: Tensor[(3, 3, 4, 1), float32]", "nn.conv2d(%%x, %%w, strides=[2, 2], padding=[1, 1], groups=4, channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", kernel_layout=\"HWOI\")");
-  ADD("nn.conv2d", TOL_E, "%x: Tensor[(1, 2, 5, 5), int8], %w: Tensor[(3, 2, 3, 3), int8]", "nn.conv2d(%%x, %%w, padding=[1, 1], channels=3, kernel_size=[3, 3], out_dtype=\"int32\")");
-  ADD("nn.conv2d", TOL_E, "%x: Tensor[(1, 2, 5, 5), float64], %w: Tensor[(3, 2, 3, 3), float64]", "nn.conv2d(%%x, %%w, channels=3, kernel_size=[3, 3])");
-  ADD("nn.conv2d_transpose", TOL_A, "%x: Tensor[(1, 3, 4, 4), float32], %w: Tensor[(3, 2, 3, 3), float32]", "nn.conv2d_transpose(%%x, %%w, channels=2, kernel_size=[3, 3], strides=[2, 2], padding=[1, 1], output_padding=[1, 1])");
-  ADD("nn.conv2d_transpose", TOL_A, "%x: Tensor[(2, 4, 5, 3), float32], %w: Tensor[(4, 3, 2, 3), float32]", "nn.conv2d_transpose(%%x, %%w, channels=6, kernel_size=[2, 3], groups=2, dilation=[2, 1])");
-  ADD("nn.conv2d_transpose", TOL_A, "%x: Tensor[(1, 1, 1, 1), float32], %w: Tensor[(1, 1, 1, 1), float32]", "nn.conv2d_transpose(%%x, %%w, channels=1, kernel_size=[1, 1])");
-  ADD("nn.conv2d_transpose", TOL_A, "%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(8, 4, 4, 4), float32]", "nn.conv2d_transpose(%%x, %%w, channels=4, kernel_size=[4, 4], strides=[2, 2], padding=[1, 1, 2, 2])");
-  ADD("nn.max_pool2d", TOL_E, "%x: Tensor[(1, 2, 7, 7), float32]", "nn.max_pool2d(%%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1])");
-  ADD("nn.max_pool2d", TOL_E, "%x: Tensor[(1, 2, 7, 6), float32]", "nn.max_pool2d(%%x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)");
-  ADD("nn.max_pool2d", TOL_E, "%x: Tensor[(1, 7, 7, 3), float32]", "nn.max_pool2d(%%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout=\"NHWC\")");
-  ADD("nn.max_pool2d", TOL_E, "%x: Tensor[(2, 3, 6, 6), int8]", "nn.max_pool2d(%%x, pool_size=[2, 2])");
-  ADD("nn.max_pool2d", TOL_E, "%x: Tensor[(1, 32, 33, 33), float32]", "nn.max_pool2d(%%x, pool_size=[3, 3], dilation=[2, 2])");
-  ADD("nn.avg_pool2d", TOL_A, "%x: Tensor[(1, 2, 7, 7), float32]", "nn.avg_pool2d(%%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1])");
-  ADD("nn.avg_pool2d", TOL_A, "%x: Tensor[(1, 2, 7, 7), float32]", "nn.avg_pool2d(%%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], count_include_pad=True)");
-  ADD("nn.avg_pool2d", TOL_A, "%x: Tensor[(2, 6, 5, 3), float32]", "nn.avg_pool2d(%%x, pool_size=[2, 2], padding=[1, 1], layout=\"NHWC\", ceil_mode=True)");
-  ADD("nn.avg_pool2d", TOL_E, "%x: Tensor[(1, 2, 7, 7), int32]", "nn.avg_pool2d(%%x, pool_size=[2, 2])");
-  ADD("nn.avg_pool2d", TOL_E, "%x: Tensor[(1, 2, 5, 5), float64]", "nn.avg_pool2d(%%x, pool_size=[3, 3])");
-  ADD("nn.max_pool1d", TOL_E, "%x: Tensor[(2, 3, 9), float32]", "nn.max_pool1d(%%x, pool_size=[3], strides=[2], padding=[1])");
-  ADD("nn.max_pool1d", TOL_E, "%x: Tensor[(1, 1, 1), float32]", "nn.max_pool1d(%%x, pool_size=[1])");
-  ADD("nn.avg_pool1d", TOL_A, "%x: Tensor[(2, 3, 9), float32]", "nn.avg_pool1d(%%x, pool_size=[2], dilation=[2])");
-  ADD("nn.avg_pool1d", TOL_A, "%x: Tensor[(2, 3, 9), float32]", "nn.avg_pool1d(%%x, pool_size=[3], padding=[1], count_include_pad=True)");
-  ADD("nn.global_avg_pool2d", TOL_A, "%x: Tensor[(2, 3, 5, 4), float32]", "nn.global_avg_pool2d(%%x)");
-  ADD("nn.global_avg_pool2d", TOL_A, "%x: Tensor[(1, 5, 4, 3), float32]", "nn.global_avg_pool2d(%%x, layout=\"NHWC\")");
-  ADD("nn.global_avg_pool2d", TOL_A, "%x: Tensor[(1, 64, 28, 28), float32]", "nn.global_avg_pool2d(%%x)");
-  ADD("nn.global_max_pool2d", TOL_E, "%x: Tensor[(2, 3, 5, 4), float32]", "nn.global_max_pool2d(%%x)");
-  ADD("nn.global_max_pool2d", TOL_E, "%x: Tensor[(1, 2, 2, 3), int32]", "nn.global_max_pool2d(%%x)");
-  ADD("nn.adaptive_avg_pool2d", TOL_A, "%x: Tensor[(1, 2, 5, 7), float32]", "nn.adaptive_avg_pool2d(%%x, output_size=[2, 3])");
-  ADD("nn.adaptive_avg_pool2d", TOL_A, "%x: Tensor[(1, 5, 7, 2), float32]", "nn.adaptive_avg_pool2d(%%x, output_size=[3, 3], layout=\"NHWC\")");
-  ADD("nn.adaptive_max_pool2d", TOL_E, "%x: Tensor[(1, 2, 5, 7), float32]", "nn.adaptive_max_pool2d(%%x, output_size=[3, 3])");
-  ADD("nn.adaptive_max_pool2d", TOL_E, "%x: Tensor[(1, 2, 4, 4), float32]", "nn.adaptive_max_pool2d(%%x, output_size=[1, 1])");
-  ADD("nn.adaptive_avg_pool1d", TOL_A, "%x: Tensor[(1, 2, 7), float32]", "nn.adaptive_avg_pool1d(%%x, output_size=[3])");
-  ADD("nn.adaptive_max_pool1d", TOL_E, "%x: Tensor[(1, 2, 7), float32]", "nn.adaptive_max_pool1d(%%x, output_size=[4])");
-  ADD("nn.softmax", TOL_A, "%x: Tensor[(3, 10), float32]", "nn.softmax(%%x)");
-  ADD("nn.softmax", TOL_A, "%x: Tensor[(2, 5, 3), float32]", "nn.softmax(%%x, axis=1)");
-  ADD("nn.softmax", TOL_A, "%x: Tensor[(1), float32]", "nn.softmax(%%x)");
-  ADD("nn.softmax", TOL_A, "%x: Tensor[(64, 300), float32]", "nn.softmax(%%x)");
-  ADD("nn.softmax", TOL_E, "%x: Tensor[(3, 7), float64]", "nn.softmax(%%x)");
-  ADD("nn.hardmax", TOL_E, "%x: Tensor[(3, 10), float32]", "nn.hardmax(%%x)");
-  ADD("nn.hardmax", TOL_E, "%x: Tensor[(2, 5, 3), float64]", "nn.hardmax(%%x, axis=1)");
-  ADD("nn.hardmax", TOL_E, "%x: Tensor[(1), float32]", "nn.hardmax(%%x, axis=0)");
-  ADD("nn.log_softmax", TOL_A, "%x: Tensor[(3, 10), float32]", "nn.log_softmax(%%x)");
-  ADD("nn.log_softmax", TOL_A, "%x: Tensor[(4, 3, 2), float32]", "nn.log_softmax(%%x, axis=0)");
-  ADD("nn.log_softmax", TOL_E, "%x: Tensor[(2, 5), float64]", "nn.log_softmax(%%x)");
-}
-
-/* The composites, once through SimplifyInference (expanded) and once with
- * it disabled (lowered as themselves). */
-static void composite_cases(void) {
-  for (int d = 0; d < 2; ++d) {
-    const int32_t np = d ? NOPASS_SIMPLIFY : NOPASS_NONE;
-    add_full("nn.batch_norm", 3, TOL_A, np,
-             "%x: Tensor[(2, 3, 4, 5), float32], %g: Tensor[(3), float32], %b: Tensor[(3), float32], %m: Tensor[(3), float32], %pv: Tensor[(3), float32]",
-             "nn.batch_norm(%%x, %%g, %%b, %%m, %%pv)");
-    add_full("nn.batch_norm", 1, TOL_A, np,
-             "%x: Tensor[(2, 5, 3), float32], %g: Tensor[(3), float32], %b: Tensor[(3), float32], %m: Tensor[(3), float32], %pv: Tensor[(3), float32]",
-             "%%0 = nn.batch_norm(%%x, %%g, %%b, %%m, %%pv, axis=2, center=False); %%1 = %%0.0; nn.relu(%%1)");
-    add_full("nn.batch_norm", 1, TOL_E, np,
-             "%x: Tensor[(1, 2, 3), float64], %g: Tensor[(2), float64], %b: Tensor[(2), float64], %m: Tensor[(2), float64], %pv: Tensor[(2), float64]",
-             "%%0 = nn.batch_norm(%%x, %%g, %%b, %%m, %%pv, scale=False, epsilon=0.001f); %%0.0");
-    add_full("nn.layer_norm", 1, TOL_A, np, "%x: Tensor[(3, 10), float32], %g: Tensor[(10), float32], %b: Tensor[(10), float32]", "nn.layer_norm(%%x, %%g, %%b)");
-    add_full("nn.layer_norm", 1, TOL_A, np, "%x: Tensor[(2, 4, 3), float32], %g: Tensor[(4), float32], %b: Tensor[(4), float32]", "nn.layer_norm(%%x, %%g, %%b, axis=1, center=False)");
-    add_full("nn.layer_norm", 1, TOL_E, np, "%x: Tensor[(2, 6), float64], %g: Tensor[(6), float64], %b: Tensor[(6), float64]", "nn.layer_norm(%%x, %%g, %%b, scale=False)");
-    add_full("nn.group_norm", 1, TOL_A, np, "%x: Tensor[(2, 6, 3, 4), float32], %g: Tensor[(6), float32], %b: Tensor[(6), float32]", "nn.group_norm(%%x, %%g, %%b, num_groups=3)");
-    add_full("nn.group_norm", 1, TOL_A, np, "%x: Tensor[(1, 4, 5), float32], %g: Tensor[(4), float32], %b: Tensor[(4), float32]", "nn.group_norm(%%x, %%g, %%b, num_groups=4)");
-    add_full("nn.instance_norm", 1, TOL_A, np, "%x: Tensor[(2, 3, 4, 5), float32], %g: Tensor[(3), float32], %b: Tensor[(3), float32]", "nn.instance_norm(%%x, %%g, %%b)");
-    add_full("nn.instance_norm", 1, TOL_A, np, "%x: Tensor[(2, 5, 3), float32], %g: Tensor[(3), float32], %b: Tensor[(3), float32]", "nn.instance_norm(%%x, %%g, %%b, axis=2)");
-    add_full("nn.l2_normalize", 1, TOL_A, np, "%x: Tensor[(3, 8), float32]", "nn.l2_normalize(%%x, eps=0.001f, axis=[1])");
-    add_full("nn.l2_normalize", 1, TOL_A, np, "%x: Tensor[(2, 3, 4), float32]", "nn.l2_normalize(%%x, eps=0.0001f)");
-    add_full("nn.l2_normalize", 1, TOL_E, np, "%x: Tensor[(2, 3, 4), float64]", "nn.l2_normalize(%%x, eps=0.0001f, axis=[0, 2])");
-    add_full("nn.dropout", 2, TOL_E, np, "%x: Tensor[(3, 4), float32]", "nn.dropout(%%x)");
-    add_full("nn.dropout", 1, TOL_E, np, "%x: Tensor[(2, 5), float64]", "%%0 = nn.dropout(%%x, rate=0.2f); %%0.0");
-    add_full("nn.lrn", 1, TOL_A, np, "%x: Tensor[(1, 6, 3, 3), float32]", "nn.lrn(%%x)");
-    add_full("nn.lrn", 1, TOL_A, np, "%x: Tensor[(2, 3, 7), float32]", "nn.lrn(%%x, size=3, axis=2, bias=1f, alpha=0.5f, beta=0.5f)");
-  }
-}
-
-static void fused_cases(void) {
-  ADD("fused", TOL_A, "%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], %b: Tensor[(4), float32]",
-      "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]); %%1 = nn.bias_add(%%0, %%b); nn.relu(%%1)");
-  ADD("fused", TOL_A, "%x: Tensor[(1, 16, 15, 15), float32], %w: Tensor[(16, 16, 3, 3), float32], %b: Tensor[(16, 1, 1), float32]",
-      "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1], channels=16, kernel_size=[3, 3]); %%1 = add(%%0, %%b); nn.relu(%%1)");
-  ADD("fused", TOL_A, "%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(8, 8, 3, 3), float32]",
-      "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1], channels=8, kernel_size=[3, 3]); %%1 = add(%%0, %%x); nn.relu(%%1)");
-  ADD("fused", TOL_A, "%x: Tensor[(1, 9, 9, 8), float32], %w: Tensor[(3, 3, 8, 8), float32]",
-      "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1], channels=8, kernel_size=[3, 3], data_layout=\"NHWC\", kernel_layout=\"HWIO\"); %%1 = add(%%0, %%x); nn.relu(%%1)");
-  /* gelu, erf form: x * 0.5 * (1 + erf(x / sqrt(2))). */
-  ADD("fused", TOL_A, "%x: Tensor[(37, 129), float32], %w: Tensor[(65, 129), float32], %b: Tensor[(65), float32]",
-      "%%0 = nn.dense(%%x, %%w); %%1 = nn.bias_add(%%0, %%b, axis=-1); %%2 = multiply(%%1, 0.707107f); %%3 = erf(%%2); %%4 = add(%%3, 1f); %%5 = multiply(%%1, %%4); multiply(%%5, 0.5f)");
-  ADD("fused", TOL_A, "%x: Tensor[(1, 1), float32], %w: Tensor[(1, 1), float32]",
-      "%%0 = nn.dense(%%x, %%w); %%1 = multiply(%%0, 0.707107f); %%2 = erf(%%1); %%3 = add(%%2, 1f); %%4 = multiply(%%0, %%3); multiply(%%4, 0.5f)");
-  ADD("fused", TOL_A, "%x: Tensor[(2, 8, 16), float32], %y: Tensor[(2, 16, 8), float32]",
-      "%%0 = nn.batch_matmul(%%x, %%y); %%1 = multiply(%%0, 0.25f); nn.softmax(%%1)");
-  ADD("fused", TOL_A, "%x: Tensor[(5, 12), float32], %y: Tensor[(12, 7), float32]", "%%0 = nn.matmul(%%x, %%y); nn.softmax(%%0)");
-  ADD("fused", TOL_A, "%x: Tensor[(4, 9), float32]", "sum(exp(%%x), axis=[1])");
-  ADD("fused", TOL_E, "%x: Tensor[(2, 12), float32], %y: Tensor[(4, 2, 3), float32]",
-      "%%0 = reshape(%%x, newshape=[2, 3, 4]); %%1 = transpose(%%0, axes=[2, 0, 1]); add(%%1, %%y)");
-  ADD("fused", TOL_E, "%x: Tensor[(1, 2, 6, 6), float32]", "nn.max_pool2d(nn.relu(%%x), pool_size=[2, 2], strides=[2, 2])");
-  /* A tuple from outside the group: softmax is its own group, so the
-   * concatenate's group takes a tuple whose field comes in as a param. */
-  ADD("fused", TOL_A, "%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]", "%%0 = exp(%%x); %%1 = nn.softmax(%%y); concatenate((%%0, %%1))");
-  ADD("fused", TOL_A, "%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]", "%%0 = nn.softmax(%%x); %%1 = nn.softmax(%%y); stack((%%0, %%1), axis=1)");
-}
-
-static void dynamic_cases(void);
-
-static void build_cases(void) {
-  g_ncases = 0;
-  unary_cases();
-  binary_cases();
-  reduce_cases();
-  transform_cases();
-  image_cases();
-  anchor_cases();
-  composite_cases();
-  fused_cases();
-  dynamic_cases();
-}
-
-/* ---- inputs ------------------------------------------------------------------- */
-
-static void set_elem(rt_tensor_t *t, int64_t i, double v) {
-  rt_dtype_t d = rt_tensor_dtype(t);
-  char *p = (char *)rt_tensor_data(t);
-  switch (d.code) {
-    case kDLFloat:
-      if (d.bits == 32) ((float *)p)[i] = (float)v;
-      if (d.bits == 64) ((double *)p)[i] = v;
-      return;
-    case kDLInt:
-      if (d.bits == 8) ((int8_t *)p)[i] = (int8_t)v;
-      if (d.bits == 16) ((int16_t *)p)[i] = (int16_t)v;
-      if (d.bits == 32) ((int32_t *)p)[i] = (int32_t)v;
-      if (d.bits == 64) ((int64_t *)p)[i] = (int64_t)v;
-      return;
-    case kDLUInt:
-      if (d.bits == 8) ((uint8_t *)p)[i] = (uint8_t)v;
-      if (d.bits == 16) ((uint16_t *)p)[i] = (uint16_t)v;
-      if (d.bits == 32) ((uint32_t *)p)[i] = (uint32_t)v;
-      if (d.bits == 64) ((uint64_t *)p)[i] = (uint64_t)v;
-      return;
-    case kDLBool: ((uint8_t *)p)[i] = v != 0; return;
-    default: return;
-  }
-}
-
-/* The domain of a param by its name (see the file comment). */
-static void shape_domain(rt_tensor_t *t, const char *name) {
-  const bool fl = rt_tensor_dtype(t).code == kDLFloat;
-  long n = 0;
-  if (name[0] == 'i' && sscanf(name + 1, "%ld", &n) == 1 && n > 0) {
-    for (int64_t k = 0; k < rt_tensor_numel(t); ++k) {
-      set_elem(t, k, (double)((long)fabs(rt_tensor_get_f64(t, k) * (fl ? 64 : 1)) % n));
-    }
-    return;
-  }
-  for (int64_t k = 0; k < rt_tensor_numel(t); ++k) {
-    double v = rt_tensor_get_f64(t, k);
-    if (name[0] == 'p') {
-      v = fabs(v) + (fl ? 0.25 : 1);
-    } else if (name[0] == 'u' && fl) {
-      v = v * 0.9;
-    } else if (name[0] == 'g' && fl) {
-      v = fabs(v) + 1.1;
-    } else if (strncmp(name, "nz", 2) == 0) {
-      v = fl ? (v >= 0 ? v + 0.5 : v - 0.5) : (v >= 0 ? v + 1 : v);
-    } else if (strncmp(name, "sh", 2) == 0) {
-      v = fl ? fabs(v) * 3 : (double)((int64_t)fabs(v) % 4);
-    } else {
-      continue;
-    }
-    set_elem(t, k, v);
-  }
-}
 
 /* ---- comparison --------------------------------------------------------------- */
 
@@ -749,7 +196,7 @@ static void make_inputs(rt_executor_t *ex, uint64_t seed, rt_tensor_t **ins, int
     rt_tensor_fill_random(ins[i], seed + (uint64_t)i * 7919u);
     /* Names are c<k>_<param>: the domain is the param part. */
     const char *u = strchr(info.name, '_');
-    shape_domain(ins[i], u && info.name[0] == 'c' ? u + 1 : info.name);
+    cat_input_domain(ins[i], u && info.name[0] == 'c' ? u + 1 : info.name);
   }
   *out_n = n;
 }
@@ -879,17 +326,8 @@ static double now_s(void) {
 /* Every op of ops.def has a case; then every case through every executor. */
 static void test_differential_ops(void **state) {
   (void)state;
-  g_cases = rt_mem_calloc(MAX_CASES, sizeof *g_cases);
-  build_cases();
-  int32_t missing = 0;
-  for (size_t i = 0; i < RT_COUNTOF(kOps); ++i) {
-    bool found = false;
-    for (int32_t k = 0; k < g_ncases && !found; ++k) found = strcmp(g_cases[k].op, kOps[i]) == 0;
-    if (!found) {
-      fprintf(stderr, "FAIL op %s has no differential case\n", kOps[i]);
-      missing++;
-    }
-  }
+  g_cases = cat_build(&g_ncases);
+  const int32_t problems = cat_check(g_cases, g_ncases);
   /* Dtypes covered. */
   static const char *const kDtypes[] = {"float32", "float64", "float16", "int8", "int16", "int32", "int64", "uint8", "bool"};
   int32_t ndt = 0;
@@ -905,10 +343,12 @@ static void test_differential_ops(void **state) {
   int32_t failures = 0;
   const int32_t kBatch = 64;
   int32_t *idx = rt_mem_calloc((size_t)g_ncases, sizeof *idx);
+  int32_t nexec = 0;
   for (int32_t np = 0; np < 4; ++np) { /* NOPASS_JIT cases: test_differential_jit_level */
     int32_t n = 0;
     for (int32_t k = 0; k < g_ncases; ++k) {
-      if (g_cases[k].nopass != np) continue;
+      if (g_cases[k].nopass != np || !(g_cases[k].runs & CAT_EXEC)) continue;
+      ++nexec;
       idx[n++] = k;
       if (n == kBatch) {
         failures += run_batch(idx, n, false);
@@ -917,15 +357,15 @@ static void test_differential_ops(void **state) {
     }
     if (n) failures += run_batch(idx, n, false);
   }
-  printf("# %d cases over %zu ops (+ fused patterns), %d dtypes; %lld run through executors, %d failed; %lld executors created; %.1f s\n",
-         g_ncases, RT_COUNTOF(kOps), ndt, (long long)g_cases_run, failures, (long long)g_execs_created, now_s() - t0);
+  printf("# catalogue: %d cases over %zu ops (+ fused patterns), %d dtypes; %d for the executors, %lld run, %d failed; %lld executors created; %.1f s\n",
+         g_ncases, cat_num_ops, ndt, nexec, (long long)g_cases_run, failures, (long long)g_execs_created, now_s() - t0);
   for (int32_t e = 0; e < NUM_EXECUTORS; ++e) {
     printf("#   %s: %lld cases%s\n", kExecutors[e].kind, (long long)g_cases_by_exec[e],
            kExecutors[e].unavailable ? " (not built: skipped)" : "");
   }
   rt_mem_free(idx);
   rt_mem_free(g_cases);
-  assert_int_equal(missing, 0);
+  assert_int_equal(problems, 0);
   assert_int_equal(failures, 0);
 }
 
@@ -1057,21 +497,6 @@ static void test_differential_corpus(void **state) {
 
 /* ---- `?` dims, at the JIT level ----------------------------------------------- */
 
-static void dynamic_cases(void) {
-  static const char *const kFns[][2] = {
-      {"%x: Tensor[(?, 24), float32], %w: Tensor[(10, 24), float32]", "nn.dense(%x, %w)"},
-      {"%x: Tensor[(?, ?, 24), float32], %w: Tensor[(10, 24), float32]", "nn.relu(nn.dense(%x, %w))"},
-      {"%x: Tensor[(?, 24), float32], %w: Tensor[(?, 24), float32]", "nn.dense(%x, %w)"},
-      {"%x: Tensor[(?, 6), float32], %y: Tensor[(6, 5), float32]", "nn.matmul(%x, %y)"},
-      {"%x: Tensor[(6, ?), float32], %y: Tensor[(7, 6), float32]", "nn.matmul(%x, %y, transpose_a=True, transpose_b=True)"},
-      {"%x: Tensor[(?, ?, 8), float32], %y: Tensor[(?, 5, 8), float32]", "nn.batch_matmul(%x, %y, transpose_b=True)"},
-      {"%x: Tensor[(?, 4, 8), float32], %y: Tensor[(1, 8, 3), float32]", "nn.batch_matmul(%x, %y)"},
-  };
-  static const char *const kOpOf[] = {"nn.dense", "nn.dense", "nn.dense", "nn.matmul", "nn.matmul",
-                                      "nn.batch_matmul", "nn.batch_matmul"};
-  for (size_t f = 0; f < RT_COUNTOF(kFns); ++f) add_full(kOpOf[f], 1, TOL_A, NOPASS_JIT, kFns[f][0], "%s", kFns[f][1]);
-}
-
 /* Case k through rt_jit_build at two sizes of its `?` dims, against the
  * debug executor. */
 static int32_t run_jit_case(rt_jit_session_t *s, int32_t k) {
@@ -1105,7 +530,7 @@ static int32_t run_jit_case(rt_jit_session_t *s, int32_t k) {
       }
       assert_ok(rt_tensor_create(rt_allocator_system(), t->tensor.dtype, t->tensor.rank, shape, &ins[i]));
       rt_tensor_fill_random(ins[i], 900 + (uint64_t)(z * 10 + i) + (uint64_t)k * 31u);
-      shape_domain(ins[i], fn->fn.params[i]->var.name);
+      cat_input_domain(ins[i], fn->fn.params[i]->var.name);
     }
     int32_t nout = 0;
     assert_ok(run_exec(ref, nin, ins, want, &nout));
@@ -1137,13 +562,12 @@ static int32_t run_jit_case(rt_jit_session_t *s, int32_t k) {
 
 static void test_differential_jit_level(void **state) {
   (void)state;
-  g_cases = rt_mem_calloc(MAX_CASES, sizeof *g_cases);
-  build_cases();
+  g_cases = cat_build(&g_ncases);
   rt_jit_session_t *s = NULL;
   assert_ok(rt_jit_session_create(rt_allocator_system(), &s));
   int32_t failures = 0, n = 0;
   for (int32_t k = 0; k < g_ncases; ++k) {
-    if (g_cases[k].nopass != NOPASS_JIT) continue;
+    if (g_cases[k].nopass != NOPASS_JIT || !(g_cases[k].runs & CAT_EXEC)) continue;
     failures += run_jit_case(s, k);
     ++n;
   }
