@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "ir/op/op_attrs.h"
-#include "ir/op/op_impl.h"
+#include "ir/op/plan.h"
 #include "passes/pass.h"
 
 typedef struct {

@@ -31,7 +31,7 @@
 #include "runtime/uthash_rt.h"
 
 #include "ir/op/op_attrs.h"
-#include "ir/op/op_impl.h"
+#include "ir/op/plan.h"
 #include "passes/pass.h"
 
 typedef struct {

@@ -15,6 +15,7 @@
 
 #include "ir/ir.h"
 #include "ir/op/op_attrs.h"
+#include "ir/op/plan.h"
 
 /* ---- relations, declared from ops.def (shared ones repeat harmlessly) -- */
 #define RT_OP(ID, name, ninputs, pattern, fields, rel, family, doc)            \
@@ -46,10 +47,7 @@ RT_MUST_USE_RESULT rt_status_t rt_ir_op_retype(const rt_ir_rel_ctx_t *ctx,
 /* "(1, 3, ?)" into buf (truncated to cap). Returns buf. */
 const char *rt_ir_op_shape_text(int32_t rank, const int64_t *shape, char *buf,
                                 size_t cap);
-/* Normalizes axis (negative counts from the end) for an axis of `rank`
- * dims: "axis 3 is out of range for rank 2". */
-RT_MUST_USE_RESULT rt_status_t rt_ir_op_axis(int64_t axis, int32_t rank,
-                                             int32_t *out_axis);
+/* rt_ir_op_axis (axis normalisation) is in ir/op/plan.h, for every layer. */
 /* Numpy broadcasting of two shapes into out (rank = max): "shapes (1, 3)
  * and (1, 4) do not broadcast". */
 RT_MUST_USE_RESULT rt_status_t rt_ir_op_broadcast(int32_t ra, const int64_t *a,

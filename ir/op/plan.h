@@ -40,6 +40,12 @@ typedef struct rt_plan_input_t {
                                time); NULL otherwise */
 } rt_plan_input_t;
 
+/* Normalizes axis (negative counts from the end) for an axis of `rank`
+ * dims: "axis 3 is out of range for rank 2". The one axis normaliser of
+ * the relations, the plans and the passes. */
+RT_MUST_USE_RESULT rt_status_t rt_ir_op_axis(int64_t axis, int32_t rank,
+                                             int32_t *out_axis);
+
 /* The input view of a tensor type (shape borrowed from the type). */
 void rt_ir_plan_input_of_type(const rt_ir_type_t *type, rt_plan_input_t *out);
 /* The input view of a concrete tensor (shape and value borrowed). */
