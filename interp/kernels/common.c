@@ -296,3 +296,15 @@ rt_status_t rt_interp_plan_status(const rt_interp_call_t *call, rt_status_t stat
   return st;
 }
 
+void rt_interp_nchw_view(const rt_tensor_t *t, const int32_t *pos, int32_t nsp, int64_t s[4],
+                         int64_t e[4]) {
+  int64_t rs[RT_TENSOR_MAX_RANK];
+  rt_interp_strides(t->rank, t->shape, rs);
+  s[2] = 0;
+  e[2] = 1;
+  for (int32_t k = 0; k < 2 + nsp; ++k) {
+    const int32_t letter = k < 2 ? k : 4 - nsp + (k - 2);
+    s[letter] = rs[pos[k]];
+    e[letter] = t->shape[pos[k]];
+  }
+}

@@ -22,22 +22,6 @@
 #include "interp/kernels/kernels_impl.h"
 #include "ir/op/plan.h"
 
-/* Element strides and extents of t's N, C, H, W (kernels: O, I, H, W)
- * from the plan's layout positions; a 1-d tensor has no H (extent 1,
- * stride 0). */
-static void view(const rt_tensor_t *t, const int32_t *pos, int32_t nsp, int64_t s[4],
-                 int64_t e[4]) {
-  int64_t rs[RT_TENSOR_MAX_RANK];
-  rt_interp_strides(t->rank, t->shape, rs);
-  s[2] = 0;
-  e[2] = 1;
-  for (int32_t k = 0; k < 2 + nsp; ++k) {
-    const int32_t letter = k < 2 ? k : 4 - nsp + (k - 2);
-    s[letter] = rs[pos[k]];
-    e[letter] = t->shape[pos[k]];
-  }
-}
-
 static const char *out_layout(const rt_interp_call_t *call) {
   switch (call->op->id) {
     case RT_OP_NN_CONV1D: return rt_ir_attrs_conv1d(call->attrs).out_layout;
@@ -71,9 +55,9 @@ static rt_status_t conv(const rt_interp_call_t *call) {
   const int32_t nsp = plan.nsp;
   const bool transpose = plan.transpose;
   int64_t xs[4], xe[4], ws[4], we[4], os[4], oe[4];
-  view(x, plan.data_pos, nsp, xs, xe);
-  view(w, plan.kernel_pos, nsp, ws, we);
-  view(out, plan.out_pos, nsp, os, oe);
+  rt_interp_nchw_view(x, plan.data_pos, nsp, xs, xe);
+  rt_interp_nchw_view(w, plan.kernel_pos, nsp, ws, we);
+  rt_interp_nchw_view(out, plan.out_pos, nsp, os, oe);
   /* H, W (1-d: W only; H has stride 1, no padding, extent 1). */
   struct {
     int64_t stride[2], dil[2], pad[2];

@@ -95,16 +95,6 @@ static int32_t taps(const resize_t *r, int64_t o, int64_t in, int64_t out,
   return 4;
 }
 
-/* Element strides and extents of t's N, C, H, W from the layout positions. */
-static void view(const rt_tensor_t *t, const int32_t pos[4], int64_t s[4], int64_t e[4]) {
-  int64_t rs[RT_TENSOR_MAX_RANK];
-  rt_interp_strides(t->rank, t->shape, rs);
-  for (int32_t k = 0; k < 4; ++k) {
-    s[k] = rs[pos[k]];
-    e[k] = t->shape[pos[k]];
-  }
-}
-
 static rt_status_t resize(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
@@ -119,8 +109,8 @@ static rt_status_t resize(const rt_interp_call_t *call) {
                            "tf_crop_and_resize");
   }
   int64_t xs[4], xe[4], os[4], oe[4]; /* N, C, H, W */
-  view(x, r->pos, xs, xe);
-  view(out, r->pos, os, oe);
+  rt_interp_nchw_view(x, r->pos, 2, xs, xe);
+  rt_interp_nchw_view(out, r->pos, 2, os, oe);
   if (oe[0] != xe[0] || oe[1] != xe[1]) {
     return RT_INTERP_ERROR(call, INTERNAL, "%s", "N or C differ between input and output");
   }

@@ -124,6 +124,13 @@ RT_MUST_USE_RESULT rt_status_t rt_interp_layout(const rt_interp_call_t *call,
 
 /* ---- plans --------------------------------------------------------------- */
 
+/* Element strides s and extents e of t's N, C, H, W (a kernel's O, I, H, W)
+ * from a plan's layout positions pos[2 + nsp] (N, C, then the nsp spatial
+ * dims); with one spatial dim there is no H (extent 1, stride 0). The
+ * conv, pool and image kernels index through it. */
+void rt_interp_nchw_view(const rt_tensor_t *t, const int32_t *pos, int32_t nsp, int64_t s[4],
+                         int64_t e[4]);
+
 /* A plan's error (ir/op/plan.h: a plain message) as the kernel's: the
  * same code, "<op>: <message>". RT_OK passes through. */
 RT_MUST_USE_RESULT rt_status_t rt_interp_plan_status(const rt_interp_call_t *call,

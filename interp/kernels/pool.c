@@ -41,30 +41,14 @@ static void read_window(const rt_plan_pool_t *plan, window_t *p) {
   }
 }
 
-/* Element strides and extents of t's N, C, H, W from the layout
- * positions; a 1-d tensor has no H (extent 1, stride 0). */
-static void view(const rt_tensor_t *t, const rt_plan_pool_t *plan, int64_t s[4],
-                 int64_t e[4]) {
-  const int32_t nsp = plan->nsp;
-  int64_t rs[RT_TENSOR_MAX_RANK];
-  rt_interp_strides(t->rank, t->shape, rs);
-  s[2] = 0;
-  e[2] = 1;
-  for (int32_t k = 0; k < 2 + nsp; ++k) {
-    const int32_t letter = k < 2 ? k : 4 - nsp + (k - 2);
-    s[letter] = rs[plan->pos[k]];
-    e[letter] = t->shape[plan->pos[k]];
-  }
-}
-
 /* The plan, and the N, C, H, W strides/extents of input and output. */
 static rt_status_t views(const rt_interp_call_t *call, rt_plan_pool_t *plan, int64_t xs[4],
                          int64_t xe[4], int64_t os[4], int64_t oe[4]) {
   rt_plan_input_t in;
   rt_ir_plan_input_of_tensor(call->args[0], &in);
   RT_RETURN_IF_ERROR(rt_ir_plan_pool(call->op, call->attrs, 1, &in, plan));
-  view(call->args[0], plan, xs, xe);
-  view(call->outs[0], plan, os, oe);
+  rt_interp_nchw_view(call->args[0], plan->pos, plan->nsp, xs, xe);
+  rt_interp_nchw_view(call->outs[0], plan->pos, plan->nsp, os, oe);
   if (xe[0] != oe[0] || xe[1] != oe[1]) {
     return RT_INTERP_ERROR(call, INTERNAL, "%s", "N or C differ between input and output");
   }
