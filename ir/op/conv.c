@@ -129,6 +129,13 @@ rt_status_t rt_ir_plan_conv(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attrs,
                        "%s: data has %lld input channels but weight expects %lld (groups=%lld)",
                        op, (long long)c, (long long)wi, (long long)groups);
     }
+    /* The kernels split the input channels into groups: the interpreter
+     * refused an uneven split and the JIT divided anyway. */
+    if (c != RT_DIM_ANY && c % groups != 0) {
+      return RT_STATUS(INVALID_ARGUMENT,
+                       "%s: %lld input channels do not divide into groups=%lld", op,
+                       (long long)c, (long long)groups);
+    }
     RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(wo, groups, &out_c));
   }
   if (!channels_none) {

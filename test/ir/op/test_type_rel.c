@@ -431,6 +431,8 @@ static const op_case_t k_conv[] = {
      "strides=[2, 2]; padding=[1, 1]; output_padding=[1, 1]; channels=10", F32("1, 10, 36, 36")},
     {"nn.conv2d_transpose", "float32[1,3,4,4] | float32[3,2,3,3]", "", F32("1, 2, 6, 6")},
     {"nn.conv2d_transpose", "float32[1,4,4,4] | float32[4,3,3,3]", "groups=2", F32("1, 6, 6, 6")},
+    {"nn.conv2d_transpose", "float32[1,3,4,4] | float32[3,3,3,3]", "groups=2",
+     "error:nn.conv2d_transpose: 3 input channels do not divide into groups=2"},
     {"nn.conv2d_transpose", "float32[1,3,4,4] | float32[4,2,3,3]", "",
      "error:data has 3 input channels but weight expects 4"},
 };
