@@ -129,6 +129,15 @@ rt_status_t rt_jit_tensor_type(const rt_ir_expr_t *e, rt_dtype_t *out_dtype,
   return RT_OK;
 }
 
+rt_status_t rt_jit_plan_inputs(const rt_ir_expr_t *call, int32_t n, rt_plan_input_t *in) {
+  for (int32_t i = 0; i < n; ++i) {
+    in[i].value = NULL;
+    RT_RETURN_IF_ERROR(rt_jit_tensor_type(call->call.args[i], &in[i].dtype, &in[i].rank,
+                                          &in[i].shape));
+  }
+  return RT_OK;
+}
+
 rt_jit_node_t *rt_jit_node(rt_jit_lower_t *L, const rt_ir_expr_t *e) {
   for (int32_t i = L->num_nodes - 1; i >= 0; --i) {
     if (L->nodes[i].expr == e) return &L->nodes[i];

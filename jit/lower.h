@@ -35,6 +35,7 @@
 #include <llvm-c/Core.h>
 
 #include "ir/ir.h"
+#include "ir/op/plan.h"
 #include "jit/target.h"
 
 typedef struct rt_jit_lower_t rt_jit_lower_t;
@@ -148,6 +149,10 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_tensor_type(const rt_ir_expr_t *e,
                                                   rt_dtype_t *out_dtype,
                                                   int32_t *out_rank,
                                                   const int64_t **out_shape);
+/* The first n arguments of `call` as plan inputs (ir/op/plan.h), from
+ * their checked types (no values): what a lowering hands its op's plan. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_plan_inputs(const rt_ir_expr_t *call, int32_t n,
+                                                  rt_plan_input_t *in);
 /* Static dims of e's checked type as constants; UNIMPLEMENTED (naming the
  * op of `call`) when one is `?`. */
 RT_MUST_USE_RESULT rt_status_t rt_jit_static_dims(rt_jit_lower_t *L,

@@ -28,21 +28,15 @@ static rt_jit_node_t *arg0(rt_jit_lower_t *L, const rt_ir_expr_t *call) {
   return rt_jit_node(L, call->call.args[0]);
 }
 
-/* The plan input of the call's operand, from its checked type. */
-static rt_status_t operand(const rt_ir_expr_t *call, rt_plan_input_t *out) {
-  memset(out, 0, sizeof *out);
-  return rt_jit_tensor_type(call->call.args[0], &out->dtype, &out->rank, &out->shape);
-}
-
 static rt_status_t plan_scan(const rt_ir_expr_t *call, rt_plan_scan_t *out) {
   rt_plan_input_t in;
-  RT_RETURN_IF_ERROR(operand(call, &in));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 1, &in));
   return rt_ir_plan_scan(call->call.attrs, 1, &in, out);
 }
 
 static rt_status_t plan_topk(const rt_ir_expr_t *call, rt_plan_topk_t *out) {
   rt_plan_input_t in;
-  RT_RETURN_IF_ERROR(operand(call, &in));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 1, &in));
   return rt_ir_plan_topk(call->call.attrs, 1, &in, out);
 }
 

@@ -171,8 +171,8 @@ static rt_status_t resize(rt_jit_lower_t *L, const rt_ir_expr_t *call, const res
 }
 
 RT_JIT_ELEM_FN(rt_jit_elem_resize2d) {
-  rt_plan_input_t in = {.value = NULL};
-  RT_RETURN_IF_ERROR(rt_jit_tensor_type(call->call.args[0], &in.dtype, &in.rank, &in.shape));
+  rt_plan_input_t in;
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 1, &in));
   resize_t r;
   RT_RETURN_IF_ERROR(rt_ir_plan_resize2d(call->call.callee->op.op, call->call.attrs, 1, &in, &r));
   if (r.coord == RT_PLAN_COORD_TF_CROP_AND_RESIZE) {

@@ -36,18 +36,9 @@ static rt_jit_node_t *arg_node(rt_jit_lower_t *L, const rt_ir_expr_t *call, int3
   return rt_jit_node(L, call->call.args[i]);
 }
 
-/* The first n arguments' types as plan inputs. */
-static rt_status_t plan_inputs(const rt_ir_expr_t *call, int32_t n, rt_plan_input_t *in) {
-  for (int32_t i = 0; i < n; ++i) {
-    in[i].value = NULL;
-    RT_RETURN_IF_ERROR(rt_jit_tensor_type(call->call.args[i], &in[i].dtype, &in[i].rank, &in[i].shape));
-  }
-  return RT_OK;
-}
-
 static rt_status_t matmul_plan(const rt_ir_expr_t *call, rt_plan_matmul_t *p) {
   rt_plan_input_t in[2];
-  RT_RETURN_IF_ERROR(plan_inputs(call, 2, in));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 2, in));
   return rt_ir_plan_matmul(call->call.callee->op.op, call->call.attrs, 2, in, p);
 }
 
@@ -233,7 +224,7 @@ static rt_status_t conv_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *
 
 RT_JIT_ELEM_FN(rt_jit_elem_conv) {
   rt_plan_input_t in[2];
-  RT_RETURN_IF_ERROR(plan_inputs(call, 2, in));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 2, in));
   rt_plan_conv_t plan;
   RT_RETURN_IF_ERROR(rt_ir_plan_conv(call->call.callee->op.op, call->call.attrs, 2, in, &plan));
   const int32_t nsp = plan.nsp;
@@ -356,7 +347,7 @@ static rt_status_t pool_finish(rt_jit_lower_t *L, pool_t *p, LLVMValueRef *ext, 
  * layout. */
 static rt_status_t pool_plan(const rt_ir_expr_t *call, rt_plan_pool_t *plan) {
   rt_plan_input_t in;
-  RT_RETURN_IF_ERROR(plan_inputs(call, 1, &in));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 1, &in));
   RT_RETURN_IF_ERROR(rt_ir_plan_pool(call->call.callee->op.op, call->call.attrs, 1, &in, plan));
   if (!plan->out_is_layout) {
     return RT_JIT_UNIMPLEMENTED(call, "the layout must be a permutation of %s",
@@ -469,7 +460,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_softmax) {
   rt_jit_node_t *x = arg_node(L, call, 0);
   if (!rt_jit_is_float(x->dtype)) return RT_JIT_UNIMPLEMENTED(call, "%s", "needs a float input");
   rt_plan_input_t in;
-  RT_RETURN_IF_ERROR(plan_inputs(call, 1, &in));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 1, &in));
   rt_plan_norm_t plan;
   RT_RETURN_IF_ERROR(rt_ir_plan_norm(call->call.callee->op.op, call->call.attrs, 1, &in, &plan));
   smax_t s = {.call = call, .idx = idx, .rank = x->rank, .axis = plan.axis};
@@ -570,7 +561,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_hardmax) {
   rt_jit_node_t *x = rt_jit_node(L, a);
   if (!rt_jit_is_float(x->dtype)) return RT_JIT_UNIMPLEMENTED(call, "%s", "a non-float input");
   rt_plan_input_t in;
-  RT_RETURN_IF_ERROR(plan_inputs(call, 1, &in));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 1, &in));
   rt_plan_norm_t plan;
   RT_RETURN_IF_ERROR(rt_ir_plan_norm(call->call.callee->op.op, call->call.attrs, 1, &in, &plan));
   const int32_t axis = plan.axis;

@@ -34,19 +34,10 @@ static rt_jit_node_t *arg_node(rt_jit_lower_t *L, const rt_ir_expr_t *call, int3
 
 static LLVMValueRef f64c(rt_jit_lower_t *L, double v) { return LLVMConstReal(L->f64, v); }
 
-/* The first n (at most 5) arguments' types as plan inputs. */
-static rt_status_t plan_inputs(const rt_ir_expr_t *call, int32_t n, rt_plan_input_t *in) {
-  for (int32_t i = 0; i < n; ++i) {
-    in[i].value = NULL;
-    RT_RETURN_IF_ERROR(rt_jit_tensor_type(call->call.args[i], &in[i].dtype, &in[i].rank, &in[i].shape));
-  }
-  return RT_OK;
-}
-
 static rt_status_t norm_plan(const rt_ir_expr_t *call, rt_plan_norm_t *p) {
   rt_plan_input_t in[5];
   const int32_t n = call->call.nargs < 5 ? call->call.nargs : 5;
-  RT_RETURN_IF_ERROR(plan_inputs(call, n, in));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, n, in));
   return rt_ir_plan_norm(call->call.callee->op.op, call->call.attrs, n, in, p);
 }
 
@@ -266,7 +257,7 @@ static rt_status_t l2_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *re
 RT_JIT_ELEM_FN(rt_jit_elem_l2_normalize) {
   rt_jit_node_t *x = arg_node(L, call, 0), *self = rt_jit_node(L, call);
   rt_plan_input_t in;
-  RT_RETURN_IF_ERROR(plan_inputs(call, 1, &in));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 1, &in));
   rt_plan_l2_normalize_t plan;
   RT_RETURN_IF_ERROR(rt_ir_plan_l2_normalize(call->call.callee->op.op, call->call.attrs, 1, &in, &plan));
   sq_t q = {.call = call, .idx = idx, .rank = x->rank, .dt = x->dtype};

@@ -35,8 +35,8 @@ typedef struct plan_t {
 
 static rt_status_t make_plan(rt_jit_lower_t *L, const rt_ir_expr_t *call, plan_t *p) {
   rt_jit_node_t *x = rt_jit_node(L, call->call.args[0]);
-  rt_plan_input_t in = {.value = NULL};
-  RT_RETURN_IF_ERROR(rt_jit_tensor_type(call->call.args[0], &in.dtype, &in.rank, &in.shape));
+  rt_plan_input_t in;
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 1, &in));
   memset(p, 0, sizeof *p);
   RT_RETURN_IF_ERROR_ANNOTATE(
       rt_ir_plan_reduce(call->call.callee->op.op, call->call.attrs, 1, &in, &p->r),

@@ -41,19 +41,9 @@ RT_JIT_ELEM_FN(rt_jit_elem_reshape) {
   return rt_jit_elem(L, call->call.args[0], in, out_value);
 }
 
-/* The plan of the call on its checked argument types: in[0..n). */
-static rt_status_t plan_inputs(const rt_ir_expr_t *call, int32_t n, rt_plan_input_t *in) {
-  for (int32_t i = 0; i < n; ++i) {
-    in[i].value = NULL;
-    RT_RETURN_IF_ERROR(rt_jit_tensor_type(call->call.args[i], &in[i].dtype, &in[i].rank,
-                                          &in[i].shape));
-  }
-  return RT_OK;
-}
-
 static rt_status_t transpose_plan(const rt_ir_expr_t *call, rt_plan_transpose_t *p) {
   rt_plan_input_t in;
-  RT_RETURN_IF_ERROR(plan_inputs(call, 1, &in));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 1, &in));
   return plan_status(call, rt_ir_plan_transpose(call->call.attrs, 1, &in, p));
 }
 
@@ -145,7 +135,7 @@ rt_status_t rt_jit_split_field_elem(rt_jit_lower_t *L, const rt_ir_expr_t *split
                                     LLVMValueRef *out_value) {
   rt_jit_node_t *x = arg_node(L, split, 0);
   rt_plan_input_t pin;
-  RT_RETURN_IF_ERROR(plan_inputs(split, 1, &pin));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(split, 1, &pin));
   rt_plan_split_t p;
   RT_RETURN_IF_ERROR(plan_status(split, rt_ir_plan_split(split->call.attrs, 1, &pin, &p)));
   const int32_t axis = p.axis;
@@ -206,7 +196,7 @@ static LLVMValueRef clamp(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef n) {
 RT_JIT_ELEM_FN(rt_jit_elem_take) {
   rt_jit_node_t *x = arg_node(L, call, 0), *ind = arg_node(L, call, 1);
   rt_plan_input_t pin[2];
-  RT_RETURN_IF_ERROR(plan_inputs(call, 2, pin));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 2, pin));
   rt_plan_take_t p;
   RT_RETURN_IF_ERROR(plan_status(call, rt_ir_plan_take(call->call.attrs, 2, pin, &p)));
   const bool flat = p.flat;
@@ -252,7 +242,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_take) {
 RT_JIT_ELEM_FN(rt_jit_elem_gather) {
   rt_jit_node_t *x = arg_node(L, call, 0), *ind = arg_node(L, call, 1);
   rt_plan_input_t pin[2];
-  RT_RETURN_IF_ERROR(plan_inputs(call, 2, pin));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 2, pin));
   rt_plan_gather_t p;
   RT_RETURN_IF_ERROR(plan_status(call, rt_ir_plan_gather(call->call.attrs, 2, pin, &p)));
   if (ind->rank != x->rank) {
@@ -316,7 +306,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_reverse) {
 RT_JIT_ELEM_FN(rt_jit_elem_pad) {
   rt_jit_node_t *x = arg_node(L, call, 0);
   rt_plan_input_t pin[2];
-  RT_RETURN_IF_ERROR(plan_inputs(call, 2, pin));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 2, pin));
   rt_plan_pad_t plan;
   RT_RETURN_IF_ERROR(plan_status(call, rt_ir_plan_pad(call->call.attrs, 2, pin, &plan)));
   const bool edge = plan.mode == RT_PAD_EDGE, reflect = plan.mode == RT_PAD_REFLECT;
@@ -439,7 +429,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_gather_nd) {
 RT_JIT_ELEM_FN(rt_jit_elem_layout_transform) {
   rt_jit_node_t *x = arg_node(L, call, 0), *self = rt_jit_node(L, call);
   rt_plan_input_t pin;
-  RT_RETURN_IF_ERROR(plan_inputs(call, 1, &pin));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 1, &pin));
   rt_plan_layout_transform_t p;
   RT_RETURN_IF_ERROR(plan_status(call, rt_ir_plan_layout_transform(call->call.attrs, 1, &pin, &p)));
   if (p.src_rank != x->rank || p.dst_rank != self->rank) {
@@ -477,7 +467,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_layout_transform) {
 RT_JIT_ELEM_FN(rt_jit_elem_subpixel) {
   rt_jit_node_t *x = arg_node(L, call, 0), *self = rt_jit_node(L, call);
   rt_plan_input_t pin;
-  RT_RETURN_IF_ERROR(plan_inputs(call, 1, &pin));
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 1, &pin));
   rt_plan_subpixel_t p;
   RT_RETURN_IF_ERROR(plan_status(
       call, rt_ir_plan_subpixel(call->call.callee->op.op, call->call.attrs, 1, &pin, &p)));

@@ -529,10 +529,7 @@ rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const
   const rt_ir_expr_t *call = p->anchor;
   mm_t mm = {.id = call->call.callee->op.op->id, .a = call->call.args[0], .b = call->call.args[1]};
   rt_plan_input_t in[2];
-  for (int32_t i = 0; i < 2; ++i) {
-    in[i].value = NULL;
-    RT_RETURN_IF_ERROR(rt_jit_tensor_type(call->call.args[i], &in[i].dtype, &in[i].rank, &in[i].shape));
-  }
+  RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 2, in));
   rt_plan_matmul_t plan;
   RT_RETURN_IF_ERROR(rt_ir_plan_matmul(call->call.callee->op.op, call->call.attrs, 2, in, &plan));
   mm.ta = plan.transpose_a; /* dense: false, true (weight (N, K)) */
