@@ -269,6 +269,7 @@ rt_status_t rt_ir_plan_norm(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attrs,
  * is not a tensor (in the order the checks were always made). */
 static rt_status_t norm_rel(const rt_ir_rel_ctx_t *ctx, rt_plan_norm_t *p) {
   rt_plan_input_t in[5];
+  memset(in, 0, sizeof in); /* read only below n, but -O3 cannot tell */
   RT_ASSERT(ctx->nargs <= 5);
   int32_t n = 0;
   rt_status_t bad = RT_OK;

@@ -223,7 +223,7 @@ rt_status_t rt_ir_rel_reshape_like(const rt_ir_rel_ctx_t *ctx,
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &like));
   const rt_attrs_reshape_like_t at = rt_ir_attrs_reshape_like(ctx->attrs);
-  int32_t lb, le, rb, re;
+  int32_t lb = 0, le = 0, rb = 0, re = 0;
   RT_RETURN_IF_ERROR(range_attr("lhs_begin", at.lhs_begin, "lhs_end", at.lhs_end_is_none,
                                 at.lhs_end, x->tensor.rank, &lb, &le));
   RT_RETURN_IF_ERROR(range_attr("rhs_begin", at.rhs_begin, "rhs_end", at.rhs_end_is_none,
