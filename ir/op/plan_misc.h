@@ -1,4 +1,5 @@
-/* Plans of the misc family (see ir/op/plan.h); computed in ir/op/. */
+/* Plans of the algorithm family, cumsum and topk (see ir/op/plan.h);
+ * computed in ir/op/algorithm.c. */
 #ifndef RT_IR_OP_PLAN_MISC_H_
 #define RT_IR_OP_PLAN_MISC_H_
 

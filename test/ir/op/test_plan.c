@@ -7,12 +7,13 @@
 
 #include "ir/ir.h"
 #include "ir/op/plan.h"
+#include "plan_test_util.h"
 #include "test_util.h"
 
 typedef struct fixture_t {
   rt_module_t *m;
   const rt_ir_op_t *op;
-  rt_ir_attrs_t *attrs;
+  const rt_ir_attrs_t *attrs;
 } fixture_t;
 
 /* The op's attrs from "key=value; ..." (Relay text values), defaults
@@ -21,38 +22,15 @@ static void setup_op(fixture_t *f, const char *op_name, const char *text) {
   assert_ok(rt_ir_module_create(rt_allocator_system(), &f->m));
   f->op = rt_ir_op_lookup(op_name, strlen(op_name));
   assert_non_null(f->op);
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", text);
-  const char *keys[16];
-  rt_attr_value_t values[16];
-  int32_t n = 0;
-  for (char *item = strtok(buf, ";"); item; item = strtok(NULL, ";")) {
-    char *eq = strchr(item, '=');
-    assert_non_null(eq);
-    *eq = '\0';
-    while (*item == ' ') item++;
-    char *key = NULL;
-    assert_ok(rt_arena_strndup(&f->m->arena, item, strlen(item), &key));
-    assert_true(n < 16);
-    keys[n] = key;
-    assert_ok(rt_attr_value_parse(&f->m->arena, eq + 1, &values[n]));
-    n++;
-  }
-  rt_ir_span_t span = {0};
-  assert_ok(rt_ir_op_attrs(f->m, span, f->op, n, keys, values, &f->attrs));
+  f->attrs = plan_test_attrs(f->m, f->op, text);
 }
 
 static void teardown_op(fixture_t *f) { rt_module_release(f->m); }
 
-static rt_plan_input_t input(int32_t rank, const int64_t *shape) {
-  rt_plan_input_t in = {RT_DTYPE_FLOAT32, rank, shape, NULL};
-  return in;
-}
-
 static void test_plan_reduce_axes(void **state) {
   (void)state;
   const int64_t shape[3] = {2, 3, 4};
-  rt_plan_input_t in = input(3, shape);
+  rt_plan_input_t in = plan_test_input(3, shape);
   rt_plan_reduce_t p;
   fixture_t f;
   /* Negative, repeated and unsorted axes: non-negative, sorted, once. */
@@ -100,7 +78,7 @@ static void test_plan_strided_slice(void **state) {
   /* A `?` dim keeps `?` begin and extent; strides past begin's count
    * apply to the whole axis. */
   const int64_t shape[3] = {RT_DIM_ANY, 6, 5};
-  rt_plan_input_t in = input(3, shape);
+  rt_plan_input_t in = plan_test_input(3, shape);
   setup_op(&f, "strided_slice", "begin=[0, 1]; end=[1, 5]; strides=[1, 2, 2]");
   assert_ok(rt_ir_plan_strided_slice(f.attrs, 1, &in, &p));
   assert_int_equal(p.rank, 3);
@@ -115,7 +93,7 @@ static void test_plan_strided_slice(void **state) {
   /* Negative stride: begin clamped to dim - 1; stride INT64_MIN is one
    * step (its magnitude 2^63 does not overflow). */
   const int64_t six[1] = {6};
-  in = input(1, six);
+  in = plan_test_input(1, six);
   setup_op(&f, "strided_slice", "begin=[100]; end=[-100]; strides=[-9223372036854775808]");
   assert_ok(rt_ir_plan_strided_slice(f.attrs, 1, &in, &p));
   assert_int_equal(p.begin[0], 5);
@@ -134,7 +112,7 @@ static void test_plan_transform_others(void **state) {
   (void)state;
   fixture_t f;
   const int64_t shape[4] = {1, 6, 1, 2};
-  rt_plan_input_t in = input(4, shape);
+  rt_plan_input_t in = plan_test_input(4, shape);
   {
     rt_plan_transpose_t p;
     setup_op(&f, "transpose", "axes=[0, -1, 1, 2]");
@@ -146,7 +124,7 @@ static void test_plan_transform_others(void **state) {
   {
     rt_plan_pad_t p;
     const int64_t v[1] = {1};
-    rt_plan_input_t ins[2] = {in, input(0, v)};
+    rt_plan_input_t ins[2] = {in, plan_test_input(0, v)};
     setup_op(&f, "nn.pad", "pad_width=[[0, 0], [1, 2], [0, 0], [3, 0]]; pad_mode=\"reflect\"");
     assert_ok(rt_ir_plan_pad(f.attrs, 2, ins, &p));
     assert_int_equal(p.mode, RT_PAD_REFLECT);
@@ -159,7 +137,7 @@ static void test_plan_transform_others(void **state) {
   {
     rt_plan_take_t p;
     const int64_t ishape[2] = {1, 5};
-    rt_plan_input_t ins[2] = {in, input(2, ishape)};
+    rt_plan_input_t ins[2] = {in, plan_test_input(2, ishape)};
     setup_op(&f, "take", "axis=-1; batch_dims=-2; mode=\"wrap\"");
     assert_ok(rt_ir_plan_take(f.attrs, 2, ins, &p));
     assert_false(p.flat);
@@ -187,7 +165,7 @@ static void test_plan_transform_others(void **state) {
   {
     rt_plan_subpixel_t p;
     const int64_t nhwc[4] = {1, 2, 3, 8};
-    rt_plan_input_t x = input(4, nhwc);
+    rt_plan_input_t x = plan_test_input(4, nhwc);
     setup_op(&f, "nn.depth_to_space", "block_size=2; layout=\"NHWC\"; mode=\"CRD\"");
     assert_ok(rt_ir_plan_subpixel(f.op, f.attrs, 1, &x, &p));
     assert_true(p.to_space);

@@ -8,6 +8,7 @@
 
 #include "ir/op/plan.h"
 #include "runtime/mem.h"
+#include "plan_test_util.h"
 #include "test_util.h"
 
 static rt_module_t *g_m;
@@ -26,31 +27,7 @@ static int teardown(void **state) {
 
 /* The schema-complete attrs of op from "key=value; key=value" text. */
 static const rt_ir_attrs_t *attrs_of(const rt_ir_op_t *op, const char *text) {
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", text);
-  const char *keys[16];
-  rt_attr_value_t values[16];
-  int32_t n = 0;
-  for (char *item = strtok(buf, ";"); item; item = strtok(NULL, ";")) {
-    char *eq = strchr(item, '=');
-    assert_non_null(eq);
-    *eq = '\0';
-    while (*item == ' ') item++;
-    char *key = NULL;
-    assert_ok(rt_arena_strndup(&g_m->arena, item, strlen(item), &key));
-    keys[n] = key;
-    assert_ok(rt_attr_value_parse(&g_m->arena, eq + 1, &values[n]));
-    n++;
-  }
-  rt_ir_attrs_t *attrs = NULL;
-  rt_ir_span_t span = {0};
-  assert_ok(rt_ir_op_attrs(g_m, span, op, n, keys, values, &attrs));
-  return attrs;
-}
-
-static rt_plan_input_t input(int32_t rank, const int64_t *shape) {
-  rt_plan_input_t in = {RT_DTYPE_FLOAT32, rank, shape, NULL};
-  return in;
+  return plan_test_attrs(g_m, op, text);
 }
 
 static void test_conv(void **state) {
@@ -58,7 +35,7 @@ static void test_conv(void **state) {
   const rt_ir_op_t *op = rt_ir_op_builtin(RT_OP_NN_CONV2D);
   /* NHWC data, HWIO kernel, padding 2 values, one stride for both dims. */
   const int64_t x[4] = {1, 9, RT_DIM_ANY, 4}, w[4] = {3, 3, 2, 8};
-  rt_plan_input_t in[2] = {input(4, x), input(4, w)};
+  rt_plan_input_t in[2] = {plan_test_input(4, x), plan_test_input(4, w)};
   rt_plan_conv_t p;
   assert_ok(rt_ir_plan_conv(op, attrs_of(op, "strides=[2]; padding=[1, 0]; groups=2; "
                                              "data_layout=\"NHWC\"; kernel_layout=\"HWIO\""),
@@ -89,7 +66,7 @@ static void test_conv(void **state) {
 
   /* Four paddings: top, left, bottom, right; out_layout another order. */
   const int64_t x2[4] = {1, 4, 5, 5}, w2[4] = {6, 4, 3, 3};
-  rt_plan_input_t in2[2] = {input(4, x2), input(4, w2)};
+  rt_plan_input_t in2[2] = {plan_test_input(4, x2), plan_test_input(4, w2)};
   assert_ok(rt_ir_plan_conv(op, attrs_of(op, "padding=[1, 2, 3, 4]; out_layout=\"NHWC\""), 2,
                             in2, &p));
   assert_int_equal(p.pad_before[0], 1);
@@ -113,7 +90,7 @@ static void test_conv1d_and_transpose(void **state) {
   (void)state;
   const rt_ir_op_t *op1 = rt_ir_op_builtin(RT_OP_NN_CONV1D);
   const int64_t x[3] = {2, 3, 10}, w[3] = {4, 3, 3};
-  rt_plan_input_t in[2] = {input(3, x), input(3, w)};
+  rt_plan_input_t in[2] = {plan_test_input(3, x), plan_test_input(3, w)};
   rt_plan_conv_t p;
   assert_ok(rt_ir_plan_conv(op1, attrs_of(op1, "padding=[2, 1]; dilation=[2]"), 2, in, &p));
   assert_int_equal(p.nsp, 1);
@@ -126,7 +103,7 @@ static void test_conv1d_and_transpose(void **state) {
 
   const rt_ir_op_t *opt = rt_ir_op_builtin(RT_OP_NN_CONV2D_TRANSPOSE);
   const int64_t xt[4] = {1, 4, 3, 3}, wt[4] = {4, 2, 3, 3}; /* IOHW: I = C, O = O/G */
-  rt_plan_input_t int_[2] = {input(4, xt), input(4, wt)};
+  rt_plan_input_t int_[2] = {plan_test_input(4, xt), plan_test_input(4, wt)};
   assert_ok(rt_ir_plan_conv(opt, attrs_of(opt, "strides=[2, 2]; padding=[1, 1]; "
                                                "output_padding=[1, 0]; groups=2"),
                             2, int_, &p));
@@ -142,7 +119,7 @@ static void test_pool(void **state) {
   (void)state;
   const rt_ir_op_t *avg = rt_ir_op_builtin(RT_OP_NN_AVG_POOL2D);
   const int64_t x[4] = {1, 6, 6, 3}; /* NHWC */
-  rt_plan_input_t in = input(4, x);
+  rt_plan_input_t in = plan_test_input(4, x);
   rt_plan_pool_t p;
   assert_ok(rt_ir_plan_pool(avg, attrs_of(avg, "pool_size=[3]; strides=[2]; padding=[1]; "
                                                "layout=\"NHWC\"; ceil_mode=True; "
@@ -164,7 +141,7 @@ static void test_pool(void **state) {
 
   const rt_ir_op_t *mx = rt_ir_op_builtin(RT_OP_NN_MAX_POOL1D);
   const int64_t x1[3] = {1, 2, RT_DIM_ANY};
-  in = input(3, x1);
+  in = plan_test_input(3, x1);
   assert_ok(rt_ir_plan_pool(mx, attrs_of(mx, "pool_size=[2]; out_layout=\"NWC\""), 1, &in, &p));
   assert_true(p.is_max);
   assert_int_equal(p.nsp, 1);
@@ -174,7 +151,7 @@ static void test_pool(void **state) {
                 INVALID_ARGUMENT, "nn.max_pool1d: pool_size, strides and dilation must be >= 1");
 
   const rt_ir_op_t *glob = rt_ir_op_builtin(RT_OP_NN_GLOBAL_MAX_POOL2D);
-  in = input(4, x);
+  in = plan_test_input(4, x);
   assert_ok(rt_ir_plan_pool(glob, attrs_of(glob, "layout=\"NHWC\""), 1, &in, &p));
   assert_int_equal(p.kind, RT_PLAN_POOL_GLOBAL);
   const int64_t gout[4] = {1, 1, 1, 3};
@@ -182,7 +159,7 @@ static void test_pool(void **state) {
 
   const rt_ir_op_t *ad = rt_ir_op_builtin(RT_OP_NN_ADAPTIVE_AVG_POOL2D);
   const int64_t xa[4] = {1, 3, 7, 5};
-  in = input(4, xa);
+  in = plan_test_input(4, xa);
   assert_ok(rt_ir_plan_pool(ad, attrs_of(ad, "output_size=[2]"), 1, &in, &p));
   assert_int_equal(p.kind, RT_PLAN_POOL_ADAPTIVE);
   assert_int_equal(p.in_size[0], 7);
@@ -194,7 +171,7 @@ static void test_resize(void **state) {
   (void)state;
   const rt_ir_op_t *op = rt_ir_op_builtin(RT_OP_IMAGE_RESIZE2D);
   const int64_t x[4] = {1, 3, 4, 6};
-  rt_plan_input_t in = input(4, x);
+  rt_plan_input_t in = plan_test_input(4, x);
   rt_plan_resize2d_t p;
   assert_ok(rt_ir_plan_resize2d(op, attrs_of(op, "size=[8, 12]"), 1, &in, &p));
   assert_int_equal(p.method, RT_PLAN_RESIZE_LINEAR);
@@ -256,7 +233,7 @@ static void test_matmul(void **state) {
   (void)state;
   const rt_ir_op_t *mm = rt_ir_op_builtin(RT_OP_NN_MATMUL);
   const int64_t a[4] = {2, RT_DIM_ANY, 5, 3}, b[2] = {7, 5};
-  rt_plan_input_t in[2] = {input(4, a), input(2, b)};
+  rt_plan_input_t in[2] = {plan_test_input(4, a), plan_test_input(2, b)};
   rt_plan_matmul_t p;
   assert_ok(rt_ir_plan_matmul(mm, attrs_of(mm, "transpose_a=True; transpose_b=True"), 2, in, &p));
   assert_true(p.transpose_a && p.transpose_b);
@@ -269,7 +246,7 @@ static void test_matmul(void **state) {
 
   const rt_ir_op_t *dense = rt_ir_op_builtin(RT_OP_NN_DENSE);
   const int64_t d[2] = {4, 5};
-  in[0] = input(2, d);
+  in[0] = plan_test_input(2, d);
   assert_ok(rt_ir_plan_matmul(dense, attrs_of(dense, "units=7"), 2, in, &p));
   assert_false(p.transpose_a);
   assert_true(p.transpose_b);
@@ -281,7 +258,7 @@ static void test_matmul(void **state) {
 
   const rt_ir_op_t *bmm = rt_ir_op_builtin(RT_OP_NN_BATCH_MATMUL);
   const int64_t x[3] = {1, 4, 5}, y[3] = {6, 3, 5};
-  rt_plan_input_t bin[2] = {input(3, x), input(3, y)};
+  rt_plan_input_t bin[2] = {plan_test_input(3, x), plan_test_input(3, y)};
   assert_ok(rt_ir_plan_matmul(bmm, attrs_of(bmm, "transpose_b=True"), 2, bin, &p));
   assert_int_equal(p.batch, 6);
   assert_int_equal(p.batch_a, 1);
@@ -294,7 +271,7 @@ static void test_matmul(void **state) {
 static void test_norm(void **state) {
   (void)state;
   const int64_t x[3] = {2, 6, 4}, c[1] = {6};
-  rt_plan_input_t in[3] = {input(3, x), input(1, c), input(1, c)};
+  rt_plan_input_t in[3] = {plan_test_input(3, x), plan_test_input(1, c), plan_test_input(1, c)};
   rt_plan_norm_t p;
   const rt_ir_op_t *sm = rt_ir_op_builtin(RT_OP_NN_LOG_SOFTMAX);
   assert_ok(rt_ir_plan_norm(sm, attrs_of(sm, "axis=-2"), 1, in, &p));
