@@ -245,13 +245,18 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
                      (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u) |
                      (ex->ctx.jit_disk_cache ? 0u : RT_JIT_NO_DISK_CACHE);
     st = jit_session(ex, allocator);
-    if (!st) st = rt_vm_compile(ex->module, ex->jit, flags, &ex->vm_build);
+    if (!st) {
+      st = rt_vm_compile(ex->module, ex->jit, flags, (rt_vm_specialize_t)ex->ctx.vm_specialize,
+                         &ex->vm_build);
+    }
     if (!st) st = rt_vm_executable_lookup(&ex->vm_build.exe, "main", &ex->vm_main);
     if (!st) st = rt_thread_pool_create((int32_t)ex->ctx.num_threads, &ex->pool);
     if (!st) {
       rt_vm_options_t opts = {0};
       opts.shape_fn = rt_vm_shape_function;
       opts.shape_user = &ex->vm_build;
+      opts.resolve_fn = rt_vm_resolve_kernel;
+      opts.resolve_user = &ex->vm_build;
       st = rt_vm_create(ex->allocator, &ex->vm_build.exe, ex->vm_build.kernels, ex->pool, &opts,
                         &ex->vm);
     }

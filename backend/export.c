@@ -331,6 +331,14 @@ rt_status_t rt_backend_export_vm(const rt_vm_build_t *build, int32_t num_inputs,
     return RT_STATUS(FAILED_PRECONDITION, "cannot export %s: its kernels call custom ops or "
                      "strategies registered in this process (rt/op.h); not yet supported", path);
   }
+  for (int32_t k = 0; k < exe->num_kernels; ++k) {
+    if (build->per_shape && build->per_shape[k]) {
+      return RT_STATUS(FAILED_PRECONDITION, "cannot export %s: kernel %s is compiled per input "
+                       "shape at run time (it has `?` dims the JIT compiles only for concrete "
+                       "shapes, or shapes that depend on values); give the inputs' shapes "
+                       "(--shape NAME=DIMS) to export it", path, exe->kernels[k].name);
+    }
+  }
   char *bytes = NULL;
   size_t size = 0;
   rt_status_t st = rt_vm_executable_serialize(exe, &bytes, &size);

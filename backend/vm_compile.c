@@ -758,8 +758,59 @@ rt_status_t rt_vm_prepare_module(rt_module_t *module, const rt_pass_context_t *c
   return RT_OK;
 }
 
+/* ---- which kernels are compiled per shape ---------------------------------- */
+
+typedef struct {
+  bool anchor;        /* an op whose template wants static shapes */
+  bool reads_values;  /* an op whose shapes depend on an operand's values */
+} group_facts;
+
+static rt_status_t note_op(void *user, rt_ir_expr_t *e) {
+  group_facts *g = user;
+  if (e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP) return RT_OK;
+  const rt_ir_op_t *op = e->call.callee->op.op;
+  if (op->pattern == RT_OP_PATTERN_OUT_ELEMWISE_FUSABLE) g->anchor = true;
+  for (int32_t i = 0; i < e->call.nargs; ++i) {
+    if (rt_vm_op_reads_value(op->id, i)) g->reads_values = true;
+  }
+  return RT_OK;
+}
+
+static bool fn_is_dynamic(const rt_ir_expr_t *fn) {
+  const rt_ir_type_t *ft = rt_ir_type_resolve(fn->checked_type);
+  if (!ft || ft->kind != RT_IR_TYPE_FUNC) return false;
+  for (int32_t i = 0; i < ft->func.count; ++i) {
+    if (type_is_dynamic(ft->func.params[i])) return true;
+  }
+  return type_is_dynamic(ft->func.ret);
+}
+
+/* Whether the kernel of `fn` is compiled per shape at run time. */
+static rt_status_t choose_per_shape(rt_jit_session_t *session, rt_vm_specialize_t mode,
+                                    rt_ir_expr_t *fn, uint8_t *out_per_shape,
+                                    uint8_t *out_reads_values) {
+  *out_per_shape = 0;
+  *out_reads_values = 0;
+  if (!fn_is_dynamic(fn)) return RT_OK;
+  group_facts g = {false, false};
+  RT_RETURN_IF_ERROR(rt_ir_post_order(rt_mem_current(), fn->fn.body, note_op, &g));
+  *out_reads_values = g.reads_values;
+  if (g.reads_values || mode == RT_VM_SPECIALIZE_ALL ||
+      (mode == RT_VM_SPECIALIZE_AUTO && g.anchor)) {
+    *out_per_shape = 1;
+    return RT_OK;
+  }
+  rt_status_t st = rt_jit_check_lowers(session, fn);
+  if (st && rt_status_code(st) == RT_STATUS_UNIMPLEMENTED) {
+    rt_status_free(st);
+    *out_per_shape = 1;
+    return RT_OK;
+  }
+  return st;
+}
+
 rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32_t jit_flags,
-                          rt_vm_build_t *out) {
+                          rt_vm_specialize_t specialize, rt_vm_build_t *out) {
   memset(out, 0, sizeof *out);
   cc_t c;
   memset(&c, 0, sizeof c);
@@ -819,24 +870,43 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
     exe->kernels[k].num_outputs = nout;
     exe->kernels[k].dynamic = c.groups[k].dynamic;
   }
-  if (!st && nk > 0) {
-    char **names = rt_mem_calloc((size_t)nk, sizeof(char *));
-    if (!names) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
-    for (int32_t k = 0; !st && k < nk; ++k) names[k] = exe->kernels[k].name;
+  out->per_shape = rt_mem_calloc((size_t)(nk ? nk : 1), 1);
+  out->reads_values = rt_mem_calloc((size_t)(nk ? nk : 1), 1);
+  if (!st && (!out->per_shape || !out->reads_values)) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  for (int32_t k = 0; !st && k < nk; ++k) {
+    st = choose_per_shape(session, specialize, out->kernel_fns[k], &out->per_shape[k],
+                          &out->reads_values[k]);
+    if (st) st = rt_status_annotate(st, "kernel %s", exe->kernels[k].name);
+  }
+  int32_t nbuilt = 0;
+  for (int32_t k = 0; k < nk; ++k) nbuilt += out->per_shape && !out->per_shape[k];
+  if (!st && nbuilt > 0) {
+    char **names = rt_mem_calloc((size_t)nbuilt, sizeof(char *));
+    rt_ir_expr_t **fns = rt_mem_calloc((size_t)nbuilt, sizeof(rt_ir_expr_t *));
+    if (!names || !fns) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+    for (int32_t k = 0, j = 0; !st && k < nk; ++k) {
+      if (out->per_shape[k]) continue;
+      names[j] = exe->kernels[k].name;
+      fns[j++] = out->kernel_fns[k];
+    }
     /* Kernels of custom ops and strategies call into this process. */
     if (rt_jit_custom_in_use(nk, out->kernel_fns)) jit_flags |= RT_JIT_NO_DISK_CACHE;
     if (!st) {
-      st = rt_jit_build(session, nk, out->kernel_fns, (const char *const *)names, jit_flags, NULL,
+      st = rt_jit_build(session, nbuilt, fns, (const char *const *)names, jit_flags, NULL,
                         &out->jit);
-      if (st) st = rt_status_annotate(st, "compiling the vm's %d kernels", (int)nk);
+      if (st) st = rt_status_annotate(st, "compiling the vm's %d kernels", (int)nbuilt);
     }
     rt_mem_free(names);
-    for (int32_t k = 0; !st && k < nk; ++k) out->kernels[k] = rt_jit_module_kernel(out->jit, k);
+    rt_mem_free(fns);
+    for (int32_t k = 0, j = 0; !st && k < nk; ++k) {
+      if (!out->per_shape[k]) out->kernels[k] = rt_jit_module_kernel(out->jit, j++);
+    }
   }
   rt_mem_free(c.groups);
   for (int32_t k = 0; !st && k < nk; ++k) {
-    if (exe->kernels[k].dynamic) st = rt_vm_derive_recipe(out, k);
+    if (exe->kernels[k].dynamic && !out->reads_values[k]) st = rt_vm_derive_recipe(out, k);
   }
+  if (!st) st = rt_vm_specializer_create(out, session, jit_flags);
   if (!st) st = rt_vm_executable_validate(exe);
   if (st) {
     rt_vm_build_deinitialize(out);
@@ -848,6 +918,9 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
 }
 
 void rt_vm_build_deinitialize(rt_vm_build_t *b) {
+  rt_vm_specializer_release(b->spec);
+  rt_mem_free(b->per_shape);
+  rt_mem_free(b->reads_values);
   rt_vm_executable_deinitialize(&b->exe);
   rt_jit_module_release(b->jit);
   rt_mem_free(b->kernels);

@@ -210,22 +210,22 @@ static rt_status_t set_type(shape_env *s, const rt_ir_expr_t *e, rt_ir_type_t *t
   return RT_OK;
 }
 
-/* The concrete type of a parameter of declared type t, from the next input
- * descriptors. */
-static rt_status_t param_type(shape_env *s, const rt_ir_type_t *t, rt_ir_type_t **out) {
+rt_status_t rt_vm_concrete_type(rt_module_t *m, const rt_ir_type_t *t, const rt_kernel_arg *inputs,
+                                int32_t num_inputs, int32_t *next, rt_ir_type_t **out) {
   t = rt_ir_type_resolve((rt_ir_type_t *)t);
   if (t && t->kind == RT_IR_TYPE_TUPLE) {
     rt_ir_type_t *fields[RT_VM_MAX_LEAVES];
     if (t->tuple.count > RT_VM_MAX_LEAVES) return RT_STATUS(RESOURCE_EXHAUSTED, "tuple too large");
     for (int32_t i = 0; i < t->tuple.count; ++i) {
-      RT_RETURN_IF_ERROR(param_type(s, t->tuple.fields[i], &fields[i]));
+      RT_RETURN_IF_ERROR(rt_vm_concrete_type(m, t->tuple.fields[i], inputs, num_inputs, next,
+                                             &fields[i]));
     }
-    return rt_ir_tuple_type(s->scratch, t->tuple.count, fields, out);
+    return rt_ir_tuple_type(m, t->tuple.count, fields, out);
   }
-  if (s->next_input >= s->num_inputs) return RT_STATUS(INVALID_ARGUMENT, "too few inputs for the shape function");
-  const rt_kernel_arg *a = &s->inputs[s->next_input++];
+  if (*next >= num_inputs) return RT_STATUS(INVALID_ARGUMENT, "too few inputs for the kernel's parameters");
+  const rt_kernel_arg *a = &inputs[(*next)++];
   rt_dtype_t dt = {a->dtype.code, a->dtype.bits, a->dtype.lanes};
-  return rt_ir_tensor_type(s->scratch, dt, a->rank, a->shape, out);
+  return rt_ir_tensor_type(m, dt, a->rank, a->shape, out);
 }
 
 /* The value of a one-element tensor as a double: an input of the kernel
@@ -349,6 +349,9 @@ rt_status_t rt_vm_shape_function(void *user, int32_t kernel, int32_t num_inputs,
   if (kernel < 0 || kernel >= b->exe.num_kernels) {
     return RT_STATUS(OUT_OF_RANGE, "no kernel %d", (int)kernel);
   }
+  if (b->reads_values && b->reads_values[kernel]) {
+    return rt_vm_specialized_shapes(b, kernel, num_inputs, inputs, num_outputs, out_shapes);
+  }
   const rt_ir_expr_t *fn = b->kernel_fns[kernel];
   shape_env s;
   memset(&s, 0, sizeof s);
@@ -361,7 +364,8 @@ rt_status_t rt_vm_shape_function(void *user, int32_t kernel, int32_t num_inputs,
   for (int32_t i = 0; !st && i < fn->fn.nparams; ++i) {
     rt_ir_type_t *t = NULL;
     const int32_t first = s.next_input;
-    st = param_type(&s, fn->fn.params[i]->checked_type, &t);
+    st = rt_vm_concrete_type(s.scratch, fn->fn.params[i]->checked_type, inputs, num_inputs,
+                             &s.next_input, &t);
     if (!st && t && t->kind == RT_IR_TYPE_TENSOR) s.param_arg[i] = &inputs[first];
     if (!st) st = set_type(&s, fn->fn.params[i], t);
   }

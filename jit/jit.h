@@ -121,6 +121,13 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_build(rt_jit_session_t *session,
                                             uint32_t flags,
                                             rt_jit_build_stats_t *out_stats,
                                             rt_jit_module_t **out_module);
+/* Whether `fn` (as rt_jit_build takes it) lowers for the session's target
+ * as it is, `?` dims included: the lowering alone, into a module that is
+ * thrown away (no optimization, no code). RT_OK, or the status
+ * rt_jit_build would return (UNIMPLEMENTED naming the op). The vm asks
+ * this of kernels with `?` dims to decide which it compiles per shape. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_check_lowers(rt_jit_session_t *session,
+                                                   const rt_ir_expr_t *fn);
 /* Frees the module's code and symbols. NULL is fine. */
 void rt_jit_module_release(rt_jit_module_t *module);
 

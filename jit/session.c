@@ -469,6 +469,16 @@ static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTarg
   return st;
 }
 
+rt_status_t rt_jit_check_lowers(rt_jit_session_t *s, const rt_ir_expr_t *fn) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("rt_check", ctx);
+  int32_t nin = 0, nout = 0;
+  rt_status_t st = rt_jit_lower_function(mod, &s->tgt, fn, "rt_check", &nin, &nout);
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+  return st;
+}
+
 /* Joins the kernels' texts into the module's (NULL when a kernel lacks
  * it). */
 static rt_status_t join_text(rt_jit_module_t *m, bool is_asm, char **out) {

@@ -113,6 +113,8 @@ typedef struct {
 /* jit.target's names, in the order of jit/target.h's rt_jit_target_kind_t
  * (backend/ maps the index; test_executor checks the two lists agree). */
 static const char *const kJitTargets[] = {"default", "host", "avx2", "avx512", "generic", NULL};
+/* vm.specialize's names, in the order of backend/vm_compile.h's rt_vm_specialize_t. */
+static const char *const kVmSpecialize[] = {"auto", "all", "needed", NULL};
 
 static const config_option kConfig[] = {
     {"fuse.max_depth", "most ops in one fused group (FuseOps)", 1, 1 << 20,
@@ -130,6 +132,10 @@ static const config_option kConfig[] = {
     {"jit.target", "what kernels are compiled for: default ($RELAYRT_JIT_TARGET, else host), "
                    "host, avx2, avx512 or generic", 0, 4,
      offsetof(rt_pass_context_t, jit_target), kJitTargets},
+    {"vm.specialize", "which vm kernels with `?` dims are compiled per input shape at run time: "
+                      "auto (those that need it, and those with conv2d/dense/matmul anchors), "
+                      "all, or needed (only those that cannot run otherwise)", 0, 2,
+     offsetof(rt_pass_context_t, vm_specialize), kVmSpecialize},
 };
 
 static rt_status_t find_option(const char *key, const config_option **out) {

@@ -281,7 +281,7 @@ rt_status_t rt_vm_create(rt_allocator_t allocator, const rt_vm_executable_t *exe
   }
   RT_RETURN_IF_ERROR(rt_vm_executable_validate(exe));
   for (int32_t k = 0; k < exe->num_kernels; ++k) {
-    if (!kernels[k]) {
+    if (!kernels[k] && !(options && options->resolve_fn)) {
       return RT_STATUS(INVALID_ARGUMENT, "kernel %d (%s) has no entry point", (int)k,
                        exe->kernels[k].name);
     }
@@ -711,8 +711,16 @@ static rt_status_t run(rt_vm_t *vm, rt_vm_value_t *out) {
           }
           arg_of(&vm->args[k], R[L[k]].tensor);
         }
+        rt_kernel_fn kfn = vm->kernels[in.b];
+        if (!kfn) {
+          st = vm->opts.resolve_fn(vm->opts.resolve_user, in.b, in.d, vm->args, &kfn);
+          if (st) {
+            st = rt_status_annotate(st, "kernel %s", exe->kernels[in.b].name);
+            goto fail;
+          }
+        }
         rt_kernel_services_clear_error(&vm->services);
-        if (vm->kernels[in.b](vm->args, in.d, &vm->services.ctx) != 0) {
+        if (kfn(vm->args, in.d, &vm->services.ctx) != 0) {
           FAIL(INVALID_ARGUMENT, "kernel %s failed: %s", exe->kernels[in.b].name,
                rt_kernel_services_error(&vm->services));
         }

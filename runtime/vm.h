@@ -249,11 +249,21 @@ typedef rt_status_t (*rt_vm_shape_fn)(void *user, int32_t kernel, int32_t num_in
                                       const rt_kernel_arg *inputs, int32_t num_outputs,
                                       rt_vm_shape_t *out_shapes);
 
+/* The entry point of kernel `kernel` for these arguments (inputs, then
+ * outputs; descriptors borrowed for the call), for a kernel whose table
+ * entry is NULL: a host that compiles such kernels for the shapes (and
+ * operand values) they meet, backend/vm_specialize.c. The entry returned
+ * must stay valid while the VM lives. */
+typedef rt_status_t (*rt_vm_resolve_fn)(void *user, int32_t kernel, int32_t nargs,
+                                        const rt_kernel_arg *args, rt_kernel_fn *out_fn);
+
 typedef struct rt_vm_options_t {
   int32_t max_call_depth;      /* 0 = RT_VM_DEFAULT_MAX_CALL_DEPTH */
   int64_t max_stack_registers; /* all frames together; 0 = 1 << 24 */
   rt_vm_shape_fn shape_fn;     /* may be NULL: dynamic kernels then fail */
   void *shape_user;
+  rt_vm_resolve_fn resolve_fn; /* may be NULL: every kernel needs its entry */
+  void *resolve_user;
 } rt_vm_options_t;
 
 typedef struct rt_vm_stats_t {
@@ -266,7 +276,8 @@ typedef struct rt_vm_stats_t {
 typedef struct rt_vm_t rt_vm_t;
 
 /* Validates `exe` and makes a VM for it. `kernels` has exe->num_kernels
- * entries (none NULL). `pool` may be NULL (kernels then run their tasks on
+ * entries (none NULL, unless options->resolve_fn is set: a NULL entry is
+ * then resolved per call). `pool` may be NULL (kernels then run their tasks on
  * the calling thread). `options` may be NULL (defaults). */
 RT_MUST_USE_RESULT rt_status_t rt_vm_create(rt_allocator_t allocator,
                                             const rt_vm_executable_t *exe,

@@ -54,7 +54,13 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_pass_context_disable(rt_pass_context_t 
  * caller; 0 = one per online CPU), "jit.target" (default, host, avx2,
  * avx512 or generic; default "default": $RELAYRT_JIT_TARGET when set, else
  * host: what the JIT compiles kernels for; a target this CPU cannot run
- * fails rt_create_executor with FAILED_PRECONDITION). An unknown key is
+ * fails rt_create_executor with FAILED_PRECONDITION), "vm.specialize" (auto,
+ * all or needed; default auto: which of the vm's kernels with `?` dims are
+ * compiled per input shape when they meet it, rather than once for any
+ * shape: auto picks those the JIT cannot compile for `?` dims, those whose
+ * shapes depend on operand values (dyn ops) and those with a conv2d, dense
+ * or matmul anchor, whose templates are fast only on static shapes; all
+ * picks every one; needed only the first two). An unknown key is
  * NOT_FOUND listing the known keys; a value of the wrong type or range is
  * INVALID_ARGUMENT. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_pass_context_set_config(rt_pass_context_t *context,

@@ -248,7 +248,7 @@ static void test_vm_static_allocates_nothing(void **state) {
   rt_jit_session_t *jit = NULL;
   assert_ok(rt_jit_session_create(rt_allocator_system(), &jit));
   rt_vm_build_t b;
-  rt_status_t st = rt_vm_compile(prepared, jit, 0, &b);
+  rt_status_t st = rt_vm_compile(prepared, jit, 0, RT_VM_SPECIALIZE_AUTO, &b);
   if (st && rt_status_code(st) == RT_STATUS_UNIMPLEMENTED) {
     printf("[ BLOCKED  ] mlp: %s\n", rt_status_message(st));
     rt_status_free(st);

@@ -36,7 +36,7 @@ static void compile_program(compiled *c) {
   assert_ok(rt_build(c->m, NULL, "vm", &c->built, NULL));
   assert_ok(rt_vm_prepare_module(c->built, NULL, &c->prepared));
   assert_ok(rt_jit_session_create(rt_allocator_system(), &c->jit));
-  rt_status_t st = rt_vm_compile(c->prepared, c->jit, 0, &c->b);
+  rt_status_t st = rt_vm_compile(c->prepared, c->jit, 0, RT_VM_SPECIALIZE_AUTO, &c->b);
   if (st && rt_status_code(st) == RT_STATUS_UNIMPLEMENTED) {
     printf("[ BLOCKED  ] %s\n", rt_status_message(st));
     rt_status_free(st);
