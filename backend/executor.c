@@ -190,6 +190,12 @@ rt_status_t rt_create_executor_with_options(const char *kind, rt_module_t *modul
 }
 
 /* rt_create_executor inside the scope of `allocator` (NULL: the system's). */
+/* rt_jit_build's flags for the executor's context. */
+static uint32_t jit_flags(const rt_executor_t *ex) {
+  return (ex->ctx.jit_keep_ll ? RT_JIT_KEEP_LL : 0u) | (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u) |
+         (ex->ctx.jit_disk_cache ? 0u : RT_JIT_NO_DISK_CACHE);
+}
+
 static rt_status_t create_executor(const char *kind, rt_module_t *module, const char *target,
                                   const rt_pass_context_t *ctx, const rt_params_t *params,
                                   const rt_allocator_t *allocator, rt_executor_t **out_executor) {
@@ -241,9 +247,7 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
     st = rt_interp_create(ex->allocator, ex->module, NULL, &ex->interp);
     if (!st) rt_runner_use_call(&ex->runner, call_main, ex);
   } else if (!st && strcmp(k, "vm") == 0) {
-    uint32_t flags = (ex->ctx.jit_keep_ll ? RT_JIT_KEEP_LL : 0u) |
-                     (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u) |
-                     (ex->ctx.jit_disk_cache ? 0u : RT_JIT_NO_DISK_CACHE);
+    const uint32_t flags = jit_flags(ex);
     st = jit_session(ex, allocator);
     if (!st) {
       st = rt_vm_compile(ex->module, ex->jit, flags, (rt_vm_specialize_t)ex->ctx.vm_specialize,
@@ -262,9 +266,7 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
     }
     if (!st) rt_runner_use_vm(&ex->runner, ex->vm, ex->vm_main);
   } else if (!st) {
-    uint32_t flags = (ex->ctx.jit_keep_ll ? RT_JIT_KEEP_LL : 0u) |
-                     (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u) |
-                     (ex->ctx.jit_disk_cache ? 0u : RT_JIT_NO_DISK_CACHE);
+    const uint32_t flags = jit_flags(ex);
     st = jit_session(ex, allocator);
     if (!st) st = rt_graph_build(ex->module, ex->jit, flags, &ex->build);
     if (!st) st = rt_thread_pool_create((int32_t)ex->ctx.num_threads, &ex->pool);
@@ -719,7 +721,18 @@ static rt_status_t export_vm(const rt_executor_t *ex, const char *path) {
     snprintf(names[o], sizeof names[o], "output_%d", (int)o);
     io_of(names[o], ex->output_types[o], shapes[ni + o], &io[ni + o]);
   }
-  if (!st) st = rt_backend_export_vm(&ex->vm_build, ni, io, no, io + ni, path);
+  /* Kernels the build compiles per shape for speed (vm.specialize auto or
+   * all) are compiled for any shape here, as the library needs them; those
+   * that cannot be are refused by the export. */
+  bool per_shape = false;
+  for (int32_t k = 0; k < ex->vm_build.exe.num_kernels; ++k) per_shape |= ex->vm_build.per_shape[k];
+  rt_vm_build_t any_shape;
+  memset(&any_shape, 0, sizeof any_shape);
+  if (!st && per_shape) {
+    st = rt_vm_compile(ex->module, ex->jit, jit_flags(ex), RT_VM_SPECIALIZE_NEEDED, &any_shape);
+  }
+  if (!st) st = rt_backend_export_vm(per_shape ? &any_shape : &ex->vm_build, ni, io, no, io + ni, path);
+  rt_vm_build_deinitialize(&any_shape);
   rt_mem_free(io);
   rt_mem_free(shapes);
   rt_mem_free(names);

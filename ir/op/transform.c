@@ -249,7 +249,14 @@ rt_status_t rt_ir_rel_squeeze(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
   bool drop[MAXR] = {false};
   const rt_attrs_squeeze_t attrs = rt_ir_attrs_squeeze(ctx->attrs);
   if (attrs.axis_is_none) {
-    for (int32_t i = 0; i < rank; ++i) drop[i] = x->tensor.shape[i] == 1;
+    for (int32_t i = 0; i < rank; ++i) {
+      if (x->tensor.shape[i] == RT_DIM_ANY) {
+        return RT_STATUS(INVALID_ARGUMENT, "squeeze without axis of a `?` dim (dim %d): whether "
+                         "it is 1 is known only at run time, and with it the result's rank; "
+                         "give axis", (int)i);
+      }
+      drop[i] = x->tensor.shape[i] == 1;
+    }
   } else {
     for (int32_t k = 0; k < attrs.axis.count; ++k) {
       int32_t a;

@@ -114,7 +114,10 @@ RT_JIT_ELEM_FN(rt_jit_elem_norm) {
     }
   } else {
     const int64_t ng = plan.num_groups;
-    if (ng < 1 || !LLVMIsConstant(x->dims[axis]) ||
+    if (!LLVMIsConstant(x->dims[axis])) {
+      return RT_JIT_UNIMPLEMENTED(call, "%s", "`?` channels (the group size must be static)");
+    }
+    if (ng < 1 ||
         (int64_t)LLVMConstIntGetZExtValue(x->dims[axis]) % ng != 0) {
       return RT_STATUS(INVALID_ARGUMENT, "nn.group_norm: num_groups %lld does not divide the channels",
                        (long long)ng);
