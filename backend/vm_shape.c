@@ -35,10 +35,15 @@ typedef struct {
   int32_t var_in[RT_VM_MAX_RECIPE_VARS], var_dim[RT_VM_MAX_RECIPE_VARS];
 } prober;
 
-/* The shapes for variable values `vals`; false when the relations refuse. */
+static rt_status_t relation_shapes(const rt_vm_build_t *b, int32_t kernel, int32_t num_inputs,
+                                   const rt_kernel_arg *inputs, int32_t num_outputs,
+                                   rt_vm_shape_t *out_shapes);
+
+/* The shapes for variable values `vals` (by the type relations, never a
+ * specialization); false when the relations refuse. */
 static bool probe(prober *p, const int64_t *vals, rt_vm_shape_t *out) {
   for (int32_t v = 0; v < p->nv; ++v) p->shapes[p->var_in[v]][p->var_dim[v]] = vals[v];
-  rt_status_t st = rt_vm_shape_function(p->b, p->k, p->nin, p->args, p->nout, out);
+  rt_status_t st = relation_shapes(p->b, p->k, p->nin, p->args, p->nout, out);
   rt_status_free(st);
   return st == RT_OK;
 }
@@ -349,9 +354,18 @@ rt_status_t rt_vm_shape_function(void *user, int32_t kernel, int32_t num_inputs,
   if (kernel < 0 || kernel >= b->exe.num_kernels) {
     return RT_STATUS(OUT_OF_RANGE, "no kernel %d", (int)kernel);
   }
-  if (b->reads_values && b->reads_values[kernel]) {
+  /* A kernel compiled per shape: its specialization (made now, or found)
+   * knows its output shapes; cheaper than the relations, and the only way
+   * for shapes that depend on values. */
+  if (b->per_shape && b->per_shape[kernel]) {
     return rt_vm_specialized_shapes(b, kernel, num_inputs, inputs, num_outputs, out_shapes);
   }
+  return relation_shapes(b, kernel, num_inputs, inputs, num_outputs, out_shapes);
+}
+
+static rt_status_t relation_shapes(const rt_vm_build_t *b, int32_t kernel, int32_t num_inputs,
+                                   const rt_kernel_arg *inputs, int32_t num_outputs,
+                                   rt_vm_shape_t *out_shapes) {
   const rt_ir_expr_t *fn = b->kernel_fns[kernel];
   shape_env s;
   memset(&s, 0, sizeof s);

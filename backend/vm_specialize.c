@@ -142,24 +142,28 @@ void rt_vm_specializer_counts(const rt_vm_build_t *b, int64_t *out_made, int64_t
 
 /* ---- the key ------------------------------------------------------------------ */
 
+/* Built on the stack (every kernel call makes one); the heap past that. */
 typedef struct {
   uint8_t *p;
   size_t n, cap;
-  bool failed;
+  bool failed, heap;
+  uint8_t local[1024];
 } keybuf;
 
 static void put(keybuf *k, const void *data, size_t n) {
   if (k->failed) return;
   if (k->n + n > k->cap) {
-    size_t cap = k->cap ? 2 * k->cap : 256;
+    size_t cap = 2 * k->cap;
     while (cap < k->n + n) cap *= 2;
-    uint8_t *p = rt_mem_realloc(k->p, cap);
+    uint8_t *p = k->heap ? rt_mem_realloc(k->p, cap) : rt_mem_alloc(cap);
     if (!p) {
       k->failed = true;
       return;
     }
+    if (!k->heap) memcpy(p, k->local, k->n);
     k->p = p;
     k->cap = cap;
+    k->heap = true;
   }
   memcpy(k->p + k->n, data, n);
   k->n += n;
@@ -171,9 +175,16 @@ static size_t arg_bytes(const rt_kernel_arg *a) {
   return n;
 }
 
+static void key_free(keybuf *k) {
+  if (k->heap) rt_mem_free(k->p);
+}
+
 static rt_status_t make_key(const rt_vm_specializer_t *s, int32_t kernel, int32_t nin,
                             const rt_kernel_arg *in, keybuf *out) {
-  memset(out, 0, sizeof *out);
+  out->p = out->local;
+  out->n = 0;
+  out->cap = sizeof out->local;
+  out->failed = out->heap = false;
   put(out, &kernel, sizeof kernel);
   for (int32_t i = 0; i < nin; ++i) {
     const rt_kernel_arg *a = &in[i];
@@ -182,13 +193,17 @@ static rt_status_t make_key(const rt_vm_specializer_t *s, int32_t kernel, int32_
     put(out, a->shape, (size_t)a->rank * sizeof(int64_t));
     if (s->value_input[kernel][i]) {
       if (a->strides) {
+        key_free(out);
         return RT_STATUS(UNIMPLEMENTED, "input %d is strided; a value operand must be compact",
                          (int)i);
       }
       put(out, a->data, arg_bytes(a));
     }
   }
-  if (out->failed) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  if (out->failed) {
+    key_free(out);
+    return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  }
   return RT_OK;
 }
 
@@ -318,18 +333,21 @@ static rt_status_t lookup(const rt_vm_build_t *b, int32_t k, int32_t nin, const 
   }
   keybuf key;
   RT_RETURN_IF_ERROR(make_key(s, k, nin, in, &key));
+  uint8_t *owned = NULL;
   pthread_mutex_lock(&s->mu);
   spec_entry *e = NULL;
   HASH_FIND(hh, s->table, key.p, key.n, e);
   rt_status_t st = RT_OK;
   if (e) {
     s->hits++;
-    rt_mem_free(key.p);
   } else {
     e = rt_mem_calloc(1, sizeof *e);
-    st = e ? make_entry(b, k, nin, in, e) : RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+    owned = rt_mem_alloc(key.n ? key.n : 1);
+    st = e && owned ? make_entry(b, k, nin, in, e) : RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
     if (!st) {
-      e->key = key.p;
+      memcpy(owned, key.p, key.n);
+      e->key = owned;
+      owned = NULL;
       e->key_len = key.n;
       HASH_ADD_KEYPTR(hh, s->table, e->key, e->key_len, e);
       s->made++;
@@ -339,13 +357,14 @@ static rt_status_t lookup(const rt_vm_build_t *b, int32_t k, int32_t nin, const 
         rt_mem_free(e->shapes);
         rt_mem_free(e);
       }
-      rt_mem_free(key.p);
       e = NULL;
       st = rt_status_annotate(st, "compiling kernel %s for these input shapes",
                               b->exe.kernels[k].name);
     }
   }
   pthread_mutex_unlock(&s->mu);
+  rt_mem_free(owned);
+  key_free(&key);
   *out = e;
   return st;
 }
