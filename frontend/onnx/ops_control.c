@@ -2,8 +2,9 @@
  *
  * If. Both branches are converted in the enclosing scope (they may read
  * any outer value) and become a Relay `if` whose result is the tuple of
- * the branch outputs (or the one output). The branches must produce the
- * same types (Relay's `if` has one type). A condition that is a constant
+ * the branch outputs (or the one output). Relay's `if` has one type: the
+ * join of the branches' (rt_ir_type_join: `?` where their dims differ),
+ * so their outputs must agree in dtype and rank. A condition that is a constant
  * (or folds to one) selects its branch at import time, so no `if` is left
  * and every executor runs the model. The interpreter and the VM run an
  * `if`; the graph executor refuses it with its own error naming the vm.
@@ -77,6 +78,31 @@ static rt_status_t scalar_cond_like(rt_onnx_ctx_t *cx, rt_ir_expr_t *m, rt_ir_ex
   return rt_onnx_call(cx, "reshape", 1, &m, out, "newshape", "[]", NULL);
 }
 
+/* Output k of the branches differs in dtype or rank: a Relay `if` has one
+ * result type, and a tensor type has one rank, so the model cannot be
+ * imported as it is. Say so, and how to run it: a condition that is known
+ * at load time (computed from constants and graph inputs bound with
+ * --const-input) selects its branch when the model is loaded. */
+static rt_status_t branches_differ(rt_onnx_ctx_t *cx, int32_t k, const rt_ir_type_t *a,
+                                   const rt_ir_type_t *b) {
+  rt_strbuf_t sa, sb;
+  rt_strbuf_initialize(&sa);
+  rt_strbuf_initialize(&sb);
+  rt_ir_type_print(a, &sa);
+  rt_ir_type_print(b, &sb);
+  const bool rank = a->tensor.rank != b->tensor.rank;
+  rt_status_t st = rt_onnx_node_error(
+      cx, RT_STATUS_UNIMPLEMENTED,
+      "output %d of the branches has different %s (then %s, else %s): an If whose branches' "
+      "outputs differ in %s is not supported unless its condition is known when the model is "
+      "loaded (bind the graph inputs it is computed from with --const-input)",
+      (int)k, rank ? "ranks" : "dtypes", sa.data ? sa.data : "", sb.data ? sb.data : "",
+      rank ? "rank" : "dtype");
+  rt_strbuf_deinitialize(&sa);
+  rt_strbuf_deinitialize(&sb);
+  return st;
+}
+
 rt_status_t rt_onnx_cv_if(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir_expr_t **out,
                           int32_t nout) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
@@ -96,20 +122,8 @@ rt_status_t rt_onnx_cv_if(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_
   for (int32_t k = 0; k < nout; ++k) {
     const rt_ir_type_t *a = rt_onnx_type(touts[k]), *b = rt_onnx_type(eouts[k]);
     if (!a || !b) return rt_onnx_unsupported(cx, "an If output that is not a tensor");
-    if (!rt_ir_type_equal(a, b)) {
-      rt_strbuf_t sa, sb;
-      rt_strbuf_initialize(&sa);
-      rt_strbuf_initialize(&sb);
-      rt_ir_type_print(a, &sa);
-      rt_ir_type_print(b, &sb);
-      rt_status_t st = rt_onnx_node_error(
-          cx, RT_STATUS_UNIMPLEMENTED,
-          "output %d of the branches has different types (%s and %s): an If whose branches "
-          "differ in shape or dtype is not supported",
-          (int)k, sa.data ? sa.data : "", sb.data ? sb.data : "");
-      rt_strbuf_deinitialize(&sa);
-      rt_strbuf_deinitialize(&sb);
-      return st;
+    if (!rt_dtype_equal(a->tensor.dtype, b->tensor.dtype) || a->tensor.rank != b->tensor.rank) {
+      return branches_differ(cx, k, a, b);
     }
   }
   rt_ir_expr_t *then_b = touts[0], *else_b = eouts[0];
@@ -119,7 +133,9 @@ rt_status_t rt_onnx_cv_if(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_
   }
   rt_ir_expr_t *e = NULL;
   RT_RETURN_IF_ERROR(rt_ir_if(cx->m, cx->span, cond, then_b, else_b, &e));
-  e->checked_type = then_b->checked_type;
+  RT_RETURN_IF_ERROR(rt_ir_type_join(cx->m, then_b->checked_type, else_b->checked_type,
+                                     &e->checked_type));
+  if (!e->checked_type) return rt_onnx_bad(cx, "the branches' outputs do not join");
   if (nout == 1) {
     out[0] = e;
     return RT_OK;
