@@ -6,8 +6,8 @@
  * call graph), each by one post-order walk in which a node's type follows
  * from its children's: op calls run the op's type relation, calls of
  * functions unify arguments with parameters, Let binds its var to its
- * value's type (a let's value is visited before its var), If unifies its
- * branches. Unification is union-find on INCOMPLETE types; a `?` dim is
+ * value's type (a let's value is visited before its var), If joins its
+ * branches' types (`?` where their dims differ, rt_ir_type_join). Unification is union-find on INCOMPLETE types; a `?` dim is
  * compatible with any dim. Recursion works when the recursive function's
  * result type is written or can be unified before it is needed by an op.
  *
@@ -131,6 +131,57 @@ static bool unify(rt_ir_type_t *expected, rt_ir_type_t *actual) {
       break;
   }
   return false;
+}
+
+rt_status_t rt_ir_type_join(rt_module_t *m, rt_ir_type_t *a, rt_ir_type_t *b,
+                            rt_ir_type_t **out) {
+  *out = NULL;
+  a = rt_ir_type_resolve(a);
+  b = rt_ir_type_resolve(b);
+  if (!a || !b) return RT_OK;
+  if (a == b || a->kind == RT_IR_TYPE_INCOMPLETE || b->kind == RT_IR_TYPE_INCOMPLETE ||
+      a->kind == RT_IR_TYPE_FUNC) {
+    if (unify(a, b)) *out = rt_ir_type_resolve(a);
+    return RT_OK;
+  }
+  if (a->kind != b->kind) return RT_OK;
+  if (a->kind == RT_IR_TYPE_TUPLE) {
+    const int32_t n = a->tuple.count;
+    if (n != b->tuple.count) return RT_OK;
+    rt_ir_type_t *fv[16];
+    rt_ir_type_t **fields = fv;
+    if (n > (int32_t)RT_COUNTOF(fv)) {
+      void *p = NULL;
+      RT_RETURN_IF_ERROR(rt_arena_alloc_array(&m->arena, (size_t)n, sizeof(rt_ir_type_t *), &p));
+      fields = p;
+    }
+    bool same = true;
+    for (int32_t i = 0; i < n; ++i) {
+      RT_RETURN_IF_ERROR(rt_ir_type_join(m, a->tuple.fields[i], b->tuple.fields[i], &fields[i]));
+      if (!fields[i]) return RT_OK;
+      same = same && fields[i] == rt_ir_type_resolve(a->tuple.fields[i]);
+    }
+    if (same) {
+      *out = a;
+      return RT_OK;
+    }
+    return rt_ir_tuple_type(m, n, fields, out);
+  }
+  RT_ASSERT(a->kind == RT_IR_TYPE_TENSOR);
+  const int32_t r = a->tensor.rank;
+  if (!rt_dtype_equal(a->tensor.dtype, b->tensor.dtype) || r != b->tensor.rank) return RT_OK;
+  int64_t shape[RT_TENSOR_MAX_RANK];
+  bool same = true;
+  for (int32_t i = 0; i < r; ++i) {
+    const int64_t x = a->tensor.shape[i], y = b->tensor.shape[i];
+    shape[i] = x == y ? x : RT_DIM_ANY;
+    same = same && x == y;
+  }
+  if (same) {
+    *out = a;
+    return RT_OK;
+  }
+  return rt_ir_tensor_type(m, a->tensor.dtype, r, shape, out);
 }
 
 static rt_status_t mismatch(rt_ir_span_t span, const char *what,
@@ -310,13 +361,19 @@ static rt_status_t infer_node(void *user, rt_ir_expr_t *e) {
         return mismatch(e->if_.cond->span.source ? e->if_.cond->span : e->span,
                         "the condition of if must be a 0-d bool", bool_t, ct);
       }
+      /* The result is either branch's value: the join of their types,
+       * `?` where their dims differ (a branch may compute (2, 1) and the
+       * other (2, 4): the if is (2, ?)); kinds, dtypes and ranks must
+       * agree. */
       rt_ir_type_t *tt = e->if_.then_branch->checked_type;
       rt_ir_type_t *et = e->if_.else_branch->checked_type;
-      if (!unify(tt, et)) {
+      rt_ir_type_t *jt = NULL;
+      RT_RETURN_IF_ERROR(rt_ir_type_join(m, tt, et, &jt));
+      if (!jt) {
         return mismatch(e->if_.else_branch->span.source ? e->if_.else_branch->span : e->span,
                         "the branches of if disagree: the else branch", tt, et);
       }
-      e->checked_type = tt;
+      e->checked_type = jt;
       return RT_OK;
     }
     case RT_IR_FUNCTION: {

@@ -294,6 +294,14 @@ RT_MUST_USE_RESULT rt_status_t rt_ir_generic_attrs(rt_module_t *m, int32_t count
 rt_ir_type_t *rt_ir_type_resolve(rt_ir_type_t *type);
 /* Structural equality on resolved types; `?` equals only `?`. */
 bool rt_ir_type_equal(const rt_ir_type_t *a, const rt_ir_type_t *b);
+/* The type of a value that is either of a or b (an `if`'s result): dims
+ * that agree stay, dims that differ (or are `?` in one) become `?`;
+ * tuples join field by field; unresolved types and function types are
+ * unified as rt_ir_infer_types does. *out is NULL when the two cannot
+ * join: different kinds, dtypes, ranks or tuple arities. New types are
+ * allocated in m's arena (the only error is running out of memory). */
+RT_MUST_USE_RESULT rt_status_t rt_ir_type_join(rt_module_t *m, rt_ir_type_t *a,
+                                               rt_ir_type_t *b, rt_ir_type_t **out);
 /* Prints "Tensor[(1, 3), float32]", "float32", "(T1, T2)", "fn (T) -> R",
  * "?" dims, "_" for an unresolved type. */
 void rt_ir_type_print(const rt_ir_type_t *type, rt_strbuf_t *out);

@@ -735,6 +735,8 @@ rt_status_t rt_onnx_subgraph_bind(rt_onnx_ctx_t *cx, const Onnx__GraphProto *g, 
   const Onnx__NodeProto *node = cx->node;
   const int32_t node_index = cx->node_index;
   const int32_t mark = is->num_undo;
+  const bool can_fork = cx->can_fork;
+  cx->can_fork = false; /* an If inside a subgraph cannot fork the graph's rest */
   is->depth++;
   rt_status_t st = RT_OK;
   for (int32_t i = 0; !st && i < nbind; ++i) st = value_set(is, bind_names[i], bind_exprs[i]);
@@ -784,7 +786,109 @@ rt_status_t rt_onnx_subgraph_bind(rt_onnx_ctx_t *cx, const Onnx__GraphProto *g, 
     u->v->expr = u->old;
   }
   is->depth--;
+  cx->can_fork = can_fork;
   return st;
+}
+
+/* At most this many Ifs with branches of different ranks on one path
+ * through the graph: each doubles the nodes converted after it. */
+#define MAX_FORKS 4
+
+static rt_status_t convert_rest(import_state *is, const Onnx__GraphProto *g, size_t start,
+                                int32_t forks, rt_ir_expr_t **out_body);
+
+/* If node i forked (cx->fork, ops_control.c): converts nodes i+1 .. once
+ * with the If's outputs bound to each branch's, in a scope undone after
+ * each, and joins the two results under the If's condition. A graph
+ * output whose rank still differs between the two cannot be typed. */
+static rt_status_t convert_fork(import_state *is, const Onnx__GraphProto *g, size_t i,
+                                int32_t forks, rt_ir_expr_t **out_body) {
+  rt_onnx_ctx_t *cx = &is->cx;
+  rt_onnx_fork_t *f = cx->fork;
+  cx->fork = NULL;
+  const Onnx__NodeProto *n = g->node[i];
+  rt_ir_expr_t *body[2] = {NULL, NULL};
+  rt_status_t st = RT_OK;
+  for (int32_t b = 0; !st && b < 2; ++b) {
+    const int32_t mark = is->num_undo;
+    is->depth++;
+    for (size_t k = 0; !st && k < n->n_output && k < (size_t)f->nout; ++k) {
+      if (n->output[k] && *n->output[k]) st = value_set(is, n->output[k], f->outs[b][k]);
+    }
+    if (!st) st = convert_rest(is, g, i + 1, forks + 1, &body[b]);
+    while (is->num_undo > mark) {
+      undo_entry *u = &is->undo[--is->num_undo];
+      u->v->expr = u->old;
+    }
+    is->depth--;
+  }
+  RT_RETURN_IF_ERROR(st);
+  rt_ir_expr_t *e = NULL;
+  RT_RETURN_IF_ERROR(rt_ir_if(cx->m, f->span, f->cond, body[0], body[1], &e));
+  RT_RETURN_IF_ERROR(rt_ir_type_join(cx->m, body[0]->checked_type, body[1]->checked_type,
+                                     &e->checked_type));
+  if (!e->checked_type) {
+    rt_strbuf_t sa, sb;
+    rt_strbuf_initialize(&sa);
+    rt_strbuf_initialize(&sb);
+    rt_ir_type_print(body[0]->checked_type, &sa);
+    rt_ir_type_print(body[1]->checked_type, &sb);
+    st = RT_STATUS(UNIMPLEMENTED,
+                   "%s: node %d '%s' (If): its branches' outputs differ in rank, and so do the "
+                   "graph's outputs (then %s, else %s): a graph output whose rank depends on a "
+                   "condition known only at run time is not supported (bind the graph inputs "
+                   "the condition is computed from with --const-input)",
+                   cx->path, (int)i, n->name ? n->name : "", sa.data ? sa.data : "",
+                   sb.data ? sb.data : "");
+    rt_strbuf_deinitialize(&sa);
+    rt_strbuf_deinitialize(&sb);
+    return st;
+  }
+  *out_body = e;
+  return RT_OK;
+}
+
+/* Converts the main graph's nodes from `start` on and makes its result
+ * (the output, or the tuple of outputs) in *out_body; a top-level If
+ * whose branches differ in rank forks the rest (convert_fork). */
+static rt_status_t convert_rest(import_state *is, const Onnx__GraphProto *g, size_t start,
+                                int32_t forks, rt_ir_expr_t **out_body) {
+  rt_onnx_ctx_t *cx = &is->cx;
+  rt_module_t *m = cx->m;
+  for (size_t i = start; i < g->n_node; ++i) {
+    const Onnx__NodeProto *n = g->node[i];
+    cx->node = n;
+    cx->node_index = (int32_t)i;
+    cx->span = (rt_ir_span_t){m->source, (int32_t)i + 1, 1, (int32_t)i + 1, 2};
+    cx->can_fork = forks < MAX_FORKS;
+    cx->fork = NULL;
+    rt_status_t st = convert_node(is, n);
+    cx->can_fork = false;
+    RT_RETURN_IF_ERROR(st);
+    if (cx->fork) return convert_fork(is, g, i, forks, out_body);
+  }
+  cx->node = NULL;
+  cx->span = (rt_ir_span_t){0};
+  if (g->n_output == 0) return RT_STATUS(INVALID_ARGUMENT, "%s: the graph has no outputs", cx->path);
+  void *p = NULL;
+  RT_RETURN_IF_ERROR(rt_arena_alloc_array(&m->arena, g->n_output, sizeof(rt_ir_expr_t *), &p));
+  rt_ir_expr_t **outs = p;
+  for (size_t i = 0; i < g->n_output; ++i) {
+    const char *name = g->output[i]->name ? g->output[i]->name : "";
+    outs[i] = value_get(is, name);
+    if (!outs[i]) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: graph output '%s' is not produced by any node",
+                       cx->path, name);
+    }
+    if (!rt_onnx_type(outs[i])) {
+      return RT_STATUS(UNIMPLEMENTED, "%s: graph output '%s' is not a tensor", cx->path, name);
+    }
+  }
+  *out_body = outs[0];
+  if (g->n_output > 1) {
+    RT_RETURN_IF_ERROR(rt_onnx_tuple(cx, (int32_t)g->n_output, outs, out_body));
+  }
+  return RT_OK;
 }
 
 static rt_status_t import_graph(import_state *is, const Onnx__GraphProto *g) {
@@ -856,33 +960,8 @@ static rt_status_t import_graph(import_state *is, const Onnx__GraphProto *g) {
     params[nparams++] = v;
     RT_RETURN_IF_ERROR(value_set(is, vi->name, v));
   }
-  for (size_t i = 0; i < g->n_node; ++i) {
-    const Onnx__NodeProto *n = g->node[i];
-    cx->node = n;
-    cx->node_index = (int32_t)i;
-    cx->span = (rt_ir_span_t){m->source, (int32_t)i + 1, 1, (int32_t)i + 1, 2};
-    RT_RETURN_IF_ERROR(convert_node(is, n));
-  }
-  cx->node = NULL;
-  cx->span = (rt_ir_span_t){0};
-  if (g->n_output == 0) return RT_STATUS(INVALID_ARGUMENT, "%s: the graph has no outputs", cx->path);
-  RT_RETURN_IF_ERROR(rt_arena_alloc_array(&m->arena, g->n_output, sizeof(rt_ir_expr_t *), &p));
-  rt_ir_expr_t **outs = p;
-  for (size_t i = 0; i < g->n_output; ++i) {
-    const char *name = g->output[i]->name ? g->output[i]->name : "";
-    outs[i] = value_get(is, name);
-    if (!outs[i]) {
-      return RT_STATUS(INVALID_ARGUMENT, "%s: graph output '%s' is not produced by any node",
-                       cx->path, name);
-    }
-    if (!rt_onnx_type(outs[i])) {
-      return RT_STATUS(UNIMPLEMENTED, "%s: graph output '%s' is not a tensor", cx->path, name);
-    }
-  }
-  rt_ir_expr_t *body = outs[0];
-  if (g->n_output > 1) {
-    RT_RETURN_IF_ERROR(rt_ir_tuple(m, (rt_ir_span_t){0}, (int32_t)g->n_output, outs, &body));
-  }
+  rt_ir_expr_t *body = NULL;
+  RT_RETURN_IF_ERROR(convert_rest(is, g, 0, 0, &body));
   rt_ir_expr_t *fn = NULL;
   RT_RETURN_IF_ERROR(rt_ir_function(m, (rt_ir_span_t){0}, nparams, params, body, NULL, NULL, &fn));
   RT_RETURN_IF_ERROR(rt_ir_module_add(m, "main", fn));

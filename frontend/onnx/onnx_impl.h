@@ -32,7 +32,22 @@ typedef struct rt_onnx_ctx_t {
   const rt_module_load_options_t *opts; /* never NULL (zeroed: none) */
   const rt_ir_evaluator_t *eval;  /* computes what fold.c folds; NULL: none */
   bool oom;                       /* an attribute text could not be made (rt_onnx_*_text) */
+  /* A top-level If whose branches' outputs differ in rank. While import.c
+   * converts the main graph's own nodes (not a subgraph's), can_fork is
+   * set, and the If converter (ops_control.c) may then record its
+   * condition and both branches' outputs in *fork instead of refusing:
+   * import.c converts the rest of the graph once per branch and returns
+   * `if (cond) { rest(then) } else { rest(else) }`. */
+  bool can_fork;
+  struct rt_onnx_fork_t *fork;
 } rt_onnx_ctx_t;
+
+typedef struct rt_onnx_fork_t {
+  rt_ir_expr_t *cond;        /* 0-d bool */
+  int32_t nout;
+  rt_ir_expr_t **outs[2];    /* the then and else branches' outputs, nout each */
+  rt_ir_span_t span;         /* the If node's */
+} rt_onnx_fork_t;
 
 /* A converter: `in[i]` is NULL for an absent optional input (""), and
  * `nin` is the count given in the model; it sets out[0 .. nout-1] (NULL is

@@ -2,8 +2,18 @@
  *
  * If. Both branches are converted in the enclosing scope (they may read
  * any outer value) and become a Relay `if` whose result is the tuple of
- * the branch outputs (or the one output). The branches must produce the
- * same types (Relay's `if` has one type). A condition that is a constant
+ * the branch outputs (or the one output). Relay's `if` has one type: the
+ * join of the branches' (rt_ir_type_join: `?` where their dims differ),
+ * so their outputs must agree in dtype and rank. Outputs of different
+ * ranks (a branch that unsqueezes an input of the "wrong" rank, as
+ * exported models do) are a type no value has; an If of the main graph
+ * (not of a subgraph, at most 4 on one path) then forks the rest of the
+ * graph instead (cx->fork; import.c): the nodes after it are converted once
+ * with the then branch's outputs and once with the else branch's, and the
+ * graph's result is `if (cond) { rest(then) } else { rest(else) }`, whose
+ * two sides must agree in rank (a Flatten or Reshape after the If makes
+ * them). The condition is computed once per run, as before; the cost is
+ * the nodes after the If, converted (and compiled) twice. A condition that is a constant
  * (or folds to one) selects its branch at import time, so no `if` is left
  * and every executor runs the model. The interpreter and the VM run an
  * `if`; the graph executor refuses it with its own error naming the vm.
@@ -77,6 +87,33 @@ static rt_status_t scalar_cond_like(rt_onnx_ctx_t *cx, rt_ir_expr_t *m, rt_ir_ex
   return rt_onnx_call(cx, "reshape", 1, &m, out, "newshape", "[]", NULL);
 }
 
+/* Output k of the branches differs in dtype, or in rank where the rest of
+ * the graph cannot be forked (see rt_onnx_cv_if): a Relay `if` has one
+ * result type, and a tensor type has one rank. Say so, and how to run it:
+ * a condition that is known at load time (computed from constants and
+ * graph inputs bound with --const-input) selects its branch when the
+ * model is loaded. */
+static rt_status_t branches_differ(rt_onnx_ctx_t *cx, int32_t k, const rt_ir_type_t *a,
+                                   const rt_ir_type_t *b) {
+  rt_strbuf_t sa, sb;
+  rt_strbuf_initialize(&sa);
+  rt_strbuf_initialize(&sb);
+  rt_ir_type_print(a, &sa);
+  rt_ir_type_print(b, &sb);
+  const bool rank = a->tensor.rank != b->tensor.rank;
+  rt_status_t st = rt_onnx_node_error(
+      cx, RT_STATUS_UNIMPLEMENTED,
+      "output %d of the branches has different %s (then %s, else %s): an If whose branches' "
+      "outputs differ in %s is not supported%s unless its condition is known when the model "
+      "is loaded (bind the graph inputs it is computed from with --const-input)",
+      (int)k, rank ? "ranks" : "dtypes", sa.data ? sa.data : "", sb.data ? sb.data : "",
+      rank ? "rank" : "dtype",
+      rank ? " inside a subgraph or after 4 such Ifs on one path through the graph" : "");
+  rt_strbuf_deinitialize(&sa);
+  rt_strbuf_deinitialize(&sb);
+  return st;
+}
+
 rt_status_t rt_onnx_cv_if(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir_expr_t **out,
                           int32_t nout) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
@@ -93,24 +130,34 @@ rt_status_t rt_onnx_cv_if(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_
   rt_ir_expr_t *touts[MAXV], *eouts[MAXV];
   RT_RETURN_IF_ERROR(rt_onnx_subgraph(cx, tg, 0, NULL, nout, touts));
   RT_RETURN_IF_ERROR(rt_onnx_subgraph(cx, eg, 0, NULL, nout, eouts));
+  int32_t rank_differs = -1;
   for (int32_t k = 0; k < nout; ++k) {
     const rt_ir_type_t *a = rt_onnx_type(touts[k]), *b = rt_onnx_type(eouts[k]);
     if (!a || !b) return rt_onnx_unsupported(cx, "an If output that is not a tensor");
-    if (!rt_ir_type_equal(a, b)) {
-      rt_strbuf_t sa, sb;
-      rt_strbuf_initialize(&sa);
-      rt_strbuf_initialize(&sb);
-      rt_ir_type_print(a, &sa);
-      rt_ir_type_print(b, &sb);
-      rt_status_t st = rt_onnx_node_error(
-          cx, RT_STATUS_UNIMPLEMENTED,
-          "output %d of the branches has different types (%s and %s): an If whose branches "
-          "differ in shape or dtype is not supported",
-          (int)k, sa.data ? sa.data : "", sb.data ? sb.data : "");
-      rt_strbuf_deinitialize(&sa);
-      rt_strbuf_deinitialize(&sb);
-      return st;
+    if (!rt_dtype_equal(a->tensor.dtype, b->tensor.dtype)) return branches_differ(cx, k, a, b);
+    if (a->tensor.rank != b->tensor.rank && rank_differs < 0) rank_differs = k;
+  }
+  if (rank_differs >= 0) {
+    if (!cx->can_fork) {
+      return branches_differ(cx, rank_differs, rt_onnx_type(touts[rank_differs]),
+                             rt_onnx_type(eouts[rank_differs]));
     }
+    /* The rest of the graph is converted once per branch (import.c): the
+     * outputs are the then branch's until then. */
+    void *p = NULL;
+    RT_RETURN_IF_ERROR(rt_arena_alloc(&cx->m->arena, sizeof(rt_onnx_fork_t), &p));
+    rt_onnx_fork_t *f = p;
+    f->cond = cond;
+    f->nout = nout;
+    f->span = cx->span;
+    for (int32_t b = 0; b < 2; ++b) {
+      RT_RETURN_IF_ERROR(rt_arena_alloc_array(&cx->m->arena, (size_t)nout, sizeof(rt_ir_expr_t *), &p));
+      f->outs[b] = p;
+      memcpy(f->outs[b], b ? eouts : touts, (size_t)nout * sizeof(rt_ir_expr_t *));
+    }
+    cx->fork = f;
+    memcpy(out, touts, (size_t)nout * sizeof(rt_ir_expr_t *));
+    return RT_OK;
   }
   rt_ir_expr_t *then_b = touts[0], *else_b = eouts[0];
   if (nout > 1) {
@@ -119,7 +166,9 @@ rt_status_t rt_onnx_cv_if(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_
   }
   rt_ir_expr_t *e = NULL;
   RT_RETURN_IF_ERROR(rt_ir_if(cx->m, cx->span, cond, then_b, else_b, &e));
-  e->checked_type = then_b->checked_type;
+  RT_RETURN_IF_ERROR(rt_ir_type_join(cx->m, then_b->checked_type, else_b->checked_type,
+                                     &e->checked_type));
+  if (!e->checked_type) return rt_onnx_bad(cx, "the branches' outputs do not join");
   if (nout == 1) {
     out[0] = e;
     return RT_OK;

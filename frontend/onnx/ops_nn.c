@@ -304,6 +304,66 @@ static rt_status_t cv_gemm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   return RT_OK;
 }
 
+/* x broadcast against the batch dims of `other` (rank ro): x + zeros of
+ * other's shape with its matrix dims reduced to 1, numpy broadcasting
+ * doing what broadcast_to cannot with `?` dims (adding +0 changes no
+ * value but the sign of a -0). A keepdims sum, not a slice, makes the
+ * zeros: the reductions lower with `?` dims, strided_slice not yet. */
+static rt_status_t broadcast_batch(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, rt_ir_expr_t *other,
+                                   int32_t ro, rt_ir_expr_t **out) {
+  rt_ir_expr_t *z = NULL;
+  int64_t axes[2] = {ro - 2, ro - 1};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "sum", 1, &other, &z, "axis", rt_onnx_ints_text(cx, 2, axes),
+                                  "keepdims", "True", NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_call1(cx, "zeros_like", z, &z));
+  return rt_onnx_call2(cx, "add", x, z, out);
+}
+
+/* Does x (rank rx) already have the broadcast batch dims of x against y
+ * (rank ry), whatever sizes the `?` dims take? */
+static bool has_batch(const rt_ir_type_t *x, int32_t rx, const rt_ir_type_t *y, int32_t ry) {
+  if (ry > rx) return false;
+  for (int32_t d = 0; d < ry - 2; ++d) {
+    int64_t yd = y->tensor.shape[d], xd = x->tensor.shape[d + (rx - ry)];
+    if (yd != 1 && (yd < 0 || xd != yd)) return false;
+  }
+  return true;
+}
+
+/* A batched MatMul (ranks >= 2, one >= 3) with `?` dims: nn.batch_matmul
+ * broadcasts a batch of 1 itself, so rank-3 operands go to it directly;
+ * otherwise both operands are broadcast to the common batch dims (where
+ * their types cannot show those are already there), the batch dims folded
+ * into one (reshape's -3 merges two dims, `?` or not), and the result's
+ * batch dims taken back from the broadcast a (reshape_like). */
+static rt_status_t batched_matmul_any(rt_onnx_ctx_t *cx, rt_ir_expr_t *a, rt_ir_expr_t *b, int32_t ra,
+                                      int32_t rb, rt_ir_expr_t **out) {
+  if (ra <= 3 && rb == 3) {
+    if (ra == 2) RT_RETURN_IF_ERROR(rt_onnx_call(cx, "expand_dims", 1, &a, &a, "axis", "0", NULL));
+    rt_ir_expr_t *args[2] = {a, b};
+    return rt_onnx_call(cx, "nn.batch_matmul", 2, args, out, "transpose_b", "False", NULL);
+  }
+  const rt_ir_type_t *ta = rt_onnx_type(a), *tb = rt_onnx_type(b);
+  const int32_t nb = (ra > rb ? ra : rb) - 2;
+  rt_ir_expr_t *af = a, *bf = b;
+  if (!has_batch(ta, ra, tb, rb)) RT_RETURN_IF_ERROR(broadcast_batch(cx, a, b, rb, &af));
+  if (!has_batch(tb, rb, ta, ra)) RT_RETURN_IF_ERROR(broadcast_batch(cx, b, a, ra, &bf));
+  rt_ir_expr_t *a3 = af, *b3 = bf, *y = NULL;
+  for (int32_t i = 1; i < nb; ++i) {
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &a3, &a3, "newshape", "[-3, -2]", NULL));
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &b3, &b3, "newshape", "[-3, -2]", NULL));
+  }
+  rt_ir_expr_t *args[2] = {a3, b3};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "nn.batch_matmul", 2, args, &y, "transpose_b", "False", NULL));
+  if (nb == 1) {
+    *out = y;
+    return RT_OK;
+  }
+  rt_ir_expr_t *ya[2] = {y, af};
+  return rt_onnx_call(cx, "reshape_like", 2, ya, out, "lhs_begin", "0", "lhs_end", "1", "rhs_begin", "0",
+                      "rhs_end", rt_onnx_int_text(cx, nb), NULL);
+}
+
 static rt_status_t matmul(rt_onnx_ctx_t *cx, rt_ir_expr_t *a, rt_ir_expr_t *b, rt_ir_expr_t **out) {
   const rt_ir_type_t *ta = NULL, *tb = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, a, 0, &ta));
@@ -332,17 +392,22 @@ static rt_status_t matmul(rt_onnx_ctx_t *cx, rt_ir_expr_t *a, rt_ir_expr_t *b, r
   int32_t nb = (ra > rb ? ra : rb) - 2;
   int64_t batch[MAXR];
   int64_t bsize = 1;
+  bool all_static = true;
   for (int32_t d = 0; d < nb; ++d) {
     int32_t da = d - (nb - (ra - 2)), db = d - (nb - (rb - 2));
     int64_t x = da >= 0 ? ta->tensor.shape[da] : 1, y = db >= 0 ? tb->tensor.shape[db] : 1;
-    if (x < 0 || y < 0) return rt_onnx_unsupported(cx, "a batched MatMul with `?` batch dims");
+    if (x < 0 || y < 0) {
+      all_static = false;
+      continue;
+    }
     if (x != y && x != 1 && y != 1) return rt_onnx_bad(cx, "the batch dims do not broadcast");
     batch[d] = x == 1 ? y : x;
     bsize *= batch[d];
   }
   int64_t m = ta->tensor.shape[ra - 2], k = ta->tensor.shape[ra - 1];
   int64_t kb = tb->tensor.shape[rb - 2], n = tb->tensor.shape[rb - 1];
-  if (m < 0 || k < 0 || kb < 0 || n < 0) return rt_onnx_unsupported(cx, "a batched MatMul with `?` matrix dims");
+  if (m < 0 || k < 0 || kb < 0 || n < 0) all_static = false;
+  if (!all_static) return batched_matmul_any(cx, a, b, ra, rb, out);
   int64_t shp[MAXR];
   memcpy(shp, batch, (size_t)nb * sizeof(int64_t));
   rt_ir_expr_t *a3 = a, *b3 = b, *y = NULL;

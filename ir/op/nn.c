@@ -19,13 +19,15 @@ static rt_status_t out_dtype(const rt_ir_rel_ctx_t *ctx, rt_dtype_t fallback,
   return rt_ir_op_dtype_attr(ctx, "out_dtype", fallback, out);
 }
 
+/* min_rank: nn.dense takes data of rank 1 (one row); nn.matmul needs
+ * (..., M, K), as its reference kernel and lowering read M from data. */
 static rt_status_t plan_matmul(const char *op, const rt_plan_input_t *a,
-                               const rt_plan_input_t *w, bool ta, bool tb, bool units_none,
-                               int64_t units, rt_plan_matmul_t *p) {
+                               const rt_plan_input_t *w, int32_t min_rank, bool ta, bool tb,
+                               bool units_none, int64_t units, rt_plan_matmul_t *p) {
   const int32_t r = a->rank;
-  if (r < (ta ? 2 : 1)) {
+  if (r < min_rank) {
     return RT_STATUS(INVALID_ARGUMENT, "%s: data needs rank >= %d, got %d", op,
-                     ta ? 2 : 1, (int)r);
+                     (int)min_rank, (int)r);
   }
   if (w->rank != 2) {
     return RT_STATUS(INVALID_ARGUMENT, "%s: weight must be 2-d, got rank %d", op,
@@ -118,13 +120,13 @@ rt_status_t rt_ir_plan_matmul(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attr
     case RT_OP_NN_DENSE: {
       rt_attrs_dense_t a = rt_ir_attrs_dense(attrs);
       p->transpose_b = true;
-      return plan_matmul(opdef->name, &in[0], &in[1], false, true, a.units_is_none, a.units, p);
+      return plan_matmul(opdef->name, &in[0], &in[1], 1, false, true, a.units_is_none, a.units, p);
     }
     case RT_OP_NN_MATMUL: {
       rt_attrs_matmul_t a = rt_ir_attrs_matmul(attrs);
       p->transpose_a = a.transpose_a;
       p->transpose_b = a.transpose_b;
-      return plan_matmul(opdef->name, &in[0], &in[1], a.transpose_a, a.transpose_b,
+      return plan_matmul(opdef->name, &in[0], &in[1], 2, a.transpose_a, a.transpose_b,
                          a.units_is_none, a.units, p);
     }
     case RT_OP_NN_BATCH_MATMUL: {

@@ -3,7 +3,11 @@
 # folder; ../shared/tools/onnx-node-tests, which needs python3-onnx) and the
 # hand-built cases of gen_onnx_cases.py (If, Loop, reverse/bidirectional
 # RNN/LSTM/GRU, and models that must be refused), then requires:
-#   - every case of onnx_cases.txt to pass on debug, graph and vm;
+#   - every case of onnx_cases.txt to pass on debug, graph and vm with
+#     every input passed plainly (--input);
+#   - every case of onnx_cases_const.txt to pass on debug, graph and vm,
+#     with the --const-input retries that bind the inputs relayrt needs as
+#     constants (scripts/onnx-conformance --allow-const-input);
 #   - every case of onnx_cases_vm.txt (control flow the graph executor
 #     refuses) to pass on debug and vm;
 #   - the hand-built cases to pass (If with a run-time condition, Loop
@@ -41,6 +45,8 @@ if [ "$node_cases" = 1 ]; then
   "${conf[@]}" "$data" --executors debug,graph,vm --cases "$cases" --require-pass --quiet --jobs 2 || rc=1
   "${conf[@]}" "$data" --executors debug,vm --cases "$here/onnx_cases_vm.txt" --require-pass --quiet \
     --jobs 2 || rc=1
+  "${conf[@]}" "$data" --executors debug,graph,vm --cases "$here/onnx_cases_const.txt" --require-pass \
+    --allow-const-input --quiet --jobs 2 || rc=1
 fi
 dyn='^extra/(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$'
 "${conf[@]}" "$extra" --suite extra --executors debug,graph,vm --filter '^extra/(?!(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$)' \

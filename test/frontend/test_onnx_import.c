@@ -21,6 +21,7 @@
 #include "onnx.pb-c.h"
 #include "test_util.h"
 #include "runtime/mem.h"
+#include "runtime/strbuf.h"
 
 /* The evaluator every import gets (set up in main). */
 static rt_interp_evaluator_t g_eval;
@@ -456,6 +457,56 @@ static void test_onnx_import_folds_with_evaluator(void **state) {
   rt_module_release(m);
 }
 
+/* The type of @main of test/frontend/wild/CASE/model.onnx (made by
+ * scripts/make-wild-models), or the load's status. */
+static rt_status_t wild_main_type(const char *wcase, char *type, size_t size) {
+  const char *src = getenv("RT_TEST_SRCDIR");
+  assert_non_null(src);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/frontend/wild/%s/model.onnx", src, wcase);
+  rt_module_t *m = NULL;
+  rt_status_t st = rt_module_load(path, &m);
+  if (st) return st;
+  rt_ir_expr_t *fn = rt_ir_module_lookup(m, "main");
+  assert_non_null(fn);
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  rt_ir_type_print(fn->checked_type, &b);
+  snprintf(type, size, "%s", b.data ? b.data : "");
+  rt_strbuf_deinitialize(&b);
+  rt_module_release(m);
+  return RT_OK;
+}
+
+/* MatMul with `?` batch and matrix dims imports (batch_matmul, reshapes
+ * with `?`), and an If whose branches' shapes differ is typed with their
+ * join; different ranks fork the rest of the graph, refused naming the
+ * construct when the graph's outputs still differ in rank. */
+static void test_onnx_import_wild_types(void **state) {
+  (void)state;
+  char t[512];
+  assert_ok(wild_main_type("c2_matmul_3x3", t, sizeof t));
+  assert_string_equal(t, "fn (Tensor[(?, ?, 64), float32], Tensor[(?, 64, ?), float32]) -> "
+                         "Tensor[(?, ?, ?), float32]");
+  assert_ok(wild_main_type("c2_matmul_4x4", t, sizeof t));
+  assert_string_equal(t, "fn (Tensor[(?, ?, ?, 16), float32], Tensor[(?, ?, 16, ?), float32]) -> "
+                         "Tensor[(?, ?, ?, ?), float32]");
+  assert_ok(wild_main_type("c2_matmul_4x3", t, sizeof t));
+  assert_string_equal(t, "fn (Tensor[(?, ?, ?, 8), float32], Tensor[(?, 8, ?), float32]) -> "
+                         "Tensor[(?, ?, ?, ?), float32]");
+  assert_ok(wild_main_type("c5_if_same_rank", t, sizeof t));
+  assert_string_equal(t, "fn (Tensor[(2, ?, 4), float32], float32) -> Tensor[(2, ?, ?), float32]");
+  /* Different ranks: the graph after the If is converted once per branch,
+   * under the condition; the graph's output must then agree in rank. */
+  assert_ok(wild_main_type("c5_if_different_rank_flatten", t, sizeof t));
+  assert_string_equal(t, "fn (Tensor[(2, ?, 4), float32], float32) -> Tensor[(2, ?), float32]");
+  assert_status(wild_main_type("c5_if_different_rank", t, sizeof t), UNIMPLEMENTED,
+                "node 1 '' (If): its branches' outputs differ in rank, and so do the graph's "
+                "outputs (then Tensor[(2, 1, ?, 4), float32], else Tensor[(2, ?, 4), float32]): a "
+                "graph output whose rank depends on a condition known only at run time is not "
+                "supported");
+}
+
 int main(void) {
   rt_interp_evaluator_init(&g_eval, rt_allocator_system());
   const struct CMUnitTest tests[] = {
@@ -471,6 +522,7 @@ int main(void) {
       cmocka_unit_test(test_onnx_import_load_dispatch),
       cmocka_unit_test(test_onnx_import_input_shapes),
       cmocka_unit_test(test_onnx_import_folds_with_evaluator),
+      cmocka_unit_test(test_onnx_import_wild_types),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   rt_interp_evaluator_fini(&g_eval);

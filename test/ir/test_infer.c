@@ -166,6 +166,50 @@ static void test_infer_error_if_branches(void **state) {
                "the branches of if disagree: the else branch: expected float32, got int32");
 }
 
+static void test_infer_if_joins_branch_shapes(void **state) {
+  (void)state;
+  /* then (2, 1), else (2, 4): the if is (2, ?); `?` against a static dim
+   * stays `?`; equal dims stay; tuples join field by field. */
+  EXPECT_TYPE("def @main(%b: bool, %x: Tensor[(2, 4), float32]) {\n"
+              "  if (%b) {\n"
+              "    sum(%x, axis=[1], keepdims=True)\n"
+              "  } else {\n"
+              "    %x\n"
+              "  }\n"
+              "}\n",
+              "main", "fn (bool, Tensor[(2, 4), float32]) -> Tensor[(2, ?), float32]");
+  EXPECT_TYPE("def @main(%b: bool, %x: Tensor[(?, 4), float32], %y: Tensor[(3, 4), float32]) {\n"
+              "  if (%b) {\n"
+              "    (%y, %x)\n"
+              "  } else {\n"
+              "    (%y, %y)\n"
+              "  }\n"
+              "}\n",
+              "main",
+              "fn (bool, Tensor[(?, 4), float32], Tensor[(3, 4), float32]) -> "
+              "(Tensor[(3, 4), float32], Tensor[(?, 4), float32])");
+  /* The joined type reaches the ops after the if. */
+  EXPECT_TYPE("def @main(%b: bool, %x: Tensor[(2, 3), float32], %y: Tensor[(2, 5), float32]) {\n"
+              "  %0 = if (%b) { %x } else { %y };\n"
+              "  nn.relu(%0)\n"
+              "}\n",
+              "main",
+              "fn (bool, Tensor[(2, 3), float32], Tensor[(2, 5), float32]) -> Tensor[(2, ?), float32]");
+}
+
+static void test_infer_error_if_branch_ranks(void **state) {
+  (void)state;
+  expect_error("def @main(%b: bool, %x: Tensor[(2, 3), float32]) {\n"
+               "  if (%b) {\n"
+               "    expand_dims(%x, axis=1)\n"
+               "  } else {\n"
+               "    %x\n"
+               "  }\n"
+               "}\n",
+               "the branches of if disagree: the else branch: expected Tensor[(2, 1, 3), float32], "
+               "got Tensor[(2, 3), float32]");
+}
+
 static void test_infer_error_condition(void **state) {
   (void)state;
   expect_error("def @main(%c: Tensor[(2), bool]) {\n"
@@ -295,6 +339,8 @@ int main(void) {
       cmocka_unit_test(test_infer_error_condition),
       cmocka_unit_test(test_infer_error_declared_result),
       cmocka_unit_test(test_infer_error_call_arity_and_args),
+      cmocka_unit_test(test_infer_if_joins_branch_shapes),
+      cmocka_unit_test(test_infer_error_if_branch_ranks),
       cmocka_unit_test(test_infer_error_tuple_index),
       cmocka_unit_test(test_infer_error_recursion_needs_annotation),
       cmocka_unit_test(test_infer_bind_input_shapes),

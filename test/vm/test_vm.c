@@ -145,6 +145,19 @@ static void test_vm_if_in_loop(void **state) {
                 "if in a loop", 1, kOne);
 }
 
+static void test_vm_if_branches_of_different_shapes(void **state) {
+  (void)state;
+  /* The branches compute (2, 1) and (2, 4): the if is (2, ?) (their join);
+   * the conditions come from a scalar input (n is 1..5), one of each. */
+  check_program("def @pick(%c: bool, %x: Tensor[(2, 4), float32]) {\n"
+                "  if (%c) { sum(%x, axis=[1], keepdims=True) } else { multiply(%x, 2f) }\n"
+                "}\n"
+                "def @main(%n: int32, %x: Tensor[(2, 4), float32]) {\n"
+                "  (@pick(greater(%n, 0), %x), @pick(less(%n, 0), %x))\n"
+                "}\n",
+                "if with branches of different shapes", 1, kOne);
+}
+
 static void test_vm_dynamic_batch(void **state) {
   (void)state;
   static const int64_t sizes[] = {1, 5, 17, 2};
@@ -533,6 +546,7 @@ int main(void) {
       cmocka_unit_test(test_vm_mutual_recursion),
       cmocka_unit_test(test_vm_closures),
       cmocka_unit_test(test_vm_if_in_loop),
+      cmocka_unit_test(test_vm_if_branches_of_different_shapes),
       cmocka_unit_test(test_vm_dynamic_batch),
       cmocka_unit_test(test_vm_dynamic_sequence),
       cmocka_unit_test(test_vm_depth_limit),
