@@ -18,7 +18,13 @@
  *    the nodes in order, each temporary output takes the smallest free
  *    block whose size is in [size, 16 * size], or a new block; a block is
  *    freed after the last node that reads it. A node's outputs are
- *    allocated before its inputs are freed, so they never alias them. */
+ *    allocated before its inputs are freed, so they never alias them.
+ *
+ * rt_graph_check runs step 1 alone with `?` dims allowed: the refusals that
+ * do not depend on shapes, for a graph executor that specializes its plan
+ * per input shape (backend/graph_specialize.c). With every input static, a
+ * value that still has a `?` dim depends on the input values (nonzero,
+ * unique): that refusal names the vm alone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +63,7 @@ typedef struct {
   int32_t num_consts, cap_consts;
   group_entry *groups;      /* distinct kernels */
   int32_t num_groups, cap_groups;
+  bool allow_any;           /* rt_graph_check: `?` dims are fine (nothing is planned) */
 } gb;
 
 #define GROW(arr, n, cap, type)                                          \
@@ -117,15 +124,44 @@ static rt_status_t refuse(const rt_ir_expr_t *e, const char *what) {
   return st;
 }
 
+/* A value with a `?` dim when every input of @main is static: no binding
+ * of input shapes makes it static (nonzero, unique, a dyn.reshape to a
+ * computed shape ...), so no plan can be made before the values are known. */
+static rt_status_t refuse_value_dependent(const rt_ir_expr_t *e, const rt_ir_type_t *t) {
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  rt_ir_describe_binding(e, &b);
+  if (e->span.source) {
+    rt_strbuf_printf(&b, " at %s:%d:%d", e->span.source->name, (int)e->span.line, (int)e->span.col);
+  }
+  rt_strbuf_puts(&b, ": its type ");
+  rt_ir_type_print(t, &b);
+  rt_status_t st = RT_STATUS(INVALID_ARGUMENT, "the graph executor does not run %s has `?` dims "
+                             "with every input shape known: its shape depends on the input "
+                             "values; run it with the vm executor", b.data ? b.data : "");
+  rt_strbuf_deinitialize(&b);
+  return st;
+}
+
 /* A new entry of static tensor type t. */
 static rt_status_t new_entry(gb *g, const rt_ir_expr_t *at, const rt_ir_type_t *t,
                              rt_graph_entry_kind_t kind, int32_t index, int32_t *out) {
   t = rt_ir_type_resolve((rt_ir_type_t *)t);
   if (!t || t->kind != RT_IR_TYPE_TENSOR) return refuse(at, "values that are not tensors");
-  for (int32_t d = 0; d < t->tensor.rank; ++d) {
-    if (t->tensor.shape[d] == RT_DIM_ANY) {
+  for (int32_t d = 0; d < t->tensor.rank && !g->allow_any; ++d) {
+    if (t->tensor.shape[d] != RT_DIM_ANY) continue;
+    if (kind == RT_GRAPH_ENTRY_INPUT) {
       return refuse(at, "dynamic shapes (`?` dims; bind them with --shape, or use the vm)");
     }
+    bool inputs_static = true;
+    for (int32_t i = 0; i < g->main_fn->fn.nparams; ++i) {
+      const rt_ir_type_t *pt = rt_ir_type_resolve(g->main_fn->fn.params[i]->checked_type);
+      for (int32_t k = 0; pt && pt->kind == RT_IR_TYPE_TENSOR && k < pt->tensor.rank; ++k) {
+        inputs_static = inputs_static && pt->tensor.shape[k] != RT_DIM_ANY;
+      }
+    }
+    if (inputs_static) return refuse_value_dependent(at, t);
+    return refuse(at, "dynamic shapes (`?` dims; bind them with --shape, or use the vm)");
   }
   GROW(g->entries, g->num_entries, g->cap_entries, rt_graph_entry_t);
   rt_graph_entry_t *e = &g->entries[g->num_entries];
@@ -532,6 +568,28 @@ rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session, uint3
     return st;
   }
   return RT_OK;
+}
+
+rt_status_t rt_graph_check(rt_module_t *module) {
+  rt_ir_expr_t *main_fn = rt_ir_module_lookup(module, "main");
+  if (!main_fn) return RT_STATUS(NOT_FOUND, "the module has no @main");
+  gb g = {0};
+  g.m = module;
+  g.main_fn = main_fn;
+  g.allow_any = true;
+  rt_status_t st = walk(&g, main_fn->fn.body);
+  /* What the walk made goes to a plan only to be freed by its one path. */
+  rt_graph_plan_t p = {0};
+  p.entries = g.entries;
+  p.num_entries = g.num_entries;
+  p.nodes = g.nodes;
+  p.num_nodes = g.num_nodes;
+  p.consts = g.consts;
+  p.num_consts = g.num_consts;
+  rt_graph_plan_deinitialize(&p);
+  rt_mem_free(g.groups);
+  free_values(&g);
+  return st;
 }
 
 void rt_graph_build_deinitialize(rt_graph_build_t *b) {

@@ -22,9 +22,16 @@ typedef struct rt_graph_build_t {
  * Primitive functions) into a flat plan with planned storage, compiling
  * every distinct group once through `session`. Control flow, closures,
  * calls of globals and `?` dims are INVALID_ARGUMENT naming the construct
- * and the executor that runs it. */
+ * and the executor that runs it; a `?` dim when every input is static
+ * depends on the input values, and its refusal names the vm. */
 RT_MUST_USE_RESULT rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session,
                                               uint32_t jit_flags, rt_graph_build_t *out_build);
+/* Step 1 of rt_graph_build alone (no plan, no kernels), with `?` dims
+ * allowed: the refusals that no binding of input shapes removes (control
+ * flow, closures, calls of globals, ops outside groups), as
+ * rt_graph_build words them. For a graph executor with `?` inputs, at
+ * creation. */
+RT_MUST_USE_RESULT rt_status_t rt_graph_check(rt_module_t *module);
 /* Frees what rt_graph_build made (the plan only if still held). */
 void rt_graph_build_deinitialize(rt_graph_build_t *build);
 
