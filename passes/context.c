@@ -20,6 +20,7 @@ void rt_pass_context_defaults(rt_pass_context_t *out) {
   out->fuse_max_depth = 256;
   out->jit_keep_ll = 1;
   out->jit_disk_cache = 1;
+  out->graph_max_specializations = 8;
 }
 
 rt_status_t rt_pass_context_create(rt_pass_context_t **out_context) {
@@ -136,6 +137,9 @@ static const config_option kConfig[] = {
                       "auto (those that need it, and those with conv2d/dense/matmul anchors), "
                       "all, or needed (only those that cannot run otherwise)", 0, 2,
      offsetof(rt_pass_context_t, vm_specialize), kVmSpecialize},
+    {"graph.max_specializations", "plans a graph executor with `?` inputs keeps, one per input "
+                                  "shape seen, the least recently used evicted", 1, 1024,
+     offsetof(rt_pass_context_t, graph_max_specializations), NULL},
 };
 
 static rt_status_t find_option(const char *key, const config_option **out) {

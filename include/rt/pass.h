@@ -60,7 +60,10 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_pass_context_disable(rt_pass_context_t 
  * shape: auto picks those the JIT cannot compile for `?` dims, those whose
  * shapes depend on operand values (dyn ops) and those with a conv2d, dense
  * or matmul anchor, whose templates are fast only on static shapes; all
- * picks every one; needed only the first two). An unknown key is
+ * picks every one; needed only the first two),
+ * "graph.max_specializations" (1..1024, default 8: how many plans a graph
+ * executor whose @main has `?` input dims keeps, one per input shape signature,
+ * the least recently used evicted; include/rt/executor.h). An unknown key is
  * NOT_FOUND listing the known keys; a value of the wrong type or range is
  * INVALID_ARGUMENT. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_pass_context_set_config(rt_pass_context_t *context,

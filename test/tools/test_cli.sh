@@ -93,7 +93,7 @@ else bad "--dump-dir: $(ls "$tmp/dumps" 2>&1)"; fi
 "$relayrt" build --disable NoSuchPass > /dev/null 2> "$tmp/err"
 [ $? -eq 1 ] && grep -q "unknown pass 'NoSuchPass' (known: InferType" "$tmp/err" && ok || bad "unknown pass: $(cat "$tmp/err")"
 "$relayrt" build --config fuse.max_dpeth=3 > /dev/null 2> "$tmp/err"
-[ $? -eq 1 ] && grep -q "unknown config option 'fuse.max_dpeth' (known: fuse.max_depth, jit.keep_ll, jit.keep_asm, jit.disk_cache, runtime.num_threads, jit.target)" "$tmp/err" && ok || bad "unknown config: $(cat "$tmp/err")"
+[ $? -eq 1 ] && grep -q "unknown config option 'fuse.max_dpeth' (known: fuse.max_depth, jit.keep_ll, jit.keep_asm, jit.disk_cache, runtime.num_threads, jit.target, vm.specialize, graph.max_specializations)" "$tmp/err" && ok || bad "unknown config: $(cat "$tmp/err")"
 "$relayrt" build --config fuse.max_depth=0 > /dev/null 2> "$tmp/err"
 [ $? -eq 1 ] && grep -q "expects an integer" "$tmp/err" && ok || bad "bad config value: $(cat "$tmp/err")"
 
