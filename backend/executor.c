@@ -8,7 +8,11 @@
  * "vm" compiles every global to bytecode over the same JIT kernels
  * (backend/vm_compile.c) and runs it with the register machine of
  * runtime/vm.c, whose shape functions (for `?` dims) call back into
- * rt_vm_shape_function here.
+ * rt_vm_shape_function here. A "graph" executor whose @main has `?` input
+ * dims plans nothing at creation: it checks the unbound module
+ * (rt_graph_check) and each run specializes it to the inputs' shapes
+ * (backend/graph_specialize.c, the runner's call); the calls that
+ * describe a plan read the most recent specialization (current_plan).
  *
  * Inputs and outputs are described from main's signature once, at
  * creation; `?` dims are RT_DIM_ANY in the info and bound by the
@@ -32,6 +36,7 @@
 #include "backend/backend.h"
 #include "backend/export.h"
 #include "backend/graph.h"
+#include "backend/graph_specialize.h"
 #include "backend/vm_compile.h"
 #include "interp/interp.h"
 #include "passes/pass.h"
@@ -59,6 +64,7 @@ struct rt_executor_t {
   rt_jit_session_t *jit;       /* "graph" */
   rt_graph_build_t build;
   rt_graph_runtime_t *graph;
+  rt_graph_spec_cache_t *spec; /* "graph" with `?` inputs: plans per input shape */
   rt_vm_build_t vm_build;      /* "vm" */
   rt_vm_t *vm;
   int32_t vm_main;
@@ -189,6 +195,32 @@ rt_status_t rt_create_executor_with_options(const char *kind, rt_module_t *modul
   return st;
 }
 
+static bool has_dynamic_input(const rt_executor_t *ex) {
+  for (int32_t i = 0; i < ex->num_inputs; ++i) {
+    for (int32_t d = 0; d < ex->input_infos[i].rank; ++d) {
+      if (ex->input_infos[i].shape[d] == RT_DIM_ANY) return true;
+    }
+  }
+  return false;
+}
+
+/* A graph executor for `?` inputs (backend/graph_specialize.h): the
+ * pipeline ran on the unbound module already (type errors, every pass's
+ * errors), and rt_graph_check now refuses what no input shape would make
+ * plannable (control flow, closures, calls of globals), so those errors
+ * come at creation as for a static model. Kernels are not compiled here:
+ * a specialization's groups have static types, so kernels compiled for
+ * the `?` types would serve none of them. What runs is planned at the
+ * first run of each input shape, from `bound` (params bound, shapes not). */
+static rt_status_t create_specializing(rt_executor_t *ex, rt_module_t *bound, uint32_t flags) {
+  RT_RETURN_IF_ERROR(rt_graph_check(ex->module));
+  RT_RETURN_IF_ERROR(rt_thread_pool_create((int32_t)ex->ctx.num_threads, &ex->pool));
+  RT_RETURN_IF_ERROR(rt_graph_spec_cache_create(ex->allocator, bound, &ex->ctx, ex->jit, flags,
+                                                ex->pool, &ex->spec));
+  rt_runner_use_call(&ex->runner, rt_graph_spec_call, ex->spec);
+  return RT_OK;
+}
+
 /* rt_create_executor inside the scope of `allocator` (NULL: the system's). */
 /* rt_jit_build's flags for the executor's context. */
 static uint32_t jit_flags(const rt_executor_t *ex) {
@@ -229,7 +261,6 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
   rt_module_t *bound = NULL;
   rt_status_t st = rt_backend_bind_params(module, params, &bound);
   if (!st) st = rt_build(bound, &ex->ctx, k, &ex->module, &ex->pipeline);
-  rt_module_release(bound);
   if (!st && strcmp(k, "vm") == 0) {
     rt_module_t *prepared = NULL;
     st = rt_vm_prepare_module(ex->module, &ex->ctx, &prepared);
@@ -268,14 +299,19 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
   } else if (!st) {
     const uint32_t flags = jit_flags(ex);
     st = jit_session(ex, allocator);
-    if (!st) st = rt_graph_build(ex->module, ex->jit, flags, &ex->build);
-    if (!st) st = rt_thread_pool_create((int32_t)ex->ctx.num_threads, &ex->pool);
-    if (!st) {
-      st = rt_graph_runtime_create(ex->allocator, &ex->build.plan, ex->build.kernels,
-                                   ex->build.num_kernels, ex->pool, &ex->graph);
+    if (!st && has_dynamic_input(ex)) {
+      st = create_specializing(ex, bound, flags);
+    } else {
+      if (!st) st = rt_graph_build(ex->module, ex->jit, flags, &ex->build);
+      if (!st) st = rt_thread_pool_create((int32_t)ex->ctx.num_threads, &ex->pool);
+      if (!st) {
+        st = rt_graph_runtime_create(ex->allocator, &ex->build.plan, ex->build.kernels,
+                                     ex->build.num_kernels, ex->pool, &ex->graph);
+      }
+      if (!st) rt_runner_use_graph(&ex->runner, ex->graph);
     }
-    if (!st) rt_runner_use_graph(&ex->runner, ex->graph);
   }
+  rt_module_release(bound);
   if (st) {
     rt_executor_release(ex);
     return rt_status_annotate(st, "creating the %s executor", k);
@@ -294,6 +330,7 @@ void rt_executor_release(rt_executor_t *ex) {
   rt_mem_free(ex->output_types);
   rt_interp_release(ex->interp);
   rt_graph_runtime_release(ex->graph);
+  rt_graph_spec_cache_release(ex->spec);
   rt_vm_release(ex->vm);
   rt_vm_build_deinitialize(&ex->vm_build);
   rt_graph_build_deinitialize(&ex->build);
@@ -481,10 +518,11 @@ rt_status_t rt_executor_run(rt_executor_t *ex) {
   return st;
 }
 
-static rt_status_t profile(rt_executor_t *ex, int32_t runs, int32_t max_nodes,
-                           rt_node_profile_t *out, int32_t *out_count) {
-  RT_RETURN_IF_ERROR(rt_runner_inputs_ready(&ex->runner));
-  const rt_graph_plan_t *plan = rt_graph_runtime_plan(ex->graph);
+/* `runs` timed runs of `graph` (the runner runs it), one entry per node. */
+static rt_status_t profile_runs(rt_executor_t *ex, rt_graph_runtime_t *graph,
+                                const rt_graph_build_t *build, int32_t runs, int32_t max_nodes,
+                                rt_node_profile_t *out, int32_t *out_count) {
+  const rt_graph_plan_t *plan = rt_graph_runtime_plan(graph);
   int32_t nn = plan->num_nodes;
   double *sum = rt_mem_calloc((size_t)(nn ? nn : 1) * 3, sizeof(double));
   if (!sum) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
@@ -501,7 +539,7 @@ static rt_status_t profile(rt_executor_t *ex, int32_t runs, int32_t max_nodes,
   }
   if (!st) {
     for (int32_t n = 0; n < nn && n < max_nodes; ++n) {
-      out[n] = (rt_node_profile_t){plan->nodes[n].name, ex->build.kernel_types[plan->nodes[n].kernel],
+      out[n] = (rt_node_profile_t){plan->nodes[n].name, build->kernel_types[plan->nodes[n].kernel],
                                    sum[n] / runs, best[n]};
     }
     *out_count = nn;
@@ -510,9 +548,29 @@ static rt_status_t profile(rt_executor_t *ex, int32_t runs, int32_t max_nodes,
   return st;
 }
 
+static rt_status_t profile(rt_executor_t *ex, int32_t runs, int32_t max_nodes,
+                           rt_node_profile_t *out, int32_t *out_count) {
+  RT_RETURN_IF_ERROR(rt_runner_inputs_ready(&ex->runner));
+  rt_graph_runtime_t *graph = ex->graph;
+  const rt_graph_build_t *build = &ex->build;
+  if (ex->spec) {
+    /* The specialization of the inputs set (built now if new), run in
+     * place of the executor's plan for these runs. */
+    rt_graph_spec_t *spec = NULL;
+    RT_RETURN_IF_ERROR(rt_graph_spec_cache_prepare(ex->spec, ex->runner.num_inputs,
+                                                   ex->runner.input_values, &spec));
+    graph = rt_graph_spec_runtime(spec);
+    build = rt_graph_spec_build(spec);
+    rt_runner_use_graph(&ex->runner, graph);
+  }
+  rt_status_t st = profile_runs(ex, graph, build, runs, max_nodes, out, out_count);
+  if (ex->spec) rt_runner_use_graph(&ex->runner, NULL);
+  return st;
+}
+
 rt_status_t rt_executor_profile(rt_executor_t *ex, int32_t runs, int32_t max_nodes,
                                 rt_node_profile_t *out, int32_t *out_count) {
-  if (!ex->graph) {
+  if (!ex->graph && !ex->spec) {
     return RT_STATUS(FAILED_PRECONDITION, "per-kernel profiles come from the \"graph\" executor; "
                      "this is a \"%s\" one", ex->kind);
   }
@@ -534,15 +592,46 @@ static uint64_t entry_bytes(const rt_graph_entry_t *e) {
   return n;
 }
 
+/* The plan that memory, get_source and export describe: the executor's
+ * own, or with `?` inputs the most recent specialization's (a reference in
+ * *out_spec for the caller to release: a run on another thread may evict
+ * it meanwhile). FAILED_PRECONDITION "bind the input shapes first" before
+ * the first specialization. `what` names the call. */
+static rt_status_t current_plan(const rt_executor_t *ex, const char *what,
+                                rt_graph_spec_t **out_spec, const rt_graph_build_t **out_build,
+                                rt_graph_runtime_t **out_graph) {
+  *out_spec = NULL;
+  if (!ex->spec) {
+    *out_build = &ex->build;
+    *out_graph = ex->graph;
+    return RT_OK;
+  }
+  rt_graph_spec_cache_latest(ex->spec, out_spec);
+  if (!*out_spec) {
+    return RT_STATUS(FAILED_PRECONDITION, "bind the input shapes first: %s describes a plan for "
+                     "static shapes, and this graph executor has `?` inputs: it plans @main per "
+                     "input shape when it runs, and has not run yet (set the inputs and run it, "
+                     "or bind them before creating it: rt_module_bind_input_shapes, "
+                     "`relayrt run --shape`)", what);
+  }
+  *out_build = rt_graph_spec_build(*out_spec);
+  *out_graph = rt_graph_spec_runtime(*out_spec);
+  return RT_OK;
+}
+
 rt_status_t rt_executor_memory(const rt_executor_t *ex, rt_executor_memory_t *out) {
   if (!ex || !out) return RT_STATUS(INVALID_ARGUMENT, "rt_executor_memory: NULL argument");
   memset(out, 0, sizeof *out);
-  if (!ex->graph) {
+  if (!ex->graph && !ex->spec) {
     return RT_STATUS(FAILED_PRECONDITION, "a memory plan comes from the \"graph\" executor; this "
                      "is a \"%s\" one", ex->kind);
   }
-  const rt_graph_plan_t *plan = rt_graph_runtime_plan(ex->graph);
-  out->planned_bytes = rt_graph_runtime_storage_bytes(ex->graph);
+  rt_graph_spec_t *spec = NULL;
+  const rt_graph_build_t *build = NULL;
+  rt_graph_runtime_t *graph = NULL;
+  RT_RETURN_IF_ERROR(current_plan(ex, "rt_executor_memory", &spec, &build, &graph));
+  const rt_graph_plan_t *plan = rt_graph_runtime_plan(graph);
+  out->planned_bytes = rt_graph_runtime_storage_bytes(graph);
   out->planned_blocks = plan->num_storage;
   for (int32_t i = 0; i < plan->num_entries; ++i) {
     const rt_graph_entry_t *e = &plan->entries[i];
@@ -553,6 +642,21 @@ rt_status_t rt_executor_memory(const rt_executor_t *ex, rt_executor_memory_t *ou
       out->output_bytes += entry_bytes(e);
     }
   }
+  rt_graph_spec_release(spec);
+  return RT_OK;
+}
+
+rt_status_t rt_executor_stats(const rt_executor_t *ex, rt_executor_stats_t *out) {
+  if (!ex || !out) return RT_STATUS(INVALID_ARGUMENT, "rt_executor_stats: NULL argument");
+  memset(out, 0, sizeof *out);
+  if (!ex->spec) return RT_OK;
+  rt_graph_spec_stats_t st;
+  rt_graph_spec_cache_stats(ex->spec, &st);
+  out->specializations = st.built;
+  out->specialization_hits = st.hits;
+  out->specializations_evicted = st.evicted;
+  out->specializations_cached = st.cached;
+  out->max_specializations = st.max;
   return RT_OK;
 }
 
@@ -599,6 +703,9 @@ rt_status_t rt_executor_get_source(const rt_executor_t *ex, const char *kind, ch
   return rt_mem_export_text(st, text, out_text);
 }
 
+static rt_status_t graph_text(const rt_executor_t *ex, const rt_graph_build_t *b,
+                              rt_graph_runtime_t *graph, const char *kind, char **out_text);
+
 /* rt_executor_get_source's text, from the library heap. */
 static rt_status_t source_text(const rt_executor_t *ex, const char *kind, char **out_text) {
   size_t printed = 0;
@@ -619,25 +726,38 @@ static rt_status_t source_text(const rt_executor_t *ex, const char *kind, char *
     size_t len = 0;
     return rt_strbuf_finish(&b, out_text, &len);
   }
-  if (!ex->graph) {
+  if (!ex->graph && !ex->spec) {
     return RT_STATUS(FAILED_PRECONDITION, "the %s executor compiles no kernels; \"%s\" comes from "
                                           "the graph executor", ex->kind, kind);
   }
-  const rt_graph_build_t *b = &ex->build;
+  rt_graph_spec_t *spec = NULL;
+  const rt_graph_build_t *b = NULL;
+  rt_graph_runtime_t *graph = NULL;
+  char what[64];
+  snprintf(what, sizeof what, "get_source(\"%.40s\")", kind);
+  RT_RETURN_IF_ERROR(current_plan(ex, what, &spec, &b, &graph));
+  rt_status_t st = graph_text(ex, b, graph, kind, out_text);
+  rt_graph_spec_release(spec);
+  return st;
+}
+
+/* get_source's kernels, ll, asm and graph-json of one plan. */
+static rt_status_t graph_text(const rt_executor_t *ex, const rt_graph_build_t *b,
+                              rt_graph_runtime_t *graph, const char *kind, char **out_text) {
   rt_strbuf_t out;
   rt_strbuf_initialize(&out);
   rt_status_t st = RT_OK;
   if (strcmp(kind, "kernels") == 0) {
     rt_strbuf_printf(&out, "%d kernels, %d nodes, %llu bytes of planned storage in %d blocks\n",
-                     (int)b->num_kernels, (int)rt_graph_runtime_plan(ex->graph)->num_nodes,
-                     (unsigned long long)rt_graph_runtime_storage_bytes(ex->graph),
-                     (int)rt_graph_runtime_plan(ex->graph)->num_storage);
+                     (int)b->num_kernels, (int)rt_graph_runtime_plan(graph)->num_nodes,
+                     (unsigned long long)rt_graph_runtime_storage_bytes(graph),
+                     (int)rt_graph_runtime_plan(graph)->num_storage);
     rt_strbuf_printf(&out, "kernel cache: %d compiled, %d shared in memory, %d from disk\n",
                      (int)b->jit_stats.compiled, (int)b->jit_stats.memory_hits,
                      (int)b->jit_stats.disk_hits);
     for (int32_t k = 0; k < b->num_kernels; ++k) {
       int32_t uses = 0;
-      const rt_graph_plan_t *p = rt_graph_runtime_plan(ex->graph);
+      const rt_graph_plan_t *p = rt_graph_runtime_plan(graph);
       for (int32_t n = 0; n < p->num_nodes; ++n) uses += p->nodes[n].kernel == k;
       rt_strbuf_printf(&out, "%s: %s (template %s, symbol %s, %d inputs, %d outputs, used %d times)\n",
                        b->kernel_names[k], b->kernel_types[k], rt_jit_module_template(b->jit, k),
@@ -682,7 +802,7 @@ static rt_status_t source_text(const rt_executor_t *ex, const char *kind, char *
       st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
     } else {
       for (int32_t i = 0; i < ex->num_inputs; ++i) names[i] = (char *)ex->inputs[i].name;
-      rt_graph_plan_to_json(rt_graph_runtime_plan(ex->graph), b->kernel_names, names, &out);
+      rt_graph_plan_to_json(rt_graph_runtime_plan(graph), b->kernel_names, names, &out);
       rt_mem_free(names);
     }
   } else {
@@ -742,6 +862,15 @@ static rt_status_t export_vm(const rt_executor_t *ex, const char *path) {
 rt_status_t rt_executor_export(const rt_executor_t *ex, const char *path) {
   if (!ex || !path) return RT_STATUS(INVALID_ARGUMENT, "rt_executor_export: executor and path are required");
   if (ex->vm) return export_vm(ex, path);
+  if (ex->spec) {
+    /* Not the most recent specialization: a library whose signature says
+     * static where the executor's says `?` would surprise whoever loads it. */
+    return RT_STATUS(FAILED_PRECONDITION, "bind the input shapes first: an exported graph model "
+                     "has one static plan, and this graph executor has `?` inputs (it plans "
+                     "@main per input shape when it runs); bind them before creating it "
+                     "(rt_module_bind_input_shapes), or export a \"vm\" executor, which runs "
+                     "any size");
+  }
   if (!ex->graph) {
     return RT_STATUS(FAILED_PRECONDITION, "the %s executor cannot be exported; export a \"graph\" "
                                           "or \"vm\" executor", ex->kind);

@@ -7,8 +7,9 @@
  * reference kernels, runs every construct (control flow, recursion,
  * closures, dynamic shapes) and can be stepped. "graph" runs static
  * dataflow models as JIT-compiled fused kernels over memory planned at
- * creation (run allocates nothing); it refuses control flow and `?` dims
- * with an error naming "debug". "vm" compiles the module (after
+ * creation (run allocates nothing); it refuses control flow with an error
+ * naming "debug" and "vm", and specializes itself to `?` input dims (below,
+ * "Dynamic shapes on the graph executor"). "vm" compiles the module (after
  * ToANormalForm and LambdaLift) to register bytecode calling the same JIT
  * kernels: control flow, recursion, closures and `?` dims (output shapes
  * from the type relations at run time), static values in planned frames.
@@ -38,7 +39,38 @@
  * queued: use one executor per thread, or serialize the calls yourself.
  * The info accessors, get_source and export only read and may run at any
  * time. A borrowed output must not be read while another thread runs the
- * same executor (the run rewrites it). */
+ * same executor (the run rewrites it).
+ *
+ * Dynamic shapes on the graph executor: when @main has `?` input dims,
+ * rt_create_executor("graph") runs the pipeline on the unbound module
+ * (so type and pass errors, and control flow, closures and calls of
+ * globals, are refused at creation as for a static model) but plans and
+ * compiles nothing. Each run binds @main to the shapes of the inputs set
+ * (rt_module_bind_input_shapes), runs the whole pipeline again under the
+ * executor's pass context (less its instruments, which run during
+ * rt_create_executor only), plans memory and compiles: one
+ * specialization per input shape signature (every input's dtype and
+ * dims), kept in a least-recently-used cache of the pass-context config
+ * "graph.max_specializations" (default 8). A new shape costs one such
+ * build; a seen one costs a lookup; past the bound the least recently
+ * used is evicted. A run's outputs are tensors of the specialization that
+ * ran: retained ones stay valid when it is evicted (but, as on any graph
+ * executor, a later run of the same shape rewrites them; copy them to
+ * keep the values). Input info keeps reporting the declared `?` dims
+ * (RT_DIM_ANY); a tensor whose static dims differ is refused by set_input.
+ * A value whose shape still has `?` dims once every input shape is known
+ * (nonzero, unique: it depends on the input values) fails the run with
+ * INVALID_ARGUMENT "... depends on the input values; run it with the vm
+ * executor"; a failed build caches nothing. The calls that describe a plan
+ * (rt_executor_memory, get_source "kernels", "ll", "asm", "graph-json")
+ * describe the most recent specialization (the last one run or profiled),
+ * and before the first run fail with FAILED_PRECONDITION "bind the input
+ * shapes first: ..."; get_source "relay" and "pipeline" are the unbound
+ * module's. rt_executor_profile profiles the specialization of the
+ * inputs set (building it if new). rt_executor_export is refused
+ * (FAILED_PRECONDITION, "bind the input shapes first"): an export has one
+ * static plan; bind the shapes, or export a "vm" executor.
+ * rt_executor_stats counts specializations and cache hits. */
 #ifndef RT_EXECUTOR_H_
 #define RT_EXECUTOR_H_
 
@@ -171,7 +203,8 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_get_source(const rt_executor_t
  * storage sizes, input and output names) and the constants, under one
  * exported descriptor (include/rt/artifact.h loads it with
  * librelayrt_runtime). Links with the system C compiler ($CC, else cc).
- * FAILED_PRECONDITION unless the executor is a "graph" one; IO_ERROR when
+ * FAILED_PRECONDITION unless the executor is a "graph" (with static input
+ * shapes; see the top) or "vm" one; IO_ERROR when
  * writing or linking fails (the linker's message included). The executor
  * is only read: safe while another thread runs it. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_export(const rt_executor_t *executor,
@@ -192,7 +225,9 @@ typedef struct rt_node_profile_t {
  * and the outputs afterwards are the last run's. One entry per node, in run
  * order, goes to out[0..max_nodes-1]; *out_count is the number of nodes
  * (more than max_nodes: only the first max_nodes are written). Strings
- * are borrowed from the executor. FAILED_PRECONDITION for executors other
+ * are borrowed from the executor (with `?` inputs, from the specialization
+ * profiled: valid until the next run or profile, which may evict it).
+ * FAILED_PRECONDITION for executors other
  * than "graph", for an input not set, or while another call is inside the
  * executor; INVALID_ARGUMENT for a bad `runs`; a kernel's error as run. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_profile(rt_executor_t *executor, int32_t runs,
@@ -211,11 +246,30 @@ typedef struct rt_executor_memory_t {
 } rt_executor_memory_t;
 
 /* The memory plan of a graph executor (its peak: run allocates nothing
- * beyond it). FAILED_PRECONDITION for other executors (the vm plans a
+ * beyond it); with `?` inputs, the most recent specialization's, and
+ * FAILED_PRECONDITION "bind the input shapes first: ..." before the first
+ * run (see the top). FAILED_PRECONDITION for other executors (the vm plans a
  * frame per function and pools dynamic values; the interpreter allocates
- * as it goes). */
+ * as it goes). Only reads: safe while another thread runs the executor. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_memory(const rt_executor_t *executor,
                                                          rt_executor_memory_t *out);
+
+/* ---- specializations (the "graph" executor with `?` inputs) -------------- */
+
+typedef struct rt_executor_stats_t {
+  int64_t specializations;         /* plans built for a new input shape signature */
+  int64_t specialization_hits;     /* runs (and profiles) whose shape's plan was cached */
+  int64_t specializations_evicted; /* dropped past max_specializations */
+  int32_t specializations_cached;  /* held now */
+  int32_t max_specializations;     /* graph.max_specializations; 0: the executor does not
+                                      specialize (static inputs, or not "graph") */
+} rt_executor_stats_t;
+
+/* The executor's counters since creation (all 0 for an executor that does
+ * not specialize). INVALID_ARGUMENT for NULL arguments. Only reads: safe
+ * at any time, from any thread. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_stats(const rt_executor_t *executor,
+                                                        rt_executor_stats_t *out);
 
 /* ---- stepping (the "debug" executor) -------------------------------------- */
 

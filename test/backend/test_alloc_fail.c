@@ -7,7 +7,8 @@
  *
  * Steps, each with its own count of allocations: loading the example CNN
  * from text; loading a small ONNX model; creating each executor kind over
- * the CNN, one run with an input, reading the output, release. Kernels come
+ * the CNN, one run with an input, reading the output, release; a graph
+ * executor specializing a `?` batch twice with one plan kept. Kernels come
  * from a disk cache this test fills first (RELAYRT_CACHE_DIR, set by meson),
  * so the hundreds of executor builds skip LLVM. */
 #include <stdio.h>
@@ -173,6 +174,58 @@ static void test_alloc_fail_vm(void **state) {
   run_executor_kind("vm");
 }
 
+/* The graph executor with a `?` batch and graph.max_specializations 1:
+ * creation, a run at batch 2 (a specialization), one at batch 3 (another,
+ * evicting the first), each output checked: sum(relu(x), axis=1). */
+static rt_status_code_t specialize_step(const rt_allocator_t *a, const void *arg) {
+  rt_module_t *m = (rt_module_t *)arg;
+  rt_executor_options_t o = {a};
+  rt_pass_context_t *ctx = NULL;
+  rt_executor_t *ex = NULL;
+  rt_tensor_t *x = NULL, *y = NULL;
+  rt_status_t st = rt_pass_context_create(&ctx);
+  if (!st) st = rt_pass_context_set_config(ctx, "graph.max_specializations", "1");
+  if (!st) st = rt_create_executor_with_options("graph", m, NULL, ctx, NULL, &o, &ex);
+  for (int64_t batch = 2; !st && batch <= 3; ++batch) {
+    const int64_t shape[2] = {batch, 4};
+    st = rt_tensor_create(*a, RT_DTYPE_FLOAT32, 2, shape, &x);
+    if (!st) {
+      float *d = rt_tensor_data(x);
+      for (int64_t i = 0; i < rt_tensor_numel(x); ++i) d[i] = (float)(i % 5) - 2.0f;
+      st = rt_executor_set_input(ex, 0, x);
+    }
+    if (!st) st = rt_executor_run(ex);
+    if (!st) st = rt_executor_get_output(ex, 0, &y);
+    for (int64_t r = 0; !st && r < batch; ++r) {
+      double want = 0;
+      for (int64_t c = 0; c < 4; ++c) want += (r * 4 + c) % 5 > 2 ? (double)((r * 4 + c) % 5 - 2) : 0;
+      if (rt_tensor_numel(y) != batch || rt_tensor_get_f64(y, r) != want) {
+        st = RT_STATUS(INTERNAL, "batch %lld row %lld is %g, want %g", (long long)batch,
+                       (long long)r, rt_tensor_get_f64(y, r), want);
+      }
+    }
+    rt_tensor_release(x);
+    x = NULL;
+  }
+  rt_executor_release(ex);
+  rt_pass_context_release(ctx);
+  return code_of(st);
+}
+
+static void test_alloc_fail_graph_specialize(void **state) {
+  (void)state;
+  static const char src[] = "#[version = \"0.0.5\"]\n"
+                            "def @main(%x: Tensor[(?, 4), float32]) {\n"
+                            "  %0 = nn.relu(%x);\n"
+                            "  sum(%0, axis=[1])\n"
+                            "}\n";
+  rt_module_t *m = NULL;
+  assert_ok(rt_module_parse(src, strlen(src), "dyn.relay", &m));
+  fail_every_allocation("graph executor, `?` batch: create, run batch 2 and 3, release",
+                        specialize_step, m, true);
+  rt_module_release(m);
+}
+
 int main(void) {
   const char *src = getenv("RT_TEST_SRCDIR");
   if (!src) {
@@ -187,6 +240,7 @@ int main(void) {
       cmocka_unit_test(test_alloc_fail_debug),
       cmocka_unit_test(test_alloc_fail_graph),
       cmocka_unit_test(test_alloc_fail_vm),
+      cmocka_unit_test(test_alloc_fail_graph_specialize),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

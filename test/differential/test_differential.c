@@ -27,7 +27,8 @@
  * double); float64 1e-10; float16 2e-3; integers and bools exact; NaN equals
  * NaN. Dtypes and shapes must match exactly.
  *
- * `?` dims cannot go through the graph executor (it refuses them), so the
+ * The graph executor binds `?` input dims before it compiles (it
+ * specializes itself per input shape), so its kernels never see them: the
  * dynamic-dim cases (NOPASS_JIT) are checked at the JIT level: rt_jit_build
  * on the function, run at two sizes, against the debug executor. */
 #include <dirent.h>
