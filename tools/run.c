@@ -8,7 +8,9 @@
  * for inputs relayrt needs at compile time (a Reshape's shape, Slice's
  * starts ...); the model is specialized to that value. --shape NAME=DIMS
  * specializes the model to that input shape at load time (`?` dims become
- * static, so the graph executor runs it) and sizes its random data. --profile (graph
+ * static) and sizes its random data; without it, the graph executor
+ * specializes itself to the shapes of the inputs given, and the report
+ * says how many specializations the runs made. --profile (graph
  * executor) then times every kernel over --repeat more runs and prints a
  * table slowest first (in the JSON report: "profile").
  *
@@ -557,6 +559,10 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
   rt_executor_memory_t mem;
   rt_status_t ms = r->ex ? rt_executor_memory(r->ex, &mem)
                          : RT_STATUS(FAILED_PRECONDITION, "an exported model");
+  /* A graph executor with `?` inputs: the plans its runs made. */
+  rt_executor_stats_t stats;
+  memset(&stats, 0, sizeof stats);
+  if (r->ex) rt_status_free(rt_executor_stats(r->ex, &stats)); /* fails for NULL arguments only */
   if (o->json) {
     printf("{\"model\": ");
     run_json_string(stdout, model_name);
@@ -571,6 +577,13 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
              "\"intermediates\": %d, \"unshared_bytes\": %llu, \"output_bytes\": %llu}",
              (unsigned long long)mem.planned_bytes, (int)mem.planned_blocks, (int)mem.intermediates,
              (unsigned long long)mem.unshared_bytes, (unsigned long long)mem.output_bytes);
+    }
+    if (stats.max_specializations > 0) {
+      printf(", \"specializations\": {\"built\": %lld, \"hits\": %lld, \"evicted\": %lld, "
+             "\"cached\": %d, \"max\": %d}",
+             (long long)stats.specializations, (long long)stats.specialization_hits,
+             (long long)stats.specializations_evicted, (int)stats.specializations_cached,
+             (int)stats.max_specializations);
     }
     if (prof) {
       printf(", \"profile\": {\"runs\": %ld, \"total_ms\": %.6f, \"kernels\": [", prof->runs,
@@ -596,6 +609,13 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
              "reuse), outputs %llu bytes\n",
              (unsigned long long)mem.planned_bytes, (int)mem.planned_blocks, (int)mem.intermediates,
              (unsigned long long)mem.unshared_bytes, (unsigned long long)mem.output_bytes);
+    }
+    if (stats.max_specializations > 0) {
+      printf("specializations: %lld built for the input shapes (the first run of each pays for "
+             "it), %lld run%s reused one; %d kept of at most %d\n",
+             (long long)stats.specializations, (long long)stats.specialization_hits,
+             stats.specialization_hits == 1 ? "" : "s", (int)stats.specializations_cached,
+             (int)stats.max_specializations);
     }
     for (int32_t i = 0; i < run_runner_num_outputs(r); ++i) {
       rt_tensor_t *t = NULL;

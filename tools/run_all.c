@@ -91,6 +91,7 @@ typedef struct {
   int32_t num_outputs;
   diff_t diff;          /* against the reference (not for debug itself) */
   diff_t *per_output;   /* num_outputs of them */
+  rt_executor_stats_t stats; /* graph with `?` inputs: its specializations */
 } kind_result;
 
 static void kind_result_free(kind_result *r) {
@@ -287,6 +288,10 @@ static void print_all_json(const run_opts *o, const kind_result *res, bool agree
     }
     printf(", \"compile_ms\": %.3f, \"latency_ms\": ", r->compile_ms);
     run_json_latency(stdout, &r->lat, 6);
+    if (r->stats.max_specializations > 0) {
+      printf(", \"specializations\": {\"built\": %lld, \"hits\": %lld}",
+             (long long)r->stats.specializations, (long long)r->stats.specialization_hits);
+    }
     printf(", \"outputs\": [");
     for (int32_t i = 0; i < r->num_outputs; ++i) {
       const rt_tensor_t *t = r->outs[i];
@@ -350,10 +355,16 @@ int run_all(const run_opts *o) {
                               ? KIND_REFUSED : KIND_FAILED, ks);
     } else {
       ks = run_kind(o, &r, inputs, &res[k]);
+      rt_status_free(rt_executor_stats(r.ex, &res[k].stats)); /* fails for NULL arguments only */
+      /* A graph executor with `?` inputs that could not plan the model for
+       * these shapes (a shape that depends on the input values) refuses it
+       * at its first run rather than at creation. */
+      bool unplanned = res[k].stats.max_specializations > 0 && res[k].stats.specializations == 0;
       if (ks && k == 0) {
         st = ks;
       } else if (ks) {
-        kind_error(&res[k], KIND_FAILED, ks);
+        kind_error(&res[k], unplanned && rt_status_code(ks) == RT_STATUS_INVALID_ARGUMENT
+                                ? KIND_REFUSED : KIND_FAILED, ks);
       }
     }
     run_runner_release(&r); /* one at a time: each compiles its own kernels */
