@@ -214,6 +214,18 @@ static bool has_dynamic_input(const rt_executor_t *ex) {
  * first run of each input shape, from `bound` (params bound, shapes not). */
 static rt_status_t create_specializing(rt_executor_t *ex, rt_module_t *bound, uint32_t flags) {
   RT_RETURN_IF_ERROR(rt_graph_check(ex->module));
+  /* Runs bind `bound`'s parameters by position to the executor's inputs,
+   * which the pipeline keeps as they were (names and order). */
+  const rt_ir_expr_t *main_fn = rt_ir_module_lookup(bound, "main");
+  bool same = main_fn && main_fn->fn.nparams == ex->num_inputs;
+  for (int32_t i = 0; same && i < ex->num_inputs; ++i) {
+    same = strncmp(main_fn->fn.params[i]->var.name, ex->inputs[i].name,
+                   sizeof ex->inputs[i].name - 1) == 0;
+  }
+  if (!same) {
+    return RT_STATUS(INTERNAL, "the pipeline changed @main's parameters; the graph executor "
+                     "cannot specialize it to its inputs' shapes");
+  }
   RT_RETURN_IF_ERROR(rt_thread_pool_create((int32_t)ex->ctx.num_threads, &ex->pool));
   RT_RETURN_IF_ERROR(rt_graph_spec_cache_create(ex->allocator, bound, &ex->ctx, ex->jit, flags,
                                                 ex->pool, &ex->spec));
