@@ -23,8 +23,9 @@
  * rt_graph_check runs step 1 alone with `?` dims allowed: the refusals that
  * do not depend on shapes, for a graph executor that specializes its plan
  * per input shape (backend/graph_specialize.c). With every input static, a
- * value that still has a `?` dim depends on the input values (nonzero,
- * unique): that refusal names the vm alone. */
+ * value that still has a `?` dim depends on the input values (a
+ * dyn.reshape to a shape held by an input): that refusal names the vm
+ * alone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,8 +126,9 @@ static rt_status_t refuse(const rt_ir_expr_t *e, const char *what) {
 }
 
 /* A value with a `?` dim when every input of @main is static: no binding
- * of input shapes makes it static (nonzero, unique, a dyn.reshape to a
- * computed shape ...), so no plan can be made before the values are known. */
+ * of input shapes makes it static (a dyn.reshape to a shape held by an
+ * input; until a DynamicToStatic pass exists, also one computed from
+ * shapes alone), so no plan can be made before the values are known. */
 static rt_status_t refuse_value_dependent(const rt_ir_expr_t *e, const rt_ir_type_t *t) {
   rt_strbuf_t b;
   rt_strbuf_initialize(&b);

@@ -59,7 +59,8 @@
  * keep the values). Input info keeps reporting the declared `?` dims
  * (RT_DIM_ANY); a tensor whose static dims differ is refused by set_input.
  * A value whose shape still has `?` dims once every input shape is known
- * (nonzero, unique: it depends on the input values) fails the run with
+ * (a dyn.reshape to a shape held by an input: it depends on the input
+ * values) fails the run with
  * INVALID_ARGUMENT "... depends on the input values; run it with the vm
  * executor"; a failed build caches nothing. The calls that describe a plan
  * (rt_executor_memory, get_source "kernels", "ll", "asm", "graph-json")
