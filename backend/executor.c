@@ -576,7 +576,10 @@ static rt_status_t profile(rt_executor_t *ex, int32_t runs, int32_t max_nodes,
     rt_runner_use_graph(&ex->runner, graph);
   }
   rt_status_t st = profile_runs(ex, graph, build, runs, max_nodes, out, out_count);
-  if (ex->spec) rt_runner_use_graph(&ex->runner, NULL);
+  if (ex->spec) {
+    rt_graph_runtime_clear_inputs(graph);
+    rt_runner_use_graph(&ex->runner, NULL);
+  }
   return st;
 }
 

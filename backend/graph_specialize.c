@@ -248,7 +248,10 @@ rt_status_t rt_graph_spec_call(void *user, int32_t nargs, rt_tensor_t *const *ar
                                int32_t max_outs, rt_tensor_t **outs, int32_t *out_count) {
   rt_graph_spec_t *s = NULL;
   RT_RETURN_IF_ERROR(rt_graph_spec_cache_prepare(user, nargs, args, &s));
-  RT_RETURN_IF_ERROR(rt_graph_runtime_run(s->graph));
+  rt_status_t st = rt_graph_runtime_run(s->graph);
+  /* A cached specialization does not pin the inputs of its last run. */
+  rt_graph_runtime_clear_inputs(s->graph);
+  RT_RETURN_IF_ERROR(st);
   const int32_t n = rt_graph_runtime_plan(s->graph)->num_outputs;
   if (n > max_outs) {
     return RT_STATUS(INTERNAL, "@main returns %d tensors; room was given for %d", (int)n,

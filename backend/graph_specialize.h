@@ -51,8 +51,9 @@ void rt_graph_spec_cache_release(rt_graph_spec_cache_t *cache);
 /* The specialization for the shapes of args[0 .. nargs) (checked against
  * @main's signature by the caller), found or built (and then the most
  * recent; past the bound, the least recently used one is evicted), with
- * args set as its runtime's inputs. Borrowed: valid until the next
- * _prepare. A failed build caches nothing; its error names the shapes
+ * args set as its runtime's inputs (the caller clears them after its
+ * runs, rt_graph_runtime_clear_inputs, so an idle specialization pins no
+ * tensor). Borrowed: valid until the next _prepare. A failed build caches nothing; its error names the shapes
  * ("specializing the graph executor to x: (2, 3)"), and a value whose
  * shape still has a `?` dim is refused naming the vm (rt_graph_build). */
 RT_MUST_USE_RESULT rt_status_t rt_graph_spec_cache_prepare(rt_graph_spec_cache_t *cache,

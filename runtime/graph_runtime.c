@@ -152,6 +152,14 @@ rt_status_t rt_graph_runtime_set_input(rt_graph_runtime_t *rt, int32_t index, rt
   return RT_OK;
 }
 
+void rt_graph_runtime_clear_inputs(rt_graph_runtime_t *rt) {
+  for (int32_t i = 0; i < rt->plan.num_inputs; ++i) {
+    rt_tensor_release(rt->inputs[i]);
+    rt->inputs[i] = NULL;
+    rt->args[rt->plan.input_entries[i]].data = NULL;
+  }
+}
+
 static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -76,6 +76,10 @@ void rt_graph_runtime_release(rt_graph_runtime_t *rt);
  * caller. A strided tensor is compacted into a copy here. */
 RT_MUST_USE_RESULT rt_status_t rt_graph_runtime_set_input(rt_graph_runtime_t *rt, int32_t index,
                                                           rt_tensor_t *tensor);
+/* Drops the input references (a later run needs set_input again): a
+ * runtime kept idle, as a graph executor's cached specializations are,
+ * then pins none of its last inputs. */
+void rt_graph_runtime_clear_inputs(rt_graph_runtime_t *rt);
 RT_MUST_USE_RESULT rt_status_t rt_graph_runtime_run(rt_graph_runtime_t *rt);
 /* rt_graph_runtime_run, adding each node's wall time in milliseconds to
  * node_ms[n] (plan.num_nodes entries): the same kernels over the same

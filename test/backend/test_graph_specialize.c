@@ -200,6 +200,45 @@ static void test_graph_specialize_lru_eviction(void **state) {
   rt_module_release(m);
 }
 
+/* A cached specialization holds no input of its last run: once the
+ * runner has another input and the caller releases its own, the tensor's
+ * memory is gone (its allocator counts nothing live). */
+static void test_graph_specialize_does_not_pin_inputs(void **state) {
+  (void)state;
+  rt_module_t *m = parse(kMlp);
+  weights w = make_weights();
+  rt_executor_t *ex = NULL;
+  assert_ok(rt_create_executor("graph", m, NULL, NULL, NULL, &ex));
+  rt_test_alloc_t counts = {0, 0, -1, 0};
+  rt_allocator_t a = rt_test_allocator(&counts);
+  const int64_t xs[2] = {2, 8};
+  rt_tensor_t *x2 = NULL;
+  assert_ok(rt_tensor_create(a, RT_DTYPE_FLOAT32, 2, xs, &x2));
+  memset(rt_tensor_data(x2), 0, rt_tensor_nbytes(x2));
+  rt_tensor_t *o = run_on(ex, x2, &w);
+  rt_tensor_release(o);
+  rt_tensor_t *x3 = batch_input(3);
+  o = run_on(ex, x3, &w); /* the runner now holds x3; batch 2's plan stays cached */
+  rt_tensor_release(o);
+  assert_counts(ex, 2, 0, 0, 2);
+  rt_tensor_release(x2);
+  assert_int_equal(counts.live_allocations, 0);
+  /* Profiling leaves none pinned either. */
+  assert_ok(rt_tensor_create(a, RT_DTYPE_FLOAT32, 2, xs, &x2));
+  memset(rt_tensor_data(x2), 0, rt_tensor_nbytes(x2));
+  assert_ok(rt_executor_set_input_by_name(ex, "x", x2));
+  rt_node_profile_t nodes[4];
+  int32_t count = 0;
+  assert_ok(rt_executor_profile(ex, 1, 4, nodes, &count));
+  assert_ok(rt_executor_set_input_by_name(ex, "x", x3));
+  rt_tensor_release(x2);
+  assert_int_equal(counts.live_allocations, 0);
+  rt_tensor_release(x3);
+  rt_executor_release(ex);
+  release_weights(&w);
+  rt_module_release(m);
+}
+
 /* The calls that describe a plan: before the first run "bind the input
  * shapes first"; after, the most recent specialization. Export is always
  * refused; profile specializes to the inputs set. */
@@ -456,6 +495,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_graph_specialize_batches_match_debug),
       cmocka_unit_test(test_graph_specialize_lru_eviction),
+      cmocka_unit_test(test_graph_specialize_does_not_pin_inputs),
       cmocka_unit_test(test_graph_specialize_plan_calls),
       cmocka_unit_test(test_graph_specialize_errors),
       cmocka_unit_test(test_graph_specialize_instruments_at_creation_only),
