@@ -664,6 +664,13 @@ rt_status_t rt_executor_memory(const rt_executor_t *ex, rt_executor_memory_t *ou
 rt_status_t rt_executor_stats(const rt_executor_t *ex, rt_executor_stats_t *out) {
   if (!ex || !out) return RT_STATUS(INVALID_ARGUMENT, "rt_executor_stats: NULL argument");
   memset(out, 0, sizeof *out);
+  if (ex->vm) {
+    for (int32_t k = 0; k < ex->vm_build.exe.num_kernels; ++k) {
+      out->per_shape_kernels += ex->vm_build.per_shape[k];
+    }
+    rt_vm_specializer_counts(&ex->vm_build, &out->kernel_specializations,
+                             &out->kernel_specialization_hits);
+  }
   if (!ex->spec) return RT_OK;
   rt_graph_spec_stats_t st;
   rt_graph_spec_cache_stats(ex->spec, &st);

@@ -585,6 +585,11 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
              (long long)stats.specializations_evicted, (int)stats.specializations_cached,
              (int)stats.max_specializations);
     }
+    if (stats.per_shape_kernels > 0) {
+      printf(", \"kernel_specializations\": {\"per_shape_kernels\": %d, \"built\": %lld, "
+             "\"hits\": %lld}", (int)stats.per_shape_kernels,
+             (long long)stats.kernel_specializations, (long long)stats.kernel_specialization_hits);
+    }
     if (prof) {
       printf(", \"profile\": {\"runs\": %ld, \"total_ms\": %.6f, \"kernels\": [", prof->runs,
              prof->total_ms);
@@ -616,6 +621,13 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
              (long long)stats.specializations, (long long)stats.specialization_hits,
              stats.specialization_hits == 1 ? "" : "s", (int)stats.specializations_cached,
              (int)stats.max_specializations);
+    }
+    if (stats.per_shape_kernels > 0) {
+      printf("kernel specializations: %lld built for the input shapes met by %d kernel%s with "
+             "`?` dims (the first call of each pays for it), %lld lookup%s (shape functions and calls) reused one\n",
+             (long long)stats.kernel_specializations, (int)stats.per_shape_kernels,
+             stats.per_shape_kernels == 1 ? "" : "s", (long long)stats.kernel_specialization_hits,
+             stats.kernel_specialization_hits == 1 ? "" : "s");
     }
     for (int32_t i = 0; i < run_runner_num_outputs(r); ++i) {
       rt_tensor_t *t = NULL;

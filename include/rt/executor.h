@@ -264,6 +264,11 @@ typedef struct rt_executor_stats_t {
   int32_t specializations_cached;  /* held now */
   int32_t max_specializations;     /* graph.max_specializations; 0: the executor does not
                                       specialize (static inputs, or not "graph") */
+  /* The "vm" executor: kernels with `?` dims it compiles per input shape
+   * (vm.specialize). */
+  int32_t per_shape_kernels;       /* such kernels in its kernel table */
+  int64_t kernel_specializations;  /* (kernel, input shapes) pairs compiled so far */
+  int64_t kernel_specialization_hits; /* lookups (shape functions, calls) that found theirs */
 } rt_executor_stats_t;
 
 /* The executor's counters since creation (all 0 for an executor that does

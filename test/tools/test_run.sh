@@ -241,6 +241,19 @@ assert r['memory']['output_bytes']==4*3*4, r
 assert r['outputs'][0]=={'name':'output_0','shape':[4,3],'dtype':'float32'}, r['outputs']
 " "$tmp/json"; then ok
 else bad "graph --report json specializations: $(cat "$tmp/json" "$tmp/err")"; fi
+# The vm on a `?`-batch dense: its kernel is compiled per input shape
+# (vm.specialize auto: an anchor); one shape, one specialization.
+printf '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(?, 3), float32], %%w: Tensor[(4, 3), float32]) {\n  nn.dense(%%x, %%w, units=4)\n}\n' > "$tmp/dyn_dense.relay"
+if "$relayrt" run "$tmp/dyn_dense.relay" --executor vm --input x="$tmp/dx.npy" --repeat 3 --warmup 1 \
+     --report json > "$tmp/json" 2> "$tmp/err" &&
+   $py -c "
+import json,sys
+r=json.load(open(sys.argv[1]))
+k=r['kernel_specializations']
+assert k['per_shape_kernels']>=1 and k['built']==k['per_shape_kernels'] and k['hits']>=3, r
+assert 'specializations' not in r, r
+" "$tmp/json"; then ok
+else bad "vm --report json kernel_specializations: $(cat "$tmp/json" "$tmp/err")"; fi
 # A static model's graph executor does not specialize: no such key.
 if "$relayrt" run "$tmp/prog.relay" --executor graph --report json > "$tmp/json" 2> "$tmp/err" &&
    ! grep -q specializations "$tmp/json"; then ok
