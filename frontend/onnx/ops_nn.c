@@ -631,7 +631,17 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   rt_ir_expr_t *sizes = v10 ? NULL : (nin > 3 ? in[3] : NULL);
   const int64_t *ish = t->tensor.shape;
   int64_t osz[4];
-  if (sizes && !(rt_onnx_is_const(sizes) && rt_tensor_numel(sizes->constant.value) == 0)) {
+  rt_ir_expr_t *runtime = NULL; /* sizes or scales known only at run time */
+  if (rt_onnx_is_runtime(sizes)) {
+    runtime = sizes;
+  } else if (!(sizes && rt_onnx_is_const(sizes) && rt_tensor_numel(sizes->constant.value) != 0) &&
+             rt_onnx_is_runtime(scales)) {
+    runtime = scales;
+  }
+  if (runtime) {
+    /* dyn.image.resize2d reads them (ints: sizes, floats: scales, one
+     * per dim) when it runs: osz stays unread. */
+  } else if (sizes && !(rt_onnx_is_const(sizes) && rt_tensor_numel(sizes->constant.value) == 0)) {
     int32_t n = 0;
     RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, sizes, "sizes", 4, osz, &n));
     if (n != 4) return rt_onnx_bad(cx, "sizes must have one value per dim");
@@ -655,7 +665,7 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
       }
     }
   }
-  if (osz[0] != ish[0] || osz[1] != ish[1]) {
+  if (!runtime && (osz[0] != ish[0] || osz[1] != ish[1])) {
     return rt_onnx_unsupported(cx, "Resize of the N or C dims");
   }
   const char *mode = rt_onnx_attr_string(cx, "mode", "nearest");
@@ -676,6 +686,16 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   const char *rounding = "";
   if (strcmp(method, "nearest_neighbor") == 0) {
     rounding = v10 ? "floor" : rt_onnx_attr_string(cx, "nearest_mode", "round_prefer_floor");
+  }
+  if (runtime) {
+    rt_ir_expr_t *args[2] = {in[0], runtime};
+    return rt_onnx_call(
+        cx, "dyn.image.resize2d", 2, args, &out[0], "method", rt_onnx_str_text(cx, method),
+        "coordinate_transformation_mode", rt_onnx_str_text(cx, coord), "rounding_method",
+        rt_onnx_str_text(cx, rounding), "cubic_alpha",
+        rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "cubic_coeff_a", -0.75)), "cubic_exclude",
+        rt_onnx_int_text(cx, rt_onnx_attr_int(cx, "exclude_outside", 0)), "extrapolation_value",
+        rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "extrapolation_value", 0.0)), NULL);
   }
   return rt_onnx_call(
       cx, "image.resize2d", 1, in, &out[0], "size", rt_onnx_ints_text(cx, 2, osz + 2), "method",
