@@ -17,6 +17,9 @@
 #include "runtime/size.h"
 
 #define MAX_OUTS 64 /* dyn.split's pieces */
+/* Outputs sized by values: the interpreter's default per-tensor limit
+ * (interp/interp.h max_tensor_bytes), which a kernel does not see. */
+#define MAX_BYTES (UINT64_C(16) << 30)
 
 static void release_all(rt_tensor_t **t, int32_t n) {
   for (int32_t i = 0; i < n; ++i) {
@@ -68,6 +71,10 @@ static rt_status_t run_step(const rt_interp_call_t *dyn, rt_module_t *m, const r
       if (t->tensor.shape[d] == RT_DIM_ANY) st = RT_STATUS(INTERNAL, "%s", "a static step has a `?` dim");
     }
     if (!st) st = rt_size_of_shape(t->tensor.rank, t->tensor.shape, rt_dtype_size(t->tensor.dtype), &bytes);
+    if (!st && (uint64_t)bytes > MAX_BYTES) {
+      st = RT_INTERP_ERROR(dyn, RESOURCE_EXHAUSTED, "an output of %zu bytes is past the limit of %llu bytes",
+                           bytes, (unsigned long long)MAX_BYTES);
+    }
     if (!st) st = rt_tensor_create(dyn->allocator, t->tensor.dtype, t->tensor.rank, t->tensor.shape, &outs[i]);
     if (!st) *nouts = i + 1;
   }

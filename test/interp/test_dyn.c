@@ -53,6 +53,9 @@ TEST(dyn_full) {
   CHECK("dyn.full", "", IN("f32[] 7", "i64[2] 1 3"), OUT("f32[1,3] 7 7 7"));
   CHECK("dyn.full", "dtype=\"int32\"", IN("f32[] 2.5", "i64[1] 2"), OUT("i32[?] 2 2"));
   CHECK_ERROR("dyn.full", "", IN("f32[] 7", "i64[1] -1"), OUT("f32[?] 0"), INVALID_ARGUMENT, "negative dim");
+  /* a shape only the values make huge: refused, not allocated */
+  CHECK_ERROR("dyn.full", "", IN("f32[] 7", "i64[2] 1099511627776 1024"), OUT("f32[?] 0"), RESOURCE_EXHAUSTED,
+              "past the limit");
 }
 
 /* top 2 of (3 1 4 1 5) along the last axis: 5 4 at 4 2 */
