@@ -5,10 +5,15 @@
  * so on, with the attributes read from the constants by
  * rt_ir_dyn_to_static, the same correspondence the reference kernels and
  * the vm's specialization use. It runs after FoldConstant, which turns
- * shape computations over static shapes (shape_of, arithmetic, concat)
- * into the constants this pass reads, and again after the second
- * FoldConstant. Calls whose values stay unknown are left for the debug
- * and vm executors; the graph executor then refuses their `?` dims.
+ * computations over constants (arithmetic, concat, shape_of of a
+ * constant) into the constants this pass reads, and again after the
+ * second FoldConstant, which folds the static ops this pass made from
+ * constant operands. A value operand that is shape_of of a tensor whose
+ * type has a static shape counts as a constant here (TVM's FoldConstant
+ * folds it; relayrt's does not), so dyn.reshape(x, shape_of(y)) of a
+ * static y becomes a static reshape. Calls whose values stay unknown are
+ * left for the debug and vm executors; the graph executor then refuses
+ * their `?` dims.
  *
  * Rebuilt calls have no types: the module is type-checked here (so a
  * caller that runs the pass alone gets a typed module), and a now static

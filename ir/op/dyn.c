@@ -875,6 +875,49 @@ rt_status_t rt_ir_dyn_static(rt_module_t *m, const rt_ir_op_t *op, const rt_ir_a
 
 /* ---- DynamicToStatic's rewrite ------------------------------------------- */
 
+/* The tensor type an operand had: its own (a rebuilt node has none yet)
+ * or the original's, whose shape the rewrite can only have made more
+ * static. NULL when neither is a tensor type. */
+static const rt_ir_type_t *type_of(const rt_ir_expr_t *rebuilt, const rt_ir_expr_t *original) {
+  const rt_ir_type_t *t = rebuilt->checked_type ? rebuilt->checked_type : original->checked_type;
+  if (t) t = rt_ir_type_resolve((rt_ir_type_t *)t);
+  return t && t->kind == RT_IR_TYPE_TENSOR ? t : NULL;
+}
+
+/* The value of a value operand when the rewrite can know it: a constant
+ * (borrowed), or shape_of of a tensor of a static shape (computed here,
+ * *out_owned set: TVM's FoldConstant folds that case, relayrt's leaves it
+ * to this pass). NULL otherwise. */
+static rt_status_t known_value(rt_module_t *m, const rt_ir_expr_t *rebuilt, const rt_ir_expr_t *original,
+                               const rt_tensor_t **out, rt_tensor_t **out_owned) {
+  *out = NULL;
+  *out_owned = NULL;
+  if (rebuilt->kind == RT_IR_CONSTANT) {
+    *out = rebuilt->constant.value;
+    return RT_OK;
+  }
+  if (rebuilt->kind != RT_IR_CALL || rebuilt->call.callee->kind != RT_IR_OP ||
+      rebuilt->call.callee->op.op->id != RT_OP_SHAPE_OF || rebuilt->call.nargs != 1) {
+    return RT_OK;
+  }
+  const rt_ir_expr_t *orig_arg = original->kind == RT_IR_CALL && original->call.nargs == 1
+                                     ? original->call.args[0] : rebuilt->call.args[0];
+  const rt_ir_type_t *t = type_of(rebuilt->call.args[0], orig_arg);
+  if (!t) return RT_OK;
+  for (int32_t d = 0; d < t->tensor.rank; ++d) {
+    if (t->tensor.shape[d] == RT_DIM_ANY) return RT_OK;
+  }
+  const rt_attrs_shape_of_t a = rt_ir_attrs_shape_of(rebuilt->call.attrs);
+  const rt_dtype_t dt = a.dtype.bits == 0 ? RT_DTYPE_INT32 : a.dtype;
+  if (!is_int(dt)) return RT_OK; /* shape_of's relation says what is wrong */
+  int64_t n = t->tensor.rank;
+  rt_tensor_t *v = NULL;
+  RT_RETURN_IF_ERROR(rt_tensor_create(m->allocator, RT_DTYPE_INT64, 1, &n, &v));
+  for (int64_t d = 0; d < n; ++d) ((int64_t *)rt_tensor_data(v))[d] = t->tensor.shape[d];
+  *out = *out_owned = v;
+  return RT_OK;
+}
+
 static rt_status_t to_static(void *user, rt_ir_expr_t *original, rt_ir_expr_t *rebuilt,
                              rt_ir_expr_t **out) {
   rt_module_t *m = user;
@@ -883,25 +926,28 @@ static rt_status_t to_static(void *user, rt_ir_expr_t *original, rt_ir_expr_t *r
   const rt_ir_op_t *op = rebuilt->call.callee->op.op;
   if (op->custom || !value_mask(op->id) || rebuilt->call.nargs != op->num_inputs) return RT_OK;
   rt_plan_input_t in[8];
+  rt_tensor_t *owned[8] = {0};
   const int32_t n = rebuilt->call.nargs;
-  if (n > 8) return RT_OK;
-  for (int32_t i = 0; i < n; ++i) {
-    rt_ir_expr_t *a = rebuilt->call.args[i];
+  if (n > 8 || original->kind != RT_IR_CALL || original->call.nargs != n) return RT_OK;
+  rt_status_t st = RT_OK;
+  bool known = true;
+  for (int32_t i = 0; i < n && known && !st; ++i) {
+    const rt_ir_expr_t *a = rebuilt->call.args[i], *o = original->call.args[i];
     if (rt_ir_op_reads_value(op->id, i)) {
-      if (a->kind != RT_IR_CONSTANT) return RT_OK;
-      rt_ir_plan_input_of_tensor(a->constant.value, &in[i]);
+      const rt_tensor_t *v = NULL;
+      st = known_value(m, a, o, &v, &owned[i]);
+      known = v != NULL;
+      if (known) rt_ir_plan_input_of_tensor(v, &in[i]);
       continue;
     }
-    /* The type the operand had before the rewrite (a rebuilt child has
-     * none yet; its shape can only have become more static). */
-    const rt_ir_type_t *t = a->checked_type ? a->checked_type : original->call.args[i]->checked_type;
-    if (t) t = rt_ir_type_resolve((rt_ir_type_t *)t);
-    if (!t || t->kind != RT_IR_TYPE_TENSOR) return RT_OK;
-    rt_ir_plan_input_of_type(t, &in[i]);
+    const rt_ir_type_t *t = type_of(a, o);
+    known = t != NULL;
+    if (known) rt_ir_plan_input_of_type(t, &in[i]);
   }
-  rt_ir_dyn_static_t s;
-  RT_RETURN_IF_ERROR(rt_ir_dyn_static(m, op, rebuilt->call.attrs, n, in, &s));
-  if (s.nsteps == 0) return RT_OK;
+  rt_ir_dyn_static_t s = {0};
+  if (!st && known) st = rt_ir_dyn_static(m, op, rebuilt->call.attrs, n, in, &s);
+  for (int32_t i = 0; i < n; ++i) rt_tensor_release(owned[i]);
+  if (st || !known || s.nsteps == 0) return st;
   rt_ir_expr_t *args[4];
   for (int32_t i = 0; i < s.nargs; ++i) args[i] = rebuilt->call.args[s.args[i]];
   rt_ir_expr_t *e = NULL;

@@ -31,7 +31,8 @@
 bool rt_ir_op_reads_value(int32_t op_id, int32_t operand);
 
 /* Rewrites every call of a dyn op under `root` whose value operands are
- * all RT_IR_CONSTANT into the equivalent static op call (or chain),
+ * all RT_IR_CONSTANT (or shape_of of a tensor whose type has a static
+ * shape) into the equivalent static op call (or chain),
  * attributes from the values, and leaves the others alone (also those the
  * values alone cannot make static, e.g. a dyn.broadcast_to of a `?` dim
  * against 1). Rebuilt nodes have no checked type: run type inference

@@ -604,7 +604,8 @@ static void build_cases(void) {
  * operand is a shape_of of a static zeros, which FoldConstant makes a
  * constant and DynamicToStatic then turns the call into its static op, on
  * every executor; the reference kernels on run-time values are tested in
- * test/interp/test_dyn.c, and the vm's specialization in test/vm. */
+ * test/interp/test_dyn.c (the vm's run-time specialization of dyn calls
+ * is the vm's to test). */
 #define V(dims) "shape_of(zeros(shape=[" dims "]), dtype=\"int64\")"
 
 static void dyn_cases(void) {
