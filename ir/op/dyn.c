@@ -771,8 +771,10 @@ static rt_status_t static_reduce(rt_module_t *m, const rt_ir_op_t *op, const rt_
   return add_step(m, kStatic[op->id - RT_OP_DYN_SUM], &kv, out);
 }
 
-/* sizes s0 .. s(n-1) are split's cut points s0, s0+s1, ... (the last
- * piece is the rest, checked to be s(n-1) when the dim is known). */
+/* sizes s0 .. s(n-1) are split's cut points s0, s0+s1, ... The last
+ * piece is split's rest of the axis: checked to be s(n-1) when the dim is
+ * known (always in the reference kernel); with a `?` axis the static form
+ * cannot check it, as TVM's dyn.split -> split does not. */
 static rt_status_t static_split(rt_module_t *m, const rt_ir_op_t *op, const rt_ir_attrs_t *attrs,
                                  const rt_plan_input_t *in, rt_ir_dyn_static_t *out) {
   int64_t v[MAX_VALUES], cuts[MAX_VALUES];
@@ -793,7 +795,6 @@ static rt_status_t static_split(rt_module_t *m, const rt_ir_op_t *op, const rt_i
     return RT_STATUS(INVALID_ARGUMENT, "%s: sizes add up to %lld, but axis %d has %lld", op->name,
                      (long long)acc, (int)axis, (long long)dim);
   }
-  if (dim == RT_DIM_ANY) return RT_OK; /* nsteps 0: the last piece needs the dim checked */
   kv_t kv = {0};
   kv_ints(&kv, "indices_or_sections", n - 1, cuts);
   if (n == 1) kv.vals[0] = (rt_attr_value_t){.kind = RT_ATTR_INT, .i = 1};
