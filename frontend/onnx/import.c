@@ -357,6 +357,33 @@ const char *rt_onnx_str_text(rt_onnx_ctx_t *cx, const char *s) {
 
 bool rt_onnx_is_const(const rt_ir_expr_t *e) { return e && e->kind == RT_IR_CONSTANT; }
 
+bool rt_onnx_is_runtime(const rt_ir_expr_t *e) { return e && e->kind != RT_IR_CONSTANT; }
+
+static bool declared_rank(const Onnx__ValueInfoProto *vi, const char *name, int32_t *out_rank) {
+  if (!vi || !vi->name || strcmp(vi->name, name) != 0) return false;
+  const Onnx__TypeProto *tp = vi->type;
+  if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type ||
+      !tp->tensor_type->shape || tp->tensor_type->shape->n_dim > RT_TENSOR_MAX_RANK) {
+    return false;
+  }
+  *out_rank = (int32_t)tp->tensor_type->shape->n_dim;
+  return true;
+}
+
+bool rt_onnx_output_rank(const rt_onnx_ctx_t *cx, int32_t k, int32_t *out_rank) {
+  const Onnx__GraphProto *g = cx->graph;
+  if (!g || !cx->node || k < 0 || (size_t)k >= cx->node->n_output) return false;
+  const char *name = cx->node->output[k];
+  if (!name || !*name) return false;
+  for (size_t i = 0; i < g->n_output; ++i) {
+    if (declared_rank(g->output[i], name, out_rank)) return true;
+  }
+  for (size_t i = 0; i < g->n_value_info; ++i) {
+    if (declared_rank(g->value_info[i], name, out_rank)) return true;
+  }
+  return false;
+}
+
 rt_status_t rt_onnx_const_ints(const rt_onnx_ctx_t *cx, const rt_ir_expr_t *e,
                                const char *what, int32_t cap, int64_t *out_v,
                                int32_t *out_n) {
@@ -734,9 +761,11 @@ rt_status_t rt_onnx_subgraph_bind(rt_onnx_ctx_t *cx, const Onnx__GraphProto *g, 
   if (is->depth >= 16) return rt_onnx_unsupported(cx, "subgraphs nested more than 16 deep");
   const Onnx__NodeProto *node = cx->node;
   const int32_t node_index = cx->node_index;
+  const Onnx__GraphProto *outer = cx->graph;
   const int32_t mark = is->num_undo;
   const bool can_fork = cx->can_fork;
   cx->can_fork = false; /* an If inside a subgraph cannot fork the graph's rest */
+  cx->graph = g;
   is->depth++;
   rt_status_t st = RT_OK;
   for (int32_t i = 0; !st && i < nbind; ++i) st = value_set(is, bind_names[i], bind_exprs[i]);
@@ -764,6 +793,7 @@ rt_status_t rt_onnx_subgraph_bind(rt_onnx_ctx_t *cx, const Onnx__GraphProto *g, 
   }
   cx->node = node;
   cx->node_index = node_index;
+  cx->graph = outer;
   if (st && node) { /* say which subgraph the node numbers count in */
     rt_status_t in_sub = rt_status_create(
         rt_status_code(st), __FILE__, __LINE__, "%s (in subgraph '%s' of node %d '%s' (%s))",
@@ -894,6 +924,7 @@ static rt_status_t convert_rest(import_state *is, const Onnx__GraphProto *g, siz
 static rt_status_t import_graph(import_state *is, const Onnx__GraphProto *g) {
   rt_onnx_ctx_t *cx = &is->cx;
   rt_module_t *m = cx->m;
+  cx->graph = g;
   RT_RETURN_IF_ERROR(make_listing(is, g));
   for (size_t i = 0; i < g->n_initializer; ++i) {
     const Onnx__TensorProto *tp = g->initializer[i];

@@ -40,6 +40,7 @@ typedef struct rt_onnx_ctx_t {
    * `if (cond) { rest(then) } else { rest(else) }`. */
   bool can_fork;
   struct rt_onnx_fork_t *fork;
+  const Onnx__GraphProto *graph;  /* the graph (or subgraph) being converted */
 } rt_onnx_ctx_t;
 
 typedef struct rt_onnx_fork_t {
@@ -113,6 +114,11 @@ RT_MUST_USE_RESULT rt_status_t rt_onnx_tensor_type(const rt_onnx_ctx_t *cx,
                                                    const rt_ir_expr_t *e, int32_t i,
                                                    const rt_ir_type_t **out);
 bool rt_onnx_static_shape(const rt_ir_type_t *t);
+/* The rank the model declares for output k of the node being converted
+ * (its graph's outputs and value_info); false when it declares none. The
+ * dyn ops whose rank the values decide (Squeeze/Unsqueeze axes, reductions
+ * without keepdims, known only at run time) take it from here. */
+bool rt_onnx_output_rank(const rt_onnx_ctx_t *cx, int32_t k, int32_t *out_rank);
 /* ONNX TensorProto data type -> dtype; false when unsupported. */
 bool rt_onnx_dtype(int32_t onnx_type, rt_dtype_t *out);
 /* The name of an ONNX data type relayrt has no dtype for ("string",
@@ -156,6 +162,9 @@ const char *rt_onnx_str_text(rt_onnx_ctx_t *cx, const char *s);
 /* ---- constants ----------------------------------------------------------- */
 
 bool rt_onnx_is_const(const rt_ir_expr_t *e);
+/* A present input that is not a constant: its values are known only at
+ * run time, and the converter emits the dyn op (ir/op/dyn.h). */
+bool rt_onnx_is_runtime(const rt_ir_expr_t *e);
 /* The integer values of a constant input (any int dtype, 0-d or 1-d, at
  * most `cap`): error naming the input when it is not a constant. */
 RT_MUST_USE_RESULT rt_status_t rt_onnx_const_ints(const rt_onnx_ctx_t *cx,

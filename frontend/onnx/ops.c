@@ -12,6 +12,7 @@
  * GatherND's index tuples move to the front (TVM's gather_nd), integer Mod
  * floors unless fmod=1, ArgMax's int32 becomes int64. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -409,9 +410,34 @@ static rt_status_t reduce(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_
   int64_t axes[MAXR];
   int32_t n = 0;
   bool none = true;
-  RT_RETURN_IF_ERROR(reduce_axes(cx, in, nin, input_opset, axes, &n, &none));
   bool keep = rt_onnx_attr_int(cx, "keepdims", 1) != 0;
   rt_ir_expr_t *x = in[0];
+  /* Axes known at run time: the dyn reduction (empty axes reduce every
+   * axis); without keepdims the model's declared rank is the output's.
+   * With noop_with_empty_axes (empty axes reduce nothing) the axes must be
+   * constants (reduce_axes says so). */
+  if (cx->opset >= input_opset && nin > 1 && rt_onnx_is_runtime(in[1]) &&
+      !rt_onnx_attr_int(cx, "noop_with_empty_axes", 0)) {
+    int32_t rank = 0;
+    if (!keep && !rt_onnx_output_rank(cx, 0, &rank)) {
+      return rt_onnx_unsupported(cx, "axes known only at run time without keepdims, in a model "
+                                     "that does not declare the output's shape");
+    }
+    if (pre && !strcmp(pre, "square")) {
+      RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "multiply", x, x, &x));
+    } else if (pre) {
+      RT_RETURN_IF_ERROR(rt_onnx_call1(cx, pre, x, &x));
+    }
+    char name[16];
+    snprintf(name, sizeof name, "dyn.%s", op);
+    rt_ir_expr_t *args[2] = {x, in[1]};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, name, 2, args, &x, "keepdims", keep ? "True" : "False",
+                                    "rank", keep ? "None" : rt_onnx_int_text(cx, rank), NULL));
+    if (post) RT_RETURN_IF_ERROR(rt_onnx_call1(cx, post, x, &x));
+    out[0] = x;
+    return RT_OK;
+  }
+  RT_RETURN_IF_ERROR(reduce_axes(cx, in, nin, input_opset, axes, &n, &none));
   if (none && rt_onnx_attr_int(cx, "noop_with_empty_axes", 0)) {
     out[0] = x;
     return RT_OK;

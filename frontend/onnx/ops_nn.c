@@ -609,15 +609,28 @@ static rt_status_t cv_lrn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 /* Resize (opsets 10, 11-18) -> image.resize2d on NCHW: only H and W may
  * change. Opset 10 has (X, scales) with asymmetric coordinates and floor
- * rounding; 11+ has (X, roi, scales, sizes). Scales and sizes must be
- * constants; output dims are floor(in * scale) or the sizes. */
+ * rounding; 11+ has (X, roi, scales, sizes). Constant scales or sizes
+ * give image.resize2d (output dims floor(in * scale) or the sizes, of a
+ * static input); ones known only at run time give dyn.image.resize2d,
+ * which reads them, and the input's dims, when it runs. */
 static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                              rt_ir_expr_t **out, int32_t nout) {
   (void)nout;
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, cx->opset < 11 ? 2 : 1)); /* roi may be "" */
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
-  if (t->tensor.rank != 4 || !rt_onnx_static_shape(t)) {
+  bool v10 = cx->opset < 11;
+  rt_ir_expr_t *scales = v10 ? in[1] : (nin > 2 ? in[2] : NULL);
+  rt_ir_expr_t *sizes = v10 ? NULL : (nin > 3 ? in[3] : NULL);
+  rt_ir_expr_t *runtime = NULL; /* sizes or scales known only at run time */
+  if (rt_onnx_is_runtime(sizes)) {
+    runtime = sizes;
+  } else if (!(sizes && rt_onnx_is_const(sizes) && rt_tensor_numel(sizes->constant.value) != 0) &&
+             rt_onnx_is_runtime(scales)) {
+    runtime = scales;
+  }
+  /* Run-time sizes or scales are read with the input's run-time dims. */
+  if (t->tensor.rank != 4 || (!runtime && !rt_onnx_static_shape(t))) {
     return rt_onnx_unsupported(cx, "Resize other than of a 4-d (NCHW) input with a static shape");
   }
   if (rt_onnx_attr_int(cx, "antialias", 0) != 0) return rt_onnx_unsupported(cx, "Resize with antialias");
@@ -626,12 +639,12 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   if (strcmp(policy, "stretch") != 0) {
     return rt_onnx_unsupported(cx, "Resize with keep_aspect_ratio_policy other than stretch");
   }
-  bool v10 = cx->opset < 11;
-  rt_ir_expr_t *scales = v10 ? in[1] : (nin > 2 ? in[2] : NULL);
-  rt_ir_expr_t *sizes = v10 ? NULL : (nin > 3 ? in[3] : NULL);
   const int64_t *ish = t->tensor.shape;
   int64_t osz[4];
-  if (sizes && !(rt_onnx_is_const(sizes) && rt_tensor_numel(sizes->constant.value) == 0)) {
+  if (runtime) {
+    /* dyn.image.resize2d reads them (ints: sizes, floats: scales, one
+     * per dim) when it runs: osz stays unread. */
+  } else if (sizes && !(rt_onnx_is_const(sizes) && rt_tensor_numel(sizes->constant.value) == 0)) {
     int32_t n = 0;
     RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, sizes, "sizes", 4, osz, &n));
     if (n != 4) return rt_onnx_bad(cx, "sizes must have one value per dim");
@@ -655,7 +668,7 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
       }
     }
   }
-  if (osz[0] != ish[0] || osz[1] != ish[1]) {
+  if (!runtime && (osz[0] != ish[0] || osz[1] != ish[1])) {
     return rt_onnx_unsupported(cx, "Resize of the N or C dims");
   }
   const char *mode = rt_onnx_attr_string(cx, "mode", "nearest");
@@ -676,6 +689,16 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   const char *rounding = "";
   if (strcmp(method, "nearest_neighbor") == 0) {
     rounding = v10 ? "floor" : rt_onnx_attr_string(cx, "nearest_mode", "round_prefer_floor");
+  }
+  if (runtime) {
+    rt_ir_expr_t *args[2] = {in[0], runtime};
+    return rt_onnx_call(
+        cx, "dyn.image.resize2d", 2, args, &out[0], "method", rt_onnx_str_text(cx, method),
+        "coordinate_transformation_mode", rt_onnx_str_text(cx, coord), "rounding_method",
+        rt_onnx_str_text(cx, rounding), "cubic_alpha",
+        rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "cubic_coeff_a", -0.75)), "cubic_exclude",
+        rt_onnx_int_text(cx, rt_onnx_attr_int(cx, "exclude_outside", 0)), "extrapolation_value",
+        rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "extrapolation_value", 0.0)), NULL);
   }
   return rt_onnx_call(
       cx, "image.resize2d", 1, in, &out[0], "size", rt_onnx_ints_text(cx, 2, osz + 2), "method",

@@ -7,8 +7,12 @@
  * Operands that ONNX passes as inputs but Relay holds as attributes
  * (Reshape's shape, Slice's starts/ends/axes/steps since opset 10,
  * Squeeze/Unsqueeze/Split axes since 13, Pad's pads since 11, Tile's
- * repeats, Expand's shape) are read when they are constants; otherwise the
- * converter says the dynamic form is not supported. Gather wraps negative
+ * repeats, Expand's shape) are read when they are constants; otherwise
+ * the converter emits the dyn op (ir/op/dyn.h), which reads them at run
+ * time (the debug and vm executors run it; DynamicToStatic makes it static
+ * when a later fold makes them constants). Where the values decide the
+ * output's rank (Squeeze/Unsqueeze), the rank comes from the model's
+ * declared type of the output. Gather wraps negative
  * indices (take mode=wrap) and GatherND's index tuples move to the front
  * (TVM's gather_nd). */
 #include <math.h>
@@ -19,6 +23,39 @@
 #include "runtime/strbuf.h"
 
 #define MAXR RT_TENSOR_MAX_RANK
+
+/* The declared rank of output 0, which a dyn op whose values decide it
+ * needs: an error naming `what` when the model declares none. */
+static rt_status_t output_rank(rt_onnx_ctx_t *cx, const char *what, const char **out_text) {
+  int32_t r = 0;
+  if (!rt_onnx_output_rank(cx, 0, &r)) {
+    return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
+                              "%s known only at run time decide the output's rank, and the model "
+                              "does not declare the output's shape: this is not supported", what);
+  }
+  *out_text = rt_onnx_int_text(cx, r);
+  return RT_OK;
+}
+
+/* A 1-d int64 constant of n copies of v (a default operand of a dyn op). */
+static rt_status_t fill_i64(rt_onnx_ctx_t *cx, int64_t n, int64_t v, rt_ir_expr_t **out) {
+  int64_t vals[MAXR];
+  for (int64_t i = 0; i < n; ++i) vals[i] = v;
+  return rt_onnx_const_i64(cx, 1, n, vals, out);
+}
+
+/* The static length of a 1-d operand, or an error naming it. */
+static rt_status_t static_len(rt_onnx_ctx_t *cx, const rt_ir_expr_t *e, int32_t i, const char *what,
+                              int64_t *out_n) {
+  const rt_ir_type_t *t = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, e, i, &t));
+  if (t->tensor.rank != 1 || t->tensor.shape[0] == RT_DIM_ANY || t->tensor.shape[0] > MAXR) {
+    return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED, "%s known only at run time must be a 1-d "
+                              "tensor of a static length (at most %d): this is not supported", what, MAXR);
+  }
+  *out_n = t->tensor.shape[0];
+  return RT_OK;
+}
 
 /* ---- data movement ------------------------------------------------------- */
 
@@ -32,12 +69,11 @@ static rt_status_t cv_reshape(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                               rt_ir_expr_t **out, int32_t nout) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   bool allowzero = cx->opset >= 14 && rt_onnx_attr_int(cx, "allowzero", 0) != 0;
-  if (!rt_onnx_is_const(in[1]) && in[1]->kind != RT_IR_VAR) {
-    /* A shape computed from `?` dims (Shape -> Slice -> Concat): known only
-     * at run time, so dyn.reshape, which the debug and vm executors run
-     * (the graph executor refuses it; binding the input shapes at load,
-     * --shape, folds the computation into a static reshape instead). A
-     * graph input as the shape keeps the error below, which names it. */
+  if (rt_onnx_is_runtime(in[1])) {
+    /* A shape known only at run time (a graph input, or computed from `?`
+     * dims): dyn.reshape, which the debug and vm executors run (the graph
+     * executor refuses it; binding the inputs at load, --const-input or
+     * --shape, makes it a static reshape instead). */
     const rt_ir_type_t *st = NULL;
     RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[1], 1, &st));
     if (st->tensor.rank == 1 && st->tensor.shape[0] != RT_DIM_ANY) {
@@ -132,9 +168,18 @@ static rt_status_t squeeze_axes(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t ni
   return RT_OK;
 }
 
+/* Squeeze/Unsqueeze with axes known only at run time. */
+static rt_status_t dyn_squeeze(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, rt_ir_expr_t **out,
+                               const char *op) {
+  const char *rank = NULL;
+  RT_RETURN_IF_ERROR(output_rank(cx, "axes", &rank));
+  return rt_onnx_call(cx, op, 2, in, &out[0], "rank", rank, NULL);
+}
+
 static rt_status_t cv_squeeze(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                               rt_ir_expr_t **out, int32_t nout) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
+  if (cx->opset >= 13 && nin > 1 && rt_onnx_is_runtime(in[1])) return dyn_squeeze(cx, in, out, "dyn.squeeze");
   int64_t axes[MAXR];
   int32_t n = 0;
   bool given = false;
@@ -153,6 +198,9 @@ static int cmp_i64(const void *a, const void *b) {
 static rt_status_t cv_unsqueeze(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                 rt_ir_expr_t **out, int32_t nout) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
+  if (cx->opset >= 13 && nin > 1 && rt_onnx_is_runtime(in[1])) {
+    return dyn_squeeze(cx, in, out, "dyn.expand_dims");
+  }
   int64_t axes[MAXR];
   int32_t n = 0;
   bool given = false;
@@ -287,6 +335,22 @@ static rt_status_t cv_slice(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
     }
   } else {
     RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 3));
+    bool runtime = false;
+    for (int32_t i = 1; i < nin && i < 5; ++i) runtime = runtime || rt_onnx_is_runtime(in[i]);
+    if (runtime) {
+      /* dyn.strided_slice(data, starts, ends, steps, axes), the absent
+       * ones as ONNX's defaults (every axis from 0, steps of 1). */
+      int64_t n = 0;
+      RT_RETURN_IF_ERROR(static_len(cx, in[1], 1, "starts", &n));
+      rt_ir_expr_t *args[5] = {in[0], in[1], in[2], nin > 4 ? in[4] : NULL, nin > 3 ? in[3] : NULL};
+      if (!args[3]) RT_RETURN_IF_ERROR(fill_i64(cx, n, 1, &args[3]));
+      if (!args[4]) {
+        int64_t ax[MAXR];
+        for (int64_t i = 0; i < n; ++i) ax[i] = i;
+        RT_RETURN_IF_ERROR(rt_onnx_const_i64(cx, 1, n, ax, &args[4]));
+      }
+      return rt_onnx_call(cx, "dyn.strided_slice", 5, args, &out[0], NULL);
+    }
     RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "starts", MAXR, starts, &ns));
     RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[2], "ends", MAXR, ends, &ne));
     if (nin > 3 && in[3]) RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[3], "axes", MAXR, axes, &na));
@@ -321,6 +385,16 @@ static rt_status_t cv_split(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   int64_t sizes[64];
   int32_t n = 0;
   bool given = false;
+  if (cx->opset >= 13 && nin > 1 && rt_onnx_is_runtime(in[1])) {
+    rt_ir_expr_t *s = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "dyn.split", 2, in, &s, "axis", rt_onnx_int_text(cx, axis), NULL));
+    const rt_ir_type_t *st = s->checked_type ? rt_ir_type_resolve(s->checked_type) : NULL;
+    if (!st || st->kind != RT_IR_TYPE_TUPLE || st->tuple.count != nout) {
+      return rt_onnx_bad(cx, "the number of splits does not match the outputs");
+    }
+    for (int32_t i = 0; i < nout; ++i) RT_RETURN_IF_ERROR(rt_onnx_get_item(cx, s, i, &out[i]));
+    return RT_OK;
+  }
   if (cx->opset >= 13) {
     if (nin > 1 && in[1]) {
       RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "split", 64, sizes, &n));
@@ -376,6 +450,7 @@ static rt_status_t cv_expand(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
+  if (rt_onnx_is_runtime(in[1])) return rt_onnx_call(cx, "dyn.broadcast_to", 2, in, &out[0], NULL);
   int64_t shape[MAXR];
   int32_t n = 0;
   RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "the shape", MAXR, shape, &n));
@@ -395,6 +470,7 @@ static rt_status_t cv_expand(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 static rt_status_t cv_tile(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                            rt_ir_expr_t **out, int32_t nout) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
+  if (rt_onnx_is_runtime(in[1])) return rt_onnx_call(cx, "dyn.tile", 2, in, &out[0], NULL);
   int64_t reps[MAXR];
   int32_t n = 0;
   RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "repeats", MAXR, reps, &n));
@@ -407,7 +483,6 @@ static rt_status_t cv_constant_of_shape(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, in
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   int64_t shape[MAXR];
   int32_t n = 0;
-  RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[0], "the shape", MAXR, shape, &n));
   rt_ir_expr_t *v = NULL;
   const Onnx__AttributeProto *a = rt_onnx_attr(cx, "value");
   if (a && a->t) {
@@ -430,6 +505,13 @@ static rt_status_t cv_constant_of_shape(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, in
   } else {
     RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_FLOAT32, 0.0, &v));
   }
+  char dn[RT_DTYPE_NAME_MAX];
+  if (rt_onnx_is_runtime(in[0])) {
+    rt_ir_expr_t *args[2] = {v, in[0]};
+    return rt_onnx_call(cx, "dyn.full", 2, args, &out[0], "dtype",
+                        rt_onnx_str_text(cx, rt_dtype_name(rt_onnx_elem_dtype(v), dn)), NULL);
+  }
+  RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[0], "the shape", MAXR, shape, &n));
   for (int32_t i = 0; i < n; ++i) {
     if (shape[i] < 0) return rt_onnx_bad(cx, "shape values must be >= 0");
   }
@@ -449,7 +531,6 @@ static rt_status_t cv_constant_of_shape(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, in
     rt_tensor_release(t);
     return st;
   }
-  char dn[RT_DTYPE_NAME_MAX];
   return rt_onnx_call(cx, "full", 1, &v, &out[0], "shape", rt_onnx_ints_text(cx, n, shape), "dtype",
                       rt_onnx_str_text(cx, rt_dtype_name(rt_onnx_elem_dtype(v), dn)), NULL);
 }
@@ -561,7 +642,7 @@ static rt_status_t cv_pad(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
     RT_RETURN_IF_ERROR(rt_onnx_scalar_like(cx, in[0], rt_onnx_attr_float(cx, "value", 0.0), &value));
   } else {
     RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
-    RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "pads", 2 * MAXR, pads, &n));
+    if (!rt_onnx_is_runtime(in[1])) RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "pads", 2 * MAXR, pads, &n));
     if (nin > 2 && in[2]) {
       value = in[2];
       if (rt_onnx_rank(value) != 0) {
@@ -570,6 +651,18 @@ static rt_status_t cv_pad(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
     } else {
       RT_RETURN_IF_ERROR(rt_onnx_scalar_like(cx, in[0], 0.0, &value));
     }
+  }
+  const char *mode = rt_onnx_attr_string(cx, "mode", "constant");
+  if (strcmp(mode, "constant") && strcmp(mode, "edge") && strcmp(mode, "reflect")) {
+    return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED, "pad mode '%s' is not supported", mode);
+  }
+  if (cx->opset >= 11 && rt_onnx_is_runtime(in[1])) {
+    /* ONNX's pads (all befores, then all afters) are dyn.nn.pad's. */
+    if (cx->opset >= 18 && nin > 3 && in[3]) {
+      return rt_onnx_unsupported(cx, "Pad with axes and pads known only at run time");
+    }
+    rt_ir_expr_t *args[3] = {in[0], in[1], value};
+    return rt_onnx_call(cx, "dyn.nn.pad", 3, args, &out[0], "pad_mode", rt_onnx_str_text(cx, mode), NULL);
   }
   int64_t axes[MAXR];
   int32_t na = r;
@@ -596,10 +689,6 @@ static rt_status_t cv_pad(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   rt_status_t st = rt_arena_strndup(&cx->m->arena, b.data ? b.data : "[]", b.data ? b.len : 2, &pw);
   rt_strbuf_deinitialize(&b);
   RT_RETURN_IF_ERROR(st);
-  const char *mode = rt_onnx_attr_string(cx, "mode", "constant");
-  if (strcmp(mode, "constant") && strcmp(mode, "edge") && strcmp(mode, "reflect")) {
-    return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED, "pad mode '%s' is not supported", mode);
-  }
   rt_ir_expr_t *args[2] = {in[0], value};
   return rt_onnx_call(cx, "nn.pad", 2, args, &out[0], "pad_width", pw, "pad_mode",
                       rt_onnx_str_text(cx, mode), NULL);
@@ -627,16 +716,35 @@ static rt_status_t cv_space_to_depth(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
 static rt_status_t cv_one_hot(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                               rt_ir_expr_t **out, int32_t nout) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 3));
-  double depth_f = 0;
-  RT_RETURN_IF_ERROR(rt_onnx_const_float(cx, in[1], "depth", &depth_f));
-  int64_t depth = (int64_t)depth_f;
-  if (depth <= 0) return rt_onnx_bad(cx, "depth must be positive");
+  const bool runtime = rt_onnx_is_runtime(in[1]);
+  int64_t depth = 0;
+  if (!runtime) {
+    double depth_f = 0;
+    RT_RETURN_IF_ERROR(rt_onnx_const_float(cx, in[1], "depth", &depth_f));
+    depth = (int64_t)depth_f;
+    if (depth <= 0) return rt_onnx_bad(cx, "depth must be positive");
+  }
   int64_t axis = rt_onnx_attr_int(cx, "axis", -1);
   rt_ir_expr_t *idx = in[0];
   if (!rt_dtype_is_int(rt_onnx_elem_dtype(idx))) {
     RT_RETURN_IF_ERROR(rt_onnx_call(cx, "cast", 1, &idx, &idx, "dtype", "\"int64\"", NULL));
   }
-  RT_RETURN_IF_ERROR(wrap_indices(cx, idx, depth, &idx));
+  if (runtime) {
+    /* Negative indices count from depth, known at run time: idx < 0 ?
+     * idx + depth : idx, with depth as idx's dtype. */
+    char dn[RT_DTYPE_NAME_MAX];
+    rt_ir_expr_t *d = in[1], *zero = NULL, *c = NULL, *plus = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &d, &d, "newshape", "[]", NULL));
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "cast", 1, &d, &d, "dtype",
+                                    rt_onnx_str_text(cx, rt_dtype_name(rt_onnx_elem_dtype(idx), dn)), NULL));
+    RT_RETURN_IF_ERROR(rt_onnx_scalar_like(cx, idx, 0.0, &zero));
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "less", idx, zero, &c));
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "add", idx, d, &plus));
+    rt_ir_expr_t *w[3] = {c, plus, idx};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "where", 3, w, &idx, NULL));
+  } else {
+    RT_RETURN_IF_ERROR(wrap_indices(cx, idx, depth, &idx));
+  }
   rt_ir_expr_t *off = NULL, *on = NULL;
   int64_t zero = 0, one = 1;
   rt_ir_expr_t *z = NULL, *o = NULL;
@@ -648,6 +756,12 @@ static rt_status_t cv_one_hot(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &off, &off, "newshape", "[]", NULL));
   RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &on, &on, "newshape", "[]", NULL));
   char dn[RT_DTYPE_NAME_MAX];
+  if (runtime) {
+    rt_ir_expr_t *args[4] = {idx, on, off, in[1]};
+    return rt_onnx_call(cx, "dyn.one_hot", 4, args, &out[0], "axis", rt_onnx_int_text(cx, axis),
+                        "dtype", rt_onnx_str_text(cx, rt_dtype_name(rt_onnx_elem_dtype(in[2]), dn)),
+                        NULL);
+  }
   rt_ir_expr_t *args[3] = {idx, on, off};
   return rt_onnx_call(cx, "one_hot", 3, args, &out[0], "depth", rt_onnx_int_text(cx, depth), "axis",
                       rt_onnx_int_text(cx, axis), "dtype",
@@ -666,8 +780,29 @@ static rt_status_t cv_trilu(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   if (rows < 0 || cols < 0) return rt_onnx_unsupported(cx, "Trilu over `?` dims");
   int64_t k = 0;
   int32_t nk = 0;
-  if (nin > 1 && in[1]) RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "k", 1, &k, &nk));
   bool upper = rt_onnx_attr_int(cx, "upper", 1) != 0;
+  if (nin > 1 && rt_onnx_is_runtime(in[1])) {
+    /* k known at run time: the mask is (j - i >= k) (upper) or (j - i <=
+     * k), the differences a constant. */
+    int64_t shape[2] = {rows, cols};
+    rt_tensor_t *diff = NULL;
+    RT_RETURN_IF_ERROR(rt_tensor_create(cx->m->allocator, RT_DTYPE_INT64, 2, shape, &diff));
+    int64_t *p = rt_tensor_data(diff);
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) p[i * cols + j] = j - i;
+    }
+    rt_ir_expr_t *dc = NULL, *kk = in[1], *mask = NULL, *zero = NULL;
+    rt_status_t st = rt_onnx_constant(cx, diff, &dc);
+    rt_tensor_release(diff);
+    RT_RETURN_IF_ERROR(st);
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &kk, &kk, "newshape", "[]", NULL));
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "cast", 1, &kk, &kk, "dtype", "\"int64\"", NULL));
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, upper ? "greater_equal" : "less_equal", dc, kk, &mask));
+    RT_RETURN_IF_ERROR(rt_onnx_scalar_like(cx, in[0], 0.0, &zero));
+    rt_ir_expr_t *args[3] = {mask, in[0], zero};
+    return rt_onnx_call(cx, "where", 3, args, &out[0], NULL);
+  }
+  if (nin > 1 && in[1]) RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "k", 1, &k, &nk));
   int64_t shape[2] = {rows, cols};
   rt_tensor_t *mask = NULL;
   RT_RETURN_IF_ERROR(rt_tensor_create(cx->m->allocator, RT_DTYPE_BOOL, 2, shape, &mask));
@@ -691,6 +826,11 @@ static rt_status_t cv_cumsum(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
   int64_t axis = 0;
   int32_t n = 0;
+  if (rt_onnx_is_runtime(in[1])) {
+    return rt_onnx_call(cx, "dyn.cumsum", 2, in, &out[0], "exclusive",
+                        rt_onnx_attr_int(cx, "exclusive", 0) ? "True" : "False", "reverse",
+                        rt_onnx_attr_int(cx, "reverse", 0) ? "True" : "False", NULL);
+  }
   RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "axis", 1, &axis, &n));
   if (n != 1) return rt_onnx_bad(cx, "axis must hold one value");
   RT_RETURN_IF_ERROR(rt_onnx_axis(cx, &axis, rt_onnx_rank(in[0])));
@@ -718,6 +858,17 @@ static rt_status_t cv_topk(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
     k = rt_onnx_attr_int(cx, "k", 0);
   } else {
     RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
+    if (rt_onnx_is_runtime(in[1])) {
+      int64_t axis = rt_onnx_attr_int(cx, "axis", -1);
+      RT_RETURN_IF_ERROR(rt_onnx_axis(cx, &axis, rt_onnx_rank(in[0])));
+      rt_ir_expr_t *t = NULL;
+      RT_RETURN_IF_ERROR(rt_onnx_call(cx, "dyn.topk", 2, in, &t, "axis", rt_onnx_int_text(cx, axis),
+                                      "is_ascend", rt_onnx_attr_int(cx, "largest", 1) ? "False" : "True",
+                                      "dtype", "\"int64\"", NULL));
+      RT_RETURN_IF_ERROR(rt_onnx_get_item(cx, t, 0, &out[0]));
+      if (nout > 1) RT_RETURN_IF_ERROR(rt_onnx_get_item(cx, t, 1, &out[1]));
+      return RT_OK;
+    }
     int32_t n = 0;
     RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[1], "K", 1, &k, &n));
     if (n != 1) return rt_onnx_bad(cx, "K must hold one value");

@@ -5,7 +5,7 @@
  * error, and the _Static_assert keeps the table the size of the op enum.
  * An entry is LOWER(shape, elem), or NONE: the family does not lower yet,
  * and a kernel using it fails to build with UNIMPLEMENTED naming the op.
- * Every family lowers today; NONE stays for the next one added. The plain
+ * Every family lowers but dyn (see FAMILY_dyn). The plain
  * elementwise ops (RT_UNARY / RT_BINARY rows) are the `unary` and `binary`
  * families, whose element functions call each op's emitters
  * (jit/ops/elemwise.c). */
@@ -63,6 +63,10 @@
 #define FAMILY_lrn LOWER(rt_jit_shape_same, rt_jit_elem_lrn)
 #define FAMILY_cumsum LOWER(NULL, rt_jit_elem_cumsum)
 #define FAMILY_topk LOWER(NULL, rt_jit_elem_topk)
+/* The dyn family (ir/op/dyn.h) does not lower: its value operands decide
+ * the static op, so the vm specializes the call on them at run time and
+ * DynamicToStatic rewrites those with constant values before the JIT. */
+#define FAMILY_dyn NONE
 /* dyn.reshape as a kernel: reshape's copy, its dims from newshape's values
  * (checked against the output the caller sized). The vm does not use it:
  * it runs dyn.reshape as a view (ReshapeDyn); the graph executor refuses

@@ -575,6 +575,7 @@ static void fused_cases(void) {
 }
 
 static void dynamic_cases(void);
+static void dyn_cases(void);
 static void jit_cases(void);
 
 static void build_cases(void) {
@@ -590,10 +591,51 @@ static void build_cases(void) {
   composite_cases();
   fused_cases();
   dynamic_cases();
+  dyn_cases();
   g_runs = CAT_JIT;
   jit_cases();
 }
 
+
+/* ---- the dyn family (ir/op/dyn.h) -------------------------------------------- */
+
+/* The JIT does not lower dyn ops (their values decide the static op), so
+ * their cases run through the executors only (CAT_EXEC): each value
+ * operand is a shape_of of a static zeros, which FoldConstant makes a
+ * constant and DynamicToStatic then turns the call into its static op, on
+ * every executor; the reference kernels on run-time values are tested in
+ * test/interp/test_dyn.c (the vm's run-time specialization of dyn calls
+ * is the vm's to test). */
+#define V(dims) "shape_of(zeros(shape=[" dims "]), dtype=\"int64\")"
+
+static void dyn_cases(void) {
+  ADD("dyn.strided_slice", TOL_E, "%x: Tensor[(4, 6), float32]",
+      "dyn.strided_slice(%%x, " V("1, 1") ", " V("3, 5") ", " V("1, 2") ", " V("0, 1") ")");
+  ADD("dyn.nn.pad", TOL_E, "%x: Tensor[(2, 3), float32]", "dyn.nn.pad(%%x, " V("1, 0, 2, 1") ", 0.5f)");
+  ADD("dyn.tile", TOL_E, "%x: Tensor[(2, 3), int32]", "dyn.tile(%%x, " V("2, 1, 2") ")");
+  /* (1, 3) to (2, 4, 3): no 1 in the shape, so with x's dims `?` the
+   * target is still known */
+  ADD("dyn.broadcast_to", TOL_E, "%x: Tensor[(1, 3), float32]", "dyn.broadcast_to(%%x, " V("2, 4, 3") ")");
+  ADD("dyn.full", TOL_E, "%x: Tensor[(), float32]", "dyn.full(%%x, " V("2, 3") ", dtype=\"float64\")");
+  ADD("dyn.topk", TOL_E, "%x: Tensor[(3, 7), float32]", "dyn.topk(%%x, " V("2") ", axis=1, ret_type=\"values\")");
+  ADD("dyn.one_hot", TOL_E, "%i5_a: Tensor[(2, 3), int32]",
+      "dyn.one_hot(%%i5_a, 1f, 0f, " V("5") ", axis=-1, dtype=\"float32\")");
+  ADD("dyn.image.resize2d", TOL_E, "%x: Tensor[(1, 2, 3, 4), float32]",
+      "dyn.image.resize2d(%%x, " V("6, 8") ", method=\"nearest_neighbor\")");
+  ADD("dyn.expand_dims", TOL_E, "%x: Tensor[(2, 3), float32]", "dyn.expand_dims(%%x, " V("3, 1") ", rank=4)");
+  ADD("dyn.squeeze", TOL_E, "%x: Tensor[(2, 1, 3, 1), float32]", "dyn.squeeze(%%x, " V("3") ", rank=3)");
+  static const char *const kReduce[] = {"dyn.sum", "dyn.max", "dyn.min", "dyn.mean", "dyn.prod"};
+  for (size_t i = 0; i < RT_COUNTOF(kReduce); ++i) {
+    add_full(kReduce[i], 1, TOL_A, NOPASS_NONE, "%x: Tensor[(3, 4, 5), float32]", "%s(%%x, " V("2") ", rank=2)",
+             kReduce[i]);
+    add_full(kReduce[i], 1, TOL_A, NOPASS_NONE, "%x: Tensor[(3, 4, 5), float32]", "%s(%%x, " V("0, 2") ", keepdims=True)",
+             kReduce[i]);
+  }
+  add_full("dyn.split", 2, TOL_E, NOPASS_NONE, "%x: Tensor[(5, 3), float32]",
+           "%%0 = dyn.split(%%x, " V("2, 3") "); (%%0.0, %%0.1)");
+  ADD("dyn.cumsum", TOL_A, "%x: Tensor[(3, 4), float32]", "dyn.cumsum(%%x, " V("1") ", reverse=True)");
+}
+#undef V
 
 /* ---- the cases test/jit/test_jit_ops.c kept as its own lists ------------------ */
 

@@ -249,20 +249,22 @@ static void test_jit_ops_primitive_function(void **state) {
 }
 
 /* What does not lower says so, naming the op. (Every op of ops.def lowers
- * now; these are the constructs left: a strided_slice of `?` dims, a
- * reflect pad as long as its axis, a layout the conv cannot permute.) */
+ * now but the dyn family, whose values decide the static op; the
+ * constructs left: a strided_slice of `?` dims, a reflect pad as long as
+ * its axis, a layout the conv cannot permute.) */
 static void test_jit_ops_unimplemented(void **state) {
   (void)state;
   rt_module_t *m = jt_parse(
       "#[version = \"0.0.5\"]\n"
       "def @a(%x: Tensor[(?, 4), float32]) { strided_slice(%x, begin=[0, 1], end=[1, 3]) }\n"
       "def @b(%x: Tensor[(2, 3), float32]) { nn.pad(%x, 0f, pad_width=[[0, 0], [3, 0]], pad_mode=\"reflect\") }\n"
-      "def @c(%x: Tensor[(1, 3, 4, 4), float32]) { nn.pad(%x, 0f, pad_width=[[0, 0], [0, 0], [4, 0], [0, 0]], pad_mode=\"reflect\") }\n");
+      "def @c(%x: Tensor[(1, 3, 4, 4), float32]) { nn.pad(%x, 0f, pad_width=[[0, 0], [0, 0], [4, 0], [0, 0]], pad_mode=\"reflect\") }\n"
+      "def @d(%x: Tensor[(2, 3), float32], %r: Tensor[(2), int64]) { dyn.tile(%x, %r) }\n");
   rt_jit_session_t *s = NULL;
   assert_ok(rt_jit_session_create(rt_allocator_system(), &s));
-  const char *want[3] = {"strided_slice", "nn.pad", "nn.pad"};
-  const char *name[3] = {"a", "b", "c"};
-  for (int i = 0; i < 3; ++i) {
+  const char *want[4] = {"strided_slice", "nn.pad", "nn.pad", "op dyn.tile does not lower"};
+  const char *name[4] = {"a", "b", "c", "d"};
+  for (int i = 0; i < 4; ++i) {
     rt_ir_expr_t *fn = rt_ir_module_lookup(m, name[i]);
     rt_jit_module_t *jm = NULL;
     assert_status(rt_jit_build(s, 1, &fn, NULL, 0, NULL, &jm), UNIMPLEMENTED, want[i]);
