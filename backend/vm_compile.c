@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "backend/vm_compile.h"
+#include "ir/op/dyn.h"
 #include "ir/op/op_attrs.h"
 #include "jit/custom.h"
 #include "passes/pass.h"
@@ -771,7 +772,7 @@ static rt_status_t note_op(void *user, rt_ir_expr_t *e) {
   const rt_ir_op_t *op = e->call.callee->op.op;
   if (op->pattern == RT_OP_PATTERN_OUT_ELEMWISE_FUSABLE) g->anchor = true;
   for (int32_t i = 0; i < e->call.nargs; ++i) {
-    if (rt_vm_op_reads_value(op->id, i)) g->reads_values = true;
+    if (rt_ir_op_reads_value(op->id, i)) g->reads_values = true;
   }
   return RT_OK;
 }

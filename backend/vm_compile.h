@@ -95,9 +95,6 @@ RT_MUST_USE_RESULT rt_status_t rt_vm_concrete_type(rt_module_t *m, const rt_ir_t
 
 /* ---- kernels compiled per shape (vm_specialize.c) ------------------------- */
 
-/* TEMPORARY until ir/op/dyn.h lands: whether operand i of op `op` is read
- * for its values. */
-bool rt_vm_op_reads_value(int32_t op, int32_t i);
 
 /* Makes build->spec for the build's per-shape kernels (nothing when it has
  * none). The session is retained; jit_flags are rt_jit_build's. */

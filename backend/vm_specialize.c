@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "backend/vm_compile.h"
+#include "ir/op/dyn.h"
 #include "jit/custom.h"
 #include "runtime/mem.h"
 #include "runtime/uthash_rt.h"
@@ -45,8 +46,6 @@ struct rt_vm_specializer_t {
   int64_t made, hits;
 };
 
-bool rt_vm_op_reads_value(int32_t op, int32_t i) { return op == RT_OP_DYN_RESHAPE && i == 1; }
-
 /* ---- which inputs are read for their values --------------------------------- */
 
 typedef struct {
@@ -60,7 +59,7 @@ static rt_status_t mark_values(void *user, rt_ir_expr_t *e) {
   if (e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP) return RT_OK;
   const rt_ir_op_t *op = e->call.callee->op.op;
   for (int32_t i = 0; i < e->call.nargs; ++i) {
-    if (!rt_vm_op_reads_value(op->id, i)) continue;
+    if (!rt_ir_op_reads_value(op->id, i)) continue;
     for (int32_t p = 0; p < w->fn->fn.nparams; ++p) {
       if (w->fn->fn.params[p] == e->call.args[i]) w->mark[w->first_leaf[p]] = 1;
     }
@@ -268,6 +267,15 @@ static rt_status_t specialize_fn(const rt_vm_build_t *b, int32_t k, int32_t nin,
   if (!st) st = rt_ir_function(m, fn->span, np, params, body, NULL, fn->fn.attrs, &nf);
   if (!st) st = rt_ir_module_add(m, "vm_specialized", nf);
   if (!st) st = rt_ir_infer_types(m);
+  /* With the operands' types concrete and the values constant, the dyn ops
+   * become static ones (DynamicToStatic's rewrite), typed again. */
+  rt_ir_expr_t *static_body = NULL;
+  if (!st) st = rt_ir_dyn_to_static(m, nf->fn.body, &static_body);
+  if (!st && static_body != nf->fn.body) {
+    st = rt_ir_function(m, fn->span, np, params, static_body, NULL, fn->fn.attrs, &nf);
+    if (!st) st = rt_ir_module_add(m, "vm_specialized", nf);
+    if (!st) st = rt_ir_infer_types(m);
+  }
   rt_mem_free(params);
   rt_mem_free(w.from);
   rt_mem_free(w.to);

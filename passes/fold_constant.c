@@ -17,6 +17,11 @@
  *    where it is used (in each parent's children, binder positions left
  *    alone), which works bottom-up because a let's value is visited before
  *    its body.
+ *  - shape_of and ndarray_size of a value whose type has a static shape
+ *    fold to that shape / size without evaluating the value (as TVM's),
+ *    so a shape computation on an input whose shape was bound (--shape,
+ *    the graph executor's specializations) folds and DynamicToStatic can
+ *    make the dyn ops it feeds static.
  * Not folded: calls whose result would pass 64 MiB, whose type is not a
  * static tensor or tuple of static tensors, or whose evaluation fails (the
  * error is then the runtime's to report: e.g. an integer division by a zero
@@ -184,6 +189,43 @@ static rt_status_t fold_call(fc_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t 
   return st;
 }
 
+/* shape_of / ndarray_size of a static-shaped value: the shape (or size)
+ * as a constant of the call's dtype, into *out; *out unchanged otherwise. */
+static rt_status_t fold_shape(fc_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t *e,
+                              rt_ir_expr_t **out) {
+  const int32_t id = e->call.callee->op.op->id;
+  if ((id != RT_OP_SHAPE_OF && id != RT_OP_NDARRAY_SIZE) || e->call.nargs != 1) return RT_OK;
+  const rt_ir_type_t *a = orig->call.args[0]->checked_type;
+  const rt_ir_type_t *r = orig->checked_type;
+  a = a ? rt_ir_type_resolve((rt_ir_type_t *)a) : NULL;
+  r = r ? rt_ir_type_resolve((rt_ir_type_t *)r) : NULL;
+  if (!a || !r || a->kind != RT_IR_TYPE_TENSOR || r->kind != RT_IR_TYPE_TENSOR) return RT_OK;
+  int64_t size = 1;
+  for (int32_t d = 0; d < a->tensor.rank; ++d) {
+    if (a->tensor.shape[d] < 0) return RT_OK;
+    size *= a->tensor.shape[d];
+  }
+  const rt_dtype_t dt = r->tensor.dtype;
+  const bool i64 = rt_dtype_equal(dt, RT_DTYPE_INT64), i32 = rt_dtype_equal(dt, RT_DTYPE_INT32);
+  if (!i64 && !i32) return RT_OK;
+  const int64_t n = id == RT_OP_SHAPE_OF ? a->tensor.rank : 1;
+  const int64_t *vals = id == RT_OP_SHAPE_OF ? a->tensor.shape : &size;
+  rt_tensor_t *t = NULL;
+  RT_RETURN_IF_ERROR(rt_tensor_create(cx->allocator, dt, r->tensor.rank, r->tensor.shape, &t));
+  for (int64_t i = 0; i < n; ++i) {
+    if (i64) ((int64_t *)rt_tensor_data(t))[i] = vals[i];
+    if (i32) ((int32_t *)rt_tensor_data(t))[i] = (int32_t)vals[i];
+  }
+  rt_ir_expr_t *c = NULL;
+  rt_status_t st = rt_ir_constant(cx->m, e->span, t, &c);
+  rt_tensor_release(t);
+  if (!st) {
+    c->binding = e->binding;
+    *out = c;
+  }
+  return st;
+}
+
 /* ---- the rewrite --------------------------------------------------------- */
 
 static rt_ir_expr_t *sub(const fc_ctx *cx, rt_ir_expr_t *e) {
@@ -280,7 +322,11 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
   } else if (s->kind == RT_IR_CALL && s->call.callee->kind == RT_IR_OP) {
     bool all = true;
     for (int32_t i = 0; i < s->call.nargs && all; ++i) all = is_const_arg(s->call.args[i]);
-    if (all) RT_RETURN_IF_ERROR(fold_call(cx, orig, s, out));
+    if (all) {
+      RT_RETURN_IF_ERROR(fold_call(cx, orig, s, out));
+    } else {
+      RT_RETURN_IF_ERROR(fold_shape(cx, orig, s, out));
+    }
   }
   if (*out != s) cx->changed = true;
   if ((*out)->kind == RT_IR_CONSTANT && *out != orig) cx->const_of[orig->id] = *out;
