@@ -792,11 +792,17 @@ static rt_status_t choose_per_shape(rt_jit_session_t *session, rt_vm_specialize_
                                     uint8_t *out_reads_values) {
   *out_per_shape = 0;
   *out_reads_values = 0;
-  if (!fn_is_dynamic(fn)) return RT_OK;
   group_facts g = {false, false};
   RT_RETURN_IF_ERROR(rt_ir_post_order(rt_mem_current(), fn->fn.body, note_op, &g));
   *out_reads_values = g.reads_values;
-  if (g.reads_values || mode == RT_VM_SPECIALIZE_ALL ||
+  /* A dyn op is compiled for its values even where its types are static
+   * (dyn.cumsum's axis). */
+  if (g.reads_values) {
+    *out_per_shape = 1;
+    return RT_OK;
+  }
+  if (!fn_is_dynamic(fn)) return RT_OK;
+  if (mode == RT_VM_SPECIALIZE_ALL ||
       (mode == RT_VM_SPECIALIZE_AUTO && g.anchor)) {
     *out_per_shape = 1;
     return RT_OK;
