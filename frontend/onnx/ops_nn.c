@@ -687,7 +687,7 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
     return rt_onnx_unsupported(cx, "Resize with coordinate_transformation_mode tf_crop_and_resize");
   }
   const char *rounding = "";
-  if (strcmp(method, "nearest_neighbor") == 0) {
+  if (strcmp(mode, "nearest") == 0) {
     rounding = v10 ? "floor" : rt_onnx_attr_string(cx, "nearest_mode", "round_prefer_floor");
   }
   if (runtime) {
