@@ -16,6 +16,7 @@
  * Entries are never evicted while the build lives, since a VM may be
  * running their code. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -43,7 +44,11 @@ struct rt_vm_specializer_t {
   uint8_t **value_input; /* per kernel: per input leaf, 1 = read for its values */
   int32_t num_kernels;
   spec_entry *table;
-  int64_t made, hits;
+  /* Per kernel, the entry found last: a kernel called at one shape again
+   * and again finds it without the lock (entries live as long as this). */
+  _Atomic(spec_entry *) *last;
+  int64_t made;          /* under mu */
+  atomic_llong hits;
 };
 
 /* ---- which inputs are read for their values --------------------------------- */
@@ -94,11 +99,16 @@ rt_status_t rt_vm_specializer_create(rt_vm_build_t *b, rt_jit_session_t *session
   rt_vm_specializer_t *s = rt_mem_calloc(1, sizeof *s);
   if (!s) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   s->value_input = rt_mem_calloc((size_t)nk, sizeof *s->value_input);
-  if (!s->value_input) {
+  s->last = rt_mem_calloc((size_t)nk, sizeof *s->last);
+  if (!s->value_input || !s->last) {
+    rt_mem_free(s->value_input);
+    rt_mem_free(s->last);
     rt_mem_free(s);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   }
   pthread_mutex_init(&s->mu, NULL);
+  atomic_init(&s->hits, 0);
+  for (int32_t k = 0; k < nk; ++k) atomic_init(&s->last[k], NULL);
   s->num_kernels = nk;
   rt_jit_session_retain(session);
   s->session = session;
@@ -124,6 +134,7 @@ void rt_vm_specializer_release(rt_vm_specializer_t *s) {
   }
   for (int32_t k = 0; k < s->num_kernels; ++k) rt_mem_free(s->value_input[k]);
   rt_mem_free(s->value_input);
+  rt_mem_free(s->last);
   rt_jit_session_release(s->session);
   pthread_mutex_destroy(&s->mu);
   rt_mem_free(s);
@@ -135,8 +146,8 @@ void rt_vm_specializer_counts(const rt_vm_build_t *b, int64_t *out_made, int64_t
   if (!b->spec) return;
   pthread_mutex_lock(&b->spec->mu);
   *out_made = b->spec->made;
-  *out_hits = b->spec->hits;
   pthread_mutex_unlock(&b->spec->mu);
+  *out_hits = atomic_load(&b->spec->hits);
 }
 
 /* ---- the key ------------------------------------------------------------------ */
@@ -341,13 +352,20 @@ static rt_status_t lookup(const rt_vm_build_t *b, int32_t k, int32_t nin, const 
   }
   keybuf key;
   RT_RETURN_IF_ERROR(make_key(s, k, nin, in, &key));
+  spec_entry *e = atomic_load_explicit(&s->last[k], memory_order_acquire);
+  if (e && e->key_len == key.n && memcmp(e->key, key.p, key.n) == 0) {
+    atomic_fetch_add_explicit(&s->hits, 1, memory_order_relaxed);
+    key_free(&key);
+    *out = e;
+    return RT_OK;
+  }
   uint8_t *owned = NULL;
   pthread_mutex_lock(&s->mu);
-  spec_entry *e = NULL;
+  e = NULL;
   HASH_FIND(hh, s->table, key.p, key.n, e);
   rt_status_t st = RT_OK;
   if (e) {
-    s->hits++;
+    atomic_fetch_add_explicit(&s->hits, 1, memory_order_relaxed);
   } else {
     e = rt_mem_calloc(1, sizeof *e);
     owned = rt_mem_alloc(key.n ? key.n : 1);
@@ -370,6 +388,7 @@ static rt_status_t lookup(const rt_vm_build_t *b, int32_t k, int32_t nin, const 
                               b->exe.kernels[k].name);
     }
   }
+  if (e) atomic_store_explicit(&s->last[k], e, memory_order_release);
   pthread_mutex_unlock(&s->mu);
   rt_mem_free(owned);
   key_free(&key);

@@ -52,19 +52,28 @@ static rt_status_t alloc_header(rt_allocator_t allocator, rt_dtype_t dtype,
   return RT_OK;
 }
 
-rt_status_t rt_tensor_create(rt_allocator_t allocator, rt_dtype_t dtype,
-                             int32_t rank, const int64_t *shape,
-                             rt_tensor_t **out_tensor) {
+static rt_status_t create(rt_allocator_t allocator, rt_dtype_t dtype, int32_t rank,
+                          const int64_t *shape, bool zero, rt_tensor_t **out_tensor) {
   rt_tensor_t *t = NULL;
   RT_RETURN_IF_ERROR(alloc_header(allocator, dtype, rank, shape, false, &t));
   rt_status_t status = rt_allocator_malloc(allocator, t->nbytes,
-                                           RT_TENSOR_ALIGNMENT, true, &t->data);
+                                           RT_TENSOR_ALIGNMENT, zero, &t->data);
   if (status) {
     rt_allocator_free(allocator, t);
     return rt_status_annotate(status, "creating a tensor");
   }
   *out_tensor = t;
   return RT_OK;
+}
+
+rt_status_t rt_tensor_create(rt_allocator_t allocator, rt_dtype_t dtype, int32_t rank,
+                             const int64_t *shape, rt_tensor_t **out_tensor) {
+  return create(allocator, dtype, rank, shape, true, out_tensor);
+}
+
+rt_status_t rt_tensor_create_for_output(rt_allocator_t allocator, rt_dtype_t dtype, int32_t rank,
+                                        const int64_t *shape, rt_tensor_t **out_tensor) {
+  return create(allocator, dtype, rank, shape, false, out_tensor);
 }
 
 void rt_tensor_copy_compact(const rt_tensor_t *tensor, void *dst) {

@@ -34,4 +34,11 @@ struct rt_tensor_t {
  * rt_tensor_nbytes bytes), whatever its strides. */
 void rt_tensor_copy_compact(const rt_tensor_t *tensor, void *dst);
 
+/* rt_tensor_create without the zero fill: for a kernel's outputs, which
+ * the kernel writes whole (the vm's AllocTensorReg). */
+RT_MUST_USE_RESULT rt_status_t rt_tensor_create_for_output(rt_allocator_t allocator,
+                                                           rt_dtype_t dtype, int32_t rank,
+                                                           const int64_t *shape,
+                                                           rt_tensor_t **out_tensor);
+
 #endif /* RT_RUNTIME_TENSOR_IMPL_H_ */

@@ -750,7 +750,8 @@ static rt_status_t run(rt_vm_t *vm, rt_vm_value_t *out) {
         rt_dtype_t dt = {(uint8_t)(in.c & 0xff), (uint8_t)((in.c >> 8) & 0xff),
                          (uint16_t)((uint32_t)in.c >> 16)};
         rt_tensor_t *t = NULL;
-        if (!st) st = rt_tensor_create(vm->pooled, dt, rank, dims, &t);
+        /* A kernel's outputs: written whole, so not zeroed first. */
+        if (!st) st = rt_tensor_create_for_output(vm->pooled, dt, rank, dims, &t);
         if (st) goto fail;
         set_reg(R, in.a, rt_vm_value_of_tensor(t));
         fr->pc++;
