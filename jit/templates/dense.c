@@ -1,5 +1,7 @@
-/* The GEMM template: nn.dense (data (M, K) x weight (N, K)^T), nn.matmul
- * (rank 2, optional transposes) and nn.batch_matmul (rank 3, batch dims
+/* The GEMM template: nn.dense (data (..., M, K) x weight (N, K)^T),
+ * nn.matmul (data (..., M, K) or 2-d (K, M), optional transposes: a data
+ * of rank >= 3 is one GEMM over its flattened rows, as in every
+ * transformer's projections) and nn.batch_matmul (rank 3, batch dims
  * broadcast when 1), and the GEMM core the im2col convolution reuses.
  *
  * Algorithm (rt_jit_tpl_gemm_core), per task and batch:
@@ -471,7 +473,20 @@ typedef struct mm_t {
   bool ta, tb;
   const rt_ir_expr_t *a, *b;
   int64_t ba, bb;     /* batch dims of a and b (batch_matmul) */
+  /* dense/matmul of a rank >= 3 data: row i of the flat GEMM is the
+   * multi-index rows[0 .. nrows) of the output's leading dims. */
+  int32_t nrows;
+  int64_t rows[RT_TENSOR_MAX_RANK];
 } mm_t;
+
+/* Unravels flat row i into idx[0 .. mm->nrows) (row-major). */
+static void unravel_row(rt_jit_lower_t *L, const mm_t *mm, LLVMValueRef i, LLVMValueRef *idx) {
+  for (int32_t d = mm->nrows - 1; d >= 0; --d) {
+    LLVMValueRef e = rt_jit_i64(L, mm->rows[d]);
+    idx[d] = d ? LLVMBuildURem(L->b, i, e, "") : i;
+    if (d) i = LLVMBuildUDiv(L->b, i, e, "");
+  }
+}
 
 /* Batch index of an operand whose batch dim is `nb` (1 broadcasts). */
 static LLVMValueRef bidx(rt_jit_lower_t *L, int64_t nb, LLVMValueRef b) {
@@ -496,8 +511,13 @@ static LLVMValueRef mm_b_base(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LL
 static rt_status_t mm_a_elem(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
                              LLVMValueRef i, LLVMValueRef k, LLVMValueRef *out) {
   const mm_t *mm = g->user;
-  LLVMValueRef idx[3];
+  LLVMValueRef idx[RT_TENSOR_MAX_RANK];
   int32_t o = 0;
+  if (mm->nrows > 1) {
+    unravel_row(L, mm, i, idx);
+    idx[mm->nrows] = k;
+    return rt_jit_elem(L, mm->a, idx, out);
+  }
   if (mm->id == RT_OP_NN_BATCH_MATMUL) idx[o++] = bidx(L, mm->ba, b);
   idx[o] = mm->ta ? k : i;
   idx[o + 1] = mm->ta ? i : k;
@@ -518,6 +538,11 @@ static rt_status_t mm_b_elem(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLV
 static void mm_out_idx(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
                        LLVMValueRef i, LLVMValueRef j, LLVMValueRef *idx) {
   const mm_t *mm = g->user;
+  if (mm->nrows > 1) {
+    unravel_row(L, mm, i, idx);
+    idx[mm->nrows] = j;
+    return;
+  }
   int32_t o = 0;
   if (mm->id == RT_OP_NN_BATCH_MATMUL) idx[o++] = b;
   idx[o] = i;
@@ -546,6 +571,13 @@ rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const
     g.nb = plan.batch;
     mm.ba = plan.batch_a;
     mm.bb = plan.batch_b;
+  } else if (plan.rank > 2) {
+    /* The leading dims of a (stored row-major, no transpose_a: the
+     * planner checked) flatten into M: one GEMM over every row. */
+    if (mm.ta) return RT_STATUS(INTERNAL, "%s", "a flattened GEMM with transpose_a");
+    mm.nrows = plan.rank - 1;
+    for (int32_t d = 0; d < mm.nrows; ++d) mm.rows[d] = plan.out_shape[d];
+    g.m = plan.batch * plan.m;
   }
   /* B(k, n) is contiguous along k when b is stored (N, K). */
   g.k_inner = mm.tb;

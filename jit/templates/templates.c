@@ -206,12 +206,18 @@ static const tile_t *pick_gemm_tile(int64_t m, int64_t n, const tile_family_t *f
 }
 
 /* M and N of a GEMM-shaped anchor (its output's last two dims). */
+/* The output's N (last dim) and M: the dim before it, or for dense and
+ * matmul of a rank >= 3 data every dim before it (their rows are one GEMM
+ * over the flattened rows, as the weight is 2-d). */
 static bool gemm_dims(const rt_ir_expr_t *a, int64_t *m, int64_t *n) {
   int32_t r;
   const int64_t *s;
   if (!static_f32(a, &r, &s) || r < 1) return false;
   *n = s[r - 1];
   *m = r >= 2 ? s[r - 2] : 1;
+  if (op_of(a)->id != RT_OP_NN_BATCH_MATMUL) {
+    for (int32_t d = 0; d < r - 2; ++d) *m *= s[d];
+  }
   return true;
 }
 
@@ -276,7 +282,8 @@ static bool takes_gemm(int32_t id) {
   return id == RT_OP_NN_DENSE || id == RT_OP_NN_MATMUL || id == RT_OP_NN_BATCH_MATMUL;
 }
 
-/* dense (data rank 2), matmul (rank 2 x rank 2), batch_matmul. */
+/* dense and matmul (data of rank >= 2, its leading dims flattened into M,
+ * against a 2-d weight), batch_matmul (rank 3). */
 static bool plan_gemm(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tpl_plan_t *p) {
   rt_plan_input_t in[2];
   for (int32_t i = 0; i < 2; ++i) {
@@ -284,8 +291,11 @@ static bool plan_gemm(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tp
     in[i].value = NULL;
   }
   const int32_t id = op_of(a)->id;
-  const int32_t want = id == RT_OP_NN_BATCH_MATMUL ? 3 : 2;
-  if (in[0].rank != want || in[1].rank != want) return false;
+  if (id == RT_OP_NN_BATCH_MATMUL) {
+    if (in[0].rank != 3 || in[1].rank != 3) return false;
+  } else if (in[0].rank < 2 || in[1].rank != 2) {
+    return false;
+  }
   int64_t m, n;
   if (!gemm_dims(a, &m, &n)) return false;
   /* One or two rows against a weight contiguous along K: the generic
@@ -301,6 +311,8 @@ static bool plan_gemm(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tp
     rt_status_free(st);
     return false;
   }
+  /* Rank >= 3 data with transpose_a: its rows are not one flat matrix. */
+  if (id != RT_OP_NN_BATCH_MATMUL && in[0].rank > 2 && mm.transpose_a) return false;
   const bool b_k_contiguous = mm.transpose_b && !mm.transpose_a; /* dense: always */
   if (m <= 2 && b_k_contiguous) return false;
   const tile_t *t = pick_gemm_tile(m, n, fam);

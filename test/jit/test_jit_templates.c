@@ -63,6 +63,16 @@ static const case_t kCases[] = {
     {"%a: Tensor[(5, 7), float32], %b: Tensor[(19, 5), float32]",
      "nn.matmul(%a, %b, transpose_a=True, transpose_b=True)", "gemm."},
     {"%a: Tensor[(5, 7), float32], %b: Tensor[(5, 19), float32]", "nn.matmul(%a, %b, transpose_a=True)", "gemm."},
+    /* dense / matmul of a rank >= 3 data against a 2-d weight: one GEMM
+     * over the flattened rows (a transformer's projections); with
+     * transpose_a the rows are not one matrix: the loops */
+    {"%x: Tensor[(2, 7, 13), float32], %w: Tensor[(17, 13), float32], %b: Tensor[(17), float32]",
+     "nn.relu(nn.bias_add(nn.dense(%x, %w), %b, axis=-1))", "gemm."},
+    {"%a: Tensor[(3, 1, 5, 9), float32], %b: Tensor[(9, 11), float32]", "add(nn.matmul(%a, %b), 1f)", "gemm."},
+    {"%a: Tensor[(1, 37, 20), float32], %b: Tensor[(21, 20), float32]",
+     "nn.matmul(%a, %b, transpose_b=True)", "gemm."},
+    {"%a: Tensor[(2, 9, 5), float32], %b: Tensor[(9, 4), float32]",
+     "nn.matmul(%a, %b, transpose_a=True)", "loops"},
     /* batch_matmul */
     {"%a: Tensor[(3, 7, 5), float32], %b: Tensor[(3, 9, 5), float32]", "nn.batch_matmul(%a, %b, transpose_b=True)", "gemm."},
     {"%a: Tensor[(1, 7, 5), float32], %b: Tensor[(4, 5, 9), float32]",
