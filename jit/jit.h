@@ -86,7 +86,8 @@ enum {
   RT_JIT_NO_DISK_CACHE = 1u << 3,
 };
 
-/* What one build did: times in milliseconds, and where its kernels came
+/* What one build did: times in milliseconds (summed over the threads that
+ * compile the kernels in parallel: CPU time), and where its kernels came
  * from (compiled + memory_hits + disk_hits = the build's count; equal
  * functions within one build count once). */
 typedef struct rt_jit_build_stats_t {
@@ -106,7 +107,10 @@ typedef struct rt_jit_build_stats_t {
  * tuple of tensors, flattened) its outputs. `names` may be NULL; names[i]
  * is the display name of kernel i, used in errors (its LLVM symbol,
  * "rt_k<key>_<identity hash>", is a function of the kernel: equal kernels
- * have equal symbols). The disk cache is the folder of rt_jit_cache_dir
+ * have equal symbols). Kernels to compile are compiled in parallel, one
+ * thread per online CPU (at most 8), each in its own LLVM context, unless
+ * the calling thread's allocator scope (runtime/mem.h) is not the system
+ * allocator: then on the calling thread alone. The disk cache is the folder of rt_jit_cache_dir
  * (jit/cache.h: $RELAYRT_CACHE_DIR, $XDG_CACHE_HOME/relayrt or
  * ~/.cache/relayrt) unless RT_JIT_NO_DISK_CACHE; a cache that cannot be
  * read or written is skipped, never an error. RT_JIT_KEEP_ASM compiles

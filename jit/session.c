@@ -58,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "jit/cache.h"
 #include "jit/lower.h"
@@ -479,6 +480,124 @@ rt_status_t rt_jit_check_lowers(rt_jit_session_t *s, const rt_ir_expr_t *fn) {
   return st;
 }
 
+/* ---- compiling the pending kernels, in parallel ------------------------------ *
+ * Each kernel is lowered, optimized and emitted in a module of its own, so
+ * kernels compile independently: workers (one per online CPU, at most
+ * MAX_COMPILE_THREADS and the number of kernels) take the next kernel from
+ * a shared counter, each with its own LLVM context and target machine
+ * (LLVM allows one thread per context). The calling thread is one of them.
+ * The first kernel that fails, in index order, gives the error, so the
+ * message does not depend on scheduling. Allocations follow the caller's
+ * allocator scope; an embedder's own allocator may not be thread-safe, so
+ * under one the kernels compile on the calling thread alone. Times in the
+ * stats are summed over the workers (CPU time, not wall time). */
+#define MAX_COMPILE_THREADS 8
+
+typedef struct compile_job_t {
+  rt_jit_session_t *s;
+  rt_ir_expr_t *const *fns;
+  const rt_jit_kernel_id_t *ids;
+  uint32_t flags;
+  pending_t *pend;
+  int32_t npend;
+  rt_status_t *errors;          /* per pending kernel */
+  atomic_int next;
+  pthread_mutex_t stats_mu;
+  rt_jit_build_stats_t *stats;
+} compile_job_t;
+
+static void *compile_worker(void *arg) {
+  compile_job_t *j = arg;
+  LLVMContextRef ctx = NULL;
+  LLVMTargetMachineRef tm = NULL;
+  rt_jit_build_stats_t mine = {0};
+  for (;;) {
+    const int32_t p = atomic_fetch_add(&j->next, 1);
+    if (p >= j->npend) break;
+    if (j->pend[p].from_disk) continue;
+    if (!ctx) {
+      ctx = LLVMContextCreate();
+      rt_status_t st = make_tm(j->s, &tm);
+      if (st) {
+        j->errors[p] = st;
+        break;
+      }
+    }
+    const int32_t i = j->pend[p].first;
+    j->errors[p] = compile_one(j->s, ctx, tm, j->fns[i], j->ids[i].symbol, j->flags, &j->pend[p], &mine);
+    if (!j->errors[p]) mine.compiled++;
+  }
+  if (tm) LLVMDisposeTargetMachine(tm);
+  if (ctx) LLVMContextDispose(ctx);
+  pthread_mutex_lock(&j->stats_mu);
+  j->stats->lower_ms += mine.lower_ms;
+  j->stats->opt_ms += mine.opt_ms;
+  j->stats->asm_ms += mine.asm_ms;
+  j->stats->codegen_ms += mine.codegen_ms;
+  j->stats->compiled += mine.compiled;
+  pthread_mutex_unlock(&j->stats_mu);
+  return NULL;
+}
+
+typedef struct scoped_worker_t {
+  compile_job_t *job;
+  rt_allocator_t allocator;
+} scoped_worker_t;
+
+static void *scoped_worker(void *arg) {
+  scoped_worker_t *w = arg;
+  rt_mem_scope_t scope;
+  rt_mem_scope_enter(&scope, &w->allocator);
+  void *r = compile_worker(w->job);
+  rt_mem_scope_leave(&scope);
+  return r;
+}
+
+static rt_status_t compile_pending(rt_jit_session_t *s, rt_ir_expr_t *const *fns,
+                                   const char *const *names, const rt_jit_kernel_id_t *ids,
+                                   uint32_t flags, pending_t *pend, int32_t npend,
+                                   rt_jit_build_stats_t *stats) {
+  int32_t todo = 0;
+  for (int32_t p = 0; p < npend; ++p) todo += !pend[p].from_disk;
+  if (todo == 0) return RT_OK;
+  compile_job_t j = {.s = s, .fns = fns, .ids = ids, .flags = flags, .pend = pend,
+                     .npend = npend, .stats = stats};
+  j.errors = rt_mem_calloc((size_t)npend, sizeof *j.errors);
+  if (!j.errors) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");
+  atomic_init(&j.next, 0);
+  pthread_mutex_init(&j.stats_mu, NULL);
+  const rt_allocator_t current = rt_mem_current(), sys = rt_allocator_system();
+  const bool system_heap = current.alloc == sys.alloc && current.free == sys.free &&
+                           current.self == sys.self;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int32_t nthreads = cpus > 1 ? (int32_t)(cpus < MAX_COMPILE_THREADS ? cpus : MAX_COMPILE_THREADS) : 1;
+  if (nthreads > todo) nthreads = todo;
+  if (!system_heap) nthreads = 1;
+  pthread_t tid[MAX_COMPILE_THREADS];
+  scoped_worker_t w = {&j, current};
+  int32_t started = 0;
+  for (int32_t t = 1; t < nthreads; ++t) {
+    if (pthread_create(&tid[started], NULL, scoped_worker, &w) != 0) break; /* fewer workers */
+    started++;
+  }
+  compile_worker(&j);
+  for (int32_t t = 0; t < started; ++t) pthread_join(tid[t], NULL);
+  pthread_mutex_destroy(&j.stats_mu);
+  rt_status_t status = RT_OK;
+  for (int32_t p = 0; p < npend; ++p) {
+    if (!j.errors[p]) continue;
+    if (status) {
+      rt_status_free(j.errors[p]);
+      continue;
+    }
+    const int32_t i = pend[p].first;
+    status = rt_status_annotate(j.errors[p], "compiling kernel %d (%s)", (int)i,
+                                names && names[i] ? names[i] : ids[i].symbol);
+  }
+  rt_mem_free(j.errors);
+  return status;
+}
+
 /* Joins the kernels' texts into the module's (NULL when a kernel lacks
  * it). */
 static rt_status_t join_text(rt_jit_module_t *m, bool is_asm, char **out) {
@@ -578,35 +697,17 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
     pend[p].from_disk = found;
     if (found) stats.disk_hits++;
   }
-  LLVMContextRef ctx = NULL;
-  LLVMTargetMachineRef tm = NULL;
-  for (int32_t p = 0; !status && p < npend; ++p) {
+  if (!status) status = compile_pending(s, fns, names, ids, flags, pend, npend, &stats);
+  for (int32_t p = 0; !status && dir && p < npend; ++p) {
     if (pend[p].from_disk) continue;
-    if (!ctx) {
-      ctx = LLVMContextCreate();
-      status = make_tm(s, &tm);
-      if (status) break;
-    }
-    int32_t i = pend[p].first;
-    status = compile_one(s, ctx, tm, fns[i], ids[i].symbol, flags, &pend[p], &stats);
-    if (status) {
-      status = rt_status_annotate(status, "compiling kernel %d (%s)", (int)i,
-                                  names && names[i] ? names[i] : ids[i].symbol);
-      break;
-    }
-    stats.compiled++;
     /* A cache that cannot be written costs speed, not correctness. */
-    if (dir) {
-      rt_status_t ws = rt_jit_cache_write(dir, &ids[i], &pend[p].entry);
-      if (ws) {
-        rt_status_free(ws);
-      } else {
-        stats.disk_writes++;
-      }
+    rt_status_t ws = rt_jit_cache_write(dir, &ids[pend[p].first], &pend[p].entry);
+    if (ws) {
+      rt_status_free(ws);
+    } else {
+      stats.disk_writes++;
     }
   }
-  if (tm) LLVMDisposeTargetMachine(tm);
-  if (ctx) LLVMContextDispose(ctx);
   rt_mem_free(dir);
 
   /* 4. Load, under the lock; a kernel another build loaded meanwhile is
