@@ -551,8 +551,9 @@ static rt_status_t profile_runs(rt_executor_t *ex, rt_graph_runtime_t *graph,
   }
   if (!st) {
     for (int32_t n = 0; n < nn && n < max_nodes; ++n) {
-      out[n] = (rt_node_profile_t){plan->nodes[n].name, build->kernel_types[plan->nodes[n].kernel],
-                                   sum[n] / runs, best[n]};
+      const int32_t k = plan->nodes[n].kernel;
+      out[n] = (rt_node_profile_t){plan->nodes[n].name, build->kernel_types[k], sum[n] / runs,
+                                   best[n], build->kernel_flops ? build->kernel_flops[k] : 0};
     }
     *out_count = nn;
   }

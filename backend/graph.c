@@ -35,6 +35,7 @@
 #include "runtime/uthash_rt.h"
 
 #include "backend/graph.h"
+#include "ir/op/plan.h"
 #include "jit/custom.h"
 #include "runtime/size.h"
 
@@ -526,8 +527,9 @@ rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session, uint3
     rt_ir_expr_t **fns = rt_mem_calloc((size_t)nk, sizeof *fns);
     out->kernel_names = rt_mem_calloc((size_t)nk, sizeof(char *));
     out->kernel_types = rt_mem_calloc((size_t)nk, sizeof(char *));
+    out->kernel_flops = rt_mem_calloc((size_t)nk, sizeof(double));
     out->kernels = rt_mem_calloc((size_t)nk, sizeof(rt_kernel_fn));
-    if (!fns || !out->kernel_names || !out->kernel_types || !out->kernels) {
+    if (!fns || !out->kernel_names || !out->kernel_types || !out->kernel_flops || !out->kernels) {
       st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
     }
     for (int32_t k = 0; !st && k < g.num_groups; ++k) {
@@ -548,6 +550,7 @@ rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session, uint3
       if (!st) st = rt_strbuf_finish(&b, &out->kernel_names[k], &len);
       rt_strbuf_deinitialize(&b);
       if (!st) st = type_text(fns[k], &out->kernel_types[k]);
+      if (!st) out->kernel_flops[k] = rt_ir_flops(fns[k]);
     }
     for (int32_t n = 0; !st && n < p->num_nodes; ++n) {
       snprintf(p->nodes[n].name, sizeof p->nodes[n].name, "%s", out->kernel_names[p->nodes[n].kernel]);
@@ -602,6 +605,7 @@ void rt_graph_build_deinitialize(rt_graph_build_t *b) {
   }
   rt_mem_free(b->kernel_names);
   rt_mem_free(b->kernel_types);
+  rt_mem_free(b->kernel_flops);
   rt_mem_free(b->kernels);
   rt_jit_module_release(b->jit);
   memset(b, 0, sizeof *b);

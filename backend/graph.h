@@ -14,6 +14,7 @@ typedef struct rt_graph_build_t {
   int32_t num_kernels;
   char **kernel_names;           /* per kernel, rt_mem_alloc'd */
   char **kernel_types;           /* per kernel: its function type text */
+  double *kernel_flops;          /* per kernel: floating-point ops per call (rt_ir_flops) */
   rt_jit_build_stats_t jit_stats; /* where the kernels came from (cache counts) */
   bool process_local;            /* kernels call custom ops or strategies: no export */
 } rt_graph_build_t;

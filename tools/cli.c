@@ -145,15 +145,22 @@ rt_status_t cli_profile_run(rt_executor_t *ex, long runs, cli_profile_t *out) {
 }
 
 void cli_profile_print(FILE *f, const cli_profile_t *p) {
-  fprintf(f, "graph executor, %d kernel call%s per run, mean of %ld run%s, slowest first:\n",
+  fprintf(f, "graph executor, %d kernel call%s per run, mean of %ld run%s, slowest first "
+          "(GFLOP/s: the dense/matmul/conv FLOPs of the kernel over its mean time):\n",
           (int)p->count, p->count == 1 ? "" : "s", p->runs, p->runs == 1 ? "" : "s");
-  fprintf(f, "  %12s %12s %7s  %-40s %s\n", "mean", "min", "share", "kernel", "type");
+  fprintf(f, "  %12s %12s %7s %8s  %-40s %s\n", "mean", "min", "share", "GFLOP/s", "kernel", "type");
+  double flops = 0;
   for (int32_t i = 0; i < p->count; ++i) {
     const rt_node_profile_t *x = &p->nodes[i];
-    fprintf(f, "  %9.1f us %9.1f us %6.1f%%  %-40s %s\n", 1e3 * x->mean_ms, 1e3 * x->min_ms,
-            p->total_ms > 0 ? 100.0 * x->mean_ms / p->total_ms : 0.0, x->kernel, x->type);
+    char gf[16] = "-";
+    if (x->flops > 0 && x->mean_ms > 0) snprintf(gf, sizeof gf, "%.1f", x->flops / (x->mean_ms * 1e6));
+    flops += x->flops;
+    fprintf(f, "  %9.1f us %9.1f us %6.1f%% %8s  %-40s %s\n", 1e3 * x->mean_ms, 1e3 * x->min_ms,
+            p->total_ms > 0 ? 100.0 * x->mean_ms / p->total_ms : 0.0, gf, x->kernel, x->type);
   }
-  fprintf(f, "  %9.1f us %12s %6.1f%%  total\n", 1e3 * p->total_ms, "", 100.0);
+  char gf[16] = "-";
+  if (flops > 0 && p->total_ms > 0) snprintf(gf, sizeof gf, "%.1f", flops / (p->total_ms * 1e6));
+  fprintf(f, "  %9.1f us %12s %6.1f%% %8s  total\n", 1e3 * p->total_ms, "", 100.0, gf);
 }
 
 void cli_profile_free(cli_profile_t *p) {

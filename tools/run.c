@@ -598,8 +598,8 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
         run_json_string(stdout, prof->nodes[i].kernel);
         printf(", \"type\": ");
         run_json_string(stdout, prof->nodes[i].type);
-        printf(", \"mean_ms\": %.6f, \"min_ms\": %.6f}", prof->nodes[i].mean_ms,
-               prof->nodes[i].min_ms);
+        printf(", \"mean_ms\": %.6f, \"min_ms\": %.6f, \"flops\": %.0f}", prof->nodes[i].mean_ms,
+               prof->nodes[i].min_ms, prof->nodes[i].flops);
       }
       printf("]}");
     }

@@ -218,6 +218,9 @@ typedef struct rt_node_profile_t {
   const char *type;   /* its function type: argument and result shapes */
   double mean_ms;     /* wall time of the node, averaged over the runs */
   double min_ms;      /* the fastest of the runs */
+  double flops;       /* floating-point operations of one call, counted from the
+                         plans of its dense/matmul/batch_matmul and convolutions
+                         (a multiply-add counts 2); 0 when it has none */
 } rt_node_profile_t;
 
 /* Runs the executor `runs` times (1..1000000) on the inputs set, timing

@@ -46,6 +46,11 @@ typedef struct rt_plan_input_t {
 RT_MUST_USE_RESULT rt_status_t rt_ir_op_axis(int64_t axis, int32_t rank,
                                              int32_t *out_axis);
 
+/* Floating-point operations of one evaluation of `fn` (or any expression):
+ * its dense/matmul/batch_matmul and convolutions, from their plans, a
+ * multiply-add counting 2; 0 for other ops and for `?` dims (flops.c). */
+double rt_ir_flops(const rt_ir_expr_t *fn);
+
 /* The input view of a tensor type (shape borrowed from the type). */
 void rt_ir_plan_input_of_type(const rt_ir_type_t *type, rt_plan_input_t *out);
 /* The input view of a concrete tensor (shape and value borrowed). */
