@@ -47,7 +47,16 @@ static rt_status_t norm_plan(const rt_interp_call_t *call, rt_plan_norm_t *p) {
 static void dot(rt_tensor_t *out, int64_t oi, const rt_tensor_t *a, int64_t a0,
                 int64_t as, const rt_tensor_t *b, int64_t b0, int64_t bs,
                 int64_t k) {
-  if (rt_interp_class(out->dtype) == RT_INTERP_FLOAT) {
+  const rt_dtype_t f32 = RT_DTYPE_FLOAT32;
+  if (rt_interp_class(out->dtype) == RT_INTERP_FLOAT && rt_dtype_equal(a->dtype, f32) &&
+      rt_dtype_equal(b->dtype, f32)) {
+    /* float32 operands read as floats: the same sum in double, without a
+     * dtype dispatch per multiply-add. */
+    const float *af = rt_tensor_data(a), *bf = rt_tensor_data(b);
+    double acc = 0;
+    for (int64_t j = 0; j < k; ++j) acc += (double)af[a0 + j * as] * (double)bf[b0 + j * bs];
+    rt_interp_store_f(out, oi, acc);
+  } else if (rt_interp_class(out->dtype) == RT_INTERP_FLOAT) {
     double acc = 0;
     for (int64_t j = 0; j < k; ++j) {
       acc += rt_interp_load_f(a, a0 + j * as) * rt_interp_load_f(b, b0 + j * bs);
