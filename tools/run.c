@@ -51,10 +51,10 @@ double run_now_ms(void) {
 static int split_name_value(const char *arg, const char *opt, name_value *out) {
   const char *eq = strchr(arg, '=');
   if (!eq || eq == arg || eq[1] == '\0') return cli_usage_error(opt, arg);
-  static char names[3 * MAX_ITEMS][128];
+  static char names[4 * MAX_ITEMS][128];
   static int used;
   size_t n = (size_t)(eq - arg);
-  if (n >= sizeof names[0] || used >= 3 * MAX_ITEMS) return cli_usage_error("name too long:", arg);
+  if (n >= sizeof names[0] || used >= 4 * MAX_ITEMS) return cli_usage_error("name too long:", arg);
   memcpy(names[used], arg, n);
   names[used][n] = '\0';
   out->name = names[used++];
@@ -108,6 +108,10 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
     } else if ((v = cli_option(argc, argv, &i, "--shape"))) {
       if (o->nshapes == MAX_ITEMS) return cli_usage_error("too many --shape options:", v);
       int rc = split_name_value(v, "--shape expects NAME=1x3x224x224, got", &o->shapes[o->nshapes++]);
+      if (rc) return rc;
+    } else if ((v = cli_option(argc, argv, &i, "--config"))) {
+      if (o->nconfigs == MAX_ITEMS) return cli_usage_error("too many --config options:", v);
+      int rc = split_name_value(v, "--config expects KEY=VALUE, got", &o->configs[o->nconfigs++]);
       if (rc) return rc;
     } else if ((v = cli_option(argc, argv, &i, "--params"))) {
       o->params = v;
@@ -460,11 +464,14 @@ rt_status_t run_load_model(const run_opts *o, rt_module_t **out) {
   return st;
 }
 
-/* The pass context of the options (opt level, threads). */
+/* The pass context of the options (opt level, --config, threads). */
 rt_status_t run_make_context(const run_opts *o, rt_pass_context_t **out) {
   rt_pass_context_t *ctx = NULL;
   RT_RETURN_IF_ERROR(rt_pass_context_create(&ctx));
   rt_status_t st = rt_pass_context_set_opt_level(ctx, o->opt_level);
+  for (int k = 0; !st && k < o->nconfigs; ++k) {
+    st = rt_pass_context_set_config(ctx, o->configs[k].name, o->configs[k].value);
+  }
   if (!st && o->threads) {
     char n[24];
     snprintf(n, sizeof n, "%ld", o->threads);
@@ -532,6 +539,10 @@ static int check_artifact_opts(const run_opts *o) {
   if (o->opt_level_set) {
     return usage_errorf("--opt-level: %s is an exported model, compiled already; pass "
                         "--opt-level to 'relayrt build ... --emit=so' instead", m);
+  }
+  if (o->nconfigs) {
+    return usage_errorf("--config: %s is an exported model, compiled already; pass --config to "
+                        "'relayrt build ... --emit=so' instead", m);
   }
   if (o->params) {
     return usage_errorf("--params: %s is an exported model and carries its constants; bind "

@@ -27,6 +27,8 @@ typedef struct {
   int nshapes;
   name_value consts[MAX_ITEMS];
   int nconsts;
+  name_value configs[MAX_ITEMS]; /* --config KEY=VALUE: the pass context */
+  int nconfigs;
   const char *params;
   const char *out_dir;
   long repeat, warmup, threads;

@@ -258,6 +258,13 @@ assert k['per_shape_kernels']>=1 and k['built']==k['per_shape_kernels'] and k['h
 assert 'specializations' not in r, r
 " "$tmp/json"; then ok
 else bad "vm --report json kernel_specializations: $(cat "$tmp/json" "$tmp/err")"; fi
+# --config sets the pass context: with vm.specialize=needed the dense
+# lowers for any shape (no kernel compiled per shape); an unknown key is refused.
+if "$relayrt" run "$tmp/dyn_dense.relay" --executor vm --input x="$tmp/dx.npy" \
+     --config vm.specialize=needed --report json > "$tmp/json" 2> "$tmp/err" &&
+   ! grep -q kernel_specializations "$tmp/json"; then ok
+else bad "run --config vm.specialize=needed: $(cat "$tmp/json" "$tmp/err")"; fi
+expect_fail "unknown config option 'vm.nope'" "$relayrt" run "$tmp/dyn_dense.relay" --config vm.nope=1
 # A static model's graph executor does not specialize: no such key.
 if "$relayrt" run "$tmp/prog.relay" --executor graph --report json > "$tmp/json" 2> "$tmp/err" &&
    ! grep -q specializations "$tmp/json"; then ok
