@@ -219,20 +219,6 @@ static rt_status_t make_key(const rt_vm_specializer_t *s, int32_t kernel, int32_
 
 /* ---- one specialization --------------------------------------------------------- */
 
-typedef struct {
-  int32_t n;
-  rt_ir_expr_t **from, **to;
-} swap_t;
-
-static rt_status_t swap(void *user, rt_ir_expr_t *original, rt_ir_expr_t *rebuilt, rt_ir_expr_t **out) {
-  const swap_t *w = user;
-  (void)rebuilt;
-  for (int32_t i = 0; i < w->n; ++i) {
-    if (original == w->from[i]) *out = w->to[i];
-  }
-  return RT_OK;
-}
-
 /* A constant holding the values of input `a` (of concrete type t). */
 static rt_status_t value_constant(rt_module_t *m, const rt_ir_expr_t *param, const rt_kernel_arg *a,
                                   rt_ir_expr_t **out) {
@@ -251,8 +237,11 @@ static rt_status_t specialize_fn(const rt_vm_build_t *b, int32_t k, int32_t nin,
   const rt_ir_expr_t *fn = b->kernel_fns[k];
   const int32_t np = fn->fn.nparams;
   rt_ir_expr_t **params = rt_mem_calloc((size_t)(np ? np : 1), sizeof *params);
-  swap_t w = {0, rt_mem_calloc((size_t)(np ? np : 1), sizeof *w.from),
-              rt_mem_calloc((size_t)(np ? np : 1), sizeof *w.to)};
+  struct {
+    int32_t n;
+    rt_ir_expr_t **from, **to; /* old parameter -> its retyped var or constant */
+  } w = {0, rt_mem_calloc((size_t)(np ? np : 1), sizeof *w.from),
+         rt_mem_calloc((size_t)(np ? np : 1), sizeof *w.to)};
   rt_status_t st = params && w.from && w.to ? RT_OK : RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   int32_t next = 0;
   for (int32_t p = 0; !st && p < np; ++p) {
@@ -274,7 +263,7 @@ static rt_status_t specialize_fn(const rt_vm_build_t *b, int32_t k, int32_t nin,
     w.n++;
   }
   rt_ir_expr_t *body = NULL, *nf = NULL;
-  if (!st) st = rt_ir_mutate(m, fn->fn.body, swap, &w, &body);
+  if (!st) st = rt_ir_substitute(m, fn->fn.body, w.n, w.from, w.to, &body);
   if (!st) st = rt_ir_function(m, fn->span, np, params, body, NULL, fn->fn.attrs, &nf);
   if (!st) st = rt_ir_module_add(m, "vm_specialized", nf);
   if (!st) st = rt_ir_infer_types(m);

@@ -56,16 +56,6 @@ typedef struct {
   rt_ir_expr_t **from, **to; /* old parameter -> its bound replacement */
 } swap_t;
 
-static rt_status_t swap_params(void *user, rt_ir_expr_t *original, rt_ir_expr_t *rebuilt,
-                               rt_ir_expr_t **out) {
-  const swap_t *w = user;
-  (void)rebuilt;
-  for (int32_t i = 0; i < w->n; ++i) {
-    if (original == w->from[i]) *out = w->to[i];
-  }
-  return RT_OK;
-}
-
 static rt_status_t bind(rt_module_t *m, const rt_ir_expr_t *main_fn, int32_t count,
                         const rt_input_shape_t *shapes, rt_ir_expr_t **params, swap_t *w) {
   const int32_t np = main_fn->fn.nparams;
@@ -108,7 +98,7 @@ static rt_status_t bind(rt_module_t *m, const rt_ir_expr_t *main_fn, int32_t cou
     w->n++;
   }
   rt_ir_expr_t *body = NULL, *fn = NULL;
-  RT_RETURN_IF_ERROR(rt_ir_mutate(m, main_fn->fn.body, swap_params, w, &body));
+  RT_RETURN_IF_ERROR(rt_ir_substitute(m, main_fn->fn.body, w->n, w->from, w->to, &body));
   RT_RETURN_IF_ERROR(rt_ir_function(m, main_fn->span, np, params, body, NULL, main_fn->fn.attrs, &fn));
   fn->binding = main_fn->binding;
   RT_RETURN_IF_ERROR(rt_ir_module_add(m, "main", fn));

@@ -370,6 +370,15 @@ RT_MUST_USE_RESULT rt_status_t rt_ir_mutate(rt_module_t *m, rt_ir_expr_t *root,
                                             rt_ir_rewrite_fn rewrite, void *user,
                                             rt_ir_expr_t **out_root);
 
+/* rt_ir_mutate replacing every use of from[i] under `root` with to[i]
+ * (i < n; vars retyped, params bound to constants): the nodes that depend
+ * on one are rebuilt without checked types; *out_root is `root` itself
+ * when none occurs. Errors are rt_ir_mutate's (out of memory). */
+RT_MUST_USE_RESULT rt_status_t rt_ir_substitute(rt_module_t *m, rt_ir_expr_t *root, int32_t n,
+                                                rt_ir_expr_t *const *from,
+                                                rt_ir_expr_t *const *to,
+                                                rt_ir_expr_t **out_root);
+
 /* ---- printing ------------------------------------------------------------ */
 
 /* Prints a module (see rt_module_print for the flags). */

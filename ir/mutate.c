@@ -151,3 +151,27 @@ rt_status_t rt_ir_mutate(rt_module_t *m, rt_ir_expr_t *root, rt_ir_rewrite_fn re
   }
   return st;
 }
+
+/* ---- substitution ------------------------------------------------------------ */
+
+typedef struct {
+  int32_t n;
+  rt_ir_expr_t *const *from, *const *to;
+} substitution;
+
+static rt_status_t substitute_one(void *user, rt_ir_expr_t *original, rt_ir_expr_t *rebuilt,
+                                  rt_ir_expr_t **out) {
+  const substitution *w = user;
+  (void)rebuilt;
+  for (int32_t i = 0; i < w->n; ++i) {
+    if (original == w->from[i]) *out = w->to[i];
+  }
+  return RT_OK;
+}
+
+rt_status_t rt_ir_substitute(rt_module_t *m, rt_ir_expr_t *root, int32_t n,
+                             rt_ir_expr_t *const *from, rt_ir_expr_t *const *to,
+                             rt_ir_expr_t **out_root) {
+  substitution w = {n, from, to};
+  return rt_ir_mutate(m, root, substitute_one, &w, out_root);
+}

@@ -7,6 +7,7 @@
  * kernel-size). Other ops count 0: their cost is memory, not arithmetic.
  * Types with `?` dims count 0. */
 #include "ir/op/plan.h"
+#include "runtime/mem.h"
 
 static double matmul_flops(const rt_ir_expr_t *call, const rt_plan_input_t *in) {
   rt_plan_matmul_t p;
