@@ -39,9 +39,11 @@
 #include "backend/graph_specialize.h"
 #include "backend/vm_compile.h"
 #include "interp/interp.h"
+#include "jit/target.h"
 #include "passes/pass.h"
 #include "rt/executor.h"
 #include "runtime/strbuf.h"
+#include "runtime/clock.h"
 #include "runtime/mem.h"
 #include "runtime/runner.h"
 
@@ -77,6 +79,7 @@ struct rt_executor_t {
   rt_runner_t runner;          /* input values, the guard, runs, outputs (see the top) */
   rt_step_fn step;
   void *step_user;
+  double create_ms, passes_ms; /* rt_create_executor's wall time, its pass pipeline's */
 };
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -271,8 +274,10 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
     rt_pass_context_defaults(&ex->ctx);
   }
   rt_module_t *bound = NULL;
+  const double t_create = rt_now_ms();
   rt_status_t st = rt_backend_bind_params(module, params, &bound);
   if (!st) st = rt_build(bound, &ex->ctx, k, &ex->module, &ex->pipeline);
+  ex->passes_ms = rt_now_ms() - t_create;
   if (!st && strcmp(k, "vm") == 0) {
     rt_module_t *prepared = NULL;
     st = rt_vm_prepare_module(ex->module, &ex->ctx, &prepared);
@@ -328,6 +333,7 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
     rt_executor_release(ex);
     return rt_status_annotate(st, "creating the %s executor", k);
   }
+  ex->create_ms = rt_now_ms() - t_create;
   *out_executor = ex;
   return RT_OK;
 }
@@ -680,6 +686,39 @@ rt_status_t rt_executor_stats(const rt_executor_t *ex, rt_executor_stats_t *out)
   out->specializations_evicted = st.evicted;
   out->specializations_cached = st.cached;
   out->max_specializations = st.max;
+  return RT_OK;
+}
+
+rt_status_t rt_executor_compile_stats(const rt_executor_t *ex, rt_executor_compile_t *out) {
+  if (!ex || !out) return RT_STATUS(INVALID_ARGUMENT, "rt_executor_compile_stats: NULL argument");
+  memset(out, 0, sizeof *out);
+  out->total_ms = ex->create_ms;
+  out->passes_ms = ex->passes_ms;
+  if (!ex->jit) return RT_OK;
+  const rt_jit_target_t *tgt = rt_jit_session_target(ex->jit);
+  out->vector_width = tgt->vector_width;
+  snprintf(out->target, sizeof out->target, "%s", rt_jit_target_name(tgt));
+  rt_graph_spec_t *spec = NULL;
+  const rt_jit_build_stats_t *js = &ex->vm_build.jit_stats;
+  if (!ex->vm) {
+    const rt_graph_build_t *build = NULL;
+    rt_graph_runtime_t *graph = NULL;
+    RT_RETURN_IF_ERROR(current_plan(ex, "rt_executor_compile_stats", &spec, &build, &graph));
+    js = &build->jit_stats;
+  }
+  out->jit_wall_ms = js->wall_ms;
+  out->key_ms = js->key_ms;
+  out->lower_ms = js->lower_ms;
+  out->optimize_ms = js->opt_ms;
+  out->codegen_ms = js->emit_ms + js->asm_ms;
+  out->cache_ms = js->cache_ms;
+  out->link_ms = js->link_ms;
+  out->kernels = js->kernels;
+  out->distinct = js->distinct;
+  out->compiled = js->compiled;
+  out->disk_hits = js->disk_hits;
+  out->memory_hits = js->memory_hits;
+  rt_graph_spec_release(spec);
   return RT_OK;
 }
 

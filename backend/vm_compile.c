@@ -899,8 +899,8 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
     /* Kernels of custom ops and strategies call into this process. */
     if (rt_jit_custom_in_use(nk, out->kernel_fns)) jit_flags |= RT_JIT_NO_DISK_CACHE;
     if (!st) {
-      st = rt_jit_build(session, nbuilt, fns, (const char *const *)names, jit_flags, NULL,
-                        &out->jit);
+      st = rt_jit_build(session, nbuilt, fns, (const char *const *)names, jit_flags,
+                        &out->jit_stats, &out->jit);
       if (st) st = rt_status_annotate(st, "compiling the vm's %d kernels", (int)nbuilt);
     }
     rt_mem_free(names);

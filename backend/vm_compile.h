@@ -25,6 +25,7 @@ typedef struct rt_vm_specializer_t rt_vm_specializer_t;
 typedef struct rt_vm_build_t {
   rt_vm_executable_t exe;      /* handed to rt_vm_create (borrowed by the VM) */
   rt_jit_module_t *jit;        /* the kernels compiled at build time (owned) */
+  rt_jit_build_stats_t jit_stats; /* how they were built */
   rt_kernel_fn *kernels;       /* per kernel (owned array); NULL: compiled per shape */
   rt_ir_expr_t **kernel_fns;   /* per kernel: its Primitive function */
   rt_module_t *module;         /* retained: the kernel functions live here */

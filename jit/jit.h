@@ -91,10 +91,18 @@ enum {
  * from (compiled + memory_hits + disk_hits = the build's count; equal
  * functions within one build count once). */
 typedef struct rt_jit_build_stats_t {
-  double lower_ms;   /* cache keys, IR building + verification */
+  /* Thread time summed over the kernels compiled (they compile in
+   * parallel, so these can add up to more than wall_ms). */
+  double key_ms;     /* cache keys and identities of every kernel */
+  double lower_ms;   /* IR building + verification */
   double opt_ms;     /* the default<O3> pipeline */
-  double codegen_ms; /* object emission, and add + lookup (link) under the lock */
+  double emit_ms;    /* machine-code emission into object files */
   double asm_ms;     /* RT_JIT_KEEP_ASM's extra codegen */
+  double cache_ms;   /* disk-cache reads and writes */
+  double link_ms;    /* adding objects to the JIT + symbol lookup, under the lock */
+  double wall_ms;    /* the whole rt_jit_build, wall clock */
+  int32_t kernels;      /* functions asked for */
+  int32_t distinct;     /* distinct kernels among them (equal ones are built once) */
   int32_t compiled;     /* kernels that went through LLVM */
   int32_t memory_hits;  /* kernels already loaded in the session */
   int32_t disk_hits;    /* kernels read from the disk cache */

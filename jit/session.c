@@ -57,7 +57,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "jit/cache.h"
@@ -65,6 +64,7 @@
 #include "jit/templates/templates.h"
 #include "runtime/strbuf.h"
 #include "runtime/mem.h"
+#include "runtime/clock.h"
 
 /* A loaded kernel: its object file's code in the JIT. Fields are fixed
  * once the unit is in the table, except refs and ll (under the lock). */
@@ -109,12 +109,6 @@ struct rt_jit_module_t {
 };
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static char *dup_str(const char *s) {
   size_t n = strlen(s) + 1;
@@ -428,7 +422,7 @@ typedef struct pending_t {
 static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTargetMachineRef tm,
                                const rt_ir_expr_t *fn, const char *symbol, uint32_t flags,
                                pending_t *p, rt_jit_build_stats_t *stats) {
-  double t0 = now_ms();
+  double t0 = rt_now_ms();
   LLVMModuleRef mod = LLVMModuleCreateWithNameInContext(symbol, ctx);
   LLVMSetTarget(mod, LLVMOrcLLJITGetTripleString(s->jit));
   LLVMSetDataLayout(mod, LLVMOrcLLJITGetDataLayoutStr(s->jit));
@@ -438,14 +432,14 @@ static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTarg
     st = RT_STATUS(INTERNAL, "the lowered module does not verify: %s", msg ? msg : "");
   }
   LLVMDisposeMessage(msg);
-  double t1 = now_ms();
+  double t1 = rt_now_ms();
   if (!st && !(flags & RT_JIT_NO_OPT)) {
     LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
     LLVMErrorRef e = LLVMRunPasses(mod, "default<O3>", tm, o);
     LLVMDisposePassBuilderOptions(o);
     if (e) st = llvm_error(e, "running default<O3>");
   }
-  double t2 = now_ms();
+  double t2 = rt_now_ms();
   if (!st && (flags & RT_JIT_KEEP_LL)) {
     char *text = LLVMPrintModuleToString(mod);
     p->entry.ll = dup_str(text);
@@ -453,20 +447,20 @@ static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTarg
     if (!p->entry.ll) st = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (IR text)");
     if (!st) p->entry.ll_len = strlen(p->entry.ll);
   }
-  double t3 = now_ms();
+  double t3 = rt_now_ms();
   if (!st && (flags & RT_JIT_KEEP_ASM)) {
     LLVMModuleRef clone = LLVMCloneModule(mod);
     size_t n = 0;
     st = emit(tm, clone, LLVMAssemblyFile, (uint8_t **)&p->asm_text, &n);
     LLVMDisposeModule(clone);
   }
-  double t4 = now_ms();
+  double t4 = rt_now_ms();
   if (!st) st = emit(tm, mod, LLVMObjectFile, &p->entry.object, &p->entry.object_len);
   LLVMDisposeModule(mod);
   stats->lower_ms += t1 - t0;
   stats->opt_ms += t2 - t1;
   stats->asm_ms += t4 - t3;
-  stats->codegen_ms += now_ms() - t4;
+  stats->emit_ms += rt_now_ms() - t4;
   return st;
 }
 
@@ -533,7 +527,7 @@ static void *compile_worker(void *arg) {
   j->stats->lower_ms += mine.lower_ms;
   j->stats->opt_ms += mine.opt_ms;
   j->stats->asm_ms += mine.asm_ms;
-  j->stats->codegen_ms += mine.codegen_ms;
+  j->stats->emit_ms += mine.emit_ms;
   j->stats->compiled += mine.compiled;
   pthread_mutex_unlock(&j->stats_mu);
   return NULL;
@@ -640,7 +634,9 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
   if (!status) m->count = count;
   const bool keep_ll = flags & RT_JIT_KEEP_LL, keep_asm = flags & RT_JIT_KEEP_ASM;
   const char *opt = (flags & RT_JIT_NO_OPT) ? "O0" : "O3";
-  double t0 = now_ms();
+  const double t_start = rt_now_ms();
+  double t0 = t_start;
+  stats.kernels = count;
   for (int32_t i = 0; !status && i < count; ++i) {
     if (fns[i] && fns[i]->kind == RT_IR_FUNCTION) m->kernels[i].template_name = rt_jit_template_name(fns[i], &s->tgt);
     if (!fns[i] || fns[i]->kind != RT_IR_FUNCTION) {
@@ -650,7 +646,7 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
     }
     status = rt_jit_kernel_id(fns[i], s->target, s->compiler, opt, &ids[i]);
   }
-  stats.lower_ms += now_ms() - t0;
+  stats.key_ms += rt_now_ms() - t0;
 
   /* 2. Live units. A build keeping assembly compiles everything (units
    * keep no assembly); one keeping IR needs units that kept theirs. */
@@ -683,8 +679,15 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
     }
     pthread_mutex_unlock(&s->lock);
   }
+  stats.distinct = npend;
+  for (int32_t i = 0; !status && i < count; ++i) {
+    bool seen = false;
+    for (int32_t j = 0; j < i && !seen && m->kernels[i].unit; ++j) seen = m->kernels[j].unit == m->kernels[i].unit;
+    stats.distinct += m->kernels[i].unit && !seen;
+  }
 
   /* 3. Disk, then LLVM, for what is still missing. */
+  double tc = rt_now_ms();
   char *dir = NULL;
   if (!status && npend && !keep_asm && !(flags & RT_JIT_NO_DISK_CACHE)) status = rt_jit_cache_dir(&dir);
   for (int32_t p = 0; !status && dir && p < npend; ++p) {
@@ -697,7 +700,9 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
     pend[p].from_disk = found;
     if (found) stats.disk_hits++;
   }
+  stats.cache_ms += rt_now_ms() - tc;
   if (!status) status = compile_pending(s, fns, names, ids, flags, pend, npend, &stats);
+  tc = rt_now_ms();
   for (int32_t p = 0; !status && dir && p < npend; ++p) {
     if (pend[p].from_disk) continue;
     /* A cache that cannot be written costs speed, not correctness. */
@@ -709,10 +714,11 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
     }
   }
   rt_mem_free(dir);
+  stats.cache_ms += rt_now_ms() - tc;
 
   /* 4. Load, under the lock; a kernel another build loaded meanwhile is
    * shared instead. */
-  double t1 = now_ms();
+  double t1 = rt_now_ms();
   if (!status && npend) {
     pthread_mutex_lock(&s->lock);
     for (int32_t p = 0; !status && p < npend; ++p) {
@@ -757,7 +763,7 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
     s->counts.disk_writes += stats.disk_writes;
     pthread_mutex_unlock(&s->lock);
   }
-  stats.codegen_ms += now_ms() - t1;
+  stats.link_ms += rt_now_ms() - t1;
   for (int32_t i = 0; !status && i < count; ++i) {
     if ((keep_ll && !m->kernels[i].ll) || (keep_asm && !m->kernels[i].asm_text)) {
       status = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (kernel text)");
@@ -774,6 +780,7 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
   rt_mem_free(ids);
   rt_mem_free(slot);
   rt_mem_free(pend);
+  stats.wall_ms = rt_now_ms() - t_start;
   if (out_stats) *out_stats = stats;
   if (status) {
     module_free(m);

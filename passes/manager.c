@@ -7,9 +7,9 @@
  * step still reaches after_pass with the reason, so a trace lists every
  * step. rt_module_run_pass applies the same rules to one pass. */
 #include <string.h>
-#include <time.h>
 
 #include "passes/pass.h"
+#include "runtime/clock.h"
 
 typedef struct {
   rt_pass_info_t info;
@@ -35,12 +35,6 @@ bool rt_pass_is_executor_step(int32_t index, const char **out_executor) {
   if (index < 0 || index >= (int32_t)RT_COUNTOF(kSteps)) return false;
   if (out_executor) *out_executor = kSteps[index].executor;
   return kSteps[index].executor[0] != '\0';
-}
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static bool listed(const char *const *names, int32_t n, const char *name) {
@@ -92,7 +86,7 @@ static rt_status_t run_step(const step_t *step, const rt_pass_context_t *ctx, rt
     }
     rt_pass_env_t env = {ctx, (*m)->allocator};
     rt_module_t *out = NULL;
-    double t0 = now_ms();
+    double t0 = rt_now_ms();
     rt_status_t st = step->fn(&env, *m, &out);
     if (!st) {
       st = rt_ir_infer_types(out);
@@ -105,7 +99,7 @@ static rt_status_t run_step(const step_t *step, const rt_pass_context_t *ctx, rt
       if (st) st = rt_status_annotate(st, "after %s", step->info.name);
     }
 #endif
-    elapsed = now_ms() - t0;
+    elapsed = rt_now_ms() - t0;
     if (st) {
       rt_module_release(out);
       return rt_status_annotate(st, "in pass %s", step->info.name);

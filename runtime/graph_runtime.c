@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "runtime/graph_runtime.h"
 #include "runtime/kernel_services.h"
 #include "runtime/tensor_impl.h"
 #include "runtime/mem.h"
+#include "runtime/clock.h"
 
 struct rt_graph_runtime_t {
   rt_allocator_t allocator;
@@ -160,12 +160,6 @@ void rt_graph_runtime_clear_inputs(rt_graph_runtime_t *rt) {
   }
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* The run; with `node_ms`, each node's wall time is added to its entry. */
 static rt_status_t run_nodes(rt_graph_runtime_t *rt, double *node_ms) {
   const rt_graph_plan_t *p = &rt->plan;
@@ -178,12 +172,12 @@ static rt_status_t run_nodes(rt_graph_runtime_t *rt, double *node_ms) {
     rt_kernel_arg *a = rt->node_args[n];
     for (int32_t k = 0; k < nargs; ++k) a[k] = rt->args[node->entries[k]];
     rt_kernel_services_clear_error(&rt->services);
-    double t0 = node_ms ? now_ms() : 0;
+    double t0 = node_ms ? rt_now_ms() : 0;
     if (rt->kernels[node->kernel](a, nargs, &rt->services.ctx) != 0) {
       return RT_STATUS(INVALID_ARGUMENT, "kernel %s (node %d) failed: %s", node->name, (int)n,
                        rt_kernel_services_error(&rt->services));
     }
-    if (node_ms) node_ms[n] += now_ms() - t0;
+    if (node_ms) node_ms[n] += rt_now_ms() - t0;
   }
   for (int32_t o = 0; o < p->num_outputs; ++o) {
     int32_t src = p->output_sources[o];

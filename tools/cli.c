@@ -4,6 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "fma_peak.h"
 
 extern const char rt_builtin_example[];
 extern const size_t rt_builtin_example_size;
@@ -120,7 +123,31 @@ static int by_time_desc(const void *a, const void *b) {
   return (x->mean_ms < y->mean_ms) - (x->mean_ms > y->mean_ms);
 }
 
-rt_status_t cli_profile_run(rt_executor_t *ex, long runs, cli_profile_t *out) {
+/* The FMA peak at the executor's template width on `threads` threads: the
+ * best of three ~40 ms measurements (a probe that lost its core to another
+ * process reads low). */
+static void measure_peak(rt_executor_t *ex, int32_t threads, cli_profile_t *out) {
+  rt_executor_compile_t cs;
+  rt_status_t st = rt_executor_compile_stats(ex, &cs);
+  out->vector_width = st ? 0 : cs.vector_width;
+  rt_status_free(st);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  out->threads = threads > 0 ? threads : (int32_t)(cpus > 0 ? cpus : 1);
+  if (out->vector_width != 8 && out->vector_width != 16) return;
+  const int32_t bits = out->vector_width == 16 ? 512 : 256;
+  const long iters = bits == 512 ? 5000000 : 10000000;
+  for (int32_t i = 0; i < 3; ++i) {
+    double g = rt_bench_fma_peak_bits(bits, out->threads, iters);
+    if (g > out->peak_gflops) out->peak_gflops = g;
+  }
+}
+
+double cli_profile_peak_fraction(const cli_profile_t *p, double flops, double ms) {
+  if (p->peak_gflops <= 0 || flops <= 0 || ms <= 0) return 0;
+  return flops / (ms * 1e6) / p->peak_gflops;
+}
+
+rt_status_t cli_profile_run(rt_executor_t *ex, long runs, int32_t threads, cli_profile_t *out) {
   memset(out, 0, sizeof *out);
   if (runs < 1 || runs > 1000000) {
     return RT_STATUS(INVALID_ARGUMENT, "profile: runs must be 1..1000000, got %ld", runs);
@@ -141,26 +168,39 @@ rt_status_t cli_profile_run(rt_executor_t *ex, long runs, cli_profile_t *out) {
   out->count = n;
   out->runs = runs;
   for (int32_t i = 0; i < n; ++i) out->total_ms += nodes[i].mean_ms;
+  measure_peak(ex, threads, out);
   return RT_OK;
 }
 
 void cli_profile_print(FILE *f, const cli_profile_t *p) {
   fprintf(f, "graph executor, %d kernel call%s per run, mean of %ld run%s, slowest first "
-          "(GFLOP/s: the dense/matmul/conv FLOPs of the kernel over its mean time):\n",
+          "(GFLOP/s: the dense/matmul/conv FLOPs of the kernel over its mean time",
           (int)p->count, p->count == 1 ? "" : "s", p->runs, p->runs == 1 ? "" : "s");
-  fprintf(f, "  %12s %12s %7s %8s  %-40s %s\n", "mean", "min", "share", "GFLOP/s", "kernel", "type");
+  if (p->peak_gflops > 0) {
+    fprintf(f, "; peak: that as a fraction of the FMA peak measured now, %.1f GFLOP/s on %d "
+            "thread%s at the templates' %d lanes):\n", p->peak_gflops, (int)p->threads,
+            p->threads == 1 ? "" : "s", (int)p->vector_width);
+  } else {
+    fprintf(f, "):\n");
+  }
+  fprintf(f, "  %12s %12s %7s %8s %5s  %-40s %s\n", "mean", "min", "share", "GFLOP/s", "peak",
+          "kernel", "type");
   double flops = 0;
   for (int32_t i = 0; i < p->count; ++i) {
     const rt_node_profile_t *x = &p->nodes[i];
-    char gf[16] = "-";
+    char gf[16] = "-", pk[16] = "-";
     if (x->flops > 0 && x->mean_ms > 0) snprintf(gf, sizeof gf, "%.1f", x->flops / (x->mean_ms * 1e6));
+    const double frac = cli_profile_peak_fraction(p, x->flops, x->mean_ms);
+    if (frac > 0) snprintf(pk, sizeof pk, "%.2f", frac);
     flops += x->flops;
-    fprintf(f, "  %9.1f us %9.1f us %6.1f%% %8s  %-40s %s\n", 1e3 * x->mean_ms, 1e3 * x->min_ms,
-            p->total_ms > 0 ? 100.0 * x->mean_ms / p->total_ms : 0.0, gf, x->kernel, x->type);
+    fprintf(f, "  %9.1f us %9.1f us %6.1f%% %8s %5s  %-40s %s\n", 1e3 * x->mean_ms, 1e3 * x->min_ms,
+            p->total_ms > 0 ? 100.0 * x->mean_ms / p->total_ms : 0.0, gf, pk, x->kernel, x->type);
   }
-  char gf[16] = "-";
+  char gf[16] = "-", pk[16] = "-";
   if (flops > 0 && p->total_ms > 0) snprintf(gf, sizeof gf, "%.1f", flops / (p->total_ms * 1e6));
-  fprintf(f, "  %9.1f us %12s %6.1f%% %8s  total\n", 1e3 * p->total_ms, "", 100.0, gf);
+  const double frac = cli_profile_peak_fraction(p, flops, p->total_ms);
+  if (frac > 0) snprintf(pk, sizeof pk, "%.2f", frac);
+  fprintf(f, "  %9.1f us %12s %6.1f%% %8s %5s  total\n", 1e3 * p->total_ms, "", 100.0, gf, pk);
 }
 
 void cli_profile_free(cli_profile_t *p) {

@@ -39,9 +39,17 @@ typedef struct cli_profile_t {
   int32_t count;
   long runs;
   double total_ms;
+  /* The FMA peak measured just after the runs (tools/fma_peak.h) at the
+   * templates' vector width, on `threads` threads at once (the executor's
+   * pool: --threads, 0 = every online CPU); 0 when the CPU has no FMA
+   * loop to measure. A kernel's fraction of peak is its GFLOP/s over it. */
+  double peak_gflops;
+  int32_t threads, vector_width;
 } cli_profile_t;
-rt_status_t cli_profile_run(rt_executor_t *ex, long runs, cli_profile_t *out);
+rt_status_t cli_profile_run(rt_executor_t *ex, long runs, int32_t threads, cli_profile_t *out);
 void cli_profile_print(FILE *f, const cli_profile_t *p);
+/* flops done in ms as a fraction of p's peak; 0 when either is unknown. */
+double cli_profile_peak_fraction(const cli_profile_t *p, double flops, double ms);
 void cli_profile_free(cli_profile_t *p);
 
 /* Custom ops (tools/ops.c): takes --ops LIB.so (loads it, calling its

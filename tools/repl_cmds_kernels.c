@@ -71,7 +71,7 @@ rt_status_t cmd_profile(repl *r, char *args) {
   RT_RETURN_IF_ERROR(repl_set_inputs(r, ex));
   RT_RETURN_IF_ERROR(rt_executor_run(ex)); /* warm-up: first touches of the planned storage */
   cli_profile_t p;
-  RT_RETURN_IF_ERROR(cli_profile_run(ex, runs, &p));
+  RT_RETURN_IF_ERROR(cli_profile_run(ex, runs, 0, &p));
   cli_profile_print(stdout, &p);
   cli_profile_free(&p);
   return RT_OK;

@@ -574,6 +574,13 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
   rt_executor_stats_t stats;
   memset(&stats, 0, sizeof stats);
   if (r->ex) rt_status_free(rt_executor_stats(r->ex, &stats)); /* fails for NULL arguments only */
+  /* Where the compile time went (not for an exported model; a graph
+   * executor with `?` inputs reports its latest specialization). */
+  rt_executor_compile_t cs;
+  memset(&cs, 0, sizeof cs);
+  rt_status_t cst = r->ex ? rt_executor_compile_stats(r->ex, &cs) : RT_STATUS(FAILED_PRECONDITION, "exported");
+  const bool has_compile = cst == RT_OK;
+  rt_status_free(cst);
   if (o->json) {
     printf("{\"model\": ");
     run_json_string(stdout, model_name);
@@ -589,6 +596,18 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
              (unsigned long long)mem.planned_bytes, (int)mem.planned_blocks, (int)mem.intermediates,
              (unsigned long long)mem.unshared_bytes, (unsigned long long)mem.output_bytes);
     }
+    if (has_compile) {
+      printf(", \"compile\": {\"import_ms\": %.3f, \"total_ms\": %.3f, \"passes_ms\": %.3f, "
+             "\"jit_wall_ms\": %.3f, \"keys_ms\": %.3f, \"lowering_ms\": %.3f, "
+             "\"optimization_ms\": %.3f, \"codegen_ms\": %.3f, \"cache_ms\": %.3f, "
+             "\"linking_ms\": %.3f, \"kernels\": %d, \"distinct\": %d, \"compiled\": %d, "
+             "\"disk_hits\": %d, \"memory_hits\": %d, \"target\": ",
+             r->import_ms, cs.total_ms, cs.passes_ms, cs.jit_wall_ms, cs.key_ms, cs.lower_ms,
+             cs.optimize_ms, cs.codegen_ms, cs.cache_ms, cs.link_ms, (int)cs.kernels,
+             (int)cs.distinct, (int)cs.compiled, (int)cs.disk_hits, (int)cs.memory_hits);
+      run_json_string(stdout, cs.target);
+      printf(", \"vector_width\": %d}", (int)cs.vector_width);
+    }
     if (stats.max_specializations > 0) {
       printf(", \"specializations\": {\"built\": %lld, \"hits\": %lld, \"evicted\": %lld, "
              "\"cached\": %d, \"max\": %d}",
@@ -602,15 +621,17 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
              (long long)stats.kernel_specializations, (long long)stats.kernel_specialization_hits);
     }
     if (prof) {
-      printf(", \"profile\": {\"runs\": %ld, \"total_ms\": %.6f, \"kernels\": [", prof->runs,
-             prof->total_ms);
+      printf(", \"profile\": {\"runs\": %ld, \"total_ms\": %.6f, \"fma_peak_gflops\": %.3f, "
+             "\"threads\": %d, \"vector_width\": %d, \"kernels\": [", prof->runs, prof->total_ms,
+             prof->peak_gflops, (int)prof->threads, (int)prof->vector_width);
       for (int32_t i = 0; i < prof->count; ++i) {
         printf("%s{\"kernel\": ", i ? ", " : "");
         run_json_string(stdout, prof->nodes[i].kernel);
         printf(", \"type\": ");
         run_json_string(stdout, prof->nodes[i].type);
-        printf(", \"mean_ms\": %.6f, \"min_ms\": %.6f, \"flops\": %.0f}", prof->nodes[i].mean_ms,
-               prof->nodes[i].min_ms, prof->nodes[i].flops);
+        printf(", \"mean_ms\": %.6f, \"min_ms\": %.6f, \"flops\": %.0f, \"peak_fraction\": %.4f}",
+               prof->nodes[i].mean_ms, prof->nodes[i].min_ms, prof->nodes[i].flops,
+               cli_profile_peak_fraction(prof, prof->nodes[i].flops, prof->nodes[i].mean_ms));
       }
       printf("]}");
     }
@@ -620,6 +641,15 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
            r->ex ? "" : " (exported model, run by the artifact runtime)", setup_what, setup_ms);
     printf("latency: min %.3f ms, median %.3f ms, mean %.3f ms, max %.3f ms (%ld run%s)\n",
            lat->min, lat->median, lat->mean, lat->max, lat->runs, lat->runs == 1 ? "" : "s");
+    if (has_compile && cs.kernels > 0) {
+      printf("compile stages: import %.1f ms, passes %.1f ms, kernels %.1f ms wall (%d kernel%s, "
+             "%d distinct: %d compiled, %d from the disk cache, %d loaded already; thread time: "
+             "lowering %.1f, optimization %.1f, codegen %.1f, linking %.1f ms), %s target, "
+             "%d-lane templates\n",
+             r->import_ms, cs.passes_ms, cs.jit_wall_ms, (int)cs.kernels, cs.kernels == 1 ? "" : "s",
+             (int)cs.distinct, (int)cs.compiled, (int)cs.disk_hits, (int)cs.memory_hits, cs.lower_ms,
+             cs.optimize_ms, cs.codegen_ms, cs.link_ms, cs.target, (int)cs.vector_width);
+    }
     if (!ms) {
       printf("memory: %llu bytes planned in %d blocks for %d intermediates (%llu without "
              "reuse), outputs %llu bytes\n",
@@ -667,7 +697,7 @@ static rt_status_t run_and_report(const run_opts *o, runner *r, const char *setu
   /* After the timed runs (the warm-up of the profile's), so those and the
    * written outputs are the plain runs'. */
   cli_profile_t prof = {0};
-  if (!st && o->profile) st = cli_profile_run(r->ex, o->repeat, &prof);
+  if (!st && o->profile) st = cli_profile_run(r->ex, o->repeat, (int32_t)o->threads, &prof);
   if (!st) print_report(o, r, setup_what, setup_ms, &lat, o->profile ? &prof : NULL);
   cli_profile_free(&prof);
   return st;
@@ -733,7 +763,9 @@ int cli_run(int argc, char **argv) {
   rt_pass_context_t *ctx = NULL;
   runner r = {0};
   double compile_ms = 0;
+  const double t_import = run_now_ms();
   rt_status_t st = run_load_model(&o, &m);
+  r.import_ms = run_now_ms() - t_import;
   if (!st && o.params) st = rt_params_read_file(rt_allocator_system(), o.params, &params);
   if (!st) st = run_make_context(&o, &ctx);
   if (!st) {

@@ -44,6 +44,7 @@ typedef struct {
   rt_artifact_t *art;         /* an exported model (include/rt/artifact.h) */
   rt_artifact_runtime_t *rt;  /* and its runtime */
   const char *kind;           /* "debug", "graph", "vm" */
+  double import_ms;           /* reading the model file into a module (0: not timed) */
 } runner;
 
 typedef struct {

@@ -280,6 +280,36 @@ typedef struct rt_executor_stats_t {
 RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_stats(const rt_executor_t *executor,
                                                         rt_executor_stats_t *out);
 
+/* Where rt_create_executor's time went (and, for a "graph" executor with
+ * `?` inputs, the latest specialization's build). Stage times of the
+ * kernel build are thread time summed over kernels, which compile in
+ * parallel: they can add up to more than jit_wall_ms. The kernel fields
+ * are 0 for "debug", which compiles no kernels. */
+typedef struct rt_executor_compile_t {
+  double total_ms;        /* rt_create_executor, wall clock */
+  double passes_ms;       /* the pass pipeline (type inference, fusion, ...) */
+  double jit_wall_ms;     /* building the kernels, wall clock */
+  double key_ms;          /* kernel identities and cache keys */
+  double lower_ms;        /* fused groups -> LLVM IR, verified */
+  double optimize_ms;     /* LLVM's optimization pipeline */
+  double codegen_ms;      /* LLVM IR -> object code */
+  double cache_ms;        /* disk-cache reads and writes */
+  double link_ms;         /* loading objects into the JIT, resolving symbols */
+  int32_t kernels;        /* kernels of the plan */
+  int32_t distinct;       /* distinct ones (equal kernels are built once) */
+  int32_t compiled;       /* went through LLVM */
+  int32_t disk_hits;      /* read from the disk cache */
+  int32_t memory_hits;    /* already loaded in this process */
+  int32_t vector_width;   /* float lanes of the kernel templates (8: AVX2, 16: AVX-512) */
+  char target[16];        /* the JIT target's name: "host", "avx2", "avx512", "generic" */
+} rt_executor_compile_t;
+
+/* Fills *out (see rt_executor_compile_t). FAILED_PRECONDITION for a graph
+ * executor with `?` inputs that has not run yet; INVALID_ARGUMENT for NULL
+ * arguments. Only reads. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_compile_stats(const rt_executor_t *executor,
+                                                                rt_executor_compile_t *out);
+
 /* ---- stepping (the "debug" executor) -------------------------------------- */
 
 typedef struct rt_step_event_t {

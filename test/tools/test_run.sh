@@ -68,7 +68,7 @@ if "$relayrt" run "$tmp/prog.relay" --repeat 3 --warmup 1 --report json > "$tmp/
    $py -c "
 import json,sys
 r=json.load(open(sys.argv[1]))
-assert set(r)=={'model','executor','compile_ms','latency_ms','outputs'}, r
+assert set(r)=={'model','executor','compile_ms','latency_ms','outputs','compile'}, r
 assert set(r['latency_ms'])=={'min','median','mean','max'}
 assert r['outputs'][0]=={'name':'output_0','shape':[5,4],'dtype':'float32'}, r['outputs']
 " "$tmp/json"; then ok
@@ -210,17 +210,51 @@ assert all(k["type"].startswith("fn (Tensor[") for k in ks), ks
 # FLOPs by hand: conv 3->8 3x3 on 16x16 (2*8*256*3*9), conv 8->16 3x3 on
 # 8x8 (2*16*64*8*9), dense 16->10 (2*10*16); the other kernels have none.
 assert sorted(k["flops"] for k in ks if k["flops"] > 0) == [320, 110592, 147456], ks
+# The fraction of peak is each kernel's GFLOP/s over the peak printed
+# beside it (0 where a kernel has no FLOPs, or the CPU no FMA loop).
+assert p["vector_width"] in (8, 16) and p["threads"] >= 1, p
+for k in ks:
+    want = k["flops"] / (k["mean_ms"] * 1e6) / p["fma_peak_gflops"] \
+        if p["fma_peak_gflops"] > 0 and k["flops"] > 0 and k["mean_ms"] > 0 else 0
+    assert abs(k["peak_fraction"] - want) <= 1e-4 + 1e-3 * want, (k, p["fma_peak_gflops"])
 PY
 then ok
 else bad "run --profile (json): $(cat "$tmp/prof.json" "$tmp/err")"; fi
 if RELAYRT_CACHE_DIR=off "$relayrt" run --executor graph --profile > "$tmp/out" 2> "$tmp/err" &&
    grep -q '^graph executor, 7 kernel calls per run, mean of 1 run, slowest first (GFLOP/s' "$tmp/out" &&
-   [ "$(grep -cE '^ *[0-9.]* us *[0-9.]* us *[0-9.]*% +([0-9.]+|-)  fused_' "$tmp/out")" = 7 ] &&
-   [ "$(grep -cE '^ *[0-9.]* us *[0-9.]* us *[0-9.]*% +[0-9.]+  fused_' "$tmp/out")" = 3 ] &&
-   grep -qE '100.0% +[0-9.]+  total$' "$tmp/out"; then ok
+   [ "$(grep -cE '^ *[0-9.]* us *[0-9.]* us *[0-9.]*% +([0-9.]+|-) +([0-9.]+|-)  fused_' "$tmp/out")" = 7 ] &&
+   [ "$(grep -cE '^ *[0-9.]* us *[0-9.]* us *[0-9.]*% +[0-9.]+ +([0-9.]+|-)  fused_' "$tmp/out")" = 3 ] &&
+   grep -qE '100.0% +[0-9.]+ +([0-9.]+|-)  total$' "$tmp/out"; then ok
 else bad "run --profile (text): $(cat "$tmp/out" "$tmp/err")"; fi
 expect_fail "--profile times the kernels of --executor graph, not 'vm'" \
   "$relayrt" run --executor vm --profile
+
+# 6c. --report json's "compile": where rt_create_executor's time went. A
+# cold build (empty cache folder) compiles the example CNN's 7 distinct
+# kernels; a second run reads all 7 from the disk cache and compiles none.
+rm -rf "$tmp/ccache"
+for i in 1 2; do
+  RELAYRT_CACHE_DIR="$tmp/ccache" "$relayrt" run --executor graph --report json > "$tmp/comp$i.json" 2>> "$tmp/err"
+done
+RELAYRT_CACHE_DIR="$tmp/ccache" "$relayrt" run --executor vm --report json > "$tmp/comp3.json" 2>> "$tmp/err"
+"$relayrt" run --executor debug --report json > "$tmp/comp4.json" 2>> "$tmp/err"
+if $py - "$tmp/comp1.json" "$tmp/comp2.json" "$tmp/comp3.json" "$tmp/comp4.json" <<'PY'
+import json, sys
+c1, c2, c3, c4 = (json.load(open(f))["compile"] for f in sys.argv[1:])
+stages = ["keys_ms", "lowering_ms", "optimization_ms", "codegen_ms", "cache_ms", "linking_ms"]
+for c in (c1, c2, c3):
+    assert c["kernels"] == 7 and c["distinct"] == 7, c
+    assert c["compiled"] + c["disk_hits"] + c["memory_hits"] == c["distinct"], c
+    assert all(c[k] >= 0 for k in stages + ["import_ms", "passes_ms", "jit_wall_ms"]), c
+    assert c["jit_wall_ms"] <= c["total_ms"] and c["passes_ms"] <= c["total_ms"], c
+    assert c["target"] in ("host", "avx2", "avx512", "generic") and c["vector_width"] in (8, 16), c
+assert c1["compiled"] == 7 and c1["disk_hits"] == 0 and c1["optimization_ms"] > 0, c1
+assert c2["compiled"] == 0 and c2["disk_hits"] == 7 and c2["optimization_ms"] == 0, c2
+assert c3["compiled"] == 0 and c3["disk_hits"] == 7, c3   # the vm's kernels are the graph's
+assert c4["kernels"] == 0 and c4["jit_wall_ms"] == 0 and c4["target"] == "", c4
+PY
+then ok
+else bad "run --report json compile: $(cat "$tmp"/comp*.json "$tmp/err")"; fi
 
 # 7. optest: one op through every executor.
 if "$relayrt" optest nn.conv2d --shape data=1x3x8x8 --shape weight=4x3x3x3 --attr padding=1,1 \

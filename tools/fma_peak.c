@@ -1,16 +1,14 @@
-/* The machine's float32 FMA peak, measured by its own loop: 12 independent
- * chains of vfmadd231ps on ymm registers (AVX2 + FMA; this file alone is
- * compiled with -mavx2 -mfma), enough independent work to cover the FMA
- * latency (4 cycles) on both FMA pipes, no memory traffic; and, when the
- * build has fma_peak512.c (RT_BENCH_HAVE_FMA512) and the CPU reports
- * avx512f, 16 chains on zmm registers. One thread, or one per requested
+/* The machine's float32 FMA peak, measured by its own loops: 12 independent
+ * chains of vfmadd231ps on ymm registers (fma_peak256.c, run when the CPU
+ * has AVX2 and FMA) and, when the build has fma_peak512.c
+ * (RT_BENCH_HAVE_FMA512) and the CPU reports avx512f, 16 chains on zmm
+ * registers. This file is compiled for any x86-64. One thread, or one per requested
  * thread started together; the figure is
  * chains * lanes * 2 flops * iterations / wall time. The peak is the larger
  * of the two widths (on an AVX-512 core with two 512-bit FMA pipes the zmm
  * figure is about twice the ymm one). */
-#include "bench/fma_peak.h"
+#include "tools/fma_peak.h"
 
-#include <immintrin.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -34,33 +32,7 @@ static void *run(void *arg) {
     return NULL;
   }
 #endif
-  /* Distinct starting values: equal chains would be merged by the
-   * compiler into one (latency-bound) chain. */
-  __m256 a0 = _mm256_set1_ps(1.0f), a1 = _mm256_set1_ps(1.1f), a2 = _mm256_set1_ps(1.2f);
-  __m256 a3 = _mm256_set1_ps(1.3f), a4 = _mm256_set1_ps(1.4f), a5 = _mm256_set1_ps(1.5f);
-  __m256 a6 = _mm256_set1_ps(1.6f), a7 = _mm256_set1_ps(1.7f), a8 = _mm256_set1_ps(1.8f);
-  __m256 a9 = _mm256_set1_ps(1.9f), a10 = _mm256_set1_ps(2.0f), a11 = _mm256_set1_ps(2.1f);
-  const __m256 x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
-  for (long i = 0; i < j->iters; ++i) {
-    a0 = _mm256_fmadd_ps(a0, x, y);
-    a1 = _mm256_fmadd_ps(a1, x, y);
-    a2 = _mm256_fmadd_ps(a2, x, y);
-    a3 = _mm256_fmadd_ps(a3, x, y);
-    a4 = _mm256_fmadd_ps(a4, x, y);
-    a5 = _mm256_fmadd_ps(a5, x, y);
-    a6 = _mm256_fmadd_ps(a6, x, y);
-    a7 = _mm256_fmadd_ps(a7, x, y);
-    a8 = _mm256_fmadd_ps(a8, x, y);
-    a9 = _mm256_fmadd_ps(a9, x, y);
-    a10 = _mm256_fmadd_ps(a10, x, y);
-    a11 = _mm256_fmadd_ps(a11, x, y);
-  }
-  __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                           _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
-  s = _mm256_add_ps(s, _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
-  float out[8];
-  _mm256_storeu_ps(out, s);
-  j->sink = out[0];
+  j->sink = rt_bench_fma_chains256(j->iters);
   return NULL;
 }
 
@@ -73,9 +45,15 @@ bool rt_bench_fma_has512(void) {
 #endif
 }
 
+bool rt_bench_fma_has256(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
 double rt_bench_fma_peak_bits(int32_t bits, int32_t threads, long iters) {
   enum { MAX = 64 };
   if (bits == 512 && !rt_bench_fma_has512()) return 0;
+  if (bits != 512 && !rt_bench_fma_has256()) return 0;
   if (bits != 512) bits = 256;
   if (threads < 1) threads = 1;
   if (threads > MAX) threads = MAX;

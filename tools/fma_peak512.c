@@ -1,10 +1,10 @@
 /* The 512-bit half of the FMA peak probe (fma_peak.c): 16 independent
  * chains of vfmadd231ps on zmm registers. This file alone is compiled with
- * -mavx512f (when the compiler accepts it, bench/meson.build) and is only
- * called after __builtin_cpu_supports("avx512f"), so the rest of the bench
- * runs on any x86-64 with AVX2. 16 chains cover the 4-cycle FMA latency on
+ * -mavx512f (when the compiler accepts it, tools/meson.build) and is only
+ * called after __builtin_cpu_supports("avx512f"), so the rest of the probe
+ * runs on any x86-64. 16 chains cover the 4-cycle FMA latency on
  * two 512-bit FMA pipes with room to spare (32 zmm registers). */
-#include "bench/fma_peak.h"
+#include "tools/fma_peak.h"
 
 #include <immintrin.h>
 
