@@ -7,7 +7,8 @@
  * of Primitive functions; each kernel is found in the session (a kernel
  * loaded by any live module of the session: shared, nothing compiled), or
  * in the disk cache (its object file: linked only, no LLVM optimization or
- * codegen), or lowered, optimized with the new pass manager at O3 for the
+ * codegen), or lowered, optimized with the new pass manager (O3; O1 for
+ * kernels whose loops a template emits) for the
  * host TargetMachine and emitted as a PIC object file, which goes to the
  * disk cache and into the JIT. The result is an rt_jit_module_t: the kernel
  * entry points, their object files (for export), and optionally the
@@ -80,7 +81,7 @@ enum {
   RT_JIT_KEEP_LL = 1u << 0,
   /* Keep the assembly text (an extra codegen of a clone of the module). */
   RT_JIT_KEEP_ASM = 1u << 1,
-  /* Skip the O3 pipeline (tests of the unoptimized lowering). */
+  /* Skip the optimization pipeline (tests of the unoptimized lowering). */
   RT_JIT_NO_OPT = 1u << 2,
   /* Neither read nor write the disk cache (the in-memory sharing stays). */
   RT_JIT_NO_DISK_CACHE = 1u << 3,
@@ -95,7 +96,7 @@ typedef struct rt_jit_build_stats_t {
    * parallel, so these can add up to more than wall_ms). */
   double key_ms;     /* cache keys and identities of every kernel */
   double lower_ms;   /* IR building + verification */
-  double opt_ms;     /* the default<O3> pipeline */
+  double opt_ms;     /* the LLVM optimization pipeline (O3, O1 for templated kernels) */
   double emit_ms;    /* machine-code emission into object files */
   double asm_ms;     /* RT_JIT_KEEP_ASM's extra codegen */
   double cache_ms;   /* disk-cache reads and writes */
