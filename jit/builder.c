@@ -226,6 +226,50 @@ LLVMValueRef rt_jit_libm(rt_jit_lower_t *L, const char *name, LLVMValueRef a,
   return LLVMBuildCall2(L->b, fty, fn, args, b ? 2 : 1, "");
 }
 
+/* expf as straight-line arithmetic, so the loop vectorizer vectorizes the
+ * loops that call it (llvm.exp becomes one scalar libm call per element:
+ * no vector math library is linked into kernels). Cephes' method:
+ *   n = roundeven(x * log2(e)), r = x - n*ln2 (ln2 in two parts, so r is
+ *   exact to float precision), exp(r) on [-ln2/2, ln2/2] by a degree-6
+ *   polynomial (Cephes expf's coefficients, ~1 ulp), times 2^n built from
+ *   exponent bits in two halves, 2^(n>>1) * 2^(n - (n>>1)), so that every
+ *   factor is a normal float for n in [-150, 128]: results in the
+ *   subnormal range are rounded once more (within 1 ulp of the subnormal
+ *   grid), overflow gives +inf and deep underflow +0 as expf does.
+ * x is clamped to [-104, 89] first (beyond those exp is 0 and inf anyway)
+ * so the int conversion is defined; NaN is passed through. */
+static LLVMValueRef exp_f32(rt_jit_lower_t *L, LLVMValueRef x) {
+  LLVMBuilderRef b = L->b;
+  LLVMTypeRef f = L->f32, i = LLVMInt32TypeInContext(L->c);
+#define F(v) LLVMConstReal(f, (v))
+  LLVMValueRef xc = rt_jit_intrinsic(L, "llvm.minnum", rt_jit_intrinsic(L, "llvm.maxnum", x, F(-104.0), NULL),
+                                     F(89.0), NULL);
+  LLVMValueRef n = rt_jit_intrinsic(L, "llvm.roundeven", LLVMBuildFMul(b, xc, F(1.44269504088896341), ""),
+                                    NULL, NULL);
+  LLVMValueRef r = LLVMBuildFSub(b, xc, LLVMBuildFMul(b, n, F(0.693359375), ""), "");
+  r = LLVMBuildFSub(b, r, LLVMBuildFMul(b, n, F(-2.12194440e-4), ""), "");
+  static const double c[6] = {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3,
+                              4.1665795894E-2, 1.6666665459E-1, 5.0000001201E-1};
+  LLVMValueRef p = F(c[0]);
+  for (int32_t k = 1; k < 6; ++k) p = LLVMBuildFAdd(b, LLVMBuildFMul(b, p, r, ""), F(c[k]), "");
+  LLVMValueRef r2 = LLVMBuildFMul(b, r, r, "");
+  p = LLVMBuildFAdd(b, LLVMBuildFAdd(b, LLVMBuildFMul(b, p, r2, ""), r, ""), F(1.0), "");
+  LLVMValueRef ni = LLVMBuildFPToSI(b, n, i, "");
+  LLVMValueRef n1 = LLVMBuildAShr(b, ni, LLVMConstInt(i, 1, 0), "");
+  LLVMValueRef n2 = LLVMBuildSub(b, ni, n1, "");
+  LLVMValueRef bias = LLVMConstInt(i, 127, 0), sh = LLVMConstInt(i, 23, 0);
+  LLVMValueRef s1 = LLVMBuildBitCast(b, LLVMBuildShl(b, LLVMBuildAdd(b, n1, bias, ""), sh, ""), f, "");
+  LLVMValueRef s2 = LLVMBuildBitCast(b, LLVMBuildShl(b, LLVMBuildAdd(b, n2, bias, ""), sh, ""), f, "");
+  LLVMValueRef y = LLVMBuildFMul(b, LLVMBuildFMul(b, p, s1, ""), s2, "");
+#undef F
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, x, x, ""), x, y, "");
+}
+
+LLVMValueRef rt_jit_exp(rt_jit_lower_t *L, LLVMValueRef x) {
+  if (LLVMTypeOf(x) == L->f32) return exp_f32(L, x);
+  return rt_jit_intrinsic(L, "llvm.exp", x, NULL, NULL);
+}
+
 LLVMValueRef rt_jit_fast(LLVMValueRef inst) {
   if (LLVMIsAInstruction(inst) && LLVMCanValueUseFastMathFlags(inst)) {
     LLVMSetFastMathFlags(inst, LLVMFastMathAllowReassoc | LLVMFastMathAllowContract);

@@ -212,6 +212,9 @@ LLVMValueRef rt_jit_from_bool(rt_jit_lower_t *L, LLVMValueRef b, rt_dtype_t d);
  * added from the type) with 1..3 operands of one float type. */
 LLVMValueRef rt_jit_intrinsic(rt_jit_lower_t *L, const char *name,
                               LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
+/* exp(x): for float32 straight-line arithmetic within ~1 ulp of expf
+ * (vectorizable; NaN, overflow and underflow as expf), else llvm.exp. */
+LLVMValueRef rt_jit_exp(rt_jit_lower_t *L, LLVMValueRef x);
 /* Calls the libm function `name` (float version `name`f for float). */
 LLVMValueRef rt_jit_libm(rt_jit_lower_t *L, const char *name, LLVMValueRef a,
                          LLVMValueRef b);

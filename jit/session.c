@@ -419,18 +419,20 @@ typedef struct pending_t {
 
 /* The LLVM pipeline a kernel needs (part of its cache key):
  *  - "O0": RT_JIT_NO_OPT;
- *  - "O1" for a kernel whose loops come from a template (jit/templates/):
- *    they emit their vector code, tiles and unrolling themselves, so O3's
+ *  - "O1" for a kernel whose loops come from a GEMM or convolution
+ *    template (rt_jit_template_vectorizes): they emit their vector code,
+ *    tiles and unrolling themselves, so O3's
  *    vectorizers and unrollers find nothing to add, and O1 cuts the
  *    optimization time. Measured on this machine (AVX2, 2 cores loaded by
  *    other builds, so ratios only): resnet18's cold compile 2.1 -> 1.5 s of
  *    CPU time (19 kernels, all templated), and bench_kernels' dense and
  *    3x3 conv layers at the same fraction of the FMA peak under both;
  *  - "O3" for the generic loop nests (elementwise chains, reductions,
- *    pooling ...), which rely on its loop vectorizer. */
+ *    pooling ...) and the softmax template's scalar row loops, which rely
+ *    on its loop vectorizer. */
 static const char *pipeline_of(uint32_t flags, const char *template_name) {
   if (flags & RT_JIT_NO_OPT) return "O0";
-  return template_name ? "O1" : "O3";
+  return rt_jit_template_vectorizes(template_name) ? "O1" : "O3";
 }
 
 /* Lowers, verifies, optimizes and emits one kernel in its own module of

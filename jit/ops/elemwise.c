@@ -127,14 +127,14 @@ UNARY_F(FLOOR) { return call1(L, "llvm.floor", x); }
 UNARY_F(CEIL) { return call1(L, "llvm.ceil", x); }
 UNARY_F(ROUND) { return call1(L, "llvm.roundeven", x); }
 UNARY_F(TRUNC) { return call1(L, "llvm.trunc", x); }
-UNARY_F(EXP) { return call1(L, "llvm.exp", x); }
+UNARY_F(EXP) { return rt_jit_exp(L, x); }
 UNARY_F(LOG) { return call1(L, "llvm.log", x); }
 UNARY_F(LOG2) { return call1(L, "llvm.log2", x); }
 UNARY_F(LOG10) { return call1(L, "llvm.log10", x); }
 UNARY_F(SQRT) { return call1(L, "llvm.sqrt", x); }
 UNARY_F(RSQRT) { return LLVMBuildFDiv(L->b, fconst(x, 1), call1(L, "llvm.sqrt", x), ""); }
 UNARY_F(SIGMOID) {
-  LLVMValueRef e = call1(L, "llvm.exp", LLVMBuildFNeg(L->b, x, ""));
+  LLVMValueRef e = rt_jit_exp(L, LLVMBuildFNeg(L->b, x, ""));
   return LLVMBuildFDiv(L->b, fconst(x, 1), LLVMBuildFAdd(L->b, fconst(x, 1), e, ""), "");
 }
 UNARY_F(TANH) { return rt_jit_libm(L, "tanh", x, NULL); }

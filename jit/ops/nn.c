@@ -451,7 +451,7 @@ static rt_status_t smax_sum(rt_jit_lower_t *L, void *user, const LLVMValueRef *r
   smax_t *s = user;
   LLVMValueRef v;
   RT_RETURN_IF_ERROR(smax_load(L, s, red[0], &v));
-  LLVMValueRef e = rt_jit_intrinsic(L, "llvm.exp", LLVMBuildFSub(L->b, v, s->max, ""), NULL, NULL);
+  LLVMValueRef e = rt_jit_exp(L, LLVMBuildFSub(L->b, v, s->max, ""));
   next[0] = rt_jit_fast(LLVMBuildFAdd(L->b, accs[0], e, ""));
   return RT_OK;
 }
@@ -476,7 +476,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_softmax) {
   if (call->call.callee->op.op->id == RT_OP_NN_LOG_SOFTMAX) {
     *out_value = LLVMBuildFSub(L->b, d, rt_jit_intrinsic(L, "llvm.log", sum, NULL, NULL), "");
   } else {
-    *out_value = LLVMBuildFDiv(L->b, rt_jit_intrinsic(L, "llvm.exp", d, NULL, NULL), sum, "");
+    *out_value = LLVMBuildFDiv(L->b, rt_jit_exp(L, d), sum, "");
   }
   return RT_OK;
 }

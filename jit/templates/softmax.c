@@ -59,7 +59,7 @@ rt_status_t rt_jit_tpl_softmax(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), len, 1, &init, &l2);
   idx[axis] = l2.iv;
   RT_RETURN_IF_ERROR(rt_jit_elem(L, x, idx, &v));
-  LLVMValueRef e = rt_jit_intrinsic(L, "llvm.exp", LLVMBuildFSub(L->b, v, m, ""), NULL, NULL);
+  LLVMValueRef e = rt_jit_exp(L, LLVMBuildFSub(L->b, v, m, ""));
   LLVMValueRef s = rt_jit_fast(LLVMBuildFAdd(L->b, l2.carry[0], e, ""));
   rt_jit_loop_end(L, &l2, &s);
   s = l2.carry[0];
@@ -73,7 +73,7 @@ rt_status_t rt_jit_tpl_softmax(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   RT_RETURN_IF_ERROR(rt_jit_elem(L, x, idx, &v));
   LLVMValueRef d = LLVMBuildFSub(L->b, v, m, "");
   LLVMValueRef r = log ? LLVMBuildFSub(L->b, d, lsum, "")
-                       : LLVMBuildFDiv(L->b, rt_jit_intrinsic(L, "llvm.exp", d, NULL, NULL), s, "");
+                       : LLVMBuildFDiv(L->b, rt_jit_exp(L, d), s, "");
   RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, call, out, data, oidx, r));
   rt_jit_loop_end(L, &l3, NULL);
   rt_jit_loop_end(L, &lr, NULL);
