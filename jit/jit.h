@@ -7,8 +7,7 @@
  * of Primitive functions; each kernel is found in the session (a kernel
  * loaded by any live module of the session: shared, nothing compiled), or
  * in the disk cache (its object file: linked only, no LLVM optimization or
- * codegen), or lowered, optimized with the new pass manager (O3; O1 for
- * kernels whose loops a template emits) for the
+ * codegen), or lowered, optimized with the new pass manager at O3 for the
  * host TargetMachine and emitted as a PIC object file, which goes to the
  * disk cache and into the JIT. The result is an rt_jit_module_t: the kernel
  * entry points, their object files (for export), and optionally the
@@ -96,7 +95,7 @@ typedef struct rt_jit_build_stats_t {
    * parallel, so these can add up to more than wall_ms). */
   double key_ms;     /* cache keys and identities of every kernel */
   double lower_ms;   /* IR building + verification */
-  double opt_ms;     /* the LLVM optimization pipeline (O3, O1 for templated kernels) */
+  double opt_ms;     /* the LLVM optimization pipeline (default<O3>) */
   double emit_ms;    /* machine-code emission into object files */
   double asm_ms;     /* RT_JIT_KEEP_ASM's extra codegen */
   double cache_ms;   /* disk-cache reads and writes */

@@ -365,10 +365,6 @@ static const rt_ir_expr_t *single_output(const rt_ir_expr_t *fn) {
   return fn->fn.body;
 }
 
-bool rt_jit_template_vectorizes(const char *name) {
-  return name && strncmp(name, "softmax", 7) != 0;
-}
-
 const char *rt_jit_template_name(const rt_ir_expr_t *fn, const rt_jit_target_t *target) {
   const rt_ir_expr_t *out = single_output(fn);
   rt_jit_tpl_plan_t p;

@@ -35,11 +35,6 @@
  * output is lowered by the generic loop nest. A pure function of fn and
  * the target (its vector width). */
 const char *rt_jit_template_name(const rt_ir_expr_t *fn, const rt_jit_target_t *target);
-/* Whether the template `name` (rt_jit_template_name's; NULL: none) emits
- * its own vector code, so its kernel needs no loop vectorizer: the GEMM
- * and convolution templates; not softmax.rows, whose row loops are
- * scalar. */
-bool rt_jit_template_vectorizes(const char *name);
 
 /* Emits output `out` (a tensor node of the function) with a template when
  * one applies: *out_done is then true. Otherwise emits nothing and sets
