@@ -281,7 +281,9 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_stats(const rt_executor_t *exe
                                                         rt_executor_stats_t *out);
 
 /* Where rt_create_executor's time went (and, for a "graph" executor with
- * `?` inputs, the latest specialization's build). Stage times of the
+ * `?` inputs, the latest specialization's build; the kernels a "vm"
+ * compiles per input shape while it runs are not in it: rt_executor_stats
+ * counts those). Stage times of the
  * kernel build are thread time summed over kernels, which compile in
  * parallel: they can add up to more than jit_wall_ms. The kernel fields
  * are 0 for "debug", which compiles no kernels. */
