@@ -19,8 +19,8 @@
  *      the last one repeat it (their rows are computed and dropped);
  *   2. alpha^2 GEMMs Mb[e][t][o] = sum_c Vb[e][t][c] U'[e][c][o]: the
  *      register micro-kernel of templates.c with A = the tile rows of Vb
- *      (k = c contiguous), B = U'[e] read in place (rows of O output
- *      channels), mr tiles x vw*nv output channels per register tile;
+ *      (k = c contiguous), B = U'[e] copied one vw*nv-column panel at a
+ *      time, mr tiles x vw*nv output channels per register tile;
  *   3. output transform, vw output channels at a time: Y = A^T M A, stored
  *      to Yb[t][i][j][o];
  *   4. the epilogue (bias, relu, residual add ...: templates.h) per output
@@ -150,16 +150,31 @@ static void input_transform(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef t0, L
   rt_jit_loop_end(L, &lt, NULL);
 }
 
-/* Step 2: the alpha^2 GEMMs of the block, mr tiles x nw channels a tile. */
-static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef vb, LLVMValueRef ub, LLVMValueRef mb) {
+/* Step 2: the alpha^2 GEMMs of the block, mr tiles x nw channels a tile.
+ * Each nw-column panel of U'[e] (C rows, O floats apart) is first copied
+ * to pk (C x nw, contiguous, L1-sized): read in place by the micro-kernel,
+ * the panel's rows are a stride no prefetcher follows, and the loads wait
+ * in the FMA chain (ResNet's 512@7x7 layer ran at a third of the direct
+ * template's speed that way, its weights streaming from memory); the copy
+ * loop issues them independently. */
+static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef vb, LLVMValueRef ub, LLVMValueRef pk,
+                  LLVMValueRef mb) {
   LLVMBuilderRef B = L->b;
-  const int64_t C = g->p.c, O = g->p.o;
-  rt_jit_loop_t le, lo, lr;
+  const int64_t C = g->p.c, O = g->p.o, nw = g->nw;
+  rt_jit_loop_t le, lo, lr, lc;
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->a2), 0, NULL, &le);
-  LLVMValueRef bpanel = rt_jit_tpl_gep(L, ub, LLVMBuildMul(B, le.iv, rt_jit_i64(L, C * O), ""));
+  LLVMValueRef ue = rt_jit_tpl_gep(L, ub, LLVMBuildMul(B, le.iv, rt_jit_i64(L, C * O), ""));
   LLVMValueRef erow = LLVMBuildMul(B, le.iv, rt_jit_i64(L, g->tb), "");
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, O / g->nw), 0, NULL, &lo);
-  LLVMValueRef o0 = LLVMBuildMul(B, lo.iv, rt_jit_i64(L, g->nw), "");
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, O / nw), 0, NULL, &lo);
+  LLVMValueRef o0 = LLVMBuildMul(B, lo.iv, rt_jit_i64(L, nw), "");
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, C), 0, NULL, &lc);
+  LLVMValueRef urow = rt_jit_tpl_gep(L, ue, LLVMBuildAdd(B, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, O), ""), o0, ""));
+  LLVMValueRef prow = rt_jit_tpl_gep(L, pk, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, nw), ""));
+  for (int32_t v = 0; v < g->nv; ++v) {
+    LLVMValueRef off = rt_jit_i64(L, (int64_t)v * g->vw);
+    rt_jit_tpl_storev(L, rt_jit_tpl_loadv(L, urow, off, g->vw), prow, off);
+  }
+  rt_jit_loop_end(L, &lc, NULL);
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->tb / g->mr), 0, NULL, &lr);
   LLVMValueRef r0 = LLVMBuildAdd(B, erow, LLVMBuildMul(B, lr.iv, rt_jit_i64(L, g->mr), ""), "");
   LLVMValueRef arow[RT_JIT_TPL_MAX_MR];
@@ -167,7 +182,7 @@ static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef vb, LLVMValueRe
     arow[r] = rt_jit_tpl_gep(L, vb, LLVMBuildMul(B, LLVMBuildAdd(B, r0, rt_jit_i64(L, r), ""), rt_jit_i64(L, g->cp), ""));
   }
   LLVMValueRef c = rt_jit_tpl_gep(L, mb, LLVMBuildAdd(B, LLVMBuildMul(B, r0, rt_jit_i64(L, O), ""), o0, ""));
-  rt_jit_tpl_micro(L, g->mr, g->nv, g->vw, C, arow, rt_jit_tpl_gep(L, bpanel, o0), NULL, O, c, O);
+  rt_jit_tpl_micro(L, g->mr, g->nv, g->vw, C, arow, pk, NULL, nw, c, O);
   rt_jit_loop_end(L, &lr, NULL);
   rt_jit_loop_end(L, &lo, NULL);
   rt_jit_loop_end(L, &le, NULL);
@@ -264,12 +279,15 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   g.hp = p->th * g.m + g.alpha - g.m, g.wp = p->tw * g.m + g.alpha - g.m;
   g.ntiles = p->th * p->tw;
   g.nw = (int64_t)g.vw * g.nv;
-  /* Tiles per block: the block's V and M buffers (alpha^2 (Cp + O) floats
-   * a tile) within ~768 KiB, at least one register tile of mr rows and at
-   * most the image's tiles rounded up to mr. */
+  /* Tiles per block: every tile of the image when the transformed weight
+   * (read once per block) outweighs the V and M buffers of all of them
+   * (alpha^2 (Cp + O) floats a tile; ResNet's 256@14x14 and 512@7x7
+   * layers), else as many as keep one block's buffers within ~768 KiB;
+   * a multiple of mr, at least mr. */
   const int64_t per_tile = g.a2 * (g.cp + p->o) * 4;
-  int64_t tb = (768 * 1024 / per_tile) / g.mr * g.mr;
   const int64_t all = (g.ntiles + g.mr - 1) / g.mr * g.mr;
+  int64_t tb = (768 * 1024 / per_tile) / g.mr * g.mr;
+  if (g.a2 * p->c * p->o * 4 > all * per_tile) tb = all;
   if (tb < g.mr) tb = g.mr;
   if (tb > all) tb = all;
   g.tb = tb;
@@ -286,9 +304,11 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   LLVMValueRef vb = rt_jit_tpl_ws_alloc(L, g.a2 * tb * g.cp * 4);
   LLVMValueRef mb = rt_jit_tpl_ws_alloc(L, g.a2 * tb * p->o * 4);
   LLVMValueRef yb = rt_jit_tpl_ws_alloc(L, tb * g.m * g.m * p->o * 4);
+  LLVMValueRef pk = rt_jit_tpl_ws_alloc(L, p->c * g.nw * 4);
   LLVMValueRef uw = uraw ? LLVMConstNull(L->ptr) : rt_jit_tpl_ws_alloc(L, g.a2 * p->c * p->o * 4);
   LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildAnd(B, LLVMBuildIsNotNull(B, xp, ""), LLVMBuildIsNotNull(B, vb, ""), ""),
                                  LLVMBuildAnd(B, LLVMBuildIsNotNull(B, mb, ""), LLVMBuildIsNotNull(B, yb, ""), ""), "");
+  ok = LLVMBuildAnd(B, ok, LLVMBuildIsNotNull(B, pk, ""), "");
   if (!uraw) ok = LLVMBuildAnd(B, ok, LLVMBuildIsNotNull(B, uw, ""), "");
   rt_jit_if_t have;
   rt_jit_if_begin(L, ok, &have);
@@ -324,7 +344,7 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   LLVMValueRef t0 = LLVMBuildMul(B, lb.iv, rt_jit_i64(L, tb), "");
   LLVMValueRef count = rt_jit_min(L, rt_jit_i64(L, tb), LLVMBuildSub(B, rt_jit_i64(L, g.ntiles), t0, ""));
   input_transform(L, &g, t0, xp, vb);
-  gemms(L, &g, vb, ub, mb);
+  gemms(L, &g, vb, ub, pk, mb);
   output_transform(L, &g, count, mb, yb);
   RT_RETURN_IF_ERROR(epilogue(L, &g, tp, out, data, ln.iv, t0, count, yb));
   rt_jit_loop_end(L, &lb, NULL);
@@ -333,6 +353,7 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "out of workspace memory (winograd template)");
   (void)rt_jit_if_end(L, &have, NULL);
   rt_jit_tpl_ws_free(L, uw);
+  rt_jit_tpl_ws_free(L, pk);
   rt_jit_tpl_ws_free(L, yb);
   rt_jit_tpl_ws_free(L, mb);
   rt_jit_tpl_ws_free(L, vb);
