@@ -25,7 +25,8 @@
  *      to Yb[t][i][j][o];
  *   4. the epilogue (bias, relu, residual add ...: templates.h) per output
  *      element inside the output, from Yb.
- * Work splits over (image, tile block) pairs. Against the direct template
+ * Work splits over (image, tile block) pairs, or, with fewer pairs than
+ * tasks, over blocks of output channels. Against the direct template
  * the GEMMs do alpha^2 / m^2 of its m^2 * 9 multiply-adds per tile and
  * channel pair (F(4x4, 3x3): 36 vs 144), and the transforms are
  * O(alpha^3 (C + O)) per tile, vectorized. */
@@ -64,6 +65,7 @@ typedef struct wg_t {
   int64_t m, alpha, a2, cp, hp, wp, ntiles, tb, nblk, nw;
   int32_t vw, mr, nv;
   const rt_ir_expr_t *x, *u;
+  LLVMValueRef ob_lo, ob_hi; /* the task's nw-column blocks of output channels */
 } wg_t;
 
 /* The zero-padded input of image n, channels innermost (see the file
@@ -165,7 +167,7 @@ static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef vb, LLVMValueRe
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->a2), 0, NULL, &le);
   LLVMValueRef ue = rt_jit_tpl_gep(L, ub, LLVMBuildMul(B, le.iv, rt_jit_i64(L, C * O), ""));
   LLVMValueRef erow = LLVMBuildMul(B, le.iv, rt_jit_i64(L, g->tb), "");
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, O / nw), 0, NULL, &lo);
+  rt_jit_loop_begin(L, g->ob_lo, g->ob_hi, 0, NULL, &lo);
   LLVMValueRef o0 = LLVMBuildMul(B, lo.iv, rt_jit_i64(L, nw), "");
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, C), 0, NULL, &lc);
   LLVMValueRef urow = rt_jit_tpl_gep(L, ue, LLVMBuildAdd(B, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, O), ""), o0, ""));
@@ -197,7 +199,8 @@ static void output_transform(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef coun
   const double *at = g->p.mat.at;
   rt_jit_loop_t lt, lo;
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), count, 0, NULL, &lt);
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, O / vw), 0, NULL, &lo);
+  LLVMValueRef per = rt_jit_i64(L, g->nv);
+  rt_jit_loop_begin(L, LLVMBuildMul(B, g->ob_lo, per, ""), LLVMBuildMul(B, g->ob_hi, per, ""), 0, NULL, &lo);
   LLVMValueRef o0 = LLVMBuildMul(B, lo.iv, rt_jit_i64(L, vw), "");
   LLVMValueRef src = rt_jit_tpl_gep(L, mb, LLVMBuildAdd(B, LLVMBuildMul(B, lt.iv, rt_jit_i64(L, O), ""), o0, ""));
   /* t2[i][b] = sum_a AT[i][a] M[a][b], column by column. */
@@ -235,7 +238,8 @@ static rt_status_t epilogue(rt_jit_lower_t *L, const wg_t *g, const rt_jit_tpl_p
   LLVMValueRef ni = rt_jit_min(L, rt_jit_i64(L, m), LLVMBuildSub(B, rt_jit_i64(L, g->p.oh), oy0, ""));
   LLVMValueRef nj = rt_jit_min(L, rt_jit_i64(L, m), LLVMBuildSub(B, rt_jit_i64(L, g->p.ow), ox0, ""));
   LLVMValueRef ytile = LLVMBuildMul(B, lt.iv, rt_jit_i64(L, m * m * O), "");
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, O), 0, NULL, &lo);
+  LLVMValueRef nwv = rt_jit_i64(L, g->nw);
+  rt_jit_loop_begin(L, LLVMBuildMul(B, g->ob_lo, nwv, ""), LLVMBuildMul(B, g->ob_hi, nwv, ""), 0, NULL, &lo);
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), ni, 0, NULL, &li);
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), nj, 0, NULL, &lj);
   LLVMValueRef pos = LLVMBuildAdd(B, LLVMBuildMul(B, li.iv, rt_jit_i64(L, m), ""), lj.iv, "");
@@ -297,8 +301,22 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   }
   rt_jit_tpl_wide(L, g.vw);
   const int64_t units = p->n * g.nblk;
-  LLVMValueRef u_lo, u_hi;
+  /* Tasks take (image, block) units; when there are fewer units than
+   * tasks (one image whose tiles are one block: ResNet's 14x14 and 7x7
+   * layers), every task takes every unit and its share of the output
+   * channel blocks instead (each then copies and transforms the input:
+   * alpha^2 (C + O) per tile against the GEMMs' alpha^2 C O). */
+  const int64_t nob = p->o / g.nw;
+  LLVMValueRef by_units = LLVMBuildICmp(B, LLVMIntSGE, rt_jit_i64(L, units), ntasks, "");
+  LLVMValueRef u_lo, u_hi, ob_lo, ob_hi;
   rt_jit_tpl_split(L, units, task, ntasks, &u_lo, &u_hi);
+  rt_jit_tpl_split(L, nob, task, ntasks, &ob_lo, &ob_hi);
+  u_lo = LLVMBuildSelect(B, by_units, u_lo, rt_jit_i64(L, 0), "");
+  u_hi = LLVMBuildSelect(B, by_units, u_hi, rt_jit_i64(L, units), "");
+  g.ob_lo = LLVMBuildSelect(B, by_units, rt_jit_i64(L, 0), ob_lo, "");
+  g.ob_hi = LLVMBuildSelect(B, by_units, rt_jit_i64(L, nob), ob_hi, "");
+  /* A task with no channel block has nothing to do. */
+  u_hi = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, g.ob_lo, g.ob_hi, ""), u_hi, u_lo, "");
   const bool uraw = rt_jit_tpl_raw(L, g.u);
   LLVMValueRef xp = rt_jit_tpl_ws_alloc(L, g.hp * g.wp * g.cp * 4 + 64);
   LLVMValueRef vb = rt_jit_tpl_ws_alloc(L, g.a2 * tb * g.cp * 4);
