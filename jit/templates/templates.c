@@ -339,6 +339,8 @@ static bool plan_winograd(const rt_ir_expr_t *a, const tile_family_t *fam, rt_ji
   };
   rt_plan_winograd_t w;
   if (!rt_jit_tpl_winograd_attrs(a, &w)) return false;
+  /* Its workspace sizes stay far from overflow (larger ones lower generically). */
+  if (w.c > (1 << 16) || w.o > (1 << 16) || w.th > (1 << 14) || w.tw > (1 << 14)) return false;
   for (size_t i = 0; i < RT_COUNTOF(kTiles); ++i) {
     if (kTiles[i].vw != fam->vw || w.o % ((int64_t)kTiles[i].vw * kTiles[i].nv) != 0) continue;
     p->kind = RT_JIT_TPL_WINOGRAD;
