@@ -28,18 +28,19 @@
  * x OW output, or 0 to keep the direct template. Measured with
  * `build-rel/bench/bench_kernels 5 o` (ResNet-18's 3x3 layers, direct and
  * both tile sizes in one process, one thread, GFLOP/s counted in direct
- * FLOPs; medians of 3 runs on the 2-core AVX2 host while other builds ran,
- * so the FMA peak itself read 37-47 GFLOP/s):
+ * FLOPs; medians of 3 runs on the 2-core AVX2 host shared with other
+ * builds, the 1-core FMA peak reading 97-103 GFLOP/s):
  *   layer         direct  F(4x4)  F(2x2)
- *   64 @ 56x56     33.5    55.5    35.7
- *   128 @ 28x28    30.0    63.7    44.7
- *   256 @ 14x14    33.1    38.0    53.5   (F4 ahead in 2 of 4 quieter runs)
- *   512 @ 7x7      19.2    14.4    26.2   (F2 ahead of direct in 5 of 7 runs)
- * F(4x4) does 4x fewer multiply-adds than direct but streams 36 C O
- * weights per image (38 MB at 512 channels: at 7x7 it is memory-bound);
- * F(2x2) does 2.25x fewer on 16 C O weights. So F(4x4) down to 14x14,
- * F(2x2) below that down to 6x6, direct under it (a 4x4 output is one
- * F(4x4) tile: nothing to share). */
+ *   64 @ 56x56     65.0   174.2   112.4
+ *   128 @ 28x28    47.0   176.6   122.5
+ *   256 @ 14x14    46.8   139.3   141.2
+ *   512 @ 7x7      33.4    48.8    80.5
+ * (the quietest run: direct 81.5 / 81.4 / 79.0 / 52.3, F(4x4) 193.2 /
+ * 191.2 / 139.3, F(2x2) at 7x7 73.7). F(4x4) does 4x fewer multiply-adds
+ * than direct but streams 36 C O transformed weights per image (38 MB at
+ * 512 channels: at 7x7, with 4 tiles to share them, it is memory-bound);
+ * F(2x2) does 2.25x fewer on 16 C O. So F(4x4) down to 14x14 (a tie with
+ * F(2x2) there), F(2x2) below that down to 6x6, direct under it. */
 static int32_t winograd_tile(int64_t c, int64_t o, int64_t oh, int64_t ow) {
   /* The template's GEMM columns are output channels in whole vectors of
    * the 16-lane target too; its input transform reads channels in
