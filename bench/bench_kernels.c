@@ -6,7 +6,8 @@
  *      ymm chains; fma_peak512.c: zmm chains where AVX-512F exists), on one
  *      core and on all cores; the peak is the larger of the two widths.
  *   2. Kernel level (jit/jit.h): dense 512^3 and 1024^3, ResNet-18's 3x3
- *      conv layers and a MobileNet depthwise 3x3, compiled in one module,
+ *      conv layers (direct, and by Winograd F(4x4, 3x3) and F(2x2, 3x3):
+ *      "wino4", "wino2") and a MobileNet depthwise 3x3, compiled in one module,
  *      each run single-threaded (a context without a pool) and on all cores
  *      (runtime/thread_pool.h behind ctx->parallel_for), as GFLOP/s and as a
  *      ratio of the matching peak (one core / all cores) measured in the
@@ -72,11 +73,22 @@ typedef struct kcase_t {
   ", 3, 3), float32]) { nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=" #c             \
   ", kernel_size=[3, 3]) }\n"
 
+/* The same layer by Winograd F(m x m, 3x3) (jit/templates/winograd.c) on
+ * a transformed weight (alpha, alpha, C, O): what Conv2dWinograd makes of
+ * CONV3 (its rule, passes/conv2d_winograd.c, was chosen from these
+ * figures); GFLOP/s counted in the direct convolution's FLOPs. */
+#define WINO(m, a, c, hw) \
+  "def @wino" #m "_" #c "(%x: Tensor[(1, " #c ", " #hw ", " #hw "), float32], %w: Tensor[(" #a ", " #a \
+  ", " #c ", " #c "), float32]) { nn.contrib_conv2d_winograd_without_weight_transform(%x, %w, "   \
+  "tile_size=" #m ", padding=[1, 1, 1, 1], channels=" #c ", kernel_size=[3, 3]) }\n"
+
 static const char kKernelText[] =
     "#[version = \"0.0.5\"]\n"
     "def @dense512(%x: Tensor[(512, 512), float32], %w: Tensor[(512, 512), float32]) { nn.dense(%x, %w) }\n"
     "def @dense1024(%x: Tensor[(1024, 1024), float32], %w: Tensor[(1024, 1024), float32]) { nn.dense(%x, %w) }\n"
     CONV3(64, 56) CONV3(128, 28) CONV3(256, 14) CONV3(512, 7)
+    WINO(4, 6, 64, 56) WINO(4, 6, 128, 28) WINO(4, 6, 256, 14) WINO(4, 6, 512, 7)
+    WINO(2, 4, 64, 56) WINO(2, 4, 128, 28) WINO(2, 4, 256, 14) WINO(2, 4, 512, 7)
     "def @dw32(%x: Tensor[(1, 32, 112, 112), float32], %w: Tensor[(32, 1, 3, 3), float32]) "
     "{ nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=32, channels=32, kernel_size=[3, 3]) }\n";
 
@@ -282,6 +294,14 @@ int main(int argc, char **argv) {
       {"conv128", "conv3x3 1x128x28x28->128", conv_gflop(128, 128, 28), false, true},
       {"conv256", "conv3x3 1x256x14x14->256", conv_gflop(256, 256, 14), false, true},
       {"conv512", "conv3x3 1x512x7x7->512", conv_gflop(512, 512, 7), false, true},
+      {"wino4_64", "winograd4 1x64x56x56->64", conv_gflop(64, 64, 56), false, false},
+      {"wino4_128", "winograd4 1x128x28x28->128", conv_gflop(128, 128, 28), false, false},
+      {"wino4_256", "winograd4 1x256x14x14->256", conv_gflop(256, 256, 14), false, false},
+      {"wino4_512", "winograd4 1x512x7x7->512", conv_gflop(512, 512, 7), false, false},
+      {"wino2_64", "winograd2 1x64x56x56->64", conv_gflop(64, 64, 56), false, false},
+      {"wino2_128", "winograd2 1x128x28x28->128", conv_gflop(128, 128, 28), false, false},
+      {"wino2_256", "winograd2 1x256x14x14->256", conv_gflop(256, 256, 14), false, false},
+      {"wino2_512", "winograd2 1x512x7x7->512", conv_gflop(512, 512, 7), false, false},
       {"dw32", "depthwise3x3 1x32x112x112", 2.0 * 32 * 112 * 112 * 9 / 1e9, false, false},
   };
   enum { NALL = sizeof all_cases / sizeof all_cases[0] };

@@ -4,7 +4,9 @@
  * A multiply-add counts 2. Counted: nn.dense, nn.matmul, nn.batch_matmul
  * (2 M N K per batch), nn.conv1d/conv2d (2 N O out-size (I/groups)
  * kernel-size) and nn.conv2d_transpose (2 N I in-size (O/groups)
- * kernel-size). Other ops count 0: their cost is memory, not arithmetic.
+ * kernel-size); nn.contrib_conv2d_winograd_without_weight_transform as the
+ * direct 3x3 convolution it computes (2 N O OH OW C 9), so GFLOP/s compare
+ * with the direct template's. Other ops count 0: their cost is memory, not arithmetic.
  * Types with `?` dims count 0. */
 #include "ir/op/plan.h"
 #include "runtime/mem.h"
@@ -37,13 +39,25 @@ static double conv_flops(const rt_ir_expr_t *call, const rt_plan_input_t *in) {
   return f < 0 ? 0 : f;
 }
 
+static double winograd_flops(const rt_ir_expr_t *call, const rt_plan_input_t *in) {
+  rt_plan_winograd_t p;
+  rt_status_t st = rt_ir_plan_winograd(call->call.callee->op.op, call->call.attrs, 2, in, &p);
+  if (st) {
+    rt_status_free(st);
+    return 0;
+  }
+  const double r = p.mat.r;
+  return 2.0 * (double)p.n * (double)p.o * (double)p.oh * (double)p.ow * (double)p.c * r * r;
+}
+
 static rt_status_t add_call(void *user, rt_ir_expr_t *e) {
   double *total = user;
   if (e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP || e->call.nargs < 2) return RT_OK;
   const int32_t id = e->call.callee->op.op->id;
   const bool mm = id == RT_OP_NN_DENSE || id == RT_OP_NN_MATMUL || id == RT_OP_NN_BATCH_MATMUL;
   const bool conv = id == RT_OP_NN_CONV1D || id == RT_OP_NN_CONV2D || id == RT_OP_NN_CONV2D_TRANSPOSE;
-  if (!mm && !conv) return RT_OK;
+  const bool wino = id == RT_OP_NN_WINOGRAD_CONV2D;
+  if (!mm && !conv && !wino) return RT_OK;
   rt_plan_input_t in[2];
   for (int32_t i = 0; i < 2; ++i) {
     const rt_ir_type_t *t = e->call.args[i]->checked_type;
@@ -54,7 +68,7 @@ static rt_status_t add_call(void *user, rt_ir_expr_t *e) {
       if (in[i].shape[d] == RT_DIM_ANY) return RT_OK;
     }
   }
-  *total += mm ? matmul_flops(e, in) : conv_flops(e, in);
+  *total += mm ? matmul_flops(e, in) : wino ? winograd_flops(e, in) : conv_flops(e, in);
   return RT_OK;
 }
 

@@ -98,6 +98,10 @@ RT_JIT_SHAPE_FN(rt_jit_shape_dense);      /* `?` batch dims */
 RT_JIT_SHAPE_FN(rt_jit_shape_matmul);
 RT_JIT_SHAPE_FN(rt_jit_shape_batch_matmul);
 
+/* winograd.c */
+RT_JIT_ELEM_FN(rt_jit_elem_winograd_weight); /* nn.contrib_conv2d_winograd_weight_transform */
+RT_JIT_ELEM_FN(rt_jit_elem_winograd);        /* ..._without_weight_transform */
+
 /* algorithm.c */
 RT_JIT_ELEM_FN(rt_jit_elem_cumsum);
 RT_JIT_ELEM_FN(rt_jit_elem_topk);        /* ret_type values / indices */

@@ -323,9 +323,39 @@ static bool plan_gemm(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tp
   return true;
 }
 
+/* The Winograd convolution (winograd.c): rows are output tiles, columns
+ * output channels; the first register tile whose vw*nv columns divide O
+ * (accumulators within the registers, as the tables above). */
+static bool takes_winograd(int32_t id) { return id == RT_OP_NN_WINOGRAD_CONV2D; }
+
+static bool plan_winograd(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tpl_plan_t *p) {
+  static const struct {
+    int32_t vw, mr, nv;
+    const char *name;
+  } kTiles[] = {
+      {8, 6, 2, "conv2d.winograd.6x16"},    {8, 4, 3, "conv2d.winograd.4x24"},
+      {8, 8, 1, "conv2d.winograd.8x8"},     {16, 12, 2, "conv2d.winograd.12x32"},
+      {16, 8, 3, "conv2d.winograd.8x48"},   {16, 12, 1, "conv2d.winograd.12x16"},
+  };
+  rt_plan_winograd_t w;
+  if (!rt_jit_tpl_winograd_attrs(a, &w)) return false;
+  /* Its workspace sizes stay far from overflow (larger ones lower generically). */
+  if (w.c > (1 << 16) || w.o > (1 << 16) || w.th > (1 << 14) || w.tw > (1 << 14)) return false;
+  for (size_t i = 0; i < RT_COUNTOF(kTiles); ++i) {
+    if (kTiles[i].vw != fam->vw || w.o % ((int64_t)kTiles[i].vw * kTiles[i].nv) != 0) continue;
+    p->kind = RT_JIT_TPL_WINOGRAD;
+    p->mr = kTiles[i].mr;
+    p->nv = kTiles[i].nv;
+    p->name = kTiles[i].name;
+    return true;
+  }
+  return false;
+}
+
 static const template_t kTemplates[] = {
     {takes_softmax, plan_softmax, rt_jit_tpl_softmax},
     {takes_conv2d, plan_conv2d, rt_jit_tpl_conv2d},
+    {takes_winograd, plan_winograd, rt_jit_tpl_winograd},
     {takes_gemm, plan_gemm, rt_jit_tpl_gemm},
 };
 

@@ -56,6 +56,7 @@ typedef enum rt_jit_tpl_kind_e {
   RT_JIT_TPL_CONV_DW,     /* depthwise conv2d stride 1 (the same, MR = 1) */
   RT_JIT_TPL_CONV_IM2COL, /* other conv2d: im2col panels + the GEMM core */
   RT_JIT_TPL_SOFTMAX,     /* softmax / log_softmax, once per row */
+  RT_JIT_TPL_WINOGRAD,    /* nn.contrib_conv2d_winograd_without_weight_transform */
 } rt_jit_tpl_kind_t;
 
 /* The anchor of `out` (the output itself, or reached from it through
@@ -168,13 +169,16 @@ typedef struct rt_jit_gemm_core_t {
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
                                                     LLVMValueRef task, LLVMValueRef ntasks);
 
-/* The template bodies (dense.c, conv2d.c, softmax.c). */
+/* The template bodies (dense.c, conv2d.c, winograd.c, softmax.c). */
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
                                                const rt_ir_expr_t *out, LLVMValueRef data,
                                                LLVMValueRef task, LLVMValueRef ntasks);
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
                                                  const rt_ir_expr_t *out, LLVMValueRef data,
                                                  LLVMValueRef task, LLVMValueRef ntasks);
+RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
+                                                   const rt_ir_expr_t *out, LLVMValueRef data,
+                                                   LLVMValueRef task, LLVMValueRef ntasks);
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_softmax(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
                                                   const rt_ir_expr_t *out, LLVMValueRef data,
                                                   LLVMValueRef task, LLVMValueRef ntasks);
@@ -190,5 +194,9 @@ typedef struct rt_jit_conv2d_t {
   int64_t oh, ow;           /* output */
 } rt_jit_conv2d_t;
 bool rt_jit_tpl_conv2d_attrs(const rt_ir_expr_t *call, rt_jit_conv2d_t *out);
+
+/* The Winograd convolution's plan on the anchor's types (winograd.c); false
+ * unless it is one with static sizes. */
+bool rt_jit_tpl_winograd_attrs(const rt_ir_expr_t *call, rt_plan_winograd_t *out);
 
 #endif /* RT_JIT_TEMPLATES_TEMPLATES_H_ */

@@ -577,6 +577,7 @@ static void fused_cases(void) {
 static void dynamic_cases(void);
 static void dyn_cases(void);
 static void jit_cases(void);
+static void winograd_cases(void);
 
 static void build_cases(void) {
   g_ncases = 0;
@@ -590,12 +591,61 @@ static void build_cases(void) {
   anchor_cases();
   composite_cases();
   fused_cases();
+  winograd_cases();
   dynamic_cases();
   dyn_cases();
   g_runs = CAT_JIT;
   jit_cases();
 }
 
+
+/* ---- Winograd convolution (ir/op/winograd.c) ---------------------------------- */
+
+/* Through both harnesses. The weight-transformed chain is what the
+ * Conv2dWinograd pass makes of nn.conv2d (the weight a param here, so the
+ * transform runs in a kernel instead of being folded); random transformed
+ * weights test the convolution op alone. Output channels 16 and 32 take
+ * the template (jit/templates/winograd.c), 3 and 12 the generic lowering;
+ * odd sizes leave partial tiles and partial tile blocks. */
+#define WT(w, m) "nn.contrib_conv2d_winograd_weight_transform(" w ", tile_size=" m ")"
+#define WT_T(w, m) "transpose(" WT(w, m) ", axes=[0, 1, 3, 2])"
+#define WCONV "nn.contrib_conv2d_winograd_without_weight_transform"
+
+static void winograd_cases(void) {
+  const int32_t runs = g_runs;
+  g_runs = CAT_ALL;
+  ADD("nn.contrib_conv2d_winograd_weight_transform", TOL_A, "%w: Tensor[(5, 3, 3, 3), float32]", WT("%%w", "4"));
+  ADD("nn.contrib_conv2d_winograd_weight_transform", TOL_E, "%w: Tensor[(4, 2, 3, 3), float64]", WT("%%w", "2"));
+  ADD(WCONV, TOL_W, "%x: Tensor[(1, 3, 7, 6), float32], %w: Tensor[(6, 6, 3, 16), float32]",
+      WCONV "(%%x, %%w, tile_size=4, padding=[1, 1], channels=16, kernel_size=[3, 3])");
+  ADD(WCONV, TOL_E, "%x: Tensor[(2, 2, 5, 5), float64], %w: Tensor[(4, 4, 2, 3), float64]",
+      WCONV "(%%x, %%w, tile_size=2, padding=[1, 0, 2, 1], channels=3, kernel_size=[3, 3])");
+  ADD(WCONV, TOL_W, "%x: Tensor[(2, 5, 6, 7), float32], %w: Tensor[(4, 4, 5, 12), float32]",
+      WCONV "(%%x, %%w, tile_size=2)");
+  ADD(WCONV, TOL_W, "%x: Tensor[(1, 8, 10, 9), float32], %w: Tensor[(16, 8, 3, 3), float32], %b: Tensor[(16, 1, 1), float32]",
+      "%%0 = " WCONV "(%%x, " WT_T("%%w", "4") ", tile_size=4, padding=[1, 1], channels=16, kernel_size=[3, 3]); "
+      "%%1 = add(%%0, %%b); nn.relu(%%1)");
+  ADD(WCONV, TOL_W, "%x: Tensor[(2, 16, 11, 13), float32], %w: Tensor[(16, 16, 3, 3), float32]",
+      "%%0 = " WCONV "(%%x, " WT_T("%%w", "4") ", tile_size=4, padding=[1, 1], channels=16, kernel_size=[3, 3]); "
+      "%%1 = add(%%0, %%x); nn.relu(%%1)");
+  ADD(WCONV, TOL_W, "%x: Tensor[(1, 32, 7, 7), float32], %w: Tensor[(32, 32, 3, 3), float32]",
+      WCONV "(%%x, " WT_T("%%w", "2") ", tile_size=2, padding=[1, 1])");
+  /* ResNet-18's 3x3 layers (channels@size), with the bias and relu the
+   * model fuses (and a residual add on one). */
+  static const int32_t kLayers[][2] = {{64, 56}, {128, 28}, {256, 14}, {512, 7}};
+  for (size_t i = 0; i < RT_COUNTOF(kLayers); ++i) {
+    const int32_t c = kLayers[i][0], hw = kLayers[i][1];
+    char sig[400];
+    snprintf(sig, sizeof sig,
+             "%%x: Tensor[(1, %d, %d, %d), float32], %%w: Tensor[(%d, %d, 3, 3), float32], "
+             "%%b: Tensor[(%d, 1, 1), float32]",
+             c, hw, hw, c, c, c);
+    ADD(WCONV, TOL_W, sig,
+        "%%0 = " WCONV "(%%x, " WT_T("%%w", "4") ", tile_size=4, padding=[1, 1], channels=%d, kernel_size=[3, 3]); "
+        "%%1 = add(%%0, %%b); %%2 = add(%%1, %%x); nn.relu(%%2)", c);
+  }
+  g_runs = runs;
+}
 
 /* ---- the dyn family (ir/op/dyn.h) -------------------------------------------- */
 

@@ -40,9 +40,12 @@
 
 #include "rt/rt.h"
 
-/* Tolerance classes: elementwise (E) or accumulating (A); each harness
- * maps them to its own bounds (see its file comment). */
-typedef enum { TOL_E, TOL_A } tol_t;
+/* Tolerance classes: elementwise (E), accumulating (A), or Winograd (W:
+ * accumulating through the transforms, whose coefficients (up to 8 * 8 *
+ * 5 * 5 for F(4x4, 3x3)) amplify float32 rounding, so its bound is
+ * relative to the output's largest magnitude instead of each element's);
+ * each harness maps them to its own bounds (see its file comment). */
+typedef enum { TOL_E, TOL_A, TOL_W } tol_t;
 
 /* Passes a case needs disabled. NOPASS_JIT: not through an executor but
  * rt_jit_build (`?` dims, which the graph executor refuses; arange, whose

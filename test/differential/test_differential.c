@@ -24,7 +24,8 @@
  * Tolerances: float32 |got - want| <= atol + rtol * |want| with 1e-5/1e-5
  * for elementwise ops (TOL_E) and 1e-4/1e-5 for accumulations (TOL_A: the
  * JIT accumulates float32 in float with reassociation, the reference in
- * double); float64 1e-10; float16 2e-3; integers and bools exact; NaN equals
+ * double), and for Winograd (TOL_W) 1e-4 of the output's largest magnitude
+ * plus 1e-5; float64 1e-10; float16 2e-3; integers and bools exact; NaN equals
  * NaN. Dtypes and shapes must match exactly.
  *
  * The graph executor binds `?` input dims before it compiles (it
@@ -78,9 +79,17 @@ static bool close_to(const rt_tensor_t *got, const rt_tensor_t *want, tol_t tol,
     } else if (wd.bits == 16) {
       rtol = atol = 2e-3;
     } else {
-      rtol = tol == TOL_A ? 1e-4 : 1e-5;
+      rtol = tol == TOL_E ? 1e-5 : 1e-4;
       atol = 1e-5;
     }
+  }
+  if (tol == TOL_W && rtol > 0) {
+    double big = 0;
+    for (int64_t i = 0; i < rt_tensor_numel(want); ++i) {
+      const double b = fabs(rt_tensor_get_f64(want, i));
+      if (b > big && !isinf(b)) big = b;
+    }
+    atol += rtol * big;
   }
   for (int64_t i = 0; i < rt_tensor_numel(want); ++i) {
     double a = rt_tensor_get_f64(got, i), b = rt_tensor_get_f64(want, i);

@@ -529,6 +529,43 @@ static const op_case_t k_pool[] = {
     {"nn.adaptive_max_pool1d", "float32[1,3,16]", "", F32("1, 3, 16")},
 };
 
+/* The Winograd ops (ir/op/winograd.c): shapes and every refusal. */
+#define WW "nn.contrib_conv2d_winograd_weight_transform"
+#define WC "nn.contrib_conv2d_winograd_without_weight_transform"
+static const op_case_t k_winograd[] = {
+    {WW, "float32[64,32,3,3]", "tile_size=4", F32("6, 6, 64, 32")},
+    {WW, "float64[8,3,3,3]", "tile_size=2", T("4, 4, 8, 3", "float64")},
+    {WW, "float32[?,3,3,3]", "tile_size=4", F32("6, 6, ?, 3")},
+    {WW, "float32[8,3,5,5]", "tile_size=4", "error:tile_size 4 with a 5x5 kernel is not supported"},
+    {WW, "float32[8,3,3,3]", "tile_size=6", "error:tile_size 6 with a 3x3 kernel is not supported"},
+    {WW, "float32[8,3,3,2]", "tile_size=4", "error:the kernel must be square, got 3x2"},
+    {WW, "float32[8,3,3]", "tile_size=4", "error:the weight must be 4-d (OIHW), got rank 3"},
+    {WW, "int8[8,3,3,3]", "tile_size=4", "error:needs float tensors, got int8"},
+    {WW, "float32[8,3,3,3]", "", "error:requires attribute 'tile_size'"},
+    {WC, "float32[1,64,56,56] | float32[6,6,64,128]", "tile_size=4; padding=[1, 1]",
+     F32("1, 128, 56, 56")},
+    {WC, "float32[2,8,7,9] | float32[4,4,8,16]",
+     "tile_size=2; padding=[1, 0, 2, 1]; channels=16; kernel_size=[3, 3]", F32("2, 16, 8, 8")},
+    {WC, "float32[1,8,7,7] | float32[6,6,8,16]", "tile_size=4", F32("1, 16, 5, 5")},
+    {WC, "float32[?,8,?,7] | float32[6,6,8,16]", "tile_size=4; padding=[1, 1]", F32("?, 16, ?, 7")},
+    {WC, "float32[1,8,7,7] | float32[6,6,8,16]", "tile_size=2",
+     "error:the transformed weight must be (4, 4, I, O) for tile_size 2, got 6 along axis 0"},
+    {WC, "float32[1,8,7,7] | float32[6,6,4,16]", "tile_size=4",
+     "error:data has 8 input channels but the transformed weight 4"},
+    {WC, "float32[1,8,7,7] | float32[6,6,8,16]", "tile_size=4; channels=8",
+     "error:channels=8 but the weight gives 16"},
+    {WC, "float32[1,8,7,7] | float32[6,6,8,16]", "tile_size=4; strides=[2, 2]",
+     "error:strides, dilation and groups must be 1"},
+    {WC, "float32[1,8,7,7] | float32[6,6,8,16]", "tile_size=4; data_layout=\"NHWC\"",
+     "error:only NCHW data and output are supported"},
+    {WC, "float32[1,8,7,7] | float32[6,6,8,16]", "tile_size=4; kernel_size=[5, 5]",
+     "error:tile_size 4 with a 5x5 kernel is not supported"},
+    {WC, "float32[1,8,2,2] | float32[6,6,8,16]", "tile_size=4",
+     "error:output size along H is not positive"},
+    {WC, "int32[1,8,7,7] | float32[6,6,8,16]", "tile_size=4", "error:needs float tensors, got int32"},
+    {WC, "float32[1,8,7,7] | float32[6,6,8]", "tile_size=4", "error:must be 4-d"},
+};
+
 #define RUN(name, table)                           \
   static void test_type_rel_##name(void **state) { \
     (void)state;                                   \
@@ -541,6 +578,7 @@ RUN(image, k_image)
 RUN(nn, k_nn)
 RUN(conv, k_conv)
 RUN(pool, k_pool)
+RUN(winograd, k_winograd)
 
 static bool covered(const op_case_t *cases, size_t n, const char *name) {
   for (size_t i = 0; i < n; ++i) {
@@ -558,7 +596,7 @@ static void test_type_rel_every_op_covered(void **state) {
       {k_elemwise, RT_COUNTOF(k_elemwise)}, {k_reduce, RT_COUNTOF(k_reduce)},
       {k_transform, RT_COUNTOF(k_transform)}, {k_image, RT_COUNTOF(k_image)},
       {k_nn, RT_COUNTOF(k_nn)}, {k_conv, RT_COUNTOF(k_conv)},
-      {k_pool, RT_COUNTOF(k_pool)},
+      {k_pool, RT_COUNTOF(k_pool)}, {k_winograd, RT_COUNTOF(k_winograd)},
   };
   int missing = 0;
   for (int32_t id = 0; id < RT_OP_COUNT; ++id) {
@@ -584,6 +622,7 @@ int main(void) {
       cmocka_unit_test(test_type_rel_nn),
       cmocka_unit_test(test_type_rel_conv),
       cmocka_unit_test(test_type_rel_pool),
+      cmocka_unit_test(test_type_rel_winograd),
       cmocka_unit_test(test_type_rel_every_op_covered),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,134 @@
+/* Reference kernels of the Winograd convolution ops (ir/op/winograd.c):
+ *   nn.contrib_conv2d_winograd_weight_transform: U[a, b, o, i] =
+ *     sum_{y, x} G[a, y] w[o, i, y, x] G[b, x];
+ *   nn.contrib_conv2d_winograd_without_weight_transform: per image n and
+ *     m x m output tile (ty, tx), with d_c the alpha x alpha input patch of
+ *     channel c at rows ty*m - pt .., columns tx*m - pl .. (zero outside
+ *     the image):
+ *       V_c = B^T d_c B,  M[a, b, o] = sum_c U'[a, b, c, o] V_c[a, b],
+ *       out[n, o, ty*m + i, tx*m + j] = (A^T M[., ., o] A)[i, j]
+ *     for the positions inside the output.
+ * Plain loops from the op's plan (rt_ir_plan_winograd*, the matrices of
+ * rt_ir_winograd_matrices), every sum in double, values read and written
+ * through rt_interp_load_f / rt_interp_store_f (any float dtype). These
+ * are the algorithm's own reference; the differential suite checks the
+ * compiled kernels against them and test_winograd checks them against the
+ * direct nn.conv2d reference kernel. */
+#include <string.h>
+
+#include "interp/kernels/kernels_impl.h"
+#include "ir/op/plan.h"
+#include "runtime/mem.h"
+#include "runtime/size.h"
+
+#define AMAX RT_WINOGRAD_MAX_ALPHA
+
+rt_status_t rt_interp_k_NN_WINOGRAD_WEIGHT_TRANSFORM(const rt_interp_call_t *call) {
+  const rt_tensor_t *w = call->args[0];
+  rt_tensor_t *out = call->outs[0];
+  rt_plan_input_t in;
+  rt_ir_plan_input_of_tensor(w, &in);
+  rt_plan_winograd_weight_t p;
+  RT_RETURN_IF_ERROR(rt_ir_plan_winograd_weight(call->op, call->attrs, 1, &in, &p));
+  const int64_t *s = rt_tensor_shape(w);
+  if (s[2] != p.mat.r || s[3] != p.mat.r) {
+    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "the kernel must be %dx%d, got %lldx%lld",
+                           (int)p.mat.r, (int)p.mat.r, (long long)s[2], (long long)s[3]);
+  }
+  const int32_t alpha = p.mat.alpha, r = p.mat.r;
+  const double *g = p.mat.g;
+  const int64_t oi = p.o * p.i;
+  for (int64_t k = 0; k < oi; ++k) {
+    double gk[3][3], tmp[AMAX][3];
+    for (int32_t y = 0; y < r; ++y)
+      for (int32_t x = 0; x < r; ++x) gk[y][x] = rt_interp_load_f(w, (k * r + y) * r + x);
+    /* tmp = G g, then U = tmp G^T. */
+    for (int32_t a = 0; a < alpha; ++a)
+      for (int32_t x = 0; x < r; ++x) {
+        double acc = 0;
+        for (int32_t y = 0; y < r; ++y) acc += g[a * r + y] * gk[y][x];
+        tmp[a][x] = acc;
+      }
+    for (int32_t a = 0; a < alpha; ++a)
+      for (int32_t b = 0; b < alpha; ++b) {
+        double acc = 0;
+        for (int32_t x = 0; x < r; ++x) acc += tmp[a][x] * g[b * r + x];
+        rt_interp_store_f(out, (int64_t)(a * alpha + b) * oi + k, acc);
+      }
+  }
+  return RT_OK;
+}
+
+rt_status_t rt_interp_k_NN_WINOGRAD_CONV2D(const rt_interp_call_t *call) {
+  const rt_tensor_t *x = call->args[0], *u = call->args[1];
+  rt_tensor_t *out = call->outs[0];
+  rt_plan_input_t in[2];
+  rt_ir_plan_input_of_tensor(x, &in[0]);
+  rt_ir_plan_input_of_tensor(u, &in[1]);
+  rt_plan_winograd_t p;
+  RT_RETURN_IF_ERROR(rt_ir_plan_winograd(call->op, call->attrs, 2, in, &p));
+  if (rt_tensor_shape(u)[3] != p.o) {
+    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "channels=%lld but the weight gives %lld",
+                           (long long)p.o, (long long)rt_tensor_shape(u)[3]);
+  }
+  const int32_t alpha = p.mat.alpha, m = p.mat.m, aa = alpha * alpha;
+  const double *at = p.mat.at, *bt = p.mat.bt;
+  const int64_t C = p.c, O = p.o, H = p.h, W = p.w;
+  /* M[a*alpha + b][o] of one tile. */
+  size_t bytes;
+  RT_RETURN_IF_ERROR(rt_size_mul((size_t)aa * sizeof(double), (size_t)O, &bytes));
+  double *acc = rt_mem_alloc(bytes ? bytes : 1);
+  if (!acc) {
+    return RT_INTERP_ERROR(call, RESOURCE_EXHAUSTED, "%s", "out of memory (tile accumulators)");
+  }
+  for (int64_t n = 0; n < p.n; ++n)
+    for (int64_t ty = 0; ty < p.th; ++ty)
+      for (int64_t tx = 0; tx < p.tw; ++tx) {
+        memset(acc, 0, bytes);
+        for (int64_t c = 0; c < C; ++c) {
+          double d[AMAX][AMAX], t1[AMAX][AMAX];
+          for (int32_t py = 0; py < alpha; ++py)
+            for (int32_t px = 0; px < alpha; ++px) {
+              const int64_t iy = ty * m - p.pt + py, ix = tx * m - p.pl + px;
+              d[py][px] = iy < 0 || iy >= H || ix < 0 || ix >= W
+                              ? 0
+                              : rt_interp_load_f(x, ((n * C + c) * H + iy) * W + ix);
+            }
+          /* t1 = B^T d, V = t1 B. */
+          for (int32_t a = 0; a < alpha; ++a)
+            for (int32_t px = 0; px < alpha; ++px) {
+              double s = 0;
+              for (int32_t py = 0; py < alpha; ++py) s += bt[a * alpha + py] * d[py][px];
+              t1[a][px] = s;
+            }
+          for (int32_t a = 0; a < alpha; ++a)
+            for (int32_t b = 0; b < alpha; ++b) {
+              double v = 0;
+              for (int32_t px = 0; px < alpha; ++px) v += t1[a][px] * bt[b * alpha + px];
+              const int64_t ub = ((int64_t)(a * alpha + b) * C + c) * O;
+              double *row = acc + (size_t)(a * alpha + b) * (size_t)O;
+              for (int64_t o = 0; o < O; ++o) row[o] += rt_interp_load_f(u, ub + o) * v;
+            }
+        }
+        for (int64_t o = 0; o < O; ++o) {
+          double t2[4][AMAX];
+          /* t2 = A^T M, Y = t2 A. */
+          for (int32_t i = 0; i < m; ++i)
+            for (int32_t b = 0; b < alpha; ++b) {
+              double s = 0;
+              for (int32_t a = 0; a < alpha; ++a) s += at[i * alpha + a] * acc[(size_t)(a * alpha + b) * (size_t)O + (size_t)o];
+              t2[i][b] = s;
+            }
+          for (int32_t i = 0; i < m; ++i)
+            for (int32_t j = 0; j < m; ++j) {
+              const int64_t oy = ty * m + i, ox = tx * m + j;
+              if (oy >= p.oh || ox >= p.ow) continue;
+              double s = 0;
+              for (int32_t b = 0; b < alpha; ++b) s += t2[i][b] * at[j * alpha + b];
+              rt_interp_store_f(out, ((n * O + o) * p.oh + oy) * p.ow + ox, s);
+            }
+        }
+      }
+  rt_mem_free(acc);
+  return RT_OK;
+}

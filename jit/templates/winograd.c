@@ -1,0 +1,380 @@
+/* The Winograd convolution template: nn.contrib_conv2d_winograd_without_
+ * weight_transform (ir/op/winograd.c) with float32 NCHW data, the
+ * transformed weight U' (alpha, alpha, C, O) in memory (a param or a
+ * constant: the Conv2dWinograd pass and FoldConstant put it there at build
+ * time), static shapes and O a multiple of the vector width.
+ *
+ * Per image n, the task copies the zero-padded input once, channels
+ * innermost: Xp[yy][xx][c] = x[n, c, yy - pt, xx - pl] (0 outside the
+ * image; HP = th*m + alpha - m rows, WP = tw*m + alpha - m columns, Cp = C
+ * rounded up to vw channels, the extra channels 0). The copy goes through
+ * the input's element expression, so a fused prologue applies there. The
+ * th*tw output tiles (m x m each) are then taken TB at a time (a tile
+ * block: TB a multiple of mr, sized so the block's buffers stay near L2):
+ *   1. input transform, vw channels at a time: for tile t of the block and
+ *      channel vector cb, the alpha x alpha vectors d[p][q] = Xp[ty*m + p]
+ *      [tx*m + q][cb], V = B^T d B with the matrices' constant
+ *      coefficients (zeros skipped, +-1 as adds), stored to
+ *      Vb[e][t][c] (e = a*alpha + b, c contiguous); a block's tiles past
+ *      the last one repeat it (their rows are computed and dropped);
+ *   2. alpha^2 GEMMs Mb[e][t][o] = sum_c Vb[e][t][c] U'[e][c][o]: the
+ *      register micro-kernel of templates.c with A = the tile rows of Vb
+ *      (k = c contiguous), B = U'[e] copied one vw*nv-column panel at a
+ *      time, mr tiles x vw*nv output channels per register tile;
+ *   3. output transform, vw output channels at a time: Y = A^T M A, stored
+ *      to Yb[t][i][j][o];
+ *   4. the epilogue (bias, relu, residual add ...: templates.h) per output
+ *      element inside the output, from Yb.
+ * Work splits over (image, tile block) pairs, or, with fewer pairs than
+ * tasks, over blocks of output channels. Against the direct template
+ * the GEMMs do alpha^2 / m^2 of its m^2 * 9 multiply-adds per tile and
+ * channel pair (F(4x4, 3x3): 36 vs 144), and the transforms are
+ * O(alpha^3 (C + O)) per tile, vectorized. */
+#include <string.h>
+
+#include "ir/op/plan.h"
+#include "jit/ops/ops_impl.h"
+#include "jit/templates/templates.h"
+
+#define AMAX RT_WINOGRAD_MAX_ALPHA
+
+/* sum_k coef[k * stride] * v[k] over n terms, zero coefficients skipped,
+ * +-1 as adds and subtracts; a vector of zeros when every one is 0. */
+static LLVMValueRef lin(rt_jit_lower_t *L, int32_t vw, const double *coef, int32_t stride,
+                        const LLVMValueRef *v, int32_t n) {
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef acc = NULL;
+  for (int32_t k = 0; k < n; ++k) {
+    const double c = coef[k * stride];
+    if (c == 0) continue;
+    LLVMValueRef term = v[k];
+    const bool neg = c < 0;
+    const double mag = neg ? -c : c;
+    if (mag != 1) term = rt_jit_fast(LLVMBuildFMul(B, term, rt_jit_tpl_splat(L, LLVMConstReal(L->f32, mag), vw), ""));
+    if (!acc) {
+      acc = neg ? rt_jit_fast(LLVMBuildFNeg(B, term, "")) : term;
+    } else {
+      acc = rt_jit_fast(neg ? LLVMBuildFSub(B, acc, term, "") : LLVMBuildFAdd(B, acc, term, ""));
+    }
+  }
+  return acc ? acc : LLVMConstNull(rt_jit_tpl_vec(L, vw));
+}
+
+typedef struct wg_t {
+  rt_plan_winograd_t p;
+  int64_t m, alpha, a2, cp, hp, wp, ntiles, tb, nblk, nw;
+  int32_t vw, mr, nv;
+  const rt_ir_expr_t *x, *u;
+  LLVMValueRef ob_lo, ob_hi; /* the task's nw-column blocks of output channels */
+} wg_t;
+
+/* The zero-padded input of image n, channels innermost (see the file
+ * comment): rows outside the image and the columns left and right of it
+ * are zeros, the rest the input's elements. */
+static rt_status_t copy_input(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef n, LLVMValueRef xp) {
+  LLVMBuilderRef B = L->b;
+  const rt_plan_winograd_t *p = &g->p;
+  LLVMValueRef zero = rt_jit_i64(L, 0), fz = LLVMConstReal(L->f32, 0);
+  rt_jit_loop_t lc, ly, lx;
+  rt_jit_loop_begin(L, zero, rt_jit_i64(L, g->cp), 0, NULL, &lc);
+  LLVMValueRef real_c = LLVMBuildICmp(B, LLVMIntSLT, lc.iv, rt_jit_i64(L, p->c), "");
+  rt_jit_loop_begin(L, zero, rt_jit_i64(L, g->hp), 0, NULL, &ly);
+  LLVMValueRef ih = LLVMBuildSub(B, ly.iv, rt_jit_i64(L, p->pt), "");
+  LLVMValueRef row_ok = LLVMBuildAnd(B, LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, ih, zero, ""),
+                                                     LLVMBuildICmp(B, LLVMIntSLT, ih, rt_jit_i64(L, p->h), ""), ""),
+                                     real_c, "");
+  /* Columns xx with xx - pl in [0, W): [pl, pl + W) within [0, WP). */
+  const int64_t lo = p->pl < g->wp ? p->pl : g->wp;
+  const int64_t hi = p->pl + p->w < g->wp ? p->pl + p->w : g->wp;
+  LLVMValueRef rlo = LLVMBuildSelect(B, row_ok, rt_jit_i64(L, lo), rt_jit_i64(L, g->wp), "");
+  LLVMValueRef rhi = LLVMBuildSelect(B, row_ok, rt_jit_i64(L, hi), rt_jit_i64(L, g->wp), "");
+  LLVMValueRef row = LLVMBuildMul(B, ly.iv, rt_jit_i64(L, g->wp), "");
+  /* Element (yy, xx, c) at (row + xx) * Cp + c. */
+#define AT(xx) LLVMBuildAdd(B, LLVMBuildMul(B, LLVMBuildAdd(B, row, xx, ""), rt_jit_i64(L, g->cp), ""), lc.iv, "")
+  rt_jit_loop_begin(L, zero, rlo, 0, NULL, &lx);
+  rt_jit_tpl_storef(L, fz, xp, AT(lx.iv));
+  rt_jit_loop_end(L, &lx, NULL);
+  rt_jit_loop_begin(L, rlo, rhi, 0, NULL, &lx);
+  LLVMValueRef idx[4] = {p->n == 1 ? zero : n, lc.iv, ih, LLVMBuildSub(B, lx.iv, rt_jit_i64(L, p->pl), "")}, v;
+  RT_RETURN_IF_ERROR(rt_jit_elem(L, g->x, idx, &v));
+  rt_jit_tpl_storef(L, v, xp, AT(lx.iv));
+  rt_jit_loop_end(L, &lx, NULL);
+  rt_jit_loop_begin(L, rhi, rt_jit_i64(L, g->wp), 0, NULL, &lx);
+  rt_jit_tpl_storef(L, fz, xp, AT(lx.iv));
+  rt_jit_loop_end(L, &lx, NULL);
+#undef AT
+  rt_jit_loop_end(L, &ly, NULL);
+  rt_jit_loop_end(L, &lc, NULL);
+  return RT_OK;
+}
+
+/* Tile number t (i64) -> the element offset of its first input in Xp. */
+static LLVMValueRef tile_base(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef t) {
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef ty = LLVMBuildUDiv(B, t, rt_jit_i64(L, g->p.tw), "");
+  LLVMValueRef tx = LLVMBuildURem(B, t, rt_jit_i64(L, g->p.tw), "");
+  LLVMValueRef pos = LLVMBuildAdd(B, LLVMBuildMul(B, ty, rt_jit_i64(L, g->m * g->wp), ""),
+                                  LLVMBuildMul(B, tx, rt_jit_i64(L, g->m), ""), "");
+  return LLVMBuildMul(B, pos, rt_jit_i64(L, g->cp), "");
+}
+
+/* Step 1 for the block starting at tile t0. */
+static void input_transform(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef t0, LLVMValueRef xp,
+                            LLVMValueRef vb) {
+  LLVMBuilderRef B = L->b;
+  const int32_t vw = g->vw, alpha = (int32_t)g->alpha;
+  const double *bt = g->p.mat.bt;
+  rt_jit_loop_t lt, lc;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->tb), 0, NULL, &lt);
+  LLVMValueRef t = rt_jit_min(L, LLVMBuildAdd(B, t0, lt.iv, ""), rt_jit_i64(L, g->ntiles - 1));
+  LLVMValueRef base = tile_base(L, g, t);
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->cp / vw), 0, NULL, &lc);
+  LLVMValueRef c0 = LLVMBuildMul(B, lc.iv, rt_jit_i64(L, vw), "");
+  LLVMValueRef src = rt_jit_tpl_gep(L, xp, LLVMBuildAdd(B, base, c0, ""));
+  /* t1[a][q] = sum_p BT[a][p] d[p][q], column by column. */
+  LLVMValueRef t1[AMAX][AMAX];
+  for (int32_t q = 0; q < alpha; ++q) {
+    LLVMValueRef d[AMAX];
+    for (int32_t pp = 0; pp < alpha; ++pp) {
+      d[pp] = rt_jit_tpl_loadv(L, src, rt_jit_i64(L, ((int64_t)pp * g->wp + q) * g->cp), vw);
+    }
+    for (int32_t a = 0; a < alpha; ++a) t1[a][q] = lin(L, vw, bt + a * alpha, 1, d, alpha);
+  }
+  /* V[a][b] = sum_q t1[a][q] BT[b][q], stored at Vb[e][tile][c]. */
+  LLVMValueRef dst = rt_jit_tpl_gep(L, vb, LLVMBuildAdd(B, LLVMBuildMul(B, lt.iv, rt_jit_i64(L, g->cp), ""), c0, ""));
+  for (int32_t a = 0; a < alpha; ++a) {
+    for (int32_t b = 0; b < alpha; ++b) {
+      LLVMValueRef v = lin(L, vw, bt + b * alpha, 1, t1[a], alpha);
+      rt_jit_tpl_storev(L, v, dst, rt_jit_i64(L, (int64_t)(a * alpha + b) * g->tb * g->cp));
+    }
+  }
+  rt_jit_loop_end(L, &lc, NULL);
+  rt_jit_loop_end(L, &lt, NULL);
+}
+
+/* Step 2: the alpha^2 GEMMs of the block, mr tiles x nw channels a tile.
+ * Each nw-column panel of U'[e] (C rows, O floats apart) is first copied
+ * to pk (C x nw, contiguous, L1-sized): read in place by the micro-kernel,
+ * the panel's rows are a stride no prefetcher follows, and the loads wait
+ * in the FMA chain (ResNet's 512@7x7 layer ran at a third of the direct
+ * template's speed that way, its weights streaming from memory); the copy
+ * loop issues them independently. */
+static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef vb, LLVMValueRef ub, LLVMValueRef pk,
+                  LLVMValueRef mb) {
+  LLVMBuilderRef B = L->b;
+  const int64_t C = g->p.c, O = g->p.o, nw = g->nw;
+  rt_jit_loop_t le, lo, lr, lc;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->a2), 0, NULL, &le);
+  LLVMValueRef ue = rt_jit_tpl_gep(L, ub, LLVMBuildMul(B, le.iv, rt_jit_i64(L, C * O), ""));
+  LLVMValueRef erow = LLVMBuildMul(B, le.iv, rt_jit_i64(L, g->tb), "");
+  rt_jit_loop_begin(L, g->ob_lo, g->ob_hi, 0, NULL, &lo);
+  LLVMValueRef o0 = LLVMBuildMul(B, lo.iv, rt_jit_i64(L, nw), "");
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, C), 0, NULL, &lc);
+  LLVMValueRef urow = rt_jit_tpl_gep(L, ue, LLVMBuildAdd(B, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, O), ""), o0, ""));
+  LLVMValueRef prow = rt_jit_tpl_gep(L, pk, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, nw), ""));
+  for (int32_t v = 0; v < g->nv; ++v) {
+    LLVMValueRef off = rt_jit_i64(L, (int64_t)v * g->vw);
+    rt_jit_tpl_storev(L, rt_jit_tpl_loadv(L, urow, off, g->vw), prow, off);
+  }
+  rt_jit_loop_end(L, &lc, NULL);
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->tb / g->mr), 0, NULL, &lr);
+  LLVMValueRef r0 = LLVMBuildAdd(B, erow, LLVMBuildMul(B, lr.iv, rt_jit_i64(L, g->mr), ""), "");
+  LLVMValueRef arow[RT_JIT_TPL_MAX_MR];
+  for (int32_t r = 0; r < g->mr; ++r) {
+    arow[r] = rt_jit_tpl_gep(L, vb, LLVMBuildMul(B, LLVMBuildAdd(B, r0, rt_jit_i64(L, r), ""), rt_jit_i64(L, g->cp), ""));
+  }
+  LLVMValueRef c = rt_jit_tpl_gep(L, mb, LLVMBuildAdd(B, LLVMBuildMul(B, r0, rt_jit_i64(L, O), ""), o0, ""));
+  rt_jit_tpl_micro(L, g->mr, g->nv, g->vw, C, arow, pk, NULL, nw, c, O);
+  rt_jit_loop_end(L, &lr, NULL);
+  rt_jit_loop_end(L, &lo, NULL);
+  rt_jit_loop_end(L, &le, NULL);
+}
+
+/* Step 3 for the block's first `count` tiles. */
+static void output_transform(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef count, LLVMValueRef mb,
+                             LLVMValueRef yb) {
+  LLVMBuilderRef B = L->b;
+  const int32_t vw = g->vw, alpha = (int32_t)g->alpha, m = (int32_t)g->m;
+  const int64_t O = g->p.o;
+  const double *at = g->p.mat.at;
+  rt_jit_loop_t lt, lo;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), count, 0, NULL, &lt);
+  LLVMValueRef per = rt_jit_i64(L, g->nv);
+  rt_jit_loop_begin(L, LLVMBuildMul(B, g->ob_lo, per, ""), LLVMBuildMul(B, g->ob_hi, per, ""), 0, NULL, &lo);
+  LLVMValueRef o0 = LLVMBuildMul(B, lo.iv, rt_jit_i64(L, vw), "");
+  LLVMValueRef src = rt_jit_tpl_gep(L, mb, LLVMBuildAdd(B, LLVMBuildMul(B, lt.iv, rt_jit_i64(L, O), ""), o0, ""));
+  /* t2[i][b] = sum_a AT[i][a] M[a][b], column by column. */
+  LLVMValueRef t2[AMAX][AMAX];
+  for (int32_t b = 0; b < alpha; ++b) {
+    LLVMValueRef mv[AMAX];
+    for (int32_t a = 0; a < alpha; ++a) {
+      mv[a] = rt_jit_tpl_loadv(L, src, rt_jit_i64(L, (int64_t)(a * alpha + b) * g->tb * O), vw);
+    }
+    for (int32_t i = 0; i < m; ++i) t2[i][b] = lin(L, vw, at + i * alpha, 1, mv, alpha);
+  }
+  LLVMValueRef dst = rt_jit_tpl_gep(L, yb, LLVMBuildAdd(B, LLVMBuildMul(B, lt.iv, rt_jit_i64(L, (int64_t)m * m * O), ""), o0, ""));
+  for (int32_t i = 0; i < m; ++i) {
+    for (int32_t j = 0; j < m; ++j) {
+      LLVMValueRef y = lin(L, vw, at + j * alpha, 1, t2[i], alpha);
+      rt_jit_tpl_storev(L, y, dst, rt_jit_i64(L, (int64_t)(i * m + j) * O));
+    }
+  }
+  rt_jit_loop_end(L, &lo, NULL);
+  rt_jit_loop_end(L, &lt, NULL);
+}
+
+/* Step 4: the epilogue of the block's first `count` tiles (t0 the first). */
+static rt_status_t epilogue(rt_jit_lower_t *L, const wg_t *g, const rt_jit_tpl_plan_t *tp,
+                            const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef n,
+                            LLVMValueRef t0, LLVMValueRef count, LLVMValueRef yb) {
+  LLVMBuilderRef B = L->b;
+  const int64_t O = g->p.o, m = g->m;
+  rt_jit_loop_t lt, lo, li, lj;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), count, 0, NULL, &lt);
+  LLVMValueRef t = LLVMBuildAdd(B, t0, lt.iv, "");
+  LLVMValueRef oy0 = LLVMBuildMul(B, LLVMBuildUDiv(B, t, rt_jit_i64(L, g->p.tw), ""), rt_jit_i64(L, m), "");
+  LLVMValueRef ox0 = LLVMBuildMul(B, LLVMBuildURem(B, t, rt_jit_i64(L, g->p.tw), ""), rt_jit_i64(L, m), "");
+  /* The tile's rows and columns inside the output. */
+  LLVMValueRef ni = rt_jit_min(L, rt_jit_i64(L, m), LLVMBuildSub(B, rt_jit_i64(L, g->p.oh), oy0, ""));
+  LLVMValueRef nj = rt_jit_min(L, rt_jit_i64(L, m), LLVMBuildSub(B, rt_jit_i64(L, g->p.ow), ox0, ""));
+  LLVMValueRef ytile = LLVMBuildMul(B, lt.iv, rt_jit_i64(L, m * m * O), "");
+  LLVMValueRef nwv = rt_jit_i64(L, g->nw);
+  rt_jit_loop_begin(L, LLVMBuildMul(B, g->ob_lo, nwv, ""), LLVMBuildMul(B, g->ob_hi, nwv, ""), 0, NULL, &lo);
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), ni, 0, NULL, &li);
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), nj, 0, NULL, &lj);
+  LLVMValueRef pos = LLVMBuildAdd(B, LLVMBuildMul(B, li.iv, rt_jit_i64(L, m), ""), lj.iv, "");
+  LLVMValueRef off = LLVMBuildAdd(B, ytile, LLVMBuildAdd(B, LLVMBuildMul(B, pos, rt_jit_i64(L, O), ""), lo.iv, ""), "");
+  LLVMValueRef val = rt_jit_tpl_loadf(L, yb, off);
+  LLVMValueRef idx[4] = {n, lo.iv, LLVMBuildAdd(B, oy0, li.iv, ""), LLVMBuildAdd(B, ox0, lj.iv, "")};
+  RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, tp->anchor, out, data, idx, val));
+  rt_jit_loop_end(L, &lj, NULL);
+  rt_jit_loop_end(L, &li, NULL);
+  rt_jit_loop_end(L, &lo, NULL);
+  rt_jit_loop_end(L, &lt, NULL);
+  return RT_OK;
+}
+
+bool rt_jit_tpl_winograd_attrs(const rt_ir_expr_t *call, rt_plan_winograd_t *out) {
+  memset(out, 0, sizeof *out);
+  const rt_ir_op_t *op = call->call.callee->op.op;
+  if (op->id != RT_OP_NN_WINOGRAD_CONV2D) return false;
+  rt_plan_input_t in[2];
+  if (rt_jit_plan_inputs(call, 2, in) != RT_OK) return false; /* unreachable: typed */
+  rt_status_t st = rt_ir_plan_winograd(op, call->call.attrs, 2, in, out);
+  if (st) {
+    rt_status_free(st);
+    return false;
+  }
+  return out->n > 0 && out->c > 0 && out->o > 0 && out->oh > 0 && out->ow > 0 &&
+         in[1].shape[3] == out->o;
+}
+
+rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, const rt_ir_expr_t *out,
+                                LLVMValueRef data, LLVMValueRef task, LLVMValueRef ntasks) {
+  LLVMBuilderRef B = L->b;
+  wg_t g = {.x = tp->anchor->call.args[0], .u = tp->anchor->call.args[1], .vw = tp->vw, .mr = tp->mr,
+            .nv = tp->nv};
+  if (!rt_jit_tpl_winograd_attrs(tp->anchor, &g.p)) {
+    return RT_STATUS(INTERNAL, "%s", "winograd attributes changed between planning and lowering");
+  }
+  const rt_plan_winograd_t *p = &g.p;
+  g.m = p->mat.m, g.alpha = p->mat.alpha, g.a2 = g.alpha * g.alpha;
+  g.cp = (p->c + g.vw - 1) / g.vw * g.vw;
+  g.hp = p->th * g.m + g.alpha - g.m, g.wp = p->tw * g.m + g.alpha - g.m;
+  g.ntiles = p->th * p->tw;
+  g.nw = (int64_t)g.vw * g.nv;
+  /* Tiles per block: every tile of the image when the transformed weight
+   * (read once per block) outweighs the V and M buffers of all of them
+   * (alpha^2 (Cp + O) floats a tile; ResNet's 256@14x14 and 512@7x7
+   * layers), else as many as keep one block's buffers within ~768 KiB;
+   * a multiple of mr, at least mr. */
+  const int64_t per_tile = g.a2 * (g.cp + p->o) * 4;
+  const int64_t all = (g.ntiles + g.mr - 1) / g.mr * g.mr;
+  int64_t tb = (768 * 1024 / per_tile) / g.mr * g.mr;
+  if (g.a2 * p->c * p->o * 4 > all * per_tile) tb = all;
+  if (tb < g.mr) tb = g.mr;
+  if (tb > all) tb = all;
+  g.tb = tb;
+  g.nblk = (g.ntiles + tb - 1) / tb;
+  if (p->o % g.nw != 0 || g.mr > RT_JIT_TPL_MAX_MR) {
+    return RT_STATUS(INTERNAL, "%s", "winograd template: the tile does not divide the output channels");
+  }
+  rt_jit_tpl_wide(L, g.vw);
+  const int64_t units = p->n * g.nblk;
+  /* Tasks take (image, block) units; when there are fewer units than
+   * tasks (one image whose tiles are one block: ResNet's 14x14 and 7x7
+   * layers), every task takes every unit and its share of the output
+   * channel blocks instead (each then copies and transforms the input:
+   * alpha^2 (C + O) per tile against the GEMMs' alpha^2 C O). */
+  const int64_t nob = p->o / g.nw;
+  LLVMValueRef by_units = LLVMBuildICmp(B, LLVMIntSGE, rt_jit_i64(L, units), ntasks, "");
+  LLVMValueRef u_lo, u_hi, ob_lo, ob_hi;
+  rt_jit_tpl_split(L, units, task, ntasks, &u_lo, &u_hi);
+  rt_jit_tpl_split(L, nob, task, ntasks, &ob_lo, &ob_hi);
+  u_lo = LLVMBuildSelect(B, by_units, u_lo, rt_jit_i64(L, 0), "");
+  u_hi = LLVMBuildSelect(B, by_units, u_hi, rt_jit_i64(L, units), "");
+  g.ob_lo = LLVMBuildSelect(B, by_units, rt_jit_i64(L, 0), ob_lo, "");
+  g.ob_hi = LLVMBuildSelect(B, by_units, rt_jit_i64(L, nob), ob_hi, "");
+  /* A task with no channel block has nothing to do. */
+  u_hi = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, g.ob_lo, g.ob_hi, ""), u_hi, u_lo, "");
+  const bool uraw = rt_jit_tpl_raw(L, g.u);
+  LLVMValueRef xp = rt_jit_tpl_ws_alloc(L, g.hp * g.wp * g.cp * 4 + 64);
+  LLVMValueRef vb = rt_jit_tpl_ws_alloc(L, g.a2 * tb * g.cp * 4);
+  LLVMValueRef mb = rt_jit_tpl_ws_alloc(L, g.a2 * tb * p->o * 4);
+  LLVMValueRef yb = rt_jit_tpl_ws_alloc(L, tb * g.m * g.m * p->o * 4);
+  LLVMValueRef pk = rt_jit_tpl_ws_alloc(L, p->c * g.nw * 4);
+  LLVMValueRef uw = uraw ? LLVMConstNull(L->ptr) : rt_jit_tpl_ws_alloc(L, g.a2 * p->c * p->o * 4);
+  LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildAnd(B, LLVMBuildIsNotNull(B, xp, ""), LLVMBuildIsNotNull(B, vb, ""), ""),
+                                 LLVMBuildAnd(B, LLVMBuildIsNotNull(B, mb, ""), LLVMBuildIsNotNull(B, yb, ""), ""), "");
+  ok = LLVMBuildAnd(B, ok, LLVMBuildIsNotNull(B, pk, ""), "");
+  if (!uraw) ok = LLVMBuildAnd(B, ok, LLVMBuildIsNotNull(B, uw, ""), "");
+  rt_jit_if_t have;
+  rt_jit_if_begin(L, ok, &have);
+  LLVMValueRef ub = uraw ? rt_jit_node(L, g.u)->data : uw;
+  if (!uraw) {
+    /* A transformed weight computed in this kernel: copied out once. */
+    rt_jit_loop_t le, lc, lo;
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g.a2), 0, NULL, &le);
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, p->c), 0, NULL, &lc);
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, p->o), 0, NULL, &lo);
+    LLVMValueRef idx[4] = {LLVMBuildUDiv(B, le.iv, rt_jit_i64(L, g.alpha), ""),
+                           LLVMBuildURem(B, le.iv, rt_jit_i64(L, g.alpha), ""), lc.iv, lo.iv}, v;
+    RT_RETURN_IF_ERROR(rt_jit_elem(L, g.u, idx, &v));
+    LLVMValueRef at = LLVMBuildAdd(B, LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, le.iv, rt_jit_i64(L, p->c), ""), lc.iv, ""),
+                                                   rt_jit_i64(L, p->o), ""), lo.iv, "");
+    rt_jit_tpl_storef(L, v, uw, at);
+    rt_jit_loop_end(L, &lo, NULL);
+    rt_jit_loop_end(L, &lc, NULL);
+    rt_jit_loop_end(L, &le, NULL);
+  }
+  /* Images n_lo .. n_hi - 1 hold the task's units. */
+  LLVMValueRef nblk = rt_jit_i64(L, g.nblk);
+  LLVMValueRef n_lo = LLVMBuildUDiv(B, u_lo, nblk, "");
+  LLVMValueRef n_hi = LLVMBuildUDiv(B, LLVMBuildAdd(B, u_hi, rt_jit_i64(L, g.nblk - 1), ""), nblk, "");
+  n_hi = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, u_hi, u_lo, ""), n_hi, n_lo, "");
+  rt_jit_loop_t ln, lb;
+  rt_jit_loop_begin(L, n_lo, n_hi, 0, NULL, &ln);
+  RT_RETURN_IF_ERROR(copy_input(L, &g, ln.iv, xp));
+  LLVMValueRef first = LLVMBuildMul(B, ln.iv, nblk, "");
+  LLVMValueRef b_lo = rt_jit_max(L, LLVMBuildSub(B, u_lo, first, ""), rt_jit_i64(L, 0));
+  LLVMValueRef b_hi = rt_jit_min(L, LLVMBuildSub(B, u_hi, first, ""), nblk);
+  rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
+  LLVMValueRef t0 = LLVMBuildMul(B, lb.iv, rt_jit_i64(L, tb), "");
+  LLVMValueRef count = rt_jit_min(L, rt_jit_i64(L, tb), LLVMBuildSub(B, rt_jit_i64(L, g.ntiles), t0, ""));
+  input_transform(L, &g, t0, xp, vb);
+  gemms(L, &g, vb, ub, pk, mb);
+  output_transform(L, &g, count, mb, yb);
+  RT_RETURN_IF_ERROR(epilogue(L, &g, tp, out, data, ln.iv, t0, count, yb));
+  rt_jit_loop_end(L, &lb, NULL);
+  rt_jit_loop_end(L, &ln, NULL);
+  rt_jit_if_else(L, &have, NULL);
+  rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "out of workspace memory (winograd template)");
+  (void)rt_jit_if_end(L, &have, NULL);
+  rt_jit_tpl_ws_free(L, uw);
+  rt_jit_tpl_ws_free(L, pk);
+  rt_jit_tpl_ws_free(L, yb);
+  rt_jit_tpl_ws_free(L, mb);
+  rt_jit_tpl_ws_free(L, vb);
+  rt_jit_tpl_ws_free(L, xp);
+  return RT_OK;
+}
