@@ -7,7 +7,9 @@
  *      core and on all cores; the peak is the larger of the two widths.
  *   2. Kernel level (jit/jit.h): dense 512^3 and 1024^3, ResNet-18's 3x3
  *      conv layers (direct, and by Winograd F(4x4, 3x3) and F(2x2, 3x3):
- *      "wino4", "wino2") and a MobileNet depthwise 3x3, compiled in one module,
+ *      "wino4", "wino2"), MobileNet-v2 / EfficientNet-B0 layers (depthwise
+ *      3x3 and 5x5 at stride 1 and 2, 1x1 expand / project convolutions;
+ *      the targets: depthwise >= 0.5, 3x3 conv >= 0.7), compiled in one module,
  *      each run single-threaded (a context without a pool) and on all cores
  *      (runtime/thread_pool.h behind ctx->parallel_for), as GFLOP/s and as a
  *      ratio of the matching peak (one core / all cores) measured in the
@@ -82,6 +84,17 @@ typedef struct kcase_t {
   ", " #c ", " #c "), float32]) { nn.contrib_conv2d_winograd_without_weight_transform(%x, %w, "   \
   "tile_size=" #m ", padding=[1, 1, 1, 1], channels=" #c ", kernel_size=[3, 3]) }\n"
 
+/* Depthwise: c channels of hw x hw, k x k kernel, stride s, padding p. */
+#define DW(c, hw, k, s, p) \
+  "def @dw" #k "s" #s "_" #c "_" #hw "(%x: Tensor[(1, " #c ", " #hw ", " #hw "), float32], %w: Tensor[(" #c \
+  ", 1, " #k ", " #k "), float32]) { nn.conv2d(%x, %w, strides=[" #s ", " #s "], padding=[" #p ", " #p ", " #p \
+  ", " #p "], groups=" #c ", channels=" #c ", kernel_size=[" #k ", " #k "]) }\n"
+
+/* Pointwise (1x1): c -> o channels of hw x hw. */
+#define PW(c, o, hw) \
+  "def @pw_" #c "_" #o "_" #hw "(%x: Tensor[(1, " #c ", " #hw ", " #hw "), float32], %w: Tensor[(" #o ", " #c \
+  ", 1, 1), float32]) { nn.conv2d(%x, %w, channels=" #o ", kernel_size=[1, 1]) }\n"
+
 static const char kKernelText[] =
     "#[version = \"0.0.5\"]\n"
     "def @dense512(%x: Tensor[(512, 512), float32], %w: Tensor[(512, 512), float32]) { nn.dense(%x, %w) }\n"
@@ -91,8 +104,20 @@ static const char kKernelText[] =
     WINO(2, 4, 64, 56) WINO(2, 4, 128, 28) WINO(2, 4, 256, 14) WINO(2, 4, 512, 7)
     "def @dw32(%x: Tensor[(1, 32, 112, 112), float32], %w: Tensor[(32, 1, 3, 3), float32]) "
     "{ nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=32, channels=32, kernel_size=[3, 3]) }\n";
+/* MobileNet-v2 / EfficientNet-B0 layer shapes: depthwise 3x3 and 5x5 at
+ * stride 1 and 2, 1x1 expand / project convolutions (a second string: C
+ * compilers need only take 4095 characters in one literal; parsed as one
+ * module with the first). */
+static const char kKernelText2[] =
+    DW(96, 112, 3, 2, 1) DW(144, 56, 3, 1, 1) DW(384, 14, 3, 1, 1) DW(960, 7, 3, 1, 1)
+    DW(240, 28, 5, 1, 2) DW(144, 56, 5, 2, 2) DW(672, 14, 5, 1, 2)
+    PW(16, 96, 112) PW(24, 144, 56) PW(144, 24, 56) PW(96, 576, 14) PW(576, 96, 14)
+    PW(320, 1280, 7) PW(960, 320, 7);
 
 static double conv_gflop(double c, double o, double hw) { return 2.0 * o * hw * hw * c * 9 / 1e9; }
+/* Depthwise k x k with c channels and an ohw x ohw output; 1x1 c -> o. */
+static double dw_gflop(double c, double ohw, double k) { return 2.0 * c * ohw * ohw * k * k / 1e9; }
+static double pw_gflop(double c, double o, double hw) { return 2.0 * c * o * hw * hw / 1e9; }
 
 /* Best seconds per call of kernel k over `reps` repetitions, each long
  * enough (>= 30 ms) to time. */
@@ -303,6 +328,20 @@ int main(int argc, char **argv) {
       {"wino2_256", "winograd2 1x256x14x14->256", conv_gflop(256, 256, 14), false, false},
       {"wino2_512", "winograd2 1x512x7x7->512", conv_gflop(512, 512, 7), false, false},
       {"dw32", "depthwise3x3 1x32x112x112", 2.0 * 32 * 112 * 112 * 9 / 1e9, false, false},
+      {"dw3s2_96_112", "dw3x3/2 1x96x112x112", dw_gflop(96, 56, 3), false, false},
+      {"dw3s1_144_56", "dw3x3 1x144x56x56", dw_gflop(144, 56, 3), false, false},
+      {"dw3s1_384_14", "dw3x3 1x384x14x14", dw_gflop(384, 14, 3), false, false},
+      {"dw3s1_960_7", "dw3x3 1x960x7x7", dw_gflop(960, 7, 3), false, false},
+      {"dw5s1_240_28", "dw5x5 1x240x28x28", dw_gflop(240, 28, 5), false, false},
+      {"dw5s2_144_56", "dw5x5/2 1x144x56x56", dw_gflop(144, 28, 5), false, false},
+      {"dw5s1_672_14", "dw5x5 1x672x14x14", dw_gflop(672, 14, 5), false, false},
+      {"pw_16_96_112", "conv1x1 16->96 @112", pw_gflop(16, 96, 112), false, false},
+      {"pw_24_144_56", "conv1x1 24->144 @56", pw_gflop(24, 144, 56), false, false},
+      {"pw_144_24_56", "conv1x1 144->24 @56", pw_gflop(144, 24, 56), false, false},
+      {"pw_96_576_14", "conv1x1 96->576 @14", pw_gflop(96, 576, 14), false, false},
+      {"pw_576_96_14", "conv1x1 576->96 @14", pw_gflop(576, 96, 14), false, false},
+      {"pw_320_1280_7", "conv1x1 320->1280 @7", pw_gflop(320, 1280, 7), false, false},
+      {"pw_960_320_7", "conv1x1 960->320 @7", pw_gflop(960, 320, 7), false, false},
   };
   enum { NALL = sizeof all_cases / sizeof all_cases[0] };
   kcase_t cases[NALL];
@@ -318,7 +357,13 @@ int main(int argc, char **argv) {
   rt_jit_session_t *s = NULL;
   rt_jit_module_t *jm = NULL;
   rt_thread_pool_t *pool = NULL;
-  if (check(rt_module_parse(kKernelText, strlen(kKernelText), "bench.relay", &m), "parsing the kernels")) return 1;
+  char *text = malloc(sizeof kKernelText + sizeof kKernelText2);
+  if (!text) return 1;
+  memcpy(text, kKernelText, sizeof kKernelText - 1);
+  memcpy(text + sizeof kKernelText - 1, kKernelText2, sizeof kKernelText2);
+  rt_status_t pst = rt_module_parse(text, strlen(text), "bench.relay", &m);
+  free(text);
+  if (check(pst, "parsing the kernels")) return 1;
   rt_ir_expr_t *fns[NALL];
   for (int i = 0; i < NCASES; ++i) fns[i] = rt_ir_module_lookup(m, cases[i].name);
   if (check(rt_jit_session_create(rt_allocator_system(), &s), "jit session")) return 1;
@@ -383,6 +428,16 @@ int main(int argc, char **argv) {
   }
   if (worst_conv < 1e9) {
     printf("floor 3x3 conv >= 0.50 of the 1-core peak: worst %.2f -> %s\n", worst_conv, conv_ok ? "met" : "NOT met");
+    printf("target 3x3 conv >= 0.70 of the 1-core peak: worst %.2f -> %s\n", worst_conv,
+           worst_conv >= 0.7 ? "met" : "NOT met");
+  }
+  double worst_dw = 1e9;
+  for (int i = 0; i < NCASES; ++i) {
+    if (strncmp(cases[i].name, "dw", 2) == 0 && g1s[i] / peak1 < worst_dw) worst_dw = g1s[i] / peak1;
+  }
+  if (worst_dw < 1e9) {
+    printf("target depthwise >= 0.50 of the 1-core peak: worst %.2f -> %s\n", worst_dw,
+           worst_dw >= 0.5 ? "met" : "NOT met");
   }
   rt_thread_pool_release(pool);
   rt_kernel_services_deinitialize(&one);

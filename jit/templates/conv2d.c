@@ -7,7 +7,13 @@
  * padded element (r*sh + py, col*sw + px) at [r][col] (hq x wq each; at
  * stride 1 this is just the padded image Xp[c][Hp][Wp]), plus a zero
  * tail. The copy goes through the input's element expression, so a fused
- * prologue is applied there and the inner loop has no bounds checks.
+ * prologue is applied there and the inner loop has no bounds checks; the
+ * sw phase rows of one input row are filled by one loop over the columns
+ * all of them have inside the image (at stride 2 two contiguous loads
+ * and a de-interleave once vectorized), the edge columns and zeros apart.
+ * A 1x1 kernel at stride 1 without padding on an input in memory reads
+ * the input in place (its phase image is the input), copying only the
+ * columns of the last, partial q tile.
  * Output positions are numbered q = oh*wq + ow; the tap (c, kh, kw) of
  * output q then reads one phase image at q + off[k] (offset_table), so
  * vw*nv consecutive q are one contiguous load per tap whatever the
@@ -18,8 +24,17 @@
  * row are computed and dropped (OW/wq of the work is useful: 56/58 .. 7/9
  * on ResNet's 3x3 layers, 112/115 on its 7x7 stride-2 stem).
  *
- * conv2d.depthwise: the same with one output channel per group (mr = 1,
- * 4 vectors of vw positions), split over channels.
+ * conv2d.depthwise (one input and one output channel per group; split
+ * over (image, channel)): the same phase images, then per output row the
+ * OW columns in chunks of up to 4 vectors, each a sum over the kh*kw taps
+ * (unrolled; offsets constant, weights splatted once per channel) of
+ * vector loads at the tap's offset, so at stride 2 too each load is
+ * contiguous and only the vectors covering [0, OW) are computed; the
+ * rows go compact to a channel block and one flat, vectorizable epilogue
+ * loop writes it out; the next channel's input is prefetched meanwhile.
+ * Rows of at most two vectors (7x7, 14x14 at 8 lanes) and kernels of more
+ * than 64 taps take conv2d.direct with mr = 1 (its flat q stream pays
+ * less per row there).
  *
  * conv2d.im2col (1x1 kernels with a stride > 1): the GEMM core of dense.c
  * with B(k, p) = X(c, oh*sh - pt, ow*sw - pl) gathered into the packed
@@ -34,6 +49,7 @@
 #include "ir/op/plan.h"
 #include "jit/ops/ops_impl.h"
 #include "jit/templates/templates.h"
+#include "runtime/assert.h"
 #include "runtime/mem.h"
 
 /* ---- the plan ---------------------------------------------------------------- */
@@ -80,6 +96,9 @@ bool rt_jit_tpl_conv2d_attrs(const rt_ir_expr_t *call, rt_jit_conv2d_t *c) {
   c->og = c->o / c->g;
   c->sh = p.strides[0], c->sw = p.strides[1], c->dh = p.dilation[0], c->dw = p.dilation[1];
   c->pt = p.pad_before[0], c->pl = p.pad_before[1], c->pb = p.pad_after[0], c->pr = p.pad_after[1];
+  /* The phase copy keeps one row pointer per column phase in registers;
+   * wider strides take the generic loop nest. */
+  if (c->sw > RT_JIT_TPL_MAX_MR) return false;
   /* The output shape the type relation gave must be the one we compute. */
   const int64_t eh = (c->h + c->pt + c->pb - c->dh * (c->kh - 1) - 1) / c->sh + 1;
   const int64_t ew = (c->w + c->pl + c->pr - c->dw * (c->kw - 1) - 1) / c->sw + 1;
@@ -210,11 +229,114 @@ static LLVMValueRef offset_table(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, in
   return g;
 }
 
+/* Columns col of phase px inside the image (col*sw + px - pl in [0, W)):
+ * [*lo, *hi), both clipped to [0, wq]. */
+static void phase_cols(const rt_jit_conv2d_t *c, int64_t px, int64_t wq, int64_t *lo, int64_t *hi) {
+  const int64_t a = c->pl - px > 0 ? c->pl - px : 0, b = c->pl + c->w - px > 0 ? c->pl + c->w - px : 0;
+  *lo = (a + c->sw - 1) / c->sw;
+  *hi = (b + c->sw - 1) / c->sw;
+  if (*lo > wq) *lo = wq;
+  if (*hi > wq) *hi = wq;
+  if (*hi < *lo) *hi = *lo;
+}
+
+/* row[col] = 0 for col in [lo, hi) (a memset once optimized). */
+static void zero_run(rt_jit_lower_t *L, LLVMValueRef row, int64_t lo, int64_t hi) {
+  if (hi <= lo) return;
+  rt_jit_loop_t lx;
+  rt_jit_loop_begin(L, rt_jit_i64(L, lo), rt_jit_i64(L, hi), 0, NULL, &lx);
+  rt_jit_tpl_storef(L, LLVMConstReal(L->f32, 0), row, lx.iv);
+  rt_jit_loop_end(L, &lx, NULL);
+}
+
+/* rows[px][col] = x(n, cin, ih, col*sw + px - pl) for col in [lo, hi) and
+ * the phases px in [px0, px1), all in one loop (at stride 2 a pair of
+ * contiguous loads, which the loop vectorizer turns into vector loads and
+ * shuffles). */
+static rt_status_t copy_run(rt_jit_lower_t *L, const conv_ctx_t *cc, const LLVMValueRef *rows, int64_t px0,
+                            int64_t px1, LLVMValueRef n, LLVMValueRef cin, LLVMValueRef ih, int64_t lo,
+                            int64_t hi) {
+  if (hi <= lo) return RT_OK;
+  LLVMBuilderRef B = L->b;
+  const rt_jit_conv2d_t *c = &cc->c;
+  rt_jit_loop_t lx;
+  rt_jit_loop_begin(L, rt_jit_i64(L, lo), rt_jit_i64(L, hi), 0, NULL, &lx);
+  LLVMValueRef base = LLVMBuildMul(B, lx.iv, rt_jit_i64(L, c->sw), "");
+  for (int64_t px = px0; px < px1; ++px) {
+    LLVMValueRef iw = LLVMBuildAdd(B, base, rt_jit_i64(L, px - c->pl), "");
+    LLVMValueRef idx[4] = {c->n == 1 ? rt_jit_i64(L, 0) : n, cin, ih, iw}, v;
+    RT_RETURN_IF_ERROR(rt_jit_elem(L, cc->x, idx, &v));
+    rt_jit_tpl_storef(L, v, rows[px], lx.iv);
+  }
+  rt_jit_loop_end(L, &lx, NULL);
+  return RT_OK;
+}
+
+/* The phase images of (image n, group gi) in wsx, then zeros up to xsize:
+ * image (ci, py, px) holds padded element (r*sh + py, col*sw + px) at
+ * ((ci*sh + py)*sw + px)*hq*wq + r*wq + col (with stride 1, the padded
+ * image itself). Rows outside the image (and past the padded image) are
+ * zeros. The sw phase rows of one (ci, py, r) are written together: the
+ * columns every phase has inside the image in one loop reading the input
+ * row contiguously, the few edge columns of each phase, then zeros. The
+ * copy goes through the input's element expression (a fused prologue
+ * runs here) and needs no bounds checks. */
+static rt_status_t copy_phases(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef wsx, LLVMValueRef n,
+                               LLVMValueRef gi, int64_t hq, int64_t wq, int64_t xsize) {
+  const rt_jit_conv2d_t *c = &cc->c;
+  LLVMBuilderRef B = L->b;
+  const int64_t sw = c->sw, hqwq = hq * wq, nph = c->cg * c->sh * c->sw;
+  RT_ASSERT(sw <= RT_JIT_TPL_MAX_MR); /* rt_jit_tpl_conv2d_attrs */
+  int64_t lo[RT_JIT_TPL_MAX_MR], hi[RT_JIT_TPL_MAX_MR], jlo = 0, jhi = wq;
+  for (int64_t px = 0; px < sw; ++px) {
+    phase_cols(c, px, wq, &lo[px], &hi[px]);
+    if (lo[px] > jlo) jlo = lo[px];
+    if (hi[px] < jhi) jhi = hi[px];
+  }
+  if (jhi < jlo) jhi = jlo;
+  rt_jit_loop_t lc, ly;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->cg * c->sh), 0, NULL, &lc);
+  LLVMValueRef ci = LLVMBuildUDiv(B, lc.iv, rt_jit_i64(L, c->sh), "");
+  LLVMValueRef py = LLVMBuildURem(B, lc.iv, rt_jit_i64(L, c->sh), "");
+  LLVMValueRef cin = LLVMBuildAdd(B, LLVMBuildMul(B, gi, rt_jit_i64(L, c->cg), ""), ci, "");
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, hq), 0, NULL, &ly);
+  LLVMValueRef ih = LLVMBuildSub(B, LLVMBuildAdd(B, LLVMBuildMul(B, ly.iv, rt_jit_i64(L, c->sh), ""), py, ""),
+                                 rt_jit_i64(L, c->pt), "");
+  LLVMValueRef row_ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, ih, rt_jit_i64(L, 0), ""),
+                                     LLVMBuildICmp(B, LLVMIntSLT, ih, rt_jit_i64(L, c->h), ""), "");
+  LLVMValueRef rows[RT_JIT_TPL_MAX_MR];
+  for (int64_t px = 0; px < sw; ++px) {
+    LLVMValueRef ph = LLVMBuildAdd(B, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, sw), ""), rt_jit_i64(L, px), "");
+    rows[px] = rt_jit_tpl_gep(
+        L, wsx, LLVMBuildAdd(B, LLVMBuildMul(B, ph, rt_jit_i64(L, hqwq), ""), LLVMBuildMul(B, ly.iv, rt_jit_i64(L, wq), ""), ""));
+  }
+  rt_jit_if_t in;
+  rt_jit_if_begin(L, row_ok, &in);
+  for (int64_t px = 0; px < sw; ++px) {
+    zero_run(L, rows[px], 0, lo[px]);
+    RT_RETURN_IF_ERROR(copy_run(L, cc, rows, px, px + 1, n, cin, ih, lo[px], jhi > jlo ? jlo : hi[px]));
+  }
+  RT_RETURN_IF_ERROR(copy_run(L, cc, rows, 0, sw, n, cin, ih, jlo, jhi));
+  for (int64_t px = 0; px < sw; ++px) {
+    if (jhi > jlo) {
+      RT_RETURN_IF_ERROR(copy_run(L, cc, rows, px, px + 1, n, cin, ih, jhi, hi[px]));
+    }
+    zero_run(L, rows[px], hi[px], wq);
+  }
+  rt_jit_if_else(L, &in, NULL);
+  for (int64_t px = 0; px < sw; ++px) zero_run(L, rows[px], 0, wq);
+  (void)rt_jit_if_end(L, &in, NULL);
+  rt_jit_loop_end(L, &ly, NULL);
+  rt_jit_loop_end(L, &lc, NULL);
+  zero_run(L, wsx, nph * hqwq, xsize);
+  return RT_OK;
+}
+
 static void direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mr_full, int32_t nv, int32_t vw,
                          int64_t K,
                          LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef q_lo, LLVMValueRef q_hi,
-                         LLVMValueRef abase, LLVMValueRef xp, LLVMValueRef tab, LLVMValueRef wsc,
-                         int64_t qpad) {
+                         LLVMValueRef abase, LLVMValueRef xp, LLVMValueRef tab, int64_t bstride,
+                         LLVMValueRef wsc, int64_t qpad) {
   LLVMBuilderRef B = L->b;
   rt_jit_loop_t lt, lq;
   rt_jit_loop_begin(L, t_lo, t_hi, 0, NULL, &lt);
@@ -226,7 +348,7 @@ static void direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mr_full, int32_t
   rt_jit_loop_begin(L, q_lo, q_hi, 0, NULL, &lq);
   LLVMValueRef q0 = LLVMBuildMul(B, lq.iv, rt_jit_i64(L, (int64_t)vw * nv), "");
   LLVMValueRef c = rt_jit_tpl_gep(L, wsc, LLVMBuildAdd(B, LLVMBuildMul(B, i0, rt_jit_i64(L, qpad), ""), q0, ""));
-  rt_jit_tpl_micro(L, mr, nv, vw, K, arow, rt_jit_tpl_gep(L, xp, q0), tab, 0, c, qpad);
+  rt_jit_tpl_micro(L, mr, nv, vw, K, arow, rt_jit_tpl_gep(L, xp, q0), tab, bstride, c, qpad);
   rt_jit_loop_end(L, &lq, NULL);
   rt_jit_loop_end(L, &lt, NULL);
 }
@@ -251,6 +373,15 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   if (!tab) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (tap table)");
   int64_t xsize = offmax + qpad + vw;
   if (xsize < nph * hqwq) xsize = nph * hqwq;
+  /* A 1x1 kernel at stride 1 without padding on an input in memory: its
+   * phase image is the input itself, so B is read in place (tap k of
+   * position q at k*H*W + q) for the q tiles inside the image; only the
+   * last, partial tile (whose reads would run past the input's end) is
+   * copied, zero-filled, to a K x nw block read with row stride nw. */
+  const bool inplace = c->kh == 1 && c->kw == 1 && c->sh == 1 && c->sw == 1 && c->pt == 0 && c->pl == 0 &&
+                       c->pb == 0 && c->pr == 0 && rt_jit_tpl_raw(L, cc->x);
+  const int64_t qfull = inplace ? qn / nw : 0;
+  if (inplace) xsize = K * nw;
   /* Split: (image, group) pairs, else output-channel tiles, else q tiles. */
   LLVMValueRef b_lo = rt_jit_i64(L, 0), b_hi = rt_jit_i64(L, nbg);
   LLVMValueRef t_lo = rt_jit_i64(L, 0), t_hi = rt_jit_i64(L, mt);
@@ -285,65 +416,53 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
   LLVMValueRef n = LLVMBuildUDiv(B, lb.iv, rt_jit_i64(L, c->g), "");
   LLVMValueRef gi = LLVMBuildURem(B, lb.iv, rt_jit_i64(L, c->g), "");
-  /* The phase images of (n, group gi), then the zero tail: image
-   * (ci, py, px) holds padded element (r*sh + py, col*sw + px) at
-   * ((ci*sh + py)*sw + px)*hq*wq + r*wq + col (with stride 1, the padded
-   * image itself). Positions past the padded image are zero. Each row is
-   * three runs: zeros left of the image, the image's elements (no bounds
-   * checks: a plain or strided copy), zeros right of it. */
-  {
-    rt_jit_loop_t lc, ly, lx;
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nph), 0, NULL, &lc);
-    LLVMValueRef ci = LLVMBuildUDiv(B, lc.iv, rt_jit_i64(L, c->sh * c->sw), "");
-    LLVMValueRef ph = LLVMBuildURem(B, lc.iv, rt_jit_i64(L, c->sh * c->sw), "");
-    LLVMValueRef py = LLVMBuildUDiv(B, ph, rt_jit_i64(L, c->sw), "");
-    LLVMValueRef px = LLVMBuildURem(B, ph, rt_jit_i64(L, c->sw), "");
-    LLVMValueRef cin = LLVMBuildAdd(B, LLVMBuildMul(B, gi, rt_jit_i64(L, c->cg), ""), ci, "");
-    /* Columns col of this phase inside the image: col*sw + px - pl in
-     * [0, W), i.e. col in [lo, hi) (both clipped to [0, wq]). */
-    LLVMValueRef zero = rt_jit_i64(L, 0), sw1 = rt_jit_i64(L, c->sw - 1), swv = rt_jit_i64(L, c->sw);
-    LLVMValueRef lo = LLVMBuildSDiv(B, LLVMBuildAdd(B, rt_jit_max(L, LLVMBuildSub(B, rt_jit_i64(L, c->pl), px, ""), zero), sw1, ""), swv, "");
-    LLVMValueRef hi = LLVMBuildSDiv(B, LLVMBuildAdd(B, rt_jit_max(L, LLVMBuildSub(B, rt_jit_i64(L, c->pl + c->w), px, ""), zero), sw1, ""), swv, "");
-    lo = rt_jit_min(L, lo, rt_jit_i64(L, wq));
-    hi = rt_jit_max(L, rt_jit_min(L, hi, rt_jit_i64(L, wq)), lo);
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, hq), 0, NULL, &ly);
-    LLVMValueRef ih = LLVMBuildSub(B, LLVMBuildAdd(B, LLVMBuildMul(B, ly.iv, rt_jit_i64(L, c->sh), ""), py, ""),
-                                   rt_jit_i64(L, c->pt), "");
-    LLVMValueRef row_ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, ih, zero, ""),
-                                       LLVMBuildICmp(B, LLVMIntSLT, ih, rt_jit_i64(L, c->h), ""), "");
-    /* A row outside the image (rows past the padded image included) is
-     * all zeros. */
-    LLVMValueRef rlo = LLVMBuildSelect(B, row_ok, lo, rt_jit_i64(L, wq), "");
-    LLVMValueRef rhi = LLVMBuildSelect(B, row_ok, hi, rt_jit_i64(L, wq), "");
-    LLVMValueRef row = rt_jit_tpl_gep(
-        L, wsx, LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, hq), ""), ly.iv, ""), rt_jit_i64(L, wq), ""));
-    rt_jit_loop_begin(L, zero, rlo, 0, NULL, &lx);
-    rt_jit_tpl_storef(L, LLVMConstReal(L->f32, 0), row, lx.iv);
-    rt_jit_loop_end(L, &lx, NULL);
-    rt_jit_loop_begin(L, rlo, rhi, 0, NULL, &lx);
-    LLVMValueRef iw = LLVMBuildSub(B, LLVMBuildAdd(B, LLVMBuildMul(B, lx.iv, swv, ""), px, ""), rt_jit_i64(L, c->pl), "");
-    LLVMValueRef idx[4] = {c->n == 1 ? zero : n, cin, ih, iw}, v;
-    RT_RETURN_IF_ERROR(rt_jit_elem(L, cc->x, idx, &v));
-    rt_jit_tpl_storef(L, v, row, lx.iv);
-    rt_jit_loop_end(L, &lx, NULL);
-    rt_jit_loop_begin(L, rhi, rt_jit_i64(L, wq), 0, NULL, &lx);
-    rt_jit_tpl_storef(L, LLVMConstReal(L->f32, 0), row, lx.iv);
-    rt_jit_loop_end(L, &lx, NULL);
-    rt_jit_loop_end(L, &ly, NULL);
-    rt_jit_loop_end(L, &lc, NULL);
-    rt_jit_loop_t lz;
-    rt_jit_loop_begin(L, rt_jit_i64(L, nph * hqwq), rt_jit_i64(L, xsize), 0, NULL, &lz);
-    rt_jit_tpl_storef(L, LLVMConstReal(L->f32, 0), wsx, lz.iv);
-    rt_jit_loop_end(L, &lz, NULL);
-  }
   LLVMValueRef abase = rt_jit_tpl_gep(L, wbase, LLVMBuildMul(B, gi, rt_jit_i64(L, M * K), ""));
-  direct_tiles(L, mr, mr, nv, vw, K, t_lo, rt_jit_min(L, t_hi, rt_jit_i64(L, mfull)), q_lo, q_hi, abase,
-               wsx, tab, wsc, qpad);
+  /* The q ranges: [qa_lo, qa_hi) from xa with the tap table, then (in
+   * place) [qb_lo, qb_hi), the partial tile, from the block at wsx. */
+  LLVMValueRef xa = wsx, qa_lo = q_lo, qa_hi = q_hi, qb_lo = NULL, qb_hi = NULL, xb = NULL;
+  if (!inplace) {
+    RT_RETURN_IF_ERROR(copy_phases(L, cc, wsx, n, gi, hq, wq, xsize));
+  } else {
+    LLVMValueRef xoff = LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, c->n == 1 ? rt_jit_i64(L, 0) : n, rt_jit_i64(L, c->c), ""),
+                                                     LLVMBuildMul(B, gi, rt_jit_i64(L, c->cg), ""), ""),
+                                     rt_jit_i64(L, hqwq), "");
+    xa = rt_jit_tpl_gep(L, rt_jit_node(L, cc->x)->data, xoff);
+    qa_hi = rt_jit_min(L, q_hi, rt_jit_i64(L, qfull));
+    if (qfull < qt) {
+      qb_lo = rt_jit_max(L, q_lo, rt_jit_i64(L, qfull));
+      qb_hi = q_hi;
+      xb = rt_jit_tpl_gep(L, wsx, rt_jit_i64(L, -qfull * nw));
+      rt_jit_if_t need;
+      rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntSLT, qb_lo, qb_hi, ""), &need);
+      rt_jit_loop_t lk, lj;
+      rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, K), 0, NULL, &lk);
+      LLVMValueRef src = rt_jit_tpl_gep(L, xa, LLVMBuildAdd(B, LLVMBuildMul(B, lk.iv, rt_jit_i64(L, hqwq), ""),
+                                                        rt_jit_i64(L, qfull * nw), ""));
+      LLVMValueRef dst = rt_jit_tpl_gep(L, wsx, LLVMBuildMul(B, lk.iv, rt_jit_i64(L, nw), ""));
+      rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, qn - qfull * nw), 0, NULL, &lj);
+      rt_jit_tpl_storef(L, rt_jit_tpl_loadf(L, src, lj.iv), dst, lj.iv);
+      rt_jit_loop_end(L, &lj, NULL);
+      zero_run(L, dst, qn - qfull * nw, nw);
+      rt_jit_loop_end(L, &lk, NULL);
+      rt_jit_if_else(L, &need, NULL);
+      (void)rt_jit_if_end(L, &need, NULL);
+    }
+  }
+  direct_tiles(L, mr, mr, nv, vw, K, t_lo, rt_jit_min(L, t_hi, rt_jit_i64(L, mfull)), qa_lo, qa_hi, abase,
+               xa, tab, 0, wsc, qpad);
+  if (xb) {
+    direct_tiles(L, mr, mr, nv, vw, K, t_lo, rt_jit_min(L, t_hi, rt_jit_i64(L, mfull)), qb_lo, qb_hi, abase,
+                 xb, NULL, nw, wsc, qpad);
+  }
   if (mtail) {
     rt_jit_if_t tail;
     rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntSGT, t_hi, rt_jit_i64(L, mfull), ""), &tail);
-    direct_tiles(L, mtail, mr, nv, vw, K, rt_jit_i64(L, mfull), rt_jit_i64(L, mfull + 1), q_lo, q_hi,
-                 abase, wsx, tab, wsc, qpad);
+    direct_tiles(L, mtail, mr, nv, vw, K, rt_jit_i64(L, mfull), rt_jit_i64(L, mfull + 1), qa_lo, qa_hi,
+                 abase, xa, tab, 0, wsc, qpad);
+    if (xb) {
+      direct_tiles(L, mtail, mr, nv, vw, K, rt_jit_i64(L, mfull), rt_jit_i64(L, mfull + 1), qb_lo, qb_hi,
+                   abase, xb, NULL, nw, wsc, qpad);
+    }
     rt_jit_if_else(L, &tail, NULL);
     (void)rt_jit_if_end(L, &tail, NULL);
   }
@@ -376,11 +495,135 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   return RT_OK;
 }
 
+/* ---- depthwise ------------------------------------------------------------------ */
+
+/* Taps of a depthwise kernel the template unrolls at most (7x7, with
+ * room). */
+#define DW_MAX_TAPS 64
+
+/* One chunk of nv vectors of output row oh: acc[v] = sum over taps t of
+ * w[t] * xp[rowq + off[t] + v*vw .. +vw), stored at out + v*vw. The taps
+ * are unrolled with their offsets as constants and their weights as
+ * splats made once per channel. */
+static void dw_chunk(rt_jit_lower_t *L, int32_t nv, int32_t vw, int64_t taps, const int64_t *off,
+                     const LLVMValueRef *wv, LLVMValueRef xp, LLVMValueRef rowq, LLVMValueRef out) {
+  LLVMValueRef acc[RT_JIT_MAX_CARRY];
+  for (int32_t v = 0; v < nv; ++v) acc[v] = LLVMConstNull(rt_jit_tpl_vec(L, vw));
+  for (int64_t t = 0; t < taps; ++t) {
+    LLVMValueRef base = LLVMBuildAdd(L->b, rowq, rt_jit_i64(L, off[t]), "");
+    for (int32_t v = 0; v < nv; ++v) {
+      LLVMValueRef x = rt_jit_tpl_loadv(L, xp, LLVMBuildAdd(L->b, base, rt_jit_i64(L, (int64_t)v * vw), ""), vw);
+      acc[v] = rt_jit_intrinsic(L, "llvm.fma", wv[t], x, acc[v]);
+    }
+  }
+  for (int32_t v = 0; v < nv; ++v) rt_jit_tpl_storev(L, acc[v], out, rt_jit_i64(L, (int64_t)v * vw));
+}
+
+/* conv2d.depthwise: per (image, channel) of the task, the phase images
+ * (copy_phases), then per output row the OW columns in chunks of up to 4
+ * vectors (dw_chunk; a shorter chunk for the last vectors), each output
+ * a sum of the kh*kw taps read at constant offsets of the phase images,
+ * so only the vectors covering [0, OW) are computed. Row oh is stored at
+ * oh*OW of a channel block (its last vector spills into row oh + 1,
+ * computed next; the block has a row of slack), so the epilogue is one
+ * flat loop over OH*OW contiguous outputs, which vectorizes. */
+static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const conv_ctx_t *cc,
+                                  const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef task,
+                                  LLVMValueRef ntasks) {
+  const rt_jit_conv2d_t *c = &cc->c;
+  LLVMBuilderRef B = L->b;
+  const int32_t vw = p->vw;
+  const int64_t hp = c->h + c->pt + c->pb, wp = c->w + c->pl + c->pr;
+  const int64_t hq = (hp + c->sh - 1) / c->sh, wq = (wp + c->sw - 1) / c->sw, hqwq = hq * wq;
+  const int64_t taps = c->kh * c->kw;
+  const int64_t nvec = (c->ow + vw - 1) / vw, rowlen = nvec * vw;
+  const int32_t nv = nvec < 4 ? (int32_t)nvec : 4;
+  const int64_t nfull = nvec / nv;
+  const int32_t nvt = (int32_t)(nvec % nv);
+  int64_t off[DW_MAX_TAPS], offmax = 0;
+  for (int64_t y = 0; y < c->kh; ++y) {
+    for (int64_t x = 0; x < c->kw; ++x) {
+      const int64_t ey = y * c->dh, ex = x * c->dw;
+      const int64_t phase = (ey % c->sh) * c->sw + ex % c->sw;
+      off[y * c->kw + x] = phase * hqwq + (ey / c->sh) * wq + ex / c->sw;
+      if (off[y * c->kw + x] > offmax) offmax = off[y * c->kw + x];
+    }
+  }
+  /* Reads reach (OH-1)*wq + rowlen - 1 + offmax: zeros past the images. */
+  int64_t xsize = offmax + (c->oh - 1) * wq + rowlen;
+  if (xsize < c->sh * c->sw * hqwq) xsize = c->sh * c->sw * hqwq;
+  rt_jit_tpl_wide(L, vw);
+  LLVMValueRef b_lo, b_hi;
+  rt_jit_tpl_split(L, c->n * c->g, task, ntasks, &b_lo, &b_hi);
+  LLVMValueRef wsx = rt_jit_tpl_ws_alloc(L, xsize * 4);
+  LLVMValueRef wout = rt_jit_tpl_ws_alloc(L, (c->oh * c->ow + rowlen) * 4);
+  LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildIsNotNull(B, wsx, ""), LLVMBuildIsNotNull(B, wout, ""), "");
+  rt_jit_if_t have;
+  rt_jit_if_begin(L, ok, &have);
+  rt_jit_loop_t lb, ly, lj, ex;
+  rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
+  LLVMValueRef n = LLVMBuildUDiv(B, lb.iv, rt_jit_i64(L, c->g), "");
+  LLVMValueRef gi = LLVMBuildURem(B, lb.iv, rt_jit_i64(L, c->g), "");
+  RT_RETURN_IF_ERROR(copy_phases(L, cc, wsx, n, gi, hq, wq, xsize));
+  /* With the input in memory: where the next (image, channel) starts
+   * (clamped to the last one), for prefetching. */
+  const int64_t chw = c->h * c->w, pf_per_row = (chw / 16 + c->oh) / c->oh;
+  LLVMValueRef xnext = NULL;
+  if (rt_jit_tpl_raw(L, cc->x)) {
+    LLVMValueRef nx = rt_jit_min(L, LLVMBuildAdd(B, lb.iv, rt_jit_i64(L, 1), ""), rt_jit_i64(L, c->n * c->g - 1));
+    xnext = rt_jit_tpl_gep(L, rt_jit_node(L, cc->x)->data, LLVMBuildMul(B, nx, rt_jit_i64(L, chw), ""));
+  }
+  LLVMValueRef wv[DW_MAX_TAPS];
+  for (int64_t t = 0; t < taps; ++t) {
+    LLVMValueRef w;
+    RT_RETURN_IF_ERROR(w_at(L, cc, gi, rt_jit_i64(L, t), &w));
+    wv[t] = rt_jit_tpl_splat(L, w, vw);
+  }
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->oh), 0, NULL, &ly);
+  LLVMValueRef rowq = LLVMBuildMul(B, ly.iv, rt_jit_i64(L, wq), "");
+  LLVMValueRef orow = rt_jit_tpl_gep(L, wout, LLVMBuildMul(B, ly.iv, rt_jit_i64(L, c->ow), ""));
+  if (xnext) {
+    /* The next channel's input, a few cache lines per output row. */
+    LLVMValueRef at = LLVMBuildMul(B, ly.iv, rt_jit_i64(L, pf_per_row * 16), "");
+    for (int64_t i = 0; i < pf_per_row; ++i) {
+      LLVMValueRef o = rt_jit_min(L, LLVMBuildAdd(B, at, rt_jit_i64(L, i * 16), ""), rt_jit_i64(L, chw - 1));
+      rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, xnext, o), false);
+    }
+  }
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nfull), 0, NULL, &lj);
+  LLVMValueRef col = LLVMBuildMul(B, lj.iv, rt_jit_i64(L, (int64_t)nv * vw), "");
+  dw_chunk(L, nv, vw, taps, off, wv, wsx, LLVMBuildAdd(B, rowq, col, ""), rt_jit_tpl_gep(L, orow, col));
+  rt_jit_loop_end(L, &lj, NULL);
+  if (nvt) {
+    LLVMValueRef tcol = rt_jit_i64(L, nfull * nv * vw);
+    dw_chunk(L, nvt, vw, taps, off, wv, wsx, LLVMBuildAdd(B, rowq, tcol, ""), rt_jit_tpl_gep(L, orow, tcol));
+  }
+  rt_jit_loop_end(L, &ly, NULL);
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->oh * c->ow), 0, NULL, &ex);
+  LLVMValueRef idx[4] = {n, gi, LLVMBuildUDiv(B, ex.iv, rt_jit_i64(L, c->ow), ""),
+                         LLVMBuildURem(B, ex.iv, rt_jit_i64(L, c->ow), "")};
+  RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, p->anchor, out, data, idx, rt_jit_tpl_loadf(L, wout, ex.iv)));
+  rt_jit_loop_end(L, &ex, NULL);
+  rt_jit_loop_end(L, &lb, NULL);
+  rt_jit_if_else(L, &have, NULL);
+  rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "out of workspace memory (conv2d template)");
+  (void)rt_jit_if_end(L, &have, NULL);
+  rt_jit_tpl_ws_free(L, wout);
+  rt_jit_tpl_ws_free(L, wsx);
+  return RT_OK;
+}
+
 rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const rt_ir_expr_t *out,
                               LLVMValueRef data, LLVMValueRef task, LLVMValueRef ntasks) {
   conv_ctx_t cc = {.x = p->anchor->call.args[0], .w = p->anchor->call.args[1]};
   if (!rt_jit_tpl_conv2d_attrs(p->anchor, &cc.c)) {
     return RT_STATUS(INTERNAL, "%s", "conv2d attributes changed between planning and lowering");
+  }
+  /* Rows of one or two vectors (7x7, 14x14 at 8 lanes): the flat q
+   * stream of conv_direct pays less per row (bench_kernels dw3s1_384_14:
+   * 42 vs 38 GFLOP/s, dw3s1_960_7: 23 vs 21). */
+  if (p->kind == RT_JIT_TPL_CONV_DW && cc.c.kh * cc.c.kw <= DW_MAX_TAPS && cc.c.ow > 2 * p->vw) {
+    return conv_depthwise(L, p, &cc, out, data, task, ntasks);
   }
   if (p->kind != RT_JIT_TPL_CONV_IM2COL) return conv_direct(L, p, &cc, out, data, task, ntasks);
   rt_jit_gemm_core_t g = {

@@ -115,7 +115,14 @@ static const tile_t kTiles16[] = {
     {1, 4, "gemm.1x64", "conv2d.direct.1x64", "conv2d.im2col.1x64"},
 };
 
-static const tile_t *pick_tile(int64_t m, int64_t n, const tile_family_t *f) {
+/* The direct convolution reads B in place (k rows of vw*nv floats at the
+ * tap offsets), unpacked: once a tile's K x vw*nv panel outgrows L1 (32
+ * KiB) each k step pulls its nv*vw*4 bytes from L2, at ~16 bytes per
+ * cycle for these scattered rows. Without that term 3x32 tied 6x16 on
+ * the 7x7 layers and ran at 0.32 of the peak against 0.73 (ResNet's
+ * 512@7x7 3x3 conv; the 1x1 ones at 7x7 0.32 against 0.51-0.54:
+ * build-rel/bench/bench_kernels 3 conv512 / _7, each tile forced). */
+static const tile_t *pick_tile(int64_t m, int64_t n, int64_t k, const tile_family_t *f) {
   const tile_t *tab = f->direct;
   const size_t count = f->num_direct;
   const int32_t vw = f->vw;
@@ -126,6 +133,10 @@ static const tile_t *pick_tile(int64_t m, int64_t n, const tile_family_t *f) {
     const int64_t nw = (int64_t)vw * t->nv;
     double tiles = (double)((m + t->mr - 1) / t->mr) * (double)((n + nw - 1) / nw);
     double step = (double)(t->mr * t->nv > t->mr + t->nv ? t->mr * t->nv : t->mr + t->nv) / 2;
+    if ((double)k * (double)nw * 4 > 32768) {
+      const double l2 = (double)(nw * 4) / 16;
+      if (l2 > step) step = l2;
+    }
     double cost = tiles * step;
     if (i == 0 || cost < best_cost - 1e-9) {
       best = t;
@@ -263,7 +274,7 @@ static bool plan_conv2d(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_
   }
   if (direct) {
     const int64_t wq = (c.w + c.pl + c.pr + c.sw - 1) / c.sw;
-    const tile_t *t = pick_tile(c.og, (c.oh - 1) * wq + c.ow, fam);
+    const tile_t *t = pick_tile(c.og, (c.oh - 1) * wq + c.ow, c.cg * c.kh * c.kw, fam);
     p->kind = RT_JIT_TPL_CONV_DIRECT;
     p->mr = t->mr;
     p->nv = t->nv;

@@ -556,6 +556,53 @@ static void fused_cases(void) {
       "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1], channels=8, kernel_size=[3, 3]); %%1 = add(%%0, %%x); nn.relu(%%1)");
   ADD("fused", TOL_A, "%x: Tensor[(1, 9, 9, 8), float32], %w: Tensor[(3, 3, 8, 8), float32]",
       "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1], channels=8, kernel_size=[3, 3], data_layout=\"NHWC\", kernel_layout=\"HWIO\"); %%1 = add(%%0, %%x); nn.relu(%%1)");
+  /* The conv2d templates' paths (jit/templates/conv2d.c): depthwise at
+   * stride 1, 2 and 3, 3x3 / 5x5 / 7x7 taps, dilation, widths that are not
+   * a multiple of any vector width, a phase with no column inside the
+   * image, batch 2, fused epilogues (bias + clip as MobileNet's ReLU6,
+   * x * sigmoid(x) as EfficientNet's SiLU, a residual add); 1x1 and 3x3
+   * convolutions at 7x7 (the 6x16 tile) and a strided 3x3 one on odd
+   * sizes. */
+  ADD("fused", TOL_A, "%x: Tensor[(1, 12, 19, 21), float32], %w: Tensor[(12, 1, 3, 3), float32], %b: Tensor[(12), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[1, 1, 1, 1], groups=12, channels=12, kernel_size=[3, 3]); "
+      "%%1 = nn.bias_add(%%0, %%b); clip(%%1, a_min=0f, a_max=6f)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 6, 13, 29), float32], %w: Tensor[(6, 1, 5, 5), float32], %b: Tensor[(6), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, padding=[2, 2, 2, 2], groups=6, channels=6, kernel_size=[5, 5]); "
+      "%%1 = nn.bias_add(%%0, %%b); nn.relu(%%1)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 5, 17, 17), float32], %w: Tensor[(5, 1, 5, 5), float32], %b: Tensor[(5), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[2, 2, 2, 2], groups=5, channels=5, kernel_size=[5, 5]); "
+      "%%1 = nn.bias_add(%%0, %%b); multiply(%%1, sigmoid(%%1))");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 20, 7, 7), float32], %w: Tensor[(20, 1, 3, 3), float32], %b: Tensor[(20, 1, 1), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1], groups=20, channels=20, kernel_size=[3, 3]); "
+      "%%1 = add(%%0, %%b); %%2 = add(%%1, %%x); clip(%%2, a_min=0f, a_max=6f)");
+  ADD("fused", TOL_A, "%x: Tensor[(2, 3, 11, 10), float32], %w: Tensor[(3, 1, 3, 3), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[1, 2], padding=[2, 1, 1, 0], dilation=[2, 1], groups=3, channels=3, kernel_size=[3, 3]); nn.relu(%%0)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 4, 9, 35), float32], %w: Tensor[(4, 1, 7, 7), float32], %b: Tensor[(4), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, padding=[3, 3, 3, 3], groups=4, channels=4, kernel_size=[7, 7]); nn.bias_add(%%0, %%b)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 3, 10, 14), float32], %w: Tensor[(3, 1, 5, 5), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[3, 3], padding=[2, 2, 1, 0], groups=3, channels=3, kernel_size=[5, 5]); nn.relu(%%0)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 2, 4, 1), float32], %w: Tensor[(2, 1, 3, 3), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[1, 3, 1, 1], groups=2, channels=2, kernel_size=[3, 3]); nn.relu(%%0)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 3, 9, 67), float32], %w: Tensor[(3, 1, 3, 3), float32], %b: Tensor[(3), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[1, 1, 1, 1], groups=3, channels=3, kernel_size=[3, 3]); "
+      "%%1 = nn.bias_add(%%0, %%b); clip(%%1, a_min=0f, a_max=6f)");
+  ADD("fused", TOL_A, "%x: Tensor[(2, 2, 11, 70), float32], %w: Tensor[(2, 1, 5, 5), float32], %b: Tensor[(2), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[2, 2, 2, 2], groups=2, channels=2, kernel_size=[5, 5]); "
+      "%%1 = nn.bias_add(%%0, %%b); multiply(%%1, sigmoid(%%1))");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 3, 6, 41), float32], %w: Tensor[(3, 1, 3, 3), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1, 1, 1], groups=3, channels=3, kernel_size=[3, 3]); add(%%0, %%x)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 2, 5, 40), float32], %w: Tensor[(2, 1, 3, 3), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[1, 17], padding=[1, 1, 1, 1], groups=2, channels=2, kernel_size=[3, 3]); nn.relu(%%0)");
+  ADD("fused", TOL_A, "%x: Tensor[(2, 6, 5, 9), float32], %w: Tensor[(10, 3, 1, 1), float32], %b: Tensor[(10), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, groups=2, channels=10, kernel_size=[1, 1]); %%1 = nn.bias_add(%%0, %%b); nn.relu(%%1)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 8, 4, 8), float32], %w: Tensor[(13, 8, 1, 1), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, channels=13, kernel_size=[1, 1]); nn.relu(%%0)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 40, 7, 7), float32], %w: Tensor[(72, 40, 1, 1), float32], %b: Tensor[(72), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, channels=72, kernel_size=[1, 1]); %%1 = nn.bias_add(%%0, %%b); nn.relu(%%1)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 48, 7, 7), float32], %w: Tensor[(50, 48, 3, 3), float32], %b: Tensor[(50, 1, 1), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1], channels=50, kernel_size=[3, 3]); %%1 = add(%%0, %%b); nn.relu(%%1)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 5, 15, 23), float32], %w: Tensor[(7, 5, 3, 3), float32], %b: Tensor[(7), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[1, 2, 0, 1], channels=7, kernel_size=[3, 3]); nn.bias_add(%%0, %%b)");
   /* gelu, erf form: x * 0.5 * (1 + erf(x / sqrt(2))). */
   ADD("fused", TOL_A, "%x: Tensor[(37, 129), float32], %w: Tensor[(65, 129), float32], %b: Tensor[(65), float32]",
       "%%0 = nn.dense(%%x, %%w); %%1 = nn.bias_add(%%0, %%b, axis=-1); %%2 = multiply(%%1, 0.707107f); %%3 = erf(%%2); %%4 = add(%%3, 1f); %%5 = multiply(%%1, %%4); multiply(%%5, 0.5f)");
