@@ -9,6 +9,7 @@
 
 #include "interp/kernels/kernels_impl.h"
 #include "runtime/half.h"
+#include "runtime/size.h"
 
 rt_interp_class_t rt_interp_class(rt_dtype_t dtype) {
   switch (dtype.code) {
@@ -307,4 +308,165 @@ void rt_interp_nchw_view(const rt_tensor_t *t, const int32_t *pos, int32_t nsp, 
     s[letter] = rs[pos[k]];
     e[letter] = t->shape[pos[k]];
   }
+}
+
+/* ---- spans ----------------------------------------------------------------
+ * The element conversions above over a run of elements: the dtype switch
+ * runs once per span and each case is a plain loop, so whole-tensor kernels
+ * pay one dispatch per tensor. Each case converts exactly as the
+ * per-element function does (kernels_impl.h). */
+
+void rt_interp_load_span_f(const rt_tensor_t *t, int64_t start, int64_t n, double *out) {
+  const char *base = rt_tensor_data(t);
+  const void *p = base + (size_t)start * rt_dtype_size(t->dtype);
+  switch (t->dtype.code) {
+    case kDLFloat:
+      if (t->dtype.bits == 32) {
+        const float *f = p;
+        for (int64_t i = 0; i < n; ++i) out[i] = f[i];
+      } else if (t->dtype.bits == 64) {
+        memcpy(out, p, (size_t)n * sizeof(double));
+      } else {
+        const uint16_t *h = p;
+        for (int64_t i = 0; i < n; ++i) out[i] = rt_f16_to_f32(h[i]);
+      }
+      return;
+    case kDLBfloat: {
+      const uint16_t *h = p;
+      for (int64_t i = 0; i < n; ++i) out[i] = rt_bf16_to_f32(h[i]);
+      return;
+    }
+    case kDLUInt:
+      switch (t->dtype.bits) {
+        case 8: for (int64_t i = 0; i < n; ++i) out[i] = ((const uint8_t *)p)[i]; return;
+        case 16: for (int64_t i = 0; i < n; ++i) out[i] = ((const uint16_t *)p)[i]; return;
+        case 32: for (int64_t i = 0; i < n; ++i) out[i] = ((const uint32_t *)p)[i]; return;
+        default: for (int64_t i = 0; i < n; ++i) out[i] = (double)((const uint64_t *)p)[i]; return;
+      }
+    case kDLBool:
+      for (int64_t i = 0; i < n; ++i) out[i] = ((const uint8_t *)p)[i] != 0;
+      return;
+    default:
+      switch (t->dtype.bits) {
+        case 8: for (int64_t i = 0; i < n; ++i) out[i] = ((const int8_t *)p)[i]; return;
+        case 16: for (int64_t i = 0; i < n; ++i) out[i] = ((const int16_t *)p)[i]; return;
+        case 32: for (int64_t i = 0; i < n; ++i) out[i] = ((const int32_t *)p)[i]; return;
+        default: for (int64_t i = 0; i < n; ++i) out[i] = (double)((const int64_t *)p)[i]; return;
+      }
+  }
+}
+
+void rt_interp_load_span_i(const rt_tensor_t *t, int64_t start, int64_t n, int64_t *out) {
+  const char *base = rt_tensor_data(t);
+  const void *p = base + (size_t)start * rt_dtype_size(t->dtype);
+  switch (t->dtype.code) {
+    case kDLInt:
+      switch (t->dtype.bits) {
+        case 8: for (int64_t i = 0; i < n; ++i) out[i] = ((const int8_t *)p)[i]; return;
+        case 16: for (int64_t i = 0; i < n; ++i) out[i] = ((const int16_t *)p)[i]; return;
+        case 32: for (int64_t i = 0; i < n; ++i) out[i] = ((const int32_t *)p)[i]; return;
+        default: memcpy(out, p, (size_t)n * sizeof(int64_t)); return;
+      }
+    case kDLUInt:
+      switch (t->dtype.bits) {
+        case 8: for (int64_t i = 0; i < n; ++i) out[i] = ((const uint8_t *)p)[i]; return;
+        case 16: for (int64_t i = 0; i < n; ++i) out[i] = ((const uint16_t *)p)[i]; return;
+        case 32: for (int64_t i = 0; i < n; ++i) out[i] = ((const uint32_t *)p)[i]; return;
+        default: memcpy(out, p, (size_t)n * sizeof(int64_t)); return; /* the bit pattern */
+      }
+    case kDLBool:
+      for (int64_t i = 0; i < n; ++i) out[i] = ((const uint8_t *)p)[i] != 0;
+      return;
+    default: /* floats saturate (rt_interp_sat_i64) */
+      if (t->dtype.code == kDLFloat && t->dtype.bits == 32) {
+        const float *f = p;
+        for (int64_t i = 0; i < n; ++i) out[i] = rt_interp_sat_i64(f[i]);
+        return;
+      }
+      for (int64_t i = 0; i < n; ++i) out[i] = rt_interp_load_i(t, start + i);
+      return;
+  }
+}
+
+void rt_interp_store_span_f(rt_tensor_t *t, int64_t start, int64_t n, const double *v) {
+  char *base = rt_tensor_data(t);
+  void *p = base + (size_t)start * rt_dtype_size(t->dtype);
+  switch (t->dtype.code) {
+    case kDLFloat:
+      if (t->dtype.bits == 32) {
+        float *f = p;
+        for (int64_t i = 0; i < n; ++i) f[i] = (float)v[i];
+      } else if (t->dtype.bits == 64) {
+        memcpy(p, v, (size_t)n * sizeof(double));
+      } else {
+        uint16_t *h = p;
+        for (int64_t i = 0; i < n; ++i) h[i] = rt_f32_to_f16((float)v[i]);
+      }
+      return;
+    case kDLBfloat: {
+      uint16_t *h = p;
+      for (int64_t i = 0; i < n; ++i) h[i] = rt_f32_to_bf16((float)v[i]);
+      return;
+    }
+    default: /* integers and bool: saturating stores, rare in models */
+      for (int64_t i = 0; i < n; ++i) rt_interp_store_f(t, start + i, v[i]);
+      return;
+  }
+}
+
+void rt_interp_store_span_i(rt_tensor_t *t, int64_t start, int64_t n, const int64_t *v) {
+  char *base = rt_tensor_data(t);
+  void *p = base + (size_t)start * rt_dtype_size(t->dtype);
+  switch (t->dtype.code) {
+    case kDLInt:
+    case kDLUInt:
+      /* Keep the low `bits` bits: conversion to an unsigned type is modular
+       * in C, and the signed types share their unsigned twin's bits. */
+      switch (t->dtype.bits) {
+        case 8: for (int64_t i = 0; i < n; ++i) ((uint8_t *)p)[i] = (uint8_t)(uint64_t)v[i]; return;
+        case 16: for (int64_t i = 0; i < n; ++i) ((uint16_t *)p)[i] = (uint16_t)(uint64_t)v[i]; return;
+        case 32: for (int64_t i = 0; i < n; ++i) ((uint32_t *)p)[i] = (uint32_t)(uint64_t)v[i]; return;
+        default: memcpy(p, v, (size_t)n * sizeof(int64_t)); return;
+      }
+    case kDLBool:
+      for (int64_t i = 0; i < n; ++i) ((uint8_t *)p)[i] = v[i] != 0;
+      return;
+    default: /* floats: int64 -> double -> the float type, as rt_interp_store_i */
+      if (t->dtype.code == kDLFloat && t->dtype.bits == 32) {
+        float *f = p;
+        for (int64_t i = 0; i < n; ++i) f[i] = (float)(double)v[i];
+        return;
+      }
+      for (int64_t i = 0; i < n; ++i) rt_interp_store_i(t, start + i, v[i]);
+      return;
+  }
+}
+
+rt_status_t rt_interp_scratch(const rt_interp_call_t *call, int64_t n, size_t size, bool zero,
+                              void **out) {
+  size_t bytes = 0;
+  RT_RETURN_IF_ERROR(rt_size_mul((size_t)(n > 0 ? n : 1), size, &bytes));
+  return rt_allocator_malloc(call->allocator, bytes, 64, zero, out);
+}
+
+void rt_interp_scratch_free(const rt_interp_call_t *call, void *p) {
+  rt_allocator_free(call->allocator, p);
+}
+
+rt_status_t rt_interp_load_all_f(const rt_interp_call_t *call, const rt_tensor_t *t,
+                                 double **out) {
+  void *p = NULL;
+  RT_RETURN_IF_ERROR(rt_interp_scratch(call, t->numel, sizeof(double), false, &p));
+  rt_interp_load_span_f(t, 0, t->numel, p);
+  *out = p;
+  return RT_OK;
+}
+
+rt_status_t rt_interp_load_all_i(const rt_interp_call_t *call, const rt_tensor_t *t,
+                                 int64_t **out) {
+  void *p = NULL;
+  RT_RETURN_IF_ERROR(rt_interp_scratch(call, t->numel, sizeof(int64_t), false, &p));
+  rt_interp_load_span_i(t, 0, t->numel, p);
+  *out = p;
+  return RT_OK;
 }

@@ -72,6 +72,27 @@ void rt_interp_convert(const rt_tensor_t *src, int64_t si, rt_tensor_t *dst,
 void rt_interp_copy_elem(const rt_tensor_t *src, int64_t si, rt_tensor_t *dst,
                          int64_t di);
 
+/* Spans: the same conversions over the n elements from flat index
+ * `start`, with one dtype dispatch per call (a plain loop per dtype).
+ * Kernels that touch every element read their inputs whole into double or
+ * int64 buffers, compute on those, and store the result the same way. */
+void rt_interp_load_span_f(const rt_tensor_t *t, int64_t start, int64_t n, double *out);
+void rt_interp_load_span_i(const rt_tensor_t *t, int64_t start, int64_t n, int64_t *out);
+void rt_interp_store_span_f(rt_tensor_t *t, int64_t start, int64_t n, const double *v);
+void rt_interp_store_span_i(rt_tensor_t *t, int64_t start, int64_t n, const int64_t *v);
+
+/* Kernel scratch: n elements of `size` bytes from the call's allocator
+ * (zero-filled when `zero`); RESOURCE_EXHAUSTED when it cannot be had.
+ * Freed with rt_interp_scratch_free (NULL is fine). */
+RT_MUST_USE_RESULT rt_status_t rt_interp_scratch(const rt_interp_call_t *call, int64_t n,
+                                                 size_t size, bool zero, void **out);
+void rt_interp_scratch_free(const rt_interp_call_t *call, void *p);
+/* All of t read into new scratch with rt_interp_load_span_f / _i. */
+RT_MUST_USE_RESULT rt_status_t rt_interp_load_all_f(const rt_interp_call_t *call,
+                                                    const rt_tensor_t *t, double **out);
+RT_MUST_USE_RESULT rt_status_t rt_interp_load_all_i(const rt_interp_call_t *call,
+                                                    const rt_tensor_t *t, int64_t **out);
+
 /* The two's-complement int64 with the bits of u (defined for every u,
  * unlike C's conversion). */
 int64_t rt_interp_u2s(uint64_t u);
