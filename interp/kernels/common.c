@@ -408,9 +408,36 @@ void rt_interp_store_span_f(rt_tensor_t *t, int64_t start, int64_t n, const doub
       for (int64_t i = 0; i < n; ++i) h[i] = rt_f32_to_bf16((float)v[i]);
       return;
     }
-    default: /* integers and bool: saturating stores, rare in models */
-      for (int64_t i = 0; i < n; ++i) rt_interp_store_f(t, start + i, v[i]);
+    default: {
+      /* Integers and bool: saturate to the dtype's range (rt_interp_store_f)
+       * into int64 chunks, then store those (the bits of a value in range
+       * are the value). */
+      const rt_interp_class_t cls = rt_interp_class(t->dtype);
+      const int bits = t->dtype.bits;
+      int64_t chunk[256];
+      for (int64_t i0 = 0; i0 < n; i0 += 256) {
+        const int64_t m = n - i0 < 256 ? n - i0 : 256;
+        for (int64_t i = 0; i < m; ++i) {
+          const double x = v[i0 + i];
+          if (cls == RT_INTERP_BOOL) {
+            chunk[i] = x != 0;
+          } else if (cls == RT_INTERP_UINT) {
+            uint64_t u = rt_interp_sat_u64(x);
+            if (bits < 64 && u > (UINT64_C(1) << bits) - 1) u = (UINT64_C(1) << bits) - 1;
+            chunk[i] = rt_interp_u2s(u);
+          } else {
+            int64_t q = rt_interp_sat_i64(x);
+            if (bits < 64) {
+              const int64_t hi = (INT64_C(1) << (bits - 1)) - 1, lo = -hi - 1;
+              q = q > hi ? hi : q < lo ? lo : q;
+            }
+            chunk[i] = q;
+          }
+        }
+        rt_interp_store_span_i(t, start + i0, m, chunk);
+      }
       return;
+    }
   }
 }
 
@@ -469,4 +496,56 @@ rt_status_t rt_interp_load_all_i(const rt_interp_call_t *call, const rt_tensor_t
   rt_interp_load_span_i(t, 0, t->numel, p);
   *out = p;
   return RT_OK;
+}
+
+void rt_interp_bcast_strides(int32_t out_rank, const int64_t *out_shape, int32_t rank,
+                             const int64_t *shape, int64_t *out_strides) {
+  int64_t s = 1;
+  for (int32_t d = out_rank - 1; d >= 0; --d) {
+    const int32_t k = d - (out_rank - rank); /* the input's dim, right-aligned */
+    if (k < 0) {
+      out_strides[d] = 0;
+      continue;
+    }
+    out_strides[d] = shape[k] == 1 ? 0 : s;
+    s *= shape[k];
+  }
+}
+
+int64_t rt_interp_rows(int32_t rank, const int64_t *shape, int64_t numel, int64_t *out_len) {
+  *out_len = rank > 0 ? shape[rank - 1] : 1;
+  return *out_len > 0 ? numel / *out_len : 0;
+}
+
+int64_t rt_interp_row_start(int64_t row, int32_t rank, const int64_t *shape,
+                            const int64_t *strides) {
+  int64_t idx[RT_TENSOR_MAX_RANK];
+  int64_t flat = 0;
+  if (rank <= 1) return 0;
+  rt_interp_unravel(row, rank - 1, shape, idx);
+  for (int32_t d = 0; d < rank - 1; ++d) flat += idx[d] * strides[d];
+  return flat;
+}
+
+void rt_interp_copy_strided(void *dst, const void *src, int64_t stride, int64_t n, size_t esz) {
+  /* One switch on the element size per run; the cases are the same copy. */
+  switch (esz) {
+    case 1:
+      for (int64_t i = 0; i < n; ++i) ((uint8_t *)dst)[i] = ((const uint8_t *)src)[i * stride];
+      return;
+    case 2:
+      for (int64_t i = 0; i < n; ++i) ((uint16_t *)dst)[i] = ((const uint16_t *)src)[i * stride];
+      return;
+    case 4:
+      for (int64_t i = 0; i < n; ++i) ((uint32_t *)dst)[i] = ((const uint32_t *)src)[i * stride];
+      return;
+    case 8:
+      for (int64_t i = 0; i < n; ++i) ((uint64_t *)dst)[i] = ((const uint64_t *)src)[i * stride];
+      return;
+    default:
+      for (int64_t i = 0; i < n; ++i) {
+        memcpy((char *)dst + (size_t)i * esz, (const char *)src + (size_t)(i * stride) * esz, esz);
+      }
+      return;
+  }
 }

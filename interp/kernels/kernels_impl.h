@@ -117,6 +117,22 @@ void rt_interp_unravel(int64_t flat, int32_t rank, const int64_t *shape,
  * size-1 dims read index 0). */
 int64_t rt_interp_bcast_index(int32_t out_rank, const int64_t *out_index,
                               int32_t rank, const int64_t *shape);
+/* Row walks. A kernel over an output of (rank, shape) loops over its rows
+ * (all dims but the last; rt_interp_rows gives their count and the row
+ * length) and, inside a row, over the last dim. An input read by
+ * broadcasting advances along output dim d by strides[d] from
+ * rt_interp_bcast_strides (0 where it broadcasts, or where it has no such
+ * dim); rt_interp_row_start is its flat index at the start of row `row`
+ * for such strides (or for the output's own row-major strides). */
+void rt_interp_bcast_strides(int32_t out_rank, const int64_t *out_shape, int32_t rank,
+                             const int64_t *shape, int64_t *out_strides);
+int64_t rt_interp_rows(int32_t rank, const int64_t *shape, int64_t numel, int64_t *out_len);
+int64_t rt_interp_row_start(int64_t row, int32_t rank, const int64_t *shape,
+                            const int64_t *strides);
+/* dst[i] = src[i * stride] for i < n, elements of esz bytes (stride in
+ * elements, may be 0 or negative): the row copy of the data-movement
+ * kernels, one switch on esz per row. */
+void rt_interp_copy_strided(void *dst, const void *src, int64_t stride, int64_t n, size_t esz);
 /* Normalizes a possibly negative axis for `rank` dims; INVALID_ARGUMENT
  * naming the op when out of range. */
 RT_MUST_USE_RESULT rt_status_t rt_interp_axis(const rt_interp_call_t *call,
