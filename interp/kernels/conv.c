@@ -110,6 +110,7 @@ static rt_status_t conv(const rt_interp_call_t *call) {
   const int64_t ih = xe[2], iw = xe[3];
   const int64_t walk_h = transpose ? ih : oe[2], walk_w = transpose ? iw : oe[3];
   const int64_t hit_h = transpose ? oe[2] : ih, hit_w = transpose ? oe[3] : iw;
+  const bool unit = !transpose && p.stride[1] == 1 && xs[3] == 1 && os[3] == 1;
   for (int64_t n = 0; n < oe[0] && !st; ++n)
     for (int64_t oc = 0; oc < o; ++oc) {
       const int64_t grp = oc / og;
@@ -124,12 +125,28 @@ static rt_status_t conv(const rt_interp_call_t *call) {
             int64_t a0, a1, b0, b1;
             span(walk_h, hit_h, p.stride[0], offh, &a0, &a1);
             span(walk_w, hit_w, p.stride[1], offw, &b0, &b1);
+            if (is_float && unit && p.stride[0] == 1 && offw == 0 && b0 == 0 && b1 == oe[3] &&
+                xs[2] == oe[3] && os[2] == oe[3]) {
+              /* Whole rows, input and output rows the same length and
+               * adjacent: rows a0..a1 are one contiguous run in both. */
+              double *acc = accf + n * os[0] + oc * os[1] + a0 * os[2];
+              const double *src = xf + n * xs[0] + ic * xs[1] + (a0 + offh) * xs[2];
+              const double wv = wf[widx];
+              for (int64_t k = 0; k < (a1 - a0) * oe[3]; ++k) acc[k] += src[k] * wv;
+              continue;
+            }
             for (int64_t a = a0; a < a1; ++a) {
               const int64_t hb = a * p.stride[0] + offh;
               const int64_t y = transpose ? hb : a, sy = transpose ? a : hb;
               const int64_t xrow = n * xs[0] + ic * xs[1] + sy * xs[2];
               const int64_t orow = n * os[0] + oc * os[1] + y * os[2];
-              if (is_float) {
+              if (is_float && unit) {
+                /* The same sum over contiguous rows (NCHW, column stride 1). */
+                double *acc = accf + orow + b0;
+                const double *src = xf + xrow + b0 + offw;
+                const double wv = wf[widx];
+                for (int64_t k = 0; k < b1 - b0; ++k) acc[k] += src[k] * wv;
+              } else if (is_float) {
                 const double wv = wf[widx];
                 for (int64_t b = b0; b < b1; ++b) {
                   const int64_t wb = b * p.stride[1] + offw;
