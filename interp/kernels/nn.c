@@ -6,8 +6,8 @@
  *
  * Dot products accumulate in double when the output is a float, and in
  * uint64 (wrapping, then stored modulo 2^bits) when it is an integer
- * (int8 x int8 -> int32 with out_dtype); the loops run over output rows
- * (p, i, kk, j) with each output summing in kk order. Softmax subtracts the slice
+ * (int8 x int8 -> int32 with out_dtype); each output sums in k order,
+ * the loop order chosen so that the inner loop streams memory. Softmax subtracts the slice
  * maximum first (NaN anywhere in a slice makes it all NaN). The
  * normalizations compute each group's mean and then the biased variance
  * as the mean of squared deviations, both in double:
@@ -56,53 +56,58 @@ typedef struct product_t {
 } product_t;
 
 /* Float outputs accumulate in double, integer ones in uint64 (wrapping).
- * Both operands are read whole, one dtype dispatch per tensor, and B is
- * laid out [batch][k][n] so that the loop order p, i, kk, j sweeps rows:
- * each output still sums its products in kk order, as a dot product
- * does. */
+ * Both operands are read whole, one dtype dispatch per tensor. The loop
+ * order follows B's layout so that the inner loop streams memory: when
+ * B's rows (fixed kk) are contiguous, (p, i, kk, j) sweeps a B row into an
+ * output row; otherwise (dense's weight, transpose_b) B's columns are,
+ * and (p, i, j, kk) is a dot product. Either way each output sums its
+ * products in kk order, so the two agree to the bit. */
 static rt_status_t product(const rt_interp_call_t *call, const rt_tensor_t *a,
                            const rt_tensor_t *b, rt_tensor_t *out, const product_t *q) {
   const bool is_float = rt_interp_class(out->dtype) == RT_INTERP_FLOAT;
-  const int64_t nbb = q->b_shared ? 1 : q->batch; /* B's batches */
-  const int64_t plane = q->k * q->n;
-  double *af = NULL, *bf = NULL, *bl = NULL, *of = NULL;
-  int64_t *ai = NULL, *bi = NULL, *bli = NULL;
+  const bool sweep = q->b_col == 1;
+  double *af = NULL, *bf = NULL, *of = NULL;
+  int64_t *ai = NULL, *bi = NULL;
   uint64_t *oi = NULL;
   rt_status_t st = RT_OK;
   if (is_float) {
     st = rt_interp_load_all_f(call, a, &af);
     if (!st) st = rt_interp_load_all_f(call, b, &bf);
-    if (!st) st = rt_interp_scratch(call, nbb * plane, sizeof(double), false, (void **)&bl);
     if (!st) st = rt_interp_scratch(call, out->numel, sizeof(double), true, (void **)&of);
   } else {
     st = rt_interp_load_all_i(call, a, &ai);
     if (!st) st = rt_interp_load_all_i(call, b, &bi);
-    if (!st) st = rt_interp_scratch(call, nbb * plane, sizeof(int64_t), false, (void **)&bli);
     if (!st) st = rt_interp_scratch(call, out->numel, sizeof(uint64_t), true, (void **)&oi);
   }
-  for (int64_t p = 0; p < nbb && !st; ++p)
-    for (int64_t kk = 0; kk < q->k; ++kk)
-      for (int64_t j = 0; j < q->n; ++j) {
-        const int64_t src = p * q->b_batch + kk * q->b_row + j * q->b_col;
-        if (is_float) {
-          bl[p * plane + kk * q->n + j] = bf[src];
-        } else {
-          bli[p * plane + kk * q->n + j] = bi[src];
-        }
-      }
   for (int64_t p = 0; p < q->batch && !st; ++p) {
-    const int64_t pb = q->b_shared ? 0 : p;
+    const int64_t a0 = p * q->a_batch, b0 = (q->b_shared ? 0 : p) * q->b_batch;
     for (int64_t i = 0; i < q->m; ++i) {
-      const int64_t orow = (p * q->m + i) * q->n;
-      for (int64_t kk = 0; kk < q->k; ++kk) {
-        const int64_t ax = p * q->a_batch + i * q->a_row + kk * q->a_col;
-        const int64_t brow = pb * plane + kk * q->n;
+      const int64_t orow = (p * q->m + i) * q->n, arow = a0 + i * q->a_row;
+      if (sweep) {
+        for (int64_t kk = 0; kk < q->k; ++kk) {
+          const int64_t ax = arow + kk * q->a_col, brow = b0 + kk * q->b_row;
+          if (is_float) {
+            const double av = af[ax];
+            for (int64_t j = 0; j < q->n; ++j) of[orow + j] += av * bf[brow + j];
+          } else {
+            const uint64_t av = (uint64_t)ai[ax];
+            for (int64_t j = 0; j < q->n; ++j) oi[orow + j] += av * (uint64_t)bi[brow + j];
+          }
+        }
+        continue;
+      }
+      for (int64_t j = 0; j < q->n; ++j) {
+        const int64_t bcol = b0 + j * q->b_col;
         if (is_float) {
-          const double av = af[ax];
-          for (int64_t j = 0; j < q->n; ++j) of[orow + j] += av * bl[brow + j];
+          double acc = 0;
+          for (int64_t kk = 0; kk < q->k; ++kk) acc += af[arow + kk * q->a_col] * bf[bcol + kk * q->b_row];
+          of[orow + j] = acc;
         } else {
-          const uint64_t av = (uint64_t)ai[ax];
-          for (int64_t j = 0; j < q->n; ++j) oi[orow + j] += av * (uint64_t)bli[brow + j];
+          uint64_t acc = 0;
+          for (int64_t kk = 0; kk < q->k; ++kk) {
+            acc += (uint64_t)ai[arow + kk * q->a_col] * (uint64_t)bi[bcol + kk * q->b_row];
+          }
+          oi[orow + j] = acc;
         }
       }
     }
@@ -116,11 +121,9 @@ static rt_status_t product(const rt_interp_call_t *call, const rt_tensor_t *a,
   }
   rt_interp_scratch_free(call, af);
   rt_interp_scratch_free(call, bf);
-  rt_interp_scratch_free(call, bl);
   rt_interp_scratch_free(call, of);
   rt_interp_scratch_free(call, ai);
   rt_interp_scratch_free(call, bi);
-  rt_interp_scratch_free(call, bli);
   rt_interp_scratch_free(call, oi);
   return st;
 }
