@@ -402,14 +402,21 @@ rt_status_t rt_interp_k_NN_PAD(const rt_interp_call_t *call) {
   if (!edge && !reflect && pv->numel != 1) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "pad_value must have one element");
   }
-  int64_t idx[RT_TENSOR_MAX_RANK];
-  for (int64_t i = 0; i < out->numel; ++i) {
-    rt_interp_unravel(i, out->rank, out->shape, idx);
-    bool inside = true;
-    int64_t src = 0;
-    for (int32_t d = 0; d < x->rank; ++d) {
-      const int64_t n = x->shape[d];
-      int64_t j = idx[d] - before[d];
+  /* Each dim's source index (or -1: outside, the pad value) is computed
+   * once per output position along that dim; an element reads the maps of
+   * its indices. */
+  const int32_t rank = x->rank;
+  int64_t total = 0, first[RT_TENSOR_MAX_RANK];
+  for (int32_t d = 0; d < rank; ++d) {
+    first[d] = total;
+    total += out->shape[d];
+  }
+  int64_t *map = NULL;
+  RT_RETURN_IF_ERROR(rt_interp_scratch(call, total, sizeof(int64_t), false, (void **)&map));
+  for (int32_t d = 0; d < rank; ++d) {
+    const int64_t n = x->shape[d];
+    for (int64_t o = 0; o < out->shape[d]; ++o) {
+      int64_t j = o - before[d];
       if (j < 0 || j >= n) {
         if (edge && n > 0) {
           j = j < 0 ? 0 : n - 1;
@@ -424,17 +431,49 @@ rt_status_t rt_interp_k_NN_PAD(const rt_interp_call_t *call) {
             }
           }
         } else {
-          inside = false;
+          j = -1;
         }
       }
-      src = src * n + j;
-    }
-    if (inside) {
-      rt_interp_copy_elem(x, src, out, i);
-    } else {
-      rt_interp_convert(pv, 0, out, i);
+      map[first[d] + o] = j;
     }
   }
+  /* The pad value's bytes in the output dtype: converted into element 0,
+   * which is rewritten with its own value below. */
+  const size_t esz = rt_dtype_size(out->dtype);
+  unsigned char fill[16] = {0};
+  if (!edge && !reflect && out->numel > 0 && esz <= sizeof fill) {
+    rt_interp_convert(pv, 0, out, 0);
+    memcpy(fill, rt_tensor_data(out), esz);
+  }
+  int64_t xstride[RT_TENSOR_MAX_RANK], idx[RT_TENSOR_MAX_RANK], len;
+  rt_interp_strides(rank, x->shape, xstride);
+  const int64_t rows = rt_interp_rows(rank, out->shape, out->numel, &len);
+  const char *src = rt_tensor_data(x);
+  char *dst = rt_tensor_data(out);
+  for (int64_t row = 0; row < rows; ++row) {
+    /* The row's source start from the maps of its leading indices. */
+    rt_interp_unravel(row, rank > 0 ? rank - 1 : 0, out->shape, idx);
+    bool inside = true;
+    int64_t base = 0;
+    for (int32_t d = 0; d + 1 < rank; ++d) {
+      const int64_t j = map[first[d] + idx[d]];
+      if (j < 0) inside = false;
+      base += j * xstride[d];
+    }
+    const int64_t *last = rank > 0 ? map + first[rank - 1] : NULL;
+    for (int64_t k = 0; k < len; ++k) {
+      const int64_t j = last ? last[k] : 0;
+      char *o = dst + (size_t)(row * len + k) * esz;
+      if (inside && j >= 0) {
+        memcpy(o, src + (size_t)(base + j) * esz, esz);
+      } else if (esz <= sizeof fill) {
+        memcpy(o, fill, esz);
+      } else {
+        rt_interp_convert(pv, 0, out, row * len + k);
+      }
+    }
+  }
+  rt_interp_scratch_free(call, map);
   return RT_OK;
 }
 
