@@ -544,8 +544,14 @@ void rt_interp_copy_strided(void *dst, const void *src, int64_t stride, int64_t 
       return;
     default:
       for (int64_t i = 0; i < n; ++i) {
-        memcpy((char *)dst + (size_t)i * esz, (const char *)src + (size_t)(i * stride) * esz, esz);
+        memcpy((char *)dst + (size_t)i * esz, (const char *)src + i * stride * (int64_t)esz, esz);
       }
       return;
   }
+}
+
+void rt_interp_fill_from_first(rt_tensor_t *t) {
+  const size_t esz = rt_dtype_size(t->dtype);
+  char *p = rt_tensor_data(t);
+  for (int64_t i = 1; i < t->numel; ++i) memcpy(p + (size_t)i * esz, p, esz);
 }

@@ -217,7 +217,9 @@ rt_status_t rt_interp_k_CAST_LIKE(const rt_interp_call_t *call) { return cast(ca
 
 static rt_status_t fill_int(const rt_interp_call_t *call, int64_t v) {
   rt_tensor_t *out = call->outs[0];
-  for (int64_t i = 0; i < out->numel; ++i) rt_interp_store_i(out, i, v);
+  if (out->numel == 0) return RT_OK;
+  rt_interp_store_i(out, 0, v);
+  rt_interp_fill_from_first(out);
   return RT_OK;
 }
 
@@ -232,7 +234,9 @@ rt_status_t rt_interp_k_FULL_LIKE(const rt_interp_call_t *call) {
                            "fill_value must have one element, got %lld",
                            (long long)fill->numel);
   }
-  for (int64_t i = 0; i < out->numel; ++i) rt_interp_convert(fill, 0, out, i);
+  if (out->numel == 0) return RT_OK;
+  rt_interp_convert(fill, 0, out, 0);
+  rt_interp_fill_from_first(out);
   return RT_OK;
 }
 

@@ -133,6 +133,9 @@ int64_t rt_interp_row_start(int64_t row, int32_t rank, const int64_t *shape,
  * elements, may be 0 or negative): the row copy of the data-movement
  * kernels, one switch on esz per row. */
 void rt_interp_copy_strided(void *dst, const void *src, int64_t stride, int64_t n, size_t esz);
+/* Copies element 0's bytes into every other element of t: a fill is one
+ * conversion into element 0, then this. */
+void rt_interp_fill_from_first(rt_tensor_t *t);
 /* Normalizes a possibly negative axis for `rank` dims; INVALID_ARGUMENT
  * naming the op when out of range. */
 RT_MUST_USE_RESULT rt_status_t rt_interp_axis(const rt_interp_call_t *call,

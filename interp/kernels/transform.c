@@ -591,7 +591,9 @@ rt_status_t rt_interp_k_NN_SPACE_TO_DEPTH(const rt_interp_call_t *call) { return
 
 static rt_status_t fill(const rt_interp_call_t *call, int64_t v) {
   rt_tensor_t *out = call->outs[0];
-  for (int64_t i = 0; i < out->numel; ++i) rt_interp_store_i(out, i, v);
+  if (out->numel == 0) return RT_OK;
+  rt_interp_store_i(out, 0, v);
+  rt_interp_fill_from_first(out);
   return RT_OK;
 }
 
@@ -602,7 +604,9 @@ rt_status_t rt_interp_k_FULL(const rt_interp_call_t *call) {
   const rt_tensor_t *v = call->args[0];
   rt_tensor_t *out = call->outs[0];
   if (v->numel != 1) return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "fill_value must be a scalar");
-  for (int64_t i = 0; i < out->numel; ++i) rt_interp_convert(v, 0, out, i);
+  if (out->numel == 0) return RT_OK;
+  rt_interp_convert(v, 0, out, 0);
+  rt_interp_fill_from_first(out);
   return RT_OK;
 }
 
