@@ -1,9 +1,11 @@
 /* Helpers shared by the reference kernels: dtype classes, the element
  * load/store conversions (their semantics are written down once, at the top
- * of kernels_impl.h), index arithmetic, layout strides, attribute reading
- * and plan errors. Everything here is plain and branchy on purpose: one
- * switch per element is slow and obviously right, which is what an oracle
- * needs. */
+ * of kernels_impl.h) and their span forms, kernel scratch, index
+ * arithmetic and row walks, strided row copies, layout strides and plan
+ * errors. Everything here is plain and branchy on purpose. The
+ * per-element conversions switch on the dtype for every element; the span
+ * forms make the same conversions with one switch per span and a plain
+ * loop per dtype, which is what kernels use on whole tensors. */
 #include <math.h>
 #include <string.h>
 

@@ -5,7 +5,10 @@
  * Each element is computed in one of two domains, picked by the input's
  * dtype class: floats in double (float16/bfloat16 widened, the result
  * rounded back on store), integers and bool in int64 with wrapping done in
- * uint64 (kernels_impl.h). Semantics chosen where C or TVM leave a gap:
+ * uint64 (kernels_impl.h). Inputs are read whole into double or int64
+ * buffers and walked by output rows, each input advancing by its
+ * broadcast strides (0 along a broadcast dim); the output is stored once.
+ * Semantics chosen where C or TVM leave a gap:
  *   - Integer divide, mod, floor_* and trunc_* by zero: INVALID_ARGUMENT
  *     "<op>: integer division by zero". INT_MIN / -1 wraps to INT_MIN
  *     (remainder 0). divide, mod and trunc_* truncate toward zero; floor_divide

@@ -18,7 +18,9 @@
  * floor(in_x) + {-1, 0, 1, 2} with Keys' weights (cubic_alpha), optionally
  * dropping out-of-image taps and renormalizing (cubic_exclude). Source
  * indices are clamped to the image. Values are computed in double and
- * stored in the output's dtype. tf_crop_and_resize (roi) is not supported:
+ * stored in the output's dtype. The taps of each output row and column
+ * are computed once; nearest copies the picked element with cast
+ * semantics. tf_crop_and_resize (roi) is not supported:
  * INVALID_ARGUMENT. Method, coordinate mode, rounding (with "" resolved)
  * and layout come from the op's plan (rt_ir_plan_resize2d,
  * ir/op/plan_nn.h). */

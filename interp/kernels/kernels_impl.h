@@ -21,6 +21,14 @@
  * wraparound; the suite runs under UBSan) and stored with
  * rt_interp_store_i, so add/mul/neg wrap modulo 2^bits of the dtype.
  *
+ * Whole tensors. The span forms (rt_interp_load_span_f ...) make exactly
+ * these conversions over a run of elements with one dtype dispatch per
+ * run. Kernels that touch every element read each input whole into a
+ * double or int64 buffer (rt_interp_load_all_f / _i), compute on the
+ * buffers in an order that streams memory (rows of the output, a weight
+ * swept over a plane), and store the output once; element-by-element
+ * access is left to rare paths (integer max pools, the indexing ops).
+ *
  * Indices. Tensors are compact row-major (the interpreter compacts
  * arguments). Multi-indices are int64 arrays of RT_TENSOR_MAX_RANK. */
 #ifndef RT_INTERP_KERNELS_KERNELS_IMPL_H_
