@@ -319,6 +319,7 @@ void rt_interp_nchw_view(const rt_tensor_t *t, const int32_t *pos, int32_t nsp, 
  * per-element function does (kernels_impl.h). */
 
 void rt_interp_load_span_f(const rt_tensor_t *t, int64_t start, int64_t n, double *out) {
+  if (n <= 0) return; /* an empty tensor may have no data */
   const char *base = rt_tensor_data(t);
   const void *p = base + (size_t)start * rt_dtype_size(t->dtype);
   switch (t->dtype.code) {
@@ -359,6 +360,7 @@ void rt_interp_load_span_f(const rt_tensor_t *t, int64_t start, int64_t n, doubl
 }
 
 void rt_interp_load_span_i(const rt_tensor_t *t, int64_t start, int64_t n, int64_t *out) {
+  if (n <= 0) return; /* an empty tensor may have no data */
   const char *base = rt_tensor_data(t);
   const void *p = base + (size_t)start * rt_dtype_size(t->dtype);
   switch (t->dtype.code) {
@@ -391,6 +393,7 @@ void rt_interp_load_span_i(const rt_tensor_t *t, int64_t start, int64_t n, int64
 }
 
 void rt_interp_store_span_f(rt_tensor_t *t, int64_t start, int64_t n, const double *v) {
+  if (n <= 0) return; /* an empty tensor may have no data */
   char *base = rt_tensor_data(t);
   void *p = base + (size_t)start * rt_dtype_size(t->dtype);
   switch (t->dtype.code) {
@@ -444,6 +447,7 @@ void rt_interp_store_span_f(rt_tensor_t *t, int64_t start, int64_t n, const doub
 }
 
 void rt_interp_store_span_i(rt_tensor_t *t, int64_t start, int64_t n, const int64_t *v) {
+  if (n <= 0) return; /* an empty tensor may have no data */
   char *base = rt_tensor_data(t);
   void *p = base + (size_t)start * rt_dtype_size(t->dtype);
   switch (t->dtype.code) {

@@ -125,6 +125,7 @@ static rt_status_t conv(const rt_interp_call_t *call) {
             int64_t a0, a1, b0, b1;
             span(walk_h, hit_h, p.stride[0], offh, &a0, &a1);
             span(walk_w, hit_w, p.stride[1], offw, &b0, &b1);
+            if (a0 >= a1 || b0 >= b1) continue; /* the tap lies in the padding */
             if (is_float && unit && p.stride[0] == 1 && offw == 0 && b0 == 0 && b1 == oe[3] &&
                 xs[2] == oe[3] && os[2] == oe[3]) {
               /* Whole rows, input and output rows the same length and
