@@ -1,6 +1,7 @@
 /* Reference kernels: the interpreter's implementation of every op, written
  * for obviousness (plain loops over row-major indices, float64 accumulation
- * where it makes the result more exact). They share nothing with jit/: they
+ * where it makes the result more exact, each tensor converted once rather
+ * than element by element). They share nothing with jit/: they
  * are the independent side of every differential test.
  *
  * Calling convention. The interpreter evaluates the op's type relation on

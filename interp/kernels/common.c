@@ -1,14 +1,17 @@
 /* Helpers shared by the reference kernels: dtype classes, the element
  * load/store conversions (their semantics are written down once, at the top
- * of kernels_impl.h), index arithmetic, layout strides, attribute reading
- * and plan errors. Everything here is plain and branchy on purpose: one
- * switch per element is slow and obviously right, which is what an oracle
- * needs. */
+ * of kernels_impl.h) and their span forms, kernel scratch, index
+ * arithmetic and row walks, strided row copies, layout strides and plan
+ * errors. Everything here is plain and branchy on purpose. The
+ * per-element conversions switch on the dtype for every element; the span
+ * forms make the same conversions with one switch per span and a plain
+ * loop per dtype, which is what kernels use on whole tensors. */
 #include <math.h>
 #include <string.h>
 
 #include "interp/kernels/kernels_impl.h"
 #include "runtime/half.h"
+#include "runtime/size.h"
 
 rt_interp_class_t rt_interp_class(rt_dtype_t dtype) {
   switch (dtype.code) {
@@ -307,4 +310,254 @@ void rt_interp_nchw_view(const rt_tensor_t *t, const int32_t *pos, int32_t nsp, 
     s[letter] = rs[pos[k]];
     e[letter] = t->shape[pos[k]];
   }
+}
+
+/* ---- spans ----------------------------------------------------------------
+ * The element conversions above over a run of elements: the dtype switch
+ * runs once per span and each case is a plain loop, so whole-tensor kernels
+ * pay one dispatch per tensor. Each case converts exactly as the
+ * per-element function does (kernels_impl.h). */
+
+void rt_interp_load_span_f(const rt_tensor_t *t, int64_t start, int64_t n, double *out) {
+  if (n <= 0) return; /* an empty tensor may have no data */
+  const char *base = rt_tensor_data(t);
+  const void *p = base + (size_t)start * rt_dtype_size(t->dtype);
+  switch (t->dtype.code) {
+    case kDLFloat:
+      if (t->dtype.bits == 32) {
+        const float *f = p;
+        for (int64_t i = 0; i < n; ++i) out[i] = f[i];
+      } else if (t->dtype.bits == 64) {
+        memcpy(out, p, (size_t)n * sizeof(double));
+      } else {
+        const uint16_t *h = p;
+        for (int64_t i = 0; i < n; ++i) out[i] = rt_f16_to_f32(h[i]);
+      }
+      return;
+    case kDLBfloat: {
+      const uint16_t *h = p;
+      for (int64_t i = 0; i < n; ++i) out[i] = rt_bf16_to_f32(h[i]);
+      return;
+    }
+    case kDLUInt:
+      switch (t->dtype.bits) {
+        case 8: for (int64_t i = 0; i < n; ++i) out[i] = ((const uint8_t *)p)[i]; return;
+        case 16: for (int64_t i = 0; i < n; ++i) out[i] = ((const uint16_t *)p)[i]; return;
+        case 32: for (int64_t i = 0; i < n; ++i) out[i] = ((const uint32_t *)p)[i]; return;
+        default: for (int64_t i = 0; i < n; ++i) out[i] = (double)((const uint64_t *)p)[i]; return;
+      }
+    case kDLBool:
+      for (int64_t i = 0; i < n; ++i) out[i] = ((const uint8_t *)p)[i] != 0;
+      return;
+    default:
+      switch (t->dtype.bits) {
+        case 8: for (int64_t i = 0; i < n; ++i) out[i] = ((const int8_t *)p)[i]; return;
+        case 16: for (int64_t i = 0; i < n; ++i) out[i] = ((const int16_t *)p)[i]; return;
+        case 32: for (int64_t i = 0; i < n; ++i) out[i] = ((const int32_t *)p)[i]; return;
+        default: for (int64_t i = 0; i < n; ++i) out[i] = (double)((const int64_t *)p)[i]; return;
+      }
+  }
+}
+
+void rt_interp_load_span_i(const rt_tensor_t *t, int64_t start, int64_t n, int64_t *out) {
+  if (n <= 0) return; /* an empty tensor may have no data */
+  const char *base = rt_tensor_data(t);
+  const void *p = base + (size_t)start * rt_dtype_size(t->dtype);
+  switch (t->dtype.code) {
+    case kDLInt:
+      switch (t->dtype.bits) {
+        case 8: for (int64_t i = 0; i < n; ++i) out[i] = ((const int8_t *)p)[i]; return;
+        case 16: for (int64_t i = 0; i < n; ++i) out[i] = ((const int16_t *)p)[i]; return;
+        case 32: for (int64_t i = 0; i < n; ++i) out[i] = ((const int32_t *)p)[i]; return;
+        default: memcpy(out, p, (size_t)n * sizeof(int64_t)); return;
+      }
+    case kDLUInt:
+      switch (t->dtype.bits) {
+        case 8: for (int64_t i = 0; i < n; ++i) out[i] = ((const uint8_t *)p)[i]; return;
+        case 16: for (int64_t i = 0; i < n; ++i) out[i] = ((const uint16_t *)p)[i]; return;
+        case 32: for (int64_t i = 0; i < n; ++i) out[i] = ((const uint32_t *)p)[i]; return;
+        default: memcpy(out, p, (size_t)n * sizeof(int64_t)); return; /* the bit pattern */
+      }
+    case kDLBool:
+      for (int64_t i = 0; i < n; ++i) out[i] = ((const uint8_t *)p)[i] != 0;
+      return;
+    default: /* floats saturate (rt_interp_sat_i64) */
+      if (t->dtype.code == kDLFloat && t->dtype.bits == 32) {
+        const float *f = p;
+        for (int64_t i = 0; i < n; ++i) out[i] = rt_interp_sat_i64(f[i]);
+        return;
+      }
+      for (int64_t i = 0; i < n; ++i) out[i] = rt_interp_load_i(t, start + i);
+      return;
+  }
+}
+
+void rt_interp_store_span_f(rt_tensor_t *t, int64_t start, int64_t n, const double *v) {
+  if (n <= 0) return; /* an empty tensor may have no data */
+  char *base = rt_tensor_data(t);
+  void *p = base + (size_t)start * rt_dtype_size(t->dtype);
+  switch (t->dtype.code) {
+    case kDLFloat:
+      if (t->dtype.bits == 32) {
+        float *f = p;
+        for (int64_t i = 0; i < n; ++i) f[i] = (float)v[i];
+      } else if (t->dtype.bits == 64) {
+        memcpy(p, v, (size_t)n * sizeof(double));
+      } else {
+        uint16_t *h = p;
+        for (int64_t i = 0; i < n; ++i) h[i] = rt_f32_to_f16((float)v[i]);
+      }
+      return;
+    case kDLBfloat: {
+      uint16_t *h = p;
+      for (int64_t i = 0; i < n; ++i) h[i] = rt_f32_to_bf16((float)v[i]);
+      return;
+    }
+    default: {
+      /* Integers and bool: saturate to the dtype's range (rt_interp_store_f)
+       * into int64 chunks, then store those (the bits of a value in range
+       * are the value). */
+      const rt_interp_class_t cls = rt_interp_class(t->dtype);
+      const int bits = t->dtype.bits;
+      int64_t chunk[256];
+      for (int64_t i0 = 0; i0 < n; i0 += 256) {
+        const int64_t m = n - i0 < 256 ? n - i0 : 256;
+        for (int64_t i = 0; i < m; ++i) {
+          const double x = v[i0 + i];
+          if (cls == RT_INTERP_BOOL) {
+            chunk[i] = x != 0;
+          } else if (cls == RT_INTERP_UINT) {
+            uint64_t u = rt_interp_sat_u64(x);
+            if (bits < 64 && u > (UINT64_C(1) << bits) - 1) u = (UINT64_C(1) << bits) - 1;
+            chunk[i] = rt_interp_u2s(u);
+          } else {
+            int64_t q = rt_interp_sat_i64(x);
+            if (bits < 64) {
+              const int64_t hi = (INT64_C(1) << (bits - 1)) - 1, lo = -hi - 1;
+              q = q > hi ? hi : q < lo ? lo : q;
+            }
+            chunk[i] = q;
+          }
+        }
+        rt_interp_store_span_i(t, start + i0, m, chunk);
+      }
+      return;
+    }
+  }
+}
+
+void rt_interp_store_span_i(rt_tensor_t *t, int64_t start, int64_t n, const int64_t *v) {
+  if (n <= 0) return; /* an empty tensor may have no data */
+  char *base = rt_tensor_data(t);
+  void *p = base + (size_t)start * rt_dtype_size(t->dtype);
+  switch (t->dtype.code) {
+    case kDLInt:
+    case kDLUInt:
+      /* Keep the low `bits` bits: conversion to an unsigned type is modular
+       * in C, and the signed types share their unsigned twin's bits. */
+      switch (t->dtype.bits) {
+        case 8: for (int64_t i = 0; i < n; ++i) ((uint8_t *)p)[i] = (uint8_t)(uint64_t)v[i]; return;
+        case 16: for (int64_t i = 0; i < n; ++i) ((uint16_t *)p)[i] = (uint16_t)(uint64_t)v[i]; return;
+        case 32: for (int64_t i = 0; i < n; ++i) ((uint32_t *)p)[i] = (uint32_t)(uint64_t)v[i]; return;
+        default: memcpy(p, v, (size_t)n * sizeof(int64_t)); return;
+      }
+    case kDLBool:
+      for (int64_t i = 0; i < n; ++i) ((uint8_t *)p)[i] = v[i] != 0;
+      return;
+    default: /* floats: int64 -> double -> the float type, as rt_interp_store_i */
+      if (t->dtype.code == kDLFloat && t->dtype.bits == 32) {
+        float *f = p;
+        for (int64_t i = 0; i < n; ++i) f[i] = (float)(double)v[i];
+        return;
+      }
+      for (int64_t i = 0; i < n; ++i) rt_interp_store_i(t, start + i, v[i]);
+      return;
+  }
+}
+
+rt_status_t rt_interp_scratch(const rt_interp_call_t *call, int64_t n, size_t size, bool zero,
+                              void **out) {
+  size_t bytes = 0;
+  RT_RETURN_IF_ERROR(rt_size_mul((size_t)(n > 0 ? n : 1), size, &bytes));
+  return rt_allocator_malloc(call->allocator, bytes, 64, zero, out);
+}
+
+void rt_interp_scratch_free(const rt_interp_call_t *call, void *p) {
+  rt_allocator_free(call->allocator, p);
+}
+
+rt_status_t rt_interp_load_all_f(const rt_interp_call_t *call, const rt_tensor_t *t,
+                                 double **out) {
+  void *p = NULL;
+  RT_RETURN_IF_ERROR(rt_interp_scratch(call, t->numel, sizeof(double), false, &p));
+  rt_interp_load_span_f(t, 0, t->numel, p);
+  *out = p;
+  return RT_OK;
+}
+
+rt_status_t rt_interp_load_all_i(const rt_interp_call_t *call, const rt_tensor_t *t,
+                                 int64_t **out) {
+  void *p = NULL;
+  RT_RETURN_IF_ERROR(rt_interp_scratch(call, t->numel, sizeof(int64_t), false, &p));
+  rt_interp_load_span_i(t, 0, t->numel, p);
+  *out = p;
+  return RT_OK;
+}
+
+void rt_interp_bcast_strides(int32_t out_rank, const int64_t *out_shape, int32_t rank,
+                             const int64_t *shape, int64_t *out_strides) {
+  int64_t s = 1;
+  for (int32_t d = out_rank - 1; d >= 0; --d) {
+    const int32_t k = d - (out_rank - rank); /* the input's dim, right-aligned */
+    if (k < 0) {
+      out_strides[d] = 0;
+      continue;
+    }
+    out_strides[d] = shape[k] == 1 ? 0 : s;
+    s *= shape[k];
+  }
+}
+
+int64_t rt_interp_rows(int32_t rank, const int64_t *shape, int64_t numel, int64_t *out_len) {
+  *out_len = rank > 0 ? shape[rank - 1] : 1;
+  return *out_len > 0 ? numel / *out_len : 0;
+}
+
+int64_t rt_interp_row_start(int64_t row, int32_t rank, const int64_t *shape,
+                            const int64_t *strides) {
+  int64_t idx[RT_TENSOR_MAX_RANK];
+  int64_t flat = 0;
+  if (rank <= 1) return 0;
+  rt_interp_unravel(row, rank - 1, shape, idx);
+  for (int32_t d = 0; d < rank - 1; ++d) flat += idx[d] * strides[d];
+  return flat;
+}
+
+void rt_interp_copy_strided(void *dst, const void *src, int64_t stride, int64_t n, size_t esz) {
+  /* One switch on the element size per run; the cases are the same copy. */
+  switch (esz) {
+    case 1:
+      for (int64_t i = 0; i < n; ++i) ((uint8_t *)dst)[i] = ((const uint8_t *)src)[i * stride];
+      return;
+    case 2:
+      for (int64_t i = 0; i < n; ++i) ((uint16_t *)dst)[i] = ((const uint16_t *)src)[i * stride];
+      return;
+    case 4:
+      for (int64_t i = 0; i < n; ++i) ((uint32_t *)dst)[i] = ((const uint32_t *)src)[i * stride];
+      return;
+    case 8:
+      for (int64_t i = 0; i < n; ++i) ((uint64_t *)dst)[i] = ((const uint64_t *)src)[i * stride];
+      return;
+    default:
+      for (int64_t i = 0; i < n; ++i) {
+        memcpy((char *)dst + (size_t)i * esz, (const char *)src + i * stride * (int64_t)esz, esz);
+      }
+      return;
+  }
+}
+
+void rt_interp_fill_from_first(rt_tensor_t *t) {
+  const size_t esz = rt_dtype_size(t->dtype);
+  char *p = rt_tensor_data(t);
+  for (int64_t i = 1; i < t->numel; ++i) memcpy(p + (size_t)i * esz, p, esz);
 }

@@ -18,7 +18,9 @@
  * Strides, dilation, padding, groups and the layouts come from the op's
  * plan (rt_ir_plan_conv, ir/op/plan_nn.h), computed on the concrete
  * shapes. Float outputs accumulate in double; integer outputs (out_dtype
- * int32 for int8 inputs) in uint64, wrapping. */
+ * int32 for int8 inputs) in uint64, wrapping. The loops sweep one weight
+ * over a whole plane at a time (rows contiguous in NCHW), keeping each
+ * output's order of summation. */
 #include "interp/kernels/kernels_impl.h"
 #include "ir/op/plan.h"
 
@@ -30,13 +32,17 @@ static const char *out_layout(const rt_interp_call_t *call) {
   }
 }
 
-static void accumulate(bool is_float, double *accf, uint64_t *acci, const rt_tensor_t *x,
-                       int64_t xi, const rt_tensor_t *w, int64_t wi) {
-  if (is_float) {
-    *accf += rt_interp_load_f(x, xi) * rt_interp_load_f(w, wi);
-  } else {
-    *acci += (uint64_t)rt_interp_load_i(x, xi) * (uint64_t)rt_interp_load_i(w, wi);
-  }
+/* The positions a in [0, n_a) whose partner b = a * stride + off lies in
+ * [0, n_b): [*lo, *hi) (empty when none). A conv walks output positions a
+ * and reads input b; a transpose walks input positions a and writes
+ * output b. */
+static void span(int64_t n_a, int64_t n_b, int64_t stride, int64_t off, int64_t *lo,
+                 int64_t *hi) {
+  int64_t a = 0, z = n_a;
+  while (a < n_a && a * stride + off < 0) ++a;
+  while (z > a && (z - 1) * stride + off >= n_b) --z;
+  *lo = a;
+  *hi = z;
 }
 
 static rt_status_t conv(const rt_interp_call_t *call) {
@@ -77,55 +83,104 @@ static rt_status_t conv(const rt_interp_call_t *call) {
   if ((!transpose && (we[0] != o || we[1] != cg)) || (transpose && (we[1] != c || we[0] != og))) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "weight channels do not match the data and groups");
   }
+  /* Operands are read whole into double (float output) or int64 (integer
+   * output) buffers, one dtype dispatch per tensor; the sums go into a
+   * zeroed accumulator laid out like the output. */
   const bool is_float = rt_interp_class(out->dtype) == RT_INTERP_FLOAT;
-  /* float32 operands (almost every model) are read as floats directly: the
-   * same sum, without a dtype dispatch per multiply-add. */
-  const rt_dtype_t f32 = RT_DTYPE_FLOAT32;
-  const float *xf = is_float && rt_dtype_equal(x->dtype, f32) && rt_dtype_equal(w->dtype, f32)
-                        ? rt_tensor_data(x) : NULL;
-  const float *wf = xf ? rt_tensor_data(w) : NULL;
-  const int64_t kh_n = we[2], kw_n = we[3], ih = xe[2], iw = xe[3];
-  for (int64_t n = 0; n < oe[0]; ++n)
-    for (int64_t oc = 0; oc < o; ++oc)
-      for (int64_t y = 0; y < oe[2]; ++y)
-        for (int64_t xx = 0; xx < oe[3]; ++xx) {
-          double accf = 0;
-          uint64_t acci = 0;
-          const int64_t grp = oc / og;
-          for (int64_t cl = 0; cl < cg; ++cl) {
-            const int64_t ic = grp * cg + cl;
-            for (int64_t kh = 0; kh < kh_n; ++kh)
-              for (int64_t kw = 0; kw < kw_n; ++kw) {
-                int64_t sy, sx, wi;
-                if (!transpose) {
-                  sy = y * p.stride[0] - p.pad[0] + kh * p.dil[0];
-                  sx = xx * p.stride[1] - p.pad[1] + kw * p.dil[1];
-                  wi = oc * ws[0] + cl * ws[1] + kh * ws[2] + kw * ws[3];
-                } else {
-                  int64_t ty = y + p.pad[0] - kh * p.dil[0];
-                  int64_t tx = xx + p.pad[1] - kw * p.dil[1];
-                  if (ty < 0 || tx < 0 || ty % p.stride[0] || tx % p.stride[1]) continue;
-                  sy = ty / p.stride[0];
-                  sx = tx / p.stride[1];
-                  wi = ic * ws[1] + (oc % og) * ws[0] + kh * ws[2] + kw * ws[3];
+  double *xf = NULL, *wf = NULL, *accf = NULL;
+  int64_t *xi = NULL, *wi = NULL;
+  uint64_t *acci = NULL;
+  rt_status_t st = RT_OK;
+  if (is_float) {
+    st = rt_interp_load_all_f(call, x, &xf);
+    if (!st) st = rt_interp_load_all_f(call, w, &wf);
+    if (!st) st = rt_interp_scratch(call, out->numel, sizeof(double), true, (void **)&accf);
+  } else {
+    st = rt_interp_load_all_i(call, x, &xi);
+    if (!st) st = rt_interp_load_all_i(call, w, &wi);
+    if (!st) st = rt_interp_scratch(call, out->numel, sizeof(uint64_t), true, (void **)&acci);
+  }
+  /* Loop order: for each output channel, each tap (input channel cl of
+   * its group, kh, kw) is one weight, swept over a whole image plane. Each
+   * output element still sums its taps in (cl, kh, kw) order, as the
+   * textbook loop does, so float results are the same to the bit. A conv
+   * walks output rows y and reads input row y * sh - pt + kh * dh; a
+   * transpose walks input rows iy and adds into output row
+   * iy * sh - pt + kh * dh (its adjoint); likewise columns. */
+  const int64_t ih = xe[2], iw = xe[3];
+  const int64_t walk_h = transpose ? ih : oe[2], walk_w = transpose ? iw : oe[3];
+  const int64_t hit_h = transpose ? oe[2] : ih, hit_w = transpose ? oe[3] : iw;
+  const bool unit = !transpose && p.stride[1] == 1 && xs[3] == 1 && os[3] == 1;
+  for (int64_t n = 0; n < oe[0] && !st; ++n)
+    for (int64_t oc = 0; oc < o; ++oc) {
+      const int64_t grp = oc / og;
+      for (int64_t cl = 0; cl < cg; ++cl) {
+        const int64_t ic = grp * cg + cl;
+        for (int64_t kh = 0; kh < we[2]; ++kh)
+          for (int64_t kw = 0; kw < we[3]; ++kw) {
+            const int64_t widx = transpose
+                ? ic * ws[1] + (oc % og) * ws[0] + kh * ws[2] + kw * ws[3]
+                : oc * ws[0] + cl * ws[1] + kh * ws[2] + kw * ws[3];
+            const int64_t offh = kh * p.dil[0] - p.pad[0], offw = kw * p.dil[1] - p.pad[1];
+            int64_t a0, a1, b0, b1;
+            span(walk_h, hit_h, p.stride[0], offh, &a0, &a1);
+            span(walk_w, hit_w, p.stride[1], offw, &b0, &b1);
+            if (a0 >= a1 || b0 >= b1) continue; /* the tap lies in the padding */
+            if (is_float && unit && p.stride[0] == 1 && offw == 0 && b0 == 0 && b1 == oe[3] &&
+                xs[2] == oe[3] && os[2] == oe[3]) {
+              /* Whole rows, input and output rows the same length and
+               * adjacent: rows a0..a1 are one contiguous run in both. */
+              double *acc = accf + n * os[0] + oc * os[1] + a0 * os[2];
+              const double *src = xf + n * xs[0] + ic * xs[1] + (a0 + offh) * xs[2];
+              const double wv = wf[widx];
+              for (int64_t k = 0; k < (a1 - a0) * oe[3]; ++k) acc[k] += src[k] * wv;
+              continue;
+            }
+            for (int64_t a = a0; a < a1; ++a) {
+              const int64_t hb = a * p.stride[0] + offh;
+              const int64_t y = transpose ? hb : a, sy = transpose ? a : hb;
+              const int64_t xrow = n * xs[0] + ic * xs[1] + sy * xs[2];
+              const int64_t orow = n * os[0] + oc * os[1] + y * os[2];
+              if (is_float && unit) {
+                /* The same sum over contiguous rows (NCHW, column stride 1). */
+                double *acc = accf + orow + b0;
+                const double *src = xf + xrow + b0 + offw;
+                const double wv = wf[widx];
+                for (int64_t k = 0; k < b1 - b0; ++k) acc[k] += src[k] * wv;
+              } else if (is_float) {
+                const double wv = wf[widx];
+                for (int64_t b = b0; b < b1; ++b) {
+                  const int64_t wb = b * p.stride[1] + offw;
+                  const int64_t xx = transpose ? wb : b, sx = transpose ? b : wb;
+                  accf[orow + xx * os[3]] += xf[xrow + sx * xs[3]] * wv;
                 }
-                if (sy < 0 || sy >= ih || sx < 0 || sx >= iw) continue;
-                const int64_t xi = n * xs[0] + ic * xs[1] + sy * xs[2] + sx * xs[3];
-                if (xf) {
-                  accf += (double)xf[xi] * (double)wf[wi];
-                } else {
-                  accumulate(is_float, &accf, &acci, x, xi, w, wi);
+              } else {
+                const uint64_t wv = (uint64_t)wi[widx];
+                for (int64_t b = b0; b < b1; ++b) {
+                  const int64_t wb = b * p.stride[1] + offw;
+                  const int64_t xx = transpose ? wb : b, sx = transpose ? b : wb;
+                  acci[orow + xx * os[3]] += (uint64_t)xi[xrow + sx * xs[3]] * wv;
                 }
               }
+            }
           }
-          int64_t oi = n * os[0] + oc * os[1] + y * os[2] + xx * os[3];
-          if (is_float) {
-            rt_interp_store_f(out, oi, accf);
-          } else {
-            rt_interp_store_i(out, oi, rt_interp_u2s(acci));
-          }
-        }
-  return RT_OK;
+      }
+    }
+  if (!st && is_float) {
+    rt_interp_store_span_f(out, 0, out->numel, accf);
+  } else if (!st) {
+    /* The wrapped sums as int64 (two's complement), stored modulo 2^bits. */
+    int64_t *res = (int64_t *)acci;
+    for (int64_t i = 0; i < out->numel; ++i) res[i] = rt_interp_u2s(acci[i]);
+    rt_interp_store_span_i(out, 0, out->numel, res);
+  }
+  rt_interp_scratch_free(call, xf);
+  rt_interp_scratch_free(call, wf);
+  rt_interp_scratch_free(call, accf);
+  rt_interp_scratch_free(call, xi);
+  rt_interp_scratch_free(call, wi);
+  rt_interp_scratch_free(call, acci);
+  return st;
 }
 
 rt_status_t rt_interp_k_NN_CONV1D(const rt_interp_call_t *call) { return conv(call); }

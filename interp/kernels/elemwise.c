@@ -5,7 +5,10 @@
  * Each element is computed in one of two domains, picked by the input's
  * dtype class: floats in double (float16/bfloat16 widened, the result
  * rounded back on store), integers and bool in int64 with wrapping done in
- * uint64 (kernels_impl.h). Semantics chosen where C or TVM leave a gap:
+ * uint64 (kernels_impl.h). Inputs are read whole into double or int64
+ * buffers and walked by output rows, each input advancing by its
+ * broadcast strides (0 along a broadcast dim); the output is stored once.
+ * Semantics chosen where C or TVM leave a gap:
  *   - Integer divide, mod, floor_* and trunc_* by zero: INVALID_ARGUMENT
  *     "<op>: integer division by zero". INT_MIN / -1 wraps to INT_MIN
  *     (remainder 0). divide, mod and trunc_* truncate toward zero; floor_divide
@@ -23,6 +26,7 @@
  *   - Bitwise ops on floats: INVALID_ARGUMENT.
  *   - round is half to even (TVM lowers to nearbyint). */
 #include <math.h>
+#include <string.h>
 
 #include "interp/kernels/kernels_impl.h"
 #include "ir/op/op_attrs.h"
@@ -122,12 +126,19 @@ rt_status_t rt_interp_k_unary(const rt_interp_call_t *call) {
   rt_attrs_any_t at;
   rt_ir_attrs_decode(call->op, call->attrs, &at);
   const bool uns = cls == RT_INTERP_UINT, is_bool = cls == RT_INTERP_BOOL;
-  for (int64_t i = 0; i < out->numel; ++i) {
-    if (cls != RT_INTERP_FLOAT && forms->i) {
-      rt_interp_store_i(out, i, forms->i(rt_interp_load_i(x, i), uns, is_bool));
-    } else {
-      rt_interp_store_f(out, i, forms->f(rt_interp_load_f(x, i), &at));
-    }
+  const int64_t n = out->numel;
+  if (cls != RT_INTERP_FLOAT && forms->i) {
+    int64_t *v = NULL;
+    RT_RETURN_IF_ERROR(rt_interp_load_all_i(call, x, &v));
+    for (int64_t i = 0; i < n; ++i) v[i] = forms->i(v[i], uns, is_bool);
+    rt_interp_store_span_i(out, 0, n, v);
+    rt_interp_scratch_free(call, v);
+  } else {
+    double *v = NULL;
+    RT_RETURN_IF_ERROR(rt_interp_load_all_f(call, x, &v));
+    for (int64_t i = 0; i < n; ++i) v[i] = forms->f(v[i], &at);
+    rt_interp_store_span_f(out, 0, n, v);
+    rt_interp_scratch_free(call, v);
   }
   return RT_OK;
 }
@@ -160,6 +171,15 @@ rt_status_t rt_interp_k_CLIP(const rt_interp_call_t *call) {
   rt_tensor_t *out = call->outs[0];
   const rt_attrs_clip_t a = rt_ir_attrs_clip(call->attrs);
   const double lo = a.a_min, hi = a.a_max;
+  if (rt_interp_class(x->dtype) == RT_INTERP_FLOAT) {
+    /* In range, a float element goes through double unchanged. */
+    double *v = NULL;
+    RT_RETURN_IF_ERROR(rt_interp_load_all_f(call, x, &v));
+    for (int64_t i = 0; i < out->numel; ++i) v[i] = v[i] < lo ? lo : v[i] > hi ? hi : v[i];
+    rt_interp_store_span_f(out, 0, out->numel, v);
+    rt_interp_scratch_free(call, v);
+    return RT_OK;
+  }
   for (int64_t i = 0; i < out->numel; ++i) {
     double v = rt_interp_load_f(x, i);
     if (v < lo) {
@@ -176,8 +196,22 @@ rt_status_t rt_interp_k_CLIP(const rt_interp_call_t *call) {
 /* cast and cast_like convert to the output's dtype (the relation put it
  * there: the dtype attribute, or the second input's dtype). */
 static rt_status_t cast(const rt_interp_call_t *call) {
+  const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
-  for (int64_t i = 0; i < out->numel; ++i) rt_interp_convert(call->args[0], i, out, i);
+  const rt_interp_class_t cls = rt_interp_class(x->dtype);
+  /* rt_interp_convert's two routes, a whole tensor at a time. */
+  if (cls == RT_INTERP_FLOAT ||
+      (cls == RT_INTERP_UINT && x->dtype.bits == 64 && rt_interp_class(out->dtype) == RT_INTERP_FLOAT)) {
+    double *v = NULL;
+    RT_RETURN_IF_ERROR(rt_interp_load_all_f(call, x, &v));
+    rt_interp_store_span_f(out, 0, out->numel, v);
+    rt_interp_scratch_free(call, v);
+  } else {
+    int64_t *v = NULL;
+    RT_RETURN_IF_ERROR(rt_interp_load_all_i(call, x, &v));
+    rt_interp_store_span_i(out, 0, out->numel, v);
+    rt_interp_scratch_free(call, v);
+  }
   return RT_OK;
 }
 
@@ -186,7 +220,9 @@ rt_status_t rt_interp_k_CAST_LIKE(const rt_interp_call_t *call) { return cast(ca
 
 static rt_status_t fill_int(const rt_interp_call_t *call, int64_t v) {
   rt_tensor_t *out = call->outs[0];
-  for (int64_t i = 0; i < out->numel; ++i) rt_interp_store_i(out, i, v);
+  if (out->numel == 0) return RT_OK;
+  rt_interp_store_i(out, 0, v);
+  rt_interp_fill_from_first(out);
   return RT_OK;
 }
 
@@ -201,7 +237,9 @@ rt_status_t rt_interp_k_FULL_LIKE(const rt_interp_call_t *call) {
                            "fill_value must have one element, got %lld",
                            (long long)fill->numel);
   }
-  for (int64_t i = 0; i < out->numel; ++i) rt_interp_convert(fill, 0, out, i);
+  if (out->numel == 0) return RT_OK;
+  rt_interp_convert(fill, 0, out, 0);
+  rt_interp_fill_from_first(out);
   return RT_OK;
 }
 
@@ -326,6 +364,9 @@ static const binary_forms_t k_binary[RT_OP_COUNT] = {
 #undef RT_OP
 };
 
+/* Both inputs are read whole (double for floats, int64 otherwise) and
+ * walked row by row of the output, each advancing by its broadcast
+ * strides; the results are stored once. */
 rt_status_t rt_interp_k_binary(const rt_interp_call_t *call) {
   const rt_tensor_t *a = call->args[0];
   const rt_tensor_t *b = call->args[1];
@@ -337,25 +378,49 @@ rt_status_t rt_interp_k_binary(const rt_interp_call_t *call) {
                            "needs integer or bool inputs, got floats");
   }
   const bool uns = cls == RT_INTERP_UINT || cls == RT_INTERP_BOOL;
-  int64_t idx[RT_TENSOR_MAX_RANK];
-  for (int64_t i = 0; i < out->numel; ++i) {
-    rt_interp_unravel(i, out->rank, out->shape, idx);
-    int64_t ia = rt_interp_bcast_index(out->rank, idx, a->rank, a->shape);
-    int64_t ib = rt_interp_bcast_index(out->rank, idx, b->rank, b->shape);
-    if (cls == RT_INTERP_FLOAT) {
-      rt_interp_store_f(out, i, forms->f(rt_interp_load_f(a, ia), rt_interp_load_f(b, ib)));
-      continue;
+  const int32_t r = out->rank;
+  int64_t sa[RT_TENSOR_MAX_RANK], sb[RT_TENSOR_MAX_RANK], len;
+  rt_interp_bcast_strides(r, out->shape, a->rank, a->shape, sa);
+  rt_interp_bcast_strides(r, out->shape, b->rank, b->shape, sb);
+  const int64_t rows = rt_interp_rows(r, out->shape, out->numel, &len);
+  const int64_t la = r > 0 ? sa[r - 1] : 0, lb = r > 0 ? sb[r - 1] : 0;
+  rt_status_t st = RT_OK;
+  if (cls == RT_INTERP_FLOAT) {
+    double *va = NULL, *vb = NULL, *vo = NULL;
+    st = rt_interp_load_all_f(call, a, &va);
+    if (!st) st = rt_interp_load_all_f(call, b, &vb);
+    if (!st) st = rt_interp_scratch(call, out->numel, sizeof(double), false, (void **)&vo);
+    for (int64_t row = 0; row < rows && !st; ++row) {
+      const double *pa = va + rt_interp_row_start(row, r, out->shape, sa);
+      const double *pb = vb + rt_interp_row_start(row, r, out->shape, sb);
+      double *po = vo + row * len;
+      for (int64_t j = 0; j < len; ++j) po[j] = forms->f(pa[j * la], pb[j * lb]);
     }
-    bool div0 = false;
-    int64_t r = forms->i(rt_interp_load_i(a, ia), rt_interp_load_i(b, ib), uns,
-                         a->dtype.bits, &div0);
-    if (div0) {
-      return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s",
-                             "integer division by zero");
-    }
-    rt_interp_store_i(out, i, r);
+    if (!st) rt_interp_store_span_f(out, 0, out->numel, vo);
+    rt_interp_scratch_free(call, va);
+    rt_interp_scratch_free(call, vb);
+    rt_interp_scratch_free(call, vo);
+    return st;
   }
-  return RT_OK;
+  int64_t *va = NULL, *vb = NULL, *vo = NULL;
+  st = rt_interp_load_all_i(call, a, &va);
+  if (!st) st = rt_interp_load_all_i(call, b, &vb);
+  if (!st) st = rt_interp_scratch(call, out->numel, sizeof(int64_t), false, (void **)&vo);
+  bool div0 = false;
+  for (int64_t row = 0; row < rows && !st && !div0; ++row) {
+    const int64_t *pa = va + rt_interp_row_start(row, r, out->shape, sa);
+    const int64_t *pb = vb + rt_interp_row_start(row, r, out->shape, sb);
+    int64_t *po = vo + row * len;
+    for (int64_t j = 0; j < len; ++j) po[j] = forms->i(pa[j * la], pb[j * lb], uns, a->dtype.bits, &div0);
+  }
+  if (!st && div0) {
+    st = RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "integer division by zero");
+  }
+  if (!st) rt_interp_store_span_i(out, 0, out->numel, vo);
+  rt_interp_scratch_free(call, va);
+  rt_interp_scratch_free(call, vb);
+  rt_interp_scratch_free(call, vo);
+  return st;
 }
 
 /* where(cond, x, y): all three broadcast to the output; elements copied. */
@@ -364,16 +429,31 @@ rt_status_t rt_interp_k_WHERE(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[1];
   const rt_tensor_t *y = call->args[2];
   rt_tensor_t *out = call->outs[0];
-  int64_t idx[RT_TENSOR_MAX_RANK];
-  for (int64_t i = 0; i < out->numel; ++i) {
-    rt_interp_unravel(i, out->rank, out->shape, idx);
-    int64_t ic = rt_interp_bcast_index(out->rank, idx, c->rank, c->shape);
-    if (rt_interp_truthy(c, ic)) {
-      rt_interp_copy_elem(x, rt_interp_bcast_index(out->rank, idx, x->rank, x->shape), out, i);
-    } else {
-      rt_interp_copy_elem(y, rt_interp_bcast_index(out->rank, idx, y->rank, y->shape), out, i);
+  const int32_t r = out->rank;
+  int64_t sc[RT_TENSOR_MAX_RANK], sx[RT_TENSOR_MAX_RANK], sy[RT_TENSOR_MAX_RANK], len;
+  rt_interp_bcast_strides(r, out->shape, c->rank, c->shape, sc);
+  rt_interp_bcast_strides(r, out->shape, x->rank, x->shape, sx);
+  rt_interp_bcast_strides(r, out->shape, y->rank, y->shape, sy);
+  const int64_t rows = rt_interp_rows(r, out->shape, out->numel, &len);
+  const int64_t lc = r > 0 ? sc[r - 1] : 0, lx = r > 0 ? sx[r - 1] : 0, ly = r > 0 ? sy[r - 1] : 0;
+  /* Any element's truth is its double's (a non-zero integer stays
+   * non-zero; NaN is true). */
+  double *vc = NULL;
+  RT_RETURN_IF_ERROR(rt_interp_load_all_f(call, c, &vc));
+  const size_t esz = rt_dtype_size(out->dtype);
+  const char *px = rt_tensor_data(x), *py = rt_tensor_data(y);
+  char *po = rt_tensor_data(out);
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t ic = rt_interp_row_start(row, r, out->shape, sc);
+    const int64_t ix = rt_interp_row_start(row, r, out->shape, sx);
+    const int64_t iy = rt_interp_row_start(row, r, out->shape, sy);
+    for (int64_t j = 0; j < len; ++j) {
+      const char *src = vc[ic + j * lc] != 0 ? px + (size_t)(ix + j * lx) * esz
+                                             : py + (size_t)(iy + j * ly) * esz;
+      memcpy(po + (size_t)(row * len + j) * esz, src, esz);
     }
   }
+  rt_interp_scratch_free(call, vc);
   return RT_OK;
 }
 
@@ -392,22 +472,45 @@ static rt_status_t channel_op(const rt_interp_call_t *call, bool prelu) {
                            "second input has %lld elements, axis %d has %lld",
                            (long long)v->numel, axis, (long long)x->shape[axis]);
   }
-  int64_t idx[RT_TENSOR_MAX_RANK];
+  /* Element (o, ch, i) of the (outer, channels, inner) split sits at
+   * (o * channels + ch) * inner + i. */
+  int64_t outer = 1, inner = 1;
+  const int64_t nch = x->shape[axis];
+  for (int32_t d = 0; d < axis; ++d) outer *= x->shape[d];
+  for (int32_t d = axis + 1; d < x->rank; ++d) inner *= x->shape[d];
   const bool is_float = rt_interp_class(x->dtype) == RT_INTERP_FLOAT;
-  for (int64_t i = 0; i < out->numel; ++i) {
-    rt_interp_unravel(i, x->rank, x->shape, idx);
-    int64_t c = idx[axis];
-    if (prelu) {
-      double a = rt_interp_load_f(x, i);
-      rt_interp_store_f(out, i, a > 0 ? a : rt_interp_load_f(v, c) * a);
-    } else if (is_float) {
-      rt_interp_store_f(out, i, rt_interp_load_f(x, i) + rt_interp_load_f(v, c));
-    } else {
-      rt_interp_store_i(out, i, rt_interp_u2s((uint64_t)rt_interp_load_i(x, i) +
-                                              (uint64_t)rt_interp_load_i(v, c)));
-    }
+  rt_status_t st = RT_OK;
+  if (prelu || is_float) {
+    double *vx = NULL, *vv = NULL;
+    st = rt_interp_load_all_f(call, x, &vx);
+    if (!st) st = rt_interp_load_all_f(call, v, &vv);
+    for (int64_t o = 0; o < outer && !st; ++o)
+      for (int64_t ch = 0; ch < nch; ++ch) {
+        double *p = vx + (o * nch + ch) * inner;
+        const double vc = vv[ch];
+        if (prelu) {
+          for (int64_t i = 0; i < inner; ++i) p[i] = p[i] > 0 ? p[i] : vc * p[i];
+        } else {
+          for (int64_t i = 0; i < inner; ++i) p[i] = p[i] + vc;
+        }
+      }
+    if (!st) rt_interp_store_span_f(out, 0, out->numel, vx);
+    rt_interp_scratch_free(call, vx);
+    rt_interp_scratch_free(call, vv);
+    return st;
   }
-  return RT_OK;
+  int64_t *vx = NULL, *vv = NULL;
+  st = rt_interp_load_all_i(call, x, &vx);
+  if (!st) st = rt_interp_load_all_i(call, v, &vv);
+  for (int64_t o = 0; o < outer && !st; ++o)
+    for (int64_t ch = 0; ch < nch; ++ch) {
+      int64_t *p = vx + (o * nch + ch) * inner;
+      for (int64_t i = 0; i < inner; ++i) p[i] = rt_interp_u2s((uint64_t)p[i] + (uint64_t)vv[ch]);
+    }
+  if (!st) rt_interp_store_span_i(out, 0, out->numel, vx);
+  rt_interp_scratch_free(call, vx);
+  rt_interp_scratch_free(call, vv);
+  return st;
 }
 
 rt_status_t rt_interp_k_NN_PRELU(const rt_interp_call_t *call) { return channel_op(call, true); }

@@ -18,7 +18,9 @@
  * floor(in_x) + {-1, 0, 1, 2} with Keys' weights (cubic_alpha), optionally
  * dropping out-of-image taps and renormalizing (cubic_exclude). Source
  * indices are clamped to the image. Values are computed in double and
- * stored in the output's dtype. tf_crop_and_resize (roi) is not supported:
+ * stored in the output's dtype. The taps of each output row and column
+ * are computed once; nearest copies the picked element with cast
+ * semantics. tf_crop_and_resize (roi) is not supported:
  * INVALID_ARGUMENT. Method, coordinate mode, rounding (with "" resolved)
  * and layout come from the op's plan (rt_ir_plan_resize2d,
  * ir/op/plan_nn.h). */
@@ -117,32 +119,53 @@ static rt_status_t resize(const rt_interp_call_t *call) {
   if ((xe[2] == 0 || xe[3] == 0) && out->numel > 0) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "cannot resize an empty image");
   }
-  for (int64_t h = 0; h < oe[2]; ++h) {
-    int64_t yi[4], xi[4];
-    double yw[4], xw[4];
-    int32_t ny = taps(r, h, xe[2], oe[2], yi, yw);
-    for (int64_t w = 0; w < oe[3]; ++w) {
-      int32_t nx = taps(r, w, xe[3], oe[3], xi, xw);
-      for (int64_t n = 0; n < oe[0]; ++n)
-        for (int64_t c = 0; c < oe[1]; ++c) {
+  /* Each output row's and column's taps, computed once; then the output
+   * is walked n, c, h, w (the input read whole as doubles). */
+  int64_t *ti = NULL;
+  double *tw = NULL, *xf = NULL, *of = NULL;
+  int32_t *tn = NULL;
+  const int64_t ntap = oe[2] + oe[3]; /* rows first, then columns */
+  rt_status_t st = rt_interp_scratch(call, 4 * ntap, sizeof(int64_t), false, (void **)&ti);
+  if (!st) st = rt_interp_scratch(call, 4 * ntap, sizeof(double), false, (void **)&tw);
+  if (!st) st = rt_interp_scratch(call, ntap, sizeof(int32_t), false, (void **)&tn);
+  const bool nearest = r->method == RT_PLAN_RESIZE_NEAREST;
+  if (!st && !nearest) st = rt_interp_load_all_f(call, x, &xf);
+  if (!st && !nearest) st = rt_interp_scratch(call, out->numel, sizeof(double), false, (void **)&of);
+  for (int64_t h = 0; h < oe[2] && !st; ++h) tn[h] = taps(r, h, xe[2], oe[2], ti + 4 * h, tw + 4 * h);
+  for (int64_t w = 0; w < oe[3] && !st; ++w) {
+    const int64_t t = oe[2] + w;
+    tn[t] = taps(r, w, xe[3], oe[3], ti + 4 * t, tw + 4 * t);
+  }
+  for (int64_t n = 0; n < oe[0] && !st; ++n)
+    for (int64_t c = 0; c < oe[1]; ++c)
+      for (int64_t h = 0; h < oe[2]; ++h)
+        for (int64_t w = 0; w < oe[3]; ++w) {
+          const int64_t *yi = ti + 4 * h, *xi = ti + 4 * (oe[2] + w);
+          const double *yw = tw + 4 * h, *xw = tw + 4 * (oe[2] + w);
+          const int64_t base = n * xs[0] + c * xs[1];
+          const int64_t o = n * os[0] + c * os[1] + h * os[2] + w * os[3];
+          if (nearest) {
+            /* The picked element itself, converted as a cast does. */
+            rt_interp_convert(x, base + yi[0] * xs[2] + xi[0] * xs[3], out, o);
+            continue;
+          }
           double acc = 0;
-          for (int32_t a = 0; a < ny; ++a) {
+          for (int32_t a = 0; a < tn[h]; ++a) {
             double row = 0;
-            for (int32_t b = 0; b < nx; ++b) {
-              row += xw[b] * rt_interp_load_f(x, n * xs[0] + c * xs[1] + yi[a] * xs[2] + xi[b] * xs[3]);
+            for (int32_t b = 0; b < tn[oe[2] + w]; ++b) {
+              row += xw[b] * xf[base + yi[a] * xs[2] + xi[b] * xs[3]];
             }
             acc += yw[a] * row;
           }
-          int64_t o = n * os[0] + c * os[1] + h * os[2] + w * os[3];
-          if (r->method == RT_PLAN_RESIZE_NEAREST) {
-            rt_interp_convert(x, n * xs[0] + c * xs[1] + yi[0] * xs[2] + xi[0] * xs[3], out, o);
-          } else {
-            rt_interp_store_f(out, o, acc);
-          }
+          of[o] = acc;
         }
-    }
-  }
-  return RT_OK;
+  if (!st && !nearest) rt_interp_store_span_f(out, 0, out->numel, of);
+  rt_interp_scratch_free(call, ti);
+  rt_interp_scratch_free(call, tw);
+  rt_interp_scratch_free(call, tn);
+  rt_interp_scratch_free(call, xf);
+  rt_interp_scratch_free(call, of);
+  return st;
 }
 
 rt_status_t rt_interp_k_IMAGE_RESIZE2D(const rt_interp_call_t *call) { return resize(call); }

@@ -21,6 +21,14 @@
  * wraparound; the suite runs under UBSan) and stored with
  * rt_interp_store_i, so add/mul/neg wrap modulo 2^bits of the dtype.
  *
+ * Whole tensors. The span forms (rt_interp_load_span_f ...) make exactly
+ * these conversions over a run of elements with one dtype dispatch per
+ * run. Kernels that touch every element read each input whole into a
+ * double or int64 buffer (rt_interp_load_all_f / _i), compute on the
+ * buffers in an order that streams memory (rows of the output, a weight
+ * swept over a plane), and store the output once; element-by-element
+ * access is left to rare paths (integer max pools, the indexing ops).
+ *
  * Indices. Tensors are compact row-major (the interpreter compacts
  * arguments). Multi-indices are int64 arrays of RT_TENSOR_MAX_RANK. */
 #ifndef RT_INTERP_KERNELS_KERNELS_IMPL_H_
@@ -72,6 +80,27 @@ void rt_interp_convert(const rt_tensor_t *src, int64_t si, rt_tensor_t *dst,
 void rt_interp_copy_elem(const rt_tensor_t *src, int64_t si, rt_tensor_t *dst,
                          int64_t di);
 
+/* Spans: the same conversions over the n elements from flat index
+ * `start`, with one dtype dispatch per call (a plain loop per dtype).
+ * Kernels that touch every element read their inputs whole into double or
+ * int64 buffers, compute on those, and store the result the same way. */
+void rt_interp_load_span_f(const rt_tensor_t *t, int64_t start, int64_t n, double *out);
+void rt_interp_load_span_i(const rt_tensor_t *t, int64_t start, int64_t n, int64_t *out);
+void rt_interp_store_span_f(rt_tensor_t *t, int64_t start, int64_t n, const double *v);
+void rt_interp_store_span_i(rt_tensor_t *t, int64_t start, int64_t n, const int64_t *v);
+
+/* Kernel scratch: n elements of `size` bytes from the call's allocator
+ * (zero-filled when `zero`); RESOURCE_EXHAUSTED when it cannot be had.
+ * Freed with rt_interp_scratch_free (NULL is fine). */
+RT_MUST_USE_RESULT rt_status_t rt_interp_scratch(const rt_interp_call_t *call, int64_t n,
+                                                 size_t size, bool zero, void **out);
+void rt_interp_scratch_free(const rt_interp_call_t *call, void *p);
+/* All of t read into new scratch with rt_interp_load_span_f / _i. */
+RT_MUST_USE_RESULT rt_status_t rt_interp_load_all_f(const rt_interp_call_t *call,
+                                                    const rt_tensor_t *t, double **out);
+RT_MUST_USE_RESULT rt_status_t rt_interp_load_all_i(const rt_interp_call_t *call,
+                                                    const rt_tensor_t *t, int64_t **out);
+
 /* The two's-complement int64 with the bits of u (defined for every u,
  * unlike C's conversion). */
 int64_t rt_interp_u2s(uint64_t u);
@@ -96,6 +125,25 @@ void rt_interp_unravel(int64_t flat, int32_t rank, const int64_t *shape,
  * size-1 dims read index 0). */
 int64_t rt_interp_bcast_index(int32_t out_rank, const int64_t *out_index,
                               int32_t rank, const int64_t *shape);
+/* Row walks. A kernel over an output of (rank, shape) loops over its rows
+ * (all dims but the last; rt_interp_rows gives their count and the row
+ * length) and, inside a row, over the last dim. An input read by
+ * broadcasting advances along output dim d by strides[d] from
+ * rt_interp_bcast_strides (0 where it broadcasts, or where it has no such
+ * dim); rt_interp_row_start is its flat index at the start of row `row`
+ * for such strides (or for the output's own row-major strides). */
+void rt_interp_bcast_strides(int32_t out_rank, const int64_t *out_shape, int32_t rank,
+                             const int64_t *shape, int64_t *out_strides);
+int64_t rt_interp_rows(int32_t rank, const int64_t *shape, int64_t numel, int64_t *out_len);
+int64_t rt_interp_row_start(int64_t row, int32_t rank, const int64_t *shape,
+                            const int64_t *strides);
+/* dst[i] = src[i * stride] for i < n, elements of esz bytes (stride in
+ * elements, may be 0 or negative): the row copy of the data-movement
+ * kernels, one switch on esz per row. */
+void rt_interp_copy_strided(void *dst, const void *src, int64_t stride, int64_t n, size_t esz);
+/* Copies element 0's bytes into every other element of t: a fill is one
+ * conversion into element 0, then this. */
+void rt_interp_fill_from_first(rt_tensor_t *t);
 /* Normalizes a possibly negative axis for `rank` dims; INVALID_ARGUMENT
  * naming the op when out of range. */
 RT_MUST_USE_RESULT rt_status_t rt_interp_axis(const rt_interp_call_t *call,

@@ -6,7 +6,8 @@
  *
  * Dot products accumulate in double when the output is a float, and in
  * uint64 (wrapping, then stored modulo 2^bits) when it is an integer
- * (int8 x int8 -> int32 with out_dtype). Softmax subtracts the slice
+ * (int8 x int8 -> int32 with out_dtype); each output sums in k order,
+ * the loop order chosen so that the inner loop streams memory. Softmax subtracts the slice
  * maximum first (NaN anywhere in a slice makes it all NaN). The
  * normalizations compute each group's mean and then the biased variance
  * as the mean of squared deviations, both in double:
@@ -25,6 +26,7 @@
  * ops' plans (rt_ir_plan_matmul, rt_ir_plan_norm, rt_ir_plan_l2_normalize;
  * ir/op/plan_nn.h) on the concrete shapes. */
 #include <math.h>
+#include <string.h>
 
 #include "interp/kernels/kernels_impl.h"
 #include "ir/op/plan.h"
@@ -43,32 +45,87 @@ static rt_status_t norm_plan(const rt_interp_call_t *call, rt_plan_norm_t *p) {
   return rt_ir_plan_norm(call->op, call->attrs, n, in, p);
 }
 
-/* out[oi] = sum_k a[a0 + k * as] * b[b0 + k * bs]. */
-static void dot(rt_tensor_t *out, int64_t oi, const rt_tensor_t *a, int64_t a0,
-                int64_t as, const rt_tensor_t *b, int64_t b0, int64_t bs,
-                int64_t k) {
-  const rt_dtype_t f32 = RT_DTYPE_FLOAT32;
-  if (rt_interp_class(out->dtype) == RT_INTERP_FLOAT && rt_dtype_equal(a->dtype, f32) &&
-      rt_dtype_equal(b->dtype, f32)) {
-    /* float32 operands read as floats: the same sum in double, without a
-     * dtype dispatch per multiply-add. */
-    const float *af = rt_tensor_data(a), *bf = rt_tensor_data(b);
-    double acc = 0;
-    for (int64_t j = 0; j < k; ++j) acc += (double)af[a0 + j * as] * (double)bf[b0 + j * bs];
-    rt_interp_store_f(out, oi, acc);
-  } else if (rt_interp_class(out->dtype) == RT_INTERP_FLOAT) {
-    double acc = 0;
-    for (int64_t j = 0; j < k; ++j) {
-      acc += rt_interp_load_f(a, a0 + j * as) * rt_interp_load_f(b, b0 + j * bs);
-    }
-    rt_interp_store_f(out, oi, acc);
+/* The operands of a product out[p, i, j] = sum over kk < k of
+ * A(p, i, kk) * B(p, kk, j), A(p, i, kk) at a[p * a_batch + i * a_row + kk
+ * * a_col] (likewise B with its batch, kk and j strides; a batch stride 0
+ * broadcasts). */
+typedef struct product_t {
+  int64_t batch, m, n, k;
+  int64_t a_batch, a_row, a_col, b_batch, b_row, b_col;
+  bool b_shared; /* every batch reads B's batch 0 */
+} product_t;
+
+/* Float outputs accumulate in double, integer ones in uint64 (wrapping).
+ * Both operands are read whole, one dtype dispatch per tensor. The loop
+ * order follows B's layout so that the inner loop streams memory: when
+ * B's rows (fixed kk) are contiguous, (p, i, kk, j) sweeps a B row into an
+ * output row; otherwise (dense's weight, transpose_b) B's columns are,
+ * and (p, i, j, kk) is a dot product. Either way each output sums its
+ * products in kk order, so the two agree to the bit. */
+static rt_status_t product(const rt_interp_call_t *call, const rt_tensor_t *a,
+                           const rt_tensor_t *b, rt_tensor_t *out, const product_t *q) {
+  const bool is_float = rt_interp_class(out->dtype) == RT_INTERP_FLOAT;
+  const bool sweep = q->b_col == 1;
+  double *af = NULL, *bf = NULL, *of = NULL;
+  int64_t *ai = NULL, *bi = NULL;
+  uint64_t *oi = NULL;
+  rt_status_t st = RT_OK;
+  if (is_float) {
+    st = rt_interp_load_all_f(call, a, &af);
+    if (!st) st = rt_interp_load_all_f(call, b, &bf);
+    if (!st) st = rt_interp_scratch(call, out->numel, sizeof(double), true, (void **)&of);
   } else {
-    uint64_t acc = 0;
-    for (int64_t j = 0; j < k; ++j) {
-      acc += (uint64_t)rt_interp_load_i(a, a0 + j * as) * (uint64_t)rt_interp_load_i(b, b0 + j * bs);
-    }
-    rt_interp_store_i(out, oi, rt_interp_u2s(acc));
+    st = rt_interp_load_all_i(call, a, &ai);
+    if (!st) st = rt_interp_load_all_i(call, b, &bi);
+    if (!st) st = rt_interp_scratch(call, out->numel, sizeof(uint64_t), true, (void **)&oi);
   }
+  for (int64_t p = 0; p < q->batch && !st; ++p) {
+    const int64_t a0 = p * q->a_batch, b0 = (q->b_shared ? 0 : p) * q->b_batch;
+    for (int64_t i = 0; i < q->m; ++i) {
+      const int64_t orow = (p * q->m + i) * q->n, arow = a0 + i * q->a_row;
+      if (sweep) {
+        for (int64_t kk = 0; kk < q->k; ++kk) {
+          const int64_t ax = arow + kk * q->a_col, brow = b0 + kk * q->b_row;
+          if (is_float) {
+            const double av = af[ax];
+            for (int64_t j = 0; j < q->n; ++j) of[orow + j] += av * bf[brow + j];
+          } else {
+            const uint64_t av = (uint64_t)ai[ax];
+            for (int64_t j = 0; j < q->n; ++j) oi[orow + j] += av * (uint64_t)bi[brow + j];
+          }
+        }
+        continue;
+      }
+      for (int64_t j = 0; j < q->n; ++j) {
+        const int64_t bcol = b0 + j * q->b_col;
+        if (is_float) {
+          double acc = 0;
+          for (int64_t kk = 0; kk < q->k; ++kk) acc += af[arow + kk * q->a_col] * bf[bcol + kk * q->b_row];
+          of[orow + j] = acc;
+        } else {
+          uint64_t acc = 0;
+          for (int64_t kk = 0; kk < q->k; ++kk) {
+            acc += (uint64_t)ai[arow + kk * q->a_col] * (uint64_t)bi[bcol + kk * q->b_row];
+          }
+          oi[orow + j] = acc;
+        }
+      }
+    }
+  }
+  if (!st && is_float) {
+    rt_interp_store_span_f(out, 0, out->numel, of);
+  } else if (!st) {
+    int64_t *res = (int64_t *)oi; /* the wrapped sums as int64, stored modulo 2^bits */
+    for (int64_t i = 0; i < out->numel; ++i) res[i] = rt_interp_u2s(oi[i]);
+    rt_interp_store_span_i(out, 0, out->numel, res);
+  }
+  rt_interp_scratch_free(call, af);
+  rt_interp_scratch_free(call, bf);
+  rt_interp_scratch_free(call, of);
+  rt_interp_scratch_free(call, ai);
+  rt_interp_scratch_free(call, bi);
+  rt_interp_scratch_free(call, oi);
+  return st;
 }
 
 rt_status_t rt_interp_k_NN_DENSE(const rt_interp_call_t *call) {
@@ -82,9 +139,9 @@ rt_status_t rt_interp_k_NN_DENSE(const rt_interp_call_t *call) {
   int64_t rows = 1;
   for (int32_t d = 0; d < x->rank - 1; ++d) rows *= x->shape[d];
   if (out->numel != rows * n) return RT_INTERP_ERROR(call, INTERNAL, "%s", "output size disagrees");
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = 0; j < n; ++j) dot(out, r * n + j, x, r * k, 1, w, j * k, 1, k);
-  return RT_OK;
+  /* out[r, j] = sum_kk x[r, kk] * w[j, kk]. */
+  const product_t q = {1, rows, n, k, 0, k, 1, 0, 1, k, true};
+  return product(call, x, w, out, &q);
 }
 
 rt_status_t rt_interp_k_NN_MATMUL(const rt_interp_call_t *call) {
@@ -105,14 +162,10 @@ rt_status_t rt_interp_k_NN_MATMUL(const rt_interp_call_t *call) {
   int64_t batch = 1;
   for (int32_t d = 0; d < a->rank - 2; ++d) batch *= a->shape[d];
   if (out->numel != batch * m * n) return RT_INTERP_ERROR(call, INTERNAL, "%s", "output size disagrees");
-  for (int64_t p = 0; p < batch; ++p)
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        int64_t a0 = p * m * k + (ta ? i : i * k), as = ta ? m : 1;
-        int64_t b0 = tb ? j * k : j, bs = tb ? 1 : n;
-        dot(out, (p * m + i) * n + j, a, a0, as, b, b0, bs, k);
-      }
-  return RT_OK;
+  /* A(p, i, kk) = a[p, i, kk] or a[p, kk, i]; B(kk, j) = b[kk, j] or b[j, kk]. */
+  const product_t q = {batch, m, n, k, m * k, ta ? 1 : k, ta ? m : 1,
+                       0, tb ? 1 : n, tb ? k : 1, true};
+  return product(call, a, b, out, &q);
 }
 
 rt_status_t rt_interp_k_NN_BATCH_MATMUL(const rt_interp_call_t *call) {
@@ -133,16 +186,10 @@ rt_status_t rt_interp_k_NN_BATCH_MATMUL(const rt_interp_call_t *call) {
       (a->shape[0] != nb && a->shape[0] != 1) || (b->shape[0] != nb && b->shape[0] != 1)) {
     return RT_INTERP_ERROR(call, INTERNAL, "%s", "output shape disagrees");
   }
-  for (int64_t p = 0; p < nb; ++p) {
-    const int64_t pa = a->shape[0] == 1 ? 0 : p, pb = b->shape[0] == 1 ? 0 : p;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        int64_t a0 = pa * m * k + (ta ? i : i * k), as = ta ? m : 1;
-        int64_t b0 = pb * k * n + (tb ? j * k : j), bs = tb ? 1 : n;
-        dot(out, (p * m + i) * n + j, a, a0, as, b, b0, bs, k);
-      }
-  }
-  return RT_OK;
+  /* A batch of extent 1 broadcasts (batch stride 0; B: b_shared). */
+  const product_t q = {nb, m, n, k, a->shape[0] == 1 ? 0 : m * k, ta ? 1 : k, ta ? m : 1,
+                       k * n, tb ? 1 : n, tb ? k : 1, b->shape[0] == 1};
+  return product(call, a, b, out, &q);
 }
 
 /* ---- softmax ------------------------------------------------------------------ */
@@ -164,23 +211,29 @@ static rt_status_t softmax(const rt_interp_call_t *call, bool log_form) {
   RT_RETURN_IF_ERROR(norm_plan(call, &plan));
   int64_t outer, len, inner;
   split_axis(x, plan.axis, &outer, &len, &inner);
-  for (int64_t o = 0; o < outer; ++o)
+  double *xf = NULL, *of = NULL;
+  rt_status_t st = rt_interp_load_all_f(call, x, &xf);
+  if (!st) st = rt_interp_scratch(call, out->numel, sizeof(double), false, (void **)&of);
+  for (int64_t o = 0; o < outer && !st; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       double mx = -INFINITY;
       for (int64_t j = 0; j < len; ++j) {
-        double v = rt_interp_load_f(x, (o * len + j) * inner + i);
+        double v = xf[(o * len + j) * inner + i];
         if (isnan(v) || v > mx) mx = v;
         if (isnan(mx)) break;
       }
       double sum = 0;
-      for (int64_t j = 0; j < len; ++j) sum += exp(rt_interp_load_f(x, (o * len + j) * inner + i) - mx);
+      for (int64_t j = 0; j < len; ++j) sum += exp(xf[(o * len + j) * inner + i] - mx);
       for (int64_t j = 0; j < len; ++j) {
         int64_t e = (o * len + j) * inner + i;
-        double d = rt_interp_load_f(x, e) - mx;
-        rt_interp_store_f(out, e, log_form ? d - log(sum) : exp(d) / sum);
+        double d = xf[e] - mx;
+        of[e] = log_form ? d - log(sum) : exp(d) / sum;
       }
     }
-  return RT_OK;
+  if (!st) rt_interp_store_span_f(out, 0, out->numel, of);
+  rt_interp_scratch_free(call, xf);
+  rt_interp_scratch_free(call, of);
+  return st;
 }
 
 rt_status_t rt_interp_k_NN_SOFTMAX(const rt_interp_call_t *call) { return softmax(call, false); }
@@ -199,7 +252,6 @@ static rt_status_t check_vec(const rt_interp_call_t *call, int32_t arg, int64_t 
 
 rt_status_t rt_interp_k_NN_BATCH_NORM(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
-  const rt_tensor_t *gamma = call->args[1], *beta = call->args[2];
   const rt_tensor_t *mean = call->args[3], *var = call->args[4];
   rt_tensor_t *out = call->outs[0];
   rt_plan_norm_t plan;
@@ -212,21 +264,32 @@ rt_status_t rt_interp_k_NN_BATCH_NORM(const rt_interp_call_t *call) {
   }
   const double eps = plan.epsilon;
   const bool center = plan.center, scale = plan.scale;
-  int64_t idx[RT_TENSOR_MAX_RANK];
-  for (int64_t i = 0; i < out->numel; ++i) {
-    rt_interp_unravel(i, x->rank, x->shape, idx);
-    int64_t ch = idx[axis];
-    double v = (rt_interp_load_f(x, i) - rt_interp_load_f(mean, ch)) /
-               sqrt(rt_interp_load_f(var, ch) + eps);
-    if (scale) v *= rt_interp_load_f(gamma, ch);
-    if (center) v += rt_interp_load_f(beta, ch);
-    rt_interp_store_f(out, i, v);
-  }
-  for (int64_t ch = 0; ch < c; ++ch) {
+  int64_t outer, len, inner;
+  split_axis(x, axis, &outer, &len, &inner);
+  /* x (element (o, ch, i) at (o * c + ch) * inner + i) and the four
+   * per-channel vectors, read whole. */
+  double *xf = NULL, *vec[4] = {NULL, NULL, NULL, NULL};
+  rt_status_t st = rt_interp_load_all_f(call, x, &xf);
+  for (int32_t k = 0; k < 4 && !st; ++k) st = rt_interp_load_all_f(call, call->args[1 + k], &vec[k]);
+  const double *g = vec[0], *bt = vec[1], *mu = vec[2], *vr = vec[3];
+  for (int64_t o = 0; o < outer && !st; ++o)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      double *row = xf + (o * c + ch) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        double v = (row[i] - mu[ch]) / sqrt(vr[ch] + eps);
+        if (scale) v *= g[ch];
+        if (center) v += bt[ch];
+        row[i] = v;
+      }
+    }
+  if (!st) rt_interp_store_span_f(out, 0, out->numel, xf);
+  for (int64_t ch = 0; ch < c && !st; ++ch) {
     rt_interp_copy_elem(mean, ch, call->outs[1], ch);
     rt_interp_copy_elem(var, ch, call->outs[2], ch);
   }
-  return RT_OK;
+  rt_interp_scratch_free(call, xf);
+  for (int32_t k = 0; k < 4; ++k) rt_interp_scratch_free(call, vec[k]);
+  return st;
 }
 
 typedef enum norm_kind_e { N_LAYER, N_INSTANCE, N_GROUP } norm_kind_t;
@@ -269,8 +332,12 @@ static rt_status_t normalize(const rt_interp_call_t *call, norm_kind_t kind) {
   size_t bytes = (size_t)(ngroups > 0 ? ngroups : 1) * 3 * sizeof(double);
   RT_RETURN_IF_ERROR(rt_allocator_malloc(call->allocator, bytes, 16, true, (void **)&stats));
   double *mean = stats, *dev = stats + ngroups, *count = stats + 2 * ngroups;
+  double *xf = NULL, *gf = NULL, *bf = NULL;
+  rt_status_t st = rt_interp_load_all_f(call, x, &xf);
+  if (!st) st = rt_interp_load_all_f(call, gamma, &gf);
+  if (!st) st = rt_interp_load_all_f(call, beta, &bf);
   int64_t idx[RT_TENSOR_MAX_RANK];
-  for (int pass = 0; pass < 3; ++pass) {
+  for (int pass = 0; pass < 3 && !st; ++pass) {
     for (int64_t i = 0; i < x->numel; ++i) {
       rt_interp_unravel(i, x->rank, x->shape, idx);
       int64_t g = 0;
@@ -284,7 +351,7 @@ static rt_status_t normalize(const rt_interp_call_t *call, norm_kind_t kind) {
         for (int32_t d = 0; d < axis; ++d) g = g * x->shape[d] + idx[d];
         g = g * ngroups_c + idx[axis] / groups_per;
       }
-      double v = rt_interp_load_f(x, i);
+      double v = xf[i];
       if (pass == 0) {
         mean[g] += v;
         count[g] += 1;
@@ -292,17 +359,21 @@ static rt_status_t normalize(const rt_interp_call_t *call, norm_kind_t kind) {
         dev[g] += (v - mean[g]) * (v - mean[g]);
       } else {
         double r = (v - mean[g]) / sqrt(dev[g] / count[g] + eps);
-        if (scale) r *= rt_interp_load_f(gamma, idx[axis]);
-        if (center) r += rt_interp_load_f(beta, idx[axis]);
-        rt_interp_store_f(out, i, r);
+        if (scale) r *= gf[idx[axis]];
+        if (center) r += bf[idx[axis]];
+        xf[i] = r; /* read in this pass only, at i itself */
       }
     }
     if (pass == 0) {
       for (int64_t g = 0; g < ngroups; ++g) mean[g] /= count[g];
     }
   }
+  if (!st) rt_interp_store_span_f(out, 0, out->numel, xf);
   rt_allocator_free(call->allocator, stats);
-  return RT_OK;
+  rt_interp_scratch_free(call, xf);
+  rt_interp_scratch_free(call, gf);
+  rt_interp_scratch_free(call, bf);
+  return st;
 }
 
 rt_status_t rt_interp_k_NN_LAYER_NORM(const rt_interp_call_t *call) { return normalize(call, N_LAYER); }
@@ -326,19 +397,25 @@ rt_status_t rt_interp_k_NN_L2_NORMALIZE(const rt_interp_call_t *call) {
     rshape[d] = reduced[d] ? x->shape[d] : 1;
     rcount *= rshape[d];
   }
-  for (int64_t i = 0; i < x->numel; ++i) {
+  double *xf = NULL, *of = NULL;
+  rt_status_t st = rt_interp_load_all_f(call, x, &xf);
+  if (!st) st = rt_interp_scratch(call, x->numel, sizeof(double), false, (void **)&of);
+  for (int64_t i = 0; i < x->numel && !st; ++i) {
     rt_interp_unravel(i, x->rank, x->shape, idx);
     double sum = 0;
     for (int64_t r = 0; r < rcount; ++r) {
       rt_interp_unravel(r, x->rank, rshape, jdx);
       int64_t src = 0;
       for (int32_t d = 0; d < x->rank; ++d) src = src * x->shape[d] + (reduced[d] ? jdx[d] : idx[d]);
-      double v = rt_interp_load_f(x, src);
+      double v = xf[src];
       sum += v * v;
     }
-    rt_interp_store_f(out, i, rt_interp_load_f(x, i) / sqrt(sum > eps ? sum : eps));
+    of[i] = xf[i] / sqrt(sum > eps ? sum : eps);
   }
-  return RT_OK;
+  if (!st) rt_interp_store_span_f(out, 0, x->numel, of);
+  rt_interp_scratch_free(call, xf);
+  rt_interp_scratch_free(call, of);
+  return st;
 }
 
 rt_status_t rt_interp_k_NN_DROPOUT(const rt_interp_call_t *call) {
@@ -346,9 +423,16 @@ rt_status_t rt_interp_k_NN_DROPOUT(const rt_interp_call_t *call) {
   if (call->nouts != 2 || call->outs[0]->numel != x->numel || call->outs[1]->numel != x->numel) {
     return RT_INTERP_ERROR(call, INTERNAL, "%s", "needs two outputs shaped like the input");
   }
-  for (int64_t i = 0; i < x->numel; ++i) {
-    rt_interp_copy_elem(x, i, call->outs[0], i);
-    rt_interp_store_i(call->outs[1], i, 1);
+  if (!rt_dtype_equal(call->outs[0]->dtype, x->dtype)) {
+    return RT_INTERP_ERROR(call, INTERNAL, "%s", "output dtype differs from the input's");
+  }
+  if (x->numel > 0) {
+    memcpy(rt_tensor_data(call->outs[0]), rt_tensor_data(x), (size_t)x->numel * rt_dtype_size(x->dtype));
+  }
+  int64_t ones[256];
+  for (int32_t k = 0; k < 256; ++k) ones[k] = 1;
+  for (int64_t i = 0; i < x->numel; i += 256) {
+    rt_interp_store_span_i(call->outs[1], i, x->numel - i < 256 ? x->numel - i : 256, ones);
   }
   return RT_OK;
 }
@@ -362,19 +446,25 @@ rt_status_t rt_interp_k_NN_LRN(const rt_interp_call_t *call) {
   const double bias = plan.bias, alpha = plan.alpha, beta = plan.beta;
   int64_t outer, len, inner;
   split_axis(x, plan.axis, &outer, &len, &inner);
-  for (int64_t o = 0; o < outer; ++o)
+  double *xf = NULL, *of = NULL;
+  rt_status_t st = rt_interp_load_all_f(call, x, &xf);
+  if (!st) st = rt_interp_scratch(call, out->numel, sizeof(double), false, (void **)&of);
+  for (int64_t o = 0; o < outer && !st; ++o)
     for (int64_t j = 0; j < len; ++j)
       for (int64_t i = 0; i < inner; ++i) {
         double sum = 0;
         for (int64_t t = j - size / 2; t < j - size / 2 + size; ++t) {
           if (t < 0 || t >= len) continue;
-          double v = rt_interp_load_f(x, (o * len + t) * inner + i);
+          double v = xf[(o * len + t) * inner + i];
           sum += v * v;
         }
         int64_t e = (o * len + j) * inner + i;
-        rt_interp_store_f(out, e, rt_interp_load_f(x, e) / pow(bias + alpha * sum / (double)size, beta));
+        of[e] = xf[e] / pow(bias + alpha * sum / (double)size, beta);
       }
-  return RT_OK;
+  if (!st) rt_interp_store_span_f(out, 0, out->numel, of);
+  rt_interp_scratch_free(call, xf);
+  rt_interp_scratch_free(call, of);
+  return st;
 }
 
 /* ---- hardmax ------------------------------------------------------------------ */
@@ -389,20 +479,23 @@ rt_status_t rt_interp_k_NN_HARDMAX(const rt_interp_call_t *call) {
   RT_RETURN_IF_ERROR(norm_plan(call, &p));
   int64_t outer, len, inner;
   split_axis(x, p.axis, &outer, &len, &inner);
-  for (int64_t o = 0; o < outer; ++o)
+  double *xf = NULL;
+  rt_status_t st = rt_interp_load_all_f(call, x, &xf);
+  for (int64_t o = 0; o < outer && !st; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       int64_t best = 0;
-      double vbest = len > 0 ? rt_interp_load_f(x, o * len * inner + i) : 0;
+      double vbest = len > 0 ? xf[o * len * inner + i] : 0;
       for (int64_t j = 1; j < len && !isnan(vbest); ++j) {
-        double v = rt_interp_load_f(x, (o * len + j) * inner + i);
+        double v = xf[(o * len + j) * inner + i];
         if (isnan(v) || v > vbest) {
           best = j;
           vbest = v;
         }
       }
-      for (int64_t j = 0; j < len; ++j) {
-        rt_interp_store_f(out, (o * len + j) * inner + i, j == best ? 1.0 : 0.0);
-      }
+      /* x is read, this slice at a time, before it is overwritten. */
+      for (int64_t j = 0; j < len; ++j) xf[(o * len + j) * inner + i] = j == best ? 1.0 : 0.0;
     }
-  return RT_OK;
+  if (!st) rt_interp_store_span_f(out, 0, out->numel, xf);
+  rt_interp_scratch_free(call, xf);
+  return st;
 }

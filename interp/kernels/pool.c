@@ -16,7 +16,9 @@
  *        counted); a zero count gives 0. Sums are double; integer outputs
  *        truncate.
  * Global pools reduce all of H x W. Adaptive pools (topi adaptive_pool)
- * cover input [floor(i * H / OH), ceil((i + 1) * H / OH)) for output i. */
+ * cover input [floor(i * H / OH), ceil((i + 1) * H / OH)) for output i.
+ * The input is read whole into a double (int64 for integer max pools)
+ * buffer, one dtype dispatch per tensor. */
 #include <math.h>
 
 #include "interp/kernels/kernels_impl.h"
@@ -55,38 +57,77 @@ static rt_status_t views(const rt_interp_call_t *call, rt_plan_pool_t *plan, int
   return RT_OK;
 }
 
-/* Reduces the taps of one output element: max or average. `taps` lists
- * input flat indices (n_in of them); `count` is the divisor for avg. */
-static void finish(rt_tensor_t *out, int64_t oi, const rt_tensor_t *x, bool is_max,
-                   const int64_t *taps, int64_t n_in, int64_t count) {
+/* Reduces the taps of one output element (`taps` lists n_in input flat
+ * indices into xf, the input read whole as doubles): their maximum, or
+ * their sum divided by `count`. */
+static double reduce_taps(const double *xf, bool is_max, const int64_t *taps, int64_t n_in,
+                          int64_t count) {
   if (is_max) {
-    if (n_in == 0) {
-      rt_interp_store_f(out, oi, -INFINITY);
-    } else if (rt_interp_class(x->dtype) == RT_INTERP_FLOAT) {
-      double best = rt_interp_load_f(x, taps[0]);
-      for (int64_t t = 1; t < n_in && !isnan(best); ++t) {
-        double v = rt_interp_load_f(x, taps[t]);
-        if (isnan(v) || v > best) best = v;
-      }
-      rt_interp_store_f(out, oi, best);
-    } else {
-      const bool uns = rt_interp_class(x->dtype) != RT_INTERP_SINT;
-      int64_t best = rt_interp_load_i(x, taps[0]);
-      for (int64_t t = 1; t < n_in; ++t) {
-        int64_t v = rt_interp_load_i(x, taps[t]);
-        if (uns ? (uint64_t)v > (uint64_t)best : v > best) best = v;
-      }
-      rt_interp_store_i(out, oi, best);
+    if (n_in == 0) return -INFINITY;
+    double best = xf[taps[0]];
+    for (int64_t t = 1; t < n_in && !isnan(best); ++t) {
+      const double v = xf[taps[t]];
+      if (isnan(v) || v > best) best = v;
     }
-    return;
+    return best;
   }
   double sum = 0;
-  for (int64_t t = 0; t < n_in; ++t) sum += rt_interp_load_f(x, taps[t]);
-  rt_interp_store_f(out, oi, count > 0 ? sum / (double)count : 0.0);
+  for (int64_t t = 0; t < n_in; ++t) sum += xf[taps[t]];
+  return count > 0 ? sum / (double)count : 0.0;
+}
+
+/* The integer max (xi: the input read whole as int64), stored at oi; no
+ * tap stores -inf as rt_interp_store_f does (the dtype's lowest). The only
+ * element-wise store here: integer max pools are rare. */
+static void max_taps_int(rt_tensor_t *out, int64_t oi, const int64_t *xi, bool uns,
+                         const int64_t *taps, int64_t n_in) {
+  if (n_in == 0) {
+    rt_interp_store_f(out, oi, -INFINITY);
+    return;
+  }
+  int64_t best = xi[taps[0]];
+  for (int64_t t = 1; t < n_in; ++t) {
+    const int64_t v = xi[taps[t]];
+    if (uns ? (uint64_t)v > (uint64_t)best : v > best) best = v;
+  }
+  rt_interp_store_i(out, oi, best);
+}
+
+/* The buffers of a pool: integer max pools read int64 (xi) and store
+ * element by element, every other pool reads doubles (xf) into a double
+ * output buffer (of) stored once at the end. */
+typedef struct bufs_t {
+  bool int_max, uns;
+  double *xf, *of;
+  int64_t *xi;
+} bufs_t;
+
+static rt_status_t bufs_open(const rt_interp_call_t *call, bool is_max, bufs_t *b) {
+  const rt_tensor_t *x = call->args[0];
+  const rt_interp_class_t cls = rt_interp_class(x->dtype);
+  *b = (bufs_t){is_max && cls != RT_INTERP_FLOAT, cls != RT_INTERP_SINT, NULL, NULL, NULL};
+  if (b->int_max) return rt_interp_load_all_i(call, x, &b->xi);
+  RT_RETURN_IF_ERROR(rt_interp_load_all_f(call, x, &b->xf));
+  return rt_interp_scratch(call, call->outs[0]->numel, sizeof(double), false, (void **)&b->of);
+}
+
+static void bufs_put(const bufs_t *b, rt_tensor_t *out, int64_t oi, bool is_max,
+                     const int64_t *taps, int64_t n_in, int64_t count) {
+  if (b->int_max) {
+    max_taps_int(out, oi, b->xi, b->uns, taps, n_in);
+  } else {
+    b->of[oi] = reduce_taps(b->xf, is_max, taps, n_in, count);
+  }
+}
+
+static void bufs_close(const rt_interp_call_t *call, bufs_t *b, bool store) {
+  if (store && !b->int_max) rt_interp_store_span_f(call->outs[0], 0, call->outs[0]->numel, b->of);
+  rt_interp_scratch_free(call, b->xf);
+  rt_interp_scratch_free(call, b->of);
+  rt_interp_scratch_free(call, b->xi);
 }
 
 static rt_status_t pool(const rt_interp_call_t *call) {
-  const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
   rt_plan_pool_t plan;
   int64_t xs[4], xe[4], os[4], oe[4];
@@ -97,9 +138,10 @@ static rt_status_t pool(const rt_interp_call_t *call) {
   const bool include_pad = !is_max && plan.count_include_pad;
   const int64_t ntaps = p.size[0] * p.size[1];
   int64_t *taps = NULL;
-  RT_RETURN_IF_ERROR(rt_allocator_malloc(call->allocator, (size_t)ntaps * sizeof(int64_t),
-                                         16, false, (void **)&taps));
-  for (int64_t n = 0; n < oe[0]; ++n)
+  bufs_t bufs;
+  rt_status_t st = bufs_open(call, is_max, &bufs);
+  if (!st) st = rt_interp_scratch(call, ntaps, sizeof(int64_t), false, (void **)&taps);
+  for (int64_t n = 0; n < oe[0] && !st; ++n)
     for (int64_t c = 0; c < oe[1]; ++c)
       for (int64_t y = 0; y < oe[2]; ++y)
         for (int64_t xx = 0; xx < oe[3]; ++xx) {
@@ -112,11 +154,12 @@ static rt_status_t pool(const rt_interp_call_t *call) {
               if (sy < 0 || sy >= xe[2] || sx < 0 || sx >= xe[3]) continue;
               taps[n_in++] = n * xs[0] + c * xs[1] + sy * xs[2] + sx * xs[3];
             }
-          finish(out, n * os[0] + c * os[1] + y * os[2] + xx * os[3], x, is_max, taps,
-                 n_in, include_pad ? n_padded : n_in);
+          bufs_put(&bufs, out, n * os[0] + c * os[1] + y * os[2] + xx * os[3], is_max, taps,
+                   n_in, include_pad ? n_padded : n_in);
         }
-  rt_allocator_free(call->allocator, taps);
-  return RT_OK;
+  bufs_close(call, &bufs, !st);
+  rt_interp_scratch_free(call, taps);
+  return st;
 }
 
 rt_status_t rt_interp_k_NN_MAX_POOL2D(const rt_interp_call_t *call) { return pool(call); }
@@ -128,16 +171,16 @@ rt_status_t rt_interp_k_NN_AVG_POOL1D(const rt_interp_call_t *call) { return poo
  * [floor(y * H / OH), ceil((y + 1) * H / OH)), and likewise columns (for a
  * global pool OH = OW = 1: everything). */
 static rt_status_t adaptive(const rt_interp_call_t *call) {
-  const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
   rt_plan_pool_t plan;
   int64_t xs[4], xe[4], os[4], oe[4];
   RT_RETURN_IF_ERROR(views(call, &plan, xs, xe, os, oe));
   const bool is_max = plan.is_max;
   int64_t *taps = NULL;
-  size_t bytes = (size_t)(xe[2] * xe[3] > 0 ? xe[2] * xe[3] : 1) * sizeof(int64_t);
-  RT_RETURN_IF_ERROR(rt_allocator_malloc(call->allocator, bytes, 16, false, (void **)&taps));
-  for (int64_t n = 0; n < oe[0]; ++n)
+  bufs_t bufs;
+  rt_status_t st = bufs_open(call, is_max, &bufs);
+  if (!st) st = rt_interp_scratch(call, xe[2] * xe[3], sizeof(int64_t), false, (void **)&taps);
+  for (int64_t n = 0; n < oe[0] && !st; ++n)
     for (int64_t c = 0; c < oe[1]; ++c)
       for (int64_t y = 0; y < oe[2]; ++y)
         for (int64_t xx = 0; xx < oe[3]; ++xx) {
@@ -146,10 +189,12 @@ static rt_status_t adaptive(const rt_interp_call_t *call) {
           int64_t n_in = 0;
           for (int64_t sy = y0; sy < y1; ++sy)
             for (int64_t sx = x0; sx < x1; ++sx) taps[n_in++] = n * xs[0] + c * xs[1] + sy * xs[2] + sx * xs[3];
-          finish(out, n * os[0] + c * os[1] + y * os[2] + xx * os[3], x, is_max, taps, n_in, n_in);
+          bufs_put(&bufs, out, n * os[0] + c * os[1] + y * os[2] + xx * os[3], is_max, taps,
+                   n_in, n_in);
         }
-  rt_allocator_free(call->allocator, taps);
-  return RT_OK;
+  bufs_close(call, &bufs, !st);
+  rt_interp_scratch_free(call, taps);
+  return st;
 }
 
 rt_status_t rt_interp_k_NN_GLOBAL_AVG_POOL2D(const rt_interp_call_t *call) { return adaptive(call); }

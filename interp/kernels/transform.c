@@ -1,10 +1,13 @@
 /* Reference kernels of the data-movement, creation and shape ops
  * (ir/op/transform.c).
  *
- * Data movement copies element bytes (rt_interp_copy_elem), so every dtype
- * works and values are exact. Each kernel is written in gather form: for
- * every output element (row-major), compute the source multi-index from the
- * op's definition and copy. Output shapes come from the type relation.
+ * Data movement copies element bytes, so every dtype works and values are
+ * exact. Each kernel is written in gather form: for every output element
+ * (row-major), compute the source multi-index from the op's definition and
+ * copy. The busiest ones copy whole runs instead: reshapes one memcpy,
+ * concatenate and split one block per index of the dims before the axis,
+ * transpose, strided_slice and broadcast_to one strided row at a time
+ * (rt_interp_copy_strided). Output shapes come from the type relation.
  * transpose, strided_slice, take, gather, nn.pad, layout_transform and
  * depth_to_space/space_to_depth read the op's plan (ir/op/plan_transform.h,
  * computed from the concrete tensors by the relations' own code) and check
@@ -38,7 +41,12 @@ static rt_status_t copy_all(const rt_interp_call_t *call) {
                            "output has %lld elements, input %lld",
                            (long long)out->numel, (long long)x->numel);
   }
-  for (int64_t i = 0; i < out->numel; ++i) rt_interp_copy_elem(x, i, out, i);
+  if (!rt_dtype_equal(out->dtype, x->dtype)) {
+    return RT_INTERP_ERROR(call, INTERNAL, "%s", "output dtype differs from the input's");
+  }
+  if (out->numel > 0) {
+    memcpy(rt_tensor_data(out), rt_tensor_data(x), (size_t)x->numel * rt_dtype_size(x->dtype));
+  }
   return RT_OK;
 }
 
@@ -59,37 +67,53 @@ rt_status_t rt_interp_k_TRANSPOSE(const rt_interp_call_t *call) {
   rt_plan_transpose_t p;
   RT_RETURN_IF_ERROR(rt_interp_plan_status(call, rt_ir_plan_transpose(call->attrs, 1, &in, &p)));
   const int32_t *perm = p.perm;
-  int64_t istride[RT_TENSOR_MAX_RANK], idx[RT_TENSOR_MAX_RANK];
+  int64_t istride[RT_TENSOR_MAX_RANK], pstride[RT_TENSOR_MAX_RANK], len;
   rt_interp_strides(rank, x->shape, istride);
   RT_RETURN_IF_ERROR(rt_interp_check_shape(call, out, rank, p.out_shape));
-  for (int64_t i = 0; i < out->numel; ++i) {
-    rt_interp_unravel(i, rank, out->shape, idx);
-    int64_t src = 0;
-    for (int32_t d = 0; d < rank; ++d) src += idx[d] * istride[perm[d]];
-    rt_interp_copy_elem(x, src, out, i);
+  /* Output dim d walks input dim perm[d]. */
+  for (int32_t d = 0; d < rank; ++d) pstride[d] = istride[perm[d]];
+  const int64_t rows = rt_interp_rows(rank, out->shape, out->numel, &len);
+  const size_t esz = rt_dtype_size(x->dtype);
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t src = rt_interp_row_start(row, rank, out->shape, pstride);
+    rt_interp_copy_strided((char *)rt_tensor_data(out) + (size_t)(row * len) * esz,
+                           (const char *)rt_tensor_data(x) + (size_t)src * esz,
+                           rank > 0 ? pstride[rank - 1] : 0, len, esz);
   }
   return RT_OK;
 }
 
+/* Per index of the dims before `axis`, each input's block (its extent
+ * along axis times everything after) follows the previous one's. */
 rt_status_t rt_interp_k_CONCATENATE(const rt_interp_call_t *call) {
   rt_tensor_t *out = call->outs[0];
   const int32_t n = call->nargs;
   int32_t axis;
   RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_ir_attrs_concatenate(call->attrs).axis,
                                     out->rank, &axis));
-  int64_t idx[RT_TENSOR_MAX_RANK];
-  for (int64_t i = 0; i < out->numel; ++i) {
-    rt_interp_unravel(i, out->rank, out->shape, idx);
-    int32_t k = 0;
-    while (k < n - 1 && idx[axis] >= call->args[k]->shape[axis]) {
-      idx[axis] -= call->args[k]->shape[axis];
-      k++;
-    }
+  int64_t outer = 1, inner = 1, total = 0;
+  for (int32_t d = 0; d < axis; ++d) outer *= out->shape[d];
+  for (int32_t d = axis + 1; d < out->rank; ++d) inner *= out->shape[d];
+  for (int32_t k = 0; k < n; ++k) {
     const rt_tensor_t *x = call->args[k];
-    int64_t src = 0;
-    for (int32_t d = 0; d < x->rank; ++d) src = src * x->shape[d] + idx[d];
-    rt_interp_copy_elem(x, src, out, i);
+    if (x->rank != out->rank || !rt_dtype_equal(x->dtype, out->dtype)) {
+      return RT_INTERP_ERROR(call, INTERNAL, "input %d does not fit the output", k);
+    }
+    total += x->shape[axis];
   }
+  if (total != out->shape[axis]) {
+    return RT_INTERP_ERROR(call, INTERNAL, "%s", "the inputs do not fill the output's axis");
+  }
+  const size_t esz = rt_dtype_size(out->dtype);
+  char *dst = rt_tensor_data(out);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int32_t k = 0; k < n; ++k) {
+      const rt_tensor_t *x = call->args[k];
+      const size_t block = (size_t)(x->shape[axis] * inner) * esz;
+      if (block == 0) continue;
+      memcpy(dst, (const char *)rt_tensor_data(x) + (size_t)o * block, block);
+      dst += block;
+    }
   return RT_OK;
 }
 
@@ -119,18 +143,24 @@ rt_status_t rt_interp_k_SPLIT(const rt_interp_call_t *call) {
   int32_t axis;
   RT_RETURN_IF_ERROR(rt_interp_axis(call, rt_ir_attrs_split(call->attrs).axis,
                                     x->rank, &axis));
-  int64_t offset = 0, idx[RT_TENSOR_MAX_RANK];
+  /* Per index of the dims before axis: output k's block starts `offset`
+   * rows (along axis) into the input's. */
+  int64_t offset = 0, outer = 1, inner = 1;
+  for (int32_t d = 0; d < axis; ++d) outer *= x->shape[d];
+  for (int32_t d = axis + 1; d < x->rank; ++d) inner *= x->shape[d];
+  const size_t esz = rt_dtype_size(x->dtype);
+  const size_t xblock = (size_t)(x->shape[axis] * inner) * esz;
   for (int32_t k = 0; k < call->nouts; ++k) {
     rt_tensor_t *out = call->outs[k];
-    if (out->rank != x->rank || offset + out->shape[axis] > x->shape[axis]) {
+    if (out->rank != x->rank || offset + out->shape[axis] > x->shape[axis] ||
+        !rt_dtype_equal(out->dtype, x->dtype) || out->numel != outer * out->shape[axis] * inner) {
       return RT_INTERP_ERROR(call, INTERNAL, "output %d does not fit the input", k);
     }
-    for (int64_t i = 0; i < out->numel; ++i) {
-      rt_interp_unravel(i, out->rank, out->shape, idx);
-      idx[axis] += offset;
-      int64_t src = 0;
-      for (int32_t d = 0; d < x->rank; ++d) src = src * x->shape[d] + idx[d];
-      rt_interp_copy_elem(x, src, out, i);
+    const size_t block = (size_t)(out->shape[axis] * inner) * esz;
+    for (int64_t o = 0; o < outer && block > 0; ++o) {
+      memcpy((char *)rt_tensor_data(out) + (size_t)o * block,
+             (const char *)rt_tensor_data(x) + (size_t)o * xblock + (size_t)(offset * inner) * esz,
+             block);
     }
     offset += out->shape[axis];
   }
@@ -150,12 +180,21 @@ rt_status_t rt_interp_k_STRIDED_SLICE(const rt_interp_call_t *call) {
   rt_plan_strided_slice_t p;
   RT_RETURN_IF_ERROR(rt_interp_plan_status(call, rt_ir_plan_strided_slice(call->attrs, 1, &in, &p)));
   RT_RETURN_IF_ERROR(rt_interp_check_shape(call, out, rank, p.extent));
-  int64_t idx[RT_TENSOR_MAX_RANK];
-  for (int64_t i = 0; i < out->numel; ++i) {
-    rt_interp_unravel(i, rank, out->shape, idx);
-    int64_t src = 0;
-    for (int32_t d = 0; d < rank; ++d) src = src * x->shape[d] + p.begin[d] + idx[d] * p.stride[d];
-    rt_interp_copy_elem(x, src, out, i);
+  /* Source of output index idx: sum over d of (begin[d] + idx[d] *
+   * stride[d]) * xstride[d]. */
+  int64_t xstride[RT_TENSOR_MAX_RANK], step[RT_TENSOR_MAX_RANK], base = 0, len;
+  rt_interp_strides(rank, x->shape, xstride);
+  for (int32_t d = 0; d < rank; ++d) {
+    step[d] = p.stride[d] * xstride[d];
+    base += p.begin[d] * xstride[d];
+  }
+  const int64_t rows = rt_interp_rows(rank, out->shape, out->numel, &len);
+  const size_t esz = rt_dtype_size(x->dtype);
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t src = base + rt_interp_row_start(row, rank, out->shape, step);
+    rt_interp_copy_strided((char *)rt_tensor_data(out) + (size_t)(row * len) * esz,
+                           (const char *)rt_tensor_data(x) + (size_t)src * esz,
+                           rank > 0 ? step[rank - 1] : 0, len, esz);
   }
   return RT_OK;
 }
@@ -276,10 +315,16 @@ rt_status_t rt_interp_k_GATHER_ND(const rt_interp_call_t *call) {
 rt_status_t rt_interp_k_BROADCAST_TO(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
-  int64_t idx[RT_TENSOR_MAX_RANK];
-  for (int64_t i = 0; i < out->numel; ++i) {
-    rt_interp_unravel(i, out->rank, out->shape, idx);
-    rt_interp_copy_elem(x, rt_interp_bcast_index(out->rank, idx, x->rank, x->shape), out, i);
+  const int32_t r = out->rank;
+  int64_t sx[RT_TENSOR_MAX_RANK], len;
+  rt_interp_bcast_strides(r, out->shape, x->rank, x->shape, sx);
+  const int64_t rows = rt_interp_rows(r, out->shape, out->numel, &len);
+  const size_t esz = rt_dtype_size(x->dtype);
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t src = rt_interp_row_start(row, r, out->shape, sx);
+    rt_interp_copy_strided((char *)rt_tensor_data(out) + (size_t)(row * len) * esz,
+                           (const char *)rt_tensor_data(x) + (size_t)src * esz,
+                           r > 0 ? sx[r - 1] : 0, len, esz);
   }
   return RT_OK;
 }
@@ -357,14 +402,21 @@ rt_status_t rt_interp_k_NN_PAD(const rt_interp_call_t *call) {
   if (!edge && !reflect && pv->numel != 1) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "pad_value must have one element");
   }
-  int64_t idx[RT_TENSOR_MAX_RANK];
-  for (int64_t i = 0; i < out->numel; ++i) {
-    rt_interp_unravel(i, out->rank, out->shape, idx);
-    bool inside = true;
-    int64_t src = 0;
-    for (int32_t d = 0; d < x->rank; ++d) {
-      const int64_t n = x->shape[d];
-      int64_t j = idx[d] - before[d];
+  /* Each dim's source index (or -1: outside, the pad value) is computed
+   * once per output position along that dim; an element reads the maps of
+   * its indices. */
+  const int32_t rank = x->rank;
+  int64_t total = 0, first[RT_TENSOR_MAX_RANK];
+  for (int32_t d = 0; d < rank; ++d) {
+    first[d] = total;
+    total += out->shape[d];
+  }
+  int64_t *map = NULL;
+  RT_RETURN_IF_ERROR(rt_interp_scratch(call, total, sizeof(int64_t), false, (void **)&map));
+  for (int32_t d = 0; d < rank; ++d) {
+    const int64_t n = x->shape[d];
+    for (int64_t o = 0; o < out->shape[d]; ++o) {
+      int64_t j = o - before[d];
       if (j < 0 || j >= n) {
         if (edge && n > 0) {
           j = j < 0 ? 0 : n - 1;
@@ -379,17 +431,49 @@ rt_status_t rt_interp_k_NN_PAD(const rt_interp_call_t *call) {
             }
           }
         } else {
-          inside = false;
+          j = -1;
         }
       }
-      src = src * n + j;
-    }
-    if (inside) {
-      rt_interp_copy_elem(x, src, out, i);
-    } else {
-      rt_interp_convert(pv, 0, out, i);
+      map[first[d] + o] = j;
     }
   }
+  /* The pad value's bytes in the output dtype: converted into element 0,
+   * which is rewritten with its own value below. */
+  const size_t esz = rt_dtype_size(out->dtype);
+  unsigned char fill[16] = {0};
+  if (!edge && !reflect && out->numel > 0 && esz <= sizeof fill) {
+    rt_interp_convert(pv, 0, out, 0);
+    memcpy(fill, rt_tensor_data(out), esz);
+  }
+  int64_t xstride[RT_TENSOR_MAX_RANK], idx[RT_TENSOR_MAX_RANK], len;
+  rt_interp_strides(rank, x->shape, xstride);
+  const int64_t rows = rt_interp_rows(rank, out->shape, out->numel, &len);
+  const char *src = rt_tensor_data(x);
+  char *dst = rt_tensor_data(out);
+  for (int64_t row = 0; row < rows; ++row) {
+    /* The row's source start from the maps of its leading indices. */
+    rt_interp_unravel(row, rank > 0 ? rank - 1 : 0, out->shape, idx);
+    bool inside = true;
+    int64_t base = 0;
+    for (int32_t d = 0; d + 1 < rank; ++d) {
+      const int64_t j = map[first[d] + idx[d]];
+      if (j < 0) inside = false;
+      base += j * xstride[d];
+    }
+    const int64_t *last = rank > 0 ? map + first[rank - 1] : NULL;
+    for (int64_t k = 0; k < len; ++k) {
+      const int64_t j = last ? last[k] : 0;
+      char *o = dst + (size_t)(row * len + k) * esz;
+      if (inside && j >= 0) {
+        memcpy(o, src + (size_t)(base + j) * esz, esz);
+      } else if (esz <= sizeof fill) {
+        memcpy(o, fill, esz);
+      } else {
+        rt_interp_convert(pv, 0, out, row * len + k);
+      }
+    }
+  }
+  rt_interp_scratch_free(call, map);
   return RT_OK;
 }
 
@@ -507,7 +591,9 @@ rt_status_t rt_interp_k_NN_SPACE_TO_DEPTH(const rt_interp_call_t *call) { return
 
 static rt_status_t fill(const rt_interp_call_t *call, int64_t v) {
   rt_tensor_t *out = call->outs[0];
-  for (int64_t i = 0; i < out->numel; ++i) rt_interp_store_i(out, i, v);
+  if (out->numel == 0) return RT_OK;
+  rt_interp_store_i(out, 0, v);
+  rt_interp_fill_from_first(out);
   return RT_OK;
 }
 
@@ -518,7 +604,9 @@ rt_status_t rt_interp_k_FULL(const rt_interp_call_t *call) {
   const rt_tensor_t *v = call->args[0];
   rt_tensor_t *out = call->outs[0];
   if (v->numel != 1) return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "fill_value must be a scalar");
-  for (int64_t i = 0; i < out->numel; ++i) rt_interp_convert(v, 0, out, i);
+  if (out->numel == 0) return RT_OK;
+  rt_interp_convert(v, 0, out, 0);
+  rt_interp_fill_from_first(out);
   return RT_OK;
 }
 

@@ -119,3 +119,25 @@ TEST(conv_conv2d_bad_groups) {
   CHECK_ERROR("nn.conv2d", "groups=3", IN("f32[1,2,1,1] 1 1", "f32[3,1,1,1] 1 1 1"), OUT("f32[1,3,1,1] 0 0 0"),
               INVALID_ARGUMENT, "groups");
 }
+
+/* The order of summation: each output sums its taps in (input channel,
+ * kh, kw) order in double. With products 2^60, 1, -2^60 in that order the
+ * sum is (2^60 + 1) - 2^60 = 0 (2^60 + 1 rounds to 2^60 in double); any
+ * other order that adds the 1 last gives 1. Along kw (a 1x3 kernel), and
+ * along input channels of a 1x1 conv over two pixels (pixel 1:
+ * 2 * 2^30 + 2 - 3 * 2^30 = -2^30 + 2, which rounds to -2^30 in float32). */
+TEST(conv_conv2d_sum_order) {
+  CHECK("nn.conv2d", "", IN("f32[1,1,1,3] 1073741824 1 1073741824", "f32[1,1,1,3] 1073741824 1 -1073741824"),
+        OUT("f32[1,1,1,1] 0"));
+  CHECK("nn.conv2d", "", IN("f32[1,3,1,2] 1073741824 2 1 2 1073741824 3",
+                            "f32[1,3,1,1] 1073741824 1 -1073741824"),
+        OUT("f32[1,1,1,2] 0 -1073741824"));
+}
+/* A 1x1 conv over 2x3 pixels, 2 -> 2 channels (whole rows as one run):
+ * out[o, p] = sum_c w[o, c] * x[c, p] with x[c, p] = 6 c + p,
+ * w = [[1, 2], [-1, 3]]: out[0, p] = p + 2 (6 + p) = 12 + 3 p,
+ * out[1, p] = -p + 3 (6 + p) = 18 + 2 p. */
+TEST(conv_conv2d_1x1_plane) {
+  CHECK("nn.conv2d", "", IN("f32[1,2,2,3] iota", "f32[2,2,1,1] 1 2 -1 3"),
+        OUT("f32[1,2,2,3] 12 15 18 21 24 27 18 20 22 24 26 28"));
+}

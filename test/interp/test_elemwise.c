@@ -1105,3 +1105,32 @@ TEST(elemwise_shrink) {
   CHECK("nn.shrink", "bias=1.5f; lambd=1f", IN("f32[5] -3 -1 0.5 1 2"), OUT("f32[5] -1.5 0 0 0 0.5"));
   CHECK("nn.shrink", "bias=1.5f; lambd=1f", IN("i32[3] -3 0 4"), OUT("i32[3] -1 0 2"));
 }
+
+/* Row walks with broadcasting in a middle dim and across ranks (the
+ * kernel walks output rows with per-input strides):
+ *   a[i, 0, k] = 3 i + k (2x1x3), b[j, 0] = 10 (j + 1) (2x1):
+ *   out[i, j, k] = 3 i + k + 10 (j + 1). */
+TEST(elemwise_add_bcast_middle_dim) {
+  CHECK("add", "", IN("f32[2,1,3] iota", "f32[2,1] 10 20"),
+        OUT("f32[2,2,3] 10 11 12 20 21 22 13 14 15 23 24 25"));
+  /* The same in int16, and with the operands swapped (subtract is not
+   * symmetric: 10 (j + 1) - (3 i + k)). */
+  CHECK("add", "", IN("i16[2,1,3] iota", "i16[2,1] 10 20"),
+        OUT("i16[2,2,3] 10 11 12 20 21 22 13 14 15 23 24 25"));
+  CHECK("subtract", "", IN("f32[2,1] 10 20", "f32[2,1,3] iota"),
+        OUT("f32[2,2,3] 10 9 8 20 19 18 7 6 5 17 16 15"));
+}
+/* where with its condition broadcast along the last dim and x along the
+ * first: rows [c0: x row, c1: y]. */
+TEST(elemwise_where_bcast_rows) {
+  CHECK("where", "", IN("bool[2,1] 1 0", "i64[1,3] 1 2 3", "i64[2,3] 4 5 6 7 8 9"),
+        OUT("i64[2,3] 1 2 3 7 8 9"));
+}
+/* bias_add on the last axis of a 3-d tensor and prelu on axis 0: each
+ * element takes its channel's value. */
+TEST(elemwise_bias_add_last_axis_3d) {
+  CHECK("nn.bias_add", "axis=-1", IN("f32[2,2,2] iota", "f32[2] 100 200"),
+        OUT("f32[2,2,2] 100 201 102 203 104 205 106 207"));
+  CHECK("nn.bias_add", "axis=1", IN("i8[1,2,2] 100 1 2 3", "i8[2] 100 -1"),
+        OUT("i8[1,2,2] -56 101 1 2"));
+}

@@ -259,3 +259,16 @@ TEST(nn_hardmax) {
   CHECK("nn.hardmax", "axis=0", IN("f32[2,2] 1 4 2 3"), OUT("f32[2,2] 0 1 1 0"));
   CHECK("nn.hardmax", "", IN("f32[4] 1 nan 2 nan"), OUT("f32[4] 0 1 0 0"));
 }
+
+/* Dot products sum in k order in double: 2^60 + 1 - 2^60 = 0 (2^60 + 1
+ * rounds to 2^60), for dense (a dot product over contiguous rows) and
+ * matmul without transposes (rows of b swept into the output row). */
+TEST(nn_dense_matmul_sum_order) {
+  CHECK("nn.dense", "", IN("f32[1,3] 1073741824 1 1073741824", "f32[1,3] 1073741824 1 -1073741824"),
+        OUT("f32[1,1] 0"));
+  CHECK("nn.matmul", "", IN("f32[1,3] 1073741824 1 1073741824", "f32[3,1] 1073741824 1 -1073741824"),
+        OUT("f32[1,1] 0"));
+  CHECK("nn.batch_matmul", "transpose_b=False",
+        IN("f32[1,1,3] 1073741824 1 1073741824", "f32[1,3,1] 1073741824 1 -1073741824"),
+        OUT("f32[1,1,1] 0"));
+}
