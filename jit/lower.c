@@ -633,6 +633,48 @@ static int64_t work_per_elem(rt_jit_lower_t *L) {
   return best;
 }
 
+/* ---- the task split: a cost model ------------------------------------------
+
+   A kernel runs as ntasks = min(threads, cost / kMinTaskNs) tasks (at
+   least 1; a generic loop nest also at most its rows, the unit it splits),
+   so a kernel too small to repay a task runs as one task on the caller.
+   cost = output elements x an estimate per element, fixed at lowering:
+   kPsPerWork per unit of work_per_elem (the generic loop nests) plus
+   kPsPerFlop per FLOP of the heavy ops (rt_ir_flops: dense, matmul,
+   conv) when shapes are static. The constants, measured on the project's
+   2-core AMD EPYC VM (release build, 1 thread, relayrt run --profile):
+   - kPsPerWork 250: generic kernels took 190 ps per output element of a
+     copy (concatenate, work 1), 375 ps per input element of max_pool2d
+     (work 4) and 600 of global_avg_pool2d; 250 errs low (a split is never
+     made for a kernel that is cheaper than it looks);
+   - kPsPerFlop 20: the conv/dense templates run at 30-80 GFLOP/s
+     (12-33 ps per FLOP); 20 is their middle (50 GFLOP/s);
+   - kMinTaskNs 5000: bench/pool_cost: a parallel_for costs ~0.3 us
+     when the workers are awake (they spin 250 us between runs) and the
+     caller waits ~30 us for a worker that slept; the task's data then
+     sits in another core's cache, so the next kernel pays for reading
+     it back (a few us for a 1 MB tensor). A 5 us task keeps those costs
+     small against what the second core saves; see the figures in
+     docs/architecture.md ("Threads"). */
+enum { kPsPerWork = 250, kPsPerFlop = 20, kMinTaskNs = 5000 };
+
+/* The output elements each task must get at least (>= 1), from the cost
+ * per element of fn's output (o0, static or not). */
+static int64_t elems_per_task(const rt_ir_expr_t *fn, const rt_jit_node_t *o0, int64_t work) {
+  double ps = (double)work * kPsPerWork;
+  double numel = 1;
+  for (int32_t k = 0; o0 && k < o0->rank; ++k) {
+    if (!LLVMIsConstant(o0->dims[k])) {
+      numel = 0; /* `?` dims: no FLOP count (rt_ir_flops counts 0 too) */
+      break;
+    }
+    numel *= (double)LLVMConstIntGetZExtValue(o0->dims[k]);
+  }
+  if (numel > 0) ps += rt_ir_flops(fn) * kPsPerFlop / numel;
+  const double n = (double)kMinTaskNs * 1000.0 / (ps > 1 ? ps : 1);
+  return n < 1 ? 1 : n > 1e15 ? (int64_t)1e15 : (int64_t)n + 1;
+}
+
 /* Collects the function's outputs: a tensor body, the fields of a tuple
  * body, or the fields of a tuple-valued op call (nn.batch_norm). *out is
  * rt_mem_alloc'd. */
@@ -790,7 +832,7 @@ static void lower_task(rt_jit_lower_t *L, LLVMValueRef task_fn, LLVMValueRef bod
 
 static void lower_entry(rt_jit_lower_t *L, LLVMValueRef entry_fn, LLVMValueRef task_fn,
                         LLVMTypeRef task_ty, int32_t nin, int32_t nargs,
-                        int32_t rank, int64_t work) {
+                        int32_t rank, int64_t min_elems, bool templated) {
   L->fn = entry_fn;
   L->ctx = LLVMGetParam(entry_fn, 2);
   LLVMValueRef args = LLVMGetParam(entry_fn, 0);
@@ -803,9 +845,12 @@ static void lower_entry(rt_jit_lower_t *L, LLVMValueRef entry_fn, LLVMValueRef t
   LLVMValueRef one = rt_jit_i64(L, 1);
   LLVMBuildStore(L->b, args, clo);
   LLVMBuildStore(L->b, L->ctx, LLVMBuildGEP2(L->b, L->ptr, clo, &one, 1, ""));
-  /* Tasks: rows of output 0, when there is enough work to share. */
+  /* Tasks (the cost model above): numel / min_elems, at most the threads,
+   * and for a generic loop nest at most the rows of output 0 (rank >= 2;
+   * it splits rows); a template splits its own units (panels, tiles) and
+   * skips a task left without any. */
   LLVMValueRef ntasks = rt_jit_i32(L, 1);
-  if (rank >= 2) {
+  if (rank >= 2 || (templated && rank >= 1)) {
     LLVMValueRef shp = load_field(L, args, nin, ARG_SHAPE, L->ptr);
     LLVMValueRef rows = rt_jit_i64(L, 1), numel;
     for (int32_t k = 0; k < rank - 1; ++k) {
@@ -814,13 +859,13 @@ static void lower_entry(rt_jit_lower_t *L, LLVMValueRef entry_fn, LLVMValueRef t
     }
     LLVMValueRef ix = rt_jit_i64(L, rank - 1);
     numel = LLVMBuildMul(L->b, rows, LLVMBuildLoad2(L->b, L->i64, LLVMBuildGEP2(L->b, L->i64, shp, &ix, 1, ""), ""), "");
-    LLVMValueRef big = LLVMBuildICmp(L->b, LLVMIntSGE, LLVMBuildMul(L->b, numel, rt_jit_i64(L, work), ""),
-                                     rt_jit_i64(L, 1 << 16), "");
+    LLVMValueRef worth = LLVMBuildSDiv(L->b, numel, rt_jit_i64(L, min_elems), "");
     LLVMValueRef threads = LLVMBuildSExt(
         L->b, LLVMBuildLoad2(L->b, L->i32, LLVMBuildStructGEP2(L->b, ctx_type(L), L->ctx, CTX_THREADS, ""), ""),
         L->i64, "");
-    LLVMValueRef nt = rt_jit_max(L, rt_jit_min(L, threads, rows), rt_jit_i64(L, 1));
-    ntasks = LLVMBuildTrunc(L->b, LLVMBuildSelect(L->b, big, nt, rt_jit_i64(L, 1), ""), L->i32, "");
+    LLVMValueRef nt = rt_jit_min(L, threads, worth);
+    if (!templated) nt = rt_jit_min(L, nt, rows);
+    ntasks = LLVMBuildTrunc(L->b, rt_jit_max(L, nt, rt_jit_i64(L, 1)), L->i32, "");
   }
   LLVMValueRef pf = LLVMBuildLoad2(L->b, L->ptr, LLVMBuildStructGEP2(L->b, ctx_type(L), L->ctx, CTX_PARALLEL_FOR, ""), "");
   LLVMValueRef use_pool = LLVMBuildAnd(L->b, LLVMBuildIsNotNull(L->b, pf, ""),
@@ -903,7 +948,9 @@ rt_status_t rt_jit_lower_plain(LLVMModuleRef m, const rt_jit_target_t *target,
       LLVMValueRef entry_fn = LLVMAddFunction(m, symbol, entry_ty);
       set_attr(L, entry_fn, LLVMAttributeFunctionIndex, "nounwind");
       rt_jit_node_t *o0 = out_node(L, &outs[0]);
-      lower_entry(L, entry_fn, task_fn, task_ty, nin, nargs, o0 ? o0->rank : 0, work);
+      const bool templated = rt_jit_template_name(fn, target) != NULL;
+      lower_entry(L, entry_fn, task_fn, task_ty, nin, nargs, o0 ? o0->rank : 0,
+                  elems_per_task(fn, o0, work), templated);
     }
   }
   *out_nin = nin;

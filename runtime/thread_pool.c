@@ -1,37 +1,44 @@
 /* The worker pool behind rt_thread_pool_run, made cheap per run: no lock,
  * no allocation and, while the workers are awake, no system call.
  *
- * A run is published by storing its function, closure and task count,
- * then the ticket (the run's generation in the high 32 bits, the next task
- * index in the low 32), then the generation word `gen`. Workers watch
- * `gen`: after a run they spin on it for kSpinNs (so the next kernel of a
- * model finds them awake), then sleep on it (a futex on Linux, a condition
- * variable elsewhere); the caller wakes sleepers only when some sleep. The
- * caller takes tasks too, from the start, so a worker that arrives late
- * (asleep, or its core busy) costs nothing but its share. A task index is
- * claimed by a compare-and-swap on the ticket that also checks the
- * generation, so a worker that read the function of run g claims only
- * tasks of run g: a claim of g can succeed only before g's last task
- * finished, hence before the caller wrote the next run's fields; and the
- * caller writes the next ticket before those fields (released, read with
- * acquire), so a late worker that reads a newer field sees the newer
- * ticket and fails its claim (the fields are atomics: that late read
- * races with nobody). The caller waits for
- * `remaining` (tasks not yet finished) to reach 0: spinning, then asleep
- * on it; the worker finishing the last task wakes it when it sleeps.
- * Sleeping is always announced first (a sleepers count, the caller's flag)
- * and the watched word re-checked, with sequentially consistent atomics,
- * so a wake-up is never lost: either the waker sees the sleeper or the
- * sleeper sees the new value (and the futex checks the value again).
+ * A run is published by storing the ticket (the run's generation in the
+ * high 32 bits, the next task index in the low 32), then its function,
+ * closure and task count, then the generation word `gen`. Workers watch
+ * `gen`: after a run they spin on it for kWorkerSpinNs (so the next kernel
+ * of a model finds them awake), then sleep on it (a futex on Linux, a
+ * condition variable elsewhere); the caller wakes sleepers only when some
+ * sleep. The caller takes tasks too, from the start, so a worker that
+ * arrives late (asleep, or its core busy) costs nothing but its share.
+ *
+ * A task index is claimed by a compare-and-swap on the ticket that also
+ * checks the generation, so a worker that read the function of run g
+ * claims only tasks of run g: a claim of g can succeed only before g's
+ * last task finished, hence before the caller wrote the next run's
+ * fields; and the caller writes the next ticket before those fields
+ * (released, read with acquire), so a late worker that reads a newer
+ * field sees the newer ticket and fails its claim (the fields are
+ * atomics: that late read races with nobody).
+ *
+ * The caller waits for `remaining` (tasks not yet finished) to reach 0:
+ * spinning, then asleep on it; the worker finishing the last task wakes it
+ * when it sleeps. Sleeping is always announced first (a sleepers count,
+ * the caller's flag) and the watched word re-checked, with sequentially
+ * consistent atomics, so a wake-up is never lost: either the waker sees
+ * the sleeper or the sleeper sees the new value (and the futex checks the
+ * value again).
  * Runs from two threads are serialized by a mutex; a run started from
  * inside a task of the same pool runs its tasks inline (no deadlock).
  *
- * kSpinNs, measured with bench/pool_cost on this project's 2-core AMD EPYC
- * VM: a parallel_for whose worker sleeps costs ~11-15 µs (median; p90 up
- * to 150 µs when the core is shared), one whose worker spins ~1 µs; the
- * kernels of a model run back to back (gaps of a few µs, a serial kernel
- * rarely over 200 µs), so workers spin 250 µs before sleeping: a model run
- * keeps them awake, an idle pool costs 250 µs of CPU per worker once. */
+ * The spins, measured with bench/pool_cost on this project's 2-core AMD
+ * EPYC VM: a worker asleep joins a run ~30 µs late (median; the futex wake
+ * and the scheduler), one spinning at once (a parallel_for of 2 x 20 µs
+ * tasks costs 0.3 µs over one task alone). The kernels of a model run back
+ * to back (gaps of a few µs, a serial kernel rarely over 200 µs), so
+ * workers spin kWorkerSpinNs = 250 µs before sleeping: a model run keeps
+ * them awake, an idle pool costs 250 µs of CPU per worker once. The caller
+ * spins only kCallerSpinNs = 50 µs for the tasks still running elsewhere:
+ * a longer wait means an uneven split or a worker whose core was taken
+ * (the machine is shared), and then sleeping frees the core for it. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -50,7 +57,7 @@
 #include "runtime/thread_pool.h"
 #include "runtime/mem.h"
 
-enum { kSpinNs = 250 * 1000 };
+enum { kWorkerSpinNs = 250 * 1000, kCallerSpinNs = 50 * 1000 };
 
 struct rt_thread_pool_t {
   int32_t size;              /* workers + the caller */
@@ -90,15 +97,15 @@ static int64_t now_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Spins while *word == value, for at most kSpinNs; true when it changed. */
-static bool spin_while(_Atomic uint32_t *word, uint32_t value) {
+/* Spins while *word == value, for at most spin_ns; true when it changed. */
+static bool spin_while(_Atomic uint32_t *word, uint32_t value, int64_t spin_ns) {
   int64_t end = 0;
   for (uint32_t i = 1;; ++i) {
     if (atomic_load_explicit(word, memory_order_acquire) != value) return true;
     cpu_relax();
     if ((i & 255) == 0) { /* read the clock now and then only */
       int64_t t = now_ns();
-      if (!end) end = t + kSpinNs;
+      if (!end) end = t + spin_ns;
       else if (t >= end) return false;
     }
   }
@@ -152,7 +159,7 @@ static void *worker_main(void *arg) {
    * release bumped gen) must not take the current value as seen. */
   uint32_t seen = 0;
   for (;;) {
-    if (!spin_while(&p->gen, seen)) {
+    if (!spin_while(&p->gen, seen, kWorkerSpinNs)) {
       atomic_fetch_add(&p->sleepers, 1);
       while (atomic_load(&p->gen) == seen) sleep_on(p, &p->gen, seen);
       atomic_fetch_sub(&p->sleepers, 1);
@@ -250,7 +257,7 @@ void rt_thread_pool_run(rt_thread_pool_t *p, rt_task_fn fn, void *closure, int32
   for (;;) {
     uint32_t left = atomic_load(&p->remaining);
     if (!left) break;
-    if (spin_while(&p->remaining, left)) continue; /* progress: spin on */
+    if (spin_while(&p->remaining, left, kCallerSpinNs)) continue; /* progress: spin on */
     atomic_store(&p->caller_sleeps, true);
     while ((left = atomic_load(&p->remaining)) != 0) sleep_on(p, &p->remaining, left);
     atomic_store(&p->caller_sleeps, false);
