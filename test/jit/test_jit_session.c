@@ -181,6 +181,9 @@ static int32_t counting_pf(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, voi
  *   big:    37 x 4096 tanh(add), 151552 x 250 ps = 38 us -> 4 tasks
  *   sdense: dense 2x32 by 16x32, 2*2*16*32 FLOPs = 41 ns -> 1 task
  *   bdense: dense 8x512 by 512x512, 4.2 MFLOP = 84 us   -> 4 tasks
+ *   row:    dense 1x1024 by 1024x1024 (one row: the generic dot products,
+ *           whose tasks then take column ranges), 1024 outputs of 1025
+ *           units of work, 1024 x 256 ns = 262 us             -> 4 tasks
  * and every result matches the interpreter either way. */
 static void test_jit_session_task_split_cost(void **state) {
   (void)state;
@@ -195,16 +198,20 @@ static void test_jit_session_task_split_cost(void **state) {
       "}\n"
       "def @bdense(%x: Tensor[(8, 512), float32], %w: Tensor[(512, 512), float32]) {\n"
       "  nn.dense(%x, %w)\n"
+      "}\n"
+      "def @row(%x: Tensor[(1, 1024), float32], %w: Tensor[(1024, 1024), float32]) {\n"
+      "  nn.dense(%x, %w)\n"
       "}\n");
-  const char *names[4] = {"small", "big", "sdense", "bdense"};
-  const int32_t want_tasks[4] = {1, 4, 1, 4};
-  rt_ir_expr_t *fns[4];
-  for (int32_t i = 0; i < 4; ++i) fns[i] = rt_ir_module_lookup(m, names[i]);
+  enum { N = 5 };
+  const char *names[N] = {"small", "big", "sdense", "bdense", "row"};
+  const int32_t want_tasks[N] = {1, 4, 1, 4, 4};
+  rt_ir_expr_t *fns[N];
+  for (int32_t i = 0; i < N; ++i) fns[i] = rt_ir_module_lookup(m, names[i]);
   rt_jit_session_t *s = NULL;
   assert_ok(rt_jit_session_create(rt_allocator_system(), &s));
   rt_jit_module_t *jm = NULL;
-  assert_ok(rt_jit_build(s, 4, fns, NULL, 0, NULL, &jm));
-  for (int32_t i = 0; i < 4; ++i) {
+  assert_ok(rt_jit_build(s, N, fns, NULL, 0, NULL, &jm));
+  for (int32_t i = 0; i < N; ++i) {
     rt_tensor_t *ins[2], *want[1], *got[1];
     int32_t nin, nout;
     jt_make_inputs(fns[i], 0, 20 + (uint64_t)i, ins, &nin);
