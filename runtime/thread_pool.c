@@ -68,11 +68,18 @@ struct rt_thread_pool_t {
   _Atomic(rt_task_fn) fn;
   _Atomic(void *) closure;
   atomic_int num_tasks;
-  _Alignas(64) _Atomic uint64_t ticket; /* generation << 32 | next task index */
-  _Alignas(64) _Atomic uint32_t gen;    /* futex word of the workers */
-  atomic_int sleepers;                  /* workers asleep on gen (or about to) */
+  /* The words written by different threads during a run are 64 bytes
+   * apart (padding, not _Alignas: the pool comes from rt_mem_calloc,
+   * aligned to 16), so claims, the caller's publish and the finishing
+   * tasks do not invalidate each other's cache lines. */
+  char pad0[64];
+  _Atomic uint64_t ticket;   /* generation << 32 | next task index */
+  char pad1[64];
+  _Atomic uint32_t gen;      /* futex word of the workers */
+  atomic_int sleepers;       /* workers asleep on gen (or about to) */
   atomic_bool stopping;
-  _Alignas(64) _Atomic uint32_t remaining; /* futex word of the caller */
+  char pad2[64];
+  _Atomic uint32_t remaining; /* futex word of the caller */
   atomic_bool caller_sleeps;
 #if !RT_POOL_FUTEX
   pthread_mutex_t lock; /* the sleeps without futexes */
