@@ -5,7 +5,8 @@
  * high 32 bits, the next task index in the low 32), then its function,
  * closure and task count, then the generation word `gen`. Workers watch
  * `gen`: after a run they spin on it for kWorkerSpinNs (so the next kernel
- * of a model finds them awake), then sleep on it (a futex on Linux, a
+ * of a model finds them awake; pauses first, then yielding the core
+ * between looks: spin_while), then sleep on it (a futex on Linux, a
  * condition variable elsewhere); the caller wakes sleepers only when some
  * sleep. The caller takes tasks too, from the start, so a worker that
  * arrives late (asleep, or its core busy) costs nothing but its share.
@@ -40,6 +41,7 @@
  * a longer wait means an uneven split or a worker whose core was taken
  * (the machine is shared), and then sleeping frees the core for it. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -57,7 +59,7 @@
 #include "runtime/thread_pool.h"
 #include "runtime/mem.h"
 
-enum { kWorkerSpinNs = 250 * 1000, kCallerSpinNs = 50 * 1000 };
+enum { kWorkerSpinNs = 250 * 1000, kCallerSpinNs = 50 * 1000, kPauseNs = 20 * 1000 };
 
 struct rt_thread_pool_t {
   int32_t size;              /* workers + the caller */
@@ -104,17 +106,28 @@ static int64_t now_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Spins while *word == value, for at most spin_ns; true when it changed. */
+/* Spins while *word == value, for at most spin_ns: kPauseNs with pause
+ * instructions, then yielding the CPU between looks. True when it
+ * changed. On an idle core a yield returns at once (a look per ~0.5 µs);
+ * on a machine whose cores are all busy it hands the core to a thread
+ * with work, often ours: this process's threads share one scheduler
+ * group (autogroup), so a worker spinning with pauses there would take
+ * its time from the caller running a serial kernel. */
 static bool spin_while(_Atomic uint32_t *word, uint32_t value, int64_t spin_ns) {
-  int64_t end = 0;
+  const int64_t start = now_ns();
+  bool yielding = false;
   for (uint32_t i = 1;; ++i) {
     if (atomic_load_explicit(word, memory_order_acquire) != value) return true;
-    cpu_relax();
-    if ((i & 255) == 0) { /* read the clock now and then only */
-      int64_t t = now_ns();
-      if (!end) end = t + spin_ns;
-      else if (t >= end) return false;
+    if (yielding || (i & 255) == 0) { /* read the clock now and then only */
+      const int64_t t = now_ns() - start;
+      if (t >= spin_ns) return false;
+      if (t >= kPauseNs) {
+        yielding = true;
+        sched_yield();
+        continue;
+      }
     }
+    cpu_relax();
   }
 }
 
