@@ -144,12 +144,15 @@ static void sleep_on(rt_thread_pool_t *p, _Atomic uint32_t *word, uint32_t value
 #endif
 }
 
-static void wake_on(rt_thread_pool_t *p, _Atomic uint32_t *word) {
+/* Wakes up to `count` threads asleep on word (all of them without
+ * futexes). */
+static void wake_on(rt_thread_pool_t *p, _Atomic uint32_t *word, int32_t count) {
 #if RT_POOL_FUTEX
   (void)p;
-  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
 #else
   (void)word;
+  (void)count;
   pthread_mutex_lock(&p->lock);
   pthread_cond_broadcast(&p->cond);
   pthread_mutex_unlock(&p->lock);
@@ -167,7 +170,7 @@ static void take_tasks(rt_thread_pool_t *p, uint32_t gen, rt_task_fn fn, void *c
     v += 1;
     fn(closure, t, n);
     if (atomic_fetch_sub(&p->remaining, 1) == 1 && atomic_load(&p->caller_sleeps)) {
-      wake_on(p, &p->remaining);
+      wake_on(p, &p->remaining, 1);
     }
   }
 }
@@ -239,7 +242,7 @@ void rt_thread_pool_release(rt_thread_pool_t *p) {
   if (!p) return;
   atomic_store(&p->stopping, true);
   atomic_fetch_add(&p->gen, 1);
-  wake_on(p, &p->gen);
+  wake_on(p, &p->gen, INT32_MAX);
   for (int32_t i = 0; i < p->num_workers; ++i) pthread_join(p->workers[i], NULL);
   rt_mem_free(p->workers);
 #if !RT_POOL_FUTEX
@@ -269,7 +272,9 @@ void rt_thread_pool_run(rt_thread_pool_t *p, rt_task_fn fn, void *closure, int32
   atomic_store_explicit(&p->num_tasks, num_tasks, memory_order_release);
   atomic_store_explicit(&p->remaining, (uint32_t)num_tasks, memory_order_release);
   atomic_store(&p->gen, gen); /* publishes the run */
-  if (atomic_load(&p->sleepers) > 0) wake_on(p, &p->gen);
+  /* Only as many sleepers as there are tasks for besides the caller's
+   * (a big pool running a 2-task kernel wakes one). */
+  if (atomic_load(&p->sleepers) > 0) wake_on(p, &p->gen, num_tasks - 1);
   const rt_thread_pool_t *outer = tls_pool;
   tls_pool = p;
   take_tasks(p, gen, fn, closure, num_tasks);
