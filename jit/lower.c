@@ -668,9 +668,9 @@ static int64_t work_per_elem(rt_jit_lower_t *L) {
    blocks when it splits columns), so a kernel too small to repay a task
    runs as one task on the caller.
    cost = output elements x an estimate per element, fixed at lowering:
-   kPsPerWork per unit of work_per_elem (the generic loop nests) plus
-   kPsPerFlop per FLOP of the heavy ops (rt_ir_flops: dense, matmul,
-   conv) when shapes are static. The constants, measured on the project's
+   kPsPerWork per unit of work_per_elem (the generic loop nests), or for
+   a template kPsPerFlop per FLOP of its heavy op (rt_ir_flops: dense,
+   matmul, conv; static shapes) and one unit of work. The constants, measured on the project's
    2-core AMD EPYC VM (release build, 1 thread, relayrt run --profile):
    - kPsPerWork 250: generic kernels took 190 ps per output element of a
      copy (concatenate, work 1), 375 ps per input element of max_pool2d
@@ -687,8 +687,12 @@ static int64_t work_per_elem(rt_jit_lower_t *L) {
 enum { kPsPerWork = 250, kPsPerFlop = 20, kMinTaskNs = 5000 };
 
 /* The output elements each task must get at least (>= 1), from the cost
- * per element of fn's output (o0, static or not). */
-static int64_t elems_per_task(const rt_ir_expr_t *fn, const rt_jit_node_t *o0, int64_t work) {
+ * per element of fn's output (o0, static or not): for a template, its
+ * FLOPs plus one unit of work (the epilogue's store); for a generic loop
+ * nest, its work estimate (whose units already count the products of a
+ * dense it computes in loops). */
+static int64_t elems_per_task(const rt_ir_expr_t *fn, const rt_jit_node_t *o0, int64_t work,
+                              bool templated) {
   double ps = (double)work * kPsPerWork;
   double numel = 1;
   for (int32_t k = 0; o0 && k < o0->rank; ++k) {
@@ -698,7 +702,8 @@ static int64_t elems_per_task(const rt_ir_expr_t *fn, const rt_jit_node_t *o0, i
     }
     numel *= (double)LLVMConstIntGetZExtValue(o0->dims[k]);
   }
-  if (numel > 0) ps += rt_ir_flops(fn) * kPsPerFlop / numel;
+  const double flops = numel > 0 && templated ? rt_ir_flops(fn) : 0;
+  if (flops > 0) ps = flops * kPsPerFlop / numel + kPsPerWork;
   const double n = (double)kMinTaskNs * 1000.0 / (ps > 1 ? ps : 1);
   return n < 1 ? 1 : n > 1e15 ? (int64_t)1e15 : (int64_t)n + 1;
 }
@@ -981,8 +986,8 @@ rt_status_t rt_jit_lower_plain(LLVMModuleRef m, const rt_jit_target_t *target,
       set_attr(L, entry_fn, LLVMAttributeFunctionIndex, "nounwind");
       rt_jit_node_t *o0 = out_node(L, &outs[0]);
       const bool templated = rt_jit_template_name(fn, target) != NULL;
-      lower_entry(L, entry_fn, task_fn, task_ty, nin, nargs, o0, elems_per_task(fn, o0, work),
-                  templated);
+      lower_entry(L, entry_fn, task_fn, task_ty, nin, nargs, o0,
+                  elems_per_task(fn, o0, work, templated), templated);
     }
   }
   *out_nin = nin;

@@ -175,12 +175,15 @@ static int32_t counting_pf(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, voi
 }
 
 /* The cost model of jit/lower.c (elems_per_task), at 4 threads. Expected
- * counts by hand: 250 ps per element of generic work, 20 ps per FLOP, at
- * least 5 us per task:
- *   small:  4 x 64 adds, 256 x 250 ps = 64 ns          -> 1 task (no call)
+ * counts by hand: 250 ps per unit of generic work (inputs read per output
+ * element), 20 ps per FLOP of a template (+ 250 ps per element), at least
+ * 5 us per task:
+ *   small:  4 x 64 adds, 256 x 250 ps = 64 ns            -> 1 task (no call)
  *   big:    37 x 4096 tanh(add), 151552 x 250 ps = 38 us -> 4 tasks
- *   sdense: dense 2x32 by 16x32, 2*2*16*32 FLOPs = 41 ns -> 1 task
- *   bdense: dense 8x512 by 512x512, 4.2 MFLOP = 84 us   -> 4 tasks
+ *   sdense: dense 2x32 by 16x32 (two rows: the generic dot products),
+ *           32 outputs of 18 units, 32 x 4.5 ns = 144 ns -> 1 task
+ *   bdense: dense 8x512 by 512x512 (the GEMM template),
+ *           4.2 MFLOP x 20 ps = 84 us                     -> 4 tasks
  *   row:    dense 1x1024 by 1024x1024 (one row: the generic dot products,
  *           whose tasks then take column ranges), 1024 outputs of 1025
  *           units of work, 1024 x 256 ns = 262 us             -> 4 tasks
