@@ -14,9 +14,11 @@
  *                                for each output one loop nest over its
  *                                elements: the rows (all dims but the last,
  *                                unravelled once per row) are split evenly
- *                                between tasks, the last dim is the inner
- *                                loop, and the element expression of the
- *                                whole chain is emitted inside it.
+ *                                between tasks (with fewer than 4 rows, the
+ *                                columns are, in blocks of 16), the last dim
+ *                                is the inner loop, and the element
+ *                                expression of the whole chain is emitted
+ *                                inside it.
  * The data pointers are `noalias` parameters of S.body (the ABI forbids
  * overlapping outputs), so O3 vectorizes without runtime overlap checks.
  *
@@ -554,6 +556,21 @@ static rt_status_t out_elem(rt_jit_lower_t *L, const out_t *o, const LLVMValueRe
   return o->field < 0 ? rt_jit_elem(L, o->expr, idx, v) : rt_jit_field_elem(L, o->expr, o->field, idx, v);
 }
 
+/* Whether the generic loop nest of output node n splits its columns
+ * between tasks instead of its rows: when it has fewer than 4 rows, all
+ * static (a dense of one row: (1, 1000)); its inner loop then runs over
+ * a range known only at run time, which the row split avoids. */
+static bool split_columns(const rt_jit_node_t *n) {
+  if (n->rank < 1) return false;
+  int64_t rows = 1;
+  for (int32_t k = 0; k < n->rank - 1; ++k) {
+    if (!LLVMIsConstant(n->dims[k])) return false;
+    rows *= (int64_t)LLVMConstIntGetZExtValue(n->dims[k]);
+    if (rows >= 4) return false;
+  }
+  return true;
+}
+
 /* One loop nest writing output `out` to `data`. */
 static rt_status_t emit_output(rt_jit_lower_t *L, const out_t *out, LLVMValueRef data,
                                LLVMValueRef task, LLVMValueRef ntasks) {
@@ -585,14 +602,25 @@ static rt_status_t emit_output(rt_jit_lower_t *L, const out_t *out, LLVMValueRef
   LLVMValueRef cols = dims[rank - 1];
   LLVMValueRef t64 = LLVMBuildSExt(L->b, task, L->i64, "");
   LLVMValueRef n64 = LLVMBuildSExt(L->b, ntasks, L->i64, "");
-  LLVMValueRef lo = LLVMBuildSDiv(L->b, LLVMBuildMul(L->b, rows, t64, ""), n64, "");
-  LLVMValueRef hi = LLVMBuildSDiv(
-      L->b, LLVMBuildMul(L->b, rows, LLVMBuildAdd(L->b, t64, rt_jit_i64(L, 1), ""), ""), n64, "");
+  LLVMValueRef t1 = LLVMBuildAdd(L->b, t64, rt_jit_i64(L, 1), "");
+  /* Tasks take rows, or, when there are too few rows (split_columns),
+   * column ranges of every row, cut at multiples of 16 elements. */
+  LLVMValueRef lo = rt_jit_i64(L, 0), hi = rows, c_lo = rt_jit_i64(L, 0), c_hi = cols;
+  if (split_columns(n)) {
+    c_lo = LLVMBuildAnd(L->b, LLVMBuildSDiv(L->b, LLVMBuildMul(L->b, cols, t64, ""), n64, ""),
+                        rt_jit_i64(L, -16), "");
+    LLVMValueRef h = LLVMBuildAnd(L->b, LLVMBuildSDiv(L->b, LLVMBuildMul(L->b, cols, t1, ""), n64, ""),
+                                  rt_jit_i64(L, -16), "");
+    c_hi = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, t1, n64, ""), cols, h, "");
+  } else {
+    lo = LLVMBuildSDiv(L->b, LLVMBuildMul(L->b, rows, t64, ""), n64, "");
+    hi = LLVMBuildSDiv(L->b, LLVMBuildMul(L->b, rows, t1, ""), n64, "");
+  }
   rt_jit_loop_t outer, inner;
   rt_jit_loop_begin(L, lo, hi, 0, NULL, &outer);
   rt_jit_unravel(L, outer.iv, rank - 1, dims, idx);
   LLVMValueRef base = LLVMBuildMul(L->b, outer.iv, cols, "");
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), cols, 0, NULL, &inner);
+  rt_jit_loop_begin(L, c_lo, c_hi, 0, NULL, &inner);
   idx[rank - 1] = inner.iv;
   LLVMValueRef v;
   RT_RETURN_IF_ERROR(out_elem(L, out, idx, &v));
@@ -631,6 +659,53 @@ static int64_t work_per_elem(rt_jit_lower_t *L) {
     if (r > (double)best) best = r > 1e9 ? 1000000000 : (int64_t)r;
   }
   return best;
+}
+
+/* ---- the task split: a cost model ------------------------------------------
+
+   A kernel runs as ntasks = min(threads, cost / kMinTaskNs) tasks (at
+   least 1; a generic loop nest also at most its rows, or its 16-column
+   blocks when it splits columns), so a kernel too small to repay a task
+   runs as one task on the caller.
+   cost = output elements x an estimate per element, fixed at lowering:
+   kPsPerWork per unit of work_per_elem (the generic loop nests), or for
+   a template kPsPerFlop per FLOP of its heavy op (rt_ir_flops: dense,
+   matmul, conv; static shapes) and one unit of work. The constants, measured on the project's
+   2-core AMD EPYC VM (release build, 1 thread, relayrt run --profile):
+   - kPsPerWork 250: generic kernels took 190 ps per output element of a
+     copy (concatenate, work 1), 375 ps per input element of max_pool2d
+     (work 4) and 600 of global_avg_pool2d; 250 errs low (a split is never
+     made for a kernel that is cheaper than it looks);
+   - kPsPerFlop 20: the conv/dense templates run at 30-80 GFLOP/s
+     (12-33 ps per FLOP); 20 is their middle (50 GFLOP/s);
+   - kMinTaskNs 5000: bench/pool_cost: a parallel_for costs ~0.3 us
+     while the workers are awake (they spin 250 us between runs); one
+     that slept joins ~30 us late (the caller works meanwhile). A task of
+     at least 5 us keeps the dispatch under ~6% of the work and leaves the
+     second core idle only for kernels under 10 us, where it saves at most
+     5 us per call. */
+enum { kPsPerWork = 250, kPsPerFlop = 20, kMinTaskNs = 5000 };
+
+/* The output elements each task must get at least (>= 1), from the cost
+ * per element of fn's output (o0, static or not): for a template, its
+ * FLOPs plus one unit of work (the epilogue's store); for a generic loop
+ * nest, its work estimate (whose units already count the products of a
+ * dense it computes in loops). */
+static int64_t elems_per_task(const rt_ir_expr_t *fn, const rt_jit_node_t *o0, int64_t work,
+                              bool templated) {
+  double ps = (double)work * kPsPerWork;
+  double numel = 1;
+  for (int32_t k = 0; o0 && k < o0->rank; ++k) {
+    if (!LLVMIsConstant(o0->dims[k])) {
+      numel = 0; /* `?` dims: no FLOP count (rt_ir_flops counts 0 too) */
+      break;
+    }
+    numel *= (double)LLVMConstIntGetZExtValue(o0->dims[k]);
+  }
+  const double flops = numel > 0 && templated ? rt_ir_flops(fn) : 0;
+  if (flops > 0) ps = flops * kPsPerFlop / numel + kPsPerWork;
+  const double n = (double)kMinTaskNs * 1000.0 / (ps > 1 ? ps : 1);
+  return n < 1 ? 1 : n > 1e15 ? (int64_t)1e15 : (int64_t)n + 1;
 }
 
 /* Collects the function's outputs: a tensor body, the fields of a tuple
@@ -790,7 +865,8 @@ static void lower_task(rt_jit_lower_t *L, LLVMValueRef task_fn, LLVMValueRef bod
 
 static void lower_entry(rt_jit_lower_t *L, LLVMValueRef entry_fn, LLVMValueRef task_fn,
                         LLVMTypeRef task_ty, int32_t nin, int32_t nargs,
-                        int32_t rank, int64_t work) {
+                        const rt_jit_node_t *o0, int64_t min_elems, bool templated) {
+  const int32_t rank = o0 ? o0->rank : 0;
   L->fn = entry_fn;
   L->ctx = LLVMGetParam(entry_fn, 2);
   LLVMValueRef args = LLVMGetParam(entry_fn, 0);
@@ -803,9 +879,12 @@ static void lower_entry(rt_jit_lower_t *L, LLVMValueRef entry_fn, LLVMValueRef t
   LLVMValueRef one = rt_jit_i64(L, 1);
   LLVMBuildStore(L->b, args, clo);
   LLVMBuildStore(L->b, L->ctx, LLVMBuildGEP2(L->b, L->ptr, clo, &one, 1, ""));
-  /* Tasks: rows of output 0, when there is enough work to share. */
+  /* Tasks (the cost model above): numel / min_elems, at most the threads,
+   * and for a generic loop nest at most the rows of output 0 (or its
+   * 16-column blocks: split_columns); a template splits its own units
+   * (panels, tiles) and skips a task left without any. */
   LLVMValueRef ntasks = rt_jit_i32(L, 1);
-  if (rank >= 2) {
+  if (rank >= 1) {
     LLVMValueRef shp = load_field(L, args, nin, ARG_SHAPE, L->ptr);
     LLVMValueRef rows = rt_jit_i64(L, 1), numel;
     for (int32_t k = 0; k < rank - 1; ++k) {
@@ -814,13 +893,16 @@ static void lower_entry(rt_jit_lower_t *L, LLVMValueRef entry_fn, LLVMValueRef t
     }
     LLVMValueRef ix = rt_jit_i64(L, rank - 1);
     numel = LLVMBuildMul(L->b, rows, LLVMBuildLoad2(L->b, L->i64, LLVMBuildGEP2(L->b, L->i64, shp, &ix, 1, ""), ""), "");
-    LLVMValueRef big = LLVMBuildICmp(L->b, LLVMIntSGE, LLVMBuildMul(L->b, numel, rt_jit_i64(L, work), ""),
-                                     rt_jit_i64(L, 1 << 16), "");
+    LLVMValueRef worth = LLVMBuildSDiv(L->b, numel, rt_jit_i64(L, min_elems), "");
     LLVMValueRef threads = LLVMBuildSExt(
         L->b, LLVMBuildLoad2(L->b, L->i32, LLVMBuildStructGEP2(L->b, ctx_type(L), L->ctx, CTX_THREADS, ""), ""),
         L->i64, "");
-    LLVMValueRef nt = rt_jit_max(L, rt_jit_min(L, threads, rows), rt_jit_i64(L, 1));
-    ntasks = LLVMBuildTrunc(L->b, LLVMBuildSelect(L->b, big, nt, rt_jit_i64(L, 1), ""), L->i32, "");
+    LLVMValueRef nt = rt_jit_min(L, threads, worth);
+    if (!templated) {
+      nt = rt_jit_min(L, nt, split_columns(o0) ? LLVMBuildSDiv(L->b, numel, rt_jit_i64(L, 16), "")
+                                               : rows);
+    }
+    ntasks = LLVMBuildTrunc(L->b, rt_jit_max(L, nt, rt_jit_i64(L, 1)), L->i32, "");
   }
   LLVMValueRef pf = LLVMBuildLoad2(L->b, L->ptr, LLVMBuildStructGEP2(L->b, ctx_type(L), L->ctx, CTX_PARALLEL_FOR, ""), "");
   LLVMValueRef use_pool = LLVMBuildAnd(L->b, LLVMBuildIsNotNull(L->b, pf, ""),
@@ -903,7 +985,9 @@ rt_status_t rt_jit_lower_plain(LLVMModuleRef m, const rt_jit_target_t *target,
       LLVMValueRef entry_fn = LLVMAddFunction(m, symbol, entry_ty);
       set_attr(L, entry_fn, LLVMAttributeFunctionIndex, "nounwind");
       rt_jit_node_t *o0 = out_node(L, &outs[0]);
-      lower_entry(L, entry_fn, task_fn, task_ty, nin, nargs, o0 ? o0->rank : 0, work);
+      const bool templated = rt_jit_template_name(fn, target) != NULL;
+      lower_entry(L, entry_fn, task_fn, task_ty, nin, nargs, o0,
+                  elems_per_task(fn, o0, work, templated), templated);
     }
   }
   *out_nin = nin;

@@ -1,7 +1,9 @@
 /* The JIT session: many threads compiling and running kernels through one
  * session at once (the LLJIT itself is not thread-safe: the session's lock
  * must make it so), kernels split over a thread pool through
- * ctx->parallel_for, and the LLVM IR / assembly text of a kernel. */
+ * ctx->parallel_for, the task-split cost model (a kernel too small to
+ * repay a task runs as one, without calling parallel_for), and the LLVM
+ * IR / assembly text of a kernel. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +162,85 @@ static void test_jit_session_parallel_for(void **state) {
   rt_module_release(m);
 }
 
+/* A parallel_for that runs the tasks in order and records how many. */
+static int32_t g_split_tasks, g_split_calls;
+static int32_t counting_pf(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, void *closure,
+                           int32_t n) {
+  (void)ctx;
+  g_split_calls++;
+  g_split_tasks = n;
+  int32_t r = 0;
+  for (int32_t t = 0; t < n; ++t) r |= body(closure, t, n);
+  return r;
+}
+
+/* The cost model of jit/lower.c (elems_per_task), at 4 threads. Expected
+ * counts by hand: 250 ps per unit of generic work (inputs read per output
+ * element), 20 ps per FLOP of a template (+ 250 ps per element), at least
+ * 5 us per task:
+ *   small:  4 x 64 adds, 256 x 250 ps = 64 ns            -> 1 task (no call)
+ *   big:    37 x 4096 tanh(add), 151552 x 250 ps = 38 us -> 4 tasks
+ *   sdense: dense 2x32 by 16x32 (two rows: the generic dot products),
+ *           32 outputs of 18 units, 32 x 4.5 ns = 144 ns -> 1 task
+ *   bdense: dense 8x512 by 512x512 (the GEMM template),
+ *           4.2 MFLOP x 20 ps = 84 us                     -> 4 tasks
+ *   row:    dense 1x1024 by 1024x1024 (one row: the generic dot products,
+ *           whose tasks then take column ranges), 1024 outputs of 1025
+ *           units of work, 1024 x 256 ns = 262 us             -> 4 tasks
+ * and every result matches the interpreter either way. */
+static void test_jit_session_task_split_cost(void **state) {
+  (void)state;
+  rt_module_t *m = jt_parse(
+      "#[version = \"0.0.5\"]\n"
+      "def @small(%x: Tensor[(4, 64), float32], %y: Tensor[(4, 64), float32]) { add(%x, %y) }\n"
+      "def @big(%x: Tensor[(37, 4096), float32], %y: Tensor[(4096), float32]) {\n"
+      "  tanh(add(%x, %y))\n"
+      "}\n"
+      "def @sdense(%x: Tensor[(2, 32), float32], %w: Tensor[(16, 32), float32]) {\n"
+      "  nn.dense(%x, %w)\n"
+      "}\n"
+      "def @bdense(%x: Tensor[(8, 512), float32], %w: Tensor[(512, 512), float32]) {\n"
+      "  nn.dense(%x, %w)\n"
+      "}\n"
+      "def @row(%x: Tensor[(1, 1024), float32], %w: Tensor[(1024, 1024), float32]) {\n"
+      "  nn.dense(%x, %w)\n"
+      "}\n");
+  enum { N = 5 };
+  const char *names[N] = {"small", "big", "sdense", "bdense", "row"};
+  const int32_t want_tasks[N] = {1, 4, 1, 4, 4};
+  rt_ir_expr_t *fns[N];
+  for (int32_t i = 0; i < N; ++i) fns[i] = rt_ir_module_lookup(m, names[i]);
+  rt_jit_session_t *s = NULL;
+  assert_ok(rt_jit_session_create(rt_allocator_system(), &s));
+  rt_jit_module_t *jm = NULL;
+  assert_ok(rt_jit_build(s, N, fns, NULL, 0, NULL, &jm));
+  for (int32_t i = 0; i < N; ++i) {
+    rt_tensor_t *ins[2], *want[1], *got[1];
+    int32_t nin, nout;
+    jt_make_inputs(fns[i], 0, 20 + (uint64_t)i, ins, &nin);
+    assert_ok(jt_interp(m, names[i], nin, ins, want, &nout));
+    rt_jit_simple_ctx_t ctx;
+    rt_jit_simple_ctx_initialize(&ctx);
+    ctx.ctx.num_threads = 4;
+    ctx.ctx.parallel_for = counting_pf;
+    char err[512], why[256];
+    g_split_calls = 0;
+    g_split_tasks = 1;
+    assert_int_equal(jt_run_kernel(rt_jit_module_kernel(jm, i), nin, ins, 1, want, got, &ctx.ctx, err), 0);
+    printf("# %s: %d parallel_for call(s), %d task(s)\n", names[i], (int)g_split_calls,
+           (int)g_split_tasks);
+    assert_int_equal(g_split_calls, want_tasks[i] > 1 ? 1 : 0);
+    assert_int_equal(g_split_tasks, want_tasks[i]);
+    assert_true(jt_close(got[0], want[0], 1e-4, 1e-5, why));
+    rt_tensor_release(want[0]);
+    rt_tensor_release(got[0]);
+    for (int32_t k = 0; k < nin; ++k) rt_tensor_release(ins[k]);
+  }
+  rt_jit_module_release(jm);
+  rt_jit_session_release(s);
+  rt_module_release(m);
+}
+
 /* The IR/asm text: kept only when asked, per kernel or whole module; the
  * O3 pipeline vectorizes a float sum (reassoc flags). */
 static void test_jit_session_source(void **state) {
@@ -302,6 +383,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_jit_session_threads),
       cmocka_unit_test(test_jit_session_parallel_for),
+      cmocka_unit_test(test_jit_session_task_split_cost),
       cmocka_unit_test(test_jit_session_source),
       cmocka_unit_test(test_jit_target_resolve),
       cmocka_unit_test(test_jit_target_separates_kernels),

@@ -143,9 +143,12 @@ enum { NCASES = sizeof kCases / sizeof kCases[0] };
 
 /* A parallel_for that runs every task in order on the caller: the task
  * split is exercised without threads. */
+static int32_t g_split_calls; /* parallel_for calls with more than one task */
+
 static int32_t serial_pf(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, void *closure,
                          int32_t n) {
   int32_t r = 0;
+  if (n > 1) ++g_split_calls;
   for (int32_t t = 0; t < n; ++t) r |= body(closure, t, n);
   return r;
 }
@@ -156,6 +159,7 @@ static int32_t run_cases(rt_module_t *m, rt_ir_expr_t **fns, rt_jit_session_t *s
   rt_jit_module_t *jm = NULL;
   assert_ok(rt_jit_build(s, NCASES, fns, NULL, 0, NULL, &jm));
   int32_t failures = 0;
+  g_split_calls = 0;
   /* The vector width the templates use on this host (16 with AVX-512F). */
   const int32_t vw = rt_jit_session_target(s)->vector_width;
   assert_true(vw == 8 || vw == 16);
@@ -199,8 +203,8 @@ static int32_t run_cases(rt_module_t *m, rt_ir_expr_t **fns, rt_jit_session_t *s
     for (int32_t k = 0; k < nout; ++k) rt_tensor_release(want[k]);
     for (int32_t k = 0; k < nin; ++k) rt_tensor_release(ins[k]);
   }
-  printf("# %d template cases on target %s (%d lanes)\n", NCASES,
-         rt_jit_target_name(rt_jit_session_target(s)), (int)vw);
+  printf("# %d template cases on target %s (%d lanes), %d split over tasks\n", NCASES,
+         rt_jit_target_name(rt_jit_session_target(s)), (int)vw, (int)g_split_calls);
   rt_jit_module_release(jm);
   return failures;
 }

@@ -57,10 +57,60 @@ static void test_thread_pool_zero_tasks_and_default_size(void **state) {
   rt_thread_pool_release(NULL);
 }
 
+static void test_thread_pool_release_at_once(void **state) {
+  (void)state;
+  for (int32_t i = 0; i < 200; ++i) {
+    rt_thread_pool_t *p = NULL;
+    assert_ok(rt_thread_pool_create(2 + i % 4, &p));
+    if (i % 2) {
+      atomic_int hits[37];
+      for (int32_t k = 0; k < 37; ++k) atomic_init(&hits[k], 0);
+      job j = {hits, 0, 0};
+      atomic_init(&j.wrong, 0);
+      rt_thread_pool_run(p, task, &j, 3);
+      assert_int_equal(atomic_load(&hits[2]), 1);
+    }
+    rt_thread_pool_release(p);
+  }
+}
+
+typedef struct {
+  rt_thread_pool_t *pool;
+  atomic_int inner;
+} nest;
+
+static void inner_task(void *closure, int32_t t, int32_t n) {
+  (void)t;
+  (void)n;
+  atomic_fetch_add(&((nest *)closure)->inner, 1);
+}
+
+static void outer_task(void *closure, int32_t t, int32_t n) {
+  (void)t;
+  (void)n;
+  nest *s = closure;
+  rt_thread_pool_run(s->pool, inner_task, s, 5);
+}
+
+static void test_thread_pool_nested_run(void **state) {
+  (void)state;
+  rt_thread_pool_t *p = NULL;
+  assert_ok(rt_thread_pool_create(3, &p));
+  for (int32_t r = 0; r < 100; ++r) {
+    nest s = {p, 0};
+    atomic_init(&s.inner, 0);
+    rt_thread_pool_run(p, outer_task, &s, 4);
+    assert_int_equal(atomic_load(&s.inner), 20);
+  }
+  rt_thread_pool_release(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_thread_pool_each_task_once),
       cmocka_unit_test(test_thread_pool_zero_tasks_and_default_size),
+      cmocka_unit_test(test_thread_pool_release_at_once),
+      cmocka_unit_test(test_thread_pool_nested_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
