@@ -35,28 +35,39 @@ rt_status_t rt_interp_k_NN_WINOGRAD_WEIGHT_TRANSFORM(const rt_interp_call_t *cal
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "the kernel must be %dx%d, got %lldx%lld",
                            (int)p.mat.r, (int)p.mat.r, (long long)s[2], (long long)s[3]);
   }
-  const int32_t alpha = p.mat.alpha, r = p.mat.r;
+  const int32_t alpha = p.mat.alpha, r = p.mat.r, aa = alpha * alpha;
   const double *g = p.mat.g;
   const int64_t oi = p.o * p.i;
-  for (int64_t k = 0; k < oi; ++k) {
-    double gk[3][3], tmp[AMAX][3];
-    for (int32_t y = 0; y < r; ++y)
-      for (int32_t x = 0; x < r; ++x) gk[y][x] = rt_interp_load_f(w, (k * r + y) * r + x);
-    /* tmp = G g, then U = tmp G^T. */
-    for (int32_t a = 0; a < alpha; ++a)
-      for (int32_t x = 0; x < r; ++x) {
-        double acc = 0;
-        for (int32_t y = 0; y < r; ++y) acc += g[a * r + y] * gk[y][x];
-        tmp[a][x] = acc;
-      }
-    for (int32_t a = 0; a < alpha; ++a)
-      for (int32_t b = 0; b < alpha; ++b) {
-        double acc = 0;
-        for (int32_t x = 0; x < r; ++x) acc += tmp[a][x] * g[b * r + x];
-        rt_interp_store_f(out, (int64_t)(a * alpha + b) * oi + k, acc);
-      }
+  /* The weight read whole; the output made CHUNK (o, i) pairs at a time,
+   * U[a, b] of those pairs stored as one span each. */
+  enum { CHUNK = 1024 };
+  double *wd = NULL, *ud = NULL;
+  rt_status_t st = rt_interp_load_all_f(call, w, &wd);
+  if (!st) st = rt_interp_scratch(call, (int64_t)aa * CHUNK, sizeof(double), false, (void **)&ud);
+  for (int64_t k0 = 0; !st && k0 < oi; k0 += CHUNK) {
+    const int64_t n = oi - k0 < CHUNK ? oi - k0 : CHUNK;
+    for (int64_t j = 0; j < n; ++j) {
+      const double *gk = wd + (k0 + j) * r * r; /* gk[y * r + x] */
+      double tmp[AMAX][3];
+      /* tmp = G g, then U = tmp G^T. */
+      for (int32_t a = 0; a < alpha; ++a)
+        for (int32_t x = 0; x < r; ++x) {
+          double acc = 0;
+          for (int32_t y = 0; y < r; ++y) acc += g[a * r + y] * gk[y * r + x];
+          tmp[a][x] = acc;
+        }
+      for (int32_t a = 0; a < alpha; ++a)
+        for (int32_t b = 0; b < alpha; ++b) {
+          double acc = 0;
+          for (int32_t x = 0; x < r; ++x) acc += tmp[a][x] * g[b * r + x];
+          ud[(int64_t)(a * alpha + b) * CHUNK + j] = acc;
+        }
+    }
+    for (int32_t ab = 0; ab < aa; ++ab) rt_interp_store_span_f(out, (int64_t)ab * oi + k0, n, ud + (int64_t)ab * CHUNK);
   }
-  return RT_OK;
+  rt_interp_scratch_free(call, ud);
+  rt_interp_scratch_free(call, wd);
+  return st;
 }
 
 rt_status_t rt_interp_k_NN_WINOGRAD_CONV2D(const rt_interp_call_t *call) {
