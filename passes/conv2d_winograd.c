@@ -74,10 +74,7 @@ static bool static_f32(const rt_ir_expr_t *e, int32_t rank, const int64_t **shap
   return true;
 }
 
-typedef struct {
-  rt_module_t *m;
-  bool changed;
-} wg_ctx;
+typedef rt_pass_rewrite_t wg_ctx;
 
 static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_ir_expr_t **out) {
   wg_ctx *cx = user;
@@ -128,21 +125,6 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
 
 rt_status_t rt_pass_conv2d_winograd(const rt_pass_env_t *env, rt_module_t *in, rt_module_t **out) {
   (void)env;
-  rt_module_t *m = NULL;
-  RT_RETURN_IF_ERROR(rt_ir_module_derive(in, &m));
-  wg_ctx cx = {m, false};
-  rt_status_t st = RT_OK;
-  for (int32_t i = 0; i < in->num_globals && !st; ++i) {
-    rt_ir_expr_t *fn = NULL;
-    st = rt_ir_mutate(m, in->globals[i].fn, rewrite, &cx, &fn);
-    if (!st && fn != in->globals[i].fn) st = rt_ir_module_add(m, in->globals[i].name, fn);
-  }
-  if (st || !cx.changed) {
-    rt_module_release(m);
-    if (st) return st;
-    rt_module_retain(in);
-    m = in;
-  }
-  *out = m;
-  return RT_OK;
+  wg_ctx cx;
+  return rt_pass_rewrite_globals(in, rewrite, &cx, out);
 }

@@ -4,19 +4,24 @@
 
 #include "passes/pass.h"
 
-rt_status_t rt_pass_rewrite_globals(rt_module_t *in, rt_ir_rewrite_fn rewrite, void *user,
-                                    rt_module_t **out) {
+rt_status_t rt_pass_rewrite_globals(rt_module_t *in, rt_ir_rewrite_fn rewrite,
+                                    rt_pass_rewrite_t *state, rt_module_t **out) {
   rt_module_t *m = NULL;
   RT_RETURN_IF_ERROR(rt_ir_module_derive(in, &m));
+  state->m = m;
+  state->changed = false;
   rt_status_t st = RT_OK;
   for (int32_t i = 0; i < in->num_globals && !st; ++i) {
     rt_ir_expr_t *fn = NULL;
-    st = rt_ir_mutate(m, in->globals[i].fn, rewrite, user, &fn);
+    st = rt_ir_mutate(m, in->globals[i].fn, rewrite, state, &fn);
     if (!st && fn != in->globals[i].fn) st = rt_ir_module_add(m, in->globals[i].name, fn);
   }
-  if (st) {
+  state->m = NULL;
+  if (st || !state->changed) {
     rt_module_release(m);
-    return st;
+    if (st) return st;
+    rt_module_retain(in);
+    m = in;
   }
   *out = m;
   return RT_OK;

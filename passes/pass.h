@@ -73,10 +73,20 @@ RT_MUST_USE_RESULT rt_status_t rt_pass_run_pipeline(rt_module_t *module,
 
 /* ---- helpers for pass authors -------------------------------------------- */
 
-/* Applies rt_ir_mutate with `rewrite` to every global function of `in`,
- * into a module derived from it. */
+/* A rewrite's state: the first member of the struct its callback gets as
+ * `user`. m is the module being built (new nodes are made in it); the
+ * callback sets changed when it rewrote anything. */
+typedef struct rt_pass_rewrite_t {
+  rt_module_t *m;
+  bool changed;
+} rt_pass_rewrite_t;
+
+/* Applies rt_ir_mutate with `rewrite` (called with `state` as its user
+ * pointer) to every global function of `in`, into a module derived from
+ * it; *out is that module, or `in` itself (retained) when nothing
+ * changed. */
 RT_MUST_USE_RESULT rt_status_t rt_pass_rewrite_globals(rt_module_t *in, rt_ir_rewrite_fn rewrite,
-                                                       void *user, rt_module_t **out);
+                                                       rt_pass_rewrite_t *state, rt_module_t **out);
 /* Number of non-atomic nodes (calls, tuples, projections, ifs, lets, fns)
  * over every global: the "bindings" of trace lines. */
 int64_t rt_pass_count_bindings(const rt_module_t *m);
