@@ -194,6 +194,20 @@ LLVMValueRef rt_jit_from_storage(rt_jit_lower_t *L, LLVMValueRef v, rt_dtype_t d
   return v;
 }
 
+/* ---- constant globals --------------------------------------------------- */
+
+LLVMValueRef rt_jit_private_constant(rt_jit_lower_t *L, LLVMValueRef init, const char *tag) {
+  char name[96];
+  snprintf(name, sizeof name, "%s.%s%d", L->symbol, tag, (int)L->num_strings++);
+  LLVMValueRef g = LLVMAddGlobal(L->m, LLVMTypeOf(init), name);
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetLinkage(g, LLVMPrivateLinkage);
+  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+  LLVMSetAlignment(g, 64);
+  return g;
+}
+
 /* ---- math calls --------------------------------------------------------- */
 
 LLVMValueRef rt_jit_intrinsic(rt_jit_lower_t *L, const char *name, LLVMValueRef a,

@@ -272,15 +272,7 @@ static rt_status_t shape_constant(rt_jit_lower_t *L, const rt_ir_expr_t *e) {
   rt_tensor_copy_compact(t, bytes);
   LLVMValueRef init = LLVMConstStringInContext(L->c, bytes, (unsigned)t->nbytes, 1);
   rt_mem_free(bytes);
-  char name[40];
-  snprintf(name, sizeof name, "%s.const%u", L->symbol, e->id);
-  LLVMValueRef g = LLVMAddGlobal(L->m, LLVMTypeOf(init), name);
-  LLVMSetInitializer(g, init);
-  LLVMSetGlobalConstant(g, 1);
-  LLVMSetLinkage(g, LLVMPrivateLinkage);
-  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-  LLVMSetAlignment(g, 64);
-  n->data = g;
+  n->data = rt_jit_private_constant(L, init, "const");
   return RT_OK;
 }
 

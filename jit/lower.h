@@ -108,7 +108,7 @@ struct rt_jit_lower_t {
   /* Element memo: a stack, truncated when loops close. */
   struct rt_jit_memo_t *memo;
   int32_t num_memo, cap_memo;
-  int32_t num_strings; /* private message globals made so far */
+  int32_t num_strings; /* private globals (messages, tables) made so far: their name suffix */
   /* Fields of tuple values that have no expression of their own: a
    * tuple-typed param (the kernel takes each field as its own argument,
    * as the graph executor flattens tuples) and a tuple-valued op call
@@ -212,6 +212,9 @@ LLVMValueRef rt_jit_from_bool(rt_jit_lower_t *L, LLVMValueRef b, rt_dtype_t d);
  * added from the type) with 1..3 operands of one float type. */
 LLVMValueRef rt_jit_intrinsic(rt_jit_lower_t *L, const char *name,
                               LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
+/* A private, unnamed_addr, 64-byte aligned constant global of the module
+ * initialized with `init`, named "<symbol>.<tag><n>". */
+LLVMValueRef rt_jit_private_constant(rt_jit_lower_t *L, LLVMValueRef init, const char *tag);
 /* exp(x): for float32 straight-line arithmetic within ~1 ulp of expf
  * (vectorizable; NaN, overflow and underflow as expf), else llvm.exp. */
 LLVMValueRef rt_jit_exp(rt_jit_lower_t *L, LLVMValueRef x);

@@ -413,36 +413,11 @@ void rt_interp_store_span_f(rt_tensor_t *t, int64_t start, int64_t n, const doub
       for (int64_t i = 0; i < n; ++i) h[i] = rt_f32_to_bf16((float)v[i]);
       return;
     }
-    default: {
-      /* Integers and bool: saturate to the dtype's range (rt_interp_store_f)
-       * into int64 chunks, then store those (the bits of a value in range
-       * are the value). */
-      const rt_interp_class_t cls = rt_interp_class(t->dtype);
-      const int bits = t->dtype.bits;
-      int64_t chunk[256];
-      for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        for (int64_t i = 0; i < m; ++i) {
-          const double x = v[i0 + i];
-          if (cls == RT_INTERP_BOOL) {
-            chunk[i] = x != 0;
-          } else if (cls == RT_INTERP_UINT) {
-            uint64_t u = rt_interp_sat_u64(x);
-            if (bits < 64 && u > (UINT64_C(1) << bits) - 1) u = (UINT64_C(1) << bits) - 1;
-            chunk[i] = rt_interp_u2s(u);
-          } else {
-            int64_t q = rt_interp_sat_i64(x);
-            if (bits < 64) {
-              const int64_t hi = (INT64_C(1) << (bits - 1)) - 1, lo = -hi - 1;
-              q = q > hi ? hi : q < lo ? lo : q;
-            }
-            chunk[i] = q;
-          }
-        }
-        rt_interp_store_span_i(t, start + i0, m, chunk);
-      }
+    default:
+      /* Integers and bool (rare as a float kernel's output): saturated to
+       * the dtype's range element by element, as rt_interp_store_f does. */
+      for (int64_t i = 0; i < n; ++i) rt_interp_store_f(t, start + i, v[i]);
       return;
-    }
   }
 }
 

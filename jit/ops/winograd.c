@@ -26,15 +26,7 @@ static LLVMValueRef const_table(rt_jit_lower_t *L, rt_dtype_t dt, const double *
   LLVMTypeRef t = rt_jit_type(L, dt);
   LLVMValueRef vals[RT_WINOGRAD_MAX_ALPHA * RT_WINOGRAD_MAX_ALPHA];
   for (int32_t i = 0; i < n; ++i) vals[i] = LLVMConstReal(t, v[i]);
-  LLVMValueRef init = LLVMConstArray(t, vals, (unsigned)n);
-  char name[64];
-  snprintf(name, sizeof name, "%s.wino%d", L->symbol, L->num_strings++);
-  LLVMValueRef g = LLVMAddGlobal(L->m, LLVMTypeOf(init), name);
-  LLVMSetInitializer(g, init);
-  LLVMSetGlobalConstant(g, 1);
-  LLVMSetLinkage(g, LLVMPrivateLinkage);
-  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-  return g;
+  return rt_jit_private_constant(L, LLVMConstArray(t, vals, (unsigned)n), "wino");
 }
 
 /* table[row * cols + col]. */

@@ -217,16 +217,8 @@ static LLVMValueRef offset_table(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, in
   }
   LLVMValueRef init = LLVMConstArray(L->i32, vals, (unsigned)K);
   rt_mem_free(vals);
-  char name[64];
-  snprintf(name, sizeof name, "%s.taps%d", L->symbol, L->num_strings++);
-  LLVMValueRef g = LLVMAddGlobal(L->m, LLVMTypeOf(init), name);
-  LLVMSetInitializer(g, init);
-  LLVMSetGlobalConstant(g, 1);
-  LLVMSetLinkage(g, LLVMPrivateLinkage);
-  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-  LLVMSetAlignment(g, 64);
   *out_max = mx;
-  return g;
+  return rt_jit_private_constant(L, init, "taps");
 }
 
 /* Columns col of phase px inside the image (col*sw + px - pl in [0, W)):
