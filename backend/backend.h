@@ -14,6 +14,13 @@
 RT_MUST_USE_RESULT rt_status_t rt_backend_bind_params(rt_module_t *module,
                                                       const rt_params_t *params,
                                                       rt_module_t **out_module);
+/* The same substitution, but main keeps the bound parameters (unused), so
+ * a caller that passes inputs by position still passes all of them: the
+ * graph executor's specializations to the values of the inputs dyn ops
+ * read (backend/graph_specialize.h). */
+RT_MUST_USE_RESULT rt_status_t rt_backend_bind_values(rt_module_t *module,
+                                                      const rt_params_t *params,
+                                                      rt_module_t **out_module);
 
 /* Does tensor t fit declared tensor type ty (`?` dims match any size)? */
 bool rt_backend_tensor_fits(const rt_tensor_t *t, const rt_ir_type_t *ty);

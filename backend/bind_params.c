@@ -53,8 +53,10 @@ void rt_backend_describe_tensor(const rt_tensor_t *t, rt_strbuf_t *b) {
   rt_strbuf_printf(b, ", %s]", rt_dtype_name(rt_tensor_dtype(t), dn));
 }
 
-rt_status_t rt_backend_bind_params(rt_module_t *module, const rt_params_t *params,
-                                   rt_module_t **out_module) {
+/* Both bindings: `keep` leaves the bound parameters in main's signature
+ * (unused), so its remaining parameters keep their positions. */
+static rt_status_t bind(rt_module_t *module, const rt_params_t *params, bool keep,
+                        rt_module_t **out_module) {
   rt_ir_expr_t *main_fn = rt_ir_module_lookup(module, "main");
   if (!main_fn) return RT_STATUS(NOT_FOUND, "the module has no @main");
   int32_t np = params ? rt_params_count(params) : 0;
@@ -121,7 +123,7 @@ rt_status_t rt_backend_bind_params(rt_module_t *module, const rt_params_t *param
     for (int32_t k = 0; k < nfp; ++k) {
       bool bound = false;
       for (int32_t i = 0; i < nbound; ++i) bound = bound || vars[i] == main_fn->fn.params[k];
-      if (!bound) kept[nkept++] = main_fn->fn.params[k];
+      if (keep || !bound) kept[nkept++] = main_fn->fn.params[k];
     }
     st = rt_ir_function(m, main_fn->span, nkept, kept, body, main_fn->fn.ret_type,
                         main_fn->fn.attrs, &fn);
@@ -134,6 +136,16 @@ rt_status_t rt_backend_bind_params(rt_module_t *module, const rt_params_t *param
   }
   *out_module = m;
   return RT_OK;
+}
+
+rt_status_t rt_backend_bind_params(rt_module_t *module, const rt_params_t *params,
+                                   rt_module_t **out_module) {
+  return bind(module, params, false, out_module);
+}
+
+rt_status_t rt_backend_bind_values(rt_module_t *module, const rt_params_t *params,
+                                   rt_module_t **out_module) {
+  return bind(module, params, true, out_module);
 }
 
 rt_status_t rt_build(rt_module_t *module, const rt_pass_context_t *ctx, const char *executor,

@@ -207,6 +207,18 @@ static bool has_dynamic_input(const rt_executor_t *ex) {
   return false;
 }
 
+/* Whether ops of `bound` read the values of some input of @main for
+ * shapes (backend/graph_specialize.h, rt_graph_value_inputs). */
+static rt_status_t has_value_input(rt_module_t *bound, bool *out_any) {
+  const rt_ir_expr_t *main_fn = rt_ir_module_lookup(bound, "main");
+  const int32_t n = main_fn ? main_fn->fn.nparams : 0;
+  bool *values = rt_mem_calloc((size_t)(n ? n : 1), sizeof *values);
+  if (!values) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating the graph executor");
+  rt_status_t st = rt_graph_value_inputs(bound, values, out_any);
+  rt_mem_free(values);
+  return st;
+}
+
 /* A graph executor for `?` inputs (backend/graph_specialize.h): the
  * pipeline ran on the unbound module already (type errors, every pass's
  * errors), and rt_graph_check now refuses what no input shape would make
@@ -316,7 +328,9 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
   } else if (!st) {
     const uint32_t flags = jit_flags(ex);
     st = jit_session(ex, allocator);
-    if (!st && has_dynamic_input(ex)) {
+    bool values = false;
+    if (!st) st = has_value_input(bound, &values);
+    if (!st && (values || has_dynamic_input(ex))) {
       st = create_specializing(ex, bound, flags);
     } else {
       if (!st) st = rt_graph_build(ex->module, ex->jit, flags, &ex->build);

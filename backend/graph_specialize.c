@@ -23,6 +23,7 @@
 
 #include "backend/backend.h"
 #include "backend/graph_specialize.h"
+#include "ir/op/dyn.h"
 #include "runtime/mem.h"
 #include "runtime/strbuf.h"
 
@@ -30,6 +31,7 @@ typedef struct {
   rt_dtype_t dtype;
   int32_t rank;
   int64_t dims[RT_TENSOR_MAX_RANK];
+  rt_tensor_t *value;            /* a value input's compact copy, else NULL */
 } sig_input;
 
 struct rt_graph_spec_t {
@@ -50,12 +52,34 @@ struct rt_graph_spec_cache_t {
   uint32_t jit_flags;
   rt_thread_pool_t *pool;        /* borrowed */
   int32_t num_inputs;
+  bool *values;                  /* per input: its values are part of the key */
   int32_t max;
   pthread_mutex_t lock;          /* the list and the counters, against readers */
   rt_graph_spec_t *head, *tail;
   int32_t count;
   int64_t built, hits, evicted;
 };
+
+rt_status_t rt_graph_value_inputs(rt_module_t *source, bool *out_values, bool *out_any) {
+  rt_ir_expr_t *main_fn = rt_ir_module_lookup(source, "main");
+  if (!main_fn) return RT_STATUS(NOT_FOUND, "the module has no @main");
+  RT_RETURN_IF_ERROR(rt_ir_value_params(rt_allocator_system(), main_fn, out_values));
+  *out_any = false;
+  for (int32_t i = 0; i < main_fn->fn.nparams; ++i) {
+    /* A value input too large to be a key stays an input; its dyn op is
+     * then refused naming the vm, as without specializing. */
+    const rt_ir_type_t *t = rt_ir_type_resolve(main_fn->fn.params[i]->checked_type);
+    if (out_values[i] && t && t->kind == RT_IR_TYPE_TENSOR) {
+      int64_t n = 1;
+      for (int32_t d = 0; d < t->tensor.rank && t->tensor.shape[d] != RT_DIM_ANY; ++d) {
+        n *= t->tensor.shape[d];
+      }
+      if (n > RT_GRAPH_MAX_VALUE_ELEMENTS) out_values[i] = false;
+    }
+    *out_any = *out_any || out_values[i];
+  }
+  return RT_OK;
+}
 
 rt_status_t rt_graph_spec_cache_create(rt_allocator_t allocator, rt_module_t *source,
                                        const rt_pass_context_t *ctx, rt_jit_session_t *session,
@@ -64,7 +88,16 @@ rt_status_t rt_graph_spec_cache_create(rt_allocator_t allocator, rt_module_t *so
   rt_ir_expr_t *main_fn = rt_ir_module_lookup(source, "main");
   if (!main_fn) return RT_STATUS(NOT_FOUND, "the module has no @main");
   rt_graph_spec_cache_t *c = rt_mem_calloc(1, sizeof *c);
-  if (!c) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory creating the graph executor");
+  if (c) c->values = rt_mem_calloc((size_t)(main_fn->fn.nparams ? main_fn->fn.nparams : 1), 1);
+  bool any = false;
+  rt_status_t st = c && c->values ? rt_graph_value_inputs(source, c->values, &any)
+                                  : RT_STATUS(RESOURCE_EXHAUSTED,
+                                              "out of memory creating the graph executor");
+  if (st) {
+    if (c) rt_mem_free(c->values);
+    rt_mem_free(c);
+    return st;
+  }
   c->allocator = allocator;
   rt_module_retain(source);
   c->source = source;
@@ -88,6 +121,7 @@ void rt_graph_spec_release(rt_graph_spec_t *s) {
   rt_graph_runtime_release(s->graph);
   rt_graph_build_deinitialize(&s->build);
   rt_module_release(s->module);
+  for (int32_t i = 0; s->sig && i < s->num_inputs; ++i) rt_tensor_release(s->sig[i].value);
   rt_mem_free(s->sig);
   rt_mem_free(s);
 }
@@ -102,7 +136,20 @@ void rt_graph_spec_cache_release(rt_graph_spec_cache_t *c) {
   }
   pthread_mutex_destroy(&c->lock);
   rt_module_release(c->source);
+  rt_mem_free(c->values);
   rt_mem_free(c);
+}
+
+/* key (compact) and t hold the same bytes; their shapes are equal. */
+static bool same_values(const rt_tensor_t *key, const rt_tensor_t *t) {
+  if (rt_tensor_is_compact(t)) {
+    return memcmp(rt_tensor_data(key), rt_tensor_data(t), rt_tensor_nbytes(key)) == 0;
+  }
+  rt_tensor_t *copy = NULL;
+  if (rt_tensor_clone(rt_allocator_system(), t, &copy)) return false; /* built anew */
+  const bool same = memcmp(rt_tensor_data(key), rt_tensor_data(copy), rt_tensor_nbytes(key)) == 0;
+  rt_tensor_release(copy);
+  return same;
 }
 
 static bool sig_matches(const rt_graph_spec_t *s, int32_t nargs, rt_tensor_t *const *args) {
@@ -113,20 +160,38 @@ static bool sig_matches(const rt_graph_spec_t *s, int32_t nargs, rt_tensor_t *co
         memcmp(k->dims, rt_tensor_shape(t), (size_t)k->rank * sizeof(int64_t)) != 0) {
       return false;
     }
+    if (k->value && !same_values(k->value, t)) return false;
   }
   return true;
 }
 
-/* "x: (2, 3), y: (4)": the shapes a specialization binds, for messages. */
+/* "x: (2, 3), shape: (2) = [3, 2]": the shapes (and the int values of
+ * value inputs) a specialization binds, for messages. */
 static void describe_shapes(const rt_ir_expr_t *main_fn, int32_t nargs, rt_tensor_t *const *args,
-                            rt_strbuf_t *out) {
+                            const bool *values, rt_strbuf_t *out) {
   for (int32_t i = 0; i < nargs; ++i) {
     rt_strbuf_printf(out, "%s%s: ", i ? ", " : "", main_fn->fn.params[i]->var.name);
     rt_ir_shape_print(rt_tensor_rank(args[i]), rt_tensor_shape(args[i]), out);
+    const rt_dtype_t dt = rt_tensor_dtype(args[i]);
+    if (!values || !values[i] || dt.code != kDLInt || !rt_tensor_is_compact(args[i]) ||
+        (dt.bits != 32 && dt.bits != 64)) {
+      continue;
+    }
+    const int64_t n = rt_tensor_numel(args[i]);
+    rt_strbuf_puts(out, " = [");
+    for (int64_t k = 0; k < n && k < 8; ++k) {
+      const void *p = rt_tensor_data(args[i]);
+      const long long v = dt.bits == 64 ? (long long)((const int64_t *)p)[k]
+                                        : (long long)((const int32_t *)p)[k];
+      rt_strbuf_printf(out, "%s%lld", k ? ", " : "", v);
+    }
+    rt_strbuf_puts(out, n > 8 ? ", ...]" : "]");
   }
 }
 
-/* The module bound to the args' shapes, built, planned and compiled. */
+/* The module bound to the args' shapes and the value inputs' values
+ * (constants in place of their uses; the parameters stay, unused, so the
+ * runtime's inputs keep their positions), built, planned and compiled. */
 static rt_status_t build_spec(rt_graph_spec_cache_t *c, rt_tensor_t *const *args,
                               rt_graph_spec_t *s) {
   rt_ir_expr_t *main_fn = rt_ir_module_lookup(c->source, "main");
@@ -148,6 +213,21 @@ static rt_status_t build_spec(rt_graph_spec_cache_t *c, rt_tensor_t *const *args
   rt_module_t *bound = NULL;
   rt_status_t st = rt_module_bind_input_shapes(c->source, count, shapes, &bound);
   rt_mem_free(shapes);
+  rt_params_t *values = NULL;
+  bool any = false;
+  for (int32_t i = 0; !st && i < n; ++i) {
+    if (!s->sig[i].value) continue;
+    if (!values) st = rt_params_create(rt_allocator_system(), &values);
+    if (!st) st = rt_params_set(values, main_fn->fn.params[i]->var.name, s->sig[i].value);
+    any = true;
+  }
+  if (!st && any) {
+    rt_module_t *with_values = NULL;
+    st = rt_backend_bind_values(bound, values, &with_values);
+    rt_module_release(bound);
+    bound = with_values;
+  }
+  rt_params_release(values);
   if (!st) st = rt_build(bound, &c->ctx, "graph", &s->module, NULL);
   rt_module_release(bound);
   if (!st) st = rt_graph_build(s->module, c->jit, c->jit_flags, &s->build);
@@ -174,11 +254,23 @@ static rt_status_t make_spec(rt_graph_spec_cache_t *c, rt_tensor_t *const *args,
     s->sig[i].rank = rt_tensor_rank(args[i]);
     memcpy(s->sig[i].dims, rt_tensor_shape(args[i]), (size_t)s->sig[i].rank * sizeof(int64_t));
   }
-  rt_status_t st = build_spec(c, args, s);
+  rt_status_t st = RT_OK;
+  for (int32_t i = 0; !st && i < c->num_inputs; ++i) {
+    if (!c->values[i]) continue;
+    if (rt_tensor_numel(args[i]) > RT_GRAPH_MAX_VALUE_ELEMENTS) {
+      st = RT_STATUS(UNIMPLEMENTED, "input '%s' has %lld elements; the graph executor specializes "
+                     "on the values of inputs of at most %d (ops read its values for shapes): "
+                     "use the vm",
+                     rt_ir_module_lookup(c->source, "main")->fn.params[i]->var.name,
+                     (long long)rt_tensor_numel(args[i]), RT_GRAPH_MAX_VALUE_ELEMENTS);
+    }
+    if (!st) st = rt_tensor_clone(rt_allocator_system(), args[i], &s->sig[i].value);
+  }
+  if (!st) st = build_spec(c, args, s);
   if (st) {
     rt_strbuf_t b;
     rt_strbuf_initialize(&b);
-    describe_shapes(rt_ir_module_lookup(c->source, "main"), c->num_inputs, args, &b);
+    describe_shapes(rt_ir_module_lookup(c->source, "main"), c->num_inputs, args, c->values, &b);
     st = rt_status_annotate(st, "specializing the graph executor to %s", b.data ? b.data : "");
     rt_strbuf_deinitialize(&b);
     rt_graph_spec_release(s);

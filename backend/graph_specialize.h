@@ -1,11 +1,13 @@
 /* Internal to backend/: the graph executor's plans per input shape, for a
- * module whose @main has `?` input dims (include/rt/executor.h, "Dynamic
- * shapes on the graph executor").
+ * module whose @main has `?` input dims or value inputs (inputs whose
+ * values ops read for shapes: a Reshape's shape, a Slice's bounds, a
+ * count; include/rt/executor.h, "Dynamic shapes on the graph executor").
  *
  * A cache holds up to `graph.max_specializations` specializations, one
- * per input shape signature (every input's dtype and dims), most recently
- * used first. Each is the module bound to those shapes
- * (rt_module_bind_input_shapes), built by the same pipeline as any
+ * per input signature (every input's dtype and dims, and the bytes of the
+ * value inputs), most recently used first. Each is the module bound to
+ * those shapes (rt_module_bind_input_shapes) and values
+ * (rt_backend_bind_values), built by the same pipeline as any
  * executor's (rt_build under the executor's pass context, less its
  * instruments), compiled and planned (rt_graph_build) and given its own
  * graph runtime. A new signature costs one build, a seen one a list move.
@@ -27,6 +29,20 @@
 #include "jit/jit.h"
 #include "passes/pass.h"
 #include "runtime/thread_pool.h"
+
+/* The most elements a value input may have (its values are part of a
+ * specialization's key). */
+#define RT_GRAPH_MAX_VALUE_ELEMENTS 4096
+
+/* Which of source's @main parameters are value inputs: ops read their
+ * values for shapes (rt_ir_value_params: dyn ops' value operands, arange),
+ * and their types allow at most RT_GRAPH_MAX_VALUE_ELEMENTS elements.
+ * out_values has one entry per parameter; *out_any says whether any is. A
+ * module with value inputs is specialized per run, like one with `?`
+ * input dims: the values are bound as constants (rt_backend_bind_values)
+ * and DynamicToStatic makes its dyn ops static. */
+RT_MUST_USE_RESULT rt_status_t rt_graph_value_inputs(rt_module_t *source, bool *out_values,
+                                                     bool *out_any);
 
 typedef struct rt_graph_spec_cache_t rt_graph_spec_cache_t;
 

@@ -23,12 +23,14 @@
  *    the graph executor's specializations) folds and DynamicToStatic can
  *    make the dyn ops it feeds static.
  * Not folded: calls whose result would pass 64 MiB, whose type is not a
- * static tensor or tuple of static tensors, or whose evaluation fails (the
+ * static tensor or tuple of static tensors (but for arange, whose length
+ * its constant operands give), or whose evaluation fails (the
  * error is then the runtime's to report: e.g. an integer division by a zero
  * constant is left in place); calls of functions, globals and closures; and
  * anything inside a `Primitive` function's body (TVM skips those). The
  * output's new constants are added with rt_ir_constant (tensors shared, not
  * copied). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,13 +146,31 @@ static rt_status_t to_expr(fc_ctx *cx, rt_ir_span_t sp, const rt_interp_value_t 
   return rt_ir_tuple(cx->m, sp, v->tuple.count, fields, out);
 }
 
+/* arange of constant scalars: its type's length is `?` (relations see no
+ * values), so it folds when the length its values give fits. */
+static bool arange_fits(const rt_ir_expr_t *e) {
+  if (e->call.callee->kind != RT_IR_OP || e->call.callee->op.op->id != RT_OP_ARANGE ||
+      e->call.nargs != 3) {
+    return false;
+  }
+  double v[3];
+  for (int32_t k = 0; k < 3; ++k) {
+    const rt_ir_expr_t *a = e->call.args[k];
+    if (a->kind != RT_IR_CONSTANT || rt_tensor_numel(a->constant.value) != 1) return false;
+    v[k] = rt_tensor_get_f64(a->constant.value, 0);
+  }
+  if (v[2] == 0) return false;
+  const double len = ceil((v[1] - v[0]) / v[2]);
+  return !(len > (double)(FOLD_MAX_BYTES / 8)) && len == len;
+}
+
 /* Folds op call e (all arguments constant) into *out, or leaves *out = e
  * when it should not or cannot be folded. Only allocation failures (while
  * evaluating or building the result) are errors. */
 static rt_status_t fold_call(fc_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t *e,
                              rt_ir_expr_t **out) {
   uint64_t bytes = 0;
-  if (!static_bytes(orig->checked_type, &bytes, 0)) return RT_OK;
+  if (!static_bytes(orig->checked_type, &bytes, 0) && !arange_fits(e)) return RT_OK;
   const int32_t nargs = e->call.nargs;
   if (nargs > MAX_FIELDS) return RT_OK;
   rt_interp_value_t *args[MAX_FIELDS];

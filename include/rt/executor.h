@@ -58,11 +58,14 @@
  * executor, a later run of the same shape rewrites them; copy them to
  * keep the values). Input info keeps reporting the declared `?` dims
  * (RT_DIM_ANY); a tensor whose static dims differ is refused by set_input.
- * A value whose shape still has `?` dims once every input shape is known
- * (a dyn.reshape to a shape held by an input: it depends on the input
- * values) fails the run with
- * INVALID_ARGUMENT "... depends on the input values; run it with the vm
- * executor"; a failed build caches nothing. The calls that describe a plan
+ * The same holds for a module with value inputs: inputs whose VALUES ops
+ * read for shapes (a dyn.reshape to a shape held by an input, slice
+ * bounds, axes, arange's bounds). Their values (at most 4096 elements per
+ * input; a larger one fails the run with UNIMPLEMENTED naming the vm) are
+ * part of the signature and bound as constants in the specialization.
+ * A value whose shape still has `?` dims once every input shape and value
+ * is known fails the run with INVALID_ARGUMENT "... depends on the input
+ * values; run it with the vm executor"; a failed build caches nothing. The calls that describe a plan
  * (rt_executor_memory, get_source "kernels", "ll", "asm", "graph-json")
  * describe the most recent specialization (the last one run or profiled),
  * and before the first run fail with FAILED_PRECONDITION "bind the input

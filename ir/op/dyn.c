@@ -18,6 +18,9 @@
 #include <math.h>
 #include <string.h>
 
+#define uthash_nonfatal_oom(elt) (w->oom = true)
+#include "runtime/uthash_rt.h"
+
 #include "ir/op/op_impl.h"
 
 #define MAXR RT_TENSOR_MAX_RANK
@@ -53,6 +56,144 @@ static uint32_t value_mask(int32_t op_id) {
 bool rt_ir_op_reads_value(int32_t op_id, int32_t operand) {
   if (operand < 0 || operand >= 32) return false;
   return ((value_mask(op_id) >> operand) & 1u) != 0;
+}
+
+/* ---- which parameters are read for their values --------------------------- */
+
+/* Per node: the set of fn's parameters its value depends on (a bitset). */
+typedef struct {
+  const rt_ir_expr_t *key;
+  UT_hash_handle hh;
+  uint64_t bits[];
+} value_deps;
+
+/* A let-bound var and its value. */
+typedef struct {
+  const rt_ir_expr_t *key;
+  const rt_ir_expr_t *value;
+  UT_hash_handle hh;
+} let_value;
+
+typedef struct {
+  rt_ir_expr_t *fn;
+  int32_t words;
+  value_deps *map;
+  let_value *lets;
+  bool oom;
+  bool *mask;
+} value_walk;
+
+static rt_status_t let_visit(void *user, rt_ir_expr_t *e) {
+  value_walk *w = user;
+  if (e->kind != RT_IR_LET) return RT_OK;
+  let_value *l = rt_mem_calloc(1, sizeof *l);
+  if (!l) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory finding the value inputs");
+  l->key = e->let.var;
+  l->value = e->let.value;
+  HASH_ADD_PTR(w->lets, key, l);
+  if (w->oom) {
+    rt_mem_free(l);
+    return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory finding the value inputs");
+  }
+  return RT_OK;
+}
+
+static value_deps *deps_of(value_walk *w, const rt_ir_expr_t *e) {
+  value_deps *d = NULL;
+  HASH_FIND_PTR(w->map, &e, d);
+  return d;
+}
+
+static void deps_union(value_walk *w, uint64_t *into, const rt_ir_expr_t *e) {
+  const value_deps *d = e ? deps_of(w, e) : NULL;
+  for (int32_t i = 0; d && i < w->words; ++i) into[i] |= d->bits[i];
+}
+
+static rt_status_t value_visit(void *user, rt_ir_expr_t *e) {
+  value_walk *w = user;
+  value_deps *d = rt_mem_calloc(1, sizeof *d + (size_t)w->words * sizeof(uint64_t));
+  if (!d) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory finding the value inputs");
+  d->key = e;
+  rt_ir_expr_t *kids[8];
+  switch (e->kind) {
+    case RT_IR_VAR: {
+      for (int32_t k = 0; k < w->fn->fn.nparams; ++k) {
+        if (w->fn->fn.params[k] == e) d->bits[k / 64] |= 1ull << (k % 64);
+      }
+      /* A let's var stands for its value, which the post order meets
+       * first. */
+      let_value *l = NULL;
+      HASH_FIND_PTR(w->lets, &e, l);
+      if (l) deps_union(w, d->bits, l->value);
+      break;
+    }
+    case RT_IR_LET:
+      deps_union(w, d->bits, e->let.body);
+      break;
+    case RT_IR_CALL: {
+      const rt_ir_expr_t *callee = e->call.callee;
+      const int32_t id = callee->kind == RT_IR_OP ? callee->op.op->id : -1;
+      if (id == RT_OP_SHAPE_OF || id == RT_OP_NDARRAY_SIZE) break;
+      for (int32_t a = 0; a < e->call.nargs; ++a) {
+        const bool read = id >= 0 && (rt_ir_op_reads_value(id, a) || id == RT_OP_ARANGE);
+        value_deps *ad = deps_of(w, e->call.args[a]);
+        for (int32_t i = 0; ad && i < w->words; ++i) {
+          d->bits[i] |= ad->bits[i];
+          for (int32_t b = 0; read && b < 64; ++b) {
+            if ((ad->bits[i] >> b) & 1u) w->mask[i * 64 + b] = true;
+          }
+        }
+      }
+      break;
+    }
+    default: {
+      /* Tuples, projections, ifs, functions: what their children depend on. */
+      int32_t n = rt_ir_children(e, kids, 8);
+      rt_ir_expr_t **all = kids;
+      if (n > 8) {
+        all = rt_mem_alloc((size_t)n * sizeof *all);
+        if (!all) {
+          rt_mem_free(d);
+          return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory finding the value inputs");
+        }
+        n = rt_ir_children(e, all, n);
+      }
+      for (int32_t a = 0; a < n; ++a) deps_union(w, d->bits, all[a]);
+      if (all != kids) rt_mem_free(all);
+      break;
+    }
+  }
+  HASH_ADD_PTR(w->map, key, d);
+  if (w->oom) {
+    rt_mem_free(d);
+    return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory finding the value inputs");
+  }
+  return RT_OK;
+}
+
+rt_status_t rt_ir_value_params(rt_allocator_t allocator, rt_ir_expr_t *fn, bool *out_mask) {
+  const int32_t n = fn->fn.nparams;
+  for (int32_t k = 0; k < n; ++k) out_mask[k] = false;
+  if (n == 0) return RT_OK;
+  value_walk w = {fn, (n + 63) / 64, NULL, NULL, false, out_mask};
+  bool *mask = rt_mem_calloc((size_t)w.words * 64, sizeof *mask);
+  if (!mask) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory finding the value inputs");
+  w.mask = mask;
+  rt_status_t st = rt_ir_post_order(allocator, fn->fn.body, let_visit, &w);
+  if (!st) st = rt_ir_post_order(allocator, fn->fn.body, value_visit, &w);
+  let_value *l, *ltmp;
+  HASH_ITER(hh, w.lets, l, ltmp) {
+    HASH_DEL(w.lets, l);
+    rt_mem_free(l);
+  }
+  value_deps *d, *tmp;
+  HASH_ITER(hh, w.map, d, tmp) {
+    HASH_DEL(w.map, d);
+    rt_mem_free(d);
+  }
+  for (int32_t k = 0; !st && k < n; ++k) out_mask[k] = mask[k];
+  rt_mem_free(mask);
+  return st;
 }
 
 /* ---- relations ----------------------------------------------------------- */

@@ -30,6 +30,17 @@
  * 1, not 0). False for every non-dyn op and every out-of-range index. */
 bool rt_ir_op_reads_value(int32_t op_id, int32_t operand);
 
+/* Marks out_mask[k] (fn has nparams entries) when some call under fn's
+ * body reads the VALUES of fn's parameter k through a chain of ops: an
+ * operand rt_ir_op_reads_value names, or an operand of arange (its output
+ * length is its values), computed from the parameter by any ops but
+ * shape_of and ndarray_size (which read only its shape). Constants and the
+ * parameters of nested functions are not fn's parameters. The graph
+ * executor specializes on the values of these inputs
+ * (backend/graph_specialize.h). */
+RT_MUST_USE_RESULT rt_status_t rt_ir_value_params(rt_allocator_t allocator, rt_ir_expr_t *fn,
+                                                  bool *out_mask);
+
 /* Rewrites every call of a dyn op under `root` whose value operands are
  * all RT_IR_CONSTANT (or shape_of of a tensor whose type has a static
  * shape) into the equivalent static op call (or chain),

@@ -1,6 +1,7 @@
-/* The graph executor on a module with `?` input dims
+/* The graph executor on a module with `?` input dims or value inputs
  * (include/rt/executor.h, "Dynamic shapes on the graph executor"): each
- * run specializes @main to its inputs' shapes, one plan per shape kept in
+ * run specializes @main to its inputs' shapes (and the values of inputs
+ * ops read for shapes), one plan per shape kept in
  * an LRU cache (graph.max_specializations). Values are checked against
  * the debug executor (the oracle) on the same inputs; the counters of
  * rt_executor_stats say what was built and what was reused. */
@@ -317,42 +318,6 @@ static void test_graph_specialize_errors(void **state) {
   rt_executor_release(ex);
   rt_module_release(m);
 
-  /* dyn.reshape to a shape held by an input: `?` once x's shape is bound. */
-  rt_module_t *dr = parse("#[version = \"0.0.5\"]\n"
-                          "def @main(%x: Tensor[(?, 4), float32], %s: Tensor[(2), int64]) {\n"
-                          "  %0 = nn.relu(%x);\n"
-                          "  dyn.reshape(%0, %s)\n"
-                          "}\n");
-  assert_ok(rt_create_executor("graph", dr, NULL, NULL, NULL, &ex));
-  int64_t xs[2] = {3, 4}, ss[1] = {2};
-  rt_tensor_t *x = pattern(2, xs, 0), *s = NULL;
-  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_INT64, 1, ss, &s));
-  ((int64_t *)rt_tensor_data(s))[0] = 2;
-  ((int64_t *)rt_tensor_data(s))[1] = -1;
-  assert_ok(rt_executor_set_input(ex, 0, x));
-  assert_ok(rt_executor_set_input(ex, 1, s));
-  assert_status(rt_executor_run(ex), INVALID_ARGUMENT,
-                "depends on the input values; run it with the vm executor; specializing the "
-                "graph executor to x: (3, 4), s: (2)");
-  assert_counts(ex, 0, 0, 0, 0);
-  /* Nothing was cached: the same error again, and no outputs. */
-  assert_status(rt_executor_run(ex), INVALID_ARGUMENT, "run it with the vm executor");
-  rt_tensor_t *o = NULL;
-  assert_status(rt_executor_get_output(ex, 0, &o), FAILED_PRECONDITION, "run the executor first");
-  rt_executor_release(ex);
-  /* The vm runs it. */
-  assert_ok(rt_create_executor("vm", dr, NULL, NULL, NULL, &ex));
-  assert_ok(rt_executor_set_input(ex, 0, x));
-  assert_ok(rt_executor_set_input(ex, 1, s));
-  assert_ok(rt_executor_run(ex));
-  assert_ok(rt_executor_get_output(ex, 0, &o));
-  assert_int_equal(rt_tensor_shape(o)[0], 2);
-  assert_int_equal(rt_tensor_shape(o)[1], 6);
-  rt_executor_release(ex);
-  rt_tensor_release(x);
-  rt_tensor_release(s);
-  rt_module_release(dr);
-
   /* Control flow is refused at creation, `?` inputs or not. */
   rt_module_t *cf = parse("#[version = \"0.0.5\"]\n"
                           "def @main(%x: Tensor[(?, 4), float32], %c: bool) {\n"
@@ -383,6 +348,130 @@ static void test_graph_specialize_errors(void **state) {
     rt_executor_release(ex);
   }
   rt_module_release(st);
+}
+
+/* A module whose ops read an input's VALUES for shapes (dyn.reshape's
+ * shape, arange's bounds) is specialized per run on those values too:
+ * one plan per (shapes, values), values as the vm's (an independent
+ * executor: dyn ops run there through the reference kernels' static
+ * forms), and a seen value is a hit. */
+static rt_tensor_t *int64_vector(int64_t n, const int64_t *v) {
+  rt_tensor_t *t = NULL;
+  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_INT64, 1, &n, &t));
+  memcpy(rt_tensor_data(t), v, (size_t)n * sizeof *v);
+  return t;
+}
+
+static rt_tensor_t *run2(rt_executor_t *ex, rt_tensor_t *a, rt_tensor_t *b) {
+  assert_ok(rt_executor_set_input(ex, 0, a));
+  assert_ok(rt_executor_set_input(ex, 1, b));
+  assert_ok(rt_executor_run(ex));
+  rt_tensor_t *o = NULL;
+  assert_ok(rt_executor_get_output(ex, 0, &o));
+  rt_tensor_retain(o);
+  return o;
+}
+
+static void test_graph_specialize_value_inputs(void **state) {
+  (void)state;
+  /* A `?` batch and a shape input: both shapes and values are the key. */
+  rt_module_t *dr = parse("#[version = \"0.0.5\"]\n"
+                          "def @main(%x: Tensor[(?, 4), float32], %s: Tensor[(2), int64]) {\n"
+                          "  %0 = nn.relu(%x);\n"
+                          "  dyn.reshape(%0, %s)\n"
+                          "}\n");
+  rt_executor_t *ex = NULL, *vm = NULL;
+  assert_ok(rt_create_executor("graph", dr, NULL, NULL, NULL, &ex));
+  assert_ok(rt_create_executor("vm", dr, NULL, NULL, NULL, &vm));
+  int64_t xs[2] = {3, 4};
+  rt_tensor_t *x = pattern(2, xs, 0);
+  const int64_t shapes[4][2] = {{2, -1}, {6, 2}, {2, -1}, {-1, 3}};
+  const int64_t want_dims[4][2] = {{2, 6}, {6, 2}, {2, 6}, {4, 3}};
+  const int64_t built[4] = {1, 2, 2, 3}, hits[4] = {0, 0, 1, 1};
+  for (int i = 0; i < 4; ++i) {
+    rt_tensor_t *s = int64_vector(2, shapes[i]);
+    rt_tensor_t *got = run2(ex, x, s), *want = run2(vm, x, s);
+    assert_int_equal(rt_tensor_shape(got)[0], want_dims[i][0]);
+    assert_int_equal(rt_tensor_shape(got)[1], want_dims[i][1]);
+    assert_close(got, want);
+    assert_counts(ex, built[i], hits[i], 0, (int32_t)built[i]);
+    rt_tensor_release(got);
+    rt_tensor_release(want);
+    rt_tensor_release(s);
+  }
+  /* Bad values are the reshape's error, naming the values; nothing cached. */
+  const int64_t bad[2] = {5, -1};
+  rt_tensor_t *s = int64_vector(2, bad);
+  assert_ok(rt_executor_set_input(ex, 0, x));
+  assert_ok(rt_executor_set_input(ex, 1, s));
+  assert_status(rt_executor_run(ex), INVALID_ARGUMENT, "x: (3, 4), s: (2) = [5, -1]");
+  assert_counts(ex, 3, 1, 0, 3);
+  rt_tensor_release(s);
+  rt_executor_release(vm);
+  rt_executor_release(ex);
+  rt_tensor_release(x);
+  rt_module_release(dr);
+
+  /* arange's bounds from inputs (static shapes: only the values vary). */
+  rt_module_t *ar = parse("#[version = \"0.0.5\"]\n"
+                          "def @main(%n: int64, %step: int64) {\n"
+                          "  %0 = arange(0i64, %n, %step, dtype=\"float32\");\n"
+                          "  multiply(%0, 2f)\n"
+                          "}\n");
+  assert_ok(rt_create_executor("graph", ar, NULL, NULL, NULL, &ex));
+  const int64_t ns[3] = {5, 9, 5}, steps[3] = {1, 2, 1};
+  for (int i = 0; i < 3; ++i) {
+    rt_tensor_t *n = NULL, *st = NULL;
+    assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_INT64, 0, NULL, &n));
+    assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_INT64, 0, NULL, &st));
+    *(int64_t *)rt_tensor_data(n) = ns[i];
+    *(int64_t *)rt_tensor_data(st) = steps[i];
+    rt_tensor_t *o = run2(ex, n, st);
+    const int64_t len = (ns[i] + steps[i] - 1) / steps[i];
+    assert_int_equal(rt_tensor_rank(o), 1);
+    assert_int_equal(rt_tensor_shape(o)[0], len);
+    const float *v = rt_tensor_data(o);
+    for (int64_t k = 0; k < len; ++k) assert_true(v[k] == (float)(2 * k * steps[i]));
+    rt_tensor_release(o);
+    rt_tensor_release(n);
+    rt_tensor_release(st);
+  }
+  assert_counts(ex, 2, 1, 0, 2);
+  rt_executor_release(ex);
+  rt_module_release(ar);
+
+  /* A value input larger than a key may be is refused at run time,
+   * naming the vm. */
+  rt_module_t *big = parse("#[version = \"0.0.5\"]\n"
+                           "def @main(%x: Tensor[(4), float32], %s: Tensor[(?), int64]) {\n"
+                           "  dyn.sum(%x, %s, keepdims=True)\n"
+                           "}\n");
+  assert_ok(rt_create_executor("graph", big, NULL, NULL, NULL, &ex));
+  int64_t xs1 = 4;
+  rt_tensor_t *x1 = pattern(1, &xs1, 0);
+  int64_t *ones = calloc(5000, sizeof *ones); /* axis 0, 5000 times */
+  assert_non_null(ones);
+  s = int64_vector(5000, ones);
+  free(ones);
+  assert_ok(rt_executor_set_input(ex, 0, x1));
+  assert_ok(rt_executor_set_input(ex, 1, s));
+  assert_status(rt_executor_run(ex), UNIMPLEMENTED, "input 's' has 5000 elements");
+  assert_counts(ex, 0, 0, 0, 0);
+  rt_tensor_release(s);
+  rt_tensor_release(x1);
+  rt_executor_release(ex);
+  rt_module_release(big);
+
+  /* An input whose shape alone feeds a dyn op (through shape_of) is not a
+   * value input: with static shapes the module is planned once. */
+  rt_module_t *so = parse("#[version = \"0.0.5\"]\n"
+                          "def @main(%x: Tensor[(2, 6), float32], %y: Tensor[(3, 4), float32]) {\n"
+                          "  dyn.reshape(%x, shape_of(%y, dtype=\"int64\"))\n"
+                          "}\n");
+  assert_ok(rt_create_executor("graph", so, NULL, NULL, NULL, &ex));
+  assert_int_equal(stats_of(ex).max_specializations, 0);
+  rt_executor_release(ex);
+  rt_module_release(so);
 }
 
 /* A context's instruments run during rt_create_executor only: the builds
@@ -498,6 +587,7 @@ int main(void) {
       cmocka_unit_test(test_graph_specialize_does_not_pin_inputs),
       cmocka_unit_test(test_graph_specialize_plan_calls),
       cmocka_unit_test(test_graph_specialize_errors),
+      cmocka_unit_test(test_graph_specialize_value_inputs),
       cmocka_unit_test(test_graph_specialize_instruments_at_creation_only),
       cmocka_unit_test(test_graph_specialize_readers_during_runs),
   };
