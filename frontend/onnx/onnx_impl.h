@@ -205,6 +205,9 @@ rt_status_t rt_onnx_cv_if(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                           rt_ir_expr_t **out, int32_t nout);
 rt_status_t rt_onnx_cv_loop(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                             rt_ir_expr_t **out, int32_t nout);
+/* ops_scan.c: Scan, unrolled. */
+rt_status_t rt_onnx_cv_scan(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                            rt_ir_expr_t **out, int32_t nout);
 rt_status_t rt_onnx_cv_rnn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                            rt_ir_expr_t **out, int32_t nout);
 rt_status_t rt_onnx_cv_lstm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,

@@ -517,6 +517,7 @@ static const rt_onnx_op_entry_t ops[] = {
     {"ReduceMax", cv_reduce_max}, {"ReduceMean", cv_reduce_mean}, {"ReduceMin", cv_reduce_min},
     {"ReduceProd", cv_reduce_prod}, {"ReduceSum", cv_reduce_sum},
     {"ReduceSumSquare", cv_reduce_sum_square}, {"Relu", cv_relu}, {"Round", cv_round},
+    {"Scan", rt_onnx_cv_scan},
     {"Selu", cv_selu}, {"Shrink", cv_shrink}, {"Sigmoid", cv_sigmoid}, {"Sign", cv_sign},
     {"Sin", cv_sin}, {"Sinh", cv_sinh}, {"Softplus", cv_softplus}, {"Softsign", cv_softsign},
     {"Sqrt", cv_sqrt}, {"Sub", cv_sub}, {"Sum", cv_sum}, {"Tan", cv_tan}, {"Tanh", cv_tanh},

@@ -4,7 +4,7 @@ If with a run-time condition (both branches, one and two outputs), Loop
 unrolled (scan outputs, early exit through the condition, outer values in
 the body) and as a recursive function (a condition computed from the data,
 no trip count, a trip count given at run time), RNN/LSTM/GRU in reverse and bidirectional form, with layout 1,
-initial states and Y_c; plus models that must be refused with a clear
+initial states and Y_c, Scan (axes, directions, opset 8's batch); plus models that must be refused with a clear
 message.
 
     gen_onnx_cases.py OUT_DIR
@@ -341,6 +341,74 @@ m = model([helper.make_node("RNN", ["X", "W", "R", "", "L"], ["", "Y_h"], hidden
                  numpy_helper.from_array(f32(1, 2, 2, seed=2), "R"),
                  numpy_helper.from_array(np.array([3, 1], np.int32), "L")], opset=14)
 bad("rnn_short_sequence", m, "sequence_lens shorter than the sequence")
+
+# ---- Scan ----------------------------------------------------------------------
+# Body: state s <- s * a + x1 - x2 (x1, x2 slices of two scan inputs), scan
+# outputs s and x1 * 2. Reference: the loop written from the Scan spec.
+
+
+def scan_body():
+    return helper.make_graph(
+        [helper.make_node("Mul", ["s_in", "a"], ["sa"]),
+         helper.make_node("Add", ["sa", "x1"], ["t"]),
+         helper.make_node("Sub", ["t", "x2"], ["s_out"]),
+         helper.make_node("Identity", ["s_out"], ["o1"]),
+         helper.make_node("Add", ["x1", "x1"], ["o2"])],
+        "body", [vi("s_in", TensorProto.FLOAT, [3]), vi("x1", TensorProto.FLOAT, [3]),
+                 vi("x2", TensorProto.FLOAT, [3])],
+        [vi("s_out", TensorProto.FLOAT, [3]), vi("o1", TensorProto.FLOAT, [3]),
+         vi("o2", TensorProto.FLOAT, [3])])
+
+
+def scan_ref(s, x1s, x2s, a, in_rev, out_rev, out_axes):
+    n = len(x1s)
+    o1, o2 = [None] * n, [None] * n
+    for it in range(n):
+        i1 = n - 1 - it if in_rev[0] else it
+        i2 = n - 1 - it if in_rev[1] else it
+        s = s * a + x1s[i1] - x2s[i2]
+        o1[n - 1 - it if out_rev[0] else it] = s
+        o2[n - 1 - it if out_rev[1] else it] = x1s[i1] * 2
+    return s, np.stack(o1, axis=out_axes[0]), np.stack(o2, axis=out_axes[1])
+
+
+a = f32(3, seed=20)
+s0 = f32(3, seed=21)
+x1 = f32(4, 3, seed=22)          # scanned along axis 0
+x2 = f32(3, 4, seed=23)          # scanned along axis 1 (given as axis -1)
+m = model([helper.make_node("Scan", ["s0", "x1", "x2"], ["s", "y1", "y2"], body=scan_body(),
+                            num_scan_inputs=2, scan_input_axes=[0, -1],
+                            scan_input_directions=[0, 1], scan_output_axes=[1, 0],
+                            scan_output_directions=[1, 0])],
+          [vi("s0", TensorProto.FLOAT, [3]), vi("x1", TensorProto.FLOAT, [4, 3]),
+           vi("x2", TensorProto.FLOAT, [3, 4])],
+          [vi("s", TensorProto.FLOAT, [3]), vi("y1", TensorProto.FLOAT, [3, 4]),
+           vi("y2", TensorProto.FLOAT, [4, 3])],
+          inits=[numpy_helper.from_array(a, "a")], opset=16)
+r = scan_ref(s0, list(x1), list(x2.T), a, [0, 1], [1, 0], [1, 0])
+save("scan_axes_directions", m, [([s0, x1, x2], list(r))], ["Scan", "Mul", "Add", "Sub", "Identity"])
+
+# Opset 8: a batch axis 0, scan axis 1, `directions`, no sequence_lens.
+sb, x1b, x2b = f32(2, 3, seed=24), f32(2, 4, 3, seed=25), f32(2, 4, 3, seed=26)
+m = model([helper.make_node("Scan", ["", "s0", "x1", "x2"], ["s", "y1", "y2"], body=scan_body(),
+                            num_scan_inputs=2, directions=[1, 0])],
+          [vi("s0", TensorProto.FLOAT, [2, 3]), vi("x1", TensorProto.FLOAT, [2, 4, 3]),
+           vi("x2", TensorProto.FLOAT, [2, 4, 3])],
+          [vi("s", TensorProto.FLOAT, [2, 3]), vi("y1", TensorProto.FLOAT, [2, 4, 3]),
+           vi("y2", TensorProto.FLOAT, [2, 4, 3])],
+          inits=[numpy_helper.from_array(a, "a")], opset=8)
+per = [scan_ref(sb[b], list(x1b[b]), list(x2b[b]), a, [1, 0], [0, 0], [0, 0]) for b in range(2)]
+save("scan_opset8_batch", m, [([sb, x1b, x2b], [np.stack([p[k] for p in per]) for k in range(3)])],
+     ["Scan", "Mul", "Add", "Sub", "Identity"])
+
+# A scan input whose scan axis is a dim_param cannot be unrolled.
+m = model([helper.make_node("Scan", ["s0", "x1", "x1"], ["s", "y1", "y2"], body=scan_body(),
+                            num_scan_inputs=2)],
+          [vi("s0", TensorProto.FLOAT, [3]), vi("x1", TensorProto.FLOAT, ["T", 3])],
+          [vi("s", TensorProto.FLOAT, [3]), vi("y1", TensorProto.FLOAT, ["T", 3]),
+           vi("y2", TensorProto.FLOAT, ["T", 3])],
+          inits=[numpy_helper.from_array(a, "a")], opset=16)
+bad("scan_dynamic_length", m, "(Scan, opset 16): a Scan whose scan inputs have a `?` dim")
 
 # ---- Reshape to a shape computed from a `?` dim --------------------------------
 # x: (N, 6) with N a dim_param; the target (N, 2, 3) comes from Shape(x), so
