@@ -14,16 +14,11 @@
  *
  * Disk entries are whole files read in one go and validated field by field
  * before any byte is used; see cache.h for the layout. */
-#define _GNU_SOURCE 1 /* dl_iterate_phdr */
-
 #include "jit/cache.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <llvm-c/Core.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +26,7 @@
 #include <unistd.h>
 
 #include "rt/kernel_abi.h"
+#include "runtime/disk_cache.h"
 #include "runtime/strbuf.h"
 #include "runtime/mem.h"
 
@@ -53,52 +49,13 @@ uint64_t rt_jit_fnv(uint64_t h, const void *data, size_t size) {
 
 /* ---- compiler version ---------------------------------------------------- */
 
-typedef struct {
-  uintptr_t addr;
-  char hex[2 * 20 + 1];
-} build_id_search;
-
-/* dl_iterate_phdr callback: in the object whose loaded segments contain
- * s->addr, the NT_GNU_BUILD_ID note, as hex. */
-static int find_build_id(struct dl_phdr_info *info, size_t size, void *user) {
-  build_id_search *s = user;
-  (void)size;
-  bool mine = false;
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-    if (ph->p_type == PT_LOAD && s->addr >= lo && s->addr < lo + ph->p_memsz) mine = true;
-  }
-  if (!mine) return 0;
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_NOTE) continue;
-    const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-    size_t off = 0;
-    while (off + sizeof(ElfW(Nhdr)) <= ph->p_memsz) {
-      const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(p + off);
-      size_t name_off = off + sizeof *n;
-      size_t desc_off = name_off + ((n->n_namesz + 3u) & ~3u);
-      size_t next = desc_off + ((n->n_descsz + 3u) & ~3u);
-      if (next > ph->p_memsz) break;
-      if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(p + name_off, "GNU", 4) == 0) {
-        size_t len = n->n_descsz < 20 ? n->n_descsz : 20;
-        for (size_t k = 0; k < len; ++k) snprintf(s->hex + 2 * k, 3, "%02x", p[desc_off + k]);
-        return 1;
-      }
-      off = next;
-    }
-  }
-  return 1;
-}
-
 void rt_jit_compiler_version(char *buf, size_t size) {
-  build_id_search s = {(uintptr_t)&rt_jit_compiler_version, {0}};
-  dl_iterate_phdr(find_build_id, &s);
+  char build[41];
+  rt_cache_build_id(build);
   unsigned major = 0, minor = 0, patch = 0;
   LLVMGetVersion(&major, &minor, &patch);
   snprintf(buf, size, "relayrt %s (build %s); LLVM %u.%u.%u; kernel ABI %d", RT_VERSION,
-           s.hex[0] ? s.hex : "unknown", major, minor, patch, RT_KERNEL_ABI_VERSION);
+           build, major, minor, patch, RT_KERNEL_ABI_VERSION);
 }
 
 /* ---- identity ------------------------------------------------------------ */
@@ -234,45 +191,13 @@ static rt_status_t dup_path(const char *a, const char *b, char **out) {
   return RT_OK;
 }
 
-rt_status_t rt_jit_cache_dir(char **out_dir) {
-  *out_dir = NULL;
-  const char *env = getenv("RELAYRT_CACHE_DIR");
-  if (env) {
-    if (!*env || strcmp(env, "off") == 0 || strcmp(env, "0") == 0) return RT_OK;
-    return dup_path(env, "", out_dir);
-  }
-  const char *xdg = getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg == '/') return dup_path(xdg, "/relayrt", out_dir);
-  const char *home = getenv("HOME");
-  if (home && *home) return dup_path(home, "/.cache/relayrt", out_dir);
-  return RT_OK; /* nowhere to put it: no disk cache */
-}
+rt_status_t rt_jit_cache_dir(char **out_dir) { return rt_cache_dir(out_dir); }
 
 static rt_status_t entry_path(const char *dir, const rt_jit_kernel_id_t *id, char **out) {
   char name[64];
   snprintf(name, sizeof name, "/%016llx-%016llx.rtk", (unsigned long long)id->key,
            (unsigned long long)id->identity_hash);
   return dup_path(dir, name, out);
-}
-
-/* mkdir -p, owner-only for the folders it makes. */
-static rt_status_t make_dirs(const char *dir) {
-  char *p = NULL;
-  RT_RETURN_IF_ERROR(dup_path(dir, "", &p));
-  rt_status_t st = RT_OK;
-  for (char *s = p + 1;; ++s) {
-    if (*s != '/' && *s != '\0') continue;
-    char c = *s;
-    *s = '\0';
-    if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-      st = RT_STATUS(IO_ERROR, "creating the kernel cache folder %s: %s", p, strerror(errno));
-      break;
-    }
-    *s = c;
-    if (c == '\0') break;
-  }
-  rt_mem_free(p);
-  return st;
 }
 
 /* ---- entries ------------------------------------------------------------- */
@@ -385,29 +310,10 @@ rt_status_t rt_jit_cache_read(const char *dir, const rt_jit_kernel_id_t *id,
   return st;
 }
 
-static rt_status_t write_all(int fd, const void *data, size_t n, const char *path) {
-  const uint8_t *p = data;
-  while (n) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return RT_STATUS(IO_ERROR, "writing %s: %s", path, strerror(errno));
-    p += w;
-    n -= (size_t)w;
-  }
-  return RT_OK;
-}
-
-static _Atomic uint32_t g_tmp_counter;
-
 rt_status_t rt_jit_cache_write(const char *dir, const rt_jit_kernel_id_t *id,
                                const rt_jit_cache_entry_t *e) {
-  RT_RETURN_IF_ERROR(make_dirs(dir));
-  char *path = NULL, *tmp = NULL;
+  char *path = NULL;
   RT_RETURN_IF_ERROR(entry_path(dir, id, &path));
-  char suffix[64];
-  snprintf(suffix, sizeof suffix, ".tmp.%ld.%u", (long)getpid(),
-           (unsigned)atomic_fetch_add(&g_tmp_counter, 1));
-  rt_status_t st = dup_path(path, suffix, &tmp);
   uint8_t h[HEADER_SIZE];
   memcpy(h, kMagic, 8);
   put_u32(h + 8, RT_JIT_CACHE_FORMAT_VERSION);
@@ -423,21 +329,11 @@ rt_status_t rt_jit_cache_write(const char *dir, const rt_jit_kernel_id_t *id,
   sum = rt_jit_fnv(sum, e->object, e->object_len);
   if (e->ll) sum = rt_jit_fnv(sum, e->ll, e->ll_len);
   put_u64(h + 64, sum);
-  int fd = -1;
-  if (!st) {
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) st = RT_STATUS(IO_ERROR, "creating %s: %s", tmp, strerror(errno));
-  }
-  if (!st) st = write_all(fd, h, sizeof h, tmp);
-  if (!st) st = write_all(fd, id->identity, id->identity_len, tmp);
-  if (!st) st = write_all(fd, e->object, e->object_len, tmp);
-  if (!st && e->ll) st = write_all(fd, e->ll, e->ll_len, tmp);
-  if (fd >= 0 && close(fd) != 0 && !st) st = RT_STATUS(IO_ERROR, "writing %s: %s", tmp, strerror(errno));
-  if (!st && rename(tmp, path) != 0) {
-    st = RT_STATUS(IO_ERROR, "renaming %s to %s: %s", tmp, path, strerror(errno));
-  }
-  if (st && fd >= 0) unlink(tmp);
-  rt_mem_free(tmp);
+  const rt_cache_part_t parts[4] = {{h, sizeof h},
+                                    {id->identity, id->identity_len},
+                                    {e->object, e->object_len},
+                                    {e->ll, e->ll ? e->ll_len : 0}};
+  rt_status_t st = rt_cache_write_entry(dir, path, parts, e->ll ? 4 : 3);
   rt_mem_free(path);
   return st;
 }

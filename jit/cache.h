@@ -54,10 +54,7 @@ void rt_jit_kernel_id_deinitialize(rt_jit_kernel_id_t *id);
  * so a rebuilt library never reuses kernels of an older one. */
 void rt_jit_compiler_version(char *buf, size_t size);
 
-/* The cache folder: $RELAYRT_CACHE_DIR if set ("" / "off" / "0" disable
- * the disk cache), else $XDG_CACHE_HOME/relayrt, else $HOME/.cache/relayrt.
- * *out_dir is rt_mem_alloc'd, or NULL when the disk cache is off. Read on every
- * call (not cached), so a process may change it. */
+/* The cache folder (rt_cache_dir, runtime/disk_cache.h). */
 RT_MUST_USE_RESULT rt_status_t rt_jit_cache_dir(char **out_dir);
 
 /* One entry as stored. */

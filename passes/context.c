@@ -124,8 +124,9 @@ static const config_option kConfig[] = {
      offsetof(rt_pass_context_t, jit_keep_ll), NULL},
     {"jit.keep_asm", "keep each kernel's assembly for get_source(\"asm\") (0/1)", 0, 1,
      offsetof(rt_pass_context_t, jit_keep_asm), NULL},
-    {"jit.disk_cache", "use the on-disk kernel cache (0/1; its folder is $RELAYRT_CACHE_DIR, "
-                       "else $XDG_CACHE_HOME/relayrt or ~/.cache/relayrt)", 0, 1,
+    {"jit.disk_cache", "use the on-disk kernel cache and FoldConstant's cache of large folds "
+                       "(0/1; their folder is $RELAYRT_CACHE_DIR, else $XDG_CACHE_HOME/relayrt "
+                       "or ~/.cache/relayrt)", 0, 1,
      offsetof(rt_pass_context_t, jit_disk_cache), NULL},
     {"runtime.num_threads", "threads of each executor's kernel pool, counting the caller "
                             "(0: one per online CPU)", 0, 1024,

@@ -34,16 +34,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "interp/interp.h"
+#include "passes/fold_cache.h"
 #include "passes/pass.h"
+#include "runtime/disk_cache.h"
 #include "runtime/mem.h"
+#include "runtime/strbuf.h"
+
+#define uthash_nonfatal_oom(elt) (cx->oom = true)
+#include "runtime/uthash_rt.h"
 
 #define FOLD_MAX_BYTES (UINT64_C(64) << 20)
 #define MAX_FIELDS 64
 
+/* A tensor that is a fold cache hit, and its content hash (its key). */
+typedef struct {
+  const rt_tensor_t *tensor;
+  rt_fold_key_t key;
+  UT_hash_handle hh;
+} known_hash;
+
 typedef struct {
   rt_module_t *m;
   rt_allocator_t allocator;
+  char *cache_dir;            /* the fold cache's folder (fold_cache.h); NULL = off */
+  char build_id[41];
+  known_hash *known;
+  bool oom;
   rt_interp_t *interp;
   uint32_t cap;               /* ids below this index the arrays */
   uint8_t *skip;              /* node ids inside Primitive bodies */
@@ -164,6 +183,75 @@ static bool arange_fits(const rt_ir_expr_t *e) {
   return !(len > (double)(FOLD_MAX_BYTES / 8)) && len == len;
 }
 
+/* ---- the disk cache of large folds (passes/fold_cache.h) ------------------ */
+
+static rt_fold_key_t content_hash(fc_ctx *cx, const rt_tensor_t *t) {
+  known_hash *k = NULL;
+  HASH_FIND_PTR(cx->known, &t, k);
+  if (k) return k->key;
+  return rt_fold_hash_bytes(rt_tensor_data(t), rt_tensor_nbytes(t));
+}
+
+/* The key of call e (every argument a compact constant tensor); false when
+ * it has another kind of argument. */
+static bool fold_key(fc_ctx *cx, const rt_ir_expr_t *e, rt_fold_key_t *out) {
+  for (int32_t i = 0; i < e->call.nargs; ++i) {
+    const rt_ir_expr_t *a = e->call.args[i];
+    if (a->kind != RT_IR_CONSTANT || !rt_tensor_is_compact(a->constant.value)) return false;
+  }
+  XXH3_state_t *h = XXH3_createState();
+  if (!h) return false;
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  rt_strbuf_printf(&b, "relayrt fold 1 %s %s", cx->build_id, e->call.callee->op.op->name);
+  for (int32_t i = 0; e->call.attrs && i < e->call.attrs->count; ++i) {
+    rt_strbuf_printf(&b, " %s=", e->call.attrs->keys[i]);
+    rt_attr_value_print(&e->call.attrs->values[i], &b);
+  }
+  if (b.failed || !b.data) {
+    rt_strbuf_deinitialize(&b);
+    XXH3_freeState(h);
+    return false;
+  }
+  XXH3_128bits_reset(h);
+  XXH3_128bits_update(h, b.data, b.len);
+  rt_strbuf_deinitialize(&b);
+  for (int32_t i = 0; i < e->call.nargs; ++i) {
+    const rt_tensor_t *t = e->call.args[i]->constant.value;
+    const rt_dtype_t dt = rt_tensor_dtype(t);
+    const int64_t head[4] = {dt.code, dt.bits, dt.lanes, rt_tensor_rank(t)};
+    const rt_fold_key_t c = content_hash(cx, t);
+    XXH3_128bits_update(h, head, sizeof head);
+    XXH3_128bits_update(h, rt_tensor_shape(t), (size_t)rt_tensor_rank(t) * sizeof(int64_t));
+    XXH3_128bits_update(h, &c, sizeof c);
+  }
+  const XXH128_hash_t r = XXH3_128bits_digest(h);
+  XXH3_freeState(h);
+  *out = (rt_fold_key_t){r.low64, r.high64};
+  return true;
+}
+
+/* t's content hash is `key` from now on (the module keeps t alive for the
+ * pass, so its address names it). */
+static rt_status_t remember(fc_ctx *cx, const rt_tensor_t *t, rt_fold_key_t key) {
+  known_hash *k = NULL;
+  HASH_FIND_PTR(cx->known, &t, k);
+  if (k) {
+    k->key = key;
+    return RT_OK;
+  }
+  k = rt_mem_calloc(1, sizeof *k);
+  if (!k) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory in FoldConstant");
+  k->tensor = t;
+  k->key = key;
+  HASH_ADD_PTR(cx->known, tensor, k);
+  if (cx->oom) {
+    rt_mem_free(k);
+    return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory in FoldConstant");
+  }
+  return RT_OK;
+}
+
 /* Folds op call e (all arguments constant) into *out, or leaves *out = e
  * when it should not or cannot be folded. Only allocation failures (while
  * evaluating or building the result) are errors. */
@@ -173,6 +261,26 @@ static rt_status_t fold_call(fc_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t 
   if (!static_bytes(orig->checked_type, &bytes, 0) && !arange_fits(e)) return RT_OK;
   const int32_t nargs = e->call.nargs;
   if (nargs > MAX_FIELDS) return RT_OK;
+  /* A large single-tensor result goes through the disk cache. */
+  const rt_ir_type_t *ty = rt_ir_type_resolve((rt_ir_type_t *)orig->checked_type);
+  rt_fold_key_t key = {0, 0};
+  const bool cached = cx->cache_dir && bytes >= RT_FOLD_CACHE_MIN_BYTES && ty &&
+                      ty->kind == RT_IR_TYPE_TENSOR && fold_key(cx, e, &key);
+  if (cached) {
+    rt_tensor_t *hit = NULL;
+    RT_RETURN_IF_ERROR(rt_fold_cache_load(cx->cache_dir, key, ty->tensor.dtype, ty->tensor.rank,
+                                          ty->tensor.shape, &hit));
+    if (hit) {
+      rt_ir_expr_t *r = NULL;
+      rt_status_t st = rt_ir_constant(cx->m, e->span, hit, &r);
+      if (!st) st = remember(cx, hit, key);
+      rt_tensor_release(hit);
+      if (st) return st;
+      r->binding = e->binding;
+      *out = r;
+      return RT_OK;
+    }
+  }
   rt_interp_value_t *args[MAX_FIELDS];
   int32_t n = 0;
   rt_status_t st = RT_OK;
@@ -195,8 +303,17 @@ static rt_status_t fold_call(fc_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t 
   }
   for (int32_t i = 0; i < n; ++i) rt_interp_value_release(args[i]);
   if (st || !result) return st;
+  if (cached && result->kind == RT_INTERP_TENSOR) {
+    /* A cache that cannot be written is no error: the next build folds
+     * again. */
+    rt_status_free(rt_fold_cache_store(cx->cache_dir, key, result->tensor));
+    /* Its content hash is the key, as it will be when it is a hit: a
+     * fold over it (the transpose after the Winograd transform) gets the
+     * same key in this build as in the next. */
+    st = remember(cx, result->tensor, key);
+  }
   rt_ir_expr_t *r = NULL;
-  st = to_expr(cx, e->span, result, &r);
+  if (!st) st = to_expr(cx, e->span, result, &r);
   rt_interp_value_release(result);
   if (st && rt_status_code(st) == RT_STATUS_UNIMPLEMENTED) {
     rt_status_free(st);
@@ -370,6 +487,10 @@ rt_status_t rt_pass_fold_constant(const rt_pass_env_t *env, rt_module_t *in, rt_
     opts.max_tensor_bytes = FOLD_MAX_BYTES;
     st = rt_interp_create(alloc, scratch, &opts, &cx.interp);
   }
+  if (!st && (!env || !env->ctx || env->ctx->jit_disk_cache)) {
+    st = rt_cache_dir(&cx.cache_dir);
+    rt_cache_build_id(cx.build_id);
+  }
   if (!st) {
     cx.skip = rt_mem_calloc((size_t)cx.cap + 1, 1);
     cx.let_of = rt_mem_calloc((size_t)cx.cap + 1, sizeof(rt_ir_expr_t *));
@@ -391,6 +512,12 @@ rt_status_t rt_pass_fold_constant(const rt_pass_env_t *env, rt_module_t *in, rt_
   rt_mem_free(cx.let_of);
   rt_mem_free(cx.const_of);
   rt_mem_free(cx.var_const);
+  rt_mem_free(cx.cache_dir);
+  known_hash *k, *ktmp;
+  HASH_ITER(hh, cx.known, k, ktmp) {
+    HASH_DEL(cx.known, k);
+    rt_mem_free(k);
+  }
   if (st || !cx.changed) {
     rt_module_release(m);
     if (st) return st;
