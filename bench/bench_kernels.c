@@ -95,6 +95,11 @@ typedef struct kcase_t {
   "def @pw_" #c "_" #o "_" #hw "(%x: Tensor[(1, " #c ", " #hw ", " #hw "), float32], %w: Tensor[(" #o ", " #c \
   ", 1, 1), float32]) { nn.conv2d(%x, %w, channels=" #o ", kernel_size=[1, 1]) }\n"
 
+/* 1x1 at stride 2 (ResNet-50's projection shortcuts). */
+#define PWS(c, o, hw) \
+  "def @pws_" #c "_" #o "_" #hw "(%x: Tensor[(1, " #c ", " #hw ", " #hw "), float32], %w: Tensor[(" #o ", " #c \
+  ", 1, 1), float32]) { nn.conv2d(%x, %w, strides=[2, 2], channels=" #o ", kernel_size=[1, 1]) }\n"
+
 static const char kKernelText[] =
     "#[version = \"0.0.5\"]\n"
     "def @dense512(%x: Tensor[(512, 512), float32], %w: Tensor[(512, 512), float32]) { nn.dense(%x, %w) }\n"
@@ -113,6 +118,10 @@ static const char kKernelText2[] =
     DW(240, 28, 5, 1, 2) DW(144, 56, 5, 2, 2) DW(672, 14, 5, 1, 2)
     PW(16, 96, 112) PW(24, 144, 56) PW(144, 24, 56) PW(96, 576, 14) PW(576, 96, 14)
     PW(320, 1280, 7) PW(960, 320, 7);
+/* ResNet-50's 1x1 convolutions at 7, 14 and 28 (a third string, as above). */
+static const char kKernelText3[] =
+    PW(2048, 512, 7) PW(512, 2048, 7) PW(1024, 256, 14) PW(256, 1024, 14) PW(512, 128, 28)
+    PW(128, 512, 28) PWS(1024, 2048, 14) PWS(512, 1024, 28) PWS(256, 512, 56);
 
 static double conv_gflop(double c, double o, double hw) { return 2.0 * o * hw * hw * c * 9 / 1e9; }
 /* Depthwise k x k with c channels and an ohw x ohw output; 1x1 c -> o. */
@@ -342,6 +351,15 @@ int main(int argc, char **argv) {
       {"pw_576_96_14", "conv1x1 576->96 @14", pw_gflop(576, 96, 14), false, false},
       {"pw_320_1280_7", "conv1x1 320->1280 @7", pw_gflop(320, 1280, 7), false, false},
       {"pw_960_320_7", "conv1x1 960->320 @7", pw_gflop(960, 320, 7), false, false},
+      {"pw_2048_512_7", "conv1x1 2048->512 @7", pw_gflop(2048, 512, 7), false, false},
+      {"pw_512_2048_7", "conv1x1 512->2048 @7", pw_gflop(512, 2048, 7), false, false},
+      {"pw_1024_256_14", "conv1x1 1024->256 @14", pw_gflop(1024, 256, 14), false, false},
+      {"pw_256_1024_14", "conv1x1 256->1024 @14", pw_gflop(256, 1024, 14), false, false},
+      {"pw_512_128_28", "conv1x1 512->128 @28", pw_gflop(512, 128, 28), false, false},
+      {"pw_128_512_28", "conv1x1 128->512 @28", pw_gflop(128, 512, 28), false, false},
+      {"pws_1024_2048_14", "conv1x1/2 1024->2048 @14", pw_gflop(1024, 2048, 7), false, false},
+      {"pws_512_1024_28", "conv1x1/2 512->1024 @28", pw_gflop(512, 1024, 14), false, false},
+      {"pws_256_512_56", "conv1x1/2 256->512 @56", pw_gflop(256, 512, 28), false, false},
   };
   enum { NALL = sizeof all_cases / sizeof all_cases[0] };
   kcase_t cases[NALL];
@@ -357,10 +375,11 @@ int main(int argc, char **argv) {
   rt_jit_session_t *s = NULL;
   rt_jit_module_t *jm = NULL;
   rt_thread_pool_t *pool = NULL;
-  char *text = malloc(sizeof kKernelText + sizeof kKernelText2);
+  char *text = malloc(sizeof kKernelText + sizeof kKernelText2 + sizeof kKernelText3);
   if (!text) return 1;
   memcpy(text, kKernelText, sizeof kKernelText - 1);
-  memcpy(text + sizeof kKernelText - 1, kKernelText2, sizeof kKernelText2);
+  memcpy(text + sizeof kKernelText - 1, kKernelText2, sizeof kKernelText2 - 1);
+  memcpy(text + sizeof kKernelText + sizeof kKernelText2 - 2, kKernelText3, sizeof kKernelText3);
   rt_status_t pst = rt_module_parse(text, strlen(text), "bench.relay", &m);
   free(text);
   if (check(pst, "parsing the kernels")) return 1;

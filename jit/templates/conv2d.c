@@ -192,6 +192,35 @@ static void ic_out_idx(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValue
   idx[3] = LLVMBuildURem(B, j, rt_jit_i64(L, cc->c.ow), "");
 }
 
+/* ---- 1x1 convolutions with the operands swapped ------------------------------------
+ * C^T(p, o) = sum_c X(c, p) W(o, c): output pixels p = oh*OW + ow are the
+ * GEMM's rows (A, gathered through x_at, walking p inside c) and output
+ * channels its columns (B = the weight rows, stored (O, C) = B(k, n) at
+ * n*K + k, packed by whole transposed vectors). Output channels fill the
+ * vectors where a small image's OH*OW would not (49 at 7x7). */
+
+static LLVMValueRef ict_b_base(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b) {
+  const conv_ctx_t *cc = g->user;
+  LLVMValueRef gi = LLVMBuildURem(L->b, b, rt_jit_i64(L, cc->c.g), "");
+  return rt_jit_tpl_gep(L, rt_jit_node(L, cc->w)->data,
+                        LLVMBuildMul(L->b, gi, rt_jit_i64(L, cc->c.og * g->k), ""));
+}
+
+static rt_status_t ict_a_elem(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
+                              LLVMValueRef i, LLVMValueRef k, LLVMValueRef *out) {
+  return ic_b_elem(L, g, b, k, i, out);
+}
+
+static rt_status_t ict_b_elem(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
+                              LLVMValueRef k, LLVMValueRef n, LLVMValueRef *out) {
+  return ic_a_elem(L, g, b, n, k, out);
+}
+
+static void ict_out_idx(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
+                        LLVMValueRef i, LLVMValueRef j, LLVMValueRef *idx) {
+  ic_out_idx(L, g, b, j, i, idx);
+}
+
 /* ---- direct ------------------------------------------------------------------- */
 
 /* The constant tap offset table off[k] (i32) as a private global: tap
@@ -616,6 +645,18 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
    * 42 vs 38 GFLOP/s, dw3s1_960_7: 23 vs 21). */
   if (p->kind == RT_JIT_TPL_CONV_DW && cc.c.kh * cc.c.kw <= DW_MAX_TAPS && cc.c.ow > 2 * p->vw) {
     return conv_depthwise(L, p, &cc, out, data, task, ntasks);
+  }
+  if (p->kind == RT_JIT_TPL_CONV_IM2COL_T) {
+    rt_jit_gemm_core_t g = {
+        .anchor = p->anchor, .out = out, .data = data, .mr = p->mr, .nv = p->nv, .vw = p->vw,
+        .user = &cc,
+        .nb = cc.c.n * cc.c.g, .m = cc.c.oh * cc.c.ow, .n = cc.c.og,
+        .k = cc.c.cg * cc.c.kh * cc.c.kw,
+        .k_inner = true, .a_m_inner = true, .a_elem = ict_a_elem, .b_elem = ict_b_elem,
+        .out_idx = ict_out_idx,
+    };
+    if (rt_jit_tpl_raw(L, cc.w)) g.b_base = ict_b_base;
+    return rt_jit_tpl_gemm_core(L, &g, task, ntasks);
   }
   if (p->kind != RT_JIT_TPL_CONV_IM2COL) return conv_direct(L, p, &cc, out, data, task, ntasks);
   rt_jit_gemm_core_t g = {

@@ -21,7 +21,6 @@
 #include "jit/templates/templates.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/DebugInfo.h>
@@ -81,7 +80,7 @@ static const rt_ir_expr_t *find_anchor(const rt_ir_expr_t *e, int32_t rank, cons
 
 typedef struct tile_t {
   int32_t mr, nv;
-  const char *gemm, *direct, *im2col;
+  const char *gemm, *direct, *im2col, *im2colt;
 } tile_t;
 
 /* The tile tables of one template width: the one place a planner learns
@@ -97,22 +96,22 @@ typedef struct tile_family_t {
 
 /* Tiles of 8-lane (ymm) vectors: mr*nv <= 12 accumulators. */
 static const tile_t kTiles8[] = {
-    {6, 2, "gemm.6x16", "conv2d.direct.6x16", "conv2d.im2col.6x16"},
-    {4, 3, "gemm.4x24", "conv2d.direct.4x24", "conv2d.im2col.4x24"},
-    {2, 6, "gemm.2x48", "conv2d.direct.2x48", "conv2d.im2col.2x48"},
-    {3, 4, "gemm.3x32", "conv2d.direct.3x32", "conv2d.im2col.3x32"},
-    {1, 4, "gemm.1x32", "conv2d.direct.1x32", "conv2d.im2col.1x32"},
+    {6, 2, "gemm.6x16", "conv2d.direct.6x16", "conv2d.im2col.6x16", NULL},
+    {4, 3, "gemm.4x24", "conv2d.direct.4x24", "conv2d.im2col.4x24", NULL},
+    {2, 6, "gemm.2x48", "conv2d.direct.2x48", "conv2d.im2col.2x48", NULL},
+    {3, 4, "gemm.3x32", "conv2d.direct.3x32", "conv2d.im2col.3x32", NULL},
+    {1, 4, "gemm.1x32", "conv2d.direct.1x32", "conv2d.im2col.1x32", NULL},
 };
 
 /* Tiles of 16-lane (zmm) vectors: mr*nv <= 24 accumulators, plus nv B
  * vectors and a broadcast, within the 32 zmm registers. */
 static const tile_t kTiles16[] = {
-    {6, 4, "gemm.6x64", "conv2d.direct.6x64", "conv2d.im2col.6x64"},
-    {8, 3, "gemm.8x48", "conv2d.direct.8x48", "conv2d.im2col.8x48"},
-    {12, 2, "gemm.12x32", "conv2d.direct.12x32", "conv2d.im2col.12x32"},
-    {4, 6, "gemm.4x96", "conv2d.direct.4x96", "conv2d.im2col.4x96"},
-    {2, 8, "gemm.2x128", "conv2d.direct.2x128", "conv2d.im2col.2x128"},
-    {1, 4, "gemm.1x64", "conv2d.direct.1x64", "conv2d.im2col.1x64"},
+    {6, 4, "gemm.6x64", "conv2d.direct.6x64", "conv2d.im2col.6x64", NULL},
+    {8, 3, "gemm.8x48", "conv2d.direct.8x48", "conv2d.im2col.8x48", NULL},
+    {12, 2, "gemm.12x32", "conv2d.direct.12x32", "conv2d.im2col.12x32", NULL},
+    {4, 6, "gemm.4x96", "conv2d.direct.4x96", "conv2d.im2col.4x96", NULL},
+    {2, 8, "gemm.2x128", "conv2d.direct.2x128", "conv2d.im2col.2x128", NULL},
+    {1, 4, "gemm.1x64", "conv2d.direct.1x64", "conv2d.im2col.1x64", NULL},
 };
 
 /* The direct convolution reads B in place (k rows of vw*nv floats at the
@@ -153,22 +152,22 @@ static const tile_t *pick_tile(int64_t m, int64_t n, int64_t k, const tile_famil
  * preference where costs tie: 12x2 first (the BLIS Skylake-X shape, half
  * the L2 traffic of 6x4), 1-row tiles before wider ones for vectors. */
 static const tile_t kGemm16[] = {
-    {12, 2, "gemm.12x32", NULL, "conv2d.im2col.12x32"},
-    {6, 4, "gemm.6x64", NULL, "conv2d.im2col.6x64"},
-    {8, 3, "gemm.8x48", NULL, "conv2d.im2col.8x48"},
-    {1, 4, "gemm.1x64", NULL, "conv2d.im2col.1x64"},
-    {2, 4, "gemm.2x64", NULL, "conv2d.im2col.2x64"},
-    {4, 4, "gemm.4x64", NULL, "conv2d.im2col.4x64"},
-    {12, 1, "gemm.12x16", NULL, "conv2d.im2col.12x16"},
-    {16, 1, "gemm.16x16", NULL, "conv2d.im2col.16x16"},
+    {12, 2, "gemm.12x32", NULL, "conv2d.im2col.12x32", "conv2d.im2colT.12x32"},
+    {6, 4, "gemm.6x64", NULL, "conv2d.im2col.6x64", "conv2d.im2colT.6x64"},
+    {8, 3, "gemm.8x48", NULL, "conv2d.im2col.8x48", "conv2d.im2colT.8x48"},
+    {1, 4, "gemm.1x64", NULL, "conv2d.im2col.1x64", "conv2d.im2colT.1x64"},
+    {2, 4, "gemm.2x64", NULL, "conv2d.im2col.2x64", "conv2d.im2colT.2x64"},
+    {4, 4, "gemm.4x64", NULL, "conv2d.im2col.4x64", "conv2d.im2colT.4x64"},
+    {12, 1, "gemm.12x16", NULL, "conv2d.im2col.12x16", "conv2d.im2colT.12x16"},
+    {16, 1, "gemm.16x16", NULL, "conv2d.im2col.16x16", "conv2d.im2colT.16x16"},
 };
 static const tile_t kGemm8[] = {
-    {6, 2, "gemm.6x16", NULL, "conv2d.im2col.6x16"},
-    {4, 3, "gemm.4x24", NULL, "conv2d.im2col.4x24"},
-    {3, 4, "gemm.3x32", NULL, "conv2d.im2col.3x32"},
-    {1, 4, "gemm.1x32", NULL, "conv2d.im2col.1x32"},
-    {2, 4, "gemm.2x32", NULL, "conv2d.im2col.2x32"},
-    {12, 1, "gemm.12x8", NULL, "conv2d.im2col.12x8"},
+    {6, 2, "gemm.6x16", NULL, "conv2d.im2col.6x16", "conv2d.im2colT.6x16"},
+    {4, 3, "gemm.4x24", NULL, "conv2d.im2col.4x24", "conv2d.im2colT.4x24"},
+    {3, 4, "gemm.3x32", NULL, "conv2d.im2col.3x32", "conv2d.im2colT.3x32"},
+    {1, 4, "gemm.1x32", NULL, "conv2d.im2col.1x32", "conv2d.im2colT.1x32"},
+    {2, 4, "gemm.2x32", NULL, "conv2d.im2col.2x32", "conv2d.im2colT.2x32"},
+    {12, 1, "gemm.12x8", NULL, "conv2d.im2col.12x8", "conv2d.im2colT.12x8"},
 };
 
 static const tile_family_t kFamilies[] = {
@@ -265,6 +264,39 @@ static bool plan_conv2d(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_
   /* Strided convolutions run direct on phase images (conv2d.c), except
    * 1x1 ones: their phase copy would move sh*sw times the data used. */
   const bool direct = (c.sh == 1 && c.sw == 1) || c.kh > 1 || c.kw > 1;
+  /* 1x1 convolutions with the GEMM's operands swapped (conv2d.c: pixels
+   * are its rows, output channels its columns) where a small image leaves
+   * the direct template's vectors of pixels half empty, and at every
+   * stride > 1. Fractions of the FMA peak, 1 / 2 threads, 8 lanes,
+   * `build-rel/bench/bench_kernels 5 pw` (best of two runs, each variant
+   * forced; 2-core AVX2 host shared with other builds):
+   *   1x1 conv          direct/im2col    swapped
+   *   2048->512 @7        0.51 / 0.52   0.74 / 0.69
+   *   320->1280 @7        0.60 / 0.57   0.75 / 0.71
+   *   1024->256 @14       0.60 / 0.59   0.82 / 0.72
+   *   256->1024 @14       0.81 / 0.77   0.85 / 0.80
+   *   96->576 @14         0.79 / 0.73   0.76 / 0.72
+   *   512->128 @28        0.64 / 0.65   0.77 / 0.64
+   *   128->512 @28        0.84 / 0.82   0.79 / 0.76
+   *   24->144 @56         0.59 / 0.56   0.50 / 0.42
+   *   144->24 @56         0.76 / 0.76   0.17 / 0.16
+   *   /2 1024->2048 @14   0.34 / 0.24   0.73 / 0.66
+   *   /2 512->1024 @28    0.46 / 0.42   0.80 / 0.78
+   *   /2 256->512 @56     0.70 / 0.64   0.80 / 0.64
+   * so: at least 64 output channels (a column panel is 16 or more), and
+   * the image at most 14x14, or at most 28x28 with 256 or more input
+   * channels, or a stride > 1. */
+  const int64_t px = c.oh * c.ow;
+  const bool swap = c.kh == 1 && c.kw == 1 && !(c.cg == 1 && c.og == 1) && c.og >= 64 &&
+                    (px <= 196 || (px <= 784 && c.cg >= 256) || !direct);
+  if (swap) {
+    const tile_t *t = pick_gemm_tile(px, c.og, fam);
+    p->kind = RT_JIT_TPL_CONV_IM2COL_T;
+    p->mr = t->mr;
+    p->nv = t->nv;
+    p->name = t->im2colt;
+    return true;
+  }
   if (c.cg == 1 && c.og == 1 && direct) {
     p->kind = RT_JIT_TPL_CONV_DW;
     p->mr = 1;

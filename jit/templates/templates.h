@@ -55,6 +55,8 @@ typedef enum rt_jit_tpl_kind_e {
   RT_JIT_TPL_CONV_DIRECT, /* conv2d stride 1: flat padded-row direct conv */
   RT_JIT_TPL_CONV_DW,     /* depthwise conv2d, any stride (conv2d.c) */
   RT_JIT_TPL_CONV_IM2COL, /* other conv2d: im2col panels + the GEMM core */
+  RT_JIT_TPL_CONV_IM2COL_T, /* 1x1 conv2d as C^T = X^T W^T: output pixels are
+                             * the GEMM's rows, output channels its columns */
   RT_JIT_TPL_SOFTMAX,     /* softmax / log_softmax, once per row */
   RT_JIT_TPL_WINOGRAD,    /* nn.contrib_conv2d_winograd_without_weight_transform */
 } rt_jit_tpl_kind_t;

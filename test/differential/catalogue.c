@@ -599,6 +599,20 @@ static void fused_cases(void) {
       "%%0 = nn.conv2d(%%x, %%w, channels=13, kernel_size=[1, 1]); nn.relu(%%0)");
   ADD("fused", TOL_A, "%x: Tensor[(1, 40, 7, 7), float32], %w: Tensor[(72, 40, 1, 1), float32], %b: Tensor[(72), float32]",
       "%%0 = nn.conv2d(%%x, %%w, channels=72, kernel_size=[1, 1]); %%1 = nn.bias_add(%%0, %%b); nn.relu(%%1)");
+  /* 1x1 convolutions with the GEMM's operands swapped (conv2d.im2colT:
+   * 64+ output channels on a small image, or a stride): a column tail
+   * (80), a batch, a residual; padding read as zeros at stride 2; groups;
+   * a fused input prologue; more than one K block (2100 > 2048). */
+  ADD("fused", TOL_A, "%x: Tensor[(2, 300, 5, 5), float32], %w: Tensor[(80, 300, 1, 1), float32], %b: Tensor[(80), float32], %y: Tensor[(2, 80, 5, 5), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, channels=80, kernel_size=[1, 1]); %%1 = nn.bias_add(%%0, %%b); %%2 = add(%%1, %%y); nn.relu(%%2)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 64, 9, 11), float32], %w: Tensor[(96, 64, 1, 1), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[1, 0, 0, 1], channels=96, kernel_size=[1, 1]); nn.relu(%%0)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 128, 6, 6), float32], %w: Tensor[(128, 64, 1, 1), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, groups=2, channels=128, kernel_size=[1, 1]); nn.relu(%%0)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 32, 7, 7), float32], %w: Tensor[(64, 32, 1, 1), float32]",
+      "%%0 = nn.relu(%%x); %%1 = nn.conv2d(%%0, %%w, channels=64, kernel_size=[1, 1]); multiply(%%1, 0.5f)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 2100, 3, 3), float32], %w: Tensor[(64, 2100, 1, 1), float32]",
+      "nn.conv2d(%%x, %%w, channels=64, kernel_size=[1, 1])");
   ADD("fused", TOL_A, "%x: Tensor[(1, 48, 7, 7), float32], %w: Tensor[(50, 48, 3, 3), float32], %b: Tensor[(50, 1, 1), float32]",
       "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1], channels=50, kernel_size=[3, 3]); %%1 = add(%%0, %%b); nn.relu(%%1)");
   ADD("fused", TOL_A, "%x: Tensor[(1, 5, 15, 23), float32], %w: Tensor[(7, 5, 3, 3), float32], %b: Tensor[(7), float32]",
