@@ -36,9 +36,13 @@
  * than 64 taps take conv2d.direct with mr = 1 (its flat q stream pays
  * less per row there).
  *
- * conv2d.im2col (1x1 kernels with a stride > 1): the GEMM core of dense.c
- * with B(k, p) = X(c, oh*sh - pt, ow*sw - pl) gathered into the packed
- * panels, walking p inside k.
+ * conv2d.im2col (1x1 kernels with a stride > 1 and few output channels):
+ * the GEMM core of dense.c with B(k, p) = X(c, oh*sh - pt, ow*sw - pl)
+ * gathered into the packed panels, walking p inside k.
+ *
+ * conv2d.im2colT (1x1 kernels with 64+ output channels on a small image,
+ * or a stride; the rule is templates.c's): the same GEMM with the operands
+ * swapped, C^T(p, o) = X^T W^T, so output channels fill the vectors.
  *
  * The epilogue (bias, scale, relu, residual add...) runs on the task's part
  * of the C block, per output element, as everywhere (templates.h). */
