@@ -260,14 +260,18 @@ static LLVMValueRef exp_f32(rt_jit_lower_t *L, LLVMValueRef x) {
                                      F(89.0), NULL);
   LLVMValueRef n = rt_jit_intrinsic(L, "llvm.roundeven", LLVMBuildFMul(b, xc, F(1.44269504088896341), ""),
                                     NULL, NULL);
-  LLVMValueRef r = LLVMBuildFSub(b, xc, LLVMBuildFMul(b, n, F(0.693359375), ""), "");
-  r = LLVMBuildFSub(b, r, LLVMBuildFMul(b, n, F(-2.12194440e-4), ""), "");
+  /* Multiply-adds as llvm.fmuladd: one FMA each where the target has it
+   * (and a single rounding, so no less accurate). */
+#define MULADD(a, m, c) rt_jit_intrinsic(L, "llvm.fmuladd", (a), (m), (c))
+  LLVMValueRef r = MULADD(n, F(-0.693359375), xc);
+  r = MULADD(n, F(2.12194440e-4), r);
   static const double c[6] = {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3,
                               4.1665795894E-2, 1.6666665459E-1, 5.0000001201E-1};
   LLVMValueRef p = F(c[0]);
-  for (int32_t k = 1; k < 6; ++k) p = LLVMBuildFAdd(b, LLVMBuildFMul(b, p, r, ""), F(c[k]), "");
+  for (int32_t k = 1; k < 6; ++k) p = MULADD(p, r, F(c[k]));
   LLVMValueRef r2 = LLVMBuildFMul(b, r, r, "");
-  p = LLVMBuildFAdd(b, LLVMBuildFAdd(b, LLVMBuildFMul(b, p, r2, ""), r, ""), F(1.0), "");
+  p = LLVMBuildFAdd(b, MULADD(p, r2, r), F(1.0), "");
+#undef MULADD
   LLVMValueRef ni = LLVMBuildFPToSI(b, n, i, "");
   LLVMValueRef n1 = LLVMBuildAShr(b, ni, LLVMConstInt(i, 1, 0), "");
   LLVMValueRef n2 = LLVMBuildSub(b, ni, n1, "");
