@@ -1,6 +1,8 @@
-/* ONNX converters, loss functions: NegativeLogLikelihoodLoss and
- * SoftmaxCrossEntropyLoss (opsets 12 and 13), each a decomposition into
- * existing Relay ops (no op of their own).
+/* ONNX converters, loss functions and other ops written as decompositions
+ * into existing Relay ops (no op of their own): NegativeLogLikelihoodLoss
+ * and SoftmaxCrossEntropyLoss (opsets 12, 13), MeanVarianceNormalization,
+ * EyeLike and the cosine-sum windows (HannWindow, HammingWindow,
+ * BlackmanWindow).
  *
  * NegativeLogLikelihoodLoss(input (N, C, d1 ...), target (N, d1 ...)
  * int32/int64, weight (C) optional): the class picked by the target is
@@ -14,7 +16,8 @@
  * position without a weight), or is a plain mean when there is neither a
  * weight nor an ignore_index. SoftmaxCrossEntropyLoss is log_softmax over
  * axis 1 followed by the same, its optional second output the log_softmax
- * itself. */
+ * itself. The others are described at their converters. */
+#include <math.h>
 #include <string.h>
 
 #include "frontend/onnx/onnx_impl.h"
@@ -125,7 +128,171 @@ static rt_status_t cv_softmax_cross_entropy(rt_onnx_ctx_t *cx, rt_ir_expr_t **in
   return RT_OK;
 }
 
+/* ---- other decompositions -------------------------------------------------- */
+
+/* MeanVarianceNormalization (opsets 9, 13): (x - mean) / (sqrt(variance)
+ * + 1e-9) over `axes` (default [0, 2, 3]), ONNX's function body with the
+ * variance taken around the mean (nn's `variance`) instead of as E[x^2] -
+ * E[x]^2. */
+static rt_status_t cv_mvn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                          rt_ir_expr_t **out, int32_t nout) {
+  (void)nout;
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
+  const rt_ir_type_t *t = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
+  if (!rt_dtype_is_float(t->tensor.dtype)) return rt_onnx_bad(cx, "input must be a float tensor");
+  int32_t r = t->tensor.rank;
+  static const int64_t dflt[3] = {0, 2, 3};
+  const int64_t *av = dflt;
+  int32_t n = 3;
+  rt_onnx_attr_ints(cx, "axes", &n, &av);
+  if (n < 1 || n > RT_TENSOR_MAX_RANK) return rt_onnx_bad(cx, "axes must name 1 to 8 axes");
+  int64_t axes[RT_TENSOR_MAX_RANK];
+  for (int32_t i = 0; i < n; ++i) {
+    axes[i] = av[i];
+    RT_RETURN_IF_ERROR(rt_onnx_axis(cx, &axes[i], r));
+  }
+  const char *at = rt_onnx_ints_text(cx, n, axes);
+  rt_ir_expr_t *x = in[0], *mean = NULL, *var = NULL, *eps = NULL, *num = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "mean", 1, &x, &mean, "axis", at, "keepdims", "True", NULL));
+  rt_ir_expr_t *va[2] = {x, mean};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "variance", 2, va, &var, "axis", at, "keepdims", "True", NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_call1(cx, "sqrt", var, &var));
+  RT_RETURN_IF_ERROR(rt_onnx_scalar_like(cx, x, 1e-9, &eps));
+  RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "add", var, eps, &var));
+  RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "subtract", x, mean, &num));
+  return rt_onnx_call2(cx, "divide", num, var, &out[0]);
+}
+
+/* EyeLike (opset 9): ones on the k-th diagonal of a 2-d shape like the
+ * input's, in `dtype` (default: the input's); a constant, since only the
+ * input's static shape is read. */
+static rt_status_t cv_eye_like(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                               rt_ir_expr_t **out, int32_t nout) {
+  (void)nout;
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
+  const rt_ir_type_t *t = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
+  if (t->tensor.rank != 2) return rt_onnx_bad(cx, "input must be 2-d");
+  if (!rt_onnx_static_shape(t)) return rt_onnx_unsupported(cx, "EyeLike of an input with `?` dims");
+  rt_dtype_t dt = t->tensor.dtype;
+  if (rt_onnx_attr(cx, "dtype")) {
+    int64_t code = rt_onnx_attr_int(cx, "dtype", 0);
+    if (code < INT32_MIN || code > INT32_MAX || !rt_onnx_dtype((int32_t)code, &dt)) {
+      return rt_onnx_unsupported(cx, "EyeLike to this dtype");
+    }
+  }
+  int64_t k = rt_onnx_attr_int(cx, "k", 0);
+  int64_t rows = t->tensor.shape[0], cols = t->tensor.shape[1];
+  rt_tensor_t *e = NULL;
+  RT_RETURN_IF_ERROR(rt_tensor_create(cx->m->allocator, RT_DTYPE_UINT8, 2, t->tensor.shape, &e));
+  uint8_t *p = rt_tensor_data(e);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) p[i * cols + j] = (uint8_t)(j - i == k);
+  }
+  rt_ir_expr_t *c = NULL;
+  rt_status_t st = rt_onnx_constant(cx, e, &c);
+  rt_tensor_release(e);
+  RT_RETURN_IF_ERROR(st);
+  return rt_onnx_call(cx, "cast", 1, &c, &out[0], "dtype", dtype_text(cx, dt), NULL);
+}
+
+/* The cosine-sum windows of opset 17 (HannWindow, HammingWindow,
+ * BlackmanWindow): a0 - a1 cos(w n) + a2 cos(2 w n) for n in [0, size),
+ * w = 2 pi / size when periodic (the default), 2 pi / (size - 1) when not;
+ * computed in float32 as ONNX's function bodies do, then cast to
+ * output_datatype (default float). A size known at import gives a
+ * constant; one known at run time gives arange with a run-time limit (an
+ * output of `?` length, which the graph executor refuses). */
+static rt_status_t window(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir_expr_t **out,
+                          float a0, float a1, float a2) {
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
+  const rt_ir_type_t *t = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
+  if (t->tensor.rank != 0 || (!rt_dtype_equal(t->tensor.dtype, RT_DTYPE_INT32) &&
+                              !rt_dtype_equal(t->tensor.dtype, RT_DTYPE_INT64))) {
+    return rt_onnx_bad(cx, "size must be a 0-d int32 or int64 tensor");
+  }
+  rt_dtype_t dt = RT_DTYPE_FLOAT32;
+  int64_t code = rt_onnx_attr_int(cx, "output_datatype", 1);
+  if (code < INT32_MIN || code > INT32_MAX || !rt_onnx_dtype((int32_t)code, &dt)) {
+    return rt_onnx_unsupported(cx, "this output_datatype");
+  }
+  bool periodic = rt_onnx_attr_int(cx, "periodic", 1) != 0;
+  const float tau = 6.2831853f;
+  rt_ir_expr_t *w = NULL;
+  if (rt_onnx_is_const(in[0])) {
+    int64_t size = 0;
+    int32_t n1 = 0;
+    RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[0], "size", 1, &size, &n1));
+    if (size < 0 || size > (INT64_C(1) << 31)) return rt_onnx_bad(cx, "size is out of range");
+    rt_tensor_t *v = NULL;
+    RT_RETURN_IF_ERROR(rt_tensor_create(cx->m->allocator, RT_DTYPE_FLOAT32, 1, &size, &v));
+    float *p = rt_tensor_data(v);
+    float inc = tau / ((float)size - (periodic ? 0.0f : 1.0f));
+    for (int64_t i = 0; i < size; ++i) {
+      float th = (float)i * inc;
+      p[i] = a0 - a1 * cosf(th) + a2 * cosf(th * 2.0f);
+    }
+    rt_status_t st = rt_onnx_constant(cx, v, &w);
+    rt_tensor_release(v);
+    RT_RETURN_IF_ERROR(st);
+  } else {
+    rt_ir_expr_t *size = NULL, *zero = NULL, *one = NULL, *den = NULL, *inc = NULL, *th = NULL;
+    rt_ir_expr_t *c = NULL, *ca0 = NULL, *ca1 = NULL, *ca2 = NULL, *ctau = NULL, *two = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "cast", 1, in, &size, "dtype", "\"float32\"", NULL));
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_FLOAT32, 0.0, &zero));
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_FLOAT32, 1.0, &one));
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_FLOAT32, 2.0, &two));
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_FLOAT32, (double)tau, &ctau));
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_FLOAT32, (double)a0, &ca0));
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_FLOAT32, (double)a1, &ca1));
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_FLOAT32, (double)a2, &ca2));
+    den = size;
+    if (!periodic) RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "subtract", size, one, &den));
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "divide", ctau, den, &inc));
+    rt_ir_expr_t *ra[3] = {zero, size, one};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "arange", 3, ra, &th, "dtype", "\"float32\"", NULL));
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "multiply", th, inc, &th));
+    RT_RETURN_IF_ERROR(rt_onnx_call1(cx, "cos", th, &c));
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "multiply", ca1, c, &c));
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "subtract", ca0, c, &w));
+    if (a2 != 0.0f) {
+      RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "multiply", th, two, &th));
+      RT_RETURN_IF_ERROR(rt_onnx_call1(cx, "cos", th, &c));
+      RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "multiply", ca2, c, &c));
+      RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "add", w, c, &w));
+    }
+  }
+  if (rt_dtype_equal(dt, RT_DTYPE_FLOAT32)) {
+    out[0] = w;
+    return RT_OK;
+  }
+  return rt_onnx_call(cx, "cast", 1, &w, &out[0], "dtype", dtype_text(cx, dt), NULL);
+}
+
+static rt_status_t cv_hann_window(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                  rt_ir_expr_t **out, int32_t nout) {
+  (void)nout;
+  return window(cx, in, nin, out, 0.5f, 0.5f, 0.0f);
+}
+static rt_status_t cv_hamming_window(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                     rt_ir_expr_t **out, int32_t nout) {
+  (void)nout;
+  return window(cx, in, nin, out, 0.54347826087f, 0.45652173913f, 0.0f);
+}
+static rt_status_t cv_blackman_window(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                      rt_ir_expr_t **out, int32_t nout) {
+  (void)nout;
+  return window(cx, in, nin, out, 0.42f, 0.5f, 0.08f);
+}
+
 const rt_onnx_op_entry_t rt_onnx_loss_ops[] = {
+    {"BlackmanWindow", cv_blackman_window},
+    {"EyeLike", cv_eye_like},
+    {"HammingWindow", cv_hamming_window},
+    {"HannWindow", cv_hann_window},
+    {"MeanVarianceNormalization", cv_mvn},
     {"NegativeLogLikelihoodLoss", cv_nll_loss},
     {"SoftmaxCrossEntropyLoss", cv_softmax_cross_entropy},
 };

@@ -537,14 +537,30 @@ typedef struct loss_model {
 
 /* OP(x (rows, cols), inits...) -> nout outputs, with `reduction` (NULL:
  * absent) and ignore_index (when has_ii). */
+static void build_node(loss_model *lm, const char *op, int64_t opset, int64_t rows, int64_t cols,
+                       int32_t ninit, const loss_init *init, const char *reduction,
+                       const char *int_attr, int64_t int_val, int32_t nout);
+
 static void build_loss(loss_model *lm, const char *op, int64_t rows, int64_t cols, int32_t ninit,
                        const loss_init *init, const char *reduction, bool has_ii, int64_t ii,
                        int32_t nout) {
-  build(&lm->b, op, 13, false, false);
+  build_node(lm, op, 13, rows, cols, ninit, init, reduction, has_ii ? "ignore_index" : NULL, ii,
+             nout);
+}
+
+/* OP(x (rows, cols) unless rows is 0, inits...) -> nout outputs, with the
+ * string attribute `reduction` and the int attribute int_attr = int_val
+ * (each left out when NULL). */
+static void build_node(loss_model *lm, const char *op, int64_t opset, int64_t rows, int64_t cols,
+                       int32_t ninit, const loss_init *init, const char *reduction,
+                       const char *int_attr, int64_t int_val, int32_t nout) {
+  build(&lm->b, op, opset, false, false);
+  int32_t nx = rows ? 1 : 0;
+  if (!rows) lm->b.graph.n_input = 0;
   lm->b.dims[0].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
   lm->b.dims[0].dim_value = rows;
   lm->b.dims[1].dim_value = cols;
-  lm->in_names[0] = "x";
+  if (nx) lm->in_names[0] = "x";
   for (int32_t k = 0; k < ninit; ++k) {
     Onnx__TensorProto *t = &lm->inits[k];
     onnx__tensor_proto__init(t);
@@ -563,11 +579,11 @@ static void build_loss(loss_model *lm, const char *op, int64_t rows, int64_t col
       t->int64_data = (int64_t *)init[k].i;
     }
     lm->initp[k] = t;
-    lm->in_names[k + 1] = (char *)init[k].name;
+    lm->in_names[k + nx] = (char *)init[k].name;
   }
   lm->b.graph.n_initializer = (size_t)ninit;
   lm->b.graph.initializer = lm->initp;
-  lm->b.node.n_input = (size_t)ninit + 1;
+  lm->b.node.n_input = (size_t)(ninit + nx);
   lm->b.node.input = lm->in_names;
   size_t na = 0;
   if (reduction) {
@@ -581,13 +597,13 @@ static void build_loss(loss_model *lm, const char *op, int64_t rows, int64_t col
     lm->attrp[na] = &lm->attrs[na];
     na++;
   }
-  if (has_ii) {
+  if (int_attr) {
     onnx__attribute_proto__init(&lm->attrs[na]);
-    lm->attrs[na].name = "ignore_index";
+    lm->attrs[na].name = (char *)int_attr;
     lm->attrs[na].has_type = 1;
     lm->attrs[na].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
     lm->attrs[na].has_i = 1;
-    lm->attrs[na].i = ii;
+    lm->attrs[na].i = int_val;
     lm->attrp[na] = &lm->attrs[na];
     na++;
   }
@@ -606,7 +622,7 @@ static void build_loss(loss_model *lm, const char *op, int64_t rows, int64_t col
   lm->b.graph.output = lm->outp;
 }
 
-/* Runs the model on x (rows*cols floats) and checks output k against
+/* Runs the model on x (rows*cols floats; NULL: no input) and checks output k against
  * want[0 .. nwant-1] (within 1e-5). */
 static void run_loss(loss_model *lm, const float *x, int32_t k, int32_t nwant,
                      const double *want) {
@@ -616,9 +632,11 @@ static void run_loss(loss_model *lm, const float *x, int32_t k, int32_t nwant,
   assert_ok(rt_create_executor("debug", m, NULL, NULL, NULL, &ex));
   const int64_t shape[2] = {lm->b.dims[0].dim_value, lm->b.dims[1].dim_value};
   rt_tensor_t *xt = NULL;
-  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 2, shape, &xt));
-  memcpy(rt_tensor_data(xt), x, sizeof(float) * (size_t)(shape[0] * shape[1]));
-  assert_ok(rt_executor_set_input(ex, 0, xt));
+  if (x) {
+    assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 2, shape, &xt));
+    memcpy(rt_tensor_data(xt), x, sizeof(float) * (size_t)(shape[0] * shape[1]));
+    assert_ok(rt_executor_set_input(ex, 0, xt));
+  }
   assert_ok(rt_executor_run(ex));
   rt_tensor_t *y = NULL;
   assert_ok(rt_executor_get_output(ex, k, &y));
@@ -629,7 +647,7 @@ static void run_loss(loss_model *lm, const float *x, int32_t k, int32_t nwant,
       fail_msg("output %d[%d] = %g, want %g", (int)k, (int)i, (double)yd[i], want[i]);
     }
   }
-  rt_tensor_release(xt); /* y is borrowed from ex */
+  if (xt) rt_tensor_release(xt); /* y is borrowed from ex */
   rt_executor_release(ex);
   rt_module_release(m);
 }
@@ -697,6 +715,33 @@ static void test_onnx_import_softmax_cross_entropy(void **state) {
   run_loss(&lm, x, 0, 1, (const double[]){(l0 + l1) / 2});
 }
 
+/* The windows of a size known at import (a constant; the node suite
+ * passes the size as a graph input, the arange path): HannWindow size 4
+ * periodic, angles n pi/2: 0.5 - 0.5 cos = [0, 0.5, 1, 0.5]; symmetric
+ * size 3, angles n pi: [0, 1, 0]; BlackmanWindow size 4, 0.42 - 0.5 cos(a)
+ * + 0.08 cos(2a): [0, 0.34, 1, 0.34]; HammingWindow size 2 periodic,
+ * 25/46 - 21/46 cos(n pi): [4/46, 1]. */
+static void test_onnx_import_windows(void **state) {
+  (void)state;
+  static const int64_t s4 = 4, s3 = 3, s2 = 2;
+  const loss_init i4[1] = {{"n", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, {0}, 0, NULL, &s4}};
+  const loss_init i3[1] = {{"n", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, {0}, 0, NULL, &s3}};
+  const loss_init i2[1] = {{"n", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, {0}, 0, NULL, &s2}};
+  loss_model lm;
+  build_node(&lm, "HannWindow", 17, 0, 0, 1, i4, NULL, NULL, 0, 1);
+  run_loss(&lm, NULL, 0, 4, (const double[]){0, 0.5, 1, 0.5});
+  build_node(&lm, "HannWindow", 17, 0, 0, 1, i3, NULL, "periodic", 0, 1);
+  run_loss(&lm, NULL, 0, 3, (const double[]){0, 1, 0});
+  build_node(&lm, "BlackmanWindow", 17, 0, 0, 1, i4, NULL, NULL, 0, 1);
+  run_loss(&lm, NULL, 0, 4, (const double[]){0, 0.34, 1, 0.34});
+  build_node(&lm, "HammingWindow", 17, 0, 0, 1, i2, NULL, NULL, 0, 1);
+  run_loss(&lm, NULL, 0, 2, (const double[]){4.0 / 46.0, 1});
+  /* An output_datatype relayrt has no dtype for. */
+  rt_module_t *m = NULL;
+  build_node(&lm, "HannWindow", 17, 0, 0, 1, i4, NULL, "output_datatype", 8, 1);
+  assert_status(import(&lm.b, NULL, &m), UNIMPLEMENTED, "(HannWindow, opset 17): this output_datatype");
+}
+
 int main(void) {
   rt_interp_evaluator_init(&g_eval, rt_allocator_system());
   const struct CMUnitTest tests[] = {
@@ -715,6 +760,7 @@ int main(void) {
       cmocka_unit_test(test_onnx_import_wild_types),
       cmocka_unit_test(test_onnx_import_nll_loss), /* h1 */
       cmocka_unit_test(test_onnx_import_softmax_cross_entropy),
+      cmocka_unit_test(test_onnx_import_windows),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   rt_interp_evaluator_fini(&g_eval);
