@@ -1,8 +1,9 @@
 /* ONNX converters, loss functions and other ops written as decompositions
  * into existing Relay ops (no op of their own): NegativeLogLikelihoodLoss
  * and SoftmaxCrossEntropyLoss (opsets 12, 13), MeanVarianceNormalization,
- * EyeLike and the cosine-sum windows (HannWindow, HammingWindow,
- * BlackmanWindow).
+ * EyeLike, the cosine-sum windows (HannWindow, HammingWindow,
+ * BlackmanWindow) and BatchNormalization's training mode (called from
+ * ops_nn.c's converter).
  *
  * NegativeLogLikelihoodLoss(input (N, C, d1 ...), target (N, d1 ...)
  * int32/int64, weight (C) optional): the class picked by the target is
@@ -285,6 +286,62 @@ static rt_status_t cv_blackman_window(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int3
                                       rt_ir_expr_t **out, int32_t nout) {
   (void)nout;
   return window(cx, in, nin, out, 0.42f, 0.5f, 0.08f);
+}
+
+/* BatchNormalization with training_mode = 1 (opsets 14, 15), for ops_nn.c's
+ * converter: the batch's mean and (biased) variance over every axis but 1
+ * normalise x through nn.batch_norm, and the running statistics come out
+ * as input_mean * momentum + batch_mean * (1 - momentum) (the same for the
+ * variance), momentum 0.9 by default. */
+rt_status_t rt_onnx_batch_norm_training(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                        rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 5));
+  if (cx->opset < 14) {
+    return rt_onnx_unsupported(cx, "BatchNormalization's training outputs before opset 14 "
+                                   "(saved_mean, saved_var)");
+  }
+  if (!rt_onnx_attr_int(cx, "training_mode", 0)) {
+    return rt_onnx_bad(cx, "running_mean and running_var are outputs of training_mode = 1 only");
+  }
+  const rt_ir_type_t *t = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
+  int32_t r = t->tensor.rank;
+  if (r < 2) return rt_onnx_bad(cx, "input must have rank >= 2 (N, C, ...)");
+  if (!rt_dtype_is_float(t->tensor.dtype)) return rt_onnx_bad(cx, "input must be a float tensor");
+  for (int32_t i = 1; i < 5; ++i) {
+    if (!rt_dtype_equal(rt_onnx_elem_dtype(in[i]), t->tensor.dtype)) {
+      return rt_onnx_unsupported(cx, "BatchNormalization in training mode with scale, B, "
+                                     "input_mean or input_var of a dtype other than X's");
+    }
+  }
+  int64_t axes[RT_TENSOR_MAX_RANK];
+  int32_t n = 0;
+  for (int32_t d = 0; d < r; ++d) {
+    if (d != 1) axes[n++] = d;
+  }
+  const char *at = rt_onnx_ints_text(cx, n, axes);
+  double eps = rt_onnx_attr_float(cx, "epsilon", 1e-5);
+  double momentum = rt_onnx_attr_float(cx, "momentum", 0.9);
+  rt_ir_expr_t *x = in[0], *mk = NULL, *mean = NULL, *var = NULL, *bn = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "mean", 1, &x, &mk, "axis", at, "keepdims", "True", NULL));
+  rt_ir_expr_t *va[2] = {x, mk};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "variance", 2, va, &var, "axis", at, NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "squeeze", 1, &mk, &mean, "axis", at, NULL));
+  rt_ir_expr_t *ba[5] = {x, in[1], in[2], mean, var};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "nn.batch_norm", 5, ba, &bn, "axis", "1", "epsilon",
+                                  rt_onnx_float_text(cx, eps), NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_get_item(cx, bn, 0, &out[0]));
+  rt_ir_expr_t *cm = NULL, *c1m = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_scalar_like(cx, x, momentum, &cm));
+  RT_RETURN_IF_ERROR(rt_onnx_scalar_like(cx, x, 1.0 - momentum, &c1m));
+  rt_ir_expr_t *batch[2] = {mean, var};
+  for (int32_t k = 1; k < 3 && k < nout; ++k) {
+    rt_ir_expr_t *a = NULL, *b = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "multiply", in[2 + k], cm, &a));
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "multiply", batch[k - 1], c1m, &b));
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "add", a, b, &out[k]));
+  }
+  return RT_OK;
 }
 
 const rt_onnx_op_entry_t rt_onnx_loss_ops[] = {

@@ -526,13 +526,13 @@ typedef struct loss_init {
 typedef struct loss_model {
   model_builder b;
   Onnx__NodeProto node;
-  char *in_names[3], *out_names[2];
+  char *in_names[5], *out_names[3];
   Onnx__AttributeProto attrs[2];
   Onnx__AttributeProto *attrp[2];
-  Onnx__TensorProto inits[2];
-  Onnx__TensorProto *initp[2];
-  Onnx__ValueInfoProto out_vi[2];
-  Onnx__ValueInfoProto *outp[2];
+  Onnx__TensorProto inits[4];
+  Onnx__TensorProto *initp[4];
+  Onnx__ValueInfoProto out_vi[3];
+  Onnx__ValueInfoProto *outp[3];
 } loss_model;
 
 /* OP(x (rows, cols), inits...) -> nout outputs, with `reduction` (NULL:
@@ -609,7 +609,7 @@ static void build_node(loss_model *lm, const char *op, int64_t opset, int64_t ro
   }
   lm->b.node.n_attribute = na;
   lm->b.node.attribute = lm->attrp;
-  static char *const outs[2] = {"y", "log_prob"};
+  static char *const outs[3] = {"y", "out1", "out2"};
   for (int32_t k = 0; k < nout; ++k) {
     onnx__value_info_proto__init(&lm->out_vi[k]);
     lm->out_vi[k].name = outs[k];
@@ -742,6 +742,31 @@ static void test_onnx_import_windows(void **state) {
   assert_status(import(&lm.b, NULL, &m), UNIMPLEMENTED, "(HannWindow, opset 17): this output_datatype");
 }
 
+/* BatchNormalization in training mode (opset 15) on x = [[1], [3]] (N 2,
+ * C 1), scale 2, B 1, input_mean 0, input_var 1: the batch's mean 2 and
+ * variance ((1-2)^2 + (3-2)^2) / 2 = 1, y = 2 (x - 2) / sqrt(1 + 1e-5) + 1;
+ * running mean 0 * 0.9 + 2 * 0.1 = 0.2, running var 1 * 0.9 + 1 * 0.1 = 1. */
+static void test_onnx_import_batch_norm_training(void **state) {
+  (void)state;
+  static const float x[2] = {1, 3}, two[1] = {2}, one[1] = {1}, zero[1] = {0};
+  const loss_init p[4] = {{"s", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, {1}, 1, two, NULL},
+                          {"b", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, {1}, 1, one, NULL},
+                          {"m", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, {1}, 1, zero, NULL},
+                          {"v", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, {1}, 1, one, NULL}};
+  const double s = sqrt(1 + 1e-5);
+  loss_model lm;
+  build_node(&lm, "BatchNormalization", 15, 2, 1, 4, p, NULL, "training_mode", 1, 3);
+  run_loss(&lm, x, 0, 2, (const double[]){-2 / s + 1, 2 / s + 1});
+  run_loss(&lm, x, 1, 1, (const double[]){0.2});
+  run_loss(&lm, x, 2, 1, (const double[]){1});
+  /* Running statistics asked for outside training mode. */
+  rt_module_t *m = NULL;
+  build_node(&lm, "BatchNormalization", 15, 2, 1, 4, p, NULL, NULL, 0, 3);
+  assert_status(import(&lm.b, NULL, &m), INVALID_ARGUMENT,
+                "(BatchNormalization, opset 15): running_mean and running_var are outputs of "
+                "training_mode = 1 only");
+}
+
 int main(void) {
   rt_interp_evaluator_init(&g_eval, rt_allocator_system());
   const struct CMUnitTest tests[] = {
@@ -761,6 +786,7 @@ int main(void) {
       cmocka_unit_test(test_onnx_import_nll_loss), /* h1 */
       cmocka_unit_test(test_onnx_import_softmax_cross_entropy),
       cmocka_unit_test(test_onnx_import_windows),
+      cmocka_unit_test(test_onnx_import_batch_norm_training),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   rt_interp_evaluator_fini(&g_eval);
