@@ -412,6 +412,10 @@ static rt_status_t reduce(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_
   bool none = true;
   bool keep = rt_onnx_attr_int(cx, "keepdims", 1) != 0;
   rt_ir_expr_t *x = in[0];
+  /* Axes known at run time but declared of shape (0): empty whatever the
+   * values, as if absent (h1). */
+  const rt_ir_type_t *at = nin > 1 && rt_onnx_is_runtime(in[1]) ? rt_onnx_type(in[1]) : NULL;
+  if (at && at->tensor.rank == 1 && at->tensor.shape[0] == 0) nin = 1;
   /* Axes known at run time: the dyn reduction (empty axes reduce every
    * axis); without keepdims the model's declared rank is the output's.
    * With noop_with_empty_axes (empty axes reduce nothing) the axes must be
