@@ -2,8 +2,9 @@
  * into existing Relay ops (no op of their own): NegativeLogLikelihoodLoss
  * and SoftmaxCrossEntropyLoss (opsets 12, 13), MeanVarianceNormalization,
  * EyeLike, the cosine-sum windows (HannWindow, HammingWindow,
- * BlackmanWindow) and BatchNormalization's training mode (called from
- * ops_nn.c's converter).
+ * BlackmanWindow), BatchNormalization's training mode (called from
+ * ops_nn.c's converter) and Dropout with a run-time ratio or training_mode
+ * (called from ops_transform.c's).
  *
  * NegativeLogLikelihoodLoss(input (N, C, d1 ...), target (N, d1 ...)
  * int32/int64, weight (C) optional): the class picked by the target is
@@ -340,6 +341,28 @@ rt_status_t rt_onnx_batch_norm_training(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, in
     RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "multiply", in[2 + k], cm, &a));
     RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "multiply", batch[k - 1], c1m, &b));
     RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "add", a, b, &out[k]));
+  }
+  return RT_OK;
+}
+
+/* Dropout whose ratio or training_mode is a run-time value (opsets 12, 13;
+ * a constant training_mode with a run-time ratio too): dyn.nn.dropout,
+ * the identity once the values say not training or ratio 0, and refused
+ * at run time otherwise (random dropout). The mask is all true, and is
+ * made from the output (ones_like) so that asking for the mask alone
+ * still runs the check. */
+rt_status_t rt_onnx_dropout_runtime(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                    rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 3));
+  rt_ir_expr_t *ratio = nin > 1 ? in[1] : NULL;
+  if (!ratio) RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_FLOAT32, 0.5, &ratio));
+  rt_ir_expr_t *args[3] = {in[0], ratio, in[2]}, *y = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "dyn.nn.dropout", 3, args, &y, NULL));
+  out[0] = y;
+  if (nout > 1 && wants(cx, 1)) {
+    rt_ir_expr_t *ones = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_call1(cx, "ones_like", y, &ones));
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "cast", 1, &ones, &out[1], "dtype", "\"bool\"", NULL));
   }
   return RT_OK;
 }
