@@ -47,10 +47,17 @@ static rt_status_t nll(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, rt_ir_expr_t *target,
   rt_dtype_t fdt = xt->tensor.dtype;
   if (r < 2) return rt_onnx_bad(cx, "input must have rank >= 2 (N, C, d1 ...)");
   if (!rt_dtype_is_float(fdt)) return rt_onnx_bad(cx, "input must be a float tensor");
-  if (!rt_dtype_equal(tt->tensor.dtype, RT_DTYPE_INT32) && !rt_dtype_equal(tt->tensor.dtype, RT_DTYPE_INT64)) {
+  rt_dtype_t tdt = tt->tensor.dtype;
+  if (!rt_dtype_equal(tdt, RT_DTYPE_INT32) && !rt_dtype_equal(tdt, RT_DTYPE_INT64)) {
     return rt_onnx_bad(cx, "target must be int32 or int64");
   }
   if (tt->tensor.rank != r - 1) return rt_onnx_bad(cx, "target must have the input's rank minus 1");
+  for (int32_t d = 0; d < r - 1; ++d) {
+    int64_t a = tt->tensor.shape[d], b = xt->tensor.shape[d ? d + 1 : 0];
+    if (a != RT_DIM_ANY && b != RT_DIM_ANY && a != b) {
+      return rt_onnx_bad(cx, "target's shape must be the input's without axis 1 (N, d1 ...)");
+    }
+  }
   if (wt && (wt->tensor.rank != 1 || !rt_dtype_equal(wt->tensor.dtype, fdt))) {
     return rt_onnx_bad(cx, "weight must be 1-d (C) with the input's dtype");
   }
@@ -94,7 +101,8 @@ static rt_status_t nll(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, rt_ir_expr_t *target,
       rt_ir_expr_t *wa[3] = {mask, w, zero_f};
       RT_RETURN_IF_ERROR(rt_onnx_call(cx, "where", 3, wa, &w, NULL));
     } else {
-      RT_RETURN_IF_ERROR(rt_onnx_call(cx, "cast", 1, &mask, &w, "dtype", dtype_text(cx, fdt), NULL));
+      RT_RETURN_IF_ERROR(
+          rt_onnx_call(cx, "cast", 1, &mask, &w, "dtype", dtype_text(cx, fdt), NULL));
     }
   }
   if (r_none) {
@@ -158,7 +166,8 @@ static rt_status_t cv_mvn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   rt_ir_expr_t *x = in[0], *mean = NULL, *var = NULL, *eps = NULL, *num = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_call(cx, "mean", 1, &x, &mean, "axis", at, "keepdims", "True", NULL));
   rt_ir_expr_t *va[2] = {x, mean};
-  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "variance", 2, va, &var, "axis", at, "keepdims", "True", NULL));
+  RT_RETURN_IF_ERROR(
+      rt_onnx_call(cx, "variance", 2, va, &var, "axis", at, "keepdims", "True", NULL));
   RT_RETURN_IF_ERROR(rt_onnx_call1(cx, "sqrt", var, &var));
   RT_RETURN_IF_ERROR(rt_onnx_scalar_like(cx, x, 1e-9, &eps));
   RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "add", var, eps, &var));

@@ -685,13 +685,19 @@ static void test_onnx_import_nll_loss(void **state) {
   build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 1, tneg, "mean", true, -1, 1);
   run_loss(&lm, x, 0, 1, (const double[]){3});
 
-  /* Bad input: a target of the input's rank, an unknown reduction. */
+  /* Bad input: a target of the input's rank or of another N, an unknown
+   * reduction. */
   static const int64_t t2x1[2] = {2, 1};
   const loss_init bad[1] = {{"t", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, {2, 1}, 2, NULL, t2x1}};
   rt_module_t *m = NULL;
   build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 1, bad, NULL, false, 0, 1);
   assert_status(import(&lm.b, NULL, &m), INVALID_ARGUMENT,
                 "(NegativeLogLikelihoodLoss, opset 13): target must have the input's rank minus 1");
+  static const int64_t t3[3] = {0, 1, 2};
+  const loss_init bad3[1] = {{"t", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, {3}, 1, NULL, t3}};
+  build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 1, bad3, NULL, false, 0, 1);
+  assert_status(import(&lm.b, NULL, &m), INVALID_ARGUMENT,
+                "target's shape must be the input's without axis 1 (N, d1 ...)");
   build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 1, tneg, "max", false, 0, 1);
   assert_status(import(&lm.b, NULL, &m), INVALID_ARGUMENT,
                 "(NegativeLogLikelihoodLoss, opset 13): reduction must be none, sum or mean");
@@ -739,7 +745,8 @@ static void test_onnx_import_windows(void **state) {
   /* An output_datatype relayrt has no dtype for. */
   rt_module_t *m = NULL;
   build_node(&lm, "HannWindow", 17, 0, 0, 1, i4, NULL, "output_datatype", 8, 1);
-  assert_status(import(&lm.b, NULL, &m), UNIMPLEMENTED, "(HannWindow, opset 17): this output_datatype");
+  assert_status(import(&lm.b, NULL, &m), UNIMPLEMENTED,
+                "(HannWindow, opset 17): this output_datatype");
 }
 
 /* BatchNormalization in training mode (opset 15) on x = [[1], [3]] (N 2,
