@@ -70,6 +70,18 @@ extern const rt_onnx_op_entry_t rt_onnx_transform_ops[];
 extern const int32_t rt_onnx_transform_ops_count;
 extern const rt_onnx_op_entry_t rt_onnx_nn_ops[];
 extern const int32_t rt_onnx_nn_ops_count;
+/* h1 (issue 19): the loss functions and other decompositions of
+ * ops_loss.c. */
+extern const rt_onnx_op_entry_t rt_onnx_loss_ops[];
+extern const int32_t rt_onnx_loss_ops_count;
+/* BatchNormalization in training mode (ops_loss.c), for ops_nn.c's
+ * converter. */
+rt_status_t rt_onnx_batch_norm_training(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                        rt_ir_expr_t **out, int32_t nout);
+/* Dropout (opsets 12, 13) whose ratio or training_mode is known only at
+ * run time (ops_loss.c), for ops_transform.c's converter. */
+rt_status_t rt_onnx_dropout_runtime(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                    rt_ir_expr_t **out, int32_t nout);
 
 /* Helpers the converter files share (ops.c): a value's rank and dtype
  * (from its checked type; 0 and float32 when it has none), `axis`

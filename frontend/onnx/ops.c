@@ -412,6 +412,10 @@ static rt_status_t reduce(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_
   bool none = true;
   bool keep = rt_onnx_attr_int(cx, "keepdims", 1) != 0;
   rt_ir_expr_t *x = in[0];
+  /* Axes known at run time but declared of shape (0): empty whatever the
+   * values, as if absent (h1). */
+  const rt_ir_type_t *at = nin > 1 && rt_onnx_is_runtime(in[1]) ? rt_onnx_type(in[1]) : NULL;
+  if (at && at->tensor.rank == 1 && at->tensor.shape[0] == 0) nin = 1;
   /* Axes known at run time: the dyn reduction (empty axes reduce every
    * axis); without keepdims the model's declared rank is the output's.
    * With noop_with_empty_axes (empty axes reduce nothing) the axes must be
@@ -533,6 +537,9 @@ rt_onnx_convert_fn rt_onnx_find_converter(const char *op_type) {
   }
   for (int32_t i = 0; i < rt_onnx_nn_ops_count; ++i) {
     if (strcmp(rt_onnx_nn_ops[i].op_type, op_type) == 0) return rt_onnx_nn_ops[i].convert;
+  }
+  for (int32_t i = 0; i < rt_onnx_loss_ops_count; ++i) { /* h1: ops_loss.c */
+    if (strcmp(rt_onnx_loss_ops[i].op_type, op_type) == 0) return rt_onnx_loss_ops[i].convert;
   }
   return NULL;
 }

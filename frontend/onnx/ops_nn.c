@@ -528,7 +528,7 @@ static rt_status_t cv_batch_norm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t n
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 5));
   if (wants(cx, 1) || wants(cx, 2) || wants(cx, 3) || wants(cx, 4) ||
       rt_onnx_attr_int(cx, "training_mode", 0)) {
-    return rt_onnx_unsupported(cx, "BatchNormalization in training mode");
+    return rt_onnx_batch_norm_training(cx, in, nin, out, nout); /* ops_loss.c */
   }
   double eps = rt_onnx_attr_float(cx, "epsilon", 1e-5);
   rt_ir_expr_t *bn = NULL;

@@ -605,6 +605,9 @@ static rt_status_t cv_constant(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin
 static rt_status_t cv_dropout(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                               rt_ir_expr_t **out, int32_t nout) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
+  if (nin > 2 && in[2] && (rt_onnx_is_runtime(in[2]) || (nin > 1 && rt_onnx_is_runtime(in[1])))) {
+    return rt_onnx_dropout_runtime(cx, in, nin, out, nout); /* ops_loss.c */
+  }
   if (nin > 2 && in[2]) {
     double training = 0;
     RT_RETURN_IF_ERROR(rt_onnx_const_float(cx, in[2], "training_mode", &training));

@@ -49,6 +49,7 @@ static uint32_t value_mask(int32_t op_id) {
     case RT_OP_DYN_PROD: return 1u << 1;
     case RT_OP_DYN_SPLIT: return 1u << 1;
     case RT_OP_DYN_CUMSUM: return 1u << 1;
+    case RT_OP_DYN_NN_DROPOUT: return 0x6u; /* ratio, training_mode */
     default: return 0;
   }
 }
@@ -483,6 +484,28 @@ rt_status_t rt_ir_rel_dyn_cumsum(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_
                      "dtype (dtype=\"int32\")");
   }
   return rt_ir_op_retype(ctx, x, dt, out_type);
+}
+
+/* dyn.nn.dropout(x, ratio, training_mode): x's type; ratio one float
+ * value, training_mode one bool (or int) value. */
+rt_status_t rt_ir_rel_dyn_dropout(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x, *r, *t;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &r));
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 2, &t));
+  const char *bad = NULL;
+  if (x->tensor.dtype.code != kDLFloat && x->tensor.dtype.code != kDLBfloat) {
+    bad = "the input must be a float tensor";
+  } else if (r->tensor.rank > 1 || (r->tensor.rank == 1 && r->tensor.shape[0] != 1) ||
+             r->tensor.dtype.code != kDLFloat) {
+    bad = "ratio must be one float value (0-d, or 1-d of length 1)";
+  } else if (t->tensor.rank > 1 || (t->tensor.rank == 1 && t->tensor.shape[0] != 1) ||
+             (t->tensor.dtype.code != kDLBool && !is_int(t->tensor.dtype))) {
+    bad = "training_mode must be one bool value (0-d, or 1-d of length 1)";
+  }
+  if (bad) return RT_STATUS(INVALID_ARGUMENT, "dyn.nn.dropout: %s", bad);
+  *out_type = ctx->args[0];
+  return RT_OK;
 }
 
 /* ---- values -------------------------------------------------------------- */
@@ -964,6 +987,28 @@ static rt_status_t static_cumsum(rt_module_t *m, const rt_ir_op_t *op, const rt_
   return RT_OK;
 }
 
+/* The identity (copy) when training_mode is false or ratio is 0: random
+ * dropout is not supported, and says so naming the values. */
+static rt_status_t static_dropout(rt_module_t *m, const rt_ir_op_t *op, const rt_plan_input_t *in,
+                                  rt_ir_dyn_static_t *out) {
+  if (rt_tensor_numel(in[1].value) != 1 || rt_tensor_numel(in[2].value) != 1) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: ratio and training_mode must hold one value each",
+                     op->name);
+  }
+  double ratio = rt_tensor_get_f64(in[1].value, 0);
+  bool training = rt_tensor_get_f64(in[2].value, 0) != 0;
+  if (!(ratio >= 0 && ratio < 1)) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: ratio %g is not in [0, 1)", op->name, ratio);
+  }
+  if (training && ratio != 0) {
+    return RT_STATUS(UNIMPLEMENTED, "%s: training_mode with ratio %g (random dropout) is not "
+                     "supported", op->name, ratio);
+  }
+  kv_t kv = {0};
+  set_args(out, 1, (int32_t[]){0});
+  return add_step(m, RT_OP_COPY, &kv, out);
+}
+
 static rt_status_t static_reshape(rt_module_t *m, const rt_ir_op_t *op, const rt_ir_attrs_t *attrs,
                                   const rt_plan_input_t *in, rt_ir_dyn_static_t *out) {
   int64_t v[MAXR];
@@ -1011,6 +1056,7 @@ rt_status_t rt_ir_dyn_static(rt_module_t *m, const rt_ir_op_t *op, const rt_ir_a
     case RT_OP_DYN_PROD: return static_reduce(m, op, attrs, in, out);
     case RT_OP_DYN_SPLIT: return static_split(m, op, attrs, in, out);
     case RT_OP_DYN_CUMSUM: return static_cumsum(m, op, attrs, in, out);
+    case RT_OP_DYN_NN_DROPOUT: return static_dropout(m, op, in, out);
     default: return RT_STATUS(INVALID_ARGUMENT, "%s is not a dyn op", op->name);
   }
 }

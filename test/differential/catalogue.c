@@ -745,6 +745,8 @@ static void dyn_cases(void) {
   add_full("dyn.split", 2, TOL_E, NOPASS_NONE, "%x: Tensor[(5, 3), float32]",
            "%%0 = dyn.split(%%x, " V("2, 3") "); (%%0.0, %%0.1)");
   ADD("dyn.cumsum", TOL_A, "%x: Tensor[(3, 4), float32]", "dyn.cumsum(%%x, " V("1") ", reverse=True)");
+  /* h1: not training, ratio 0.25: the identity */
+  ADD("dyn.nn.dropout", TOL_E, "%x: Tensor[(3, 4), float32]", "dyn.nn.dropout(%%x, 0.25f, less(1, 0))");
 }
 #undef V
 

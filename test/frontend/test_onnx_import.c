@@ -9,6 +9,7 @@
  * lines; external data tests write files into a fresh temporary folder.
  * The importer gets the reference interpreter as its constant evaluator,
  * as rt_module_load gives it (backend/load.c). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "interp/evaluator.h"
 #include "ir/ir.h"
 #include "onnx.pb-c.h"
+#include "rt/executor.h"
 #include "test_util.h"
 #include "runtime/mem.h"
 #include "runtime/strbuf.h"
@@ -507,6 +509,271 @@ static void test_onnx_import_wild_types(void **state) {
                 "supported");
 }
 
+/* ---- h1 (issue 19): loss functions and other decompositions ---------------
+ * One node whose first input "x" is a float graph input and whose other
+ * inputs are initializers, run on the debug executor; expected values are
+ * computed by hand in the comments. */
+
+typedef struct loss_init {
+  const char *name;
+  int32_t type;          /* ONNX__TENSOR_PROTO__DATA_TYPE__* (FLOAT or INT64) */
+  int64_t dims[2];
+  int32_t rank;
+  const float *f;
+  const int64_t *i;
+} loss_init;
+
+typedef struct loss_model {
+  model_builder b;
+  Onnx__NodeProto node;
+  char *in_names[5], *out_names[3];
+  Onnx__AttributeProto attrs[2];
+  Onnx__AttributeProto *attrp[2];
+  Onnx__TensorProto inits[4];
+  Onnx__TensorProto *initp[4];
+  Onnx__ValueInfoProto out_vi[3];
+  Onnx__ValueInfoProto *outp[3];
+} loss_model;
+
+/* OP(x (rows, cols), inits...) -> nout outputs, with `reduction` (NULL:
+ * absent) and ignore_index (when has_ii). */
+static void build_node(loss_model *lm, const char *op, int64_t opset, int64_t rows, int64_t cols,
+                       int32_t ninit, const loss_init *init, const char *reduction,
+                       const char *int_attr, int64_t int_val, int32_t nout);
+
+static void build_loss(loss_model *lm, const char *op, int64_t rows, int64_t cols, int32_t ninit,
+                       const loss_init *init, const char *reduction, bool has_ii, int64_t ii,
+                       int32_t nout) {
+  build_node(lm, op, 13, rows, cols, ninit, init, reduction, has_ii ? "ignore_index" : NULL, ii,
+             nout);
+}
+
+/* OP(x (rows, cols) unless rows is 0, inits...) -> nout outputs, with the
+ * string attribute `reduction` and the int attribute int_attr = int_val
+ * (each left out when NULL). */
+static void build_node(loss_model *lm, const char *op, int64_t opset, int64_t rows, int64_t cols,
+                       int32_t ninit, const loss_init *init, const char *reduction,
+                       const char *int_attr, int64_t int_val, int32_t nout) {
+  build(&lm->b, op, opset, false, false);
+  int32_t nx = rows ? 1 : 0;
+  if (!rows) lm->b.graph.n_input = 0;
+  lm->b.dims[0].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+  lm->b.dims[0].dim_value = rows;
+  lm->b.dims[1].dim_value = cols;
+  if (nx) lm->in_names[0] = "x";
+  for (int32_t k = 0; k < ninit; ++k) {
+    Onnx__TensorProto *t = &lm->inits[k];
+    onnx__tensor_proto__init(t);
+    t->name = (char *)init[k].name;
+    t->has_data_type = 1;
+    t->data_type = init[k].type;
+    t->n_dims = (size_t)init[k].rank;
+    t->dims = (int64_t *)init[k].dims;
+    int64_t n = 1;
+    for (int32_t d = 0; d < init[k].rank; ++d) n *= init[k].dims[d];
+    if (init[k].f) {
+      t->n_float_data = (size_t)n;
+      t->float_data = (float *)init[k].f;
+    } else {
+      t->n_int64_data = (size_t)n;
+      t->int64_data = (int64_t *)init[k].i;
+    }
+    lm->initp[k] = t;
+    lm->in_names[k + nx] = (char *)init[k].name;
+  }
+  lm->b.graph.n_initializer = (size_t)ninit;
+  lm->b.graph.initializer = lm->initp;
+  lm->b.node.n_input = (size_t)(ninit + nx);
+  lm->b.node.input = lm->in_names;
+  size_t na = 0;
+  if (reduction) {
+    onnx__attribute_proto__init(&lm->attrs[na]);
+    lm->attrs[na].name = "reduction";
+    lm->attrs[na].has_type = 1;
+    lm->attrs[na].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    lm->attrs[na].has_s = 1;
+    lm->attrs[na].s.data = (uint8_t *)reduction;
+    lm->attrs[na].s.len = strlen(reduction);
+    lm->attrp[na] = &lm->attrs[na];
+    na++;
+  }
+  if (int_attr) {
+    onnx__attribute_proto__init(&lm->attrs[na]);
+    lm->attrs[na].name = (char *)int_attr;
+    lm->attrs[na].has_type = 1;
+    lm->attrs[na].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+    lm->attrs[na].has_i = 1;
+    lm->attrs[na].i = int_val;
+    lm->attrp[na] = &lm->attrs[na];
+    na++;
+  }
+  lm->b.node.n_attribute = na;
+  lm->b.node.attribute = lm->attrp;
+  static char *const outs[3] = {"y", "out1", "out2"};
+  for (int32_t k = 0; k < nout; ++k) {
+    onnx__value_info_proto__init(&lm->out_vi[k]);
+    lm->out_vi[k].name = outs[k];
+    lm->outp[k] = &lm->out_vi[k];
+    lm->out_names[k] = outs[k];
+  }
+  lm->b.node.n_output = (size_t)nout;
+  lm->b.node.output = lm->out_names;
+  lm->b.graph.n_output = (size_t)nout;
+  lm->b.graph.output = lm->outp;
+}
+
+/* Runs the model on x (rows*cols floats; NULL: no input) and checks output k against
+ * want[0 .. nwant-1] (within 1e-5). */
+static void run_loss(loss_model *lm, const float *x, int32_t k, int32_t nwant,
+                     const double *want) {
+  rt_module_t *m = NULL;
+  assert_ok(import(&lm->b, NULL, &m));
+  rt_executor_t *ex = NULL;
+  assert_ok(rt_create_executor("debug", m, NULL, NULL, NULL, &ex));
+  const int64_t shape[2] = {lm->b.dims[0].dim_value, lm->b.dims[1].dim_value};
+  rt_tensor_t *xt = NULL;
+  if (x) {
+    assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 2, shape, &xt));
+    memcpy(rt_tensor_data(xt), x, sizeof(float) * (size_t)(shape[0] * shape[1]));
+    assert_ok(rt_executor_set_input(ex, 0, xt));
+  }
+  assert_ok(rt_executor_run(ex));
+  rt_tensor_t *y = NULL;
+  assert_ok(rt_executor_get_output(ex, k, &y));
+  assert_int_equal(rt_tensor_numel(y), nwant);
+  const float *yd = rt_tensor_data(y);
+  for (int32_t i = 0; i < nwant; ++i) {
+    if (fabs((double)yd[i] - want[i]) > 1e-5) {
+      fail_msg("output %d[%d] = %g, want %g", (int)k, (int)i, (double)yd[i], want[i]);
+    }
+  }
+  if (xt) rt_tensor_release(xt); /* y is borrowed from ex */
+  rt_executor_release(ex);
+  rt_module_release(m);
+}
+
+/* NegativeLogLikelihoodLoss on x = [[-1, -2, -3], [-4, -5, -6]] (N 2, C 3):
+ *  target [2, 1], weight [0.5, 2, 4]:
+ *    none: [3*4, 5*2] = [12, 10]; sum 22; mean 22 / (4 + 2) = 11/3;
+ *    ignore_index 1: none [12, 0], mean 12 / 4 = 3 (the ignored weight
+ *    leaves the divisor);
+ *  no weight: mean (3 + 5) / 2 = 4; target [2, -1] with ignore_index -1
+ *  (outside [0, C)): none [3, 0], mean 3 / 1 = 3. */
+static void test_onnx_import_nll_loss(void **state) {
+  (void)state;
+  static const float x[6] = {-1, -2, -3, -4, -5, -6};
+  static const int64_t t21[2] = {2, 1}, t2m1[2] = {2, -1};
+  static const float w[3] = {0.5f, 2, 4};
+  const loss_init tw[2] = {{"t", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, {2}, 1, NULL, t21},
+                           {"w", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, {3}, 1, w, NULL}};
+  const loss_init tneg[1] = {{"t", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, {2}, 1, NULL, t2m1}};
+  loss_model lm;
+  build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 2, tw, "none", false, 0, 1);
+  run_loss(&lm, x, 0, 2, (const double[]){12, 10});
+  build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 2, tw, "sum", false, 0, 1);
+  run_loss(&lm, x, 0, 1, (const double[]){22});
+  build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 2, tw, NULL, false, 0, 1);
+  run_loss(&lm, x, 0, 1, (const double[]){22.0 / 6.0});
+  build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 2, tw, "none", true, 1, 1);
+  run_loss(&lm, x, 0, 2, (const double[]){12, 0});
+  build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 2, tw, "mean", true, 1, 1);
+  run_loss(&lm, x, 0, 1, (const double[]){3});
+  build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 1, tw, "mean", false, 0, 1);
+  run_loss(&lm, x, 0, 1, (const double[]){4});
+  build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 1, tneg, "none", true, -1, 1);
+  run_loss(&lm, x, 0, 2, (const double[]){3, 0});
+  build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 1, tneg, "mean", true, -1, 1);
+  run_loss(&lm, x, 0, 1, (const double[]){3});
+
+  /* Bad input: a target of the input's rank or of another N, an unknown
+   * reduction. */
+  static const int64_t t2x1[2] = {2, 1};
+  const loss_init bad[1] = {{"t", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, {2, 1}, 2, NULL, t2x1}};
+  rt_module_t *m = NULL;
+  build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 1, bad, NULL, false, 0, 1);
+  assert_status(import(&lm.b, NULL, &m), INVALID_ARGUMENT,
+                "(NegativeLogLikelihoodLoss, opset 13): target must have the input's rank minus 1");
+  static const int64_t t3[3] = {0, 1, 2};
+  const loss_init bad3[1] = {{"t", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, {3}, 1, NULL, t3}};
+  build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 1, bad3, NULL, false, 0, 1);
+  assert_status(import(&lm.b, NULL, &m), INVALID_ARGUMENT,
+                "target's shape must be the input's without axis 1 (N, d1 ...)");
+  build_loss(&lm, "NegativeLogLikelihoodLoss", 2, 3, 1, tneg, "max", false, 0, 1);
+  assert_status(import(&lm.b, NULL, &m), INVALID_ARGUMENT,
+                "(NegativeLogLikelihoodLoss, opset 13): reduction must be none, sum or mean");
+}
+
+/* SoftmaxCrossEntropyLoss on x = [[0, 0], [0, ln 3]] (N 2, C 2), target
+ * [1, 1]: log_softmax rows [-ln 2, -ln 2] and [-ln 4, ln 3 - ln 4]; loss
+ * [ln 2, ln 4 - ln 3], mean their half-sum; the second output is the
+ * log_softmax itself. */
+static void test_onnx_import_softmax_cross_entropy(void **state) {
+  (void)state;
+  const float x[4] = {0, 0, 0, (float)log(3.0)};
+  static const int64_t t11[2] = {1, 1};
+  const loss_init t[1] = {{"t", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, {2}, 1, NULL, t11}};
+  const double l0 = log(2.0), l1 = log(4.0) - log(3.0);
+  loss_model lm;
+  build_loss(&lm, "SoftmaxCrossEntropyLoss", 2, 2, 1, t, "none", false, 0, 2);
+  run_loss(&lm, x, 0, 2, (const double[]){l0, l1});
+  run_loss(&lm, x, 1, 4, (const double[]){-l0, -l0, -log(4.0), log(3.0) - log(4.0)});
+  build_loss(&lm, "SoftmaxCrossEntropyLoss", 2, 2, 1, t, NULL, false, 0, 1);
+  run_loss(&lm, x, 0, 1, (const double[]){(l0 + l1) / 2});
+}
+
+/* The windows of a size known at import (a constant; the node suite
+ * passes the size as a graph input, the arange path): HannWindow size 4
+ * periodic, angles n pi/2: 0.5 - 0.5 cos = [0, 0.5, 1, 0.5]; symmetric
+ * size 3, angles n pi: [0, 1, 0]; BlackmanWindow size 4, 0.42 - 0.5 cos(a)
+ * + 0.08 cos(2a): [0, 0.34, 1, 0.34]; HammingWindow size 2 periodic,
+ * 25/46 - 21/46 cos(n pi): [4/46, 1]. */
+static void test_onnx_import_windows(void **state) {
+  (void)state;
+  static const int64_t s4 = 4, s3 = 3, s2 = 2;
+  const loss_init i4[1] = {{"n", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, {0}, 0, NULL, &s4}};
+  const loss_init i3[1] = {{"n", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, {0}, 0, NULL, &s3}};
+  const loss_init i2[1] = {{"n", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, {0}, 0, NULL, &s2}};
+  loss_model lm;
+  build_node(&lm, "HannWindow", 17, 0, 0, 1, i4, NULL, NULL, 0, 1);
+  run_loss(&lm, NULL, 0, 4, (const double[]){0, 0.5, 1, 0.5});
+  build_node(&lm, "HannWindow", 17, 0, 0, 1, i3, NULL, "periodic", 0, 1);
+  run_loss(&lm, NULL, 0, 3, (const double[]){0, 1, 0});
+  build_node(&lm, "BlackmanWindow", 17, 0, 0, 1, i4, NULL, NULL, 0, 1);
+  run_loss(&lm, NULL, 0, 4, (const double[]){0, 0.34, 1, 0.34});
+  build_node(&lm, "HammingWindow", 17, 0, 0, 1, i2, NULL, NULL, 0, 1);
+  run_loss(&lm, NULL, 0, 2, (const double[]){4.0 / 46.0, 1});
+  /* An output_datatype relayrt has no dtype for. */
+  rt_module_t *m = NULL;
+  build_node(&lm, "HannWindow", 17, 0, 0, 1, i4, NULL, "output_datatype", 8, 1);
+  assert_status(import(&lm.b, NULL, &m), UNIMPLEMENTED,
+                "(HannWindow, opset 17): this output_datatype");
+}
+
+/* BatchNormalization in training mode (opset 15) on x = [[1], [3]] (N 2,
+ * C 1), scale 2, B 1, input_mean 0, input_var 1: the batch's mean 2 and
+ * variance ((1-2)^2 + (3-2)^2) / 2 = 1, y = 2 (x - 2) / sqrt(1 + 1e-5) + 1;
+ * running mean 0 * 0.9 + 2 * 0.1 = 0.2, running var 1 * 0.9 + 1 * 0.1 = 1. */
+static void test_onnx_import_batch_norm_training(void **state) {
+  (void)state;
+  static const float x[2] = {1, 3}, two[1] = {2}, one[1] = {1}, zero[1] = {0};
+  const loss_init p[4] = {{"s", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, {1}, 1, two, NULL},
+                          {"b", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, {1}, 1, one, NULL},
+                          {"m", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, {1}, 1, zero, NULL},
+                          {"v", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, {1}, 1, one, NULL}};
+  const double s = sqrt(1 + 1e-5);
+  loss_model lm;
+  build_node(&lm, "BatchNormalization", 15, 2, 1, 4, p, NULL, "training_mode", 1, 3);
+  run_loss(&lm, x, 0, 2, (const double[]){-2 / s + 1, 2 / s + 1});
+  run_loss(&lm, x, 1, 1, (const double[]){0.2});
+  run_loss(&lm, x, 2, 1, (const double[]){1});
+  /* Running statistics asked for outside training mode. */
+  rt_module_t *m = NULL;
+  build_node(&lm, "BatchNormalization", 15, 2, 1, 4, p, NULL, NULL, 0, 3);
+  assert_status(import(&lm.b, NULL, &m), INVALID_ARGUMENT,
+                "(BatchNormalization, opset 15): running_mean and running_var are outputs of "
+                "training_mode = 1 only");
+}
+
 int main(void) {
   rt_interp_evaluator_init(&g_eval, rt_allocator_system());
   const struct CMUnitTest tests[] = {
@@ -523,6 +790,10 @@ int main(void) {
       cmocka_unit_test(test_onnx_import_input_shapes),
       cmocka_unit_test(test_onnx_import_folds_with_evaluator),
       cmocka_unit_test(test_onnx_import_wild_types),
+      cmocka_unit_test(test_onnx_import_nll_loss), /* h1 */
+      cmocka_unit_test(test_onnx_import_softmax_cross_entropy),
+      cmocka_unit_test(test_onnx_import_windows),
+      cmocka_unit_test(test_onnx_import_batch_norm_training),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   rt_interp_evaluator_fini(&g_eval);

@@ -130,3 +130,15 @@ TEST(dyn_cumsum) {
   CHECK_ERROR("dyn.cumsum", "", IN("f32[3] 1 2 3", "i64[] 1"), OUT("f32[3] 0 0 0"), INVALID_ARGUMENT,
               "axis 1 is out of range for rank 1");
 }
+
+/* h1: dropout with run-time ratio and training_mode: the identity when not
+ * training or at ratio 0; random dropout (training, ratio > 0) is refused
+ * at run time, as is a ratio outside [0, 1). */
+TEST(dyn_dropout) {
+  CHECK("dyn.nn.dropout", "", IN("f32[3] 1 -2 3", "f32[] 0", "bool[] 1"), OUT("f32[3] 1 -2 3"));
+  CHECK("dyn.nn.dropout", "", IN("f32[3] 1 -2 3", "f32[] 0.5", "bool[] 0"), OUT("f32[3] 1 -2 3"));
+  CHECK_ERROR("dyn.nn.dropout", "", IN("f32[3] 1 -2 3", "f32[] 0.5", "bool[] 1"), OUT("f32[3] 0 0 0"),
+              UNIMPLEMENTED, "training_mode with ratio 0.5 (random dropout) is not supported");
+  CHECK_ERROR("dyn.nn.dropout", "", IN("f32[3] 1 -2 3", "f32[] 1.5", "bool[] 0"), OUT("f32[3] 0 0 0"),
+              INVALID_ARGUMENT, "ratio 1.5 is not in [0, 1)");
+}

@@ -339,6 +339,11 @@ static const op_case_t k_transform[] = {
     {"dyn.cumsum", "int8[2,3] | int32[1]", "dtype=\"int32\"", T("2, 3", "int32")},
     {"dyn.cumsum", "bool[2] | int64[]", "", "error:a running sum of bool needs an integer dtype"},
     {"dyn.cumsum", "float32[2] | int64[2]", "", "error:axis must be one int value"},
+    /* h1 (issue 19) */
+    {"dyn.nn.dropout", "float32[2,3] | float32[] | bool[]", "", F32("2, 3")},
+    {"dyn.nn.dropout", "float32[2] | float32[2] | bool[]", "", "error:ratio must be one float value"},
+    {"dyn.nn.dropout", "float32[2] | float32[] | float32[]", "", "error:training_mode must be one bool value"},
+    {"dyn.nn.dropout", "int32[2] | float32[] | bool[]", "", "error:the input must be a float tensor"},
 };
 
 static const op_case_t k_image[] = {
