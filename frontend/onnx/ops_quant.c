@@ -182,7 +182,8 @@ static rt_status_t cv_dequantize_linear(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, in
 
 /* ONNX's function body, step for step: scale = (max(max(x), 0) -
  * min(min(x), 0)) / 255, zp = uint8(round(clip(0 - min / scale, 0, 255))),
- * y = QuantizeLinear(x, scale, zp). */
+ * y = QuantizeLinear(x, scale, zp); except that an all-zero x gets scale
+ * 1 (zero point 0, y 0), as ONNX Runtime gives, instead of 0 / 0. */
 static rt_status_t cv_dynamic_quantize_linear(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                               rt_ir_expr_t **out, int32_t nout) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
@@ -197,6 +198,15 @@ static rt_status_t cv_dynamic_quantize_linear(rt_onnx_ctx_t *cx, rt_ir_expr_t **
   RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "maximum", hi, zero, &hi));
   RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "subtract", hi, lo, &range));
   RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "divide", range, qmax, &scale));
+  {
+    /* x all zeros: scale 1 as ONNX Runtime (the function body's 0 would
+     * make the zero point and y 0 / 0) */
+    rt_ir_expr_t *flat = NULL, *one = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_FLOAT32, 1.0, &one));
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "equal", range, zero, &flat));
+    rt_ir_expr_t *args[3] = {flat, one, scale};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "where", 3, args, &scale, NULL));
+  }
   rt_ir_expr_t *z = NULL, *zp = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "divide", lo, scale, &z));
   RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "subtract", zero, z, &z));
