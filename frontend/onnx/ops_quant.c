@@ -139,7 +139,7 @@ static rt_status_t need_scale(rt_onnx_ctx_t *cx, const rt_ir_expr_t *s, const ch
 static int32_t quant_axis(const rt_onnx_ctx_t *cx, int32_t rank) {
   int64_t a = cx->opset >= 13 ? rt_onnx_attr_int(cx, "axis", 1) : 1;
   if (a < 0) a += rank;
-  return a < -1 || a > rank ? -1 : (int32_t)a;
+  return a < -RT_TENSOR_MAX_RANK ? -RT_TENSOR_MAX_RANK : a > RT_TENSOR_MAX_RANK ? RT_TENSOR_MAX_RANK : (int32_t)a;
 }
 
 /* ---- QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear -------------- */
