@@ -222,8 +222,9 @@ static rt_status_t cv_dynamic_quantize_linear(rt_onnx_ctx_t *cx, rt_ir_expr_t **
 
 /* ---- integer matmul and convolution -------------------------------------- */
 
-/* int32 (A - a_zp) x (B - b_zp) through the MatMul converter; a_zp 1-d is
- * per row of A, b_zp 1-d per column of B (numpy broadcast as is). */
+/* int32 (A - a_zp) x (B - b_zp): nn.dense on B's transpose when B is 2-d,
+ * else through the MatMul converter (batched); a_zp 1-d is per row of A,
+ * b_zp 1-d per column of B (numpy broadcast as is). */
 static rt_status_t int_matmul(rt_onnx_ctx_t *cx, rt_ir_expr_t *a, rt_ir_expr_t *a_zp,
                               rt_ir_expr_t *b, rt_ir_expr_t *b_zp, rt_ir_expr_t **out) {
   RT_RETURN_IF_ERROR(need_quant_dtype(cx, a, "A"));
@@ -233,6 +234,15 @@ static rt_status_t int_matmul(rt_onnx_ctx_t *cx, rt_ir_expr_t *a, rt_ir_expr_t *
   rt_ir_expr_t *args[2] = {NULL, NULL};
   RT_RETURN_IF_ERROR(shift(cx, a, a_zp, &args[0]));
   RT_RETURN_IF_ERROR(shift(cx, b, b_zp, &args[1]));
+  if (ra >= 2 && rt_onnx_rank(b) == 2) {
+    /* nn.dense reads B^T along K, contiguous: on int32 the JIT's loop nest
+     * is ~35x faster than nn.matmul's strided column; a constant B's
+     * transpose folds away */
+    rt_ir_expr_t *bt = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "transpose", 1, &args[1], &bt, "axes", "[1, 0]", NULL));
+    args[1] = bt;
+    return rt_onnx_call(cx, "nn.dense", 2, args, out, NULL);
+  }
   rt_onnx_convert_fn mm = rt_onnx_find_converter("MatMul");
   if (!mm) return rt_onnx_unsupported(cx, "MatMul (no converter)");
   return mm(cx, args, 2, out, 1);
