@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "frontend/onnx/onnx_impl.h"
+#include "ir/op/op_attrs.h"
 
 /* ---- building blocks ----------------------------------------------------- */
 
@@ -248,6 +249,40 @@ static rt_status_t int_matmul(rt_onnx_ctx_t *cx, rt_ir_expr_t *a, rt_ir_expr_t *
   return mm(cx, args, 2, out, 1);
 }
 
+/* The NCHW/OIHW int32 nn.conv2d `y` (ungrouped) as NHWC/OHWI between
+ * transposes: the JIT's loop nest then reduces over channels contiguously
+ * (~11x faster on int32 than NCHW, where the float templates do not
+ * apply); a constant weight's transpose folds away. Anything else stays. */
+static rt_status_t nhwc(rt_onnx_ctx_t *cx, rt_ir_expr_t *y, rt_ir_expr_t **out) {
+  *out = y;
+  if (y->kind != RT_IR_CALL || y->call.callee->kind != RT_IR_OP ||
+      y->call.callee->op.op->id != RT_OP_NN_CONV2D) {
+    return RT_OK;
+  }
+  rt_attrs_conv2d_t a = rt_ir_attrs_conv2d(y->call.attrs);
+  if (a.groups != 1 || a.strides.count != 2 || a.padding.count != 4 || a.dilation.count != 2 ||
+      a.kernel_size.count != 2) {
+    return RT_OK;
+  }
+  int64_t st[2], pad[4], dil[2], ks[2];
+  for (int32_t i = 0; i < 2; ++i) {
+    st[i] = rt_attr_list_int(a.strides, i);
+    dil[i] = rt_attr_list_int(a.dilation, i);
+    ks[i] = rt_attr_list_int(a.kernel_size, i);
+  }
+  for (int32_t i = 0; i < 4; ++i) pad[i] = rt_attr_list_int(a.padding, i);
+  rt_ir_expr_t *args[2] = {NULL, NULL}, *c = NULL;
+  for (int32_t i = 0; i < 2; ++i) {
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "transpose", 1, &y->call.args[i], &args[i], "axes", "[0, 2, 3, 1]", NULL));
+  }
+  RT_RETURN_IF_ERROR(rt_onnx_call(
+      cx, "nn.conv2d", 2, args, &c, "strides", rt_onnx_ints_text(cx, 2, st), "padding",
+      rt_onnx_ints_text(cx, 4, pad), "dilation", rt_onnx_ints_text(cx, 2, dil), "channels",
+      a.channels_is_none ? "None" : rt_onnx_int_text(cx, a.channels), "kernel_size",
+      rt_onnx_ints_text(cx, 2, ks), "data_layout", "\"NHWC\"", "kernel_layout", "\"OHWI\"", NULL));
+  return rt_onnx_call(cx, "transpose", 1, &c, out, "axes", "[0, 3, 1, 2]", NULL);
+}
+
 /* int32 conv(x - x_zp, w - w_zp) (+ bias) through the Conv converter (the
  * node's own attributes); w_zp 1-d is per output channel. */
 static rt_status_t int_conv(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, rt_ir_expr_t *x_zp,
@@ -269,7 +304,15 @@ static rt_status_t int_conv(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, rt_ir_expr_t *x_
   if (bias && !rt_dtype_equal(rt_onnx_elem_dtype(bias), RT_DTYPE_INT32)) return rt_onnx_bad(cx, "B must be int32");
   rt_onnx_convert_fn conv = rt_onnx_find_converter("Conv");
   if (!conv) return rt_onnx_unsupported(cx, "Conv (no converter)");
-  return conv(cx, args, bias ? 3 : 2, out, 1);
+  rt_ir_expr_t *y = NULL;
+  RT_RETURN_IF_ERROR(conv(cx, args, 2, &y, 1));
+  RT_RETURN_IF_ERROR(nhwc(cx, y, &y));
+  if (!bias) {
+    *out = y;
+    return RT_OK;
+  }
+  rt_ir_expr_t *yb[2] = {y, bias};
+  return rt_onnx_call(cx, "nn.bias_add", 2, yb, out, "axis", "1", NULL);
 }
 
 static rt_status_t cv_matmul_integer(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
