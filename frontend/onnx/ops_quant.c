@@ -7,9 +7,13 @@
  *             float32, `round` half to even; the clip saturates.
  * dequantize: y = (float(x) - float(zp)) * scale.
  * ...Integer: cast both operands to int32, subtract their zero points
- *             (int32, exact), then nn.matmul / nn.conv2d on int32 operands
- *             with an int32 accumulator (the reference kernels and the JIT
- *             compute integer anchors exactly, wrapping like ONNX's int32).
+ *             (int32, exact), then nn.dense (a 2-d B, transposed) or the
+ *             MatMul converter's nn.matmul / nn.batch_matmul, and nn.conv2d
+ *             (ungrouped 2-d: NHWC/OHWI between transposes; else the Conv
+ *             converter's NCHW conv) on int32 operands with an int32
+ *             accumulator (the reference kernels and the JIT compute
+ *             integer anchors exactly, wrapping like ONNX's int32). The
+ *             layouts are the ones the JIT's int32 loop nests run fast.
  *             The convolution's implicit padding is zero after the shift,
  *             which is the zero point before it, as ONNX Runtime pads.
  * QLinear*:   the same int32 accumulation (plus QLinearConv's int32 bias),
