@@ -1,4 +1,4 @@
-/* ONNX converters, part five: the quantized operators — QuantizeLinear,
+/* ONNX converters of the quantized operators — QuantizeLinear,
  * DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, ConvInteger,
  * QLinearMatMul, QLinearConv — each written as existing Relay ops, with
  * ONNX's integer semantics exactly (opsets 10 to 18; int8 and uint8).
