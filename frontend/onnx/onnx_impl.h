@@ -82,6 +82,9 @@ rt_status_t rt_onnx_batch_norm_training(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, in
  * run time (ops_loss.c), for ops_transform.c's converter. */
 rt_status_t rt_onnx_dropout_runtime(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                     rt_ir_expr_t **out, int32_t nout);
+/* The quantized ops' converters (ops_quant.c). */
+extern const rt_onnx_op_entry_t rt_onnx_quant_ops[];
+extern const int32_t rt_onnx_quant_ops_count;
 
 /* Helpers the converter files share (ops.c): a value's rank and dtype
  * (from its checked type; 0 and float32 when it has none), `axis`

@@ -541,5 +541,9 @@ rt_onnx_convert_fn rt_onnx_find_converter(const char *op_type) {
   for (int32_t i = 0; i < rt_onnx_loss_ops_count; ++i) { /* h1: ops_loss.c */
     if (strcmp(rt_onnx_loss_ops[i].op_type, op_type) == 0) return rt_onnx_loss_ops[i].convert;
   }
+  /* quantized ops (ops_quant.c) */
+  for (int32_t i = 0; i < rt_onnx_quant_ops_count; ++i) {
+    if (strcmp(rt_onnx_quant_ops[i].op_type, op_type) == 0) return rt_onnx_quant_ops[i].convert;
+  }
   return NULL;
 }
