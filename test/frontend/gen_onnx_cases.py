@@ -5,7 +5,7 @@ unrolled (scan outputs, early exit through the condition, outer values in
 the body) and as a recursive function (a condition computed from the data,
 no trip count, a trip count given at run time), RNN/LSTM/GRU in reverse and bidirectional form, with layout 1,
 initial states and Y_c; plus models that must be refused with a clear
-message.
+message; Det of 1x1 and batched 3x3 matrices (and a 4x4 one refused).
 
     gen_onnx_cases.py OUT_DIR
 
@@ -359,6 +359,21 @@ x4, x1 = f32(4, 6, seed=7), f32(1, 6, seed=8)
 save("reshape_computed_shape", m,
      [([x4], [np.maximum(x4.reshape(4, 2, 3), 0)]), ([x1], [np.maximum(x1.reshape(1, 2, 3), 0)])],
      ["Shape", "Slice", "Concat", "Reshape", "Relu"])
+
+# ---- Det beyond the node suite's 2x2 (h3, issue 19) ---------------------------
+# Batched 3x3 and 1x1 matrices against numpy.linalg.det; 4x4 is refused (not
+# yet).
+a = f32(2, 3, 3, 3, seed=31)
+m = model([helper.make_node("Det", ["x"], ["y"])], [vi("x", TensorProto.FLOAT, [2, 3, 3, 3])],
+          [vi("y", TensorProto.FLOAT, [2, 3])], opset=11)
+save("det_3x3_batched", m, [([a], [np.linalg.det(a.astype(np.float64)).astype(np.float32)])], ["Det"])
+a = f32(4, 1, 1, seed=32)
+m = model([helper.make_node("Det", ["x"], ["y"])], [vi("x", TensorProto.FLOAT, [4, 1, 1])],
+          [vi("y", TensorProto.FLOAT, [4])], opset=11)
+save("det_1x1", m, [([a], [a.reshape(4)])], ["Det"])
+m = model([helper.make_node("Det", ["x"], ["y"])], [vi("x", TensorProto.FLOAT, [4, 4])],
+          [vi("y", TensorProto.FLOAT, [])], opset=11)
+bad("det_4x4", m, "Det of matrices other than 1x1, 2x2, 3x3 (not yet)")
 
 with open(os.path.join(OUT, "index.tsv"), "w") as f:
     f.write("case\tops\topset\tinputs\toutputs\n")
