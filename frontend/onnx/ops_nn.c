@@ -609,7 +609,8 @@ static rt_status_t cv_lrn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 /* Resize (opsets 10, 11-18) -> image.resize2d on NCHW: only H and W may
  * change. Opset 10 has (X, scales) with asymmetric coordinates and floor
- * rounding; 11+ has (X, roi, scales, sizes). Constant scales or sizes
+ * rounding, as has Upsample (opset 9; cv_upsample); 11+ has (X, roi,
+ * scales, sizes). Constant scales or sizes
  * give image.resize2d (output dims floor(in * scale) or the sizes, of a
  * static input); ones known only at run time give dyn.image.resize2d,
  * which reads them, and the input's dims, when it runs. */
@@ -619,7 +620,7 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, cx->opset < 11 ? 2 : 1)); /* roi may be "" */
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
-  bool v10 = cx->opset < 11;
+  bool v10 = cx->opset < 11 || strcmp(cx->node->op_type, "Upsample") == 0;
   rt_ir_expr_t *scales = v10 ? in[1] : (nin > 2 ? in[2] : NULL);
   rt_ir_expr_t *sizes = v10 ? NULL : (nin > 3 ? in[3] : NULL);
   rt_ir_expr_t *runtime = NULL; /* sizes or scales known only at run time */
@@ -709,6 +710,14 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
       rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "extrapolation_value", 0.0)), NULL);
 }
 
+/* Upsample (opset 9, deprecated since 10): Resize-10's (X, scales), modes
+ * nearest and linear. Opsets 7-8 hold scales as an attribute: not yet. */
+static rt_status_t cv_upsample(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                               rt_ir_expr_t **out, int32_t nout) {
+  if (cx->opset < 9) return rt_onnx_unsupported(cx, "Upsample before opset 9 (scales as an attribute)");
+  return cv_resize(cx, in, nin, out, nout);
+}
+
 const rt_onnx_op_entry_t rt_onnx_nn_ops[] = {
     {"AveragePool", cv_avg_pool},
     {"BatchNormalization", cv_batch_norm},
@@ -727,5 +736,6 @@ const rt_onnx_op_entry_t rt_onnx_nn_ops[] = {
     {"MaxPool", cv_max_pool},
     {"Resize", cv_resize},
     {"Softmax", cv_softmax},
+    {"Upsample", cv_upsample},
 };
 const int32_t rt_onnx_nn_ops_count = (int32_t)RT_COUNTOF(rt_onnx_nn_ops);
