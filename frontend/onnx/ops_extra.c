@@ -207,7 +207,12 @@ static rt_status_t cv_max_unpool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t n
     shape[1] = t->tensor.shape[1];
     for (int32_t i = 0; i < S; ++i) {
       const int64_t s = ns ? st[i] : 1, pb = np ? pads[i] : 0, pe = np ? pads[S + i] : 0;
-      shape[2 + i] = (t->tensor.shape[2 + i] - 1) * s - pb - pe + k[i];
+      int64_t d;
+      if (s < 1 || k[i] < 1 || pb < 0 || pe < 0 ||
+          __builtin_mul_overflow(t->tensor.shape[2 + i] - 1, s, &d) || __builtin_add_overflow(d, k[i], &d)) {
+        return rt_onnx_bad(cx, "kernel_shape and strides must be >= 1, pads >= 0, the output size in range");
+      }
+      shape[2 + i] = d - pb - pe;
     }
   }
   int64_t total = 1;
