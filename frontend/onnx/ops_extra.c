@@ -2,8 +2,8 @@
  * ops the importer lacked: ScatterElements (opset 11..18, `reduction`
  * since 16, max/min since 18), its deprecated alias Scatter (opset 9..10),
  * ScatterND (opset 11..18, `reduction` since 16), ReverseSequence
- * (opset 10), Det (opset 11, matrices up to 3x3) and MaxUnpool (opset
- * 9..11); their table is rt_onnx_extra_ops (looked up by ops.c).
+ * (opset 10), Det (opset 11, matrices up to 3x3), MaxUnpool (opset
+ * 9..11) and GridSample (opset 16, 4-d); their table is rt_onnx_extra_ops (looked up by ops.c).
  *
  * ScatterElements and Scatter are scatter_elements; ScatterND is
  * scatter_nd after moving the index tuples from the last axis of indices
@@ -28,7 +28,10 @@
  * when given as a constant, else (in - 1) * stride - pads + kernel per
  * spatial dim). The lowering loops over every index per output element:
  * quadratic, fine for the small unpooling layers it meets, a real cost on
- * large ones. */
+ * large ones.
+ *
+ * GridSample is image.grid_sample with the grid's (x, y) pairs moved from
+ * the last axis to the second (TVM's layout). */
 #include <string.h>
 
 #include "frontend/onnx/onnx_impl.h"
@@ -233,8 +236,26 @@ static rt_status_t cv_max_unpool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t n
   return rt_onnx_call(cx, "reshape", 1, &sc, &out[0], "newshape", rt_onnx_ints_text(cx, r, shape), NULL);
 }
 
+static rt_status_t cv_grid_sample(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                  rt_ir_expr_t **out, int32_t nout) {
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
+  if (rt_onnx_rank(in[0]) != 4 || rt_onnx_rank(in[1]) != 4) {
+    return rt_onnx_unsupported(cx, "GridSample other than 2-d (4-d X and Grid)");
+  }
+  const char *mode = rt_onnx_attr_string(cx, "mode", "bilinear");
+  const char *padding = rt_onnx_attr_string(cx, "padding_mode", "zeros");
+  const int64_t align = rt_onnx_attr_int(cx, "align_corners", 0);
+  static const int64_t perm[4] = {0, 3, 1, 2};
+  rt_ir_expr_t *args[2] = {in[0], NULL};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "transpose", 1, &in[1], &args[1], "axes", rt_onnx_ints_text(cx, 4, perm), NULL));
+  return rt_onnx_call(cx, "image.grid_sample", 2, args, &out[0], "method", rt_onnx_str_text(cx, mode),
+                      "padding_mode", rt_onnx_str_text(cx, padding), "align_corners", align ? "True" : "False",
+                      NULL);
+}
+
 const rt_onnx_op_entry_t rt_onnx_extra_ops[] = {
     {"Det", cv_det},
+    {"GridSample", cv_grid_sample},
     {"MaxUnpool", cv_max_unpool},
     {"ReverseSequence", cv_reverse_sequence},
     {"Scatter", cv_scatter_elements},

@@ -904,7 +904,7 @@ static void dynamic_cases(void) {
   for (size_t f = 0; f < RT_COUNTOF(kFns); ++f) add_full(kOpOf[f], 1, TOL_A, NOPASS_JIT, kFns[f][0], "%s", kFns[f][1]);
 }
 
-/* ---- scatter (ir/op/scatter.c; h3, issue 19) --------------------------------- */
+/* ---- scatter and grid_sample (ir/op/scatter.c, grid_sample.c; h3, issue 19) - */
 
 /* Through both harnesses. Random indices repeat, so the cases also check
  * that updates meeting one element apply in updates' order on every
@@ -931,6 +931,18 @@ static void scatter_cases(void) {
       "scatter_nd(%%x, subtract(%%i3_a, 3), %%u, mode=\"mul\")");
   ADD("scatter_nd", TOL_E, "%x: Tensor[(3, 4), float32], %i3_a: Tensor[(2), int32], %u: Tensor[(), float32]",
       "scatter_nd(%%x, %%i3_a, %%u, mode=\"max\")");
+  /* image.grid_sample: grid values scaled past [-1, 1] so that padding
+   * modes matter. */
+  ADD("image.grid_sample", TOL_E, "%x: Tensor[(1, 2, 4, 5), float32], %g: Tensor[(1, 2, 3, 3), float32]",
+      "image.grid_sample(%%x, multiply(%%g, 1.3f), align_corners=False)");
+  ADD("image.grid_sample", TOL_E, "%x: Tensor[(2, 1, 3, 4), float64], %g: Tensor[(2, 2, 2, 5), float64]",
+      "image.grid_sample(%%x, multiply(%%g, 1.3f64), method=\"nearest\", padding_mode=\"border\")");
+  ADD("image.grid_sample", TOL_E, "%x: Tensor[(1, 3, 4, 4), float32], %g: Tensor[(1, 2, 4, 2), float32]",
+      "image.grid_sample(%%x, multiply(%%g, 1.6f), method=\"bicubic\", padding_mode=\"reflection\", align_corners=False)");
+  ADD("image.grid_sample", TOL_E, "%x: Tensor[(2, 2, 3, 3), float32], %g: Tensor[(2, 2, 3, 2), float32]",
+      "image.grid_sample(%%x, multiply(%%g, 1.6f), padding_mode=\"reflection\")");
+  ADD("image.grid_sample", TOL_E, "%x: Tensor[(1, 1, 5, 3), float32], %g: Tensor[(1, 2, 2, 2), float32]",
+      "image.grid_sample(%%x, multiply(%%g, 1.2f), method=\"bicubic\")");
   g_runs = runs;
 }
 
