@@ -85,6 +85,9 @@ rt_status_t rt_onnx_dropout_runtime(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_
 /* The quantized ops' converters (ops_quant.c). */
 extern const rt_onnx_op_entry_t rt_onnx_quant_ops[];
 extern const int32_t rt_onnx_quant_ops_count;
+/* ops_extra.c (h3, issue 19): Scatter, ScatterElements, ScatterND. */
+extern const rt_onnx_op_entry_t rt_onnx_extra_ops[];
+extern const int32_t rt_onnx_extra_ops_count;
 
 /* Helpers the converter files share (ops.c): a value's rank and dtype
  * (from its checked type; 0 and float32 when it has none), `axis`

@@ -528,22 +528,28 @@ static const rt_onnx_op_entry_t ops[] = {
     {"ThresholdedRelu", cv_thresholded_relu}, {"Where", cv_where}, {"Xor", cv_xor},
 };
 
+/* The converter tables: this file's, then one per converter file
+ * (onnx_impl.h). */
+typedef struct converter_table_t {
+  const rt_onnx_op_entry_t *ops;
+  const int32_t *count;
+} converter_table_t;
+
 rt_onnx_convert_fn rt_onnx_find_converter(const char *op_type) {
   for (size_t i = 0; i < RT_COUNTOF(ops); ++i) {
     if (strcmp(ops[i].op_type, op_type) == 0) return ops[i].convert;
   }
-  for (int32_t i = 0; i < rt_onnx_transform_ops_count; ++i) {
-    if (strcmp(rt_onnx_transform_ops[i].op_type, op_type) == 0) return rt_onnx_transform_ops[i].convert;
-  }
-  for (int32_t i = 0; i < rt_onnx_nn_ops_count; ++i) {
-    if (strcmp(rt_onnx_nn_ops[i].op_type, op_type) == 0) return rt_onnx_nn_ops[i].convert;
-  }
-  for (int32_t i = 0; i < rt_onnx_loss_ops_count; ++i) { /* h1: ops_loss.c */
-    if (strcmp(rt_onnx_loss_ops[i].op_type, op_type) == 0) return rt_onnx_loss_ops[i].convert;
-  }
-  /* quantized ops (ops_quant.c) */
-  for (int32_t i = 0; i < rt_onnx_quant_ops_count; ++i) {
-    if (strcmp(rt_onnx_quant_ops[i].op_type, op_type) == 0) return rt_onnx_quant_ops[i].convert;
+  static const converter_table_t tables[] = {
+      {rt_onnx_transform_ops, &rt_onnx_transform_ops_count},
+      {rt_onnx_nn_ops, &rt_onnx_nn_ops_count},
+      {rt_onnx_loss_ops, &rt_onnx_loss_ops_count},
+      {rt_onnx_quant_ops, &rt_onnx_quant_ops_count},
+      {rt_onnx_extra_ops, &rt_onnx_extra_ops_count},
+  };
+  for (size_t t = 0; t < RT_COUNTOF(tables); ++t) {
+    for (int32_t i = 0; i < *tables[t].count; ++i) {
+      if (strcmp(tables[t].ops[i].op_type, op_type) == 0) return tables[t].ops[i].convert;
+    }
   }
   return NULL;
 }

@@ -147,10 +147,15 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
   const rt_ir_type_t *x = NULL, *wt = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &x));
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[1], 1, &wt));
-  if (x->tensor.rank != 4 || wt->tensor.rank != 4) return rt_onnx_unsupported(cx, "ConvTranspose other than 2-d");
+  /* 1-d runs as 2-d over a size-1 H (exact: the extra dim has kernel 1,
+   * stride 1, no padding). */
+  const bool one_d = x->tensor.rank == 3 && wt->tensor.rank == 3;
+  if (!one_d && (x->tensor.rank != 4 || wt->tensor.rank != 4)) {
+    return rt_onnx_unsupported(cx, "ConvTranspose other than 1-d and 2-d");
+  }
   /* auto_pad is handled below with output_shape (its meaning differs). */
-  int32_t nd = 2;
-  int64_t kernel[2] = {wt->tensor.shape[2], wt->tensor.shape[3]};
+  const int32_t nd = one_d ? 1 : 2;
+  int64_t kernel[2] = {wt->tensor.shape[2], one_d ? 1 : wt->tensor.shape[3]};
   int64_t strides[2], dil[2], pads[4], opad[2];
   RT_RETURN_IF_ERROR(ints_attr(cx, "strides", nd, 1, strides));
   RT_RETURN_IF_ERROR(ints_attr(cx, "dilations", nd, 1, dil));
@@ -158,13 +163,13 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
   RT_RETURN_IF_ERROR(ints_attr(cx, "output_padding", nd, 0, opad));
   int32_t n = 0;
   const int64_t *v = NULL;
-  if (rt_onnx_attr_ints(cx, "kernel_shape", &n, &v) && n == nd) memcpy(kernel, v, sizeof kernel);
+  if (rt_onnx_attr_ints(cx, "kernel_shape", &n, &v) && n == nd) memcpy(kernel, v, (size_t)nd * sizeof *kernel);
   const char *ap = rt_onnx_attr_string(cx, "auto_pad", "NOTSET");
   int64_t oshape[2] = {-1, -1};
   bool have_oshape = rt_onnx_attr_ints(cx, "output_shape", &n, &v);
   if (have_oshape) {
     if (n != nd && n != nd + 2) return rt_onnx_bad(cx, "output_shape must list the spatial dims");
-    memcpy(oshape, v + (n - nd), sizeof oshape);
+    memcpy(oshape, v + (n - nd), (size_t)nd * sizeof *oshape);
   } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
     for (int32_t i = 0; i < nd; ++i) oshape[i] = x->tensor.shape[2 + i] * strides[i];
     have_oshape = true;
@@ -197,12 +202,25 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
     }
   }
   const char *ch = wt->tensor.shape[1] >= 0 ? rt_onnx_int_text(cx, wt->tensor.shape[1] * group) : "None";
+  rt_ir_expr_t *args[2] = {in[0], in[1]};
+  if (one_d) {
+    kernel[1] = kernel[0], kernel[0] = 1;
+    strides[1] = strides[0], strides[0] = 1;
+    dil[1] = dil[0], dil[0] = 1;
+    opad[1] = opad[0], opad[0] = 0;
+    const int64_t pe = pads[1];
+    pads[1] = pads[0], pads[3] = pe, pads[0] = pads[2] = 0;
+    for (int32_t k = 0; k < 2; ++k) {
+      RT_RETURN_IF_ERROR(rt_onnx_call(cx, "expand_dims", 1, &in[k], &args[k], "axis", "2", NULL));
+    }
+  }
   rt_ir_expr_t *y = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_call(
-      cx, "nn.conv2d_transpose", 2, in, &y, "channels", ch, "kernel_size",
-      rt_onnx_ints_text(cx, nd, kernel), "strides", rt_onnx_ints_text(cx, nd, strides),
-      "output_padding", rt_onnx_ints_text(cx, nd, opad), "padding", rt_onnx_ints_text(cx, 4, pads),
-      "dilation", rt_onnx_ints_text(cx, nd, dil), "groups", rt_onnx_int_text(cx, group), NULL));
+      cx, "nn.conv2d_transpose", 2, args, &y, "channels", ch, "kernel_size",
+      rt_onnx_ints_text(cx, 2, kernel), "strides", rt_onnx_ints_text(cx, 2, strides),
+      "output_padding", rt_onnx_ints_text(cx, 2, opad), "padding", rt_onnx_ints_text(cx, 4, pads),
+      "dilation", rt_onnx_ints_text(cx, 2, dil), "groups", rt_onnx_int_text(cx, group), NULL));
+  if (one_d) RT_RETURN_IF_ERROR(rt_onnx_call(cx, "squeeze", 1, &y, &y, "axis", "[2]", NULL));
   return add_bias(cx, y, nin > 2 ? in[2] : NULL, &out[0]);
 }
 
@@ -609,7 +627,8 @@ static rt_status_t cv_lrn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 
 /* Resize (opsets 10, 11-18) -> image.resize2d on NCHW: only H and W may
  * change. Opset 10 has (X, scales) with asymmetric coordinates and floor
- * rounding; 11+ has (X, roi, scales, sizes). Constant scales or sizes
+ * rounding, as has Upsample (opset 9; cv_upsample); 11+ has (X, roi,
+ * scales, sizes). Constant scales or sizes
  * give image.resize2d (output dims floor(in * scale) or the sizes, of a
  * static input); ones known only at run time give dyn.image.resize2d,
  * which reads them, and the input's dims, when it runs. */
@@ -619,7 +638,7 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, cx->opset < 11 ? 2 : 1)); /* roi may be "" */
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
-  bool v10 = cx->opset < 11;
+  bool v10 = cx->opset < 11 || strcmp(cx->node->op_type, "Upsample") == 0;
   rt_ir_expr_t *scales = v10 ? in[1] : (nin > 2 ? in[2] : NULL);
   rt_ir_expr_t *sizes = v10 ? NULL : (nin > 3 ? in[3] : NULL);
   rt_ir_expr_t *runtime = NULL; /* sizes or scales known only at run time */
@@ -709,6 +728,14 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
       rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "extrapolation_value", 0.0)), NULL);
 }
 
+/* Upsample (opset 9, deprecated since 10): Resize-10's (X, scales), modes
+ * nearest and linear. Opsets 7-8 hold scales as an attribute: not yet. */
+static rt_status_t cv_upsample(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                               rt_ir_expr_t **out, int32_t nout) {
+  if (cx->opset < 9) return rt_onnx_unsupported(cx, "Upsample before opset 9 (scales as an attribute)");
+  return cv_resize(cx, in, nin, out, nout);
+}
+
 const rt_onnx_op_entry_t rt_onnx_nn_ops[] = {
     {"AveragePool", cv_avg_pool},
     {"BatchNormalization", cv_batch_norm},
@@ -727,5 +754,6 @@ const rt_onnx_op_entry_t rt_onnx_nn_ops[] = {
     {"MaxPool", cv_max_pool},
     {"Resize", cv_resize},
     {"Softmax", cv_softmax},
+    {"Upsample", cv_upsample},
 };
 const int32_t rt_onnx_nn_ops_count = (int32_t)RT_COUNTOF(rt_onnx_nn_ops);

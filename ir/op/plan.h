@@ -61,5 +61,7 @@ void rt_ir_plan_input_of_tensor(const rt_tensor_t *tensor, rt_plan_input_t *out)
 #include "ir/op/plan_transform.h"
 #include "ir/op/plan_misc.h"
 #include "ir/op/plan_winograd.h"
+#include "ir/op/plan_scatter.h"
+#include "ir/op/plan_grid_sample.h"
 
 #endif /* RT_IR_OP_PLAN_H_ */

@@ -52,6 +52,9 @@ RT_JIT_ELEM_FN(rt_jit_elem_split);        /* only through a projection */
 RT_JIT_ELEM_FN(rt_jit_elem_strided_slice);
 RT_JIT_ELEM_FN(rt_jit_elem_take);
 RT_JIT_ELEM_FN(rt_jit_elem_gather);
+RT_JIT_ELEM_FN(rt_jit_elem_scatter_elements); /* scatter.c (h3) */
+RT_JIT_ELEM_FN(rt_jit_elem_scatter_nd);
+RT_JIT_ELEM_FN(rt_jit_elem_grid_sample); /* grid_sample.c (h3) */
 RT_JIT_ELEM_FN(rt_jit_elem_broadcast_to);
 RT_JIT_ELEM_FN(rt_jit_elem_tile);
 RT_JIT_ELEM_FN(rt_jit_elem_repeat);

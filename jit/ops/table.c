@@ -65,6 +65,11 @@
 #define FAMILY_lrn LOWER(rt_jit_shape_same, rt_jit_elem_lrn)
 #define FAMILY_cumsum LOWER(NULL, rt_jit_elem_cumsum)
 #define FAMILY_topk LOWER(NULL, rt_jit_elem_topk)
+/* scatter family (h3, issue 19): jit/ops/scatter.c */
+#define FAMILY_scatter_elements LOWER(NULL, rt_jit_elem_scatter_elements)
+#define FAMILY_scatter_nd LOWER(NULL, rt_jit_elem_scatter_nd)
+/* grid sampling (h3, issue 19): jit/ops/grid_sample.c */
+#define FAMILY_grid_sample LOWER(NULL, rt_jit_elem_grid_sample)
 /* The dyn family (ir/op/dyn.h) does not lower: its value operands decide
  * the static op, so the vm specializes the call on them at run time and
  * DynamicToStatic rewrites those with constant values before the JIT. */

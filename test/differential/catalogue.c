@@ -639,6 +639,7 @@ static void dynamic_cases(void);
 static void dyn_cases(void);
 static void jit_cases(void);
 static void winograd_cases(void);
+static void scatter_cases(void); /* h3, issue 19 */
 
 static void build_cases(void) {
   g_ncases = 0;
@@ -655,6 +656,7 @@ static void build_cases(void) {
   winograd_cases();
   dynamic_cases();
   dyn_cases();
+  scatter_cases();
   g_runs = CAT_JIT;
   jit_cases();
 }
@@ -916,6 +918,48 @@ static void dynamic_cases(void) {
   static const char *const kOpOf[] = {"nn.dense", "nn.dense", "nn.dense", "nn.matmul", "nn.matmul",
                                       "nn.batch_matmul", "nn.batch_matmul"};
   for (size_t f = 0; f < RT_COUNTOF(kFns); ++f) add_full(kOpOf[f], 1, TOL_A, NOPASS_JIT, kFns[f][0], "%s", kFns[f][1]);
+}
+
+/* ---- scatter and grid_sample (ir/op/scatter.c, grid_sample.c; h3, issue 19) - */
+
+/* Through both harnesses. Random indices repeat, so the cases also check
+ * that updates meeting one element apply in updates' order on every
+ * executor (the last wins for update); subtract(%i.., n) makes indices in
+ * [-n, 0), counted from the end. */
+static void scatter_cases(void) {
+  const int32_t runs = g_runs;
+  g_runs = CAT_ALL;
+  ADD("scatter_elements", TOL_E, "%x: Tensor[(4, 5), float32], %i4_a: Tensor[(3, 5), int32], %u: Tensor[(3, 5), float32]",
+      "scatter_elements(%%x, %%i4_a, %%u)");
+  ADD("scatter_elements", TOL_E, "%x: Tensor[(3, 6), float32], %i6_a: Tensor[(2, 4), int64], %u: Tensor[(2, 4), float32]",
+      "scatter_elements(%%x, %%i6_a, %%u, axis=1, reduction=\"add\")");
+  ADD("scatter_elements", TOL_E, "%x: Tensor[(2, 3, 4), int32], %i4_a: Tensor[(2, 2, 3), int32], %u: Tensor[(2, 2, 3), int32]",
+      "scatter_elements(%%x, %%i4_a, %%u, axis=-1, reduction=\"mul\")");
+  ADD("scatter_elements", TOL_E, "%x: Tensor[(2, 5), float64], %i5_a: Tensor[(2, 3), int32], %u: Tensor[(2, 3), float64]",
+      "scatter_elements(%%x, subtract(%%i5_a, 5), %%u, axis=1, reduction=\"max\")");
+  ADD("scatter_elements", TOL_E, "%x: Tensor[(3, 4), uint8], %i3_a: Tensor[(3, 4), uint8], %u: Tensor[(3, 4), uint8]",
+      "scatter_elements(%%x, %%i3_a, %%u, axis=0, reduction=\"min\")");
+  ADD("scatter_nd", TOL_E, "%x: Tensor[(4, 5), float32], %i4_a: Tensor[(1, 3), int32], %u: Tensor[(3, 5), float32]",
+      "scatter_nd(%%x, %%i4_a, %%u)");
+  ADD("scatter_nd", TOL_E, "%x: Tensor[(3, 3, 2), int32], %i3_a: Tensor[(2, 2, 2), int64], %u: Tensor[(2, 2, 2), int32]",
+      "scatter_nd(%%x, %%i3_a, %%u, mode=\"add\")");
+  ADD("scatter_nd", TOL_E, "%x: Tensor[(3, 4), float64], %i3_a: Tensor[(2, 4), int32], %u: Tensor[(4), float64]",
+      "scatter_nd(%%x, subtract(%%i3_a, 3), %%u, mode=\"mul\")");
+  ADD("scatter_nd", TOL_E, "%x: Tensor[(3, 4), float32], %i3_a: Tensor[(2), int32], %u: Tensor[(), float32]",
+      "scatter_nd(%%x, %%i3_a, %%u, mode=\"max\")");
+  /* image.grid_sample: grid values scaled past [-1, 1] so that padding
+   * modes matter. */
+  ADD("image.grid_sample", TOL_E, "%x: Tensor[(1, 2, 4, 5), float32], %g: Tensor[(1, 2, 3, 3), float32]",
+      "image.grid_sample(%%x, multiply(%%g, 1.3f), align_corners=False)");
+  ADD("image.grid_sample", TOL_E, "%x: Tensor[(2, 1, 3, 4), float64], %g: Tensor[(2, 2, 2, 5), float64]",
+      "image.grid_sample(%%x, multiply(%%g, 1.3f64), method=\"nearest\", padding_mode=\"border\")");
+  ADD("image.grid_sample", TOL_E, "%x: Tensor[(1, 3, 4, 4), float32], %g: Tensor[(1, 2, 4, 2), float32]",
+      "image.grid_sample(%%x, multiply(%%g, 1.6f), method=\"bicubic\", padding_mode=\"reflection\", align_corners=False)");
+  ADD("image.grid_sample", TOL_E, "%x: Tensor[(2, 2, 3, 3), float32], %g: Tensor[(2, 2, 3, 2), float32]",
+      "image.grid_sample(%%x, multiply(%%g, 1.6f), padding_mode=\"reflection\")");
+  ADD("image.grid_sample", TOL_E, "%x: Tensor[(1, 1, 5, 3), float32], %g: Tensor[(1, 2, 2, 2), float32]",
+      "image.grid_sample(%%x, multiply(%%g, 1.2f), method=\"bicubic\")");
+  g_runs = runs;
 }
 
 /* ---- inputs ------------------------------------------------------------------- */

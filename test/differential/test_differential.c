@@ -271,6 +271,7 @@ static const struct {
 } kAnyDimRefusals[] = {
     {"squeeze", "squeeze(%x)", "give axis"},          /* which dims are 1 fixes the rank */
     {"gather_nd", "gather_nd(", "set index_rank"},    /* indices' first dim fixes the rank */
+    {"scatter_nd", "scatter_nd(", "must be static"},  /* indices' first dim is the tuple length (h3) */
 };
 static int64_t g_any_dim_refused;
 

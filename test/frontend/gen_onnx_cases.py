@@ -5,7 +5,8 @@ unrolled (scan outputs, early exit through the condition, outer values in
 the body) and as a recursive function (a condition computed from the data,
 no trip count, a trip count given at run time), RNN/LSTM/GRU in reverse and bidirectional form, with layout 1,
 initial states and Y_c, Scan (axes, directions, opset 8's batch); plus models that must be refused with a clear
-message.
+message; Det of 1x1 and batched 3x3 matrices (and a 4x4 one refused);
+a 1-d ConvTranspose with strides, dilations, pads, output_padding and a bias.
 
     gen_onnx_cases.py OUT_DIR
 
@@ -427,6 +428,43 @@ x4, x1 = f32(4, 6, seed=7), f32(1, 6, seed=8)
 save("reshape_computed_shape", m,
      [([x4], [np.maximum(x4.reshape(4, 2, 3), 0)]), ([x1], [np.maximum(x1.reshape(1, 2, 3), 0)])],
      ["Shape", "Slice", "Concat", "Reshape", "Relu"])
+
+# ---- Det beyond the node suite's 2x2 (h3, issue 19) ---------------------------
+# Batched 3x3 and 1x1 matrices against numpy.linalg.det; 4x4 is refused (not
+# yet).
+a = f32(2, 3, 3, 3, seed=31)
+m = model([helper.make_node("Det", ["x"], ["y"])], [vi("x", TensorProto.FLOAT, [2, 3, 3, 3])],
+          [vi("y", TensorProto.FLOAT, [2, 3])], opset=11)
+save("det_3x3_batched", m, [([a], [np.linalg.det(a.astype(np.float64)).astype(np.float32)])], ["Det"])
+a = f32(4, 1, 1, seed=32)
+m = model([helper.make_node("Det", ["x"], ["y"])], [vi("x", TensorProto.FLOAT, [4, 1, 1])],
+          [vi("y", TensorProto.FLOAT, [4])], opset=11)
+save("det_1x1", m, [([a], [a.reshape(4)])], ["Det"])
+m = model([helper.make_node("Det", ["x"], ["y"])], [vi("x", TensorProto.FLOAT, [4, 4])],
+          [vi("y", TensorProto.FLOAT, [])], opset=11)
+bad("det_4x4", m, "Det of matrices other than 1x1, 2x2, 3x3 (not yet)")
+
+# ---- ConvTranspose 1-d with strides, pads, dilations, output_padding and B
+# (h3, issue 19): y[n, o, i*s + k*d - pb] += x[n, c, i] w[c, o, k], cropped
+# to (L - 1) s + (K - 1) d + 1 + op - pb - pe, plus B[o].
+def conv_transpose1d(x, w, b, s, d, pb, pe, op):
+    N, C, L = x.shape
+    O, K = w.shape[1], w.shape[2]
+    full = np.zeros((N, O, (L - 1) * s + (K - 1) * d + 1 + op + pe), np.float64)
+    for i in range(L):
+        for k in range(K):
+            full[:, :, i * s + k * d] += x[:, :, i].astype(np.float64) @ w[:, :, k].astype(np.float64)
+    n_out = (L - 1) * s + (K - 1) * d + 1 + op - pb - pe
+    return (full[:, :, pb:pb + n_out] + b.reshape(1, O, 1)).astype(np.float32)
+
+
+x, w, b = f32(2, 3, 5, seed=41), f32(3, 4, 3, seed=42), f32(4, seed=43)
+m = model([helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], strides=[2], dilations=[2],
+                            pads=[1, 2], output_padding=[1])],
+          [vi("x", TensorProto.FLOAT, [2, 3, 5]), vi("w", TensorProto.FLOAT, [3, 4, 3]),
+           vi("b", TensorProto.FLOAT, [4])], [vi("y", TensorProto.FLOAT, [2, 4, 11])], opset=11)
+save("convtranspose_1d_strided", m, [([x, w, b], [conv_transpose1d(x, w, b, 2, 2, 1, 2, 1)])],
+     ["ConvTranspose"])
 
 with open(os.path.join(OUT, "index.tsv"), "w") as f:
     f.write("case\tops\topset\tinputs\toutputs\n")
