@@ -1,4 +1,10 @@
-/* ONNX converters of the text ops (issue 19, strings): TfIdfVectorizer.
+/* ONNX converters of the text ops (issue 19, strings): TfIdfVectorizer
+ * and StringNormalizer (Cast and CastLike to and from strings are the
+ * plain cast of ops.c: string is a dtype like any other).
+ *
+ * StringNormalizer becomes string_normalizer with ONNX's attributes
+ * (stopwords as a list of strings). Its case mapping is ASCII only
+ * (interp/kernels/string.c); `locale` is kept but not consulted.
  *
  * TfIdfVectorizer on integer input is decomposed into existing Relay ops,
  * exactly: for each n-gram length n in [min_gram_length, max_gram_length]
@@ -22,6 +28,7 @@
 
 #include "frontend/onnx/onnx_impl.h"
 #include "runtime/mem.h"
+#include "runtime/strbuf.h"
 
 /* A 1-d constant of `dt` (int32 or int64 or float32) from int64 values. */
 static rt_status_t const_vec(rt_onnx_ctx_t *cx, rt_dtype_t dt, int64_t n, const int64_t *iv,
@@ -249,7 +256,49 @@ static rt_status_t cv_tfidf(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, r
   return st;
 }
 
+/* StringNormalizer (opset 10, unchanged since). */
+static rt_status_t cv_string_normalizer(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                        rt_ir_expr_t **out, int32_t nout) {
+  (void)nout;
+  RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
+  const char *action = rt_onnx_attr_string(cx, "case_change_action", "NONE");
+  const bool sensitive = rt_onnx_attr_int(cx, "is_case_sensitive", 0) != 0;
+  const char *locale = rt_onnx_attr_string(cx, "locale", "");
+  const Onnx__AttributeProto *sw = rt_onnx_attr(cx, "stopwords");
+  const char *stop_text = "None";
+  if (sw && sw->n_strings > 0) {
+    rt_strbuf_t b;
+    rt_strbuf_initialize(&b);
+    rt_strbuf_putc(&b, '[');
+    for (size_t i = 0; i < sw->n_strings; ++i) {
+      const ProtobufCBinaryData *w = &sw->strings[i];
+      for (size_t k = 0; k < w->len; ++k) {
+        if (w->data[k] == '"' || w->data[k] == '\\' || w->data[k] < 0x20) {
+          rt_strbuf_deinitialize(&b);
+          return rt_onnx_unsupported(cx, "a stopword holding a quote, a backslash or a control character");
+        }
+      }
+      rt_strbuf_printf(&b, "%s\"%.*s\"", i ? ", " : "", (int)w->len, (const char *)w->data);
+    }
+    rt_strbuf_putc(&b, ']');
+    char *text = NULL;
+    size_t len = 0;
+    RT_RETURN_IF_ERROR(rt_strbuf_finish(&b, &text, &len));
+    void *copy = NULL;
+    rt_status_t st = rt_arena_alloc(&cx->m->arena, len + 1, &copy);
+    if (!st) memcpy(copy, text, len + 1);
+    rt_mem_free(text);
+    rt_strbuf_deinitialize(&b);
+    RT_RETURN_IF_ERROR(st);
+    stop_text = copy;
+  }
+  return rt_onnx_call(cx, "string_normalizer", 1, in, &out[0], "case_change_action",
+                      rt_onnx_str_text(cx, action), "is_case_sensitive", sensitive ? "True" : "False",
+                      "stopwords", stop_text, "locale", rt_onnx_str_text(cx, locale), NULL);
+}
+
 const rt_onnx_op_entry_t rt_onnx_string_ops[] = {
+    {"StringNormalizer", cv_string_normalizer},
     {"TfIdfVectorizer", cv_tfidf},
 };
 const int32_t rt_onnx_string_ops_count = (int32_t)RT_COUNTOF(rt_onnx_string_ops);
