@@ -224,7 +224,8 @@ static bool has_string(const rt_ir_type_t *t) {
  * elements as plain bytes, which for strings (owned pointers) would be
  * wrong, so string operands and results are refused for them. */
 static bool takes_strings(const rt_ir_op_t *op) {
-  return op->id == RT_OP_CAST || op->id == RT_OP_CAST_LIKE || op->id == RT_OP_STRING_NORMALIZER;
+  return op->id == RT_OP_CAST || op->id == RT_OP_CAST_LIKE || op->id == RT_OP_STRING_NORMALIZER ||
+         op->id == RT_OP_STRING_LOOKUP;
 }
 
 static rt_status_t infer_op_call(infer_ctx *cx, rt_ir_expr_t *e) {
@@ -263,7 +264,7 @@ static rt_status_t infer_op_call(infer_ctx *cx, rt_ir_expr_t *e) {
     for (int32_t i = 0; !str && i < e->call.nargs; ++i) str = has_string(args[i]);
     if (str) {
       return call_error(e, "this op does not take or give string tensors (the string ops are "
-                           "cast, cast_like and string_normalizer)");
+                           "cast, cast_like, string_lookup and string_normalizer)");
     }
   }
   e->checked_type = out;

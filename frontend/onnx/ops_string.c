@@ -22,7 +22,10 @@
  * ngram_indexes[j]; slots no n-gram maps to read the zero column. Counts
  * are whole numbers below 2^24, so the float sums are exact, and the
  * graph executor runs the result like any other static chain. String
- * input is refused (not yet). */
+ * input (with pool_strings) first becomes ints: string_lookup gives each
+ * word's position in pool_strings (-1 when absent) and each pool string
+ * stands for its first position; that model runs on the debug executor
+ * only, as every string model. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,17 +98,36 @@ static rt_status_t ngram_counts(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, int32_t rank
   return st;
 }
 
+/* What build_tfidf counts: x (ints, or the ids string_lookup gave) of
+ * type t, and the node's checked attributes. */
+typedef struct {
+  rt_ir_expr_t *x;
+  const rt_ir_type_t *t;
+  rt_dtype_t dt;
+  int which; /* 0 TF, 1 IDF, 2 TFIDF */
+  int64_t min_n, max_n, max_skip;
+  const int64_t *counts;
+  int32_t ncounts;
+  const int64_t *indexes;
+  int32_t nindexes;
+  const int64_t *pool;
+  int32_t npool;
+} tfidf_spec_t;
+
+static rt_status_t build_tfidf(rt_onnx_ctx_t *cx, const tfidf_spec_t *sp, rt_ir_expr_t **out);
+
 /* TfIdfVectorizer (opset 9, unchanged since): X [C] or [N, C] of int32 /
- * int64 -> float32 [O] or [N, O], O = max(ngram_indexes) + 1. */
+ * int64 / string -> float32 [O] or [N, O], O = max(ngram_indexes) + 1. */
 static rt_status_t cv_tfidf(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir_expr_t **out,
                             int32_t nout) {
   (void)nout;
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
   const rt_ir_type_t *t = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &t));
-  const rt_dtype_t dt = t->tensor.dtype;
-  if (!(dt.code == kDLInt && (dt.bits == 32 || dt.bits == 64) && dt.lanes == 1)) {
-    return rt_onnx_unsupported(cx, "TfIdfVectorizer on input other than int32 or int64 (strings: not yet)");
+  rt_dtype_t dt = t->tensor.dtype;
+  const bool is_str = rt_dtype_is_string(dt);
+  if (!is_str && !(dt.code == kDLInt && (dt.bits == 32 || dt.bits == 64) && dt.lanes == 1)) {
+    return rt_onnx_unsupported(cx, "TfIdfVectorizer on input other than int32, int64 or string");
   }
   const int32_t rank = t->tensor.rank;
   if (rank != 1 && rank != 2) {
@@ -117,7 +139,6 @@ static rt_status_t cv_tfidf(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, r
       return rt_onnx_unsupported(cx, "TfIdfVectorizer on an input with a `?` dim");
     }
   }
-  const int64_t c = t->tensor.shape[rank - 1];
   const char *mode = rt_onnx_attr_string(cx, "mode", NULL);
   int which = -1;
   if (mode && strcmp(mode, "TF") == 0) which = 0;
@@ -133,23 +154,86 @@ static rt_status_t cv_tfidf(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, r
   if (max_skip < 0 || max_skip > (INT64_C(1) << 20)) {
     return rt_onnx_bad(cx, "max_skip_count must be given and >= 0");
   }
-  if (rt_onnx_attr(cx, "pool_strings")) {
-    return rt_onnx_unsupported(cx, "TfIdfVectorizer with pool_strings (not yet)");
-  }
   int32_t ncounts = 0, nindexes = 0, npool = 0;
   const int64_t *counts = NULL, *indexes = NULL, *pool = NULL;
   if (!rt_onnx_attr_ints(cx, "ngram_counts", &ncounts, &counts) ||
-      !rt_onnx_attr_ints(cx, "ngram_indexes", &nindexes, &indexes) ||
-      !rt_onnx_attr_ints(cx, "pool_int64s", &npool, &pool)) {
-    return rt_onnx_bad(cx, "ngram_counts, ngram_indexes and pool_int64s are required");
+      !rt_onnx_attr_ints(cx, "ngram_indexes", &nindexes, &indexes)) {
+    return rt_onnx_bad(cx, "ngram_counts and ngram_indexes are required");
   }
+  rt_ir_expr_t *x = in[0];
+  int64_t *ids = NULL; /* string input: each pool item's id (rt_mem_alloc'd) */
+  if (is_str) {
+    /* Strings become ints: x's words by their position in pool_strings
+     * (string_lookup, -1 when absent), the pool's by their first
+     * occurrence there; then the integer counting below. */
+    const Onnx__AttributeProto *ps = rt_onnx_attr(cx, "pool_strings");
+    if (!ps || ps->n_strings == 0 || ps->n_strings > (1u << 24)) {
+      return rt_onnx_bad(cx, "string input needs pool_strings");
+    }
+    rt_strbuf_t b;
+    rt_strbuf_initialize(&b);
+    rt_strbuf_putc(&b, '[');
+    for (size_t i = 0; i < ps->n_strings; ++i) {
+      const ProtobufCBinaryData *w = &ps->strings[i];
+      for (size_t k = 0; k < w->len; ++k) {
+        if (w->data[k] == '"' || w->data[k] == '\\' || w->data[k] < 0x20) {
+          rt_strbuf_deinitialize(&b);
+          return rt_onnx_unsupported(cx, "a pool string holding a quote, a backslash or a control character");
+        }
+      }
+      rt_strbuf_printf(&b, "%s\"%.*s\"", i ? ", " : "", (int)w->len, (const char *)w->data);
+    }
+    rt_strbuf_putc(&b, ']');
+    char *text = NULL;
+    size_t len = 0;
+    RT_RETURN_IF_ERROR(rt_strbuf_finish(&b, &text, &len));
+    void *copy = NULL;
+    rt_status_t st = rt_arena_alloc(&cx->m->arena, len + 1, &copy);
+    if (!st) memcpy(copy, text, len + 1);
+    rt_mem_free(text);
+    rt_strbuf_deinitialize(&b);
+    if (!st) st = rt_onnx_call(cx, "string_lookup", 1, in, &x, "vocab", (const char *)copy, NULL);
+    RT_RETURN_IF_ERROR(st);
+    ids = rt_mem_alloc(ps->n_strings * sizeof *ids);
+    if (!ids) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "TfIdfVectorizer: out of memory");
+    for (size_t i = 0; i < ps->n_strings; ++i) {
+      size_t j = 0;
+      while (ps->strings[j].len != ps->strings[i].len ||
+             (ps->strings[i].len && memcmp(ps->strings[j].data, ps->strings[i].data, ps->strings[i].len) != 0)) {
+        ++j;
+      }
+      ids[i] = (int64_t)j;
+    }
+    pool = ids;
+    npool = (int32_t)ps->n_strings;
+    dt = RT_DTYPE_INT64;
+  } else {
+    if (rt_onnx_attr(cx, "pool_strings")) return rt_onnx_bad(cx, "pool_strings needs string input");
+    if (!rt_onnx_attr_ints(cx, "pool_int64s", &npool, &pool)) return rt_onnx_bad(cx, "pool_int64s is required");
+  }
+  const tfidf_spec_t spec = {x, t, dt, which, min_n, max_n, max_skip, counts, ncounts,
+                             indexes, nindexes, pool, npool};
+  rt_status_t st = build_tfidf(cx, &spec, out);
+  rt_mem_free(ids);
+  return st;
+}
+
+static rt_status_t build_tfidf(rt_onnx_ctx_t *cx, const tfidf_spec_t *sp, rt_ir_expr_t **out) {
+  const rt_ir_type_t *t = sp->t;
+  const rt_dtype_t dt = sp->dt;
+  const int which = sp->which;
+  const int64_t min_n = sp->min_n, max_n = sp->max_n, max_skip = sp->max_skip;
+  const int64_t *counts = sp->counts, *indexes = sp->indexes, *pool = sp->pool;
+  const int32_t ncounts = sp->ncounts, nindexes = sp->nindexes, npool = sp->npool;
+  const int32_t rank = t->tensor.rank;
+  const int64_t c = t->tensor.shape[rank - 1];
   /* Level k (n = k + 1) holds pool items [counts[k], counts[k+1]). */
   int64_t total = 0;
   for (int32_t k = 0; k < ncounts; ++k) {
     const int64_t b = counts[k], e = k + 1 < ncounts ? counts[k + 1] : npool;
     if (b < 0 || e < b || e > npool || (e - b) % (k + 1) != 0) {
       return rt_onnx_node_error(cx, RT_STATUS_INVALID_ARGUMENT,
-                                "ngram_counts[%d] = %lld does not split pool_int64s (%d items) "
+                                "ngram_counts[%d] = %lld does not split the pool (%d items) "
                                 "into whole %d-grams",
                                 k, (long long)b, npool, k + 1);
     }
@@ -192,7 +276,7 @@ static rt_status_t cv_tfidf(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, r
     const int64_t pn = (e - b) / n;
     if (n >= min_n && n <= max_n && pn > 0) {
       rt_ir_expr_t *cnt = NULL;
-      st = ngram_counts(cx, in[0], rank, c, dt, pool + b, n, pn, max_skip, &cnt);
+      st = ngram_counts(cx, sp->x, rank, c, dt, pool + b, n, pn, max_skip, &cnt);
       if (!st && cnt) {
         parts[nparts++] = cnt;
         for (int64_t j = 0; j < pn; ++j) sel[ncols++] = first_gram + j;

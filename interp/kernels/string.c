@@ -10,6 +10,9 @@
  * letters beyond ASCII are left as they are here (a documented limit).
  * When every word is dropped the result is one empty string.
  *
+ * string_lookup: each string's position in the `vocab` list (byte-exact),
+ * -1 when absent; an int64 tensor of the input's shape.
+ *
  * cast to and from strings: a number prints as its shortest decimal form
  * that reads back to the same value of its dtype ("%.{p}g" for the least
  * p, as numpy's repr of float32 and ONNX's test data), NaN as "NaN", the
@@ -94,6 +97,26 @@ rt_status_t rt_interp_k_STRING_NORMALIZER(const rt_interp_call_t *call) {
   rt_interp_scratch_free(call, buf);
   rt_interp_scratch_free(call, keep);
   return st;
+}
+
+/* string_lookup: a linear search per element (vocabularies here are an
+ * op's attribute list, small); the first match wins. */
+rt_status_t rt_interp_k_STRING_LOOKUP(const rt_interp_call_t *call) {
+  const rt_tensor_t *x = call->args[0];
+  rt_tensor_t *out = call->outs[0];
+  const rt_attrs_string_lookup_t a = rt_ir_attrs_string_lookup(call->attrs);
+  const rt_string_t *in = strings_of(x);
+  int64_t *o = rt_tensor_data(out);
+  for (int64_t i = 0; i < x->numel; ++i) {
+    o[i] = -1;
+    for (int32_t k = 0; k < a.vocab->array.count; ++k) {
+      if (word_equal(&in[i], a.vocab->array.items[k].s, true)) {
+        o[i] = k;
+        break;
+      }
+    }
+  }
+  return RT_OK;
 }
 
 /* ---- cast ------------------------------------------------------------------ */

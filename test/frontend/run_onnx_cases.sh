@@ -56,8 +56,11 @@ if [ "$node_cases" = 1 ]; then
     --jobs 2 || rc=1
 fi
 dyn='^extra/(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$'
-"${conf[@]}" "$extra" --suite extra --executors debug,graph,vm --filter '^extra/(?!(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$)' \
+"${conf[@]}" "$extra" --suite extra --executors debug,graph,vm --filter '^extra/(?!(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$|str_)' \
   --require-pass --quiet --jobs 2 || rc=1
+# String models (str_*) run on the debug executor only.
+"${conf[@]}" "$extra" --suite extra --executors debug --filter '^extra/str_' --require-pass --quiet \
+  --jobs 2 || rc=1
 "${conf[@]}" "$extra" --suite extra --executors debug,vm --filter "$dyn" --require-pass --quiet \
   --jobs 2 || rc=1
 # Refusals: each must be an error (exit 1, not a crash) naming the problem.

@@ -1,5 +1,6 @@
 /* Tests of the string kernels (interp/kernels/string.c) through the debug
- * executor, with hand-written expected values: string_normalizer (stopwords
+ * executor, with hand-written expected values: string_lookup,
+ * string_normalizer (stopwords
  * case-sensitive and not, ASCII case changes, letters beyond ASCII kept,
  * every word dropped -> one empty string, [1, C] input), cast between
  * strings and numbers (shortest round-trip float32 text, NaN and INF
@@ -92,6 +93,20 @@ static void test_string_normalizer(void **state) {
   rt_tensor_release(x);
 }
 
+/* string_lookup: byte-exact positions in vocab, the first of repeats,
+ * -1 when absent (case matters). */
+static void test_string_lookup(void **state) {
+  (void)state;
+  const int64_t s5[] = {5};
+  const char *in[] = {"b", "", "B", "a", "zz"};
+  rt_tensor_t *x = strings(1, s5, in);
+  rt_tensor_t *y = run1("Tensor[(5), string]", "string_lookup(%x, vocab=[\"a\", \"b\", \"b\", \"zz\"])", x);
+  const int64_t *v = rt_tensor_data(y);
+  assert_true(v[0] == 1 && v[1] == -1 && v[2] == -1 && v[3] == 0 && v[4] == 3);
+  rt_tensor_release(y);
+  rt_tensor_release(x);
+}
+
 static void test_string_cast(void **state) {
   (void)state;
   const int64_t s6[] = {6};
@@ -156,6 +171,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_string_normalizer),
       cmocka_unit_test(test_string_cast),
+      cmocka_unit_test(test_string_lookup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

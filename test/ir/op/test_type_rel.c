@@ -573,6 +573,9 @@ static const op_case_t k_winograd[] = {
     {"string_normalizer", "string[3]", "case_change_action=\"TITLE\"",
      "error:case_change_action must be NONE, LOWER or UPPER"},
     {"string_normalizer", "string[3]", "stopwords=[1, 2]", "error:stopwords must be a list of strings"},
+    {"string_lookup", "string[2,3]", "vocab=[\"a\", \"b\"]", T("2, 3", "int64")},
+    {"string_lookup", "int64[2]", "vocab=[\"a\"]", "error:must be a string tensor, got int64"},
+    {"string_lookup", "string[2]", "vocab=[1]", "error:vocab must be a list of strings"},
     {"cast", "string[2,3]", "dtype=\"float32\"", F32("2, 3")},
     {"cast", "int64[2]", "dtype=\"string\"", T("2", "string")},
 };
