@@ -248,6 +248,42 @@ static rt_status_t create_specializing(rt_executor_t *ex, rt_module_t *bound, ui
   return RT_OK;
 }
 
+/* String tensors (include/rt/tensor.h) run on the debug executor only: the
+ * JIT's kernels and the graph and vm memory copy elements as plain bytes. */
+typedef struct {
+  bool found;
+  const char *op; /* the first op call that takes or gives one, if any */
+} string_scan;
+
+static bool is_string_type(const rt_ir_type_t *t) {
+  t = t ? rt_ir_type_resolve((rt_ir_type_t *)t) : NULL;
+  return t && t->kind == RT_IR_TYPE_TENSOR && rt_dtype_is_string(t->tensor.dtype);
+}
+
+static rt_status_t string_visit(void *user, rt_ir_expr_t *e) {
+  string_scan *scan = user;
+  bool str = is_string_type(e->checked_type);
+  if (e->kind == RT_IR_CALL) {
+    for (int32_t i = 0; !str && i < e->call.nargs; ++i) str = is_string_type(e->call.args[i]->checked_type);
+    if (str && !scan->op && e->call.callee->kind == RT_IR_OP) scan->op = e->call.callee->op.op->name;
+  }
+  scan->found = scan->found || str;
+  return RT_OK;
+}
+
+static rt_status_t refuse_strings(rt_module_t *m, const char *kind) {
+  for (int32_t g = 0; g < m->num_globals; ++g) {
+    string_scan scan = {false, NULL};
+    RT_RETURN_IF_ERROR(rt_ir_post_order(m->allocator, m->globals[g].fn, string_visit, &scan));
+    if (!scan.found) continue;
+    return RT_STATUS(UNIMPLEMENTED,
+                     "the %s executor does not run string tensors (@%s%s%s uses them); run it "
+                     "with the debug executor",
+                     kind, m->globals[g].name, scan.op ? ": op " : "", scan.op ? scan.op : "");
+  }
+  return RT_OK;
+}
+
 /* rt_create_executor inside the scope of `allocator` (NULL: the system's). */
 /* rt_jit_build's flags for the executor's context. */
 static uint32_t jit_flags(const rt_executor_t *ex) {
@@ -290,6 +326,7 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
   rt_status_t st = rt_backend_bind_params(module, params, &bound);
   if (!st) st = rt_build(bound, &ex->ctx, k, &ex->module, &ex->pipeline);
   ex->passes_ms = rt_now_ms() - t_create;
+  if (!st && strcmp(k, "debug") != 0) st = refuse_strings(ex->module, k);
   if (!st && strcmp(k, "vm") == 0) {
     rt_module_t *prepared = NULL;
     st = rt_vm_prepare_module(ex->module, &ex->ctx, &prepared);

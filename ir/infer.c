@@ -207,6 +207,27 @@ static int32_t global_index(const rt_module_t *m, const char *name) {
   return -1;
 }
 
+/* True when a type holds a string tensor (include/rt/tensor.h). */
+static bool has_string(const rt_ir_type_t *t) {
+  t = rt_ir_type_resolve((rt_ir_type_t *)t);
+  if (!t) return false;
+  if (t->kind == RT_IR_TYPE_TENSOR) return rt_dtype_is_string(t->tensor.dtype);
+  if (t->kind == RT_IR_TYPE_TUPLE) {
+    for (int32_t i = 0; i < t->tuple.count; ++i) {
+      if (has_string(t->tuple.fields[i])) return true;
+    }
+  }
+  return false;
+}
+
+/* The ops whose kernels handle string tensors; every other op copies
+ * elements as plain bytes, which for strings (owned pointers) would be
+ * wrong, so string operands and results are refused for them. */
+static bool takes_strings(const rt_ir_op_t *op) {
+  return op->id == RT_OP_CAST || op->id == RT_OP_CAST_LIKE || op->id == RT_OP_STRING_NORMALIZER ||
+         op->id == RT_OP_STRING_LOOKUP;
+}
+
 static rt_status_t infer_op_call(infer_ctx *cx, rt_ir_expr_t *e) {
   const rt_ir_op_t *op = e->call.callee->op.op;
   rt_ir_type_t *argv[64];
@@ -238,6 +259,14 @@ static rt_status_t infer_op_call(infer_ctx *cx, rt_ir_expr_t *e) {
     return diag;
   }
   RT_ASSERT(out != NULL);
+  if (!takes_strings(op)) {
+    bool str = has_string(out);
+    for (int32_t i = 0; !str && i < e->call.nargs; ++i) str = has_string(args[i]);
+    if (str) {
+      return call_error(e, "this op does not take or give string tensors (the string ops are "
+                           "cast, cast_like, string_lookup and string_normalizer)");
+    }
+  }
   e->checked_type = out;
   return RT_OK;
 }

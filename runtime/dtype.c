@@ -5,7 +5,8 @@
  * "uint8".."uint64", "float16", "bfloat16", "float32", "float64", with an
  * "x<lanes>" suffix for vectors ("float16x4"). Bool is {kDLBool, 8, 1};
  * since TVM's own bool is "uint1", the parser maps that name to bool too.
- * Names of triples outside the 14 scalar types still print (for error
+ * "string" is relayrt's string dtype (RT_DTYPE_STRING), without lanes.
+ * Names of triples outside these types still print (for error
  * messages) but never parse. */
 #include <stdio.h>
 #include <string.h>
@@ -40,10 +41,15 @@ bool rt_dtype_is_bool(rt_dtype_t dtype) {
   return dtype.code == kDLBool && dtype.bits == 8;
 }
 
+bool rt_dtype_is_string(rt_dtype_t dtype) {
+  return dtype.code == RT_DTYPE_CODE_STRING && dtype.bits == 128 && dtype.lanes == 1;
+}
+
 bool rt_dtype_is_valid(rt_dtype_t dtype) {
-  return dtype.lanes >= 1 &&
-         (rt_dtype_is_float(dtype) || rt_dtype_is_int(dtype) ||
-          rt_dtype_is_uint(dtype) || rt_dtype_is_bool(dtype));
+  return rt_dtype_is_string(dtype) ||
+         (dtype.lanes >= 1 &&
+          (rt_dtype_is_float(dtype) || rt_dtype_is_int(dtype) ||
+           rt_dtype_is_uint(dtype) || rt_dtype_is_bool(dtype)));
 }
 
 const char *rt_dtype_name(rt_dtype_t dtype, char *buf) {
@@ -55,6 +61,10 @@ const char *rt_dtype_name(rt_dtype_t dtype, char *buf) {
     case kDLBfloat: n = snprintf(buf, RT_DTYPE_NAME_MAX, "bfloat%u", dtype.bits); break;
     case kDLComplex: n = snprintf(buf, RT_DTYPE_NAME_MAX, "complex%u", dtype.bits); break;
     case kDLOpaqueHandle: n = snprintf(buf, RT_DTYPE_NAME_MAX, "handle"); break;
+    case RT_DTYPE_CODE_STRING:
+      n = dtype.bits == 128 ? snprintf(buf, RT_DTYPE_NAME_MAX, "string")
+                            : snprintf(buf, RT_DTYPE_NAME_MAX, "string%u", dtype.bits);
+      break;
     case kDLBool:
       n = dtype.bits == 8 ? snprintf(buf, RT_DTYPE_NAME_MAX, "bool")
                           : snprintf(buf, RT_DTYPE_NAME_MAX, "bool%u", dtype.bits);
@@ -85,6 +95,10 @@ static const named_dtype kNames[] = {
 };
 
 rt_status_t rt_dtype_parse(const char *name, size_t len, rt_dtype_t *out_dtype) {
+  if (len == 6 && memcmp(name, "string", 6) == 0) {
+    *out_dtype = RT_DTYPE_STRING;
+    return RT_OK;
+  }
   /* Split "<scalar>x<lanes>"; no scalar name contains an 'x'. */
   size_t base_len = 0;
   while (base_len < len && name[base_len] != 'x') ++base_len;

@@ -10,7 +10,9 @@
  * is written as TVM writes it, {kDLUInt, 1, 1} with one byte per element.
  * TVM sizes data as ceil(bits / 8) * numel, ignoring lanes; for vector
  * dtypes this file uses the true size (bits * lanes / 8), which is what
- * the data actually occupies. */
+ * the data actually occupies. String tensors (relayrt's own dtype) have no
+ * NDArray form: the writer writes zeros for their elements and the reader
+ * refuses the dtype, so a string constant never round-trips by address. */
 #include "runtime/ndarray_blob.h"
 
 #include <stdarg.h>
@@ -71,7 +73,8 @@ rt_status_t rt_ndarray_blob_read(rt_allocator_t allocator, const uint8_t *bytes,
     dtype.code = kDLBool;
     dtype.bits = 8;
   }
-  if (!rt_dtype_is_valid(dtype)) {
+  /* String tensors hold pointers: an NDArray blob has no form for them. */
+  if (!rt_dtype_is_valid(dtype) || rt_dtype_is_string(dtype)) {
     return BLOB_ERROR(at + 28, "NDArray dtype {code %u, bits %u, lanes %u} is not "
                       "supported", dtype.code, dtype.bits, dtype.lanes);
   }
@@ -136,6 +139,12 @@ void rt_ndarray_blob_write(const rt_tensor_t *tensor, rt_strbuf_t *out) {
     rt_put_le_u64(out, (uint64_t)tensor->shape[i]);
   }
   rt_put_le_u64(out, (uint64_t)tensor->nbytes);
+  if (rt_dtype_is_string(tensor->dtype)) {
+    /* Strings have no NDArray form: zeros stand for the pointers, and the
+     * reader refuses the dtype. */
+    for (size_t i = 0; i < tensor->nbytes; ++i) rt_strbuf_putc(out, 0);
+    return;
+  }
   if (rt_tensor_is_compact(tensor)) {
     rt_strbuf_append(out, rt_tensor_data(tensor), tensor->nbytes);
     return;

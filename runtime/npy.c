@@ -14,7 +14,13 @@
  * names the source. The writer reproduces numpy's own output byte for byte
  * (numpy 1.24 `np.save`): keys sorted, repr() of the shape, the growth
  * padding numpy reserves for the first axis, and padding so the data
- * starts at a multiple of 64. */
+ * starts at a multiple of 64.
+ *
+ * Strings: numpy's fixed-width unicode descr '<Un' is n UTF-32 code units
+ * per element, NUL-padded; it reads as a string tensor (RT_DTYPE_STRING),
+ * each element converted to UTF-8 with its trailing NULs dropped (as numpy
+ * itself drops them), and a string tensor is written as '<Un' with n its
+ * longest string in code points (at least 1, as numpy's dtype for ['']). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,7 +208,7 @@ static rt_status_t parse_header_dict(hparser *p, npy_header *h) {
 
 /* descr := byteorder kind size, e.g. '<f4', '|b1'. */
 static rt_status_t descr_to_dtype(const char *src, const char *descr,
-                                  rt_dtype_t *out_dtype) {
+                                  rt_dtype_t *out_dtype, int *out_width) {
   size_t n = strlen(descr);
   if (n < 2) {
     return RT_STATUS(INVALID_ARGUMENT, "%s: unsupported .npy descr '%s'", src, descr);
@@ -226,6 +232,16 @@ static rt_status_t descr_to_dtype(const char *src, const char *descr,
   }
   rt_dtype_t dtype = {0, 0, 1};
   bool known = true;
+  if (kind == 'U') {
+    if (order != '<' && order != '=' && order != '|') {
+      return RT_STATUS(INVALID_ARGUMENT,
+                       "%s: big-endian data not supported (descr '%s')", src, descr);
+    }
+    if (n < 3) return RT_STATUS(INVALID_ARGUMENT, "%s: unsupported .npy descr '%s'", src, descr);
+    *out_dtype = RT_DTYPE_STRING;
+    *out_width = size;
+    return RT_OK;
+  }
   switch (kind) {
     case 'b': dtype = RT_DTYPE_BOOL; known = size == 1; break;
     case 'i': dtype.code = kDLInt; break;
@@ -255,6 +271,138 @@ static rt_status_t descr_to_dtype(const char *src, const char *descr,
                      descr);
   }
   *out_dtype = dtype;
+  return RT_OK;
+}
+
+/* ---- strings ------------------------------------------------------------ */
+
+/* UTF-8 bytes of code point c into out (4 bytes room); 0 when c is not a
+ * Unicode scalar value. */
+static int utf8_put(uint32_t c, char *out) {
+  if (c < 0x80) {
+    out[0] = (char)c;
+    return 1;
+  }
+  if (c < 0x800) {
+    out[0] = (char)(0xC0 | (c >> 6));
+    out[1] = (char)(0x80 | (c & 0x3F));
+    return 2;
+  }
+  if (c >= 0xD800 && c <= 0xDFFF) return 0;
+  if (c < 0x10000) {
+    out[0] = (char)(0xE0 | (c >> 12));
+    out[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+    out[2] = (char)(0x80 | (c & 0x3F));
+    return 3;
+  }
+  if (c > 0x10FFFF) return 0;
+  out[0] = (char)(0xF0 | (c >> 18));
+  out[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+  out[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+  out[3] = (char)(0x80 | (c & 0x3F));
+  return 4;
+}
+
+/* Decodes one code point of s[0 .. n) into *c; its length, or 0 when the
+ * bytes are not well-formed UTF-8 (overlong forms and surrogates too). */
+static int utf8_get(const unsigned char *s, int64_t n, uint32_t *c) {
+  if (s[0] < 0x80) {
+    *c = s[0];
+    return 1;
+  }
+  int len = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC0 ? 2 : 0;
+  if (len == 0 || s[0] > 0xF4 || n < len) return 0;
+  uint32_t v = s[0] & (0x7F >> len);
+  for (int i = 1; i < len; ++i) {
+    if ((s[i] & 0xC0) != 0x80) return 0;
+    v = (v << 6) | (s[i] & 0x3F);
+  }
+  static const uint32_t min_of_len[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (v < min_of_len[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  *c = v;
+  return len;
+}
+
+static rt_status_t read_strings(const char *src, const uint8_t *data, int width,
+                                rt_tensor_t *t) {
+  char *buf = rt_mem_alloc(4 * (size_t)width + 1);
+  if (!buf) return RT_STATUS(RESOURCE_EXHAUSTED, "reading %s: out of memory", src);
+  rt_status_t st = RT_OK;
+  for (int64_t i = 0; !st && i < t->numel; ++i) {
+    const uint8_t *e = data + (size_t)i * 4 * (size_t)width;
+    int len = width;
+    while (len > 0 && rt_le_u32(e + 4 * (size_t)(len - 1)) == 0) --len;
+    size_t nb = 0;
+    for (int k = 0; k < len; ++k) {
+      uint32_t c = rt_le_u32(e + 4 * (size_t)k);
+      int m = utf8_put(c, buf + nb);
+      if (m == 0) {
+        st = RT_STATUS(INVALID_ARGUMENT, "%s: element %lld holds U+%X, not a Unicode character",
+                       src, (long long)i, (unsigned)c);
+        break;
+      }
+      nb += (size_t)m;
+    }
+    if (!st) st = rt_tensor_set_string(t, i, buf, nb);
+  }
+  rt_mem_free(buf);
+  return st;
+}
+
+/* The '<Un' data of a string tensor: n = the longest string in code
+ * points (at least 1), each element NUL-padded to n UTF-32 units. */
+static rt_status_t encode_strings(const rt_tensor_t *tensor, const char *path, int64_t *out_width,
+                                  uint8_t **out_data, size_t *out_size) {
+  rt_string_t *s = rt_mem_alloc(tensor->nbytes ? tensor->nbytes : 1);
+  if (!s) return RT_STATUS(RESOURCE_EXHAUSTED, "writing %s: out of memory", path);
+  rt_tensor_copy_compact(tensor, s);
+  rt_status_t st = RT_OK;
+  int64_t width = 1;
+  for (int64_t i = 0; !st && i < tensor->numel; ++i) {
+    int64_t cps = 0;
+    for (int64_t k = 0; k < s[i].size;) {
+      uint32_t c = 0;
+      int m = utf8_get((const unsigned char *)s[i].data + k, s[i].size - k, &c);
+      if (m == 0) {
+        st = RT_STATUS(INVALID_ARGUMENT, "%s: element %lld is not valid UTF-8 (byte %lld)", path,
+                       (long long)i, (long long)k);
+        break;
+      }
+      k += m;
+      ++cps;
+    }
+    if (cps > width) width = cps;
+  }
+  size_t total = 0;
+  if (!st) st = rt_size_of_shape(tensor->rank, tensor->shape, 4 * (size_t)width, &total);
+  uint8_t *out = NULL;
+  if (!st) {
+    out = rt_mem_alloc(total ? total : 1);
+    if (!out) st = RT_STATUS(RESOURCE_EXHAUSTED, "writing %s: out of memory", path);
+  }
+  if (!st) {
+    memset(out, 0, total);
+    for (int64_t i = 0; i < tensor->numel; ++i) {
+      uint8_t *e = out + (size_t)i * 4 * (size_t)width;
+      for (int64_t k = 0; k < s[i].size;) {
+        uint32_t c = 0;
+        k += utf8_get((const unsigned char *)s[i].data + k, s[i].size - k, &c);
+        e[0] = (uint8_t)c;
+        e[1] = (uint8_t)(c >> 8);
+        e[2] = (uint8_t)(c >> 16);
+        e[3] = (uint8_t)(c >> 24);
+        e += 4;
+      }
+    }
+  }
+  rt_mem_free(s);
+  if (st) {
+    rt_mem_free(out);
+    return st;
+  }
+  *out_width = width;
+  *out_data = out;
+  *out_size = total;
   return RT_OK;
 }
 
@@ -296,11 +444,14 @@ rt_status_t rt_npy_read_memory(rt_allocator_t allocator, const void *bytes,
                      "C-contiguous array)", src);
   }
   rt_dtype_t dtype;
-  RT_RETURN_IF_ERROR(descr_to_dtype(src, h.descr, &dtype));
+  int width = 0;
+  RT_RETURN_IF_ERROR(descr_to_dtype(src, h.descr, &dtype, &width));
+  const bool is_str = rt_dtype_is_string(dtype);
   size_t data_start = prefix + header_len;
   size_t remaining = size - data_start;
   size_t nbytes = 0;
-  rt_status_t status = rt_size_of_shape(h.rank, h.shape, rt_dtype_size(dtype), &nbytes);
+  rt_status_t status = rt_size_of_shape(h.rank, h.shape,
+                                        is_str ? 4 * (size_t)width : rt_dtype_size(dtype), &nbytes);
   if (status) {
     rt_status_free(status);
     return RT_STATUS(DATA_LOSS, "%s: .npy shape is too large for any file", src);
@@ -314,6 +465,15 @@ rt_status_t rt_npy_read_memory(rt_allocator_t allocator, const void *bytes,
   rt_tensor_t *t = NULL;
   RT_RETURN_IF_ERROR_ANNOTATE(rt_tensor_create(allocator, dtype, h.rank, h.shape, &t),
                               "reading %s", src);
+  if (is_str) {
+    status = read_strings(src, b + data_start, width, t);
+    if (status) {
+      rt_tensor_release(t);
+      return status;
+    }
+    *out_tensor = t;
+    return RT_OK;
+  }
   if (nbytes) memcpy(t->data, b + data_start, nbytes);
   if (rt_dtype_is_bool(dtype)) {
     /* numpy reads any non-zero byte as True; our bools are exactly 0/1. */
@@ -370,6 +530,15 @@ static const char *dtype_descr(rt_dtype_t dtype) {
 rt_status_t rt_npy_write_file(const rt_tensor_t *tensor, const char *path) {
   char name[RT_DTYPE_NAME_MAX];
   const char *descr = dtype_descr(tensor->dtype);
+  uint8_t *str_data = NULL;
+  size_t str_size = 0;
+  char str_descr[32];
+  if (rt_dtype_is_string(tensor->dtype)) {
+    int64_t width = 0;
+    RT_RETURN_IF_ERROR(encode_strings(tensor, path, &width, &str_data, &str_size));
+    snprintf(str_descr, sizeof str_descr, "<U%lld", (long long)width);
+    descr = str_descr;
+  }
   if (!descr) {
     return RT_STATUS(UNIMPLEMENTED, "%s: %s has no numpy descr; cannot write .npy",
                      path, rt_dtype_name(tensor->dtype, name));
@@ -413,7 +582,11 @@ rt_status_t rt_npy_write_file(const rt_tensor_t *tensor, const char *path) {
   char *bytes = NULL;
   size_t total = 0;
   rt_status_t status = RT_OK;
-  if (rt_tensor_is_compact(tensor)) {
+  if (str_data) {
+    rt_strbuf_append(&file, (const char *)str_data, str_size);
+  } else if (rt_dtype_is_string(tensor->dtype)) {
+    /* no elements */
+  } else if (rt_tensor_is_compact(tensor)) {
     rt_strbuf_append(&file, rt_tensor_data(tensor), tensor->nbytes);
   } else if (!file.failed) {
     void *data = rt_mem_alloc(tensor->nbytes ? tensor->nbytes : 1);
@@ -428,6 +601,7 @@ rt_status_t rt_npy_write_file(const rt_tensor_t *tensor, const char *path) {
   status = rt_strbuf_finish(&file, &bytes, &total);
   if (!status) status = rt_file_write(path, bytes, total);
   rt_mem_free(bytes);
+  rt_mem_free(str_data);
   rt_strbuf_deinitialize(&header);
   rt_strbuf_deinitialize(&file);
   return status;

@@ -7,7 +7,12 @@
  * memory). The reference count is a C11 atomic: release uses acq_rel so
  * the thread that frees sees every other thread's writes. An export is a
  * DLManagedTensorVersioned (with its own copy of explicit strides, since
- * some consumers want them) whose manager_ctx holds one reference. */
+ * some consumers want them) whose manager_ctx holds one reference.
+ *
+ * String tensors (RT_DTYPE_STRING) hold rt_string_t elements whose bytes
+ * are separate allocations from the tensor's allocator: always zeroed at
+ * creation (empty strings), freed one by one at the last release, copied
+ * by clone; they are never imported from or exported to DLPack. */
 #include <string.h>
 
 #include "runtime/assert.h"
@@ -56,8 +61,9 @@ static rt_status_t create(rt_allocator_t allocator, rt_dtype_t dtype, int32_t ra
                           const int64_t *shape, bool zero, rt_tensor_t **out_tensor) {
   rt_tensor_t *t = NULL;
   RT_RETURN_IF_ERROR(alloc_header(allocator, dtype, rank, shape, false, &t));
-  rt_status_t status = rt_allocator_malloc(allocator, t->nbytes,
-                                           RT_TENSOR_ALIGNMENT, zero, &t->data);
+  /* A string tensor is always zeroed: its elements are owned pointers. */
+  rt_status_t status = rt_allocator_malloc(allocator, t->nbytes, RT_TENSOR_ALIGNMENT,
+                                           zero || rt_dtype_is_string(dtype), &t->data);
   if (status) {
     rt_allocator_free(allocator, t);
     return rt_status_annotate(status, "creating a tensor");
@@ -108,8 +114,52 @@ rt_status_t rt_tensor_clone(rt_allocator_t allocator, const rt_tensor_t *tensor,
   rt_tensor_t *t = NULL;
   RT_RETURN_IF_ERROR(
       rt_tensor_create(allocator, tensor->dtype, tensor->rank, tensor->shape, &t));
+  if (rt_dtype_is_string(tensor->dtype)) {
+    /* Element by element through a compact view of the pointers. */
+    rt_string_t *src = NULL;
+    rt_status_t st = RT_OK;
+    if (tensor->nbytes) {
+      st = rt_allocator_malloc(allocator, tensor->nbytes, _Alignof(rt_string_t), false,
+                               (void **)&src);
+    }
+    if (!st && src) rt_tensor_copy_compact(tensor, src);
+    for (int64_t i = 0; !st && i < tensor->numel; ++i) {
+      st = rt_tensor_set_string(t, i, src[i].data, (size_t)src[i].size);
+    }
+    if (src) rt_allocator_free(allocator, src);
+    if (st) {
+      rt_tensor_release(t);
+      return rt_status_annotate(st, "cloning a string tensor");
+    }
+    *out_tensor = t;
+    return RT_OK;
+  }
   rt_tensor_copy_compact(tensor, t->data);
   *out_tensor = t;
+  return RT_OK;
+}
+
+rt_status_t rt_tensor_set_string(rt_tensor_t *tensor, int64_t index, const char *data,
+                                 size_t size) {
+  if (!rt_dtype_is_string(tensor->dtype) || tensor->strides || tensor->managed) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s", "rt_tensor_set_string: not a compact string tensor");
+  }
+  if (index < 0 || index >= tensor->numel) {
+    return RT_STATUS(INVALID_ARGUMENT, "rt_tensor_set_string: index %lld is outside [0, %lld)",
+                     (long long)index, (long long)tensor->numel);
+  }
+  if (size > (size_t)INT64_MAX / 2) {
+    return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "rt_tensor_set_string: string too long");
+  }
+  rt_string_t *e = (rt_string_t *)((char *)tensor->data + tensor->byte_offset) + index;
+  char *copy = NULL;
+  if (size) {
+    RT_RETURN_IF_ERROR(rt_allocator_malloc(tensor->allocator, size, 1, false, (void **)&copy));
+    memcpy(copy, data, size);
+  }
+  if (e->data) rt_allocator_free(tensor->allocator, e->data);
+  e->data = copy;
+  e->size = (int64_t)size;
   return RT_OK;
 }
 
@@ -127,6 +177,12 @@ void rt_tensor_release(rt_tensor_t *tensor) {
     DLManagedTensorVersioned *managed = tensor->managed;
     if (managed->deleter) managed->deleter(managed);
   } else {
+    if (rt_dtype_is_string(tensor->dtype) && tensor->data) {
+      rt_string_t *e = tensor->data;
+      for (int64_t i = 0; i < tensor->numel; ++i) {
+        if (e[i].data) rt_allocator_free(tensor->allocator, e[i].data);
+      }
+    }
     rt_allocator_free(tensor->allocator, tensor->data);
   }
   rt_allocator_free(tensor->allocator, tensor);
@@ -187,6 +243,9 @@ rt_status_t rt_tensor_from_dlpack(DLManagedTensorVersioned *managed,
     return RT_STATUS(INVALID_ARGUMENT, "DLPack tensor rank %d is outside [0, %d]",
                      dl->ndim, RT_TENSOR_MAX_RANK);
   }
+  if (rt_dtype_is_string(dl->dtype)) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s", "DLPack has no string tensors");
+  }
   bool strided = dl->strides && dl->ndim > 0 &&
                  !strides_are_compact(dl->ndim, dl->shape, dl->strides);
   rt_tensor_t *t = NULL;
@@ -222,6 +281,9 @@ static void export_deleter(DLManagedTensorVersioned *self) {
 
 rt_status_t rt_tensor_to_dlpack(rt_tensor_t *tensor,
                                 DLManagedTensorVersioned **out_managed) {
+  if (rt_dtype_is_string(tensor->dtype)) {
+    return RT_STATUS(UNIMPLEMENTED, "%s", "a string tensor has no DLPack form");
+  }
   void *mem = NULL;
   RT_RETURN_IF_ERROR_ANNOTATE(
       rt_allocator_malloc(rt_allocator_system(), sizeof(export_block),

@@ -98,6 +98,18 @@ void cli_type_text(rt_dtype_t dtype, int32_t rank, const int64_t *shape, char *b
 void cli_print_summary(FILE *f, const char *name, const rt_tensor_t *t) {
   char ty[256];
   cli_type_text(rt_tensor_dtype(t), rt_tensor_rank(t), rt_tensor_shape(t), ty, sizeof ty);
+  if (rt_dtype_is_string(rt_tensor_dtype(t)) && rt_tensor_is_compact(t)) {
+    /* The first strings, quoted, each cut at 40 bytes. */
+    const rt_string_t *e = rt_tensor_data(t);
+    const int64_t count = rt_tensor_numel(t), show = count < 6 ? count : 6;
+    fprintf(f, "%s: %s [", name, ty);
+    for (int64_t i = 0; i < show; ++i) {
+      fprintf(f, "%s\"%.*s%s\"", i ? ", " : "", (int)(e[i].size < 40 ? e[i].size : 40),
+              e[i].data ? e[i].data : "", e[i].size > 40 ? "..." : "");
+    }
+    fprintf(f, "%s]\n", count > show ? ", ..." : "");
+    return;
+  }
   rt_tensor_stats_t s;
   rt_tensor_stats(t, &s);
   fprintf(f, "%s: %s min=%.6g max=%.6g mean=%.6g", name, ty, s.min, s.max, s.mean);

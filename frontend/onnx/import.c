@@ -146,6 +146,7 @@ bool rt_onnx_dtype(int32_t onnx_type, rt_dtype_t *out) {
     case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32: *out = RT_DTYPE_UINT32; return true;
     case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: *out = RT_DTYPE_UINT64; return true;
     case ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16: *out = RT_DTYPE_BFLOAT16; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__STRING: *out = RT_DTYPE_STRING; return true;
     default: return false;
   }
 }

@@ -88,6 +88,9 @@ extern const int32_t rt_onnx_quant_ops_count;
 /* ops_extra.c (h3, issue 19): Scatter, ScatterElements, ScatterND. */
 extern const rt_onnx_op_entry_t rt_onnx_extra_ops[];
 extern const int32_t rt_onnx_extra_ops_count;
+/* Text ops (issue 19, strings): ops_string.c. */
+extern const rt_onnx_op_entry_t rt_onnx_string_ops[];
+extern const int32_t rt_onnx_string_ops_count;
 
 /* Helpers the converter files share (ops.c): a value's rank and dtype
  * (from its checked type; 0 and float32 when it has none), `axis`

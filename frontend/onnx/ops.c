@@ -545,6 +545,7 @@ rt_onnx_convert_fn rt_onnx_find_converter(const char *op_type) {
       {rt_onnx_loss_ops, &rt_onnx_loss_ops_count},
       {rt_onnx_quant_ops, &rt_onnx_quant_ops_count},
       {rt_onnx_extra_ops, &rt_onnx_extra_ops_count},
+      {rt_onnx_string_ops, &rt_onnx_string_ops_count},
   };
   for (size_t t = 0; t < RT_COUNTOF(tables); ++t) {
     for (int32_t i = 0; i < *tables[t].count; ++i) {

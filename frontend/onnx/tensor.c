@@ -1,6 +1,7 @@
 /* Tensors from ONNX TensorProto (rt_onnx_tensor_from_proto): the typed
  * fields (float_data, int32_data holding narrower ints and halves,
  * int64_data, double_data, uint64_data), raw_data (little-endian bytes),
+ * string_data (one bytes field per element of a string tensor),
  * and external data in a file beside the model, whose location is
  * resolved against the model's folder and refused when it leaves it
  * (absolute paths, .., symlinks). Sizes are checked against the declared
@@ -124,6 +125,35 @@ static rt_status_t read_external(const rt_onnx_ctx_t *cx, const Onnx__TensorProt
   return st;
 }
 
+/* A string tensor: string_data, one entry per element (raw_data and
+ * external data have no string form). */
+static rt_status_t strings_from_proto(const rt_onnx_ctx_t *cx, const Onnx__TensorProto *tp,
+                                      const char *tname, int64_t numel, rt_tensor_t **out) {
+  if (tp->has_raw_data || (tp->has_data_location &&
+                           tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: string tensor '%s' must hold its strings in string_data",
+                     cx->path, tname);
+  }
+  if ((int64_t)tp->n_string_data != numel) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: tensor '%s' has %zu strings for %lld elements",
+                     cx->path, tname, tp->n_string_data, (long long)numel);
+  }
+  int64_t shape[RT_TENSOR_MAX_RANK];
+  for (size_t d = 0; d < tp->n_dims; ++d) shape[d] = tp->dims[d];
+  rt_tensor_t *t = NULL;
+  RT_RETURN_IF_ERROR(rt_tensor_create(cx->m->allocator, RT_DTYPE_STRING, (int32_t)tp->n_dims, shape, &t));
+  rt_status_t st = RT_OK;
+  for (int64_t i = 0; !st && i < numel; ++i) {
+    st = rt_tensor_set_string(t, i, (const char *)tp->string_data[i].data, tp->string_data[i].len);
+  }
+  if (st) {
+    rt_tensor_release(t);
+    return st;
+  }
+  *out = t;
+  return RT_OK;
+}
+
 rt_status_t rt_onnx_tensor_from_proto(const rt_onnx_ctx_t *cx, const Onnx__TensorProto *tp,
                                       rt_tensor_t **out) {
   const char *tname = tp->name ? tp->name : "";
@@ -146,6 +176,7 @@ rt_status_t rt_onnx_tensor_from_proto(const rt_onnx_ctx_t *cx, const Onnx__Tenso
     }
     numel *= tp->dims[d];
   }
+  if (rt_dtype_is_string(dt)) return strings_from_proto(cx, tp, tname, numel, out);
   size_t esize = rt_dtype_size(dt);
   size_t nbytes = (size_t)numel * esize;
   bool external = tp->has_data_location &&

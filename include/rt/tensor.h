@@ -54,6 +54,21 @@ typedef struct rt_tensor_info_t {
 #define RT_DTYPE_FLOAT32 RT_DTYPE(kDLFloat, 32)
 #define RT_DTYPE_FLOAT64 RT_DTYPE(kDLFloat, 64)
 
+/* Strings (relayrt's own code, outside DLPack's): each element is an
+ * rt_string_t, a UTF-8 byte string the tensor owns (allocated from the
+ * tensor's allocator, freed with it; `data` NULL when `size` is 0; not
+ * NUL-terminated). A zero-filled tensor holds empty strings; clone copies
+ * the bytes. String tensors have no DLPack form (export is refused) and
+ * run on the debug executor only: graph and vm refuse them, and of the
+ * built-in ops only cast, cast_like and the string family take them. The
+ * Relay name is "string". */
+#define RT_DTYPE_CODE_STRING 200
+#define RT_DTYPE_STRING RT_DTYPE(RT_DTYPE_CODE_STRING, 128)
+typedef struct rt_string_t {
+  char *data;
+  int64_t size; /* bytes */
+} rt_string_t;
+
 /* Longest dtype name plus NUL ("bfloat16x65535" fits). */
 #define RT_DTYPE_NAME_MAX 24
 
@@ -61,12 +76,13 @@ RT_API bool rt_dtype_equal(rt_dtype_t a, rt_dtype_t b);
 /* Bytes of one element (lanes included): (bits * lanes + 7) / 8. */
 RT_API size_t rt_dtype_size(rt_dtype_t dtype);
 /* True for the dtypes tensors may hold: the 14 scalar types above, with
- * lanes >= 1. */
+ * lanes >= 1, and RT_DTYPE_STRING (lanes 1). */
 RT_API bool rt_dtype_is_valid(rt_dtype_t dtype);
 RT_API bool rt_dtype_is_float(rt_dtype_t dtype);  /* float16/32/64, bfloat16 */
 RT_API bool rt_dtype_is_int(rt_dtype_t dtype);    /* signed int */
 RT_API bool rt_dtype_is_uint(rt_dtype_t dtype);
 RT_API bool rt_dtype_is_bool(rt_dtype_t dtype);
+RT_API bool rt_dtype_is_string(rt_dtype_t dtype); /* RT_DTYPE_STRING */
 
 /* Writes the name as Relay prints it ("float32", "bool", "int8x4") into
  * buf (at least RT_DTYPE_NAME_MAX bytes) and returns buf. */
@@ -96,10 +112,18 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_tensor_create(
     rt_allocator_t allocator, rt_dtype_t dtype, int32_t rank,
     const int64_t *shape, rt_tensor_t **out_tensor);
 
-/* A compact copy of any tensor (strided ones included). */
+/* A compact copy of any tensor (strided ones included; strings are copied
+ * byte for byte). */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_tensor_clone(
     rt_allocator_t allocator, const rt_tensor_t *tensor,
     rt_tensor_t **out_tensor);
+
+/* Sets string element `index` (row-major) of a compact string tensor to a
+ * copy of `size` bytes at `data` (the old string is freed). Not a string
+ * tensor, or an index outside, is INVALID_ARGUMENT; RESOURCE_EXHAUSTED
+ * when the copy cannot be allocated. Not thread-safe on one tensor. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_tensor_set_string(
+    rt_tensor_t *tensor, int64_t index, const char *data, size_t size);
 
 RT_API void rt_tensor_retain(rt_tensor_t *tensor);
 RT_API void rt_tensor_release(rt_tensor_t *tensor); /* NULL is fine */
@@ -156,7 +180,10 @@ RT_API void rt_tensor_fill_random(rt_tensor_t *tensor, uint64_t seed);
 /* ---- .npy files -------------------------------------------------------- */
 
 /* Reads a .npy (format 1.0, 2.0 or 3.0, C order, any dtype above but
- * bfloat16, little-endian or one-byte descrs). Fortran order, object
+ * bfloat16, little-endian or one-byte descrs; numpy's fixed-width
+ * unicode '<Un' (UTF-32) reads as a string tensor, trailing NULs
+ * dropped, each string converted to UTF-8; a code point that is not
+ * Unicode scalar value is INVALID_ARGUMENT). Fortran order, object
  * arrays, big-endian or unknown descrs and a malformed header are
  * INVALID_ARGUMENT; truncated data or a header whose shape disagrees with
  * the file size are DATA_LOSS; raw 'V' descrs (how bfloat16 gets saved)
@@ -168,7 +195,9 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_npy_read_memory(
     rt_allocator_t allocator, const void *bytes, size_t size,
     const char *source_name, rt_tensor_t **out_tensor);
 /* Writes a .npy exactly as numpy's np.save does (format 1.0, or 2.0 when
- * the header needs it; strided tensors are written compact). bfloat16 and
+ * the header needs it; strided tensors are written compact; a string
+ * tensor as '<Un', n the longest string in code points, at least 1;
+ * invalid UTF-8 is INVALID_ARGUMENT). bfloat16 and
  * vector dtypes have no numpy descr: UNIMPLEMENTED. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_npy_write_file(
     const rt_tensor_t *tensor, const char *path);

@@ -198,6 +198,9 @@ rt_status_t rt_interp_k_CLIP(const rt_interp_call_t *call) {
 static rt_status_t cast(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   rt_tensor_t *out = call->outs[0];
+  if (rt_dtype_is_string(x->dtype) || rt_dtype_is_string(out->dtype)) {
+    return rt_interp_cast_string(call); /* interp/kernels/string.c */
+  }
   const rt_interp_class_t cls = rt_interp_class(x->dtype);
   /* rt_interp_convert's two routes, a whole tensor at a time. */
   if (cls == RT_INTERP_FLOAT ||

@@ -184,6 +184,10 @@ void rt_interp_nchw_view(const rt_tensor_t *t, const int32_t *pos, int32_t nsp, 
 RT_MUST_USE_RESULT rt_status_t rt_interp_plan_status(const rt_interp_call_t *call,
                                                      rt_status_t status);
 
+/* cast / cast_like where the input or the output is a string tensor
+ * (interp/kernels/string.c). */
+RT_MUST_USE_RESULT rt_status_t rt_interp_cast_string(const rt_interp_call_t *call);
+
 /* Error helper: INVALID_ARGUMENT "<op>: <message>". */
 #define RT_INTERP_ERROR(call, code, fmt, ...) \
   RT_STATUS(code, "%s: " fmt, (call)->op->name, __VA_ARGS__)

@@ -5,7 +5,7 @@
  * error, and the _Static_assert keeps the table the size of the op enum.
  * An entry is LOWER(shape, elem), or NONE: the family does not lower yet,
  * and a kernel using it fails to build with UNIMPLEMENTED naming the op.
- * Every family lowers but dyn (see FAMILY_dyn). The plain
+ * Every family lowers but dyn (see FAMILY_dyn) and string. The plain
  * elementwise ops (RT_UNARY / RT_BINARY rows) are the `unary` and `binary`
  * families, whose element functions call each op's emitters
  * (jit/ops/elemwise.c). */
@@ -74,6 +74,8 @@
  * the static op, so the vm specializes the call on them at run time and
  * DynamicToStatic rewrites those with constant values before the JIT. */
 #define FAMILY_dyn NONE
+/* String tensors run on the debug executor only (include/rt/tensor.h). */
+#define FAMILY_string NONE
 /* dyn.reshape as a kernel: reshape's copy, its dims from newshape's values
  * (checked against the output the caller sized). The vm does not use it:
  * it runs dyn.reshape as a view (ReshapeDyn); the graph executor refuses

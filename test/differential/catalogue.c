@@ -1067,9 +1067,17 @@ static bool calls(const char *body, const char *op) {
   return false;
 }
 
+/* Ops that only the debug executor runs, so there is nothing to compare
+ * it with: the string ops (string tensors are refused by graph and vm;
+ * their hand-computed cases are in test/interp/test_string.c). */
+static bool debug_only(const char *op) {
+  return strcmp(op, "string_normalizer") == 0 || strcmp(op, "string_lookup") == 0;
+}
+
 int32_t cat_check(const dcase_t *cases, int32_t n) {
   int32_t problems = 0;
   for (size_t i = 0; i < cat_num_ops; ++i) {
+    if (debug_only(cat_ops[i])) continue;
     bool found = false;
     for (int32_t k = 0; k < n && !found; ++k) found = strcmp(cases[k].op, cat_ops[i]) == 0;
     if (!found) {

@@ -43,8 +43,10 @@ def save(case, model, data_sets, ops):
         os.makedirs(ds, exist_ok=True)
         for i, a in enumerate(ins):
             np.save(os.path.join(ds, "input_%d.npy" % i), a)
+            # onnx's from_array takes strings as an object array.
             open(os.path.join(ds, "input_%d.pb" % i), "wb").write(
-                numpy_helper.from_array(a).SerializeToString())
+                numpy_helper.from_array(a.astype(object) if a.dtype.kind == "U" else a)
+                .SerializeToString())
         for i, a in enumerate(outs):
             np.save(os.path.join(ds, "output_%d.npy" % i), a)
             open(os.path.join(ds, "output_%d.pb" % i), "wb").write(
@@ -465,6 +467,78 @@ m = model([helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], strides=[2]
            vi("b", TensorProto.FLOAT, [4])], [vi("y", TensorProto.FLOAT, [2, 4, 11])], opset=11)
 save("convtranspose_1d_strided", m, [([x, w, b], [conv_transpose1d(x, w, b, 2, 2, 1, 2, 1)])],
      ["ConvTranspose"])
+
+# ---- TfIdfVectorizer: modes IDF and TFIDF with weights, 3-grams, sparse and
+# permuted ngram_indexes, min_gram_length > 1 (issue 19, strings; ONNX's
+# node cases cover TF only). Expected values: the specification's counting
+# (an n-gram x[i], x[i+d], ..., x[i+(n-1)d] for each distance d = 1 ..
+# max_skip_count + 1, unigrams once), written here in plain Python.
+def tfidf_ref(X, mode, min_n, max_n, max_skip, counts, indexes, pool, weights):
+    rows = X.reshape(-1, X.shape[-1]).tolist()
+    grams = []  # (tuple, ngram number) in pool order
+    for k, b in enumerate(counts):
+        e = counts[k + 1] if k + 1 < len(counts) else len(pool)
+        for j in range(b, e, k + 1):
+            grams.append(tuple(pool[j:j + k + 1]))
+    nout = max(indexes) + 1
+    out = np.zeros((len(rows), nout), np.float32)
+    for r, row in enumerate(rows):
+        for g, gram in enumerate(grams):
+            n = len(gram)
+            if n < min_n or n > max_n:
+                continue
+            cnt = 0
+            for d in ([1] if n == 1 else range(1, max_skip + 2)):
+                for i in range(len(row) - (n - 1) * d):
+                    if tuple(row[i + t * d] for t in range(n)) == gram:
+                        cnt += 1
+            w = weights[g] if weights is not None else 1.0
+            v = {"TF": cnt, "IDF": (1.0 if cnt > 0 else 0.0) * w, "TFIDF": cnt * w}[mode]
+            out[r, indexes[g]] = v
+    return out.reshape(X.shape[:-1] + (nout,))
+
+
+def tfidf_case(case, X, mode, min_n, max_n, max_skip, counts, indexes, pool, weights=None):
+    strings = X.dtype.kind == "U"
+    kw = dict(mode=mode, min_gram_length=min_n, max_gram_length=max_n, max_skip_count=max_skip,
+              ngram_counts=counts, ngram_indexes=indexes)
+    kw["pool_strings" if strings else "pool_int64s"] = pool
+    if weights is not None:
+        kw["weights"] = weights
+    Y = tfidf_ref(X, mode, min_n, max_n, max_skip, counts, indexes, pool, weights)
+    xt = (TensorProto.STRING if strings else
+          TensorProto.INT32 if X.dtype == np.int32 else TensorProto.INT64)
+    m = model([helper.make_node("TfIdfVectorizer", ["X"], ["Y"], **kw)],
+              [vi("X", xt, list(X.shape))], [vi("Y", TensorProto.FLOAT, list(Y.shape))], opset=9)
+    save(case, m, [([X], [Y])], ["TfIdfVectorizer"])
+
+
+tX = np.array([[1, 2, 3, 1, 2, 3, 4, 2], [3, 3, 1, 4, 2, 1, 2, 3]], np.int32)
+# pool: unigrams 2 3 4, bigrams (1,2) (3,1) (2,3), trigrams (1,2,3) (3,4,2)
+tpool = [2, 3, 4, 1, 2, 3, 1, 2, 3, 1, 2, 3, 3, 4, 2]
+tcounts = [0, 3, 9]
+tidx = [7, 0, 3, 1, 5, 2, 8, 4]
+tw = [0.5, 1.5, 2.0, 0.25, 3.0, 1.0, 4.0, 0.125]
+tfidf_case("tfidf_idf_weights_batch", tX, "IDF", 1, 3, 1, tcounts, tidx, tpool, tw)
+tfidf_case("tfidf_tfidf_weights_batch", tX, "TFIDF", 1, 3, 2, tcounts, tidx, tpool, tw)
+tfidf_case("tfidf_idf_no_weights", tX[1].astype(np.int64), "IDF", 1, 2, 0, tcounts, tidx, tpool)
+tfidf_case("tfidf_tf_min2_trigrams_skip3", tX.astype(np.int64), "TF", 2, 3, 3, tcounts, tidx, tpool)
+# On strings (debug executor only: the str_ prefix keeps it off graph and
+# vm in run_onnx_cases.sh): the same counts with words for the numbers,
+# "" and a word outside the pool among them.
+words = {1: "one", 2: "two", 3: "three", 4: "four"}
+sX = np.array([[words[v] for v in row] for row in tX.tolist()])
+sX[1, 0] = "five"
+sX[0, 7] = ""
+tfidf_case("str_tfidf_tfidf_weights_batch", sX, "TFIDF", 1, 3, 2, tcounts, tidx,
+           [words[v] for v in tpool], tw)
+
+# TfIdfVectorizer on a pool that does not split into whole n-grams.
+m = model([helper.make_node("TfIdfVectorizer", ["X"], ["Y"], mode="TF", min_gram_length=1,
+                            max_gram_length=2, max_skip_count=0, ngram_counts=[0, 2],
+                            ngram_indexes=[0, 1, 2], pool_int64s=[1, 2, 3, 4, 5])],
+          [vi("X", TensorProto.INT64, [4])], [vi("Y", TensorProto.FLOAT, [3])], opset=9)
+bad("tfidf_ragged_pool", m, "does not split the pool (5 items) into whole 2-grams")
 
 with open(os.path.join(OUT, "index.tsv"), "w") as f:
     f.write("case\tops\topset\tinputs\toutputs\n")

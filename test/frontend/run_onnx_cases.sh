@@ -10,6 +10,7 @@
 #     constants (scripts/onnx-conformance --allow-const-input);
 #   - every case of onnx_cases_vm.txt (control flow the graph executor
 #     refuses) to pass on debug and vm;
+#   - every case of onnx_cases_debug.txt (string tensors) to pass on debug;
 #   - the hand-built cases to pass (If with a run-time condition, Loop
 #     as a recursive function and Reshape to a computed shape on debug and
 #     vm, and the graph executor to refuse them clearly, or, for the
@@ -47,10 +48,15 @@ if [ "$node_cases" = 1 ]; then
     --jobs 2 || rc=1
   "${conf[@]}" "$data" --executors debug,graph,vm --cases "$here/onnx_cases_const.txt" --require-pass \
     --allow-const-input --quiet --jobs 2 || rc=1
+  "${conf[@]}" "$data" --executors debug --cases "$here/onnx_cases_debug.txt" --require-pass --quiet \
+    --jobs 2 || rc=1
 fi
 dyn='^extra/(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$'
-"${conf[@]}" "$extra" --suite extra --executors debug,graph,vm --filter '^extra/(?!(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$)' \
+"${conf[@]}" "$extra" --suite extra --executors debug,graph,vm --filter '^extra/(?!(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$|str_)' \
   --require-pass --quiet --jobs 2 || rc=1
+# String models (str_*) run on the debug executor only.
+"${conf[@]}" "$extra" --suite extra --executors debug --filter '^extra/str_' --require-pass --quiet \
+  --jobs 2 || rc=1
 "${conf[@]}" "$extra" --suite extra --executors debug,vm --filter "$dyn" --require-pass --quiet \
   --jobs 2 || rc=1
 # Refusals: each must be an error (exit 1, not a crash) naming the problem.

@@ -154,6 +154,27 @@ static void test_infer_error_broadcast(void **state) {
                "(1, 3) and (1, 4) do not broadcast");
 }
 
+/* String tensors (issue 19): cast and string_normalizer take them; any
+ * other op is refused at type inference, naming it, since its kernels
+ * copy elements as bytes. */
+static void test_infer_strings(void **state) {
+  (void)state;
+  EXPECT_TYPE("def @main(%s: Tensor[(2, 3), string]) {\n"
+              "  %0 = string_normalizer(%s, stopwords=[\"a\"]);\n"
+              "  cast(%s, dtype=\"float32\")\n"
+              "}\n",
+              "main", "fn (Tensor[(2, 3), string]) -> Tensor[(2, 3), float32]");
+  expect_error("def @main(%s: Tensor[(2, 3), string]) {\n"
+               "  reshape(%s, newshape=[6])\n"
+               "}\n",
+               "this op does not take or give string tensors");
+  expect_error("def @main(%x: Tensor[(2, 3), float32]) {\n"
+               "  %0 = cast(%x, dtype=\"string\");\n"
+               "  transpose(%0)\n"
+               "}\n",
+               "this op does not take or give string tensors");
+}
+
 static void test_infer_error_if_branches(void **state) {
   (void)state;
   expect_error("def @main(%b: bool, %x: float32) {\n"
@@ -335,6 +356,7 @@ int main(void) {
       cmocka_unit_test(test_infer_dynamic_dims),
       cmocka_unit_test(test_infer_unannotated_let_in_if),
       cmocka_unit_test(test_infer_error_broadcast),
+      cmocka_unit_test(test_infer_strings),
       cmocka_unit_test(test_infer_error_if_branches),
       cmocka_unit_test(test_infer_error_condition),
       cmocka_unit_test(test_infer_error_declared_result),

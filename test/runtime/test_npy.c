@@ -194,6 +194,58 @@ static void test_npy_write_matches_numpy(void **state) {
   }
 }
 
+/* Strings: numpy's '<Un' files read as string tensors in UTF-8 (the
+ * bytes below are the UTF-8 of the script's strings), and written back
+ * byte for byte as numpy wrote them. */
+static void check_string(const rt_tensor_t *t, int64_t i, const char *want) {
+  const rt_string_t *e = (const rt_string_t *)rt_tensor_data(t) + i;
+  assert_int_equal(e->size, strlen(want));
+  if (e->size) assert_memory_equal(e->data, want, strlen(want));
+}
+
+static void test_npy_strings(void **state) {
+  (void)state;
+  rt_tensor_t *t = read_golden("U_3.npy");
+  const int64_t s3[] = {3};
+  check_shape(t, RT_DTYPE_STRING, 1, s3);
+  check_string(t, 0, "");
+  check_string(t, 1, "h\xc3\xa9llo");
+  check_string(t, 2, "a\xf0\x9f\x98\x80" "b");
+  rt_tensor_release(t);
+  t = read_golden("U_2x2.npy");
+  const int64_t s22[] = {2, 2};
+  check_shape(t, RT_DTYPE_STRING, 2, s22);
+  check_string(t, 0, "ab");
+  check_string(t, 1, "c");
+  check_string(t, 2, "");
+  check_string(t, 3, "\xe4\xb8\xad\xe6\x96\x87");
+  rt_tensor_release(t);
+  static const char *names[] = {"U_3.npy", "U_2x2.npy"};
+  for (size_t i = 0; i < RT_COUNTOF(names); ++i) {
+    char rel[128];
+    snprintf(rel, sizeof rel, "runtime/data/npy/%s", names[i]);
+    size_t golden_size = 0;
+    char *golden = rt_test_read_file(rt_test_path(rel), &golden_size);
+    t = read_golden(names[i]);
+    const char *out = tmp_path(names[i]);
+    assert_ok(rt_npy_write_file(t, out));
+    size_t size = 0;
+    char *written = rt_test_read_file(out, &size);
+    assert_int_equal(size, golden_size);
+    assert_memory_equal(written, golden, size);
+    unlink(out);
+    rt_mem_free(written);
+    rt_mem_free(golden);
+    rt_tensor_release(t);
+  }
+  /* Bytes that are not UTF-8 cannot be written. */
+  const int64_t one = 1;
+  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_STRING, 1, &one, &t));
+  assert_ok(rt_tensor_set_string(t, 0, "\xff", 1));
+  assert_status(rt_npy_write_file(t, tmp_path("bad.npy")), INVALID_ARGUMENT, "not valid UTF-8");
+  rt_tensor_release(t);
+}
+
 static void test_npy_write_strided_compacts(void **state) {
   (void)state;
   /* A transposed DLPack view of a row-major (2, 3) int32 array. */
@@ -278,6 +330,7 @@ static const bad_case kBad[] = {
     {"object.npy", RT_STATUS_INVALID_ARGUMENT, "object arrays (descr '|O')"},
     {"big_endian.npy", RT_STATUS_INVALID_ARGUMENT, "big-endian data not supported"},
     {"complex.npy", RT_STATUS_INVALID_ARGUMENT, "unsupported .npy descr '<c8'"},
+    {"U_surrogate.npy", RT_STATUS_INVALID_ARGUMENT, "holds U+D800, not a Unicode character"},
 };
 
 static void test_npy_malformed_corpus(void **state) {
@@ -370,6 +423,7 @@ int main(void) {
       cmocka_unit_test(test_npy_read_scalar_empty_rank3),
       cmocka_unit_test(test_npy_read_versions_2_and_3),
       cmocka_unit_test(test_npy_write_matches_numpy),
+      cmocka_unit_test(test_npy_strings),
       cmocka_unit_test(test_npy_write_strided_compacts),
       cmocka_unit_test(test_npy_write_unsupported),
       cmocka_unit_test(test_npy_read_missing_file),

@@ -257,6 +257,28 @@ static void check_b64(const char *text, int32_t rank, const int64_t *shape,
   rt_mem_free(bytes);
 }
 
+/* A string tensor has no NDArray form: its record carries zeros for the
+ * elements (never the addresses) and reading it back is refused. */
+static void test_params_blob_refuses_strings(void **state) {
+  (void)state;
+  const int64_t n = 2;
+  rt_tensor_t *t = NULL;
+  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_STRING, 1, &n, &t));
+  assert_ok(rt_tensor_set_string(t, 0, "abc", 3));
+  rt_strbuf_t out;
+  rt_strbuf_initialize(&out);
+  rt_ndarray_blob_write(t, &out);
+  assert_false(out.failed);
+  for (size_t i = out.len - 2 * sizeof(rt_string_t); i < out.len; ++i) assert_int_equal(out.data[i], 0);
+  size_t offset = 0;
+  rt_tensor_t *back = NULL;
+  assert_status(rt_ndarray_blob_read(rt_allocator_system(), (const uint8_t *)out.data, out.len, &offset,
+                                     "meta", &back),
+                DATA_LOSS, "NDArray dtype {code 200, bits 128, lanes 1} is not supported");
+  rt_strbuf_deinitialize(&out);
+  rt_tensor_release(t);
+}
+
 static void test_params_metadata_b64ndarrays(void **state) {
   (void)state;
   check_b64(kB64Weight, 2, (int64_t[]){3, 4}, 0xbfd543ed, 0xbf8046f8);
@@ -460,6 +482,7 @@ int main(void) {
       cmocka_unit_test(test_params_alloc_failure_every_index),
       cmocka_unit_test(test_params_read_missing_file),
       cmocka_unit_test(test_params_empty_blob),
+      cmocka_unit_test(test_params_blob_refuses_strings),
   };
   return cmocka_run_group_tests(tests, setup_tmpdir, remove_tmpdir);
 }

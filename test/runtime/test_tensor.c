@@ -13,6 +13,51 @@ static rt_test_alloc_t fresh_counts(void) {
   return c;
 }
 
+/* String tensors: zero-filled elements are empty strings; set_string
+ * copies, clone copies every string, and release frees them all (the
+ * counting allocator sees no live allocation); DLPack has no strings. */
+static void test_tensor_strings(void **state) {
+  (void)state;
+  rt_test_alloc_t counts = fresh_counts();
+  rt_allocator_t a = rt_test_allocator(&counts);
+  const int64_t shape[] = {2, 2};
+  rt_tensor_t *t = NULL, *c = NULL;
+  assert_ok(rt_tensor_create(a, RT_DTYPE_STRING, 2, shape, &t));
+  assert_int_equal(rt_tensor_nbytes(t), 4 * sizeof(rt_string_t));
+  const rt_string_t *e = rt_tensor_data(t);
+  for (int i = 0; i < 4; ++i) {
+    assert_null(e[i].data);
+    assert_int_equal(e[i].size, 0);
+  }
+  char word[] = "monday";
+  assert_ok(rt_tensor_set_string(t, 1, word, 6));
+  word[0] = 'M'; /* a copy was taken */
+  assert_ok(rt_tensor_set_string(t, 3, "x", 1));
+  assert_ok(rt_tensor_set_string(t, 3, "yz", 2)); /* the old one is freed */
+  assert_status(rt_tensor_set_string(t, 4, "a", 1), INVALID_ARGUMENT, "outside");
+  assert_ok(rt_tensor_clone(a, t, &c));
+  const rt_string_t *ce = rt_tensor_data(c);
+  assert_int_equal(ce[1].size, 6);
+  assert_memory_equal(ce[1].data, "monday", 6);
+  assert_true(ce[1].data != e[1].data);
+  assert_memory_equal(ce[3].data, "yz", 2);
+  assert_int_equal(ce[0].size, 0);
+  DLManagedTensorVersioned *m = NULL;
+  assert_status(rt_tensor_to_dlpack(t, &m), UNIMPLEMENTED, "no DLPack form");
+  rt_tensor_release(t);
+  rt_tensor_release(c);
+  assert_int_equal(counts.live_allocations, 0);
+  rt_tensor_t *f = NULL;
+  assert_ok(rt_tensor_create(a, RT_DTYPE_FLOAT32, 2, shape, &f));
+  assert_status(rt_tensor_set_string(f, 0, "a", 1), INVALID_ARGUMENT, "not a compact string tensor");
+  rt_tensor_release(f);
+  char name[RT_DTYPE_NAME_MAX];
+  assert_string_equal(rt_dtype_name(RT_DTYPE_STRING, name), "string");
+  rt_dtype_t dt;
+  assert_ok(rt_dtype_parse("string", 6, &dt));
+  assert_true(rt_dtype_is_string(dt));
+}
+
 static void test_tensor_create_basic(void **state) {
   (void)state;
   rt_test_alloc_t counts = fresh_counts();
@@ -387,6 +432,7 @@ static void test_tensor_copy_compact_negative_strides(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tensor_create_basic),
+      cmocka_unit_test(test_tensor_strings),
       cmocka_unit_test(test_tensor_create_scalar_and_empty),
       cmocka_unit_test(test_tensor_create_rejects),
       cmocka_unit_test(test_tensor_refcount),

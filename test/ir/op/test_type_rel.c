@@ -594,6 +594,20 @@ static const op_case_t k_winograd[] = {
      "error:output size along H is not positive"},
     {WC, "int32[1,8,7,7] | float32[6,6,8,16]", "tile_size=4", "error:needs float tensors, got int32"},
     {WC, "float32[1,8,7,7] | float32[6,6,8]", "tile_size=4", "error:must be 4-d"},
+    /* strings (issue 19): without stopwords the shape is kept, with them
+     * the word count is `?`. */
+    {"string_normalizer", "string[3]", "case_change_action=\"UPPER\"", T("3", "string")},
+    {"string_normalizer", "string[1,4]", "stopwords=[\"a\", \"b\"]", T("1, ?", "string")},
+    {"string_normalizer", "string[2,4]", "", "error:must be [C] or [1, C], got (2, 4)"},
+    {"string_normalizer", "float32[3]", "", "error:must be a string tensor, got float32"},
+    {"string_normalizer", "string[3]", "case_change_action=\"TITLE\"",
+     "error:case_change_action must be NONE, LOWER or UPPER"},
+    {"string_normalizer", "string[3]", "stopwords=[1, 2]", "error:stopwords must be a list of strings"},
+    {"string_lookup", "string[2,3]", "vocab=[\"a\", \"b\"]", T("2, 3", "int64")},
+    {"string_lookup", "int64[2]", "vocab=[\"a\"]", "error:must be a string tensor, got int64"},
+    {"string_lookup", "string[2]", "vocab=[1]", "error:vocab must be a list of strings"},
+    {"cast", "string[2,3]", "dtype=\"float32\"", F32("2, 3")},
+    {"cast", "int64[2]", "dtype=\"string\"", T("2", "string")},
 };
 
 #define RUN(name, table)                           \

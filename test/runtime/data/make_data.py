@@ -55,6 +55,13 @@ def main():
     save("i2_2x3x4.npy", np.arange(24, dtype="<i2").reshape(2, 3, 4))
     save("f4_v2.npy", np.array([1.0, 2.0], dtype="<f4"), version=(2, 0))
     save("f4_v3.npy", np.array([3.0, 4.0], dtype="<f4"), version=(3, 0))
+    # Strings (issue 19): numpy's fixed-width unicode '<Un' (UTF-32 code
+    # units, NUL-padded); the widths are the longest string in code points.
+    save("U_3.npy", np.array(["", "h\u00e9llo", "a\U0001F600b"]))
+    save("U_2x2.npy", np.array([["ab", "c"], ["", "\u4e2d\u6587"]]))
+    u = save("U_surrogate.npy", np.array(["x"]))
+    os.remove(os.path.join(GOOD, "U_surrogate.npy"))
+    bad("U_surrogate.npy", u[:-4] + (0xD800).to_bytes(4, "little"))
     # A file whose descr says '=' (native order), which numpy also reads.
     with open(os.path.join(GOOD, "f4_native.npy"), "wb") as f:
         f.write(f4.replace(b"'<f4'", b"'=f4'"))
