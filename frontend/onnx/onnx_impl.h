@@ -70,9 +70,11 @@ extern const rt_onnx_op_entry_t rt_onnx_transform_ops[];
 extern const int32_t rt_onnx_transform_ops_count;
 extern const rt_onnx_op_entry_t rt_onnx_nn_ops[];
 extern const int32_t rt_onnx_nn_ops_count;
-/* The random ops (ops_random.c). */
+/* The random ops (ops_random.c), the signal ops (ops_signal.c). */
 extern const rt_onnx_op_entry_t rt_onnx_random_ops[];
 extern const int32_t rt_onnx_random_ops_count;
+extern const rt_onnx_op_entry_t rt_onnx_signal_ops[];
+extern const int32_t rt_onnx_signal_ops_count;
 /* Einsum for any equation (ops_einsum.c); ops_nn.c keeps the matmul forms. */
 RT_MUST_USE_RESULT rt_status_t rt_onnx_einsum_general(rt_onnx_ctx_t *cx, rt_ir_expr_t **in,
                                                       int32_t nin, rt_ir_expr_t **out);
