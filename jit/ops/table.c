@@ -69,6 +69,9 @@
  * the static op, so the vm specializes the call on them at run time and
  * DynamicToStatic rewrites those with constant values before the JIT. */
 #define FAMILY_dyn NONE
+/* Ops whose output dims the data decide (argwhere): no lowering; the
+ * reference kernel sizes the output (ir/ops.def, data-dependent block). */
+#define FAMILY_datadep NONE
 /* dyn.reshape as a kernel: reshape's copy, its dims from newshape's values
  * (checked against the output the caller sized). The vm does not use it:
  * it runs dyn.reshape as a view (ReshapeDyn); the graph executor refuses

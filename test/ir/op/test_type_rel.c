@@ -339,6 +339,10 @@ static const op_case_t k_transform[] = {
     {"dyn.cumsum", "int8[2,3] | int32[1]", "dtype=\"int32\"", T("2, 3", "int32")},
     {"dyn.cumsum", "bool[2] | int64[]", "", "error:a running sum of bool needs an integer dtype"},
     {"dyn.cumsum", "float32[2] | int64[2]", "", "error:axis must be one int value"},
+    /* data-dependent output shapes (ir/op/datadep.c, h5): the count is `?` */
+    {"argwhere", "float32[2,3]", "", T("?, 2", "int32")},
+    {"argwhere", "bool[5]", "", T("?, 1", "int32")},
+    {"argwhere", "int64[]", "", T("?, 0", "int32")},
 };
 
 static const op_case_t k_image[] = {
