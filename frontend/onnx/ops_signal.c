@@ -11,7 +11,8 @@
  * constant index, multiplies by the window and applies the same product.
  * O(n^2) work per transform: lengths whose matrix would pass 2^24
  * elements are refused, as are values these need at import (dft_length,
- * frame_step, frame_length) given as graph inputs. */
+ * frame_step, frame_length) given as graph inputs. MelWeightMatrix is
+ * refused (not yet). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -188,8 +189,16 @@ static rt_status_t cv_stft(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt
   return dft_last(cx, x, 4, s, t->tensor.dtype, fl, m, false, &out[0]);
 }
 
+/* Not yet converted: refused naming the op and why. */
+static rt_status_t cv_mel_weight_matrix(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
+                                        rt_ir_expr_t **out, int32_t nout) {
+  return rt_onnx_unsupported(cx, "MelWeightMatrix (its output shape comes from its input values; "
+                                 "not yet converted)");
+}
+
 const rt_onnx_op_entry_t rt_onnx_signal_ops[] = {
     {"DFT", cv_dft},
+    {"MelWeightMatrix", cv_mel_weight_matrix},
     {"STFT", cv_stft},
 };
 const int32_t rt_onnx_signal_ops_count = (int32_t)RT_COUNTOF(rt_onnx_signal_ops);
