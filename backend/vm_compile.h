@@ -115,6 +115,16 @@ RT_MUST_USE_RESULT rt_status_t rt_vm_resolve_kernel(void *user, int32_t kernel, 
                                                     const rt_kernel_arg *args,
                                                     rt_kernel_fn *out_fn);
 
+/* Kernels whose output shapes the input's values decide (vm_datadep.c):
+ * the op kernel k runs (RT_OP_ARGWHERE), or -1; its output shapes read
+ * from the input's values; its host entry point. */
+int32_t rt_vm_datadep_op(const rt_vm_build_t *build, int32_t k);
+RT_MUST_USE_RESULT rt_status_t rt_vm_datadep_shapes(int32_t op, int32_t num_inputs,
+                                                    const rt_kernel_arg *inputs,
+                                                    int32_t num_outputs,
+                                                    rt_vm_shape_t *out_shapes);
+rt_kernel_fn rt_vm_datadep_kernel(int32_t op);
+
 /* The output shapes of per-shape kernel `kernel` for these inputs (the
  * same specialization rt_vm_resolve_kernel uses); for kernels that read
  * values, whose shapes the type relations alone cannot give. */

@@ -24,7 +24,8 @@
  *    make the dyn ops it feeds static.
  * Not folded: calls whose result would pass 64 MiB, whose type is not a
  * static tensor or tuple of static tensors (but for arange, whose length
- * its constant operands give), or whose evaluation fails (the
+ * its constant operands give, and argwhere of a static-shaped value,
+ * whose size is bounded by the value's), or whose evaluation fails (the
  * error is then the runtime's to report: e.g. an integer division by a zero
  * constant is left in place); calls of functions, globals and closures; and
  * anything inside a `Primitive` function's body (TVM skips those). The
@@ -255,10 +256,28 @@ static rt_status_t remember(fc_ctx *cx, const rt_tensor_t *t, rt_fold_key_t key)
 /* Folds op call e (all arguments constant) into *out, or leaves *out = e
  * when it should not or cannot be folded. Only allocation failures (while
  * evaluating or building the result) are errors. */
+/* argwhere (ir/ops.def, data-dependent block) of a static-shaped value:
+ * its `?` count is at most the value's size, so its result is bounded
+ * (count * rank int32s) and it folds on a constant like any call. */
+static bool datadep_bounded(const rt_ir_expr_t *orig) {
+  const rt_ir_expr_t *callee = orig->call.callee;
+  if (callee->kind != RT_IR_OP || callee->op.op->id != RT_OP_ARGWHERE || orig->call.nargs != 1) return false;
+  uint64_t in_bytes = 0;
+  const rt_ir_type_t *t = orig->call.args[0]->checked_type;
+  if (!static_bytes(t, &in_bytes, 0)) return false;
+  t = rt_ir_type_resolve((rt_ir_type_t *)t);
+  if (t->kind != RT_IR_TYPE_TENSOR) return false;
+  uint64_t n = 1;
+  for (int32_t i = 0; i < t->tensor.rank; ++i) n *= (uint64_t)t->tensor.shape[i];
+  return n * 4 * (uint64_t)(t->tensor.rank > 0 ? t->tensor.rank : 1) <= FOLD_MAX_BYTES;
+}
+
 static rt_status_t fold_call(fc_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t *e,
                              rt_ir_expr_t **out) {
   uint64_t bytes = 0;
-  if (!static_bytes(orig->checked_type, &bytes, 0) && !arange_fits(e)) return RT_OK;
+  if (!static_bytes(orig->checked_type, &bytes, 0) && !arange_fits(e) && !datadep_bounded(orig)) {
+    return RT_OK;
+  }
   const int32_t nargs = e->call.nargs;
   if (nargs > MAX_FIELDS) return RT_OK;
   /* A large single-tensor result goes through the disk cache. */

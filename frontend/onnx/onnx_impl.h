@@ -91,6 +91,17 @@ extern const int32_t rt_onnx_extra_ops_count;
 /* Text ops (issue 19, strings): ops_string.c. */
 extern const rt_onnx_op_entry_t rt_onnx_string_ops[];
 extern const int32_t rt_onnx_string_ops_count;
+/* The random ops (ops_random.c), the signal ops (ops_signal.c). */
+extern const rt_onnx_op_entry_t rt_onnx_random_ops[];
+extern const int32_t rt_onnx_random_ops_count;
+extern const rt_onnx_op_entry_t rt_onnx_signal_ops[];
+extern const int32_t rt_onnx_signal_ops_count;
+/* Ops with data-dependent output shapes (ops_datadep.c). */
+extern const rt_onnx_op_entry_t rt_onnx_datadep_ops[];
+extern const int32_t rt_onnx_datadep_ops_count;
+/* Einsum for any equation (ops_einsum.c); ops_nn.c keeps the matmul forms. */
+RT_MUST_USE_RESULT rt_status_t rt_onnx_einsum_general(rt_onnx_ctx_t *cx, rt_ir_expr_t **in,
+                                                      int32_t nin, rt_ir_expr_t **out);
 
 /* Helpers the converter files share (ops.c): a value's rank and dtype
  * (from its checked type; 0 and float32 when it has none), `axis`

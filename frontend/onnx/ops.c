@@ -552,5 +552,16 @@ rt_onnx_convert_fn rt_onnx_find_converter(const char *op_type) {
       if (strcmp(tables[t].ops[i].op_type, op_type) == 0) return tables[t].ops[i].convert;
     }
   }
+  /* h5: random ops (ops_random.c), signal ops (ops_signal.c), data-dependent
+   * shapes (ops_datadep.c) */
+  for (int32_t i = 0; i < rt_onnx_random_ops_count; ++i) {
+    if (strcmp(rt_onnx_random_ops[i].op_type, op_type) == 0) return rt_onnx_random_ops[i].convert;
+  }
+  for (int32_t i = 0; i < rt_onnx_signal_ops_count; ++i) {
+    if (strcmp(rt_onnx_signal_ops[i].op_type, op_type) == 0) return rt_onnx_signal_ops[i].convert;
+  }
+  for (int32_t i = 0; i < rt_onnx_datadep_ops_count; ++i) {
+    if (strcmp(rt_onnx_datadep_ops[i].op_type, op_type) == 0) return rt_onnx_datadep_ops[i].convert;
+  }
   return NULL;
 }

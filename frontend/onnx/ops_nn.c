@@ -1,6 +1,6 @@
 /* ONNX converters, part two: the network ops — Conv, ConvTranspose, the
  * pools, Gemm and MatMul, Softmax/LogSoftmax, the normalizations, LRN,
- * Einsum's matmul forms.
+ * Einsum's matmul forms (the general Einsum is ops_einsum.c).
  *
  * Padding: ONNX `pads` lists all begins then all ends, which for 2-d is
  * Relay's (top, left, bottom, right) order as is; auto_pad SAME_UPPER /
@@ -455,8 +455,9 @@ static rt_status_t cv_matmul(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   return matmul(cx, in[0], in[1], &out[0]);
 }
 
-/* Einsum's two-operand matmul forms ("ij,jk->ik", "bij,bjk->bik",
- * "...ij,...jk->...ik") and their transposed-operand variants. */
+/* Einsum's two-operand matmul forms ("ij,jk->ik", "bij,bjk->bik") and
+ * their transposed-operand variants; every other equation is the general
+ * decomposition (ops_einsum.c). */
 static rt_status_t cv_einsum(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                              rt_ir_expr_t **out, int32_t nout) {
   const char *eq = rt_onnx_attr_string(cx, "equation", "");
@@ -466,26 +467,34 @@ static rt_status_t cv_einsum(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
     if (*p == ' ') continue;
     if (*p == ',') { part = 1; continue; }
     if (*p == '-' && p[1] == '>') { part = 2; ++p; continue; }
-    if (*p == '.') return rt_onnx_unsupported(cx, "Einsum with ellipsis");
+    if (*p == '.') return rt_onnx_einsum_general(cx, in, nin, out);
     char *dst = part == 0 ? a : part == 1 ? b : c;
     int32_t *cnt = part == 0 ? &na : part == 1 ? &nb : &nc;
-    if (*cnt >= 15) return rt_onnx_unsupported(cx, "this Einsum equation");
+    if (*cnt >= 15) return rt_onnx_einsum_general(cx, in, nin, out);
     dst[(*cnt)++] = *p;
   }
   if (nin != 2 || part != 2 || na < 2 || na != nb || na != nc) {
-    return rt_onnx_unsupported(cx, "Einsum other than a two-operand (batched) matmul");
+    return rt_onnx_einsum_general(cx, in, nin, out);
   }
   /* Batch letters must agree in order and position; the last two of each
    * operand are one of the four matmul layouts. */
   for (int32_t i = 0; i + 2 < na; ++i) {
-    if (a[i] != b[i] || a[i] != c[i]) return rt_onnx_unsupported(cx, "this Einsum equation");
+    if (a[i] != b[i] || a[i] != c[i]) return rt_onnx_einsum_general(cx, in, nin, out);
   }
   char m = c[na - 2], n = c[na - 1];
   char a0 = a[na - 2], a1 = a[na - 1], b0 = b[na - 2], b1 = b[na - 1];
   bool ta, tb;
   char k;
-  if (a0 == m) { ta = false; k = a1; } else if (a1 == m) { ta = true; k = a0; } else return rt_onnx_unsupported(cx, "this Einsum equation");
-  if (b1 == n && b0 == k) tb = false; else if (b0 == n && b1 == k) tb = true; else return rt_onnx_unsupported(cx, "this Einsum equation");
+  if (a0 == m) { ta = false; k = a1; } else if (a1 == m) { ta = true; k = a0; } else return rt_onnx_einsum_general(cx, in, nin, out);
+  if (b1 == n && b0 == k) tb = false; else if (b0 == n && b1 == k) tb = true; else return rt_onnx_einsum_general(cx, in, nin, out);
+  /* A letter repeated within a term (a diagonal) or a summed letter in
+   * the output is not a matmul. */
+  for (int32_t i = 0; i < na; ++i) {
+    if (c[i] == k) return rt_onnx_einsum_general(cx, in, nin, out);
+    for (int32_t j = 0; j < i; ++j) {
+      if (a[i] == a[j] || b[i] == b[j] || c[i] == c[j]) return rt_onnx_einsum_general(cx, in, nin, out);
+    }
+  }
   rt_ir_expr_t *x = in[0], *y = in[1];
   int64_t perm[MAXR];
   for (int32_t i = 0; i < na; ++i) perm[i] = i;

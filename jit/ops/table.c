@@ -76,6 +76,9 @@
 #define FAMILY_dyn NONE
 /* String tensors run on the debug executor only (include/rt/tensor.h). */
 #define FAMILY_string NONE
+/* Ops whose output dims the data decide (argwhere): no lowering; the
+ * reference kernel sizes the output (ir/ops.def, data-dependent block). */
+#define FAMILY_datadep NONE
 /* dyn.reshape as a kernel: reshape's copy, its dims from newshape's values
  * (checked against the output the caller sized). The vm does not use it:
  * it runs dyn.reshape as a view (ReshapeDyn); the graph executor refuses

@@ -637,6 +637,7 @@ static void fused_cases(void) {
 
 static void dynamic_cases(void);
 static void dyn_cases(void);
+static void datadep_cases(void);
 static void jit_cases(void);
 static void winograd_cases(void);
 static void scatter_cases(void); /* h3, issue 19 */
@@ -657,6 +658,7 @@ static void build_cases(void) {
   dynamic_cases();
   dyn_cases();
   scatter_cases();
+  datadep_cases();
   g_runs = CAT_JIT;
   jit_cases();
 }
@@ -751,6 +753,19 @@ static void dyn_cases(void) {
   ADD("dyn.nn.dropout", TOL_E, "%x: Tensor[(3, 4), float32]", "dyn.nn.dropout(%%x, 0.25f, less(1, 0))");
 }
 #undef V
+
+/* ---- data-dependent output shapes (ir/ops.def; h5) -------------------------- */
+
+/* argwhere's output dims come from its input's values: the graph executor
+ * refuses it on a run-time input and the JIT does not lower it, so its
+ * case reads a constant (shape_of of a static zeros: [2, 0, 3]), which
+ * FoldConstant computes with the reference kernel on every executor. On
+ * run-time values it is tested by the ONNX cases (NonZero, Compress) on
+ * debug and the vm (backend/vm_datadep.c). */
+static void datadep_cases(void) {
+  ADD("argwhere", TOL_E, "%x: Tensor[(2, 1), int32]",
+      "add(%%x, argwhere(shape_of(zeros(shape=[2, 0, 3]), dtype=\"int64\")))");
+}
 
 /* ---- the cases test/jit/test_jit_ops.c kept as its own lists ------------------ */
 

@@ -369,6 +369,10 @@ static const op_case_t k_transform[] = {
     {"dyn.nn.dropout", "float32[2] | float32[2] | bool[]", "", "error:ratio must be one float value"},
     {"dyn.nn.dropout", "float32[2] | float32[] | float32[]", "", "error:training_mode must be one bool value"},
     {"dyn.nn.dropout", "int32[2] | float32[] | bool[]", "", "error:the input must be a float tensor"},
+    /* data-dependent output shapes (ir/op/datadep.c, h5): the count is `?` */
+    {"argwhere", "float32[2,3]", "", T("?, 2", "int32")},
+    {"argwhere", "bool[5]", "", T("?, 1", "int32")},
+    {"argwhere", "int64[]", "", T("?, 0", "int32")},
 };
 
 static const op_case_t k_image[] = {
