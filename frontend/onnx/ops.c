@@ -546,22 +546,14 @@ rt_onnx_convert_fn rt_onnx_find_converter(const char *op_type) {
       {rt_onnx_quant_ops, &rt_onnx_quant_ops_count},
       {rt_onnx_extra_ops, &rt_onnx_extra_ops_count},
       {rt_onnx_string_ops, &rt_onnx_string_ops_count},
+      {rt_onnx_random_ops, &rt_onnx_random_ops_count},
+      {rt_onnx_signal_ops, &rt_onnx_signal_ops_count},
+      {rt_onnx_datadep_ops, &rt_onnx_datadep_ops_count},
   };
   for (size_t t = 0; t < RT_COUNTOF(tables); ++t) {
     for (int32_t i = 0; i < *tables[t].count; ++i) {
       if (strcmp(tables[t].ops[i].op_type, op_type) == 0) return tables[t].ops[i].convert;
     }
-  }
-  /* h5: random ops (ops_random.c), signal ops (ops_signal.c), data-dependent
-   * shapes (ops_datadep.c) */
-  for (int32_t i = 0; i < rt_onnx_random_ops_count; ++i) {
-    if (strcmp(rt_onnx_random_ops[i].op_type, op_type) == 0) return rt_onnx_random_ops[i].convert;
-  }
-  for (int32_t i = 0; i < rt_onnx_signal_ops_count; ++i) {
-    if (strcmp(rt_onnx_signal_ops[i].op_type, op_type) == 0) return rt_onnx_signal_ops[i].convert;
-  }
-  for (int32_t i = 0; i < rt_onnx_datadep_ops_count; ++i) {
-    if (strcmp(rt_onnx_datadep_ops[i].op_type, op_type) == 0) return rt_onnx_datadep_ops[i].convert;
   }
   return NULL;
 }
