@@ -117,6 +117,11 @@ static rt_status_t flatten_value(const rt_interp_value_t *v, rt_tensor_t **out, 
     case RT_INTERP_CLOSURE:
       return RT_STATUS(INVALID_ARGUMENT, "the result holds a function (a closure), which cannot "
                                          "be returned through the executor API");
+    case RT_INTERP_LIST:
+    case RT_INTERP_OPTION:
+      return RT_STATUS(UNIMPLEMENTED, "the result holds a %s inside a tuple, which cannot be "
+                                      "returned through the executor API",
+                       v->kind == RT_INTERP_LIST ? "list" : "option");
   }
   return RT_STATUS(INTERNAL, "bad value kind");
 }

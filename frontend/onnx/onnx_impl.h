@@ -70,6 +70,9 @@ extern const rt_onnx_op_entry_t rt_onnx_transform_ops[];
 extern const int32_t rt_onnx_transform_ops_count;
 extern const rt_onnx_op_entry_t rt_onnx_nn_ops[];
 extern const int32_t rt_onnx_nn_ops_count;
+/* Sequences and optionals (ops_seq.c). */
+extern const rt_onnx_op_entry_t rt_onnx_seq_ops[];
+extern const int32_t rt_onnx_seq_ops_count;
 
 /* Helpers the converter files share (ops.c): a value's rank and dtype
  * (from its checked type; 0 and float32 when it has none), `axis`

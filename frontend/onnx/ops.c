@@ -533,5 +533,8 @@ rt_onnx_convert_fn rt_onnx_find_converter(const char *op_type) {
   for (int32_t i = 0; i < rt_onnx_nn_ops_count; ++i) {
     if (strcmp(rt_onnx_nn_ops[i].op_type, op_type) == 0) return rt_onnx_nn_ops[i].convert;
   }
+  for (int32_t i = 0; i < rt_onnx_seq_ops_count; ++i) { /* sequences and optionals */
+    if (strcmp(rt_onnx_seq_ops[i].op_type, op_type) == 0) return rt_onnx_seq_ops[i].convert;
+  }
   return NULL;
 }
