@@ -70,9 +70,9 @@ static rt_status_t cv_sequence_empty(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
   if (rank < 0 && name) rank = inserted_rank(cx, name);
   if (rank < 0) {
     return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
-                              "SequenceEmpty: the rank of the elements is not known (the model "
-                              "declares no type for '%s' and no SequenceInsert of this graph "
-                              "puts a tensor of known rank into it)",
+                              "SequenceEmpty whose elements' rank is not known is not "
+                              "supported (the model declares no type for '%s' and no "
+                              "SequenceInsert of this graph puts a tensor of known rank into it)",
                               name ? name : "");
   }
   char dtname[RT_DTYPE_NAME_MAX];

@@ -7,7 +7,10 @@
  * `?`); a dtype or rank that differs is an error, as in ONNX, whose
  * sequences hold tensors of one element type. An empty list or option made
  * from nothing (list.empty, option.none) states its element's dtype and
- * rank as attributes, its dims `?`. Positions are 0-d or 1-element int32
+ * rank as attributes, its dims `?`; a list whose element type is open
+ * (`_`: an ONNX sequence input declared without shapes) stays open, and
+ * list.insert's result holds tensors of the inserted value's dtype and rank,
+ * `?` dims. Positions are 0-d or 1-element int32
  * or int64 tensors (their values are checked when the op runs: interp/list.c).
  * Results of list.concat and list.split have `?` along the axis: the
  * number of elements is known only at run time. */
@@ -122,6 +125,15 @@ rt_status_t rt_ir_rel_list_insert(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out
   rt_ir_type_t *elem = NULL;
   RT_RETURN_IF_ERROR(adt_arg(ctx, 0, RT_IR_TYPE_LIST, &elem));
   RT_RETURN_IF_ERROR(position_arg(ctx, 2));
+  const rt_ir_type_t *v = arg(ctx, 1);
+  if ((!elem || elem->kind == RT_IR_TYPE_INCOMPLETE) && v && v->kind == RT_IR_TYPE_TENSOR) {
+    /* A list whose element type is open (an ONNX sequence input declared
+     * without shapes) is not narrowed to this value's shape: the result
+     * holds tensors of its dtype and rank. */
+    rt_ir_type_t *any = NULL;
+    RT_RETURN_IF_ERROR(any_dims(ctx, v->tensor.dtype, v->tensor.rank, &any));
+    return rt_ir_adt_type(ctx->module, RT_IR_TYPE_LIST, any, out_type);
+  }
   rt_ir_type_t *j = NULL;
   RT_RETURN_IF_ERROR(rt_ir_type_join(ctx->module, elem, arg(ctx, 1), &j));
   if (!j) {

@@ -12,6 +12,8 @@
 #     refuses) to pass on debug and vm;
 #   - every case of onnx_cases_dyn.txt (shapes, axes and counts passed as
 #     plain graph inputs: dyn ops) to pass on debug and vm with plain inputs;
+#   - every case of onnx_cases_debug.txt (sequences and optionals) to pass
+#     on debug;
 #   - the hand-built cases to pass (If with a run-time condition, Loop
 #     as a recursive function and Reshape to a computed shape on debug and
 #     vm, and the graph executor to refuse them clearly, or, for the
@@ -51,6 +53,8 @@ if [ "$node_cases" = 1 ]; then
     --allow-const-input --quiet --jobs 2 || rc=1
   "${conf[@]}" "$data" --executors debug,vm --cases "$here/onnx_cases_dyn.txt" --require-pass --quiet \
     --jobs 2 || rc=1
+  "${conf[@]}" "$data" --suite all --executors debug --cases "$here/onnx_cases_debug.txt" \
+    --require-pass --quiet --jobs 2 || rc=1
 fi
 dyn='^extra/(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$'
 "${conf[@]}" "$extra" --suite extra --executors debug,graph,vm --filter '^extra/(?!(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$)' \
