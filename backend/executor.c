@@ -202,9 +202,11 @@ static rt_status_t value_kind(const rt_executor_t *ex, const rt_ir_type_t *t, co
       return RT_OK;
     }
   }
-  return RT_STATUS(INVALID_ARGUMENT, "%s %s%s of @main is not a tensor, a List of tensors or an "
-                   "Option of a tensor or of a List (a function?)", what,
-                   strcmp(what, "parameter") == 0 ? "%" : "", name);
+  const bool param = strcmp(what, "parameter") == 0;
+  return RT_STATUS(INVALID_ARGUMENT, "%s %s%s of @main is not a tensor (a function?); executors "
+                   "%s (the debug executor also Lists of tensors and Options of a tensor or of "
+                   "such a List)", what, param ? "%" : "", name,
+                   param ? "take tensor inputs" : "return tensors");
 }
 
 static rt_status_t describe_io(rt_executor_t *ex) {

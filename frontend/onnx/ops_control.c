@@ -31,9 +31,13 @@
  * loop without M, more iterations than are unrolled) becomes a recursive
  * global function @onnx_loopN over (iteration, condition, carried values,
  * M, the body's outer values), which the interpreter and the VM run and
- * the graph executor refuses. Such a loop cannot have scan outputs yet
- * (their length would be dynamic): that is a clear UNIMPLEMENTED, naming
- * the graph input to bind with --const-input when there is one. */
+ * the graph executor refuses. Its scan outputs (their length is known only
+ * at run time) are carried as lists (List[T], ir/op/list.c) appended to by
+ * each iteration and stacked after the loop, which the debug executor
+ * alone runs; where that cannot be built (a carried value whose shape the
+ * body changes) the loop is refused (UNIMPLEMENTED) naming the graph input
+ * to bind with --const-input when there is one. A loop carrying a sequence
+ * or optional is refused (not yet). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,11 +329,19 @@ static rt_status_t param(rt_onnx_ctx_t *cx, const char *name, rt_ir_type_t *t, r
  *     else { (%v..) }
  *   }
  * called with (0, cond, v_initial.., M, outer values..). The interpreter and
- * the VM run it; the graph executor refuses the recursion. */
+ * the VM run it; the graph executor refuses the recursion.
+ * Scan outputs (their count known only at run time) are carried too, as
+ * lists (List[T], ir/op/list.c) that each iteration appends its value to,
+ * starting empty; the Loop's scan output k is list.concat(%s_k, axis=0,
+ * new_axis=True). Their element dtype and rank come from the body's
+ * declared outputs. The debug executor alone runs lists: with scan
+ * outputs the loop runs there (a loop that runs no iteration has no
+ * element to size an empty scan output by, and is an error). */
 static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t **in,
                              rt_ir_expr_t **out) {
-  const int32_t nv = lp->nv;
+  const int32_t nv = lp->nv + lp->nscan, nc = lp->nv, ns = lp->nscan;
   if (nv == 0) return rt_onnx_unsupported(cx, "a Loop without loop-carried values or scan outputs");
+  if (nv > MAXV) return rt_onnx_unsupported(cx, "a Loop with more than 64 carried values and scan outputs");
   names_t fn_names = {0};
   rt_status_t st = free_names(lp->body, &fn_names);
   /* Outer constants stay constants in the body (they may feed shapes);
@@ -368,12 +380,21 @@ static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t *
   int32_t np = 0;
   RT_RETURN_IF_ERROR(param(cx, "iter", i64, &params[np++]));
   RT_RETURN_IF_ERROR(param(cx, "cond", b1, &params[np++]));
-  for (int32_t k = 0; k < nv; ++k) {
-    const rt_ir_type_t *t = NULL;
+  rt_ir_expr_t *init[MAXV];
+  for (int32_t k = 0; k < nc; ++k) {
+    const rt_ir_type_t *t = in[2 + k]->checked_type ? rt_ir_type_resolve(in[2 + k]->checked_type)
+                                                    : NULL;
+    if (t && (t->kind == RT_IR_TYPE_LIST || t->kind == RT_IR_TYPE_OPTION)) {
+      return rt_onnx_unsupported(cx, "a Loop carrying a sequence or optional value (not yet)");
+    }
     RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[2 + k], 2 + k, &t));
     vt[k] = (rt_ir_type_t *)t;
+    init[k] = in[2 + k];
     RT_RETURN_IF_ERROR(param(cx, "v", vt[k], &params[np++]));
   }
+  /* The scan lists' parameters are made once the body has given their
+   * element types (the body does not read them). */
+  for (int32_t k = 0; k < ns; ++k) params[np++] = NULL;
   rt_ir_expr_t *m_param = NULL, *m_arg = NULL;
   if (in[0]) {
     RT_RETURN_IF_ERROR(scalar_cond_like(cx, in[0], &m_arg));
@@ -387,13 +408,28 @@ static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t *
   }
   /* The body, reading its inputs and outer values through the params. */
   rt_ir_expr_t *bin[MAXV + 2], *bout[MAXV + 1];
-  for (int32_t k = 0; k < nv + 2; ++k) bin[k] = params[k];
-  RT_RETURN_IF_ERROR(rt_onnx_subgraph_bind(cx, lp->body, nv + 2, bin, nbind, bind_names, bind_exprs,
+  for (int32_t k = 0; k < nc + 2; ++k) bin[k] = params[k];
+  RT_RETURN_IF_ERROR(rt_onnx_subgraph_bind(cx, lp->body, nc + 2, bin, nbind, bind_names, bind_exprs,
                                            nv + 1, bout));
   rt_ir_expr_t *cond_out = NULL;
   RT_RETURN_IF_ERROR(scalar_cond(cx, bout[0], &cond_out));
+  for (int32_t k = 0; k < ns; ++k) { /* append this iteration's scan values */
+    const rt_ir_type_t *st_t = rt_onnx_type(bout[1 + nc + k]);
+    if (!st_t) return rt_onnx_unsupported(cx, "a scan output that is not a tensor");
+    char dtname[RT_DTYPE_NAME_MAX];
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "list.empty", 0, NULL, &init[nc + k], "dtype",
+                                    rt_onnx_str_text(cx, rt_dtype_name(st_t->tensor.dtype, dtname)),
+                                    "rank", rt_onnx_int_text(cx, st_t->tensor.rank), NULL));
+    vt[nc + k] = init[nc + k]->checked_type;
+    RT_RETURN_IF_ERROR(param(cx, "s", vt[nc + k], &params[2 + nc + k]));
+    rt_ir_expr_t *acc = params[2 + nc + k], *len = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_call1(cx, "list.length", acc, &len));
+    rt_ir_expr_t *a3[3] = {acc, bout[1 + nc + k], len};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "list.insert", 3, a3, &bout[1 + nc + k], NULL));
+  }
   for (int32_t k = 0; k < nv; ++k) {
-    const rt_ir_type_t *t = rt_onnx_type(bout[1 + k]);
+    const rt_ir_type_t *t = bout[1 + k]->checked_type ? rt_ir_type_resolve(bout[1 + k]->checked_type)
+                                                       : NULL;
     if (!t || !rt_ir_type_equal(t, vt[k])) {
       return rt_onnx_unsupported(cx, "a loop-carried value whose type changes in the body (in a "
                                      "Loop that is not unrolled)");
@@ -446,7 +482,7 @@ static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t *
     RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_BOOL, 1.0, &cond0));
   }
   args[na++] = cond0;
-  for (int32_t k = 0; k < nv; ++k) args[na++] = in[2 + k];
+  for (int32_t k = 0; k < nv; ++k) args[na++] = init[k];
   if (m_arg) args[na++] = m_arg;
   for (int32_t j = 0; j < nfree; ++j) args[na++] = outer[j];
   RT_RETURN_IF_ERROR(rt_ir_global_var(cx->m, cx->span, name, &gv));
@@ -455,9 +491,13 @@ static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t *
   call->checked_type = ret;
   if (nv == 1) {
     out[0] = call;
-    return RT_OK;
+  } else {
+    for (int32_t k = 0; k < nv; ++k) RT_RETURN_IF_ERROR(rt_onnx_get_item(cx, call, k, &out[k]));
   }
-  for (int32_t k = 0; k < nv; ++k) RT_RETURN_IF_ERROR(rt_onnx_get_item(cx, call, k, &out[k]));
+  for (int32_t k = nc; k < nv; ++k) {
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "list.concat", 1, &out[k], &out[k], "axis", "0",
+                                    "new_axis", "True", NULL));
+  }
   return RT_OK;
 }
 
@@ -503,19 +543,30 @@ rt_status_t rt_onnx_cv_loop(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, r
       }
       RT_RETURN_IF_ERROR(unrolled(cx, &lp, trips, cond, go, in, out, &dynamic));
       if (!dynamic) return RT_OK;
-      if (lp.nscan) {
-        return rt_onnx_unsupported(cx, "scan outputs of a Loop whose condition is computed at run "
-                                       "time (only loops whose condition is known at load time "
-                                       "are unrolled)");
-      }
     }
-  } else if (lp.nscan) {
-    /* Name what must be bound (a graph input: --const-input). */
+  }
+  /* A trip count or condition known only at run time: the recursive
+   * function, its scan outputs gathered in lists (debug executor). When
+   * that cannot be built (a carried value whose shape the body changes),
+   * a loop with scan outputs is refused naming what, bound as a constant,
+   * would unroll it (a graph input: --const-input). */
+  if (lp.nscan) {
     int64_t v = 0;
     int32_t n = 0;
     double c = 0;
-    if (!m_known) RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[0], "the trip count M of a Loop with scan outputs", 1, &v, &n));
-    RT_RETURN_IF_ERROR(rt_onnx_const_float(cx, in[1], "the condition of a Loop with scan outputs", &c));
+    rt_status_t hint = RT_OK;
+    if (!m_known) {
+      hint = rt_onnx_const_ints(cx, in[0], "the trip count M of a Loop with scan outputs", 1, &v,
+                                &n);
+    }
+    if (!hint) hint = rt_onnx_const_float(cx, in[1], "the condition of a Loop with scan outputs", &c);
+    rt_status_t st = recursive(cx, &lp, in, out);
+    if (!st || !hint) {
+      rt_status_free(hint);
+      return st;
+    }
+    rt_status_free(st);
+    return hint;
   }
   return recursive(cx, &lp, in, out);
 }
