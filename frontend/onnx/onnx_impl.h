@@ -208,6 +208,11 @@ rt_status_t rt_onnx_cv_if(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                           rt_ir_expr_t **out, int32_t nout);
 rt_status_t rt_onnx_cv_loop(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                             rt_ir_expr_t **out, int32_t nout);
+/* A loop of `m` iterations (a 0-d int) over `body` (inputs: iteration,
+ * condition; outputs: the condition, then nout values), each output
+ * gathered in a list (ops_control.c; SequenceMap, ops_seq.c). */
+rt_status_t rt_onnx_loop_lists(rt_onnx_ctx_t *cx, const Onnx__GraphProto *body, rt_ir_expr_t *m,
+                               int32_t nout, rt_ir_expr_t **out);
 rt_status_t rt_onnx_cv_rnn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                            rt_ir_expr_t **out, int32_t nout);
 rt_status_t rt_onnx_cv_lstm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,

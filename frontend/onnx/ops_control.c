@@ -17,6 +17,8 @@
  * (or folds to one) selects its branch at import time, so no `if` is left
  * and every executor runs the model. The interpreter and the VM run an
  * `if`; the graph executor refuses it with its own error naming the vm.
+ * Branches may return sequences or optionals (List, Option) whose types
+ * join; the debug executor alone runs those.
  *
  * Loop. A loop whose trip count M is known at import time (a constant, or
  * a graph input bound with --const-input) and whose condition stays known
@@ -36,8 +38,8 @@
  * each iteration and stacked after the loop, which the debug executor
  * alone runs; where that cannot be built (a carried value whose shape the
  * body changes) the loop is refused (UNIMPLEMENTED) naming the graph input
- * to bind with --const-input when there is one. A loop carrying a sequence
- * or optional is refused (not yet). */
+ * to bind with --const-input when there is one. Carried values and outer
+ * values may be sequences or optionals (whose type the body must keep). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +139,20 @@ rt_status_t rt_onnx_cv_if(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_
   int32_t rank_differs = -1;
   for (int32_t k = 0; k < nout; ++k) {
     const rt_ir_type_t *a = rt_onnx_type(touts[k]), *b = rt_onnx_type(eouts[k]);
-    if (!a || !b) return rt_onnx_unsupported(cx, "an If output that is not a tensor");
+    if (!a || !b) {
+      /* Sequences and optionals (List, Option): their types must join. */
+      rt_ir_type_t *ta = touts[k]->checked_type ? rt_ir_type_resolve(touts[k]->checked_type) : NULL;
+      rt_ir_type_t *tb = eouts[k]->checked_type ? rt_ir_type_resolve(eouts[k]->checked_type) : NULL;
+      rt_ir_type_t *j = NULL;
+      if (ta && tb && (ta->kind == RT_IR_TYPE_LIST || ta->kind == RT_IR_TYPE_OPTION)) {
+        RT_RETURN_IF_ERROR(rt_ir_type_join(cx->m, ta, tb, &j));
+      }
+      if (!j) {
+        return rt_onnx_unsupported(cx, "an If output that is not a tensor (or a sequence or "
+                                       "optional of one element dtype and rank on both branches)");
+      }
+      continue;
+    }
     if (!rt_dtype_equal(a->tensor.dtype, b->tensor.dtype)) return branches_differ(cx, k, a, b);
     if (a->tensor.rank != b->tensor.rank && rank_differs < 0) rank_differs = k;
   }
@@ -200,6 +215,7 @@ static rt_status_t stack(rt_onnx_ctx_t *cx, int32_t n, rt_ir_expr_t **vals, rt_i
 typedef struct loop_t {
   const Onnx__GraphProto *body;
   int32_t nv, nscan;
+  bool scan_lists; /* the scan outputs stay lists (SequenceMap), not stacked */
 } loop_t;
 
 /* Unrolls the loop (see the file comment). *out_dynamic: the body's
@@ -362,8 +378,10 @@ static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t *
       continue;
     }
     rt_ir_type_t *t = e->checked_type ? rt_ir_type_resolve(e->checked_type) : NULL;
-    if (!t || t->kind != RT_IR_TYPE_TENSOR) {
-      st = rt_onnx_unsupported(cx, "a Loop body reading an outer value that is not a tensor");
+    if (!t || (t->kind != RT_IR_TYPE_TENSOR && t->kind != RT_IR_TYPE_LIST &&
+               t->kind != RT_IR_TYPE_OPTION)) {
+      st = rt_onnx_unsupported(cx, "a Loop body reading an outer value that is not a tensor, a "
+                                   "sequence or an optional");
       break;
     }
     outer[nfree] = e;
@@ -384,10 +402,11 @@ static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t *
   for (int32_t k = 0; k < nc; ++k) {
     const rt_ir_type_t *t = in[2 + k]->checked_type ? rt_ir_type_resolve(in[2 + k]->checked_type)
                                                     : NULL;
-    if (t && (t->kind == RT_IR_TYPE_LIST || t->kind == RT_IR_TYPE_OPTION)) {
-      return rt_onnx_unsupported(cx, "a Loop carrying a sequence or optional value (not yet)");
+    /* A carried sequence or optional keeps its type through the body (a
+     * SequenceInsert into a list of `?` dims does). */
+    if (!t || (t->kind != RT_IR_TYPE_LIST && t->kind != RT_IR_TYPE_OPTION)) {
+      RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[2 + k], 2 + k, &t));
     }
-    RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[2 + k], 2 + k, &t));
     vt[k] = (rt_ir_type_t *)t;
     init[k] = in[2 + k];
     RT_RETURN_IF_ERROR(param(cx, "v", vt[k], &params[np++]));
@@ -494,7 +513,7 @@ static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t *
   } else {
     for (int32_t k = 0; k < nv; ++k) RT_RETURN_IF_ERROR(rt_onnx_get_item(cx, call, k, &out[k]));
   }
-  for (int32_t k = nc; k < nv; ++k) {
+  for (int32_t k = nc; k < nv && !lp->scan_lists; ++k) {
     RT_RETURN_IF_ERROR(rt_onnx_call(cx, "list.concat", 1, &out[k], &out[k], "axis", "0",
                                     "new_axis", "True", NULL));
   }
@@ -506,7 +525,7 @@ rt_status_t rt_onnx_cv_loop(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, r
   const Onnx__GraphProto *body = graph_attr(cx, "body");
   if (!body) return rt_onnx_bad(cx, "attribute body is required");
   if (nin < 2) return rt_onnx_bad(cx, "expects the inputs M and cond (each may be empty)");
-  loop_t lp = {body, nin - 2, (int32_t)body->n_output - 1 - (nin - 2)};
+  loop_t lp = {body, nin - 2, (int32_t)body->n_output - 1 - (nin - 2), false};
   if (lp.nv > MAXV || lp.nscan < 0 || lp.nscan > MAXV || nout != lp.nv + lp.nscan) {
     return rt_onnx_bad(cx, "the body's outputs do not match the loop-carried values and outputs");
   }
@@ -568,5 +587,15 @@ rt_status_t rt_onnx_cv_loop(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, r
     rt_status_free(st);
     return hint;
   }
+  return recursive(cx, &lp, in, out);
+}
+
+rt_status_t rt_onnx_loop_lists(rt_onnx_ctx_t *cx, const Onnx__GraphProto *body, rt_ir_expr_t *m,
+                               int32_t nout, rt_ir_expr_t **out) {
+  if (nout < 1 || nout > MAXV || body->n_output != (size_t)nout + 1) {
+    return rt_onnx_bad(cx, "the body's outputs do not match the node's outputs");
+  }
+  loop_t lp = {body, 0, nout, true};
+  rt_ir_expr_t *in[2] = {m, NULL};
   return recursive(cx, &lp, in, out);
 }

@@ -81,7 +81,7 @@ for c in if_runtime_cond if_two_outputs loop_while_data_cond; do
   check_refusal "$extra/extra/$c/model.onnx" graph 'the graph executor does not run if'
 done
 check_refusal "$extra/extra/loop_scan_data_cond/model.onnx" vm \
-  'the vm executor does not run list and option values
+  'the vm executor does not run list and option values'
 # The graph executor takes the `?` dim (it specializes itself to the
 # inputs' shapes at run time), but random data needs a shape.
 check_refusal "$extra/extra/reshape_computed_shape/model.onnx" graph 'give its shape with --shape x=DIMS'
