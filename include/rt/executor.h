@@ -181,7 +181,7 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_get_output(rt_executor_t *exec
  * executors refuse such a model when they are created, naming it). At the
  * tensor calls above such a value takes one index: its rt_tensor_info_t
  * reads as a 0-d int64, rt_executor_set_input does not set it, and
- * rt_executor_get_output gives a 0-d int64 holding its item count (below).
+ * rt_executor_get_output gives a 0-d int64: its item count, -1 if absent.
  * Its items go through these calls; the lifetime rules are the tensor
  * calls' (set_items retains the tensors, items are borrowed until the
  * next run). */
