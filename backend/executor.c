@@ -51,7 +51,8 @@
 
 typedef struct {
   char name[64];
-  rt_ir_type_t *type;      /* the declared tensor type */
+  rt_ir_type_t *type;      /* the declared type */
+  rt_value_kind_t kind;    /* a tensor, or a List / Option (debug only) */
 } io_desc;
 
 struct rt_executor_t {
@@ -76,6 +77,12 @@ struct rt_executor_t {
   rt_tensor_info_t *input_infos;   /* the same, for the runner and input_info */
   int32_t num_outputs;
   rt_ir_type_t **output_types;
+  rt_value_kind_t *output_kinds;
+  /* Sequences and optionals (debug only): the List / Option values set
+   * for inputs (rt_executor_set_input_items) and made by the last run for
+   * outputs, one reference each, NULL for tensors. */
+  rt_interp_value_t **adt_inputs;
+  rt_interp_value_t **adt_outputs;
   rt_runner_t runner;          /* input values, the guard, runs, outputs (see the top) */
   rt_step_fn step;
   void *step_user;
@@ -102,21 +109,59 @@ static void collect_leaves(const rt_ir_type_t *t, rt_ir_type_t **out, int32_t *n
   }
 }
 
+/* The tensors of a result, flattened. With `ex` (a run of @main), a List
+ * or Option leaf k is kept in ex->adt_outputs[k] and stands in the flat
+ * list as a new 0-d int64 of its item count (-1: an absent option), which
+ * goes to made[] for the caller to release. */
+typedef struct flat_t {
+  rt_executor_t *ex;
+  int32_t leaf;
+  rt_tensor_t **made;
+  int32_t nmade;
+} flat_t;
+
 static rt_status_t flatten_value(const rt_interp_value_t *v, rt_tensor_t **out, int32_t cap,
-                                 int32_t *n) {
+                                 int32_t *n, flat_t *f) {
   switch (v->kind) {
     case RT_INTERP_TENSOR:
       if (*n < cap) out[*n] = v->tensor;
       (*n)++;
+      if (f) f->leaf++;
       return RT_OK;
     case RT_INTERP_TUPLE:
       for (int32_t i = 0; i < v->tuple.count; ++i) {
-        RT_RETURN_IF_ERROR(flatten_value(v->tuple.fields[i], out, cap, n));
+        RT_RETURN_IF_ERROR(flatten_value(v->tuple.fields[i], out, cap, n, f));
       }
       return RT_OK;
     case RT_INTERP_CLOSURE:
       return RT_STATUS(INVALID_ARGUMENT, "the result holds a function (a closure), which cannot "
                                          "be returned through the executor API");
+    case RT_INTERP_LIST:
+    case RT_INTERP_OPTION: {
+      if (!f || f->leaf >= f->ex->num_outputs) {
+        return RT_STATUS(UNIMPLEMENTED, "the result holds a %s, which this call cannot return "
+                                        "(@main's outputs can: rt_executor_get_output_items)",
+                         v->kind == RT_INTERP_LIST ? "list" : "option");
+      }
+      int64_t count = v->tuple.count;
+      if (f->ex->output_kinds[f->leaf] == RT_VALUE_OPTION_LIST) {
+        count = v->tuple.count == 0 ? -1 : v->tuple.fields[0]->tuple.count;
+      } else if (v->kind == RT_INTERP_OPTION && v->tuple.count == 0) {
+        count = -1;
+      }
+      rt_tensor_t *t = NULL;
+      RT_RETURN_IF_ERROR(rt_tensor_create(f->ex->allocator, (rt_dtype_t){kDLInt, 64, 1}, 0, NULL,
+                                          &t));
+      *(int64_t *)rt_tensor_data(t) = count;
+      f->made[f->nmade++] = t;
+      rt_interp_value_retain((rt_interp_value_t *)v);
+      rt_interp_value_release(f->ex->adt_outputs[f->leaf]);
+      f->ex->adt_outputs[f->leaf] = (rt_interp_value_t *)v;
+      if (*n < cap) out[*n] = t;
+      (*n)++;
+      f->leaf++;
+      return RT_OK;
+    }
   }
   return RT_STATUS(INTERNAL, "bad value kind");
 }
@@ -126,6 +171,43 @@ static rt_status_t flatten_value(const rt_interp_value_t *v, rt_tensor_t **out, 
 static void fill_info(const char *name, const rt_ir_type_t *t, rt_tensor_info_t *out);
 static rt_status_t call_main(void *user, int32_t nargs, rt_tensor_t *const *args,
                              int32_t max_outs, rt_tensor_t **outs, int32_t *out_count);
+
+/* The kind of a value @main takes or returns: tensors anywhere; a List of
+ * tensors, an Option of a tensor or of a List of tensors on the debug
+ * executor alone (an element type inference left open, `_`, is taken as
+ * a tensor). */
+static rt_status_t value_kind(const rt_executor_t *ex, const rt_ir_type_t *t, const char *what,
+                              const char *name, rt_value_kind_t *out) {
+  t = rt_ir_type_resolve((rt_ir_type_t *)t);
+  *out = RT_VALUE_TENSOR;
+  if (t && t->kind == RT_IR_TYPE_TENSOR) return RT_OK;
+  if (t && (t->kind == RT_IR_TYPE_LIST || t->kind == RT_IR_TYPE_OPTION)) {
+    const rt_ir_type_t *e = rt_ir_type_resolve(t->adt.elem);
+    bool tensor_elem = !e || e->kind == RT_IR_TYPE_TENSOR || e->kind == RT_IR_TYPE_INCOMPLETE;
+    const rt_ir_type_t *ee = e && e->kind == RT_IR_TYPE_LIST ? rt_ir_type_resolve(e->adt.elem)
+                                                             : NULL;
+    bool list_elem = t->kind == RT_IR_TYPE_OPTION && e && e->kind == RT_IR_TYPE_LIST &&
+                     (!ee || ee->kind == RT_IR_TYPE_TENSOR || ee->kind == RT_IR_TYPE_INCOMPLETE);
+    if (tensor_elem || list_elem) {
+      if (strcmp(ex->kind, "debug") != 0) {
+        return RT_STATUS(INVALID_ARGUMENT, "the %s executor does not run list and option values "
+                         "(%s %s%s of @main is a%s %s); use the \"debug\" executor", ex->kind,
+                         what, strcmp(what, "parameter") == 0 ? "%" : "", name,
+                         t->kind == RT_IR_TYPE_LIST ? "" : "n",
+                         t->kind == RT_IR_TYPE_LIST ? "List" : "Option");
+      }
+      *out = t->kind == RT_IR_TYPE_LIST ? RT_VALUE_LIST
+             : list_elem                ? RT_VALUE_OPTION_LIST
+                                        : RT_VALUE_OPTION;
+      return RT_OK;
+    }
+  }
+  const bool param = strcmp(what, "parameter") == 0;
+  return RT_STATUS(INVALID_ARGUMENT, "%s %s%s of @main is not a tensor (a function?); executors "
+                   "%s (the debug executor also Lists of tensors and Options of a tensor or of "
+                   "such a List)", what, param ? "%" : "", name,
+                   param ? "take tensor inputs" : "return tensors");
+}
 
 static rt_status_t describe_io(rt_executor_t *ex) {
   rt_ir_expr_t *fn = ex->main_fn;
@@ -137,12 +219,10 @@ static rt_status_t describe_io(rt_executor_t *ex) {
     rt_ir_expr_t *p = fn->fn.params[i];
     snprintf(ex->inputs[i].name, sizeof ex->inputs[i].name, "%s", p->var.name);
     rt_ir_type_t *t = rt_ir_type_resolve(p->checked_type);
-    if (!t || t->kind != RT_IR_TYPE_TENSOR) {
-      return RT_STATUS(INVALID_ARGUMENT, "parameter %%%s of @main is not a tensor; executors "
-                                         "take tensor inputs", p->var.name);
-    }
+    RT_RETURN_IF_ERROR(value_kind(ex, t, "parameter", p->var.name, &ex->inputs[i].kind));
     ex->inputs[i].type = t;
-    fill_info(ex->inputs[i].name, t, &ex->input_infos[i]);
+    fill_info(ex->inputs[i].name, ex->inputs[i].kind == RT_VALUE_TENSOR ? t : NULL,
+              &ex->input_infos[i]);
   }
   rt_ir_type_t *ft = rt_ir_type_resolve(fn->checked_type);
   rt_ir_type_t *ret = ft ? ft->func.ret : NULL;
@@ -154,12 +234,18 @@ static rt_status_t describe_io(rt_executor_t *ex) {
   if (!ex->output_types) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   n = 0;
   collect_leaves(ret, ex->output_types, &n);
+  ex->output_kinds = rt_mem_calloc((size_t)(n ? n : 1), sizeof(rt_value_kind_t));
+  ex->adt_outputs = rt_mem_calloc((size_t)(n ? n : 1), sizeof(rt_interp_value_t *));
+  ex->adt_inputs = rt_mem_calloc((size_t)(ex->num_inputs ? ex->num_inputs : 1),
+                                 sizeof(rt_interp_value_t *));
+  if (!ex->output_kinds || !ex->adt_outputs || !ex->adt_inputs) {
+    return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  }
   for (int32_t i = 0; i < n; ++i) {
     rt_ir_type_t *t = rt_ir_type_resolve(ex->output_types[i]);
-    if (!t || t->kind != RT_IR_TYPE_TENSOR) {
-      return RT_STATUS(INVALID_ARGUMENT, "output %d of @main is not a tensor (a function?); "
-                                         "executors return tensors", (int)i);
-    }
+    char what[32];
+    snprintf(what, sizeof what, "%d", (int)i);
+    RT_RETURN_IF_ERROR(value_kind(ex, t, "output", what, &ex->output_kinds[i]));
   }
   return rt_runner_initialize(&ex->runner, RT_RUNNER_API_EXECUTOR, ex->kind, &ex->allocator,
                               ex->num_inputs, ex->input_infos, n);
@@ -394,6 +480,15 @@ void rt_executor_retain(rt_executor_t *ex) { atomic_fetch_add(&ex->refcount, 1);
 void rt_executor_release(rt_executor_t *ex) {
   if (!ex || atomic_fetch_sub(&ex->refcount, 1) != 1) return;
   rt_runner_deinitialize(&ex->runner);
+  for (int32_t i = 0; ex->adt_inputs && i < ex->num_inputs; ++i) {
+    rt_interp_value_release(ex->adt_inputs[i]);
+  }
+  for (int32_t i = 0; ex->adt_outputs && i < ex->num_outputs; ++i) {
+    rt_interp_value_release(ex->adt_outputs[i]);
+  }
+  rt_mem_free(ex->adt_inputs);
+  rt_mem_free(ex->adt_outputs);
+  rt_mem_free(ex->output_kinds);
   rt_mem_free(ex->inputs);
   rt_mem_free(ex->input_infos);
   rt_mem_free(ex->output_types);
@@ -416,9 +511,16 @@ const char *rt_executor_kind(const rt_executor_t *ex) { return ex->kind; }
 int32_t rt_executor_num_inputs(const rt_executor_t *ex) { return ex->num_inputs; }
 int32_t rt_executor_num_outputs(const rt_executor_t *ex) { return ex->num_outputs; }
 
+/* t NULL: a List or Option input, which reads as a 0-d int64 (its count). */
 static void fill_info(const char *name, const rt_ir_type_t *t, rt_tensor_info_t *out) {
   t = rt_ir_type_resolve((rt_ir_type_t *)t);
   out->name = name;
+  if (!t) {
+    out->dtype = (rt_dtype_t){kDLInt, 64, 1};
+    out->rank = 0;
+    out->shape = NULL;
+    return;
+  }
   out->dtype = t->tensor.dtype;
   out->rank = t->tensor.rank;
   out->shape = t->tensor.shape;
@@ -441,7 +543,8 @@ rt_status_t rt_executor_output_info(const rt_executor_t *ex, int32_t index, rt_t
     return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the executor has %d)", (int)index,
                      (int)ex->num_outputs);
   }
-  fill_info(index < 8 ? kOutputNames[index] : "output", ex->output_types[index], out);
+  fill_info(index < 8 ? kOutputNames[index] : "output",
+            ex->output_kinds[index] == RT_VALUE_TENSOR ? ex->output_types[index] : NULL, out);
   return RT_OK;
 }
 
@@ -484,12 +587,174 @@ rt_status_t rt_executor_set_input_by_name(rt_executor_t *ex, const char *name, r
   return rt_executor_set_input(ex, index, tensor);
 }
 
+/* ---- sequences and optionals (debug only) -------------------------------- */
+
+rt_status_t rt_executor_input_kind(const rt_executor_t *ex, int32_t index, rt_value_kind_t *out) {
+  if (index < 0 || index >= ex->num_inputs) {
+    return RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the executor has %d)", (int)index,
+                     (int)ex->num_inputs);
+  }
+  *out = ex->inputs[index].kind;
+  return RT_OK;
+}
+
+rt_status_t rt_executor_output_kind(const rt_executor_t *ex, int32_t index, rt_value_kind_t *out) {
+  if (index < 0 || index >= ex->num_outputs) {
+    return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the executor has %d)", (int)index,
+                     (int)ex->num_outputs);
+  }
+  *out = ex->output_kinds[index];
+  return RT_OK;
+}
+
+static rt_status_t make_items(rt_executor_t *ex, int32_t index, bool present, int32_t count,
+                              rt_tensor_t *const *items, rt_interp_value_t **out) {
+  const io_desc *d = &ex->inputs[index];
+  if (count < 0 || (count > 0 && !items) || (!present && count != 0)) {
+    return RT_STATUS(INVALID_ARGUMENT, "input '%s': %d items%s", d->name, (int)count,
+                     present ? " (need a non-negative count and items)"
+                             : " for an absent option (give 0)");
+  }
+  if (!present && d->kind == RT_VALUE_LIST) {
+    return RT_STATUS(INVALID_ARGUMENT, "input '%s' is a List, which is always present", d->name);
+  }
+  if (present && d->kind == RT_VALUE_OPTION && count != 1) {
+    return RT_STATUS(INVALID_ARGUMENT, "input '%s' is an Option of a tensor: give one item, not "
+                     "%d", d->name, (int)count);
+  }
+  rt_interp_value_t **vals = rt_mem_calloc((size_t)(count ? count : 1), sizeof *vals);
+  if (!vals) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  rt_status_t st = RT_OK;
+  int32_t made = 0;
+  for (; made < count && !st; ++made) {
+    if (!items[made]) {
+      st = RT_STATUS(INVALID_ARGUMENT, "input '%s': item %d is NULL", d->name, (int)made);
+      break;
+    }
+    st = rt_interp_value_tensor(ex->allocator, items[made], &vals[made]);
+    if (st) break;
+  }
+  rt_interp_value_t *list = NULL;
+  if (!st && d->kind != RT_VALUE_OPTION) {
+    st = rt_interp_value_adt(ex->allocator, RT_INTERP_LIST, count, vals, &list);
+  }
+  if (!st && d->kind == RT_VALUE_LIST) {
+    *out = list;
+    list = NULL;
+  } else if (!st) {
+    rt_interp_value_t *inner = d->kind == RT_VALUE_OPTION ? (count ? vals[0] : NULL) : list;
+    st = rt_interp_value_adt(ex->allocator, RT_INTERP_OPTION, present ? 1 : 0, &inner, out);
+  }
+  rt_interp_value_release(list);
+  for (int32_t i = 0; i < made; ++i) rt_interp_value_release(vals[i]);
+  rt_mem_free(vals);
+  return st;
+}
+
+rt_status_t rt_executor_set_input_items(rt_executor_t *ex, int32_t index, bool present,
+                                        int32_t count, rt_tensor_t *const *items) {
+  RT_RETURN_IF_ERROR(enter(ex, "set_input_items"));
+  rt_status_t st = RT_OK;
+  rt_interp_value_t *v = NULL;
+  rt_tensor_t *n = NULL;
+  if (index < 0 || index >= ex->num_inputs) {
+    st = RT_STATUS(OUT_OF_RANGE, "input %d does not exist (the executor has %d)", (int)index,
+                   (int)ex->num_inputs);
+  } else if (ex->inputs[index].kind == RT_VALUE_TENSOR) {
+    st = RT_STATUS(INVALID_ARGUMENT, "input '%s' is a tensor: set it with rt_executor_set_input",
+                   ex->inputs[index].name);
+  }
+  if (!st) st = make_items(ex, index, present, count, items, &v);
+  if (!st) {
+    /* The value's type against the declared one (item shapes, dtypes):
+     * the interpreter checks it when @main is called; a run reports it. */
+    st = rt_tensor_create(ex->allocator, (rt_dtype_t){kDLInt, 64, 1}, 0, NULL, &n);
+  }
+  if (!st) {
+    *(int64_t *)rt_tensor_data(n) = present ? count : -1;
+    st = rt_runner_set_input(&ex->runner, index, n);
+  }
+  if (!st) {
+    rt_interp_value_release(ex->adt_inputs[index]);
+    ex->adt_inputs[index] = v;
+    v = NULL;
+  }
+  rt_interp_value_release(v);
+  rt_tensor_release(n);
+  leave(ex);
+  return st;
+}
+
+static rt_status_t output_adt(rt_executor_t *ex, int32_t index, const rt_interp_value_t **out) {
+  if (index < 0 || index >= ex->num_outputs) {
+    return RT_STATUS(OUT_OF_RANGE, "output %d does not exist (the executor has %d)", (int)index,
+                     (int)ex->num_outputs);
+  }
+  if (ex->output_kinds[index] == RT_VALUE_TENSOR) {
+    return RT_STATUS(FAILED_PRECONDITION, "output %d is a tensor: read it with "
+                     "rt_executor_get_output", (int)index);
+  }
+  rt_tensor_t *t = NULL; /* the runner says whether the last run succeeded */
+  RT_RETURN_IF_ERROR(rt_runner_output(&ex->runner, index, &t));
+  if (!ex->adt_outputs[index]) {
+    return RT_STATUS(FAILED_PRECONDITION, "output %d has no value yet", (int)index);
+  }
+  *out = ex->adt_outputs[index];
+  return RT_OK;
+}
+
+/* The items of an output value: an Option of a List holds them in its list. */
+static const rt_interp_value_t *items_of(const rt_executor_t *ex, int32_t index,
+                                         const rt_interp_value_t *v) {
+  if (ex->output_kinds[index] == RT_VALUE_OPTION_LIST && v->tuple.count == 1) {
+    return v->tuple.fields[0];
+  }
+  return v;
+}
+
+rt_status_t rt_executor_get_output_items(rt_executor_t *ex, int32_t index, bool *out_present,
+                                         int32_t *out_count) {
+  RT_RETURN_IF_ERROR(enter(ex, "get_output_items"));
+  const rt_interp_value_t *v = NULL;
+  rt_status_t st = output_adt(ex, index, &v);
+  if (!st) {
+    *out_present = v->kind == RT_INTERP_LIST || v->tuple.count > 0;
+    *out_count = *out_present ? items_of(ex, index, v)->tuple.count : 0;
+  }
+  leave(ex);
+  return st;
+}
+
+rt_status_t rt_executor_get_output_item(rt_executor_t *ex, int32_t index, int32_t item,
+                                        rt_tensor_t **out_tensor) {
+  RT_RETURN_IF_ERROR(enter(ex, "get_output_item"));
+  const rt_interp_value_t *v = NULL;
+  rt_status_t st = output_adt(ex, index, &v);
+  if (!st) {
+    bool present = v->kind == RT_INTERP_LIST || v->tuple.count > 0;
+    const rt_interp_value_t *l = items_of(ex, index, v);
+    if (!present || item < 0 || item >= l->tuple.count) {
+      st = RT_STATUS(OUT_OF_RANGE, "output %d has no item %d (it has %d)", (int)index, (int)item,
+                     present ? (int)l->tuple.count : 0);
+    } else if (l->tuple.fields[item]->kind != RT_INTERP_TENSOR) {
+      st = RT_STATUS(INTERNAL, "item %d of output %d is not a tensor", (int)item, (int)index);
+    } else {
+      *out_tensor = l->tuple.fields[item]->tensor;
+    }
+  }
+  leave(ex);
+  return st;
+}
+
 static rt_status_t step_adapter(void *user, const rt_interp_event_t *ev) {
   rt_executor_t *ex = user;
   rt_tensor_t *tensors[256];
   int32_t n = 0;
-  if (ev->value && ev->value->kind != RT_INTERP_CLOSURE) {
-    RT_RETURN_IF_ERROR(flatten_value(ev->value, tensors, 256, &n));
+  /* A step's list or option value shows no tensors (its items are not
+   * flattened into the event). */
+  if (ev->value && ev->value->kind != RT_INTERP_CLOSURE && ev->value->kind != RT_INTERP_LIST &&
+      ev->value->kind != RT_INTERP_OPTION) {
+    RT_RETURN_IF_ERROR(flatten_value(ev->value, tensors, 256, &n, NULL));
     if (n > 256) n = 256;
   }
   rt_step_event_t se = {ev->text,
@@ -538,13 +803,22 @@ rt_status_t rt_executor_set_step_into_fused(rt_executor_t *ex, bool enter_groups
 }
 
 /* Calls `name` with tensor args; the flattened result into outs (new refs). */
-static rt_status_t call_tensors(rt_executor_t *ex, const char *name, int32_t nargs,
-                                rt_tensor_t *const *args, int32_t max_outs, rt_tensor_t **outs,
-                                int32_t *out_count) {
+static rt_status_t call_tensors(rt_executor_t *ex, const char *name, bool is_main,
+                                int32_t nargs, rt_tensor_t *const *args, int32_t max_outs,
+                                rt_tensor_t **outs, int32_t *out_count) {
   rt_status_t st = RT_OK;
   rt_interp_value_t **vals = rt_mem_calloc((size_t)(nargs ? nargs : 1), sizeof *vals);
   if (!vals) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   for (int32_t i = 0; i < nargs && !st; ++i) {
+    if (is_main && i < ex->num_inputs && ex->inputs[i].kind != RT_VALUE_TENSOR) {
+      vals[i] = ex->adt_inputs[i];
+      if (!vals[i]) {
+        st = RT_STATUS(FAILED_PRECONDITION, "input '%s' is a list or option: set it with "
+                       "rt_executor_set_input_items", ex->inputs[i].name);
+      }
+      rt_interp_value_retain(vals[i]);
+      continue;
+    }
     if (!args[i]) {
       st = RT_STATUS(INVALID_ARGUMENT, "argument %d is NULL", (int)i);
       break;
@@ -558,7 +832,9 @@ static rt_status_t call_tensors(rt_executor_t *ex, const char *name, int32_t nar
   if (st) return st;
   int32_t n = 0;
   rt_tensor_t *flat[MAX_OUTPUTS];
-  st = flatten_value(result, flat, MAX_OUTPUTS, &n);
+  rt_tensor_t *made[MAX_OUTPUTS];
+  flat_t f = {ex, 0, made, 0};
+  st = flatten_value(result, flat, MAX_OUTPUTS, &n, is_main ? &f : NULL);
   if (!st && n > max_outs) {
     st = RT_STATUS(OUT_OF_RANGE, "@%s returns %d tensors; room was given for %d", name, (int)n,
                    (int)max_outs);
@@ -570,6 +846,7 @@ static rt_status_t call_tensors(rt_executor_t *ex, const char *name, int32_t nar
     }
     *out_count = n;
   }
+  for (int32_t i = 0; i < f.nmade; ++i) rt_tensor_release(made[i]);
   rt_interp_value_release(result);
   return st;
 }
@@ -577,7 +854,7 @@ static rt_status_t call_tensors(rt_executor_t *ex, const char *name, int32_t nar
 /* The debug executor's @main for the runner. */
 static rt_status_t call_main(void *user, int32_t nargs, rt_tensor_t *const *args,
                              int32_t max_outs, rt_tensor_t **outs, int32_t *out_count) {
-  return call_tensors(user, "main", nargs, args, max_outs, outs, out_count);
+  return call_tensors(user, "main", true, nargs, args, max_outs, outs, out_count);
 }
 
 rt_status_t rt_executor_run(rt_executor_t *ex) {
@@ -795,7 +1072,7 @@ static rt_status_t invoke(rt_executor_t *ex, const char *fn_name, int32_t nargs,
     return RT_STATUS(UNIMPLEMENTED, "the %s executor runs @main only (set_input + run); invoke "
                                     "@%s with the \"debug\" executor", ex->kind, fn_name);
   }
-  return call_tensors(ex, fn_name, nargs, args, max_outs, outs, out_count);
+  return call_tensors(ex, fn_name, false, nargs, args, max_outs, outs, out_count);
 }
 
 rt_status_t rt_executor_invoke(rt_executor_t *ex, const char *fn_name, int32_t nargs,

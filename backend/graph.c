@@ -126,6 +126,19 @@ static rt_status_t refuse(const rt_ir_expr_t *e, const char *what) {
   return st;
 }
 
+/* A List or Option value (ONNX sequences and optionals): the debug
+ * executor alone runs them. */
+static rt_status_t refuse_adt(const rt_ir_expr_t *e) {
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  rt_ir_describe_binding(e, &b);
+  rt_status_t st = RT_STATUS(INVALID_ARGUMENT, "the graph executor does not run list and option "
+                             "values (%s); use the \"debug\" executor (the vm does not run them "
+                             "yet either)", b.data ? b.data : "");
+  rt_strbuf_deinitialize(&b);
+  return st;
+}
+
 /* A value with a `?` dim when every input of @main is static: no binding
  * of input shapes makes it static (a dyn.reshape to a shape held by an
  * input; until a DynamicToStatic pass exists, also one computed from
@@ -150,6 +163,7 @@ static rt_status_t refuse_value_dependent(const rt_ir_expr_t *e, const rt_ir_typ
 static rt_status_t new_entry(gb *g, const rt_ir_expr_t *at, const rt_ir_type_t *t,
                              rt_graph_entry_kind_t kind, int32_t index, int32_t *out) {
   t = rt_ir_type_resolve((rt_ir_type_t *)t);
+  if (t && (t->kind == RT_IR_TYPE_LIST || t->kind == RT_IR_TYPE_OPTION)) return refuse_adt(at);
   if (!t || t->kind != RT_IR_TYPE_TENSOR) return refuse(at, "values that are not tensors");
   for (int32_t d = 0; d < t->tensor.rank && !g->allow_any; ++d) {
     if (t->tensor.shape[d] != RT_DIM_ANY) continue;

@@ -302,6 +302,9 @@ static rt_status_t kernel_call(cc_t *c, rt_ir_expr_t *e, int32_t *out) {
   rt_vm_type_leaves(e->checked_type, leaves, &nout);
   if (nout > RT_VM_MAX_LEAVES || nin + nout > RT_VM_MAX_LEAVES) return refuse(c, e, "kernels with more than 256 tensors");
   for (int32_t o = 0; o < nout; ++o) {
+    if (leaves[o] && (leaves[o]->kind == RT_IR_TYPE_LIST || leaves[o]->kind == RT_IR_TYPE_OPTION)) {
+      return refuse(c, e, "list and option values yet");
+    }
     if (!leaves[o] || leaves[o]->kind != RT_IR_TYPE_TENSOR) return refuse(c, e, "kernels returning non-tensors");
   }
   if (c->groups[k].dynamic) {

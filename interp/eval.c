@@ -160,6 +160,23 @@ static rt_status_t value_type(rt_module_t *scratch, const rt_interp_value_t *v,
     }
     case RT_INTERP_CLOSURE:
       return RT_STATUS(INVALID_ARGUMENT, "a closure cannot be an op argument");
+    case RT_INTERP_LIST:
+    case RT_INTERP_OPTION:
+      /* Only the list and option ops take these, and their relations read
+       * no more than the element's kind, dtype and rank: the first
+       * element's type stands for all (an empty one is a 0-d float32). */
+      {
+        rt_ir_type_t *elem = NULL;
+        if (v->tuple.count > 0) {
+          RT_RETURN_IF_ERROR(value_type(scratch, v->tuple.fields[0], &elem));
+        } else {
+          RT_RETURN_IF_ERROR(rt_ir_tensor_type(scratch, (rt_dtype_t){kDLFloat, 32, 1}, 0, NULL,
+                                               &elem));
+        }
+        return rt_ir_adt_type(scratch, v->kind == RT_INTERP_LIST ? RT_IR_TYPE_LIST
+                                                                 : RT_IR_TYPE_OPTION,
+                              elem, out);
+      }
   }
   return RT_STATUS(INTERNAL, "bad value kind");
 }
@@ -187,6 +204,15 @@ static bool value_fits(const rt_interp_value_t *v, const rt_ir_type_t *t) {
       return true;
     case RT_INTERP_CLOSURE:
       return t->kind == RT_IR_TYPE_FUNC;
+    case RT_INTERP_LIST:
+    case RT_INTERP_OPTION:
+      if (t->kind != (v->kind == RT_INTERP_LIST ? RT_IR_TYPE_LIST : RT_IR_TYPE_OPTION)) {
+        return false;
+      }
+      for (int32_t i = 0; i < v->tuple.count; ++i) {
+        if (!value_fits(v->tuple.fields[i], t->adt.elem)) return false;
+      }
+      return true;
   }
   return false;
 }
@@ -214,6 +240,15 @@ static void describe_value(const rt_interp_value_t *v, rt_strbuf_t *out) {
       return;
     case RT_INTERP_CLOSURE:
       rt_strbuf_puts(out, "closure");
+      return;
+    case RT_INTERP_LIST:
+    case RT_INTERP_OPTION:
+      rt_strbuf_puts(out, v->kind == RT_INTERP_LIST ? "List[" : "Option[");
+      for (int32_t i = 0; i < v->tuple.count; ++i) {
+        if (i) rt_strbuf_puts(out, ", ");
+        describe_value(v->tuple.fields[i], out);
+      }
+      rt_strbuf_putc(out, ']');
       return;
   }
 }
@@ -250,7 +285,10 @@ static rt_status_t flatten(const rt_interp_value_t *v, rt_tensor_t **flat, int32
     }
     return RT_OK;
   }
-  return RT_STATUS(INVALID_ARGUMENT, "a closure cannot be an op argument");
+  return RT_STATUS(INVALID_ARGUMENT, "a %s cannot be an argument of a tensor op",
+                   v->kind == RT_INTERP_CLOSURE ? "closure"
+                   : v->kind == RT_INTERP_LIST  ? "list"
+                                                : "option");
 }
 
 /* Leaves of the output type: allocate each static tensor (NULL for `?`). */
@@ -348,6 +386,8 @@ static rt_status_t apply(rt_interp_t *it, const rt_ir_op_t *op, const rt_ir_attr
     RT_RETURN_IF_ERROR(rt_ir_op_attrs(it->scratch, (rt_ir_span_t){0}, op, 0, NULL, NULL, &defaults));
     attrs = defaults;
   }
+  /* The list and option ops compute on values, not flat tensors. */
+  if (rt_interp_is_adt_op(op)) return rt_interp_adt_apply(it, op, attrs, nargs, args, out);
   for (int32_t i = 0; i < nargs && !st; ++i) {
     int32_t before = nflat;
     st = flatten(args[i], flat, &nflat);

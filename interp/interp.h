@@ -2,7 +2,8 @@
  * expression of a typed module by walking the IR, calling the reference
  * kernels (interp/kernel.h) for op calls.
  *
- * Values are tensors, tuples and closures, reference-counted. A function
+ * Values are tensors, tuples, closures, lists and options (the built-in
+ * ADTs, ir/ir.h; their ops run in interp/list.c), reference-counted. A function
  * activation keeps a memo from node id to value, so a `%N` shared node is
  * evaluated once per activation; each scope is evaluated by an iterative
  * post-order walk that stops at If branches, Let bodies and fn bodies, so a
@@ -25,6 +26,8 @@ typedef enum rt_interp_value_kind_e {
   RT_INTERP_TENSOR,
   RT_INTERP_TUPLE,
   RT_INTERP_CLOSURE,
+  RT_INTERP_LIST,      /* List[T]: `tuple` holds the elements */
+  RT_INTERP_OPTION,    /* Option[T]: `tuple` holds none or one value */
 } rt_interp_value_kind_t;
 
 typedef struct rt_interp_env_t rt_interp_env_t;
@@ -36,7 +39,7 @@ struct rt_interp_value_t {
   rt_allocator_t allocator;
   union {
     rt_tensor_t *tensor;
-    struct { rt_interp_value_t **fields; int32_t count; } tuple;
+    struct { rt_interp_value_t **fields; int32_t count; } tuple; /* and LIST, OPTION */
     struct { rt_ir_expr_t *fn; rt_interp_env_t *env; } closure;
   };
 };
@@ -48,6 +51,12 @@ RT_MUST_USE_RESULT rt_status_t rt_interp_value_tensor(rt_allocator_t a, rt_tenso
 RT_MUST_USE_RESULT rt_status_t rt_interp_value_tuple(rt_allocator_t a, int32_t count,
                                                      rt_interp_value_t *const *fields,
                                                      rt_interp_value_t **out);
+/* A list (kind RT_INTERP_LIST) or option (RT_INTERP_OPTION, count 0 or 1)
+ * of `count` values, each retained. */
+RT_MUST_USE_RESULT rt_status_t rt_interp_value_adt(rt_allocator_t a, rt_interp_value_kind_t kind,
+                                                   int32_t count,
+                                                   rt_interp_value_t *const *items,
+                                                   rt_interp_value_t **out);
 void rt_interp_value_retain(rt_interp_value_t *v);
 void rt_interp_value_release(rt_interp_value_t *v);
 

@@ -55,4 +55,14 @@ struct rt_interp_t {
   int32_t depth;              /* current call depth */
 };
 
+/* The list and option ops (ir/ops.def family adt), run on values by
+ * interp/list.c: args are the call's argument values (borrowed), *out a
+ * new reference. Value errors (a position out of range, option.get of an
+ * empty option) are INVALID_ARGUMENT naming the op. */
+bool rt_interp_is_adt_op(const rt_ir_op_t *op);
+RT_MUST_USE_RESULT rt_status_t rt_interp_adt_apply(rt_interp_t *it, const rt_ir_op_t *op,
+                                                   const rt_ir_attrs_t *attrs, int32_t nargs,
+                                                   rt_interp_value_t *const *args,
+                                                   rt_interp_value_t **out);
+
 #endif /* RT_INTERP_INTERP_IMPL_H_ */

@@ -1,4 +1,4 @@
-/* Interpreter values (tensor, tuple, closure) and environments (chains of
+/* Interpreter values (tensor, tuple, closure, list, option) and environments (chains of
  * frames mapping var ids to values; a closure keeps its defining frame
  * alive). Both are reference-counted; a value or frame is freed, with what
  * it holds, when its last reference goes. */
@@ -31,8 +31,14 @@ rt_status_t rt_interp_value_tensor(rt_allocator_t a, rt_tensor_t *t, rt_interp_v
 
 rt_status_t rt_interp_value_tuple(rt_allocator_t a, int32_t count,
                                   rt_interp_value_t *const *fields, rt_interp_value_t **out) {
+  return rt_interp_value_adt(a, RT_INTERP_TUPLE, count, fields, out);
+}
+
+rt_status_t rt_interp_value_adt(rt_allocator_t a, rt_interp_value_kind_t kind, int32_t count,
+                                rt_interp_value_t *const *fields, rt_interp_value_t **out) {
+  RT_ASSERT(kind == RT_INTERP_TUPLE || kind == RT_INTERP_LIST || kind == RT_INTERP_OPTION);
   rt_interp_value_t *v = NULL;
-  RT_RETURN_IF_ERROR(new_value(a, RT_INTERP_TUPLE, &v));
+  RT_RETURN_IF_ERROR(new_value(a, kind, &v));
   if (count > 0) {
     void *p = NULL;
     rt_status_t st = rt_allocator_malloc(a, (size_t)count * sizeof(rt_interp_value_t *), 8,
@@ -74,6 +80,8 @@ void rt_interp_value_release(rt_interp_value_t *v) {
       rt_tensor_release(v->tensor);
       break;
     case RT_INTERP_TUPLE:
+    case RT_INTERP_LIST:
+    case RT_INTERP_OPTION:
       for (int32_t i = 0; i < v->tuple.count; ++i) rt_interp_value_release(v->tuple.fields[i]);
       rt_allocator_free(v->allocator, v->tuple.fields);
       break;

@@ -82,6 +82,9 @@ static bool occurs(const rt_ir_type_t *var, rt_ir_type_t *t, int depth) {
         if (occurs(var, t->func.params[i], depth + 1)) return true;
       }
       return occurs(var, t->func.ret, depth + 1);
+    case RT_IR_TYPE_LIST:
+    case RT_IR_TYPE_OPTION:
+      return occurs(var, t->adt.elem, depth + 1);
     default:
       return false;
   }
@@ -127,6 +130,9 @@ static bool unify(rt_ir_type_t *expected, rt_ir_type_t *actual) {
         if (!unify(expected->func.params[i], actual->func.params[i])) return false;
       }
       return unify(expected->func.ret, actual->func.ret);
+    case RT_IR_TYPE_LIST:
+    case RT_IR_TYPE_OPTION:
+      return unify(expected->adt.elem, actual->adt.elem);
     case RT_IR_TYPE_INCOMPLETE:
       break;
   }
@@ -166,6 +172,16 @@ rt_status_t rt_ir_type_join(rt_module_t *m, rt_ir_type_t *a, rt_ir_type_t *b,
       return RT_OK;
     }
     return rt_ir_tuple_type(m, n, fields, out);
+  }
+  if (a->kind == RT_IR_TYPE_LIST || a->kind == RT_IR_TYPE_OPTION) {
+    rt_ir_type_t *elem = NULL;
+    RT_RETURN_IF_ERROR(rt_ir_type_join(m, a->adt.elem, b->adt.elem, &elem));
+    if (!elem) return RT_OK;
+    if (elem == rt_ir_type_resolve(a->adt.elem)) {
+      *out = a;
+      return RT_OK;
+    }
+    return rt_ir_adt_type(m, a->kind, elem, out);
   }
   RT_ASSERT(a->kind == RT_IR_TYPE_TENSOR);
   const int32_t r = a->tensor.rank;

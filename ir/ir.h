@@ -44,6 +44,12 @@ typedef enum rt_ir_type_kind_e {
   RT_IR_TYPE_TUPLE,
   RT_IR_TYPE_FUNC,
   RT_IR_TYPE_INCOMPLETE, /* `_`, or a type variable of inference */
+  /* Relay's ADTs as TVM's prelude has them, built in: `List[T]` (a value
+   * holds any number of T, ONNX's sequences) and `Option[T]` (none or one
+   * T, ONNX's optionals). Their ops are list.* and option.* (ir/op/list.c);
+   * the debug executor runs them (interp/list.c). */
+  RT_IR_TYPE_LIST,
+  RT_IR_TYPE_OPTION,
 } rt_ir_type_kind_t;
 
 typedef struct rt_ir_type_t rt_ir_type_t;
@@ -54,6 +60,7 @@ struct rt_ir_type_t {
     struct { rt_ir_type_t **fields; int32_t count; } tuple;
     struct { rt_ir_type_t **params; int32_t count; rt_ir_type_t *ret; } func;
     struct { rt_ir_type_t *resolved; /* union-find link, NULL = free */ } incomplete;
+    struct { rt_ir_type_t *elem; } adt; /* LIST and OPTION: the element type */
   };
 };
 
@@ -224,6 +231,9 @@ RT_MUST_USE_RESULT rt_status_t rt_ir_func_type(rt_module_t *m, int32_t count,
                                                rt_ir_type_t **out);
 RT_MUST_USE_RESULT rt_status_t rt_ir_incomplete_type(rt_module_t *m,
                                                      rt_ir_type_t **out);
+/* `List[elem]` (kind RT_IR_TYPE_LIST) or `Option[elem]` (RT_IR_TYPE_OPTION). */
+RT_MUST_USE_RESULT rt_status_t rt_ir_adt_type(rt_module_t *m, rt_ir_type_kind_t kind,
+                                              rt_ir_type_t *elem, rt_ir_type_t **out);
 
 RT_MUST_USE_RESULT rt_status_t rt_ir_var(rt_module_t *m, rt_ir_span_t span,
                                          const char *name,
@@ -303,7 +313,7 @@ bool rt_ir_type_equal(const rt_ir_type_t *a, const rt_ir_type_t *b);
 RT_MUST_USE_RESULT rt_status_t rt_ir_type_join(rt_module_t *m, rt_ir_type_t *a,
                                                rt_ir_type_t *b, rt_ir_type_t **out);
 /* Prints "Tensor[(1, 3), float32]", "float32", "(T1, T2)", "fn (T) -> R",
- * "?" dims, "_" for an unresolved type. */
+ * "List[T]", "Option[T]", "?" dims, "_" for an unresolved type. */
 void rt_ir_type_print(const rt_ir_type_t *type, rt_strbuf_t *out);
 /* "(1, 3)" / "(?, 4)" / "()" for a tensor type's shape. */
 void rt_ir_shape_print(int32_t rank, const int64_t *shape, rt_strbuf_t *out);

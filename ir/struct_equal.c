@@ -65,6 +65,9 @@ static bool annotation_equal(const rt_ir_type_t *a, const rt_ir_type_t *b) {
         if (!annotation_equal(a->func.params[i], b->func.params[i])) return false;
       }
       return annotation_equal(a->func.ret, b->func.ret);
+    case RT_IR_TYPE_LIST:
+    case RT_IR_TYPE_OPTION:
+      return annotation_equal(a->adt.elem, b->adt.elem);
     default:
       return rt_ir_type_equal(a, b);
   }
@@ -89,6 +92,9 @@ static uint64_t type_hash(uint64_t h, const rt_ir_type_t *t) {
       h = mix(h, (uint64_t)t->func.count);
       for (int32_t i = 0; i < t->func.count; ++i) h = type_hash(h, t->func.params[i]);
       return type_hash(h, t->func.ret);
+    case RT_IR_TYPE_LIST:
+    case RT_IR_TYPE_OPTION:
+      return type_hash(h, t->adt.elem);
     case RT_IR_TYPE_INCOMPLETE:
       return h;
   }

@@ -1,7 +1,8 @@
 /* IR types: constructors, union-find resolution of incomplete types,
  * structural equality and printing in Relay's text form
  * ("Tensor[(1, 3), float32]", "float32" for 0-d, "(T,)" for 1-tuples,
- * "fn (T) -> R", "?" for Any dims, "_" for an unresolved type). */
+ * "fn (T) -> R", "List[T]" and "Option[T]", "?" for Any dims, "_" for an
+ * unresolved type). */
 #include <string.h>
 
 #include "ir/ir.h"
@@ -84,6 +85,16 @@ rt_status_t rt_ir_incomplete_type(rt_module_t *m, rt_ir_type_t **out) {
   return new_type(m, RT_IR_TYPE_INCOMPLETE, out);
 }
 
+rt_status_t rt_ir_adt_type(rt_module_t *m, rt_ir_type_kind_t kind, rt_ir_type_t *elem,
+                           rt_ir_type_t **out) {
+  RT_ASSERT(kind == RT_IR_TYPE_LIST || kind == RT_IR_TYPE_OPTION);
+  rt_ir_type_t *t = NULL;
+  RT_RETURN_IF_ERROR(new_type(m, kind, &t));
+  t->adt.elem = elem;
+  *out = t;
+  return RT_OK;
+}
+
 rt_ir_type_t *rt_ir_type_resolve(rt_ir_type_t *type) {
   while (type && type->kind == RT_IR_TYPE_INCOMPLETE &&
          type->incomplete.resolved) {
@@ -117,6 +128,9 @@ bool rt_ir_type_equal(const rt_ir_type_t *a, const rt_ir_type_t *b) {
         if (!rt_ir_type_equal(a->func.params[i], b->func.params[i])) return false;
       }
       return rt_ir_type_equal(a->func.ret, b->func.ret);
+    case RT_IR_TYPE_LIST:
+    case RT_IR_TYPE_OPTION:
+      return rt_ir_type_equal(a->adt.elem, b->adt.elem);
     case RT_IR_TYPE_INCOMPLETE:
       return false; /* two distinct unresolved variables */
   }
@@ -170,6 +184,12 @@ void rt_ir_type_print(const rt_ir_type_t *type, rt_strbuf_t *out) {
       }
       rt_strbuf_puts(out, ") -> ");
       rt_ir_type_print(type->func.ret, out);
+      return;
+    case RT_IR_TYPE_LIST:
+    case RT_IR_TYPE_OPTION:
+      rt_strbuf_puts(out, type->kind == RT_IR_TYPE_LIST ? "List[" : "Option[");
+      rt_ir_type_print(type->adt.elem, out);
+      rt_strbuf_putc(out, ']');
       return;
     case RT_IR_TYPE_INCOMPLETE:
       rt_strbuf_putc(out, '_');

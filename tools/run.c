@@ -2,6 +2,10 @@
  * seeded random data shaped by the signature or --shape), run it --warmup +
  * --repeat times, and report latency and an output summary (text or one
  * JSON object), optionally writing output_<i>.npy files to --out DIR.
+ * A sequence or optional input (debug executor) takes its items as
+ * --input NAME=A.npy,B.npy (NAME= none, NAME=none an absent optional); such
+ * an output is written as output_<i>.txt ("list N", "some N" or "none")
+ * and its items output_<i>.<k>.npy.
  * --trace-values prints every binding's value to stderr as the debug
  * executor evaluates it. --const-input NAME=FILE.npy binds an ONNX graph
  * input as a constant when the model is loaded (rt_module_load_options_t),
@@ -50,7 +54,9 @@ double run_now_ms(void) {
 
 static int split_name_value(const char *arg, const char *opt, name_value *out) {
   const char *eq = strchr(arg, '=');
-  if (!eq || eq == arg || eq[1] == '\0') return cli_usage_error(opt, arg);
+  /* `--input NAME=` is an empty sequence (set_items); other options need a value. */
+  bool empty_ok = strncmp(opt, "--input ", 8) == 0;
+  if (!eq || eq == arg || (eq[1] == '\0' && !empty_ok)) return cli_usage_error(opt, arg);
   static char names[4 * MAX_ITEMS][128];
   static int used;
   size_t n = (size_t)(eq - arg);
@@ -238,10 +244,59 @@ static rt_status_t retype_bits(rt_tensor_t **t, rt_dtype_t dt) {
   return RT_OK;
 }
 
+/* A List or Option input (debug executor only; rt_value_kind_t): NULL
+ * in the tensors of run_make_inputs, set by run_set_inputs from its
+ * --input NAME=A.npy,B.npy,... (`NAME=` an empty list, `NAME=none` an
+ * absent option). */
+static bool adt_input(const runner *r, int32_t index) {
+  rt_value_kind_t kind = RT_VALUE_TENSOR;
+  if (!r->ex) return false;
+  rt_status_t st = rt_executor_input_kind(r->ex, index, &kind);
+  rt_status_free(st);
+  return kind != RT_VALUE_TENSOR;
+}
+
+static rt_status_t set_items(const run_opts *o, runner *r, int32_t index) {
+  rt_tensor_info_t info;
+  RT_RETURN_IF_ERROR(runner_input_info(r, index, &info));
+  const char *spec = NULL;
+  for (int i = 0; i < o->ninputs; ++i) {
+    if (strcmp(o->inputs[i].name, info.name) == 0) spec = o->inputs[i].value;
+  }
+  if (!spec) {
+    return RT_STATUS(INVALID_ARGUMENT, "input '%s' is a sequence or optional: give its items "
+                     "with --input %s=A.npy,B.npy,... (%s= for none, %s=none for an absent "
+                     "optional)", info.name, info.name, info.name, info.name);
+  }
+  bool present = strcmp(spec, "none") != 0;
+  rt_tensor_t *items[MAX_ITEMS];
+  int32_t n = 0;
+  rt_status_t st = RT_OK;
+  for (const char *p = present ? spec : ""; *p && !st;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char path[4096];
+    if (n == MAX_ITEMS || len >= sizeof path) {
+      st = RT_STATUS(INVALID_ARGUMENT, "input '%s': too many items or too long a path", info.name);
+      break;
+    }
+    memcpy(path, p, len);
+    path[len] = 0;
+    st = rt_npy_read_file(rt_allocator_system(), path, &items[n]);
+    if (!st) ++n;
+    p = comma ? comma + 1 : p + len;
+  }
+  if (!st) st = rt_executor_set_input_items(r->ex, index, present, n, items);
+  for (int32_t i = 0; i < n; ++i) rt_tensor_release(items[i]);
+  return st;
+}
+
 /* Makes the input tensor for input `index`: from --input, else random. */
 static rt_status_t make_input(const run_opts *o, const runner *r, int32_t index,
                               rt_tensor_t **out) {
   rt_tensor_info_t info;
+  *out = NULL;
+  if (adt_input(r, index)) return RT_OK; /* run_set_inputs reads its items */
   RT_RETURN_IF_ERROR(runner_input_info(r, index, &info));
   for (int i = 0; i < o->ninputs; ++i) {
     if (strcmp(o->inputs[i].name, info.name) == 0) {
@@ -307,8 +362,14 @@ rt_status_t run_make_inputs(const run_opts *o, const runner *r, rt_tensor_t ***o
   return RT_OK;
 }
 
-rt_status_t run_set_inputs(runner *r, rt_tensor_t **inputs) {
-  for (int32_t i = 0; i < run_runner_num_inputs(r); ++i) RT_RETURN_IF_ERROR(runner_set_input(r, i, inputs[i]));
+rt_status_t run_set_inputs(const run_opts *o, runner *r, rt_tensor_t **inputs) {
+  for (int32_t i = 0; i < run_runner_num_inputs(r); ++i) {
+    if (adt_input(r, i)) {
+      RT_RETURN_IF_ERROR(set_items(o, r, i));
+    } else {
+      RT_RETURN_IF_ERROR(runner_set_input(r, i, inputs[i]));
+    }
+  }
   return RT_OK;
 }
 
@@ -354,9 +415,41 @@ rt_status_t run_make_dir(const char *dir) {
   return RT_OK;
 }
 
+/* A sequence or optional output: output_<i>.txt says "list N", "some N"
+ * (an optional holding N items: 1 for a tensor) or "none", and its items
+ * are output_<i>.<k>.npy. */
+static rt_status_t write_items(const char *dir, runner *r, int32_t i, rt_value_kind_t kind) {
+  bool present = false;
+  int32_t n = 0;
+  RT_RETURN_IF_ERROR(rt_executor_get_output_items(r->ex, i, &present, &n));
+  char path[4096];
+  snprintf(path, sizeof path, "%s/output_%d.txt", dir, (int)i);
+  FILE *f = fopen(path, "w");
+  if (!f) return RT_STATUS(IO_ERROR, "cannot write %s: %s", path, strerror(errno));
+  if (!present) {
+    fprintf(f, "none\n");
+  } else {
+    fprintf(f, "%s %d\n", kind == RT_VALUE_LIST ? "list" : "some", (int)n);
+  }
+  if (fclose(f) != 0) return RT_STATUS(IO_ERROR, "cannot write %s", path);
+  for (int32_t k = 0; k < n; ++k) {
+    rt_tensor_t *t = NULL;
+    RT_RETURN_IF_ERROR(rt_executor_get_output_item(r->ex, i, k, &t));
+    snprintf(path, sizeof path, "%s/output_%d.%d.npy", dir, (int)i, (int)k);
+    RT_RETURN_IF_ERROR(rt_npy_write_file(t, path));
+  }
+  return RT_OK;
+}
+
 rt_status_t run_write_outputs(const char *dir, runner *r) {
   RT_RETURN_IF_ERROR(run_make_dir(dir));
   for (int32_t i = 0; i < run_runner_num_outputs(r); ++i) {
+    rt_value_kind_t kind = RT_VALUE_TENSOR;
+    if (r->ex) RT_RETURN_IF_ERROR(rt_executor_output_kind(r->ex, i, &kind));
+    if (kind != RT_VALUE_TENSOR) {
+      RT_RETURN_IF_ERROR(write_items(dir, r, i, kind));
+      continue;
+    }
     rt_tensor_t *t = NULL;
     RT_RETURN_IF_ERROR(run_runner_output(r, i, &t));
     char path[4096];
@@ -688,7 +781,7 @@ static rt_status_t run_and_report(const run_opts *o, runner *r, const char *setu
                                   double setup_ms) {
   rt_tensor_t **inputs = NULL;
   rt_status_t st = run_make_inputs(o, r, &inputs);
-  if (!st) st = run_set_inputs(r, inputs);
+  if (!st) st = run_set_inputs(o, r, inputs);
   run_release_tensors(inputs, run_runner_num_inputs(r));
   if (!st && o->trace) st = rt_executor_set_step_callback(r->ex, trace_step, NULL);
   latency_t lat;

@@ -61,12 +61,14 @@ void run_json_string(FILE *f, const char *s);
 void run_json_latency(FILE *f, const latency_t *l, int digits);
 /* Releases n tensors (NULLs skipped). */
 void run_release_tensors(rt_tensor_t **ts, int32_t n);
-/* Writes output_<i>.npy for every output into dir. */
+/* Writes output_<i>.npy for every output into dir (a sequence or optional:
+ * output_<i>.txt and output_<i>.<k>.npy, run.c). */
 rt_status_t run_write_outputs(const char *dir, runner *r);
 /* `warmup` runs, then `repeat` timed ones. */
 rt_status_t run_time_runs(runner *r, long warmup, long repeat, latency_t *out);
-/* Sets every input from inputs[] (one per input, in order). */
-rt_status_t run_set_inputs(runner *r, rt_tensor_t **inputs);
+/* Sets every input from inputs[] (one per input, in order; a sequence or
+ * optional input, NULL there, from its --input items in o). */
+rt_status_t run_set_inputs(const run_opts *o, runner *r, rt_tensor_t **inputs);
 /* Its input and output counts. */
 int32_t run_runner_num_inputs(const runner *r);
 int32_t run_runner_num_outputs(const runner *r);

@@ -114,7 +114,7 @@ static void fmt_time(char *buf, size_t cap, double ms) {
 
 /* Runs a created executor on `inputs` and keeps clones of its outputs. */
 static rt_status_t run_kind(const run_opts *o, runner *r, rt_tensor_t **inputs, kind_result *res) {
-  RT_RETURN_IF_ERROR(run_set_inputs(r, inputs));
+  RT_RETURN_IF_ERROR(run_set_inputs(o, r, inputs));
   RT_RETURN_IF_ERROR(run_time_runs(r, o->warmup, o->repeat, &res->lat));
   if (o->out_dir) {
     char dir[4096];

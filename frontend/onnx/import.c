@@ -505,16 +505,59 @@ static rt_ir_expr_t *value_get(import_state *is, const char *name) {
   return v ? v->expr : NULL;
 }
 
+static rt_status_t input_type(import_state *is, const Onnx__ValueInfoProto *vi,
+                              rt_ir_type_t **out);
+
+/* A sequence or optional graph input: List[T] / Option[T] of the element's
+ * declared type (a tensor, or for an optional, a sequence of tensors); an
+ * element tensor declared without a shape is `_`, an element type that
+ * type inference may settle from the ops that use it (a SequenceInsert). */
+static rt_status_t adt_input_type(import_state *is, const char *name, const Onnx__TypeProto *tp,
+                                  int depth, rt_ir_type_t **out) {
+  rt_onnx_ctx_t *cx = &is->cx;
+  bool seq = tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE;
+  const Onnx__TypeProto *et = seq ? (tp->sequence_type ? tp->sequence_type->elem_type : NULL)
+                                  : (tp->optional_type ? tp->optional_type->elem_type : NULL);
+  rt_ir_type_t *elem = NULL;
+  if (et && et->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && et->tensor_type &&
+      !et->tensor_type->shape) {
+    rt_dtype_t dt;
+    if (!rt_onnx_dtype(et->tensor_type->elem_type, &dt)) {
+      return RT_STATUS(UNIMPLEMENTED, "%s: graph input '%s' has unsupported element type %s (%d)",
+                       cx->path, name, rt_onnx_type_name(et->tensor_type->elem_type),
+                       (int)et->tensor_type->elem_type);
+    }
+    RT_RETURN_IF_ERROR(rt_ir_incomplete_type(cx->m, &elem));
+  } else if (et && et->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+    Onnx__ValueInfoProto inner = ONNX__VALUE_INFO_PROTO__INIT;
+    inner.name = (char *)name;
+    inner.type = (Onnx__TypeProto *)et;
+    RT_RETURN_IF_ERROR(input_type(is, &inner, &elem));
+  } else if (et && !seq && depth == 0 && et->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE) {
+    RT_RETURN_IF_ERROR(adt_input_type(is, name, et, depth + 1, &elem));
+  } else {
+    return RT_STATUS(UNIMPLEMENTED,
+                     "%s: graph input '%s' is a %s of an element type that is not supported "
+                     "(tensors, and sequences of tensors in an optional, are)",
+                     cx->path, name, seq ? "sequence" : "optional");
+  }
+  return rt_ir_adt_type(cx->m, seq ? RT_IR_TYPE_LIST : RT_IR_TYPE_OPTION, elem, out);
+}
+
 /* A graph input's declared type: dim_param and missing dims become `?`. */
 static rt_status_t input_type(import_state *is, const Onnx__ValueInfoProto *vi,
                               rt_ir_type_t **out) {
   rt_onnx_ctx_t *cx = &is->cx;
   const char *name = vi->name ? vi->name : "";
   const Onnx__TypeProto *tp = vi->type;
+  if (tp && (tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
+             tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)) {
+    return adt_input_type(is, name, tp, 0, out);
+  }
   if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
     return RT_STATUS(UNIMPLEMENTED,
-                     "%s: graph input '%s' is not a tensor (sequence, map and "
-                     "optional inputs are not supported)", cx->path, name);
+                     "%s: graph input '%s' is not a tensor, a sequence or an optional (map "
+                     "inputs are not supported)", cx->path, name);
   }
   const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
   rt_dtype_t dt;
@@ -911,8 +954,12 @@ static rt_status_t convert_rest(import_state *is, const Onnx__GraphProto *g, siz
       return RT_STATUS(INVALID_ARGUMENT, "%s: graph output '%s' is not produced by any node",
                        cx->path, name);
     }
-    if (!rt_onnx_type(outs[i])) {
-      return RT_STATUS(UNIMPLEMENTED, "%s: graph output '%s' is not a tensor", cx->path, name);
+    const rt_ir_type_t *ot = outs[i]->checked_type ? rt_ir_type_resolve(outs[i]->checked_type)
+                                                   : NULL;
+    if (!rt_onnx_type(outs[i]) &&
+        !(ot && (ot->kind == RT_IR_TYPE_LIST || ot->kind == RT_IR_TYPE_OPTION))) {
+      return RT_STATUS(UNIMPLEMENTED, "%s: graph output '%s' is not a tensor, a sequence or an "
+                       "optional", cx->path, name);
     }
   }
   *out_body = outs[0];

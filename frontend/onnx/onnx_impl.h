@@ -102,6 +102,9 @@ extern const int32_t rt_onnx_datadep_ops_count;
 /* Einsum for any equation (ops_einsum.c); ops_nn.c keeps the matmul forms. */
 RT_MUST_USE_RESULT rt_status_t rt_onnx_einsum_general(rt_onnx_ctx_t *cx, rt_ir_expr_t **in,
                                                       int32_t nin, rt_ir_expr_t **out);
+/* Sequences and optionals (ops_seq.c). */
+extern const rt_onnx_op_entry_t rt_onnx_seq_ops[];
+extern const int32_t rt_onnx_seq_ops_count;
 
 /* Helpers the converter files share (ops.c): a value's rank and dtype
  * (from its checked type; 0 and float32 when it has none), `axis`
@@ -240,6 +243,11 @@ rt_status_t rt_onnx_cv_loop(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
 /* ops_scan.c: Scan, unrolled. */
 rt_status_t rt_onnx_cv_scan(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                             rt_ir_expr_t **out, int32_t nout);
+/* A loop of `m` iterations (a 0-d int) over `body` (inputs: iteration,
+ * condition; outputs: the condition, then nout values), each output
+ * gathered in a list (ops_control.c; SequenceMap, ops_seq.c). */
+rt_status_t rt_onnx_loop_lists(rt_onnx_ctx_t *cx, const Onnx__GraphProto *body, rt_ir_expr_t *m,
+                               int32_t nout, rt_ir_expr_t **out);
 rt_status_t rt_onnx_cv_rnn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                            rt_ir_expr_t **out, int32_t nout);
 rt_status_t rt_onnx_cv_lstm(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,

@@ -555,5 +555,8 @@ rt_onnx_convert_fn rt_onnx_find_converter(const char *op_type) {
       if (strcmp(tables[t].ops[i].op_type, op_type) == 0) return tables[t].ops[i].convert;
     }
   }
+  for (int32_t i = 0; i < rt_onnx_seq_ops_count; ++i) { /* sequences and optionals */
+    if (strcmp(rt_onnx_seq_ops[i].op_type, op_type) == 0) return rt_onnx_seq_ops[i].convert;
+  }
   return NULL;
 }

@@ -17,6 +17,8 @@
  * (or folds to one) selects its branch at import time, so no `if` is left
  * and every executor runs the model. The interpreter and the VM run an
  * `if`; the graph executor refuses it with its own error naming the vm.
+ * Branches may return sequences or optionals (List, Option) whose types
+ * join; the debug executor alone runs those.
  *
  * Loop. A loop whose trip count M is known at import time (a constant, or
  * a graph input bound with --const-input) and whose condition stays known
@@ -31,9 +33,13 @@
  * loop without M, more iterations than are unrolled) becomes a recursive
  * global function @onnx_loopN over (iteration, condition, carried values,
  * M, the body's outer values), which the interpreter and the VM run and
- * the graph executor refuses. Such a loop cannot have scan outputs yet
- * (their length would be dynamic): that is a clear UNIMPLEMENTED, naming
- * the graph input to bind with --const-input when there is one. */
+ * the graph executor refuses. Its scan outputs (their length is known only
+ * at run time) are carried as lists (List[T], ir/op/list.c) appended to by
+ * each iteration and stacked after the loop, which the debug executor
+ * alone runs; where that cannot be built (a carried value whose shape the
+ * body changes) the loop is refused (UNIMPLEMENTED) naming the graph input
+ * to bind with --const-input when there is one. Carried values and outer
+ * values may be sequences or optionals (whose type the body must keep). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +139,20 @@ rt_status_t rt_onnx_cv_if(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_
   int32_t rank_differs = -1;
   for (int32_t k = 0; k < nout; ++k) {
     const rt_ir_type_t *a = rt_onnx_type(touts[k]), *b = rt_onnx_type(eouts[k]);
-    if (!a || !b) return rt_onnx_unsupported(cx, "an If output that is not a tensor");
+    if (!a || !b) {
+      /* Sequences and optionals (List, Option): their types must join. */
+      rt_ir_type_t *ta = touts[k]->checked_type ? rt_ir_type_resolve(touts[k]->checked_type) : NULL;
+      rt_ir_type_t *tb = eouts[k]->checked_type ? rt_ir_type_resolve(eouts[k]->checked_type) : NULL;
+      rt_ir_type_t *j = NULL;
+      if (ta && tb && (ta->kind == RT_IR_TYPE_LIST || ta->kind == RT_IR_TYPE_OPTION)) {
+        RT_RETURN_IF_ERROR(rt_ir_type_join(cx->m, ta, tb, &j));
+      }
+      if (!j) {
+        return rt_onnx_unsupported(cx, "an If output that is not a tensor (or a sequence or "
+                                       "optional of one element dtype and rank on both branches)");
+      }
+      continue;
+    }
     if (!rt_dtype_equal(a->tensor.dtype, b->tensor.dtype)) return branches_differ(cx, k, a, b);
     if (a->tensor.rank != b->tensor.rank && rank_differs < 0) rank_differs = k;
   }
@@ -196,6 +215,7 @@ static rt_status_t stack(rt_onnx_ctx_t *cx, int32_t n, rt_ir_expr_t **vals, rt_i
 typedef struct loop_t {
   const Onnx__GraphProto *body;
   int32_t nv, nscan;
+  bool scan_lists; /* the scan outputs stay lists (SequenceMap), not stacked */
 } loop_t;
 
 /* Unrolls the loop (see the file comment). *out_dynamic: the body's
@@ -325,11 +345,19 @@ static rt_status_t param(rt_onnx_ctx_t *cx, const char *name, rt_ir_type_t *t, r
  *     else { (%v..) }
  *   }
  * called with (0, cond, v_initial.., M, outer values..). The interpreter and
- * the VM run it; the graph executor refuses the recursion. */
+ * the VM run it; the graph executor refuses the recursion.
+ * Scan outputs (their count known only at run time) are carried too, as
+ * lists (List[T], ir/op/list.c) that each iteration appends its value to,
+ * starting empty; the Loop's scan output k is list.concat(%s_k, axis=0,
+ * new_axis=True). Their element dtype and rank come from the body's
+ * declared outputs. The debug executor alone runs lists: with scan
+ * outputs the loop runs there (a loop that runs no iteration has no
+ * element to size an empty scan output by, and is an error). */
 static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t **in,
                              rt_ir_expr_t **out) {
-  const int32_t nv = lp->nv;
+  const int32_t nv = lp->nv + lp->nscan, nc = lp->nv, ns = lp->nscan;
   if (nv == 0) return rt_onnx_unsupported(cx, "a Loop without loop-carried values or scan outputs");
+  if (nv > MAXV) return rt_onnx_unsupported(cx, "a Loop with more than 64 carried values and scan outputs");
   names_t fn_names = {0};
   rt_status_t st = free_names(lp->body, &fn_names);
   /* Outer constants stay constants in the body (they may feed shapes);
@@ -350,8 +378,10 @@ static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t *
       continue;
     }
     rt_ir_type_t *t = e->checked_type ? rt_ir_type_resolve(e->checked_type) : NULL;
-    if (!t || t->kind != RT_IR_TYPE_TENSOR) {
-      st = rt_onnx_unsupported(cx, "a Loop body reading an outer value that is not a tensor");
+    if (!t || (t->kind != RT_IR_TYPE_TENSOR && t->kind != RT_IR_TYPE_LIST &&
+               t->kind != RT_IR_TYPE_OPTION)) {
+      st = rt_onnx_unsupported(cx, "a Loop body reading an outer value that is not a tensor, a "
+                                   "sequence or an optional");
       break;
     }
     outer[nfree] = e;
@@ -368,12 +398,22 @@ static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t *
   int32_t np = 0;
   RT_RETURN_IF_ERROR(param(cx, "iter", i64, &params[np++]));
   RT_RETURN_IF_ERROR(param(cx, "cond", b1, &params[np++]));
-  for (int32_t k = 0; k < nv; ++k) {
-    const rt_ir_type_t *t = NULL;
-    RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[2 + k], 2 + k, &t));
+  rt_ir_expr_t *init[MAXV];
+  for (int32_t k = 0; k < nc; ++k) {
+    const rt_ir_type_t *t = in[2 + k]->checked_type ? rt_ir_type_resolve(in[2 + k]->checked_type)
+                                                    : NULL;
+    /* A carried sequence or optional keeps its type through the body (a
+     * SequenceInsert into a list of `?` dims does). */
+    if (!t || (t->kind != RT_IR_TYPE_LIST && t->kind != RT_IR_TYPE_OPTION)) {
+      RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[2 + k], 2 + k, &t));
+    }
     vt[k] = (rt_ir_type_t *)t;
+    init[k] = in[2 + k];
     RT_RETURN_IF_ERROR(param(cx, "v", vt[k], &params[np++]));
   }
+  /* The scan lists' parameters are made once the body has given their
+   * element types (the body does not read them). */
+  for (int32_t k = 0; k < ns; ++k) params[np++] = NULL;
   rt_ir_expr_t *m_param = NULL, *m_arg = NULL;
   if (in[0]) {
     RT_RETURN_IF_ERROR(scalar_cond_like(cx, in[0], &m_arg));
@@ -387,13 +427,28 @@ static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t *
   }
   /* The body, reading its inputs and outer values through the params. */
   rt_ir_expr_t *bin[MAXV + 2], *bout[MAXV + 1];
-  for (int32_t k = 0; k < nv + 2; ++k) bin[k] = params[k];
-  RT_RETURN_IF_ERROR(rt_onnx_subgraph_bind(cx, lp->body, nv + 2, bin, nbind, bind_names, bind_exprs,
+  for (int32_t k = 0; k < nc + 2; ++k) bin[k] = params[k];
+  RT_RETURN_IF_ERROR(rt_onnx_subgraph_bind(cx, lp->body, nc + 2, bin, nbind, bind_names, bind_exprs,
                                            nv + 1, bout));
   rt_ir_expr_t *cond_out = NULL;
   RT_RETURN_IF_ERROR(scalar_cond(cx, bout[0], &cond_out));
+  for (int32_t k = 0; k < ns; ++k) { /* append this iteration's scan values */
+    const rt_ir_type_t *st_t = rt_onnx_type(bout[1 + nc + k]);
+    if (!st_t) return rt_onnx_unsupported(cx, "a scan output that is not a tensor");
+    char dtname[RT_DTYPE_NAME_MAX];
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "list.empty", 0, NULL, &init[nc + k], "dtype",
+                                    rt_onnx_str_text(cx, rt_dtype_name(st_t->tensor.dtype, dtname)),
+                                    "rank", rt_onnx_int_text(cx, st_t->tensor.rank), NULL));
+    vt[nc + k] = init[nc + k]->checked_type;
+    RT_RETURN_IF_ERROR(param(cx, "s", vt[nc + k], &params[2 + nc + k]));
+    rt_ir_expr_t *acc = params[2 + nc + k], *len = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_call1(cx, "list.length", acc, &len));
+    rt_ir_expr_t *a3[3] = {acc, bout[1 + nc + k], len};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "list.insert", 3, a3, &bout[1 + nc + k], NULL));
+  }
   for (int32_t k = 0; k < nv; ++k) {
-    const rt_ir_type_t *t = rt_onnx_type(bout[1 + k]);
+    const rt_ir_type_t *t = bout[1 + k]->checked_type ? rt_ir_type_resolve(bout[1 + k]->checked_type)
+                                                       : NULL;
     if (!t || !rt_ir_type_equal(t, vt[k])) {
       return rt_onnx_unsupported(cx, "a loop-carried value whose type changes in the body (in a "
                                      "Loop that is not unrolled)");
@@ -446,7 +501,7 @@ static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t *
     RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_BOOL, 1.0, &cond0));
   }
   args[na++] = cond0;
-  for (int32_t k = 0; k < nv; ++k) args[na++] = in[2 + k];
+  for (int32_t k = 0; k < nv; ++k) args[na++] = init[k];
   if (m_arg) args[na++] = m_arg;
   for (int32_t j = 0; j < nfree; ++j) args[na++] = outer[j];
   RT_RETURN_IF_ERROR(rt_ir_global_var(cx->m, cx->span, name, &gv));
@@ -455,9 +510,13 @@ static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t *
   call->checked_type = ret;
   if (nv == 1) {
     out[0] = call;
-    return RT_OK;
+  } else {
+    for (int32_t k = 0; k < nv; ++k) RT_RETURN_IF_ERROR(rt_onnx_get_item(cx, call, k, &out[k]));
   }
-  for (int32_t k = 0; k < nv; ++k) RT_RETURN_IF_ERROR(rt_onnx_get_item(cx, call, k, &out[k]));
+  for (int32_t k = nc; k < nv && !lp->scan_lists; ++k) {
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "list.concat", 1, &out[k], &out[k], "axis", "0",
+                                    "new_axis", "True", NULL));
+  }
   return RT_OK;
 }
 
@@ -466,7 +525,7 @@ rt_status_t rt_onnx_cv_loop(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, r
   const Onnx__GraphProto *body = graph_attr(cx, "body");
   if (!body) return rt_onnx_bad(cx, "attribute body is required");
   if (nin < 2) return rt_onnx_bad(cx, "expects the inputs M and cond (each may be empty)");
-  loop_t lp = {body, nin - 2, (int32_t)body->n_output - 1 - (nin - 2)};
+  loop_t lp = {body, nin - 2, (int32_t)body->n_output - 1 - (nin - 2), false};
   if (lp.nv > MAXV || lp.nscan < 0 || lp.nscan > MAXV || nout != lp.nv + lp.nscan) {
     return rt_onnx_bad(cx, "the body's outputs do not match the loop-carried values and outputs");
   }
@@ -503,19 +562,40 @@ rt_status_t rt_onnx_cv_loop(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, r
       }
       RT_RETURN_IF_ERROR(unrolled(cx, &lp, trips, cond, go, in, out, &dynamic));
       if (!dynamic) return RT_OK;
-      if (lp.nscan) {
-        return rt_onnx_unsupported(cx, "scan outputs of a Loop whose condition is computed at run "
-                                       "time (only loops whose condition is known at load time "
-                                       "are unrolled)");
-      }
     }
-  } else if (lp.nscan) {
-    /* Name what must be bound (a graph input: --const-input). */
+  }
+  /* A trip count or condition known only at run time: the recursive
+   * function, its scan outputs gathered in lists (debug executor). When
+   * that cannot be built (a carried value whose shape the body changes),
+   * a loop with scan outputs is refused naming what, bound as a constant,
+   * would unroll it (a graph input: --const-input). */
+  if (lp.nscan) {
     int64_t v = 0;
     int32_t n = 0;
     double c = 0;
-    if (!m_known) RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[0], "the trip count M of a Loop with scan outputs", 1, &v, &n));
-    RT_RETURN_IF_ERROR(rt_onnx_const_float(cx, in[1], "the condition of a Loop with scan outputs", &c));
+    rt_status_t hint = RT_OK;
+    if (!m_known) {
+      hint = rt_onnx_const_ints(cx, in[0], "the trip count M of a Loop with scan outputs", 1, &v,
+                                &n);
+    }
+    if (!hint) hint = rt_onnx_const_float(cx, in[1], "the condition of a Loop with scan outputs", &c);
+    rt_status_t st = recursive(cx, &lp, in, out);
+    if (!st || !hint) {
+      rt_status_free(hint);
+      return st;
+    }
+    rt_status_free(st);
+    return hint;
   }
+  return recursive(cx, &lp, in, out);
+}
+
+rt_status_t rt_onnx_loop_lists(rt_onnx_ctx_t *cx, const Onnx__GraphProto *body, rt_ir_expr_t *m,
+                               int32_t nout, rt_ir_expr_t **out) {
+  if (nout < 1 || nout > MAXV || body->n_output != (size_t)nout + 1) {
+    return rt_onnx_bad(cx, "the body's outputs do not match the node's outputs");
+  }
+  loop_t lp = {body, 0, nout, true};
+  rt_ir_expr_t *in[2] = {m, NULL};
   return recursive(cx, &lp, in, out);
 }

@@ -177,6 +177,51 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_get_output(rt_executor_t *exec
                                                              int32_t index,
                                                              rt_tensor_t **out_tensor);
 
+/* ---- sequences and optionals --------------------------------------------
+ * An input or output of @main may be a List of tensors (an ONNX sequence),
+ * an Option of a tensor or an Option of a List of tensors (ONNX
+ * optionals). The debug executor alone runs them (the graph and vm
+ * executors refuse such a model when they are created, naming it). At the
+ * tensor calls above such a value takes one index: its rt_tensor_info_t
+ * reads as a 0-d int64, rt_executor_set_input does not set it, and
+ * rt_executor_get_output gives a 0-d int64: its item count, -1 if absent.
+ * Its items go through these calls; the lifetime rules are the tensor
+ * calls' (set_items retains the tensors, items are borrowed until the
+ * next run). */
+typedef enum rt_value_kind_e {
+  RT_VALUE_TENSOR = 0,
+  RT_VALUE_LIST = 1,        /* List[Tensor]: any number of tensors */
+  RT_VALUE_OPTION = 2,      /* Option[Tensor]: absent, or one tensor */
+  RT_VALUE_OPTION_LIST = 3, /* Option[List[Tensor]]: absent, or a list */
+} rt_value_kind_t;
+
+/* The kind of input / output `index` (OUT_OF_RANGE for a bad index). */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_input_kind(const rt_executor_t *executor,
+                                                             int32_t index,
+                                                             rt_value_kind_t *out_kind);
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_output_kind(const rt_executor_t *executor,
+                                                              int32_t index,
+                                                              rt_value_kind_t *out_kind);
+/* Sets a List or Option input: `present` false is an absent option (count
+ * must be 0); a List takes present = true and `count` tensors; an Option
+ * of a tensor exactly one; an Option of a List any number. Each item must
+ * fit the declared element type (`?` dims take any size): INVALID_ARGUMENT
+ * names the input and the item. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_set_input_items(rt_executor_t *executor,
+                                                                  int32_t index, bool present,
+                                                                  int32_t count,
+                                                                  rt_tensor_t *const *items);
+/* Output `index` of the last run as items: *out_present (false for an
+ * absent option) and *out_count; then item i (borrowed). FAILED_PRECONDITION
+ * before a successful run or for a tensor output. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_get_output_items(rt_executor_t *executor,
+                                                                   int32_t index,
+                                                                   bool *out_present,
+                                                                   int32_t *out_count);
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_get_output_item(rt_executor_t *executor,
+                                                                  int32_t index, int32_t item,
+                                                                  rt_tensor_t **out_tensor);
+
 /* Calls global `fn_name` (without '@') with tensor arguments. Its result's
  * tensors (flattened) are written to outs[0..] as new references, at most
  * `max_outs`; *out_count is the number the result has (more than max_outs is

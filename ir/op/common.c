@@ -16,6 +16,8 @@ static const char *type_kind_text(const rt_ir_type_t *t) {
     case RT_IR_TYPE_TUPLE: return "a tuple";
     case RT_IR_TYPE_FUNC: return "a function";
     case RT_IR_TYPE_INCOMPLETE: return "an unknown type";
+    case RT_IR_TYPE_LIST: return "a list";
+    case RT_IR_TYPE_OPTION: return "an option";
   }
   return "?";
 }

@@ -341,6 +341,7 @@ static bool has_prefix(const rt_ir_token_t *t, const char *prefix) {
 /* type := '(' (type (',' type)* ','?)? ')'        tuple; (T) is a 1-tuple, as TVM
  *       | 'fn' '(' types ')' '->' type
  *       | 'Tensor' '[' shape ',' DTYPE ']'
+ *       | ('List' | 'Option') '[' type ']'       the built-in ADTs
  *       | DTYPE                                   0-d tensor (int*, uint*, float*, bool)
  *       | '_'                                     incomplete */
 static rt_status_t parse_type(parser_t *p, rt_ir_type_t **out) {
@@ -381,6 +382,16 @@ static rt_status_t parse_type(parser_t *p, rt_ir_type_t **out) {
     RT_RETURN_IF_ERROR(leave(p, RT_IR_TOK_RBRACKET, "`]` closing `Tensor[`"));
     return rt_ir_tensor_type(p->m, dtype, rank, p->dims, out);
   }
+  if (tok_is_ident(&t, "List") || tok_is_ident(&t, "Option")) {
+    rt_ir_type_kind_t kind = tok_is_ident(&t, "List") ? RT_IR_TYPE_LIST : RT_IR_TYPE_OPTION;
+    RT_RETURN_IF_ERROR(next(p));
+    RT_RETURN_IF_ERROR(enter(p, RT_IR_TOK_LBRACKET, kind == RT_IR_TYPE_LIST ? "`[` after `List`"
+                                                                            : "`[` after `Option`"));
+    rt_ir_type_t *elem = NULL;
+    RT_RETURN_IF_ERROR(parse_type(p, &elem));
+    RT_RETURN_IF_ERROR(leave(p, RT_IR_TOK_RBRACKET, "`]` closing the element type"));
+    return rt_ir_adt_type(p->m, kind, elem, out);
+  }
   if (tok_is_ident(&t, "_")) {
     RT_RETURN_IF_ERROR(next(p));
     return rt_ir_incomplete_type(p->m, out);
@@ -392,7 +403,7 @@ static rt_status_t parse_type(parser_t *p, rt_ir_type_t **out) {
     return rt_ir_tensor_type(p->m, dtype, 0, NULL, out);
   }
   return rt_ir_diag(t.span,
-                    "type `%.*s` is not supported (ADTs and type variables are not supported)",
+                    "type `%.*s` is not supported (ADTs other than List and Option, and type variables, are not supported)",
                     (int)(t.len > 40 ? 40 : t.len), t.text);
 }
 

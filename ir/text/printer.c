@@ -232,6 +232,12 @@ static void print_type_rec(const rt_ir_type_t *type, const rt_ir_type_t **stack,
       rt_strbuf_puts(out, ") -> ");
       print_type_rec(t->func.ret, stack, depth, out);
       return;
+    case RT_IR_TYPE_LIST:
+    case RT_IR_TYPE_OPTION:
+      rt_strbuf_puts(out, t->kind == RT_IR_TYPE_LIST ? "List[" : "Option[");
+      print_type_rec(t->adt.elem, stack, depth, out);
+      rt_strbuf_putc(out, ']');
+      return;
     default:
       rt_strbuf_putc(out, '_');
       return;

@@ -5,7 +5,8 @@
  * error, and the _Static_assert keeps the table the size of the op enum.
  * An entry is LOWER(shape, elem), or NONE: the family does not lower yet,
  * and a kernel using it fails to build with UNIMPLEMENTED naming the op.
- * Every family lowers but dyn (see FAMILY_dyn) and string. The plain
+ * Every family lowers but dyn, string, datadep and adt (see FAMILY_dyn,
+ * FAMILY_adt). The plain
  * elementwise ops (RT_UNARY / RT_BINARY rows) are the `unary` and `binary`
  * families, whose element functions call each op's emitters
  * (jit/ops/elemwise.c). */
@@ -79,6 +80,9 @@
 /* Ops whose output dims the data decide (argwhere): no lowering; the
  * reference kernel sizes the output (ir/ops.def, data-dependent block). */
 #define FAMILY_datadep NONE
+/* The list and option ops (ir/op/list.c) make and take ADT values, not
+ * tensors: no kernel, the debug executor runs them (interp/list.c). */
+#define FAMILY_adt NONE
 /* dyn.reshape as a kernel: reshape's copy, its dims from newshape's values
  * (checked against the output the caller sized). The vm does not use it:
  * it runs dyn.reshape as a view (ReshapeDyn); the graph executor refuses

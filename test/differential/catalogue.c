@@ -638,6 +638,7 @@ static void fused_cases(void) {
 static void dynamic_cases(void);
 static void dyn_cases(void);
 static void datadep_cases(void);
+static void list_cases(void);
 static void jit_cases(void);
 static void winograd_cases(void);
 static void scatter_cases(void); /* h3, issue 19 */
@@ -659,6 +660,7 @@ static void build_cases(void) {
   dyn_cases();
   scatter_cases();
   datadep_cases();
+  list_cases();
   g_runs = CAT_JIT;
   jit_cases();
 }
@@ -722,6 +724,35 @@ static void winograd_cases(void) {
  * test/interp/test_dyn.c (the vm's run-time specialization of dyn calls
  * is the vm's to test). */
 #define V(dims) "shape_of(zeros(shape=[" dims "]), dtype=\"int64\")"
+
+/* ---- list and option (ir/op/list.c; sequences and optionals) ---------------- */
+
+/* The debug executor alone runs them (CAT_DEBUG); each case's result is a
+ * tensor made from a list or option. */
+static void list_cases(void) {
+  g_runs = CAT_DEBUG;
+  ADD("list.empty", TOL_E, "%x: Tensor[(2, 3), float32]",
+      "%%0 = list.empty(rank=2); %%1 = list.insert(%%0, %%x, list.length(%%0)); list.at(%%1, 0)");
+  ADD("list.construct", TOL_E, "%x: Tensor[(2, 3), float32]",
+      "list.length(list.construct((%%x, %%x, %%x)))");
+  ADD("list.at", TOL_E, "%x: Tensor[(2, 3), float32], %y: Tensor[(4, 3), float32]",
+      "list.at(list.construct((%%x, %%y)), -1)");
+  ADD("list.length", TOL_E, "%x: Tensor[(2, 3), float32]", "list.length(list.construct((%%x,)))");
+  ADD("list.insert", TOL_E, "%x: Tensor[(2, 3), float32], %y: Tensor[(4, 3), float32]",
+      "list.concat(list.insert(list.construct((%%x, %%x)), %%y, 1i64), axis=0)");
+  ADD("list.erase", TOL_E, "%x: Tensor[(2, 3), float32], %y: Tensor[(4, 3), float32]",
+      "list.at(list.erase(list.construct((%%x, %%y, %%x)), 0), 0)");
+  ADD("list.concat", TOL_E, "%x: Tensor[(2, 3), int32], %y: Tensor[(2, 3), int32]",
+      "list.concat(list.construct((%%x, %%y)), axis=-1, new_axis=True)");
+  ADD("list.split", TOL_E, "%x: Tensor[(5, 3), float32]",
+      "%%0 = list.split(%%x, 2i64, axis=0); list.at(%%0, 2)");
+  ADD("option.some", TOL_E, "%x: Tensor[(2, 3), float32]", "option.get(option.some(%%x))");
+  ADD("option.none", TOL_E, "", "option.is_some(option.none(rank=1))");
+  ADD("option.is_some", TOL_E, "%x: Tensor[(2, 3), float32]", "option.is_some(option.some(%%x))");
+  ADD("option.get", TOL_E, "%x: Tensor[(2, 3), float32]",
+      "list.at(option.get(option.some(list.construct((%%x,)))), 0)");
+  g_runs = CAT_ALL;
+}
 
 static void dyn_cases(void) {
   ADD("dyn.strided_slice", TOL_E, "%x: Tensor[(4, 6), float32]",
@@ -1110,7 +1141,8 @@ int32_t cat_check(const dcase_t *cases, int32_t n) {
       fprintf(stderr, "FAIL case %d names op %s but does not call it: %s\n", k, c->op, c->body);
       problems++;
     }
-    if (c->runs == 0 || (c->runs & ~CAT_ALL)) {
+    if (c->runs == 0 || (c->runs & ~(CAT_ALL | CAT_DEBUG)) ||
+        ((c->runs & CAT_DEBUG) && c->runs != CAT_DEBUG)) {
       fprintf(stderr, "FAIL case %d (%s) runs in no harness\n", k, c->op);
       problems++;
     }

@@ -463,6 +463,56 @@ static void test_differential_ops(void **state) {
   assert_int_equal(failures, 0);
 }
 
+/* The CAT_DEBUG cases (the list and option ops): each runs on the debug
+ * executor, and the graph and vm executors refuse it naming the debug
+ * executor, at creation or at the run. */
+static void test_differential_debug_only(void **state) {
+  (void)state;
+  dcase_t *cases = cat_build(&g_ncases);
+  g_cases = cases;
+  int32_t failures = 0, n = 0;
+  for (int32_t k = 0; k < g_ncases; ++k) {
+    if (!(g_cases[k].runs & CAT_DEBUG)) continue;
+    ++n;
+    char *text = batch_text(&k, 1, false);
+    rt_module_t *m = NULL;
+    assert_ok(rt_module_parse(text, strlen(text), "debug_only.relay", &m));
+    static const char *const kinds[] = {"debug", "graph", "vm"};
+    for (size_t e = 0; e < RT_COUNTOF(kinds); ++e) {
+      rt_executor_t *ex = NULL;
+      rt_tensor_t *ins[MAX_IO], *outs[MAX_IO];
+      int32_t nin = 0, nout = 0;
+      rt_status_t st = rt_create_executor(kinds[e], m, NULL, NULL, NULL, &ex);
+      if (!st) {
+        make_inputs(ex, 17, ins, &nin);
+        st = run_exec(ex, nin, ins, outs, &nout);
+        for (int32_t i = 0; i < nin; ++i) rt_tensor_release(ins[i]);
+        if (!st) {
+          for (int32_t o = 0; o < nout; ++o) rt_tensor_release(outs[o]);
+        }
+        rt_executor_release(ex);
+      }
+      const bool debug = e == 0;
+      if (debug && st) {
+        fprintf(stderr, "FAIL %s on debug: %s\n", g_cases[k].op, rt_status_message(st));
+        ++failures;
+      } else if (!debug && (!st || !strstr(rt_status_message(st), "\"debug\""))) {
+        fprintf(stderr, "FAIL %s on %s: %s\n", g_cases[k].op, kinds[e],
+                st ? rt_status_message(st) : "ran (expected a refusal naming the debug executor)");
+        ++failures;
+      }
+      rt_status_free(st);
+    }
+    rt_module_release(m);
+    rt_mem_free(text);
+  }
+  printf("# debug-only cases: %d, %d failed\n", n, failures);
+  rt_mem_free(cases);
+  g_cases = NULL;
+  assert_true(n > 0);
+  assert_int_equal(failures, 0);
+}
+
 /* The catalogue again with every input dim of every case `?`: the vm
  * compiles what it cannot run for any shape per shape, the interpreter
  * sizes everything at run time; both against the reference on the static
@@ -695,6 +745,7 @@ static void test_differential_jit_level(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_differential_ops),
+      cmocka_unit_test(test_differential_debug_only),
       cmocka_unit_test(test_differential_any_dims),
       cmocka_unit_test(test_differential_corpus),
       cmocka_unit_test(test_differential_jit_level),

@@ -219,7 +219,8 @@ save("loop_while_runtime_trips", m,
      [([np.array(3, np.int64), s0, kk], [s0 * kk ** 3]), ([np.array(0, np.int64), s0, kk], [s0])],
      ["Loop", "Identity", "Mul"])
 
-# Scan outputs of a loop whose condition depends on the data: refused.
+# Scan outputs of a loop whose condition depends on the data: gathered in
+# lists while it runs (the debug executor alone; the vm refuses lists).
 body3 = helper.make_graph(
     list(body.node) + [helper.make_node("Identity", ["s_out"], ["scan"])], "body",
     list(body.input), list(body.output) + [vi("scan", TensorProto.FLOAT, [3])])
@@ -228,7 +229,20 @@ m = model([helper.make_node("Loop", ["M", "", "s0"], ["s", "ss"], body=body3)],
           [vi("s", TensorProto.FLOAT, [3]), vi("ss", TensorProto.FLOAT, [None, 3])],
           inits=[numpy_helper.from_array(np.array(10, np.int64), "M"),
                  numpy_helper.from_array(np.array(100.0, np.float32), "lim")])
-bad("loop_scan_data_dependent_cond", m, "scan outputs of a Loop whose condition is computed at run time")
+
+
+def doubling_scan(s0, trips):
+    s, c, i, scans = s0.copy(), True, 0, []
+    while i < trips and c:
+        c = s.sum() < 100
+        s = s + s
+        scans.append(s)
+        i += 1
+    return [s, np.stack(scans)]
+
+
+save("loop_scan_data_cond", m, [([s0], doubling_scan(s0, 10)), ([s1], doubling_scan(s1, 10))],
+     ["Loop", "ReduceSum", "Less", "Add", "Identity"])
 
 # ---- RNN, LSTM, GRU: numpy references from the ONNX operator spec ---------------
 

@@ -4,7 +4,7 @@
  * followed by a substring of the expected INVALID_ARGUMENT message).
  *
  * Type spec: `float32[1,3,?]` is a tensor (`float32[]` 0-d), `(T; T)` a
- * tuple; arguments are separated by `|`. Attributes: `key=value` pairs
+ * tuple, `List(T)` and `Option(T)` the built-in ADTs; arguments are separated by `|`. Attributes: `key=value` pairs
  * separated by `;`, each value parsed with rt_attr_value_parse. Every
  * expected string is worked out by hand from TVM's rules. */
 #ifndef RT_TEST_IR_OP_OP_CASE_H_
@@ -29,10 +29,21 @@ static void skip_ws(const char **p) {
   while (**p == ' ') (*p)++;
 }
 
-/* type := dtype '[' dims ']' | '(' type (';' type)* ')' */
+/* type := dtype '[' dims ']' | '(' type (';' type)* ')'
+ *       | ('List' | 'Option') '(' type ')' */
 static rt_ir_type_t *spec_type(rt_module_t *m, const char **p) {
   skip_ws(p);
   rt_ir_type_t *t = NULL;
+  if (strncmp(*p, "List(", 5) == 0 || strncmp(*p, "Option(", 7) == 0) {
+    rt_ir_type_kind_t kind = **p == 'L' ? RT_IR_TYPE_LIST : RT_IR_TYPE_OPTION;
+    *p += kind == RT_IR_TYPE_LIST ? 5 : 7;
+    rt_ir_type_t *elem = spec_type(m, p);
+    skip_ws(p);
+    assert_true(**p == ')');
+    (*p)++;
+    assert_ok(rt_ir_adt_type(m, kind, elem, &t));
+    return t;
+  }
   if (**p == '(') {
     rt_ir_type_t *fields[16];
     int32_t n = 0;

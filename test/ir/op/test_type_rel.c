@@ -614,6 +614,44 @@ static const op_case_t k_winograd[] = {
     {"cast", "int64[2]", "dtype=\"string\"", T("2", "string")},
 };
 
+/* The list and option ops (ir/op/list.c): element types join, positions
+ * are one int, concat and split leave the axis `?`. */
+#define LF(s) "List[" F32(s) "]"
+static const op_case_t k_list[] = {
+    {"list.empty", "", "dtype=\"int64\"; rank=2", "List[Tensor[(?, ?), int64]]"},
+    {"list.empty", "", "", "List[float32]"},
+    {"list.empty", "", "rank=99", "error:rank 99 is out of range"},
+    {"list.construct", "(float32[2,3]; float32[4,3])", "", LF("?, 3")},
+    {"list.construct", "(float32[2,3])", "", LF("2, 3")},
+    {"list.construct", "(float32[2,3]; int32[2,3])", "", "error:field 1's type differs"},
+    {"list.construct", "()", "", "error:a tuple of at least one value"},
+    {"list.at", "List(float32[?,3]) | int64[]", "", F32("?, 3")},
+    {"list.at", "List(float32[?,3]) | int32[1]", "", F32("?, 3")},
+    {"list.at", "List(float32[?,3]) | float32[]", "", "error:must be a 0-d int32 or int64"},
+    {"list.at", "float32[2] | int64[]", "", "error:argument 1 of list.at must be a List"},
+    {"list.length", "List(float32[2])", "", "int64"},
+    {"list.insert", "List(float32[2,3]) | float32[5,3] | int64[]", "", LF("?, 3")},
+    {"list.insert", "List(float32[2,3]) | float32[2,3] | int64[]", "", LF("2, 3")},
+    {"list.insert", "List(float32[2,3]) | float32[3] | int64[]", "", "error:differs from the list"},
+    {"list.erase", "List(float32[2,3]) | int32[]", "", LF("2, 3")},
+    {"list.concat", "List(float32[2,3])", "axis=1", F32("2, ?")},
+    {"list.concat", "List(float32[2,3])", "axis=-1; new_axis=True", F32("2, 3, ?")},
+    {"list.concat", "List(float32[2,3])", "axis=0; new_axis=True", F32("?, 2, 3")},
+    {"list.concat", "List(float32[])", "axis=0", "error:must have rank >= 1"},
+    {"list.concat", "List(float32[2])", "", "error:requires attribute 'axis'"},
+    {"list.split", "float32[4,6] | int64[]", "axis=1", LF("4, ?")},
+    {"list.split", "float32[4,6] | int64[0]", "axis=1; keepdims=False", LF("4")},
+    {"list.split", "float32[4,6] | int64[0]", "axis=-1", LF("4, ?")},
+    {"list.split", "float32[4,6] | int64[2]", "axis=2", "error:axis 2 is out of range for rank 2"},
+    {"list.split", "float32[4,6] | int64[2,1]", "", "error:split must be a 0-d or 1-d int"},
+    {"option.some", "float32[2]", "", "Option[" F32("2") "]"},
+    {"option.none", "", "dtype=\"int32\"; rank=1", "Option[Tensor[(?), int32]]"},
+    {"option.none", "", "rank=1; list=True", "Option[List[" F32("?") "]]"},
+    {"option.is_some", "Option(float32[2])", "", "bool"},
+    {"option.is_some", "List(float32[2])", "", "error:must be an Option, got List["},
+    {"option.get", "Option(List(float32[2]))", "", "List[" F32("2") "]"},
+};
+
 #define RUN(name, table)                           \
   static void test_type_rel_##name(void **state) { \
     (void)state;                                   \
@@ -627,6 +665,7 @@ RUN(nn, k_nn)
 RUN(conv, k_conv)
 RUN(pool, k_pool)
 RUN(winograd, k_winograd)
+RUN(list, k_list)
 
 static bool covered(const op_case_t *cases, size_t n, const char *name) {
   for (size_t i = 0; i < n; ++i) {
@@ -645,6 +684,7 @@ static void test_type_rel_every_op_covered(void **state) {
       {k_transform, RT_COUNTOF(k_transform)}, {k_image, RT_COUNTOF(k_image)},
       {k_nn, RT_COUNTOF(k_nn)}, {k_conv, RT_COUNTOF(k_conv)},
       {k_pool, RT_COUNTOF(k_pool)}, {k_winograd, RT_COUNTOF(k_winograd)},
+      {k_list, RT_COUNTOF(k_list)},
   };
   int missing = 0;
   for (int32_t id = 0; id < RT_OP_COUNT; ++id) {
@@ -671,6 +711,7 @@ int main(void) {
       cmocka_unit_test(test_type_rel_conv),
       cmocka_unit_test(test_type_rel_pool),
       cmocka_unit_test(test_type_rel_winograd),
+      cmocka_unit_test(test_type_rel_list),
       cmocka_unit_test(test_type_rel_every_op_covered),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
