@@ -50,8 +50,6 @@ if [ "$node_cases" = 1 ]; then
     --jobs 2 || rc=1
   "${conf[@]}" "$data" --executors debug,graph,vm --cases "$here/onnx_cases_const.txt" --require-pass \
     --allow-const-input --quiet --jobs 2 || rc=1
-  "${conf[@]}" "$data" --executors debug --cases "$here/onnx_cases_debug.txt" --require-pass --quiet \
-    --jobs 2 || rc=1
   "${conf[@]}" "$data" --suite all --executors debug --cases "$here/onnx_cases_debug.txt" \
     --require-pass --quiet --jobs 2 || rc=1
 fi
