@@ -118,6 +118,39 @@ static rt_status_t build_tfidf(rt_onnx_ctx_t *cx, const tfidf_spec_t *sp, rt_ir_
 
 /* TfIdfVectorizer (opset 9, unchanged since): X [C] or [N, C] of int32 /
  * int64 / string -> float32 [O] or [N, O], O = max(ngram_indexes) + 1. */
+/* A STRINGS attribute as Relay attribute text, ["a", "b"], in the module
+ * arena: Relay strings have no escapes, so a string holding a quote, a
+ * backslash or a control character is refused (`what` names it). */
+static rt_status_t strings_text(rt_onnx_ctx_t *cx, const Onnx__AttributeProto *a,
+                                const char *what, const char **out) {
+  rt_strbuf_t b;
+  rt_strbuf_initialize(&b);
+  rt_strbuf_putc(&b, '[');
+  for (size_t i = 0; i < a->n_strings; ++i) {
+    const ProtobufCBinaryData *w = &a->strings[i];
+    for (size_t k = 0; k < w->len; ++k) {
+      if (w->data[k] == '"' || w->data[k] == '\\' || w->data[k] < 0x20) {
+        rt_strbuf_deinitialize(&b);
+        return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
+                                  "%s holding a quote, a backslash or a control character is "
+                                  "not supported", what);
+      }
+    }
+    rt_strbuf_printf(&b, "%s\"%.*s\"", i ? ", " : "", (int)w->len, (const char *)w->data);
+  }
+  rt_strbuf_putc(&b, ']');
+  char *text = NULL;
+  size_t len = 0;
+  RT_RETURN_IF_ERROR(rt_strbuf_finish(&b, &text, &len));
+  void *copy = NULL;
+  rt_status_t st = rt_arena_alloc(&cx->m->arena, len + 1, &copy);
+  if (!st) memcpy(copy, text, len + 1);
+  rt_mem_free(text);
+  rt_strbuf_deinitialize(&b);
+  if (!st) *out = copy;
+  return st;
+}
+
 static rt_status_t cv_tfidf(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir_expr_t **out,
                             int32_t nout) {
   (void)nout;
@@ -170,30 +203,9 @@ static rt_status_t cv_tfidf(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, r
     if (!ps || ps->n_strings == 0 || ps->n_strings > (1u << 24)) {
       return rt_onnx_bad(cx, "string input needs pool_strings");
     }
-    rt_strbuf_t b;
-    rt_strbuf_initialize(&b);
-    rt_strbuf_putc(&b, '[');
-    for (size_t i = 0; i < ps->n_strings; ++i) {
-      const ProtobufCBinaryData *w = &ps->strings[i];
-      for (size_t k = 0; k < w->len; ++k) {
-        if (w->data[k] == '"' || w->data[k] == '\\' || w->data[k] < 0x20) {
-          rt_strbuf_deinitialize(&b);
-          return rt_onnx_unsupported(cx, "a pool string holding a quote, a backslash or a control character");
-        }
-      }
-      rt_strbuf_printf(&b, "%s\"%.*s\"", i ? ", " : "", (int)w->len, (const char *)w->data);
-    }
-    rt_strbuf_putc(&b, ']');
-    char *text = NULL;
-    size_t len = 0;
-    RT_RETURN_IF_ERROR(rt_strbuf_finish(&b, &text, &len));
-    void *copy = NULL;
-    rt_status_t st = rt_arena_alloc(&cx->m->arena, len + 1, &copy);
-    if (!st) memcpy(copy, text, len + 1);
-    rt_mem_free(text);
-    rt_strbuf_deinitialize(&b);
-    if (!st) st = rt_onnx_call(cx, "string_lookup", 1, in, &x, "vocab", (const char *)copy, NULL);
-    RT_RETURN_IF_ERROR(st);
+    const char *vocab = NULL;
+    RT_RETURN_IF_ERROR(strings_text(cx, ps, "a pool string", &vocab));
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "string_lookup", 1, in, &x, "vocab", vocab, NULL));
     ids = rt_mem_alloc(ps->n_strings * sizeof *ids);
     if (!ids) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "TfIdfVectorizer: out of memory");
     for (size_t i = 0; i < ps->n_strings; ++i) {
@@ -351,30 +363,7 @@ static rt_status_t cv_string_normalizer(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, in
   const Onnx__AttributeProto *sw = rt_onnx_attr(cx, "stopwords");
   const char *stop_text = "None";
   if (sw && sw->n_strings > 0) {
-    rt_strbuf_t b;
-    rt_strbuf_initialize(&b);
-    rt_strbuf_putc(&b, '[');
-    for (size_t i = 0; i < sw->n_strings; ++i) {
-      const ProtobufCBinaryData *w = &sw->strings[i];
-      for (size_t k = 0; k < w->len; ++k) {
-        if (w->data[k] == '"' || w->data[k] == '\\' || w->data[k] < 0x20) {
-          rt_strbuf_deinitialize(&b);
-          return rt_onnx_unsupported(cx, "a stopword holding a quote, a backslash or a control character");
-        }
-      }
-      rt_strbuf_printf(&b, "%s\"%.*s\"", i ? ", " : "", (int)w->len, (const char *)w->data);
-    }
-    rt_strbuf_putc(&b, ']');
-    char *text = NULL;
-    size_t len = 0;
-    RT_RETURN_IF_ERROR(rt_strbuf_finish(&b, &text, &len));
-    void *copy = NULL;
-    rt_status_t st = rt_arena_alloc(&cx->m->arena, len + 1, &copy);
-    if (!st) memcpy(copy, text, len + 1);
-    rt_mem_free(text);
-    rt_strbuf_deinitialize(&b);
-    RT_RETURN_IF_ERROR(st);
-    stop_text = copy;
+    RT_RETURN_IF_ERROR(strings_text(cx, sw, "a stopword", &stop_text));
   }
   return rt_onnx_call(cx, "string_normalizer", 1, in, &out[0], "case_change_action",
                       rt_onnx_str_text(cx, action), "is_case_sensitive", sensitive ? "True" : "False",
