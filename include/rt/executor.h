@@ -204,9 +204,11 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_output_kind(const rt_executor_
                                                               rt_value_kind_t *out_kind);
 /* Sets a List or Option input: `present` false is an absent option (count
  * must be 0); a List takes present = true and `count` tensors; an Option
- * of a tensor exactly one; an Option of a List any number. Each item must
- * fit the declared element type (`?` dims take any size): INVALID_ARGUMENT
- * names the input and the item. */
+ * of a tensor exactly one; an Option of a List any number. The items are
+ * retained (the caller keeps its references). OUT_OF_RANGE for a bad index,
+ * INVALID_ARGUMENT for a tensor input or a count that does not fit the kind;
+ * each item must fit the declared element type (`?` dims take any size),
+ * which the next run checks: its INVALID_ARGUMENT names the input. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_set_input_items(rt_executor_t *executor,
                                                                   int32_t index, bool present,
                                                                   int32_t count,

@@ -148,7 +148,9 @@ static rt_status_t w_at(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef o,
 
 /* ---- im2col through the GEMM core ------------------------------------------------ */
 
-static LLVMValueRef ic_a_base(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b) {
+/* The weight rows (og x K, contiguous along K) of batch b's group: A of
+ * conv2d.im2col, B (stored (N, K)) of conv2d.im2colT. */
+static LLVMValueRef w_group_base(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b) {
   const conv_ctx_t *cc = g->user;
   LLVMValueRef gi = LLVMBuildURem(L->b, b, rt_jit_i64(L, cc->c.g), "");
   return rt_jit_tpl_gep(L, rt_jit_node(L, cc->w)->data,
@@ -202,13 +204,6 @@ static void ic_out_idx(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValue
  * channels its columns (B = the weight rows, stored (O, C) = B(k, n) at
  * n*K + k, packed by whole transposed vectors). Output channels fill the
  * vectors where a small image's OH*OW would not (49 at 7x7). */
-
-static LLVMValueRef ict_b_base(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b) {
-  const conv_ctx_t *cc = g->user;
-  LLVMValueRef gi = LLVMBuildURem(L->b, b, rt_jit_i64(L, cc->c.g), "");
-  return rt_jit_tpl_gep(L, rt_jit_node(L, cc->w)->data,
-                        LLVMBuildMul(L->b, gi, rt_jit_i64(L, cc->c.og * g->k), ""));
-}
 
 static rt_status_t ict_a_elem(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
                               LLVMValueRef i, LLVMValueRef k, LLVMValueRef *out) {
@@ -659,7 +654,7 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
         .k_inner = true, .a_m_inner = true, .a_elem = ict_a_elem, .b_elem = ict_b_elem,
         .out_idx = ict_out_idx,
     };
-    if (rt_jit_tpl_raw(L, cc.w)) g.b_base = ict_b_base;
+    if (rt_jit_tpl_raw(L, cc.w)) g.b_base = w_group_base;
     return rt_jit_tpl_gemm_core(L, &g, task, ntasks);
   }
   if (p->kind != RT_JIT_TPL_CONV_IM2COL) return conv_direct(L, p, &cc, out, data, task, ntasks);
@@ -669,6 +664,6 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
       .nb = cc.c.n * cc.c.g, .m = cc.c.og, .n = cc.c.oh * cc.c.ow, .k = cc.c.cg * cc.c.kh * cc.c.kw,
       .k_inner = false, .a_elem = ic_a_elem, .b_elem = ic_b_elem, .out_idx = ic_out_idx,
   };
-  if (rt_jit_tpl_raw(L, cc.w)) g.a_base = ic_a_base;
+  if (rt_jit_tpl_raw(L, cc.w)) g.a_base = w_group_base;
   return rt_jit_tpl_gemm_core(L, &g, task, ntasks);
 }
