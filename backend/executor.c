@@ -52,7 +52,7 @@
 typedef struct {
   char name[64];
   rt_ir_type_t *type;      /* the declared type */
-  rt_value_kind_t kind;    /* a tensor, or a List / Option (debug only) */
+  rt_value_kind_t kind;    /* a tensor, or a List / Option (debug and vm) */
 } io_desc;
 
 struct rt_executor_t {
@@ -78,7 +78,7 @@ struct rt_executor_t {
   int32_t num_outputs;
   rt_ir_type_t **output_types;
   rt_value_kind_t *output_kinds;
-  /* Sequences and optionals (debug only): the List / Option values set
+  /* Sequences and optionals (debug and vm): the List / Option values set
    * for inputs (rt_executor_set_input_items) and made by the last run for
    * outputs, one reference each, NULL for tensors. */
   rt_interp_value_t **adt_inputs;
@@ -189,9 +189,9 @@ static rt_status_t value_kind(const rt_executor_t *ex, const rt_ir_type_t *t, co
     bool list_elem = t->kind == RT_IR_TYPE_OPTION && e && e->kind == RT_IR_TYPE_LIST &&
                      (!ee || ee->kind == RT_IR_TYPE_TENSOR || ee->kind == RT_IR_TYPE_INCOMPLETE);
     if (tensor_elem || list_elem) {
-      if (strcmp(ex->kind, "debug") != 0) {
+      if (strcmp(ex->kind, "graph") == 0) {
         return RT_STATUS(INVALID_ARGUMENT, "the %s executor does not run list and option values "
-                         "(%s %s%s of @main is a%s %s); use the \"debug\" executor", ex->kind,
+                         "(%s %s%s of @main is a%s %s); use the \"vm\" or \"debug\" executor", ex->kind,
                          what, strcmp(what, "parameter") == 0 ? "%" : "", name,
                          t->kind == RT_IR_TYPE_LIST ? "" : "n",
                          t->kind == RT_IR_TYPE_LIST ? "List" : "Option");
@@ -204,7 +204,7 @@ static rt_status_t value_kind(const rt_executor_t *ex, const rt_ir_type_t *t, co
   }
   const bool param = strcmp(what, "parameter") == 0;
   return RT_STATUS(INVALID_ARGUMENT, "%s %s%s of @main is not a tensor (a function?); executors "
-                   "%s (the debug executor also Lists of tensors and Options of a tensor or of "
+                   "%s (the debug and vm executors also Lists of tensors and Options of a tensor or of "
                    "such a List)", what, param ? "%" : "", name,
                    param ? "take tensor inputs" : "return tensors");
 }
@@ -334,8 +334,9 @@ static rt_status_t create_specializing(rt_executor_t *ex, rt_module_t *bound, ui
   return RT_OK;
 }
 
-/* String tensors (include/rt/tensor.h) run on the debug executor only: the
- * JIT's kernels and the graph and vm memory copy elements as plain bytes. */
+/* String tensors (include/rt/tensor.h) run on the debug executor and, as
+ * host ops (backend/vm_host.c), on the vm; the graph executor's planned
+ * memory and kernels take elements as plain bytes, so it refuses them. */
 typedef struct {
   bool found;
   const char *op; /* the first op call that takes or gives one, if any */
@@ -370,7 +371,17 @@ static rt_status_t refuse_strings(rt_module_t *m, const char *kind) {
   return RT_OK;
 }
 
-/* rt_create_executor inside the scope of `allocator` (NULL: the system's). */
+/* Whether @main takes or returns a List or an Option. */
+static bool has_adt_io(const rt_executor_t *ex) {
+  for (int32_t i = 0; i < ex->num_inputs; ++i) {
+    if (ex->inputs[i].kind != RT_VALUE_TENSOR) return true;
+  }
+  for (int32_t i = 0; i < ex->num_outputs; ++i) {
+    if (ex->output_kinds[i] != RT_VALUE_TENSOR) return true;
+  }
+  return false;
+}
+
 /* rt_jit_build's flags for the executor's context. */
 static uint32_t jit_flags(const rt_executor_t *ex) {
   return (ex->ctx.jit_keep_ll ? RT_JIT_KEEP_LL : 0u) | (ex->ctx.jit_keep_asm ? RT_JIT_KEEP_ASM : 0u) |
@@ -412,7 +423,7 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
   rt_status_t st = rt_backend_bind_params(module, params, &bound);
   if (!st) st = rt_build(bound, &ex->ctx, k, &ex->module, &ex->pipeline);
   ex->passes_ms = rt_now_ms() - t_create;
-  if (!st && strcmp(k, "debug") != 0) st = refuse_strings(ex->module, k);
+  if (!st && strcmp(k, "graph") == 0) st = refuse_strings(ex->module, k);
   if (!st && strcmp(k, "vm") == 0) {
     rt_module_t *prepared = NULL;
     st = rt_vm_prepare_module(ex->module, &ex->ctx, &prepared);
@@ -444,10 +455,17 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
       opts.shape_user = &ex->vm_build;
       opts.resolve_fn = rt_vm_resolve_kernel;
       opts.resolve_user = &ex->vm_build;
+      opts.host_fn = rt_vm_run_host_op;
+      opts.host_user = &ex->vm_build;
       st = rt_vm_create(ex->allocator, &ex->vm_build.exe, ex->vm_build.kernels, ex->pool, &opts,
                         &ex->vm);
     }
-    if (!st) rt_runner_use_vm(&ex->runner, ex->vm, ex->vm_main);
+    /* Lists and options in or out of @main go through the items API. */
+    if (!st && has_adt_io(ex)) {
+      rt_runner_use_call(&ex->runner, call_main, ex);
+    } else if (!st) {
+      rt_runner_use_vm(&ex->runner, ex->vm, ex->vm_main);
+    }
   } else if (!st) {
     const uint32_t flags = jit_flags(ex);
     st = jit_session(ex, allocator);
@@ -587,7 +605,7 @@ rt_status_t rt_executor_set_input_by_name(rt_executor_t *ex, const char *name, r
   return rt_executor_set_input(ex, index, tensor);
 }
 
-/* ---- sequences and optionals (debug only) -------------------------------- */
+/* ---- sequences and optionals (debug and vm) ------------------------------- */
 
 rt_status_t rt_executor_input_kind(const rt_executor_t *ex, int32_t index, rt_value_kind_t *out) {
   if (index < 0 || index >= ex->num_inputs) {
@@ -802,6 +820,40 @@ rt_status_t rt_executor_set_step_into_fused(rt_executor_t *ex, bool enter_groups
   return RT_OK;
 }
 
+/* Calls global `name`: the debug executor's interpreter, or the vm with
+ * the values converted both ways (tensors shared). */
+static rt_status_t call_global(rt_executor_t *ex, const char *name, int32_t nargs,
+                               rt_interp_value_t *const *vals, rt_interp_value_t **out) {
+  if (ex->interp) return rt_interp_call_global(ex->interp, name, nargs, vals, out);
+  int32_t f = 0;
+  RT_RETURN_IF_ERROR(rt_vm_executable_lookup(&ex->vm_build.exe, name, &f));
+  /* The VM checks tensors as kernels take them, not a list's items: the
+   * interpreter's check, as on the debug executor. */
+  const rt_ir_expr_t *fn = rt_ir_module_lookup(ex->module, name);
+  if (!fn || fn->fn.nparams != nargs) {
+    return RT_STATUS(INVALID_ARGUMENT, "@%s takes %d arguments, got %d", name,
+                     fn ? (int)fn->fn.nparams : 0, (int)nargs);
+  }
+  for (int32_t i = 0; i < nargs; ++i) {
+    const rt_ir_expr_t *p = fn->fn.params[i];
+    char what[160];
+    snprintf(what, sizeof what, "argument %d (%%%s) of @%s", (int)i + 1, p->var.name, name);
+    RT_RETURN_IF_ERROR(rt_interp_check_value(vals[i], p->checked_type, what));
+  }
+  rt_allocator_t va = rt_vm_allocator(ex->vm);
+  rt_vm_value_t *args = rt_mem_calloc((size_t)(nargs ? nargs : 1), sizeof *args);
+  if (!args) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  rt_status_t st = RT_OK;
+  for (int32_t i = 0; i < nargs && !st; ++i) st = rt_vm_value_from_interp(va, vals[i], &args[i]);
+  rt_vm_value_t res = {.kind = RT_VM_VALUE_EMPTY};
+  if (!st) st = rt_vm_invoke(ex->vm, f, nargs, args, &res);
+  for (int32_t i = 0; i < nargs; ++i) rt_vm_value_release(args[i]);
+  rt_mem_free(args);
+  if (!st) st = rt_vm_value_to_interp(ex->allocator, res, out);
+  rt_vm_value_release(res);
+  return st;
+}
+
 /* Calls `name` with tensor args; the flattened result into outs (new refs). */
 static rt_status_t call_tensors(rt_executor_t *ex, const char *name, bool is_main,
                                 int32_t nargs, rt_tensor_t *const *args, int32_t max_outs,
@@ -826,7 +878,7 @@ static rt_status_t call_tensors(rt_executor_t *ex, const char *name, bool is_mai
     st = rt_interp_value_tensor(ex->allocator, args[i], &vals[i]);
   }
   rt_interp_value_t *result = NULL;
-  if (!st) st = rt_interp_call_global(ex->interp, name, nargs, vals, &result);
+  if (!st) st = call_global(ex, name, nargs, vals, &result);
   for (int32_t i = 0; i < nargs; ++i) rt_interp_value_release(vals[i]);
   rt_mem_free(vals);
   if (st) return st;
@@ -1221,6 +1273,10 @@ static void io_of(const char *name, const rt_ir_type_t *t, int64_t *shape, rt_te
 
 static rt_status_t export_vm(const rt_executor_t *ex, const char *path) {
   int32_t ni = ex->num_inputs, no = ex->num_outputs;
+  if (has_adt_io(ex)) {
+    return RT_STATUS(UNIMPLEMENTED, "%s", "@main takes or returns a list or an option, which an "
+                     "exported library cannot carry yet");
+  }
   rt_tensor_info_t *io = rt_mem_calloc((size_t)(ni + no ? ni + no : 1), sizeof *io);
   int64_t (*shapes)[RT_TENSOR_MAX_RANK] = rt_mem_calloc((size_t)(ni + no ? ni + no : 1), sizeof *shapes);
   char (*names)[24] = rt_mem_calloc((size_t)(no ? no : 1), sizeof *names);

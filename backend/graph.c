@@ -126,15 +126,15 @@ static rt_status_t refuse(const rt_ir_expr_t *e, const char *what) {
   return st;
 }
 
-/* A List or Option value (ONNX sequences and optionals): the debug
- * executor alone runs them. */
+/* A List or Option value (ONNX sequences and optionals): the vm and the
+ * debug executor run them. */
 static rt_status_t refuse_adt(const rt_ir_expr_t *e) {
   rt_strbuf_t b;
   rt_strbuf_initialize(&b);
   rt_ir_describe_binding(e, &b);
   rt_status_t st = RT_STATUS(INVALID_ARGUMENT, "the graph executor does not run list and option "
-                             "values (%s); use the \"debug\" executor (the vm does not run them "
-                             "yet either)", b.data ? b.data : "");
+                             "values (%s); use the \"vm\" or \"debug\" executor",
+                             b.data ? b.data : "");
   rt_strbuf_deinitialize(&b);
   return st;
 }

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "backend/vm_compile.h"
+#include "interp/interp.h"
 #include "ir/op/dyn.h"
 #include "ir/op/op_attrs.h"
 #include "jit/custom.h"
@@ -68,6 +69,8 @@ typedef struct {
   /* the executable under construction */
   group_t *groups;
   int32_t num_groups, cap_groups;
+  group_t *hosts;              /* host ops (vm_host.c) */
+  int32_t num_hosts, cap_hosts;
   rt_tensor_t **consts;
   int32_t num_consts, cap_consts;
   int32_t *closure_captures;   /* per global: k for a lifted closure, else -1 */
@@ -302,9 +305,6 @@ static rt_status_t kernel_call(cc_t *c, rt_ir_expr_t *e, int32_t *out) {
   rt_vm_type_leaves(e->checked_type, leaves, &nout);
   if (nout > RT_VM_MAX_LEAVES || nin + nout > RT_VM_MAX_LEAVES) return refuse(c, e, "kernels with more than 256 tensors");
   for (int32_t o = 0; o < nout; ++o) {
-    if (leaves[o] && (leaves[o]->kind == RT_IR_TYPE_LIST || leaves[o]->kind == RT_IR_TYPE_OPTION)) {
-      return refuse(c, e, "list and option values yet");
-    }
     if (!leaves[o] || leaves[o]->kind != RT_IR_TYPE_TENSOR) return refuse(c, e, "kernels returning non-tensors");
   }
   if (c->groups[k].dynamic) {
@@ -383,12 +383,39 @@ static rt_status_t dyn_reshape_call(cc_t *c, rt_ir_expr_t *e, const rt_ir_expr_t
   return RT_OK;
 }
 
+/* A group the JIT does not compile (vm_host.c): InvokeHost with its
+ * argument values as they are (tuples, lists and options not flattened). */
+static rt_status_t host_call(cc_t *c, rt_ir_expr_t *e, int32_t *out) {
+  rt_ir_expr_t *fn = e->call.callee;
+  if (e->call.nargs > RT_VM_MAX_LEAVES) return refuse(c, e, "host ops with more than 256 arguments");
+  uint64_t h = rt_ir_struct_hash(fn);
+  int32_t k = -1;
+  for (int32_t i = 0; i < c->num_hosts && k < 0; ++i) {
+    if (c->hosts[i].hash == h && rt_ir_struct_equal(c->hosts[i].fn, fn)) k = i;
+  }
+  if (k < 0) {
+    GROW(c->hosts, c->num_hosts, c->cap_hosts, group_t);
+    c->hosts[c->num_hosts] = (group_t){fn, h, false};
+    k = c->num_hosts++;
+  }
+  int32_t args[RT_VM_MAX_LEAVES];
+  RT_RETURN_IF_ERROR(compile_args(c, e->call.nargs, e->call.args, args));
+  int32_t start = 0, r = 0;
+  RT_RETURN_IF_ERROR(push_list(c, e->call.nargs, args, &start));
+  RT_RETURN_IF_ERROR(new_reg(c, &r));
+  RT_RETURN_IF_ERROR(emit(c, RT_VM_OP_INVOKE_HOST, r, k, start, e->call.nargs));
+  *out = r;
+  return RT_OK;
+}
+
 static rt_status_t call(cc_t *c, rt_ir_expr_t *e, int32_t *out) {
   rt_ir_expr_t *callee = e->call.callee;
   if (callee->kind == RT_IR_FUNCTION && rt_ir_is_primitive(callee)) {
     const rt_ir_expr_t *dr = lone_dyn_reshape(callee);
     if (dr) return dyn_reshape_call(c, e, dr, out);
-    return kernel_call(c, e, out);
+    bool host = false;
+    RT_RETURN_IF_ERROR(rt_vm_is_host_group(callee, &host));
+    return host ? host_call(c, e, out) : kernel_call(c, e, out);
   }
   if (callee->kind == RT_IR_OP) {
     return refuse(c, e, "op calls outside fused groups (FuseOps did not run)");
@@ -819,6 +846,28 @@ static rt_status_t choose_per_shape(rt_jit_session_t *session, rt_vm_specialize_
   return st;
 }
 
+/* The executable's host ops (names), their functions and the interpreter
+ * that runs them. */
+static rt_status_t host_table(cc_t *c, rt_module_t *module, rt_vm_build_t *out) {
+  int32_t n = c->num_hosts;
+  if (n == 0) return RT_OK;
+  out->exe.host_ops = rt_mem_calloc((size_t)n, sizeof(char *));
+  out->host_fns = rt_mem_calloc((size_t)n, sizeof(rt_ir_expr_t *));
+  if (!out->exe.host_ops || !out->host_fns) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  out->exe.num_host_ops = n;
+  for (int32_t k = 0; k < n; ++k) {
+    out->host_fns[k] = c->hosts[k].fn;
+    rt_strbuf_t b;
+    rt_strbuf_initialize(&b);
+    rt_status_t st = rt_ir_primitive_name(c->hosts[k].fn, &b);
+    size_t len = 0;
+    if (!st) st = rt_strbuf_finish(&b, &out->exe.host_ops[k], &len);
+    rt_strbuf_deinitialize(&b);
+    RT_RETURN_IF_ERROR(st);
+  }
+  return rt_interp_create(module->allocator, module, NULL, &out->interp);
+}
+
 rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32_t jit_flags,
                           rt_vm_specialize_t specialize, rt_vm_build_t *out) {
   memset(out, 0, sizeof *out);
@@ -913,6 +962,8 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
     }
   }
   rt_mem_free(c.groups);
+  if (!st) st = host_table(&c, module, out);
+  rt_mem_free(c.hosts);
   for (int32_t k = 0; !st && k < nk; ++k) {
     if (exe->kernels[k].dynamic && !out->reads_values[k]) st = rt_vm_derive_recipe(out, k);
   }
@@ -929,6 +980,8 @@ rt_status_t rt_vm_compile(rt_module_t *module, rt_jit_session_t *session, uint32
 
 void rt_vm_build_deinitialize(rt_vm_build_t *b) {
   rt_vm_specializer_release(b->spec);
+  rt_interp_release(b->interp);
+  rt_mem_free(b->host_fns);
   rt_mem_free(b->per_shape);
   rt_mem_free(b->reads_values);
   rt_vm_executable_deinitialize(&b->exe);

@@ -33,6 +33,10 @@ typedef struct rt_vm_build_t {
   uint8_t *per_shape;          /* per kernel: 1 = compiled for the shapes it meets */
   uint8_t *reads_values;       /* per kernel: 1 = its shapes depend on input values */
   struct rt_vm_specializer_t *spec; /* their cache; NULL when no kernel is per shape */
+  /* Host ops (vm_host.c): per exe.host_ops entry its Primitive function,
+   * run by `interp` (made when there is any). */
+  rt_ir_expr_t **host_fns;
+  struct rt_interp_t *interp;
 } rt_vm_build_t;
 
 /* The VM's lowering steps, ToANormalForm and LambdaLift, are lowering, not
@@ -115,15 +119,30 @@ RT_MUST_USE_RESULT rt_status_t rt_vm_resolve_kernel(void *user, int32_t kernel, 
                                                     const rt_kernel_arg *args,
                                                     rt_kernel_fn *out_fn);
 
-/* Kernels whose output shapes the input's values decide (vm_datadep.c):
- * the op kernel k runs (RT_OP_ARGWHERE), or -1; its output shapes read
- * from the input's values; its host entry point. */
-int32_t rt_vm_datadep_op(const rt_vm_build_t *build, int32_t k);
-RT_MUST_USE_RESULT rt_status_t rt_vm_datadep_shapes(int32_t op, int32_t num_inputs,
-                                                    const rt_kernel_arg *inputs,
-                                                    int32_t num_outputs,
-                                                    rt_vm_shape_t *out_shapes);
-rt_kernel_fn rt_vm_datadep_kernel(int32_t op);
+/* ---- host ops (vm_host.c) ---------------------------------------------------- */
+
+struct rt_interp_value_t;
+
+/* Whether Primitive function `fn` runs as a host op: it holds an op the JIT
+ * does not lower (and the vm cannot specialize: not a dyn op), or takes or
+ * makes a list, an option or a string tensor. */
+RT_MUST_USE_RESULT rt_status_t rt_vm_is_host_group(const rt_ir_expr_t *fn, bool *out);
+
+/* The rt_vm_host_fn of a build (`user` is the rt_vm_build_t): the host op's
+ * group evaluated by the build's interpreter on these values. */
+RT_MUST_USE_RESULT rt_status_t rt_vm_run_host_op(void *user, int32_t op, int32_t nargs,
+                                                 const rt_vm_value_t *args,
+                                                 rt_allocator_t allocator, rt_vm_value_t *out);
+
+/* A VM value as an interpreter value and back (tensors shared, not
+ * copied; tuples, lists and options rebuilt; a closure is UNIMPLEMENTED).
+ * New references. */
+RT_MUST_USE_RESULT rt_status_t rt_vm_value_to_interp(rt_allocator_t allocator,
+                                                     rt_vm_value_t value,
+                                                     struct rt_interp_value_t **out);
+RT_MUST_USE_RESULT rt_status_t rt_vm_value_from_interp(rt_allocator_t allocator,
+                                                       const struct rt_interp_value_t *value,
+                                                       rt_vm_value_t *out);
 
 /* The output shapes of per-shape kernel `kernel` for these inputs (the
  * same specialization rt_vm_resolve_kernel uses); for kernels that read

@@ -2,9 +2,9 @@
  * backend/vm_compile.c: the host shape function (the fused function's type
  * relations run op by op on concrete shapes, rt_vm_shape_function), and
  * the shape recipes derived from it at build time (rt_vm_derive_recipe:
- * affine forms the runtime-only library evaluates without the IR). A
- * kernel whose output shape the values decide (argwhere) is sized from
- * them by backend/vm_datadep.c. */
+ * affine forms the runtime-only library evaluates without the IR). An op
+ * whose output shape the values decide (argwhere) is no kernel but a host
+ * op (backend/vm_host.c), which sizes its output itself. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -356,10 +356,6 @@ rt_status_t rt_vm_shape_function(void *user, int32_t kernel, int32_t num_inputs,
   if (kernel < 0 || kernel >= b->exe.num_kernels) {
     return RT_STATUS(OUT_OF_RANGE, "no kernel %d", (int)kernel);
   }
-  /* A kernel whose output shape the values decide (argwhere): host code
-   * reads them (vm_datadep.c). */
-  int32_t dd = rt_vm_datadep_op(b, kernel);
-  if (dd >= 0) return rt_vm_datadep_shapes(dd, num_inputs, inputs, num_outputs, out_shapes);
   /* A kernel compiled per shape: its specialization (made now, or found)
    * knows its output shapes; cheaper than the relations, and the only way
    * for shapes that depend on values. */

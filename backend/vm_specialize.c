@@ -14,9 +14,8 @@
  * keyed by (kernel, each input's dtype and dims, the bytes of the value
  * inputs). One mutex guards it: VMs of one build may run on many threads.
  * Entries are never evicted while the build lives, since a VM may be
- * running their code. The kernels of ops whose output shape the data
- * decide (argwhere) are not compiled: rt_vm_resolve_kernel hands the VM
- * their host entry point (backend/vm_datadep.c). */
+ * running their code. Ops whose output shape the data decide (argwhere)
+ * are no kernels here but host ops (backend/vm_host.c). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -404,12 +403,6 @@ rt_status_t rt_vm_resolve_kernel(void *user, int32_t kernel, int32_t nargs,
                                  const rt_kernel_arg *args, rt_kernel_fn *out_fn) {
   const rt_vm_build_t *b = user;
   if (kernel < 0 || kernel >= b->exe.num_kernels) return RT_STATUS(OUT_OF_RANGE, "no kernel %d", (int)kernel);
-  /* Data-dependent output shapes: host code, not a specialization. */
-  int32_t dd = rt_vm_datadep_op(b, kernel);
-  if (dd >= 0) {
-    *out_fn = rt_vm_datadep_kernel(dd);
-    return RT_OK;
-  }
   const int32_t nin = b->exe.kernels[kernel].num_inputs;
   spec_entry *e = NULL;
   RT_RETURN_IF_ERROR(lookup(b, kernel, nin, args, &e));

@@ -267,6 +267,11 @@ static rt_status_t type_mismatch(const char *what, const rt_ir_type_t *t,
   return st;
 }
 
+rt_status_t rt_interp_check_value(const rt_interp_value_t *v, const rt_ir_type_t *type,
+                                  const char *what) {
+  return value_fits(v, (rt_ir_type_t *)type) ? RT_OK : type_mismatch(what, type, v);
+}
+
 /* ---- op calls ------------------------------------------------------------ */
 
 /* Appends the leaves of a tensor-or-tuple-of-tensors value. */

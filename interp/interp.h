@@ -106,6 +106,11 @@ RT_MUST_USE_RESULT rt_status_t rt_interp_call_global(rt_interp_t *interp, const 
                                                      rt_interp_value_t *const *args,
                                                      rt_interp_value_t **out_value);
 
+/* INVALID_ARGUMENT "<what>: expected <type>, got <value>" unless `value`
+ * fits `type` as an argument of that type must (`?` dims take any size). */
+RT_MUST_USE_RESULT rt_status_t rt_interp_check_value(const rt_interp_value_t *value,
+                                                     const rt_ir_type_t *type, const char *what);
+
 /* Evaluates a closed expression of the module (no free vars except those
  * given in `bindings`: var node -> value). */
 RT_MUST_USE_RESULT rt_status_t rt_interp_eval(rt_interp_t *interp, rt_ir_expr_t *expr,

@@ -183,6 +183,11 @@ static rt_status_t flatten_vm(const rt_runner_t *r, rt_vm_value_t v, rt_tensor_t
     case RT_VM_VALUE_EMPTY:
       if (for_executor(r)) return RT_STATUS(INTERNAL, "the vm returned no value");
       break;
+    case RT_VM_VALUE_LIST:
+    case RT_VM_VALUE_OPTION:
+      return RT_STATUS(UNIMPLEMENTED, "@main returned a %s, which this call cannot return "
+                       "(an executor's @main outputs can: rt_executor_get_output_items)",
+                       v.kind == RT_VM_VALUE_LIST ? "list" : "option");
   }
   return RT_STATUS(INVALID_ARGUMENT, "@main returned a closure, which a model cannot output");
 }

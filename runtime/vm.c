@@ -53,7 +53,7 @@ const rt_vm_op_info_t *rt_vm_op_info(rt_vm_opcode_t op) {
 void rt_vm_value_retain(rt_vm_value_t v) {
   if (v.kind == RT_VM_VALUE_TENSOR) {
     rt_tensor_retain(v.tensor);
-  } else if (v.kind == RT_VM_VALUE_TUPLE || v.kind == RT_VM_VALUE_CLOSURE) {
+  } else if (rt_vm_value_is_object(v.kind)) {
     atomic_fetch_add_explicit(&v.object->refcount, 1, memory_order_relaxed);
   }
 }
@@ -63,7 +63,7 @@ void rt_vm_value_release(rt_vm_value_t v) {
     rt_tensor_release(v.tensor);
     return;
   }
-  if (v.kind != RT_VM_VALUE_TUPLE && v.kind != RT_VM_VALUE_CLOSURE) return;
+  if (!rt_vm_value_is_object(v.kind)) return;
   /* Fields are released iteratively along the last field, so a long chain
    * of nested tuples does not grow the C stack much. */
   rt_vm_object_t *o = v.object;
@@ -72,7 +72,7 @@ void rt_vm_value_release(rt_vm_value_t v) {
     rt_vm_object_t *next = NULL;
     for (int32_t i = 0; i < o->count; ++i) {
       rt_vm_value_t f = o->fields[i];
-      if (i == o->count - 1 && (f.kind == RT_VM_VALUE_TUPLE || f.kind == RT_VM_VALUE_CLOSURE)) {
+      if (i == o->count - 1 && rt_vm_value_is_object(f.kind)) {
         next = f.object;
       } else {
         rt_vm_value_release(f);
@@ -452,19 +452,37 @@ static void set_reg(rt_vm_value_t *regs, int32_t r, rt_vm_value_t v) {
   rt_vm_value_release(old);
 }
 
-static rt_status_t alloc_object(rt_vm_t *vm, rt_vm_value_kind_t kind, int32_t func, int32_t count,
-                                rt_vm_object_t **out) {
+static rt_status_t new_object(rt_allocator_t allocator, int32_t func, int32_t count,
+                              rt_vm_object_t **out) {
   void *mem = NULL;
-  RT_RETURN_IF_ERROR(rt_allocator_malloc(vm->pooled,
+  RT_RETURN_IF_ERROR(rt_allocator_malloc(allocator,
                                          sizeof(rt_vm_object_t) + (size_t)count * sizeof(rt_vm_value_t),
                                          16, false, &mem));
   rt_vm_object_t *o = mem;
   atomic_init(&o->refcount, 1);
-  o->allocator = vm->pooled;
+  o->allocator = allocator;
   o->func = func;
   o->count = count;
-  (void)kind;
   *out = o;
+  return RT_OK;
+}
+
+rt_status_t rt_vm_value_make(rt_allocator_t allocator, rt_vm_value_kind_t kind, int32_t count,
+                             const rt_vm_value_t *fields, rt_vm_value_t *out) {
+  if (kind != RT_VM_VALUE_TUPLE && kind != RT_VM_VALUE_LIST && kind != RT_VM_VALUE_OPTION) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s", "rt_vm_value_make: a tuple, list or option");
+  }
+  if (count < 0 || (kind == RT_VM_VALUE_OPTION && count > 1)) {
+    return RT_STATUS(INVALID_ARGUMENT, "rt_vm_value_make: %d fields", (int)count);
+  }
+  rt_vm_object_t *o = NULL;
+  RT_RETURN_IF_ERROR(new_object(allocator, -1, count, &o));
+  for (int32_t i = 0; i < count; ++i) {
+    o->fields[i] = fields[i];
+    rt_vm_value_retain(fields[i]);
+  }
+  out->kind = kind;
+  out->object = o;
   return RT_OK;
 }
 
@@ -612,9 +630,10 @@ static rt_status_t resolve_codes(const rt_tensor_t *src, const rt_tensor_t *code
 
 static rt_status_t need_tensor(const rt_vm_value_t *regs, int32_t r, const char *what) {
   if (regs[r].kind == RT_VM_VALUE_TENSOR) return RT_OK;
+  static const char *const kinds[] = {"nothing", "a tensor", "a tuple", "a closure", "a list",
+                                      "an option"};
   return RT_STATUS(INVALID_ARGUMENT, "%s: r%d holds %s, not a tensor", what, (int)r,
-                   regs[r].kind == RT_VM_VALUE_EMPTY ? "nothing" :
-                   regs[r].kind == RT_VM_VALUE_TUPLE ? "a tuple" : "a closure");
+                   kinds[regs[r].kind]);
 }
 
 /* Runs until the frame at depth 1 returns; its result goes to *out. */
@@ -727,6 +746,28 @@ static rt_status_t run(rt_vm_t *vm, rt_vm_value_t *out) {
         fr->pc++;
         break;
       }
+      case RT_VM_OP_INVOKE_HOST: {
+        RT_ASSERT(in.a >= 0 && in.a < fn->num_registers && in.b >= 0 && in.b < exe->num_host_ops);
+        RT_ASSERT(in.c >= 0 && in.d >= 0 && (int64_t)in.c + in.d <= fn->num_list);
+        if (!vm->opts.host_fn) {
+          FAIL(FAILED_PRECONDITION, "host op %s: this VM has no host to run it (an executable "
+               "with host ops runs only where it was compiled)", exe->host_ops[in.b]);
+        }
+        rt_vm_value_t small[8];
+        rt_vm_value_t *vals = in.d <= 8 ? small : rt_mem_calloc((size_t)in.d, sizeof *vals);
+        if (!vals) FAIL(RESOURCE_EXHAUSTED, "%s", "out of memory");
+        for (int32_t k = 0; k < in.d; ++k) vals[k] = R[fn->list[in.c + k]];
+        rt_vm_value_t v = {.kind = RT_VM_VALUE_EMPTY};
+        st = vm->opts.host_fn(vm->opts.host_user, in.b, in.d, vals, vm->pooled, &v);
+        if (vals != small) rt_mem_free(vals);
+        if (st) {
+          st = rt_status_annotate(st, "host op %s", exe->host_ops[in.b]);
+          goto fail;
+        }
+        set_reg(R, in.a, v);
+        fr->pc++;
+        break;
+      }
       case RT_VM_OP_ALLOC_TENSOR: {
         RT_ASSERT(in.a >= 0 && in.a < fn->num_registers && in.b >= 0 && in.b < fn->num_slots);
         const rt_vm_slot_t *sl = &fn->slots[in.b];
@@ -766,8 +807,7 @@ static rt_status_t run(rt_vm_t *vm, rt_vm_value_t *out) {
         RT_ASSERT(tuple || (in.b >= 0 && in.b < exe->num_functions &&
                             count <= exe->functions[in.b].num_params));
         rt_vm_object_t *o = NULL;
-        st = alloc_object(vm, tuple ? RT_VM_VALUE_TUPLE : RT_VM_VALUE_CLOSURE, tuple ? -1 : in.b,
-                          count, &o);
+        st = new_object(vm->pooled, tuple ? -1 : in.b, count, &o);
         if (st) goto fail;
         for (int32_t i = 0; i < count; ++i) {
           o->fields[i] = R[fn->list[start + i]];

@@ -13,8 +13,12 @@
  * with the wrong number of arguments, a kernel rejecting a shape) is an
  * error status, never a crash.
  *
- * Values in registers are tensors (rt_tensor_t, reference-counted), tuples
- * and closures (rt_vm_object_t, reference-counted). Memory:
+ * Values in registers are tensors (rt_tensor_t, reference-counted), tuples,
+ * closures, lists and options (rt_vm_object_t, reference-counted). Lists
+ * and options (sequences and optionals) are made and read only by host
+ * ops: InvokeHost hands the argument values to the host's callback
+ * (rt_vm_options_t.host_fn; backend/vm_host.c runs the op's reference
+ * kernel), which returns the result value. Memory:
  *   - A tensor slot with an offset >= 0 lives in its function's frame
  *     storage, planned at compile time (intervals over the bytecode, as the
  *     graph executor plans). Each activation depth of a function gets its
@@ -131,6 +135,8 @@ typedef struct rt_vm_executable_t {
   rt_vm_function_t *functions;
   int32_t num_kernels;
   rt_vm_kernel_info_t *kernels;
+  int32_t num_host_ops;
+  char **host_ops;             /* rt_mem_alloc'd names (the op a host op runs) */
   int32_t num_consts;
   rt_tensor_t **consts;        /* one reference each */
 } rt_vm_executable_t;
@@ -204,6 +210,8 @@ typedef enum rt_vm_value_kind_e {
   RT_VM_VALUE_TENSOR,
   RT_VM_VALUE_TUPLE,
   RT_VM_VALUE_CLOSURE,
+  RT_VM_VALUE_LIST,            /* fields: the elements */
+  RT_VM_VALUE_OPTION,          /* fields: none or the one value */
 } rt_vm_value_kind_t;
 
 typedef struct rt_vm_object_t rt_vm_object_t;
@@ -212,11 +220,12 @@ typedef struct rt_vm_value_t {
   rt_vm_value_kind_t kind;
   union {
     rt_tensor_t *tensor;       /* TENSOR */
-    rt_vm_object_t *object;    /* TUPLE, CLOSURE */
+    rt_vm_object_t *object;    /* TUPLE, CLOSURE, LIST, OPTION */
   };
 } rt_vm_value_t;
 
-/* A tuple (fields) or a closure (its function and captured values). */
+/* A tuple, list or option (fields) or a closure (its function and
+ * captured values). */
 struct rt_vm_object_t {
   atomic_int refcount;
   rt_allocator_t allocator;    /* owns this block */
@@ -227,6 +236,15 @@ struct rt_vm_object_t {
 
 void rt_vm_value_retain(rt_vm_value_t value);
 void rt_vm_value_release(rt_vm_value_t value);   /* EMPTY is fine */
+static inline bool rt_vm_value_is_object(rt_vm_value_kind_t kind) {
+  return kind == RT_VM_VALUE_TUPLE || kind == RT_VM_VALUE_CLOSURE || kind == RT_VM_VALUE_LIST ||
+         kind == RT_VM_VALUE_OPTION;
+}
+/* A new tuple, list or option (kind) of `count` fields, each retained,
+ * from `allocator` (a host op's result: rt_vm_allocator of the VM). */
+RT_MUST_USE_RESULT rt_status_t rt_vm_value_make(rt_allocator_t allocator, rt_vm_value_kind_t kind,
+                                                int32_t count, const rt_vm_value_t *fields,
+                                                rt_vm_value_t *out);
 static inline rt_vm_value_t rt_vm_value_of_tensor(rt_tensor_t *t) {
   rt_vm_value_t v;
   v.kind = RT_VM_VALUE_TENSOR;
@@ -257,6 +275,13 @@ typedef rt_status_t (*rt_vm_shape_fn)(void *user, int32_t kernel, int32_t num_in
 typedef rt_status_t (*rt_vm_resolve_fn)(void *user, int32_t kernel, int32_t nargs,
                                         const rt_kernel_arg *args, rt_kernel_fn *out_fn);
 
+/* Runs host op `op` (InvokeHost) on `nargs` values (borrowed) and returns
+ * its result (a new reference; objects from `allocator`). Errors are
+ * returned as they are, annotated by the VM with the op's name. */
+typedef rt_status_t (*rt_vm_host_fn)(void *user, int32_t op, int32_t nargs,
+                                     const rt_vm_value_t *args, rt_allocator_t allocator,
+                                     rt_vm_value_t *out);
+
 typedef struct rt_vm_options_t {
   int32_t max_call_depth;      /* 0 = RT_VM_DEFAULT_MAX_CALL_DEPTH */
   int64_t max_stack_registers; /* all frames together; 0 = 1 << 24 */
@@ -264,6 +289,8 @@ typedef struct rt_vm_options_t {
   void *shape_user;
   rt_vm_resolve_fn resolve_fn; /* may be NULL: every kernel needs its entry */
   void *resolve_user;
+  rt_vm_host_fn host_fn;       /* may be NULL: InvokeHost then fails */
+  void *host_user;
 } rt_vm_options_t;
 
 typedef struct rt_vm_stats_t {

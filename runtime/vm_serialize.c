@@ -37,6 +37,8 @@ void rt_vm_executable_deinitialize(rt_vm_executable_t *exe) {
     rt_mem_free(exe->kernels[k].name);
     rt_mem_free(exe->kernels[k].recipe);
   }
+  for (int32_t h = 0; exe->host_ops && h < exe->num_host_ops; ++h) rt_mem_free(exe->host_ops[h]);
+  rt_mem_free(exe->host_ops);
   for (int32_t c = 0; exe->consts && c < exe->num_consts; ++c) rt_tensor_release(exe->consts[c]);
   rt_mem_free(exe->functions);
   rt_mem_free(exe->kernels);
@@ -135,6 +137,7 @@ static rt_status_t check_instr(const rt_vm_executable_t *exe, const rt_vm_functi
       case 'r': ok = v >= 0 && v < fn->num_registers; break;
       case 'f': ok = v >= 0 && v < exe->num_functions; break;
       case 'k': ok = v >= 0 && v < exe->num_kernels; break;
+      case 'h': ok = v >= 0 && v < exe->num_host_ops; break;
       case 'c': ok = v >= 0 && v < exe->num_consts; break;
       case 't': ok = v >= 0 && v < fn->num_slots; break;
       case 'n': ok = v >= 0; break;
@@ -195,8 +198,12 @@ static rt_status_t check_instr(const rt_vm_executable_t *exe, const rt_vm_functi
 }
 
 rt_status_t rt_vm_executable_validate(const rt_vm_executable_t *exe) {
-  if (exe->num_functions < 0 || exe->num_kernels < 0 || exe->num_consts < 0) {
+  if (exe->num_functions < 0 || exe->num_kernels < 0 || exe->num_consts < 0 ||
+      exe->num_host_ops < 0) {
     return RT_STATUS(DATA_LOSS, "negative table size in the executable");
+  }
+  for (int32_t h = 0; h < exe->num_host_ops; ++h) {
+    if (!exe->host_ops[h]) return RT_STATUS(DATA_LOSS, "host op %d has no name", (int)h);
   }
   for (int32_t c = 0; c < exe->num_consts; ++c) {
     if (!exe->consts[c]) return RT_STATUS(DATA_LOSS, "constant %d is missing", (int)c);
@@ -281,8 +288,12 @@ static void print_recipe(const rt_vm_kernel_info_t *ki, rt_strbuf_t *out) {
 }
 
 void rt_vm_executable_disassemble(const rt_vm_executable_t *exe, rt_strbuf_t *out) {
-  rt_strbuf_printf(out, "; vm executable: %d functions, %d kernels, %d constants\n",
-                   (int)exe->num_functions, (int)exe->num_kernels, (int)exe->num_consts);
+  rt_strbuf_printf(out, "; vm executable: %d functions, %d kernels, %d host ops, %d constants\n",
+                   (int)exe->num_functions, (int)exe->num_kernels, (int)exe->num_host_ops,
+                   (int)exe->num_consts);
+  for (int32_t h = 0; h < exe->num_host_ops; ++h) {
+    rt_strbuf_printf(out, "; H%d = %s (host: its reference kernel)\n", (int)h, exe->host_ops[h]);
+  }
   for (int32_t k = 0; k < exe->num_kernels; ++k) {
     const rt_vm_kernel_info_t *ki = &exe->kernels[k];
     rt_strbuf_printf(out, "; K%d = %s (%d inputs, %d outputs%s", (int)k, ki->name,
@@ -350,6 +361,8 @@ void rt_vm_executable_disassemble(const rt_vm_executable_t *exe, rt_strbuf_t *ou
           rt_strbuf_puts(out, "]");
         } else if (info->format[k] == 'k') {
           rt_strbuf_printf(out, "  %s", exe->kernels[ops[k]].name);
+        } else if (info->format[k] == 'h') {
+          rt_strbuf_printf(out, "  %s (host)", exe->host_ops[ops[k]]);
         } else if (info->format[k] == 'f') {
           rt_strbuf_printf(out, "  @%s", exe->functions[ops[k]].name);
         } else if (info->format[k] == 'j') {
@@ -376,6 +389,12 @@ static void put_str(rt_strbuf_t *out, const char *s) {
 
 rt_status_t rt_vm_executable_serialize(const rt_vm_executable_t *exe, char **out_bytes,
                                        size_t *out_size) {
+  if (exe->num_host_ops > 0) {
+    return RT_STATUS(UNIMPLEMENTED, "the executable calls %d host op%s (%s%s), which run the "
+                     "compiler's reference kernels: the file format cannot carry them yet",
+                     (int)exe->num_host_ops, exe->num_host_ops == 1 ? "" : "s", exe->host_ops[0],
+                     exe->num_host_ops > 1 ? ", ..." : "");
+  }
   rt_strbuf_t b;
   rt_strbuf_initialize(&b);
   rt_put_le_u64(&b, RT_VM_MAGIC);

@@ -18,7 +18,7 @@
  * and every executor runs the model. The interpreter and the VM run an
  * `if`; the graph executor refuses it with its own error naming the vm.
  * Branches may return sequences or optionals (List, Option) whose types
- * join; the debug executor alone runs those.
+ * join; the debug and vm executors run those.
  *
  * Loop. A loop whose trip count M is known at import time (a constant, or
  * a graph input bound with --const-input) and whose condition stays known
@@ -350,7 +350,7 @@ static rt_status_t param(rt_onnx_ctx_t *cx, const char *name, rt_ir_type_t *t, r
  * lists (List[T], ir/op/list.c) that each iteration appends its value to,
  * starting empty; the Loop's scan output k is list.concat(%s_k, axis=0,
  * new_axis=True). Their element dtype and rank come from the body's
- * declared outputs. The debug executor alone runs lists: with scan
+ * declared outputs. The debug and vm executors run lists: with scan
  * outputs the loop runs there (a loop that runs no iteration has no
  * element to size an empty scan output by, and is an error). */
 static rt_status_t recursive(rt_onnx_ctx_t *cx, const loop_t *lp, rt_ir_expr_t **in,

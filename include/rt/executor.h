@@ -180,8 +180,8 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_get_output(rt_executor_t *exec
 /* ---- sequences and optionals --------------------------------------------
  * An input or output of @main may be a List of tensors (an ONNX sequence),
  * an Option of a tensor or an Option of a List of tensors (ONNX
- * optionals). The debug executor alone runs them (the graph and vm
- * executors refuse such a model when they are created, naming it). At the
+ * optionals). The debug and vm executors run them (the graph executor
+ * refuses such a model when it is created, naming it). At the
  * tensor calls above such a value takes one index: its rt_tensor_info_t
  * reads as a 0-d int64, rt_executor_set_input does not set it, and
  * rt_executor_get_output gives a 0-d int64: its item count, -1 if absent.

@@ -59,8 +59,9 @@ typedef struct rt_tensor_info_t {
  * tensor's allocator, freed with it; `data` NULL when `size` is 0; not
  * NUL-terminated). A zero-filled tensor holds empty strings; clone copies
  * the bytes. String tensors have no DLPack form (export is refused) and
- * run on the debug executor only: graph and vm refuse them, and of the
- * built-in ops only cast, cast_like and the string family take them. The
+ * run on the debug and vm executors (the vm runs their ops as host ops):
+ * the graph executor refuses them, and of the built-in ops only cast,
+ * cast_like and the string family take them. The
  * Relay name is "string". */
 #define RT_DTYPE_CODE_STRING 200
 #define RT_DTYPE_STRING RT_DTYPE(RT_DTYPE_CODE_STRING, 128)

@@ -75,13 +75,14 @@
  * the static op, so the vm specializes the call on them at run time and
  * DynamicToStatic rewrites those with constant values before the JIT. */
 #define FAMILY_dyn NONE
-/* String tensors run on the debug executor only (include/rt/tensor.h). */
+/* String tensors run on debug and, as host ops, the vm (include/rt/tensor.h). */
 #define FAMILY_string NONE
 /* Ops whose output dims the data decide (argwhere): no lowering; the
  * reference kernel sizes the output (ir/ops.def, data-dependent block). */
 #define FAMILY_datadep NONE
 /* The list and option ops (ir/op/list.c) make and take ADT values, not
- * tensors: no kernel, the debug executor runs them (interp/list.c). */
+ * tensors: no kernel; the debug executor runs them (interp/list.c), the
+ * vm as host ops (backend/vm_host.c). */
 #define FAMILY_adt NONE
 /* dyn.reshape as a kernel: reshape's copy, its dims from newshape's values
  * (checked against the output the caller sized). The vm does not use it:

@@ -727,8 +727,8 @@ static void winograd_cases(void) {
 
 /* ---- list and option (ir/op/list.c; sequences and optionals) ---------------- */
 
-/* The debug executor alone runs them (CAT_DEBUG); each case's result is a
- * tensor made from a list or option. */
+/* The debug executor and the vm run them (CAT_DEBUG; graph refuses them);
+ * each case's result is a tensor made from a list or option. */
 static void list_cases(void) {
   g_runs = CAT_DEBUG;
   ADD("list.empty", TOL_E, "%x: Tensor[(2, 3), float32]",
@@ -792,7 +792,7 @@ static void dyn_cases(void) {
  * case reads a constant (shape_of of a static zeros: [2, 0, 3]), which
  * FoldConstant computes with the reference kernel on every executor. On
  * run-time values it is tested by the ONNX cases (NonZero, Compress) on
- * debug and the vm (backend/vm_datadep.c). */
+ * debug and the vm (a host op there: backend/vm_host.c). */
 static void datadep_cases(void) {
   ADD("argwhere", TOL_E, "%x: Tensor[(2, 1), int32]",
       "add(%%x, argwhere(shape_of(zeros(shape=[2, 0, 3]), dtype=\"int64\")))");

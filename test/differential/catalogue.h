@@ -53,9 +53,9 @@ typedef enum { TOL_E, TOL_A, TOL_W } tol_t;
 enum { NOPASS_NONE = 0, NOPASS_SIMPLIFY = 1, NOPASS_FOLD = 2, NOPASS_JIT = 8 };
 
 /* The harnesses that run a case. CAT_DEBUG: the list and option ops,
- * which the debug executor alone runs: test_differential runs the case
- * there and checks that the graph and vm executors refuse it naming the
- * debug executor (their values are checked by hand in
+ * which the debug executor and the vm (host ops) run: test_differential
+ * runs the case on both, compares, and checks that the graph executor
+ * refuses it naming them (their values are checked by hand in
  * test/interp/test_list.c). */
 enum { CAT_EXEC = 1, CAT_JIT = 2, CAT_ALL = CAT_EXEC | CAT_JIT, CAT_DEBUG = 4 };
 

@@ -8,15 +8,14 @@
 #   - every case of onnx_cases_const.txt to pass on debug, graph and vm,
 #     with the --const-input retries that bind the inputs relayrt needs as
 #     constants (scripts/onnx-conformance --allow-const-input);
-#   - every case of onnx_cases_vm.txt (control flow the graph executor
-#     refuses) to pass on debug and vm;
-#   - every case of onnx_cases_debug.txt (string tensors, sequences and
-#     optionals) to pass on debug;
+#   - every case of onnx_cases_vm.txt (control flow, sequences and
+#     optionals, string tensors, data-dependent sizes: what the graph
+#     executor refuses) to pass on debug and vm;
 #   - the hand-built cases to pass (If with a run-time condition, Loop
-#     as a recursive function and Reshape to a computed shape on debug and
-#     vm, a Loop's scan outputs gathered in lists on debug (the vm refusing
-#     them), and the graph executor to refuse them clearly, or, for the
-#     reshape, to run it once its `?` dim is bound; the rest on all three);
+#     as a recursive function, a Loop's scan outputs gathered in lists,
+#     string models and Reshape to a computed shape on debug and vm, and
+#     the graph executor to refuse them clearly, or, for the reshape, to
+#     run it once its `?` dim is bound; the rest on all three);
 #   - every model under bad/ to be refused with its .expect message.
 #   run_onnx_cases.sh RELAYRT SRCDIR DATADIR CASES_TXT
 set -euo pipefail
@@ -46,21 +45,19 @@ conf=(/usr/bin/python3 "$src/scripts/onnx-conformance" "$relayrt")
 rc=0
 if [ "$node_cases" = 1 ]; then
   "${conf[@]}" "$data" --executors debug,graph,vm --cases "$cases" --require-pass --quiet --jobs 2 || rc=1
-  "${conf[@]}" "$data" --executors debug,vm --cases "$here/onnx_cases_vm.txt" --require-pass --quiet \
-    --jobs 2 || rc=1
+  "${conf[@]}" "$data" --suite all --executors debug,vm --cases "$here/onnx_cases_vm.txt" \
+    --require-pass --quiet --jobs 2 || rc=1
   "${conf[@]}" "$data" --executors debug,graph,vm --cases "$here/onnx_cases_const.txt" --require-pass \
     --allow-const-input --quiet --jobs 2 || rc=1
-  "${conf[@]}" "$data" --suite all --executors debug --cases "$here/onnx_cases_debug.txt" \
-    --require-pass --quiet --jobs 2 || rc=1
 fi
 dyn='^extra/(if_runtime_cond|if_two_outputs|loop_while_.*|reshape_computed_shape)$'
 "${conf[@]}" "$extra" --suite extra --executors debug,graph,vm --filter '^extra/(?!(if_runtime_cond|if_two_outputs|loop_while_.*|loop_scan_data_cond|reshape_computed_shape)$|str_)' \
   --require-pass --quiet --jobs 2 || rc=1
-# Scan outputs of a loop run as a recursive function: lists (debug only).
-"${conf[@]}" "$extra" --suite extra --executors debug --filter '^extra/loop_scan_data_cond$' \
+# Scan outputs of a loop run as a recursive function: lists (debug and vm).
+"${conf[@]}" "$extra" --suite extra --executors debug,vm --filter '^extra/loop_scan_data_cond$' \
   --require-pass --quiet --jobs 2 || rc=1
-# String models (str_*) run on the debug executor only.
-"${conf[@]}" "$extra" --suite extra --executors debug --filter '^extra/str_' --require-pass --quiet \
+# String models (str_*) run on the debug executor and the vm (host ops).
+"${conf[@]}" "$extra" --suite extra --executors debug,vm --filter '^extra/str_' --require-pass --quiet \
   --jobs 2 || rc=1
 "${conf[@]}" "$extra" --suite extra --executors debug,vm --filter "$dyn" --require-pass --quiet \
   --jobs 2 || rc=1
@@ -79,8 +76,8 @@ done
 for c in if_runtime_cond if_two_outputs loop_while_data_cond; do
   check_refusal "$extra/extra/$c/model.onnx" graph 'the graph executor does not run if'
 done
-check_refusal "$extra/extra/loop_scan_data_cond/model.onnx" vm \
-  'the vm executor does not run list and option values'
+check_refusal "$extra/extra/loop_scan_data_cond/model.onnx" graph \
+  'the graph executor does not run if (control flow)'
 # The graph executor takes the `?` dim (it specializes itself to the
 # inputs' shapes at run time), but random data needs a shape.
 check_refusal "$extra/extra/reshape_computed_shape/model.onnx" graph 'give its shape with --shape x=DIMS'

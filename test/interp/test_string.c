@@ -154,15 +154,18 @@ static void test_string_cast(void **state) {
   rt_module_t *m = NULL;
   assert_ok(rt_module_parse(src, strlen(src), "t.relay", &m));
   rt_executor_t *ex = NULL;
-  assert_ok(rt_create_executor("debug", m, NULL, NULL, NULL, &ex));
-  assert_ok(rt_executor_set_input(ex, 0, x));
-  assert_status(rt_executor_run(ex), INVALID_ARGUMENT, "element 1, \"one\", is not a float32 number");
-  rt_executor_release(ex);
-  /* graph and vm refuse string tensors, naming the op. */
+  /* The same error on the vm, where the cast is a host op. */
+  static const char *const kinds[] = {"debug", "vm"};
+  for (int k = 0; k < 2; ++k) {
+    assert_ok(rt_create_executor(kinds[k], m, NULL, NULL, NULL, &ex));
+    assert_ok(rt_executor_set_input(ex, 0, x));
+    assert_status(rt_executor_run(ex), INVALID_ARGUMENT,
+                  "element 1, \"one\", is not a float32 number");
+    rt_executor_release(ex);
+  }
+  /* The graph executor refuses string tensors, naming the op. */
   assert_status(rt_create_executor("graph", m, NULL, NULL, NULL, &ex), UNIMPLEMENTED,
                 "the graph executor does not run string tensors (@main: op cast uses them)");
-  assert_status(rt_create_executor("vm", m, NULL, NULL, NULL, &ex), UNIMPLEMENTED,
-                "the vm executor does not run string tensors");
   rt_module_release(m);
   rt_tensor_release(x);
 }
