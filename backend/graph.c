@@ -35,6 +35,7 @@
 #include "runtime/uthash_rt.h"
 
 #include "backend/graph.h"
+#include "ir/op/dyn.h"
 #include "ir/op/plan.h"
 #include "jit/custom.h"
 #include "runtime/size.h"
@@ -66,6 +67,9 @@ typedef struct {
   group_entry *groups;      /* distinct kernels */
   int32_t num_groups, cap_groups;
   bool allow_any;           /* rt_graph_check: `?` dims are fine (nothing is planned) */
+  /* rt_graph_check: per @main parameter, whether the executor specializes
+   * on its value (rt_ir_value_params), so an `if` on it folds; else NULL. */
+  const bool *value_params;
 } gb;
 
 #define GROW(arr, n, cap, type)                                          \
@@ -220,6 +224,33 @@ static rt_status_t kernel_of(gb *g, rt_ir_expr_t *fn, int32_t *out) {
 
 #define MAX_LEAVES 256
 
+/* Whether every variable `cond` reads is a parameter of @main the
+ * executor specializes on (rt_graph_check only). */
+typedef struct {
+  const gb *g;
+  bool ok;
+} cond_scan;
+
+static rt_status_t cond_var(void *user, rt_ir_expr_t *e) {
+  cond_scan *c = user;
+  if (e->kind != RT_IR_VAR) return RT_OK;
+  bool param = false;
+  for (int32_t k = 0; k < c->g->main_fn->fn.nparams; ++k) {
+    if (c->g->main_fn->fn.params[k] == e) param = c->g->value_params[k];
+  }
+  c->ok = c->ok && param;
+  return RT_OK;
+}
+
+static rt_status_t cond_folds(const gb *g, rt_ir_expr_t *cond, bool *out) {
+  *out = false;
+  if (!g->value_params) return RT_OK;
+  cond_scan c = {g, true};
+  RT_RETURN_IF_ERROR(rt_ir_post_order(rt_mem_current(), cond, cond_var, &c));
+  *out = c.ok;
+  return RT_OK;
+}
+
 static rt_status_t visit_node(gb *g, rt_ir_expr_t *e) {
   int32_t ids[MAX_LEAVES];
   int32_t n = 0;
@@ -302,7 +333,16 @@ static rt_status_t visit_node(gb *g, rt_ir_expr_t *e) {
       g->num_nodes++;
       return bind_value(g, e, nout, ids + nin);
     }
-    case RT_IR_IF: return refuse(e, "if (control flow)");
+    case RT_IR_IF: {
+      /* rt_graph_check: a condition computed from inputs the executor
+       * specializes on folds away in each specialization (FoldConstant);
+       * both branches were checked. */
+      bool folds = false;
+      RT_RETURN_IF_ERROR(cond_folds(g, e->if_.cond, &folds));
+      if (!folds) return refuse(e, "if (control flow)");
+      const value_map *v = lookup(g, e->if_.then_branch);
+      return bind_value(g, e, v->count, v->entries);
+    }
     case RT_IR_LET: return refuse(e, "let bindings");
     case RT_IR_FUNCTION: return refuse(e, "closures");
     case RT_IR_GLOBAL_VAR: return refuse(e, "references to global functions");
@@ -316,8 +356,12 @@ typedef struct {
   int32_t next;
 } frame_t;
 
-static int32_t graph_child(rt_ir_expr_t *e, int32_t i, rt_ir_expr_t **out) {
+static int32_t graph_child(const gb *g, rt_ir_expr_t *e, int32_t i, rt_ir_expr_t **out) {
   switch (e->kind) {
+    case RT_IR_IF:
+      if (!g->value_params) return 0;
+      *out = i == 0 ? e->if_.cond : i == 1 ? e->if_.then_branch : e->if_.else_branch;
+      return 3;
     case RT_IR_CALL:
       if (i < e->call.nargs) *out = e->call.args[i];
       return e->call.nargs;
@@ -345,7 +389,7 @@ static rt_status_t walk(gb *g, rt_ir_expr_t *root) {
   while (depth > 0 && !st) {
     frame_t *f = &stack[depth - 1];
     rt_ir_expr_t *child = NULL;
-    int32_t total = graph_child(f->e, f->next, &child);
+    int32_t total = graph_child(g, f->e, f->next, &child);
     if (f->next < total) {
       f->next++;
       if (lookup(g, child)) continue;
@@ -596,7 +640,13 @@ rt_status_t rt_graph_check(rt_module_t *module) {
   g.m = module;
   g.main_fn = main_fn;
   g.allow_any = true;
-  rt_status_t st = walk(&g, main_fn->fn.body);
+  const int32_t np = main_fn->fn.nparams;
+  bool *values = rt_mem_calloc((size_t)(np ? np : 1), sizeof *values);
+  if (!values) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory checking the graph");
+  rt_status_t st = rt_ir_value_params(rt_mem_current(), main_fn, values);
+  g.value_params = values;
+  if (!st) st = walk(&g, main_fn->fn.body);
+  rt_mem_free(values);
   /* What the walk made goes to a plan only to be freed by its one path. */
   rt_graph_plan_t p = {0};
   p.entries = g.entries;

@@ -35,8 +35,8 @@
 #define RT_GRAPH_MAX_VALUE_ELEMENTS 4096
 
 /* Which of source's @main parameters are value inputs: ops read their
- * values for shapes (rt_ir_value_params: dyn ops' value operands, arange),
- * and their types allow at most RT_GRAPH_MAX_VALUE_ELEMENTS elements.
+ * values for shapes (rt_ir_value_params: dyn ops' value operands, arange,
+ * one-element `if` conditions), and their types allow at most RT_GRAPH_MAX_VALUE_ELEMENTS elements.
  * out_values has one entry per parameter; *out_any says whether any is. A
  * module with value inputs is specialized per run, like one with `?`
  * input dims: the values are bound as constants (rt_backend_bind_values)

@@ -11,6 +11,9 @@
  *    constant, arange of constants) fold too, as in TVM;
  *  - a projection of a Tuple node becomes the field (so a folded split's
  *    `.1` is a constant);
+ *  - an `if` on a constant condition (one element) becomes the branch it
+ *    takes (as TVM's), so a graph executor specialized on a condition
+ *    input (backend/graph_specialize.c) has no control flow left;
  *  - a let whose value folded to a constant is dropped and its var is
  *    replaced by the constant in the body (TVM inlines let-bound
  *    constants), so chains through lets fold as well. The var is replaced
@@ -475,6 +478,10 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
   if (s->kind == RT_IR_TUPLE_GET_ITEM && s->get_item.tuple->kind == RT_IR_TUPLE &&
       s->get_item.index >= 0 && s->get_item.index < s->get_item.tuple->tuple.count) {
     *out = s->get_item.tuple->tuple.fields[s->get_item.index];
+  } else if (s->kind == RT_IR_IF && s->if_.cond->kind == RT_IR_CONSTANT &&
+             rt_tensor_numel(s->if_.cond->constant.value) == 1) {
+    *out = rt_tensor_get_f64(s->if_.cond->constant.value, 0) != 0 ? s->if_.then_branch
+                                                                  : s->if_.else_branch;
   } else if (s->kind == RT_IR_CALL && s->call.callee->kind == RT_IR_OP) {
     bool all = true;
     for (int32_t i = 0; i < s->call.nargs && all; ++i) all = is_const_arg(s->call.args[i]);

@@ -60,7 +60,9 @@
  * (RT_DIM_ANY); a tensor whose static dims differ is refused by set_input.
  * The same holds for a module with value inputs: inputs whose VALUES ops
  * read for shapes (a dyn.reshape to a shape held by an input, slice
- * bounds, axes, arange's bounds). Their values (at most 4096 elements per
+ * bounds, axes, arange's bounds), and inputs of one element an `if`
+ * condition is computed from (the branch taken folds away in each
+ * specialization). Their values (at most 4096 elements per
  * input; a larger one fails the run with UNIMPLEMENTED naming the vm) are
  * part of the signature and bound as constants in the specialization.
  * A value whose shape still has `?` dims once every input shape and value

@@ -147,8 +147,25 @@ static rt_status_t value_visit(void *user, rt_ir_expr_t *e) {
       }
       break;
     }
+    case RT_IR_IF: {
+      /* The branch taken is the condition's value: a parameter of at most
+       * one element it depends on is read for its value (a larger one
+       * would make every new input a new specialization). */
+      value_deps *cd = deps_of(w, e->if_.cond);
+      for (int32_t k = 0; cd && k < w->fn->fn.nparams; ++k) {
+        if (!((cd->bits[k / 64] >> (k % 64)) & 1u)) continue;
+        const rt_ir_type_t *t = rt_ir_type_resolve(w->fn->fn.params[k]->checked_type);
+        bool small = t && t->kind == RT_IR_TYPE_TENSOR;
+        for (int32_t i = 0; small && i < t->tensor.rank; ++i) small = t->tensor.shape[i] == 1;
+        if (small) w->mask[k] = true;
+      }
+      deps_union(w, d->bits, e->if_.cond);
+      deps_union(w, d->bits, e->if_.then_branch);
+      deps_union(w, d->bits, e->if_.else_branch);
+      break;
+    }
     default: {
-      /* Tuples, projections, ifs, functions: what their children depend on. */
+      /* Tuples, projections, functions: what their children depend on. */
       int32_t n = rt_ir_children(e, kids, 8);
       rt_ir_expr_t **all = kids;
       if (n > 8) {

@@ -34,8 +34,10 @@ bool rt_ir_op_reads_value(int32_t op_id, int32_t operand);
  * body reads the VALUES of fn's parameter k through a chain of ops: an
  * operand rt_ir_op_reads_value names, or an operand of arange (its output
  * length is its values), computed from the parameter by any ops but
- * shape_of and ndarray_size (which read only its shape). Constants and the
- * parameters of nested functions are not fn's parameters. The graph
+ * shape_of and ndarray_size (which read only its shape); or a parameter of
+ * at most one element an `if` condition is computed from (the branch
+ * taken is its value). Constants and the parameters of nested functions
+ * are not fn's parameters. The graph
  * executor specializes on the values of these inputs
  * (backend/graph_specialize.h). */
 RT_MUST_USE_RESULT rt_status_t rt_ir_value_params(rt_allocator_t allocator, rt_ir_expr_t *fn,

@@ -318,10 +318,12 @@ static void test_graph_specialize_errors(void **state) {
   rt_executor_release(ex);
   rt_module_release(m);
 
-  /* Control flow is refused at creation, `?` inputs or not. */
+  /* Control flow is refused at creation, `?` inputs or not (but for an
+   * `if` on a scalar input: test_graph_specialize_if_condition). */
   rt_module_t *cf = parse("#[version = \"0.0.5\"]\n"
-                          "def @main(%x: Tensor[(?, 4), float32], %c: bool) {\n"
-                          "  if (%c) { nn.relu(%x) } else { negative(%x) }\n"
+                          "def @main(%x: Tensor[(?, 4), float32]) {\n"
+                          "  %0 = greater(sum(%x), 0f);\n"
+                          "  if (%0) { nn.relu(%x) } else { negative(%x) }\n"
                           "}\n");
   assert_status(rt_create_executor("graph", cf, NULL, NULL, NULL, &ex), INVALID_ARGUMENT,
                 "the graph executor does not run if (control flow)");
@@ -474,6 +476,49 @@ static void test_graph_specialize_value_inputs(void **state) {
   rt_module_release(so);
 }
 
+/* An `if` on a scalar input: the executor specializes on the condition, in
+ * each specialization FoldConstant keeps the branch taken, and nothing of
+ * control flow is left to plan. A condition computed from a larger input
+ * stays control flow, refused at creation naming the vm. Values by hand. */
+static void test_graph_specialize_if_condition(void **state) {
+  (void)state;
+  rt_module_t *m = parse("#[version = \"0.0.5\"]\n"
+                         "def @main(%c: bool, %x: Tensor[(3), float32]) {\n"
+                         "  if (%c) { add(%x, %x) } else { multiply(%x, %x) }\n"
+                         "}\n");
+  rt_executor_t *ex = NULL;
+  assert_ok(rt_create_executor("graph", m, NULL, NULL, NULL, &ex));
+  int64_t n = 3;
+  rt_tensor_t *x = NULL;
+  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 1, &n, &x));
+  const float xv[3] = {1, 2, 3};
+  memcpy(rt_tensor_data(x), xv, sizeof xv);
+  const bool conds[3] = {true, false, true};
+  const float want[2][3] = {{2, 4, 6}, {1, 4, 9}};
+  const int64_t built[3] = {1, 2, 2}, hits[3] = {0, 0, 1};
+  for (int i = 0; i < 3; ++i) {
+    rt_tensor_t *c = NULL;
+    assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_BOOL, 0, NULL, &c));
+    *(uint8_t *)rt_tensor_data(c) = conds[i];
+    rt_tensor_t *o = run2(ex, c, x);
+    for (int k = 0; k < 3; ++k) assert_true(((const float *)rt_tensor_data(o))[k] == want[conds[i] ? 0 : 1][k]);
+    assert_counts(ex, built[i], hits[i], 0, (int32_t)built[i]);
+    rt_tensor_release(o);
+    rt_tensor_release(c);
+  }
+  rt_executor_release(ex);
+  rt_module_release(m);
+  rt_tensor_release(x);
+  rt_module_t *big = parse("#[version = \"0.0.5\"]\n"
+                           "def @main(%x: Tensor[(3), float32]) {\n"
+                           "  %0 = greater(sum(%x), 0f);\n"
+                           "  if (%0) { add(%x, %x) } else { multiply(%x, %x) }\n"
+                           "}\n");
+  assert_status(rt_create_executor("graph", big, NULL, NULL, NULL, &ex), INVALID_ARGUMENT,
+                "the graph executor does not run if (control flow)");
+  rt_module_release(big);
+}
+
 /* A context's instruments run during rt_create_executor only: the builds
  * of later specializations do not call them (their `user` may be gone). */
 typedef struct {
@@ -588,6 +633,7 @@ int main(void) {
       cmocka_unit_test(test_graph_specialize_plan_calls),
       cmocka_unit_test(test_graph_specialize_errors),
       cmocka_unit_test(test_graph_specialize_value_inputs),
+      cmocka_unit_test(test_graph_specialize_if_condition),
       cmocka_unit_test(test_graph_specialize_instruments_at_creation_only),
       cmocka_unit_test(test_graph_specialize_readers_during_runs),
   };
