@@ -364,8 +364,8 @@ static rt_status_t refuse_strings(rt_module_t *m, const char *kind) {
     RT_RETURN_IF_ERROR(rt_ir_post_order(m->allocator, m->globals[g].fn, string_visit, &scan));
     if (!scan.found) continue;
     return RT_STATUS(UNIMPLEMENTED,
-                     "the %s executor does not run string tensors (@%s%s%s uses them); run it "
-                     "with the debug executor",
+                     "the %s executor does not run string tensors (@%s%s%s uses them); use "
+                     "the \"vm\" or \"debug\" executor",
                      kind, m->globals[g].name, scan.op ? ": op " : "", scan.op ? scan.op : "");
   }
   return RT_OK;
