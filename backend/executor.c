@@ -1201,11 +1201,17 @@ static rt_status_t graph_text(const rt_executor_t *ex, const rt_graph_build_t *b
       int32_t uses = 0;
       const rt_graph_plan_t *p = rt_graph_runtime_plan(graph);
       for (int32_t n = 0; n < p->num_nodes; ++n) uses += p->nodes[n].kernel == k;
+      const int32_t j = b->jit_index[k];
+      if (j < 0) {
+        rt_strbuf_printf(&out, "%s: %s (host: its reference kernels, used %d times)\n",
+                         b->kernel_names[k], b->kernel_types[k], (int)uses);
+        continue;
+      }
       rt_strbuf_printf(&out, "%s: %s (template %s, symbol %s, %d inputs, %d outputs, used %d times)\n",
-                       b->kernel_names[k], b->kernel_types[k], rt_jit_module_template(b->jit, k),
-                       rt_jit_module_symbol(b->jit, k),
-                       (int)rt_jit_module_num_inputs(b->jit, k),
-                       (int)rt_jit_module_num_outputs(b->jit, k), (int)uses);
+                       b->kernel_names[k], b->kernel_types[k], rt_jit_module_template(b->jit, j),
+                       rt_jit_module_symbol(b->jit, j),
+                       (int)rt_jit_module_num_inputs(b->jit, j),
+                       (int)rt_jit_module_num_outputs(b->jit, j), (int)uses);
     }
   } else if (strncmp(kind, "ll", 2) == 0 || strncmp(kind, "asm", 3) == 0) {
     /* "ll" / "asm", or "ll:NAME" / "asm:NAME" for one kernel. */
@@ -1226,7 +1232,13 @@ static rt_status_t graph_text(const rt_executor_t *ex, const rt_graph_build_t *b
       return RT_STATUS(INVALID_ARGUMENT, "unknown source kind '%s'", kind);
     }
     char *text = NULL;
-    if (b->num_kernels == 0) {
+    if (which >= 0 && b->jit_index[which] < 0) {
+      rt_strbuf_deinitialize(&out);
+      return RT_STATUS(NOT_FOUND, "kernel '%s' runs on the host (its reference kernels): it has "
+                       "no %s", rest + 1, ll ? "LLVM IR" : "assembly");
+    }
+    if (which >= 0) which = b->jit_index[which];
+    if (!b->jit) {
       rt_strbuf_puts(&out, "; no kernels\n");
     } else {
       st = ll ? rt_jit_module_ll(b->jit, which, &text) : rt_jit_module_asm(b->jit, which, &text);

@@ -295,7 +295,8 @@ rt_status_t rt_backend_export(const rt_graph_build_t *build, const rt_graph_plan
                               const char *const *input_names, const char *path) {
   if (build->process_local) {
     return RT_STATUS(FAILED_PRECONDITION, "cannot export %s: its kernels call custom ops or "
-                     "strategies registered in this process (rt/op.h); not yet supported", path);
+                     "strategies registered in this process (rt/op.h), or run ops that have "
+                     "no compiled kernel on the host; not yet supported", path);
   }
   rt_status_t st = RT_OK;
   rt_strbuf_t planb, paramsb;
@@ -329,7 +330,8 @@ rt_status_t rt_backend_export_vm(const rt_vm_build_t *build, int32_t num_inputs,
   const rt_vm_executable_t *exe = &build->exe;
   if (rt_jit_custom_in_use(exe->num_kernels, build->kernel_fns)) {
     return RT_STATUS(FAILED_PRECONDITION, "cannot export %s: its kernels call custom ops or "
-                     "strategies registered in this process (rt/op.h); not yet supported", path);
+                     "strategies registered in this process (rt/op.h), or run ops that have "
+                     "no compiled kernel on the host; not yet supported", path);
   }
   for (int32_t k = 0; k < exe->num_kernels; ++k) {
     if (build->per_shape && build->per_shape[k]) {

@@ -35,6 +35,7 @@
 #include "runtime/uthash_rt.h"
 
 #include "backend/graph.h"
+#include "backend/host_kernel.h"
 #include "ir/op/dyn.h"
 #include "ir/op/plan.h"
 #include "jit/custom.h"
@@ -613,15 +614,49 @@ rt_status_t rt_graph_build(rt_module_t *module, rt_jit_session_t *session, uint3
     for (int32_t n = 0; !st && n < p->num_nodes; ++n) {
       snprintf(p->nodes[n].name, sizeof p->nodes[n].name, "%s", out->kernel_names[p->nodes[n].kernel]);
     }
-    /* Kernels of custom ops and strategies call into this process: no
-     * disk cache, no export (jit/custom.h). */
-    out->process_local = !st && rt_jit_custom_in_use(g.num_groups, fns);
-    if (out->process_local) jit_flags |= RT_JIT_NO_DISK_CACHE;
-    if (!st && g.num_groups > 0) {
-      st = rt_jit_build(session, g.num_groups, fns, (const char *const *)out->kernel_names,
-                        jit_flags, &out->jit_stats, &out->jit);
+    /* Groups the JIT does not compile run on the host; the rest are
+     * compiled in one module. */
+    int32_t njit = 0;
+    rt_ir_expr_t **jfns = rt_mem_calloc((size_t)nk, sizeof *jfns);
+    char **jnames = rt_mem_calloc((size_t)nk, sizeof *jnames);
+    if (!st && (!jfns || !jnames)) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+    bool any_host = false;
+    for (int32_t k = 0; !st && k < g.num_groups; ++k) {
+      bool host = false;
+      st = rt_backend_is_host_group(fns[k], &host);
+      if (!st && host) {
+        if (!out->host_kernels) {
+          out->host_kernels = rt_mem_calloc((size_t)nk, sizeof *out->host_kernels);
+          if (!out->host_kernels) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+        }
+        if (!st) {
+          st = rt_host_kernel_create(module, fns[k], out->kernel_names[k], &out->host_kernels[k],
+                                     &out->kernels[k]);
+        }
+        any_host = true;
+      } else if (!st) {
+        jfns[njit] = fns[k];
+        jnames[njit++] = out->kernel_names[k];
+      }
     }
-    for (int32_t k = 0; !st && k < g.num_groups; ++k) out->kernels[k] = rt_jit_module_kernel(out->jit, k);
+    /* Kernels of custom ops and strategies call into this process, and so
+     * do host kernels: no disk cache, no export (jit/custom.h). */
+    out->process_local = !st && (any_host || rt_jit_custom_in_use(njit, jfns));
+    if (!st && rt_jit_custom_in_use(njit, jfns)) jit_flags |= RT_JIT_NO_DISK_CACHE;
+    if (!st && njit > 0) {
+      st = rt_jit_build(session, njit, jfns, (const char *const *)jnames, jit_flags,
+                        &out->jit_stats, &out->jit);
+    }
+    out->jit_index = st ? NULL : rt_mem_calloc((size_t)nk, sizeof *out->jit_index);
+    if (!st && !out->jit_index) st = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+    for (int32_t k = 0, j = 0; !st && k < g.num_groups; ++k) {
+      out->jit_index[k] = -1;
+      if (out->host_kernels && out->host_kernels[k]) continue;
+      out->jit_index[k] = j;
+      out->kernels[k] = rt_jit_module_kernel(out->jit, j++);
+    }
+    rt_mem_free(jfns);
+    rt_mem_free(jnames);
     rt_mem_free(fns);
   }
   rt_mem_free(g.groups);
@@ -670,6 +705,11 @@ void rt_graph_build_deinitialize(rt_graph_build_t *b) {
   rt_mem_free(b->kernel_names);
   rt_mem_free(b->kernel_types);
   rt_mem_free(b->kernel_flops);
+  for (int32_t k = 0; b->host_kernels && k < b->num_kernels; ++k) {
+    rt_host_kernel_release(b->host_kernels[k]);
+  }
+  rt_mem_free(b->host_kernels);
+  rt_mem_free(b->jit_index);
   rt_mem_free(b->kernels);
   rt_jit_module_release(b->jit);
   memset(b, 0, sizeof *b);

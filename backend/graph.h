@@ -16,12 +16,19 @@ typedef struct rt_graph_build_t {
   char **kernel_types;           /* per kernel: its function type text */
   double *kernel_flops;          /* per kernel: floating-point ops per call (rt_ir_flops) */
   rt_jit_build_stats_t jit_stats; /* where the kernels came from (cache counts) */
-  bool process_local;            /* kernels call custom ops or strategies: no export */
+  bool process_local;            /* kernels call custom ops or strategies, or run on the
+                                  * host: no export */
+  /* Per kernel: the host kernel of a group the JIT does not compile
+   * (backend/host_kernel.h), else NULL; NULL when there is none. */
+  struct rt_host_kernel_t **host_kernels;
+  int32_t *jit_index;            /* per kernel: its index in `jit`, -1 for a host kernel */
 } rt_graph_build_t;
 
 /* Lowers an optimized module's @main (after FuseOps: a dataflow of calls of
  * Primitive functions) into a flat plan with planned storage, compiling
- * every distinct group once through `session`. Control flow, closures,
+ * every distinct group once through `session`; a group the JIT does not
+ * compile (rt_backend_is_host_group: RoiAlign's, say) becomes a host kernel
+ * that runs its reference kernels. Control flow, closures,
  * calls of globals and `?` dims are INVALID_ARGUMENT naming the construct
  * and the executor that runs it; a `?` dim when every input is static
  * depends on the input values, and its refusal names the vm. */

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/host_kernel.h"
 #include "backend/vm_compile.h"
 #include "interp/interp.h"
 #include "ir/op/dyn.h"
@@ -414,7 +415,7 @@ static rt_status_t call(cc_t *c, rt_ir_expr_t *e, int32_t *out) {
     const rt_ir_expr_t *dr = lone_dyn_reshape(callee);
     if (dr) return dyn_reshape_call(c, e, dr, out);
     bool host = false;
-    RT_RETURN_IF_ERROR(rt_vm_is_host_group(callee, &host));
+    RT_RETURN_IF_ERROR(rt_backend_is_host_group(callee, &host));
     return host ? host_call(c, e, out) : kernel_call(c, e, out);
   }
   if (callee->kind == RT_IR_OP) {

@@ -123,11 +123,6 @@ RT_MUST_USE_RESULT rt_status_t rt_vm_resolve_kernel(void *user, int32_t kernel, 
 
 struct rt_interp_value_t;
 
-/* Whether Primitive function `fn` runs as a host op: it holds an op the JIT
- * does not lower (and the vm cannot specialize: not a dyn op), or takes or
- * makes a list, an option or a string tensor. */
-RT_MUST_USE_RESULT rt_status_t rt_vm_is_host_group(const rt_ir_expr_t *fn, bool *out);
-
 /* The rt_vm_host_fn of a build (`user` is the rt_vm_build_t): the host op's
  * group evaluated by the build's interpreter on these values. */
 RT_MUST_USE_RESULT rt_status_t rt_vm_run_host_op(void *user, int32_t op, int32_t nargs,

@@ -1,10 +1,9 @@
 /* The vm's host ops: fused groups the JIT does not compile, run by their
  * reference kernels through the interpreter (runtime/vm.h, InvokeHost).
  *
- * A group is a host op when it holds an op whose family does not lower
- * (jit/ops/table.c: string, datadep, adt; not dyn, whose value operands
- * the vm specializes on) or when a value it takes or makes is a list, an
- * option or a string tensor. Such a group gets no kernel, no slots and no
+ * A group is a host op when rt_backend_is_host_group says so
+ * (backend/host_kernel.c: an op whose family does not lower, or a list,
+ * option or string value). Such a group gets no kernel, no slots and no
  * shape function: InvokeHost hands its argument values (tuples, lists and
  * options included, nothing flattened) to rt_vm_run_host_op, which binds
  * them to the group's parameters and evaluates its body with the build's
@@ -17,48 +16,7 @@
 
 #include "backend/vm_compile.h"
 #include "interp/interp.h"
-#include "ir/op/dyn.h"
-#include "jit/lower.h"
 #include "runtime/mem.h"
-
-static bool special_type(const rt_ir_type_t *t) {
-  t = rt_ir_type_resolve((rt_ir_type_t *)t);
-  if (!t) return false;
-  switch (t->kind) {
-    case RT_IR_TYPE_TENSOR: return rt_dtype_is_string(t->tensor.dtype);
-    case RT_IR_TYPE_LIST:
-    case RT_IR_TYPE_OPTION: return true;
-    case RT_IR_TYPE_TUPLE:
-      for (int32_t i = 0; i < t->tuple.count; ++i) {
-        if (special_type(t->tuple.fields[i])) return true;
-      }
-      return false;
-    default: return false;
-  }
-}
-
-static rt_status_t note_host(void *user, rt_ir_expr_t *e) {
-  bool *host = user;
-  if (special_type(e->checked_type)) *host = true;
-  if (e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP) return RT_OK;
-  const rt_ir_op_t *op = e->call.callee->op.op;
-  if (op->id < 0 || op->id >= RT_OP_COUNT) return RT_OK; /* a custom op: jit/custom.c */
-  const rt_jit_op_lowering_t *l = rt_jit_op_lowering(op->id);
-  if (l->elem || l->shape) return RT_OK;
-  bool reads = false;
-  for (int32_t i = 0; i < e->call.nargs; ++i) reads = reads || rt_ir_op_reads_value(op->id, i);
-  if (!reads) *host = true;
-  return RT_OK;
-}
-
-rt_status_t rt_vm_is_host_group(const rt_ir_expr_t *fn, bool *out) {
-  *out = special_type(fn->checked_type);
-  for (int32_t i = 0; i < fn->fn.nparams && !*out; ++i) {
-    *out = special_type(fn->fn.params[i]->checked_type);
-  }
-  if (*out) return RT_OK;
-  return rt_ir_post_order(rt_mem_current(), fn->fn.body, note_host, out);
-}
 
 /* ---- values, both ways -------------------------------------------------------- */
 
