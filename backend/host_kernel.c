@@ -16,6 +16,7 @@
 
 #include "backend/host_kernel.h"
 #include "interp/interp.h"
+#include "ir/op/custom.h"
 #include "ir/op/dyn.h"
 #include "jit/lower.h"
 #include "runtime/mem.h"
@@ -41,7 +42,13 @@ static rt_status_t note_host(void *user, rt_ir_expr_t *e) {
   if (special_type(e->checked_type)) *host = true;
   if (e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP) return RT_OK;
   const rt_ir_op_t *op = e->call.callee->op.op;
-  if (op->id < 0 || op->id >= RT_OP_COUNT) return RT_OK; /* a custom op: jit/custom.c */
+  if (op->custom) {
+    /* A custom op with neither a native kernel nor an element expression
+     * has only its reference kernel (include/rt/op.h). */
+    if (!op->custom->native && !op->custom->elem) *host = true;
+    return RT_OK;
+  }
+  if (op->id < 0 || op->id >= RT_OP_COUNT) return RT_OK;
   const rt_jit_op_lowering_t *l = rt_jit_op_lowering(op->id);
   if (l->elem || l->shape) return RT_OK;
   bool reads = false;

@@ -12,7 +12,8 @@
 /* Whether Primitive function `fn` runs on the host: it holds a built-in op
  * the JIT does not lower (string, datadep, adt, detect ... families; not a
  * dyn op, whose value operands the vm and the graph executor specialize
- * on), or takes or makes a list, an option or a string tensor. */
+ * on) or a custom op with only a reference kernel (include/rt/op.h), or
+ * takes or makes a list, an option or a string tensor. */
 RT_MUST_USE_RESULT rt_status_t rt_backend_is_host_group(const rt_ir_expr_t *fn, bool *out);
 
 typedef struct rt_host_kernel_t rt_host_kernel_t;

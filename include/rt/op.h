@@ -70,8 +70,10 @@
  *    Floating-point scalar parameters are refused (no value to give them).
  *    The signature is parsed and its ffi_cif prepared once, at
  *    registration; a bad one is INVALID_ARGUMENT naming the column.
- *  - Without kernel and function the op runs in the debug executor only
- *    (graph and vm say UNIMPLEMENTED), unless it has an element expression.
+ *  - Without kernel and function (and without an element expression) the
+ *    graph and vm executors run the reference kernel too, on the host
+ *    (copies in and out, one call at a time): correct, not fast, and not
+ *    exportable.
  * In debug builds (RT_DEBUG) every native and reference kernel call writes
  * into a buffer with a guard zone after the output: a kernel that writes
  * past its output (it computed a larger shape than the type relation's) is
