@@ -556,8 +556,8 @@ static void dw_chunk(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t n
   const int32_t na = d->nch * nr * nv;
   RT_ASSERT(na <= (int32_t)(sizeof acc / sizeof acc[0]));
   for (int32_t i = 0; i < na; ++i) acc[i] = LLVMConstNull(rt_jit_tpl_vec(L, vw));
-  for (int64_t t = 0; t < d->taps; ++t) {
-    for (int32_t ch = 0; ch < d->nch; ++ch) {
+  for (int32_t ch = 0; ch < d->nch; ++ch) {
+    for (int64_t t = 0; t < d->taps; ++t) {
       for (int32_t r = 0; r < nr; ++r) {
         LLVMValueRef base = LLVMBuildAdd(L->b, q0, rt_jit_i64(L, d->off[t] + r * d->wq), "");
         for (int32_t v = 0; v < nv; ++v) {
@@ -568,8 +568,6 @@ static void dw_chunk(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t n
         }
       }
     }
-  }
-  for (int32_t ch = 0; ch < d->nch; ++ch) {
     LLVMValueRef o = rt_jit_tpl_gep(L, d->out[ch], o0);
     for (int32_t r = 0; r < nr; ++r) {
       for (int32_t v = 0; v < nv; ++v) {
@@ -620,6 +618,37 @@ static LLVMValueRef dw_load_first(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRe
   return LLVMBuildCall2(B, fty, fn, args, 4, "");
 }
 
+/* Input elements [i0, i0 + sw*vw) of one row (src) to their phase rows
+ * (dst: row r of phase image (py, 0)); `tail`: the last chunk of the
+ * row, loaded masked (zeros past W). */
+static void dw_copy_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValueRef src, LLVMValueRef dst,
+                          LLVMValueRef i0, int64_t istr, int32_t vw, bool tail) {
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef left = LLVMBuildSub(B, rt_jit_i64(L, c->w), i0, "");
+  if (c->sw == 1) {
+    LLVMValueRef v = tail ? dw_load_first(L, src, i0, left, vw) : rt_jit_tpl_loadv(L, src, i0, vw);
+    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, i0, rt_jit_i64(L, c->pl), ""));
+    return;
+  }
+  /* Elements i0 + 2m + e (e = 0, 1) go to phase (e + pl) % 2, column
+   * i0/2 + m + (e + pl)/2. */
+  LLVMValueRef i1 = LLVMBuildAdd(B, i0, rt_jit_i64(L, vw), "");
+  LLVMValueRef lo = tail ? dw_load_first(L, src, i0, left, vw) : rt_jit_tpl_loadv(L, src, i0, vw);
+  LLVMValueRef hi = tail ? dw_load_first(L, src, i1, LLVMBuildSub(B, left, rt_jit_i64(L, vw), ""), vw)
+                         : rt_jit_tpl_loadv(L, src, i1, vw);
+  LLVMValueRef ev[16], od[16];
+  for (int32_t i = 0; i < vw; ++i) {
+    ev[i] = LLVMConstInt(L->i32, (unsigned long long)(2 * i), 0);
+    od[i] = LLVMConstInt(L->i32, (unsigned long long)(2 * i + 1), 0);
+  }
+  LLVMValueRef half = LLVMBuildUDiv(B, i0, rt_jit_i64(L, 2), "");
+  for (int64_t e = 0; e < 2; ++e) {
+    LLVMValueRef v = LLVMBuildShuffleVector(B, lo, hi, LLVMConstVector(e ? od : ev, (unsigned)vw), "");
+    const int64_t px = (e + c->pl) % 2, dc = (e + c->pl) / 2;
+    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, half, rt_jit_i64(L, px * istr + dc), ""));
+  }
+}
+
 /* The phase images of channel (n, gi) of an input in memory, at stride
  * sw 1 or 2, into xp (image (py, px) at (py*sw + px)*istr, row r at
  * r*wq), where everything else is already zero: per input row, whole
@@ -647,31 +676,14 @@ static void dw_copy_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef xp
   /* Row r of image (py, px): py*sw*istr + px*istr + r*wq. */
   LLVMValueRef dst = rt_jit_tpl_gep(
       L, xp, LLVMBuildAdd(B, LLVMBuildMul(B, py, rt_jit_i64(L, sw * istr), ""), LLVMBuildMul(B, r, rt_jit_i64(L, wq), ""), ""));
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nchunk), 0, NULL, &lk);
-  LLVMValueRef i0 = LLVMBuildMul(B, lk.iv, rt_jit_i64(L, span), "");
-  LLVMValueRef left = LLVMBuildSub(B, rt_jit_i64(L, c->w), i0, "");
-  if (sw == 1) {
-    LLVMValueRef v = dw_load_first(L, src, i0, left, vw);
-    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, i0, rt_jit_i64(L, c->pl), ""));
-  } else {
-    /* Elements i0 + 2m + e (e = 0, 1) go to phase (e + pl) % 2, column
-     * i0/2 + m + (e + pl)/2. */
-    LLVMValueRef lo = dw_load_first(L, src, i0, left, vw);
-    LLVMValueRef hi = dw_load_first(L, src, LLVMBuildAdd(B, i0, rt_jit_i64(L, vw), ""),
-                                    LLVMBuildSub(B, left, rt_jit_i64(L, vw), ""), vw);
-    LLVMValueRef ev[16], od[16];
-    for (int32_t i = 0; i < vw; ++i) {
-      ev[i] = LLVMConstInt(L->i32, (unsigned long long)(2 * i), 0);
-      od[i] = LLVMConstInt(L->i32, (unsigned long long)(2 * i + 1), 0);
-    }
-    LLVMValueRef half = LLVMBuildUDiv(B, i0, rt_jit_i64(L, 2), "");
-    for (int64_t e = 0; e < 2; ++e) {
-      LLVMValueRef v = LLVMBuildShuffleVector(B, lo, hi, LLVMConstVector(e ? od : ev, (unsigned)vw), "");
-      const int64_t px = (e + c->pl) % 2, dc = (e + c->pl) / 2;
-      rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, half, rt_jit_i64(L, px * istr + dc), ""));
-    }
+  /* Whole chunks with plain loads, then the last, partial one masked. */
+  const int64_t nwhole = c->w / span;
+  if (nwhole > 0) {
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nwhole), 0, NULL, &lk);
+    dw_copy_chunk(L, c, src, dst, LLVMBuildMul(B, lk.iv, rt_jit_i64(L, span), ""), istr, vw, false);
+    rt_jit_loop_end(L, &lk, NULL);
   }
-  rt_jit_loop_end(L, &lk, NULL);
+  if (nchunk > nwhole) dw_copy_chunk(L, c, src, dst, rt_jit_i64(L, nwhole * span), istr, vw, true);
   rt_jit_loop_end(L, &li, NULL);
 }
 
