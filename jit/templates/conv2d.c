@@ -25,16 +25,19 @@
  * on ResNet's 3x3 layers, 112/115 on its 7x7 stride-2 stem).
  *
  * conv2d.depthwise (one input and one output channel per group; split
- * over (image, channel)): the same phase images, then per output row the
- * OW columns in chunks of up to 4 vectors, each a sum over the kh*kw taps
- * (unrolled; offsets constant, weights splatted once per channel) of
+ * over units of 1-4 channels of one image): the same phase images (for an
+ * input in memory at column stride 1 or 2 copied by whole vectors, the
+ * stride-2 ones split into even and odd elements by shuffles, the last
+ * vector of a row a masked load), then per group of 2 (or 4) output rows
+ * the OW columns in chunks of up to 4 vectors, each a sum over the kh*kw
+ * taps (unrolled; offsets constant, weights splatted once per channel) of
  * vector loads at the tap's offset, so at stride 2 too each load is
- * contiguous and only the vectors covering [0, OW) are computed; the
- * rows go compact to a channel block and one flat, vectorizable epilogue
- * loop writes it out; the next channel's input is prefetched meanwhile.
- * Rows of at most two vectors (7x7, 14x14 at 8 lanes) and kernels of more
- * than 64 taps take conv2d.direct with mr = 1 (its flat q stream pays
- * less per row there).
+ * contiguous and only the vectors covering [0, OW) are computed; a chunk
+ * covers several rows and, on small images, several channels, so it
+ * has 8-16 independent FMA chains (one row of 4 vectors would cap it at
+ * half the FMA peak). The rows go compact to a channel block and one
+ * flat, vectorizable epilogue loop per channel writes it out. Kernels of
+ * more than 64 taps take conv2d.direct with mr = 1.
  *
  * conv2d.im2col (1x1 kernels with a stride > 1 and few output channels):
  * the GEMM core of dense.c with B(k, p) = X(c, oh*sh - pt, ow*sw - pl)
@@ -552,7 +555,7 @@ typedef struct dw_ctx_t {
 static void dw_chunk(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t nv, LLVMValueRef q0,
                      LLVMValueRef o0) {
   const int32_t vw = d->vw;
-  LLVMValueRef acc[DW_MAX_CH * 2 * DW_CHAINS];
+  LLVMValueRef acc[2 * DW_CHAINS];
   const int32_t na = d->nch * nr * nv;
   RT_ASSERT(na <= (int32_t)(sizeof acc / sizeof acc[0]));
   for (int32_t i = 0; i < na; ++i) acc[i] = LLVMConstNull(rt_jit_tpl_vec(L, vw));
@@ -688,19 +691,23 @@ static void dw_copy_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef xp
 }
 
 /* conv2d.depthwise. A task unit is nch consecutive channels of one image
- * (the last unit of an image recomputes its last channel in the lanes
- * past the channel count and does not store them). Per unit: the phase
- * images of each channel (dw_copy_raw for an input in memory at column
- * stride 1 or 2, else copy_phases through the input's element
- * expression), the weights splatted once, then the output rows two at a
- * time (one for an odd last row): the OW columns in chunks of up to 4
- * vectors (dw_rows, dw_chunk), each output a sum of the kh*kw taps read
- * at constant offsets of the phase images, so at stride 2 too every load
- * is contiguous and only the vectors covering [0, OW) are computed.
+ * (the last unit of an image computes its last channel again in the
+ * channel slots past the channel count and does not store them). Per
+ * unit: the phase images of each channel (dw_copy_raw for an input in
+ * memory at column stride 1 or 2, else copy_phases through the input's
+ * element expression), the weights splatted once, then the output rows
+ * nr at a time (2; 4 where a row is one vector; the rows left over as one
+ * shorter group): the OW columns in chunks of up to 4 vectors (dw_rows,
+ * dw_chunk), each output a sum of the kh*kw taps read at constant
+ * offsets of the phase images, so at stride 2 too every load is
+ * contiguous and only the vectors covering [0, OW) are computed.
  * Channels are taken together where a row has few vectors (7x7, 14x14),
- * so a chunk has about DW_CHAINS accumulators. The rows go compact to a
- * block per channel and the epilogue writes each channel out in one flat
- * loop, which vectorizes. */
+ * so a chunk has about DW_CHAINS accumulators (twice that for rows of one
+ * vector). The rows go compact to a block per channel and the epilogue
+ * writes each channel out in one flat loop, which vectorizes. No
+ * software prefetch of the next unit: on Zen 3 it made dw3x3 144@56x56
+ * take 0.27 ms instead of 0.15 (the hardware prefetcher follows the
+ * sequential reads of the copy). */
 static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const conv_ctx_t *cc,
                                   const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef task,
                                   LLVMValueRef ntasks) {
@@ -715,8 +722,13 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
   const int64_t taps = c->kh * c->kw;
   const int64_t nvec = (c->ow + vw - 1) / vw;
   const int32_t nv = nvec < 4 ? (int32_t)nvec : 4;
-  const int32_t nr = c->oh >= 2 ? 2 : 1;
-  int32_t nch = DW_CHAINS / (nr * nv);
+  /* Rows of one vector (7x7 at 8 lanes): 4 rows by up to 4 channels per
+   * chunk, 16 chains (a chunk's fixed cost dominates there; bench_kernels
+   * dw3s1_960_7: 0.38-0.41 of the peak against 0.21-0.34 with 2 rows by
+   * 4 channels); else 2 rows, DW_CHAINS chains. */
+  const int64_t rows = nvec == 1 ? 4 : 2, chains = nvec == 1 ? 2 * DW_CHAINS : DW_CHAINS;
+  const int32_t nr = (int32_t)(c->oh >= rows ? rows : c->oh);
+  int32_t nch = (int32_t)(chains / (nr * nv));
   if (nch < 1) nch = 1;
   if (nch > DW_MAX_CH) nch = DW_MAX_CH;
   if (nch > c->g) nch = (int32_t)c->g;
@@ -774,7 +786,7 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
     dw_rows(L, &d, nr, nv, nvec, LLVMBuildMul(B, ly.iv, rt_jit_i64(L, nr), ""));
     rt_jit_loop_end(L, &ly, NULL);
   }
-  if (nr == 2 && c->oh % 2) dw_rows(L, &d, 1, nv, nvec, rt_jit_i64(L, c->oh - 1));
+  if (c->oh % nr) dw_rows(L, &d, (int32_t)(c->oh % nr), nv, nvec, rt_jit_i64(L, c->oh - c->oh % nr));
   for (int32_t ch = 0; ch < nch; ++ch) {
     rt_jit_if_t st;
     rt_jit_loop_t ex;

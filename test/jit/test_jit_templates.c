@@ -127,7 +127,8 @@ static const case_t kCases[] = {
      CONV "(%x, %w, strides=[3, 3], padding=[2, 1, 0, 2], groups=7, channels=7, kernel_size=[5, 5])", "conv2d.depthwise"},
     /* depthwise (conv2d.c conv_depthwise): channels taken 2 or 4 at a time
      * on small images with a partial last unit (13 = 3*4 + 1, batch 2),
-     * one output row, odd row counts (a row pair and a single row), stride
+     * row groups of 4 and a shorter last group (7 = 4 + 3), two output
+     * rows, one output row, stride
      * 2 with even and odd left padding and widths whose last vector pair
      * is partly or wholly past the row (37, 19, 5), dilation at stride 2,
      * an input through a fused prologue (copy_phases) */
@@ -136,6 +137,8 @@ static const case_t kCases[] = {
      "conv2d.depthwise"},
     {"%x: Tensor[(1, 10, 14, 14), float32], %w: Tensor[(10, 1, 5, 5), float32]",
      CONV "(%x, %w, padding=[2, 2], groups=10, channels=10, kernel_size=[5, 5])", "conv2d.depthwise"},
+    {"%x: Tensor[(1, 5, 2, 6), float32], %w: Tensor[(5, 1, 3, 3), float32]",
+     CONV "(%x, %w, padding=[1, 1], groups=5, channels=5, kernel_size=[3, 3])", "conv2d.depthwise"},
     {"%x: Tensor[(1, 6, 1, 30), float32], %w: Tensor[(6, 1, 3, 3), float32]",
      CONV "(%x, %w, padding=[1, 1], groups=6, channels=6, kernel_size=[3, 3])", "conv2d.depthwise"},
     {"%x: Tensor[(1, 5, 15, 37), float32], %w: Tensor[(5, 1, 3, 3), float32]",
