@@ -114,8 +114,8 @@ static const char kKernelText[] =
  * compilers need only take 4095 characters in one literal; parsed as one
  * module with the first). */
 static const char kKernelText2[] =
-    DW(96, 112, 3, 2, 1) DW(144, 56, 3, 1, 1) DW(384, 14, 3, 1, 1) DW(960, 7, 3, 1, 1)
-    DW(240, 28, 5, 1, 2) DW(144, 56, 5, 2, 2) DW(672, 14, 5, 1, 2)
+    DW(96, 112, 3, 2, 1) DW(144, 56, 3, 1, 1) DW(144, 56, 3, 2, 1) DW(384, 14, 3, 1, 1) DW(960, 7, 3, 1, 1)
+    DW(240, 28, 5, 1, 2) DW(144, 56, 5, 2, 2) DW(672, 14, 5, 1, 2) DW(1152, 7, 5, 1, 2)
     PW(16, 96, 112) PW(24, 144, 56) PW(144, 24, 56) PW(96, 576, 14) PW(576, 96, 14)
     PW(320, 1280, 7) PW(960, 320, 7);
 /* ResNet-50's 1x1 convolutions at 7, 14 and 28 (a third string, as above). */
@@ -339,11 +339,13 @@ int main(int argc, char **argv) {
       {"dw32", "depthwise3x3 1x32x112x112", 2.0 * 32 * 112 * 112 * 9 / 1e9, false, false},
       {"dw3s2_96_112", "dw3x3/2 1x96x112x112", dw_gflop(96, 56, 3), false, false},
       {"dw3s1_144_56", "dw3x3 1x144x56x56", dw_gflop(144, 56, 3), false, false},
+      {"dw3s2_144_56", "dw3x3/2 1x144x56x56", dw_gflop(144, 28, 3), false, false},
       {"dw3s1_384_14", "dw3x3 1x384x14x14", dw_gflop(384, 14, 3), false, false},
       {"dw3s1_960_7", "dw3x3 1x960x7x7", dw_gflop(960, 7, 3), false, false},
       {"dw5s1_240_28", "dw5x5 1x240x28x28", dw_gflop(240, 28, 5), false, false},
       {"dw5s2_144_56", "dw5x5/2 1x144x56x56", dw_gflop(144, 28, 5), false, false},
       {"dw5s1_672_14", "dw5x5 1x672x14x14", dw_gflop(672, 14, 5), false, false},
+      {"dw5s1_1152_7", "dw5x5 1x1152x7x7", dw_gflop(1152, 7, 5), false, false},
       {"pw_16_96_112", "conv1x1 16->96 @112", pw_gflop(16, 96, 112), false, false},
       {"pw_24_144_56", "conv1x1 24->144 @56", pw_gflop(24, 144, 56), false, false},
       {"pw_144_24_56", "conv1x1 144->24 @56", pw_gflop(144, 24, 56), false, false},

@@ -25,16 +25,19 @@
  * on ResNet's 3x3 layers, 112/115 on its 7x7 stride-2 stem).
  *
  * conv2d.depthwise (one input and one output channel per group; split
- * over (image, channel)): the same phase images, then per output row the
- * OW columns in chunks of up to 4 vectors, each a sum over the kh*kw taps
- * (unrolled; offsets constant, weights splatted once per channel) of
+ * over units of 1-4 channels of one image): the same phase images (for an
+ * input in memory at column stride 1 or 2 copied by whole vectors, the
+ * stride-2 ones split into even and odd elements by shuffles, the last
+ * vector of a row a masked load), then per group of 2 (or 4) output rows
+ * the OW columns in chunks of up to 4 vectors, each a sum over the kh*kw
+ * taps (unrolled; offsets constant, weights splatted once per channel) of
  * vector loads at the tap's offset, so at stride 2 too each load is
- * contiguous and only the vectors covering [0, OW) are computed; the
- * rows go compact to a channel block and one flat, vectorizable epilogue
- * loop writes it out; the next channel's input is prefetched meanwhile.
- * Rows of at most two vectors (7x7, 14x14 at 8 lanes) and kernels of more
- * than 64 taps take conv2d.direct with mr = 1 (its flat q stream pays
- * less per row there).
+ * contiguous and only the vectors covering [0, OW) are computed; a chunk
+ * covers several rows and, on small images, several channels, so it
+ * has 8-16 independent FMA chains (one row of 4 vectors would cap it at
+ * half the FMA peak). The rows go compact to a channel block and one
+ * flat, vectorizable epilogue loop per channel writes it out. Kernels of
+ * more than 64 taps take conv2d.direct with mr = 1.
  *
  * conv2d.im2col (1x1 kernels with a stride > 1 and few output channels):
  * the GEMM core of dense.c with B(k, p) = X(c, oh*sh - pt, ow*sw - pl)
@@ -521,32 +524,191 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
  * room). */
 #define DW_MAX_TAPS 64
 
-/* One chunk of nv vectors of output row oh: acc[v] = sum over taps t of
- * w[t] * xp[rowq + off[t] + v*vw .. +vw), stored at out + v*vw. The taps
- * are unrolled with their offsets as constants and their weights as
- * splats made once per channel. */
-static void dw_chunk(rt_jit_lower_t *L, int32_t nv, int32_t vw, int64_t taps, const int64_t *off,
-                     const LLVMValueRef *wv, LLVMValueRef xp, LLVMValueRef rowq, LLVMValueRef out) {
-  LLVMValueRef acc[RT_JIT_MAX_CARRY];
-  for (int32_t v = 0; v < nv; ++v) acc[v] = LLVMConstNull(rt_jit_tpl_vec(L, vw));
-  for (int64_t t = 0; t < taps; ++t) {
-    LLVMValueRef base = LLVMBuildAdd(L->b, rowq, rt_jit_i64(L, off[t]), "");
-    for (int32_t v = 0; v < nv; ++v) {
-      LLVMValueRef x = rt_jit_tpl_loadv(L, xp, LLVMBuildAdd(L->b, base, rt_jit_i64(L, (int64_t)v * vw), ""), vw);
-      acc[v] = rt_jit_intrinsic(L, "llvm.fma", wv[t], x, acc[v]);
+/* Accumulators a depthwise chunk aims at: 8 independent FMA chains
+ * hide the FMA latency (4 cycles) at two FMAs per cycle; one row of 4
+ * vectors alone would cap a chunk at half the peak. */
+#define DW_CHAINS 8
+/* Channels one depthwise task unit computes together at most. */
+#define DW_MAX_CH 4
+
+/* What a depthwise chunk reads and writes: nch channels, channel ch's
+ * phase images at xp[ch] (tap t of output q at q + off[t]) and weights
+ * splatted in wv[ch][t], its rows at out[ch] + oh*OW. */
+typedef struct dw_ctx_t {
+  int32_t nch, vw;
+  int64_t taps, wq, ow;
+  const int64_t *off;
+  LLVMValueRef xp[DW_MAX_CH], out[DW_MAX_CH];
+  LLVMValueRef wv[DW_MAX_CH][DW_MAX_TAPS];
+} dw_ctx_t;
+
+/* One chunk of nch channels by nr rows by nv vectors of outputs, the
+ * first at phase-image position q0 (row oh, column col: oh*wq + col) and
+ * stored at o0 = oh*OW + col of the channel blocks: acc[ch][r][v] = sum
+ * over taps t of w[ch][t] * xp[ch][q0 + r*wq + off[t] + v*vw .. +vw). The
+ * taps are unrolled with constant offsets; the nch*nr*nv accumulators
+ * are independent FMA chains, and at stride 1 the second row's loads are
+ * the first row's of the next tap row (the same address: CSE'd by LLVM).
+ * Rows are stored compact (OW apart) by whole vectors, rows in ascending
+ * order: a row's last vector may spill past OW into the next row, which
+ * is stored later (dw_rows walks a row's chunks last to first). */
+static void dw_chunk(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t nv, LLVMValueRef q0,
+                     LLVMValueRef o0) {
+  const int32_t vw = d->vw;
+  LLVMValueRef acc[2 * DW_CHAINS];
+  const int32_t na = d->nch * nr * nv;
+  RT_ASSERT(na <= (int32_t)(sizeof acc / sizeof acc[0]));
+  for (int32_t i = 0; i < na; ++i) acc[i] = LLVMConstNull(rt_jit_tpl_vec(L, vw));
+  for (int32_t ch = 0; ch < d->nch; ++ch) {
+    for (int64_t t = 0; t < d->taps; ++t) {
+      for (int32_t r = 0; r < nr; ++r) {
+        LLVMValueRef base = LLVMBuildAdd(L->b, q0, rt_jit_i64(L, d->off[t] + r * d->wq), "");
+        for (int32_t v = 0; v < nv; ++v) {
+          LLVMValueRef x =
+              rt_jit_tpl_loadv(L, d->xp[ch], LLVMBuildAdd(L->b, base, rt_jit_i64(L, (int64_t)v * vw), ""), vw);
+          LLVMValueRef *a = &acc[(ch * nr + r) * nv + v];
+          *a = rt_jit_intrinsic(L, "llvm.fma", d->wv[ch][t], x, *a);
+        }
+      }
+    }
+    LLVMValueRef o = rt_jit_tpl_gep(L, d->out[ch], o0);
+    for (int32_t r = 0; r < nr; ++r) {
+      for (int32_t v = 0; v < nv; ++v) {
+        rt_jit_tpl_storev(L, acc[(ch * nr + r) * nv + v], o, rt_jit_i64(L, r * d->ow + (int64_t)v * vw));
+      }
     }
   }
-  for (int32_t v = 0; v < nv; ++v) rt_jit_tpl_storev(L, acc[v], out, rt_jit_i64(L, (int64_t)v * vw));
 }
 
-/* conv2d.depthwise: per (image, channel) of the task, the phase images
- * (copy_phases), then per output row the OW columns in chunks of up to 4
- * vectors (dw_chunk; a shorter chunk for the last vectors), each output
- * a sum of the kh*kw taps read at constant offsets of the phase images,
- * so only the vectors covering [0, OW) are computed. Row oh is stored at
- * oh*OW of a channel block (its last vector spills into row oh + 1,
- * computed next; the block has a row of slack), so the epilogue is one
- * flat loop over OH*OW contiguous outputs, which vectorizes. */
+/* nr output rows from row oh of the unit's channels: the nvec vectors of
+ * a row as a shorter last chunk, then chunks of nv, last to first (so the
+ * spill of a row's last vector into the next row is overwritten). */
+static void dw_rows(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t nv, int64_t nvec, LLVMValueRef oh) {
+  LLVMBuilderRef B = L->b;
+  const int64_t nfull = nvec / nv;
+  const int32_t nvt = (int32_t)(nvec % nv);
+  LLVMValueRef rowq = LLVMBuildMul(B, oh, rt_jit_i64(L, d->wq), "");
+  LLVMValueRef rowo = LLVMBuildMul(B, oh, rt_jit_i64(L, d->ow), "");
+  if (nvt) {
+    LLVMValueRef tcol = rt_jit_i64(L, nfull * nv * d->vw);
+    dw_chunk(L, d, nr, nvt, LLVMBuildAdd(B, rowq, tcol, ""), LLVMBuildAdd(B, rowo, tcol, ""));
+  }
+  rt_jit_loop_t lj;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nfull), 0, NULL, &lj);
+  LLVMValueRef j = LLVMBuildSub(B, rt_jit_i64(L, nfull - 1), lj.iv, "");
+  LLVMValueRef col = LLVMBuildMul(B, j, rt_jit_i64(L, (int64_t)nv * d->vw), "");
+  dw_chunk(L, d, nr, nv, LLVMBuildAdd(B, rowq, col, ""), LLVMBuildAdd(B, rowo, col, ""));
+  rt_jit_loop_end(L, &lj, NULL);
+}
+
+/* llvm.masked.load of the first `k` (i64 value, clamped to [0, vw]) of
+ * the vw floats at p + off, zeros in the other lanes; the lanes past k
+ * are not read. */
+static LLVMValueRef dw_load_first(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off, LLVMValueRef k, int32_t vw) {
+  LLVMBuilderRef B = L->b;
+  LLVMTypeRef vt = rt_jit_tpl_vec(L, vw), it = LLVMVectorType(L->i64, (unsigned)vw);
+  LLVMValueRef lanes[16];
+  for (int32_t i = 0; i < vw; ++i) lanes[i] = LLVMConstInt(L->i64, (unsigned long long)i, 0);
+  LLVMValueRef k0 = LLVMBuildInsertElement(B, LLVMGetUndef(it), k, LLVMConstInt(L->i32, 0, 0), "");
+  LLVMValueRef kv = LLVMBuildShuffleVector(B, k0, LLVMGetUndef(it),
+                                           LLVMConstNull(LLVMVectorType(L->i32, (unsigned)vw)), "");
+  LLVMValueRef mask = LLVMBuildICmp(B, LLVMIntSLT, LLVMConstVector(lanes, (unsigned)vw), kv, "");
+  LLVMTypeRef tys[2] = {vt, L->ptr};
+  unsigned id = LLVMLookupIntrinsicID("llvm.masked.load", 16);
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(L->m, id, tys, 2);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(L->c, id, tys, 2);
+  LLVMValueRef args[4] = {rt_jit_tpl_gep(L, p, off), LLVMConstInt(L->i32, 4, 0), mask, LLVMConstNull(vt)};
+  return LLVMBuildCall2(B, fty, fn, args, 4, "");
+}
+
+/* Input elements [i0, i0 + sw*vw) of one row (src) to their phase rows
+ * (dst: row r of phase image (py, 0)); `tail`: the last chunk of the
+ * row, loaded masked (zeros past W). */
+static void dw_copy_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValueRef src, LLVMValueRef dst,
+                          LLVMValueRef i0, int64_t istr, int32_t vw, bool tail) {
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef left = LLVMBuildSub(B, rt_jit_i64(L, c->w), i0, "");
+  if (c->sw == 1) {
+    LLVMValueRef v = tail ? dw_load_first(L, src, i0, left, vw) : rt_jit_tpl_loadv(L, src, i0, vw);
+    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, i0, rt_jit_i64(L, c->pl), ""));
+    return;
+  }
+  /* Elements i0 + 2m + e (e = 0, 1) go to phase (e + pl) % 2, column
+   * i0/2 + m + (e + pl)/2. */
+  LLVMValueRef i1 = LLVMBuildAdd(B, i0, rt_jit_i64(L, vw), "");
+  LLVMValueRef lo = tail ? dw_load_first(L, src, i0, left, vw) : rt_jit_tpl_loadv(L, src, i0, vw);
+  LLVMValueRef hi = tail ? dw_load_first(L, src, i1, LLVMBuildSub(B, left, rt_jit_i64(L, vw), ""), vw)
+                         : rt_jit_tpl_loadv(L, src, i1, vw);
+  LLVMValueRef ev[16], od[16];
+  for (int32_t i = 0; i < vw; ++i) {
+    ev[i] = LLVMConstInt(L->i32, (unsigned long long)(2 * i), 0);
+    od[i] = LLVMConstInt(L->i32, (unsigned long long)(2 * i + 1), 0);
+  }
+  LLVMValueRef half = LLVMBuildUDiv(B, i0, rt_jit_i64(L, 2), "");
+  for (int64_t e = 0; e < 2; ++e) {
+    LLVMValueRef v = LLVMBuildShuffleVector(B, lo, hi, LLVMConstVector(e ? od : ev, (unsigned)vw), "");
+    const int64_t px = (e + c->pl) % 2, dc = (e + c->pl) / 2;
+    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, half, rt_jit_i64(L, px * istr + dc), ""));
+  }
+}
+
+/* The phase images of channel (n, gi) of an input in memory, at stride
+ * sw 1 or 2, into xp (image (py, px) at (py*sw + px)*istr, row r at
+ * r*wq), where everything else is already zero: per input row, whole
+ * vectors of the row (the last one a masked load, zeros past W) stored
+ * at their phase column; at sw 2, pairs of vectors split into their even
+ * and odd elements (one phase each). A store may spill zeros past a
+ * phase row's end into the padding, or into the next row, which a later
+ * input row writes (images are istr >= hq*wq + vw apart, so no spill
+ * reaches another image). */
+static void dw_copy_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef xp, LLVMValueRef n, LLVMValueRef gi,
+                        int64_t wq, int64_t istr, int32_t vw) {
+  const rt_jit_conv2d_t *c = &cc->c;
+  LLVMBuilderRef B = L->b;
+  const int64_t sw = c->sw, span = sw * vw, nchunk = (c->w + span - 1) / span;
+  LLVMValueRef src0 = rt_jit_tpl_gep(
+      L, rt_jit_node(L, cc->x)->data,
+      LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, c->n == 1 ? rt_jit_i64(L, 0) : n, rt_jit_i64(L, c->c), ""), gi, ""),
+                   rt_jit_i64(L, c->h * c->w), ""));
+  rt_jit_loop_t li, lk;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->h), 0, NULL, &li);
+  LLVMValueRef prow = LLVMBuildAdd(B, li.iv, rt_jit_i64(L, c->pt), "");
+  LLVMValueRef py = LLVMBuildURem(B, prow, rt_jit_i64(L, c->sh), "");
+  LLVMValueRef r = LLVMBuildUDiv(B, prow, rt_jit_i64(L, c->sh), "");
+  LLVMValueRef src = rt_jit_tpl_gep(L, src0, LLVMBuildMul(B, li.iv, rt_jit_i64(L, c->w), ""));
+  /* Row r of image (py, px): py*sw*istr + px*istr + r*wq. */
+  LLVMValueRef dst = rt_jit_tpl_gep(
+      L, xp, LLVMBuildAdd(B, LLVMBuildMul(B, py, rt_jit_i64(L, sw * istr), ""), LLVMBuildMul(B, r, rt_jit_i64(L, wq), ""), ""));
+  /* Whole chunks with plain loads, then the last, partial one masked. */
+  const int64_t nwhole = c->w / span;
+  if (nwhole > 0) {
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nwhole), 0, NULL, &lk);
+    dw_copy_chunk(L, c, src, dst, LLVMBuildMul(B, lk.iv, rt_jit_i64(L, span), ""), istr, vw, false);
+    rt_jit_loop_end(L, &lk, NULL);
+  }
+  if (nchunk > nwhole) dw_copy_chunk(L, c, src, dst, rt_jit_i64(L, nwhole * span), istr, vw, true);
+  rt_jit_loop_end(L, &li, NULL);
+}
+
+/* conv2d.depthwise. A task unit is nch consecutive channels of one image
+ * (the last unit of an image computes its last channel again in the
+ * channel slots past the channel count and does not store them). Per
+ * unit: the phase images of each channel (dw_copy_raw for an input in
+ * memory at column stride 1 or 2, else copy_phases through the input's
+ * element expression), the weights splatted once, then the output rows
+ * nr at a time (2; 4 where a row is one vector; the rows left over as one
+ * shorter group): the OW columns in chunks of up to 4 vectors (dw_rows,
+ * dw_chunk), each output a sum of the kh*kw taps read at constant
+ * offsets of the phase images, so at stride 2 too every load is
+ * contiguous and only the vectors covering [0, OW) are computed.
+ * Channels are taken together where a row has few vectors (7x7, 14x14),
+ * so a chunk has about DW_CHAINS accumulators (twice that for rows of one
+ * vector). The rows go compact to a block per channel and the epilogue
+ * writes each channel out in one flat loop, which vectorizes. No
+ * software prefetch of the next unit: on Zen 3 it made dw3x3 144@56x56
+ * take 0.27 ms instead of 0.15 (prefetched into L1, evicting the phase
+ * images), 0.23 instead of 0.18 into L2 (the hardware prefetcher follows
+ * the sequential reads of the copy). */
 static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const conv_ctx_t *cc,
                                   const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef task,
                                   LLVMValueRef ntasks) {
@@ -555,75 +717,89 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
   const int32_t vw = p->vw;
   const int64_t hp = c->h + c->pt + c->pb, wp = c->w + c->pl + c->pr;
   const int64_t hq = (hp + c->sh - 1) / c->sh, wq = (wp + c->sw - 1) / c->sw, hqwq = hq * wq;
+  const bool raw = rt_jit_tpl_raw(L, cc->x) && c->sw <= 2;
+  /* Phase images istr apart: with room for a raw copy's spill. */
+  const int64_t istr = raw ? hqwq + vw : hqwq;
   const int64_t taps = c->kh * c->kw;
-  const int64_t nvec = (c->ow + vw - 1) / vw, rowlen = nvec * vw;
+  const int64_t nvec = (c->ow + vw - 1) / vw;
   const int32_t nv = nvec < 4 ? (int32_t)nvec : 4;
-  const int64_t nfull = nvec / nv;
-  const int32_t nvt = (int32_t)(nvec % nv);
+  /* Rows of one vector (7x7 at 8 lanes): 4 rows by up to 4 channels per
+   * chunk, 16 chains (a chunk's fixed cost dominates there; bench_kernels
+   * dw3s1_960_7: 0.38-0.41 of the peak against 0.21-0.34 with 2 rows by
+   * 4 channels); else 2 rows, DW_CHAINS chains. */
+  const int64_t rows = nvec == 1 ? 4 : 2, chains = nvec == 1 ? 2 * DW_CHAINS : DW_CHAINS;
+  const int32_t nr = (int32_t)(c->oh >= rows ? rows : c->oh);
+  int32_t nch = (int32_t)(chains / (nr * nv));
+  if (nch < 1) nch = 1;
+  if (nch > DW_MAX_CH) nch = DW_MAX_CH;
+  if (nch > c->g) nch = (int32_t)c->g;
   int64_t off[DW_MAX_TAPS], offmax = 0;
   for (int64_t y = 0; y < c->kh; ++y) {
     for (int64_t x = 0; x < c->kw; ++x) {
       const int64_t ey = y * c->dh, ex = x * c->dw;
       const int64_t phase = (ey % c->sh) * c->sw + ex % c->sw;
-      off[y * c->kw + x] = phase * hqwq + (ey / c->sh) * wq + ex / c->sw;
+      off[y * c->kw + x] = phase * istr + (ey / c->sh) * wq + ex / c->sw;
       if (off[y * c->kw + x] > offmax) offmax = off[y * c->kw + x];
     }
   }
-  /* Reads reach (OH-1)*wq + rowlen - 1 + offmax: zeros past the images. */
-  int64_t xsize = offmax + (c->oh - 1) * wq + rowlen;
-  if (xsize < c->sh * c->sw * hqwq) xsize = c->sh * c->sw * hqwq;
+  /* Reads reach (OH-1)*wq + nvec*vw - 1 + offmax: zeros past the images. */
+  int64_t xsize = offmax + (c->oh - 1) * wq + nvec * vw;
+  if (xsize < c->sh * c->sw * istr) xsize = c->sh * c->sw * istr;
+  xsize = (xsize + 15) / 16 * 16;
+  /* A channel's output block: OH*OW and the last row's spill. */
+  const int64_t oblock = c->oh * c->ow + vw;
+  const int64_t gunits = (c->g + nch - 1) / nch, units = c->n * gunits;
   rt_jit_tpl_wide(L, vw);
   LLVMValueRef b_lo, b_hi;
-  rt_jit_tpl_split(L, c->n * c->g, task, ntasks, &b_lo, &b_hi);
-  LLVMValueRef wsx = rt_jit_tpl_ws_alloc(L, xsize * 4);
-  LLVMValueRef wout = rt_jit_tpl_ws_alloc(L, (c->oh * c->ow + rowlen) * 4);
+  rt_jit_tpl_split(L, units, task, ntasks, &b_lo, &b_hi);
+  LLVMValueRef wsx = rt_jit_tpl_ws_alloc(L, nch * xsize * 4);
+  LLVMValueRef wout = rt_jit_tpl_ws_alloc(L, nch * oblock * 4);
   LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildIsNotNull(B, wsx, ""), LLVMBuildIsNotNull(B, wout, ""), "");
   rt_jit_if_t have;
   rt_jit_if_begin(L, ok, &have);
-  rt_jit_loop_t lb, ly, lj, ex;
+  if (raw) zero_run(L, wsx, 0, nch * xsize);
+  rt_jit_loop_t lb, ly;
   rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
-  LLVMValueRef n = LLVMBuildUDiv(B, lb.iv, rt_jit_i64(L, c->g), "");
-  LLVMValueRef gi = LLVMBuildURem(B, lb.iv, rt_jit_i64(L, c->g), "");
-  RT_RETURN_IF_ERROR(copy_phases(L, cc, wsx, n, gi, hq, wq, xsize));
-  /* With the input in memory: where the next (image, channel) starts
-   * (clamped to the last one), for prefetching. */
-  const int64_t chw = c->h * c->w, pf_per_row = (chw / 16 + c->oh) / c->oh;
-  LLVMValueRef xnext = NULL;
-  if (rt_jit_tpl_raw(L, cc->x)) {
-    LLVMValueRef nx = rt_jit_min(L, LLVMBuildAdd(B, lb.iv, rt_jit_i64(L, 1), ""), rt_jit_i64(L, c->n * c->g - 1));
-    xnext = rt_jit_tpl_gep(L, rt_jit_node(L, cc->x)->data, LLVMBuildMul(B, nx, rt_jit_i64(L, chw), ""));
-  }
-  LLVMValueRef wv[DW_MAX_TAPS];
-  for (int64_t t = 0; t < taps; ++t) {
-    LLVMValueRef w;
-    RT_RETURN_IF_ERROR(w_at(L, cc, gi, rt_jit_i64(L, t), &w));
-    wv[t] = rt_jit_tpl_splat(L, w, vw);
-  }
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->oh), 0, NULL, &ly);
-  LLVMValueRef rowq = LLVMBuildMul(B, ly.iv, rt_jit_i64(L, wq), "");
-  LLVMValueRef orow = rt_jit_tpl_gep(L, wout, LLVMBuildMul(B, ly.iv, rt_jit_i64(L, c->ow), ""));
-  if (xnext) {
-    /* The next channel's input, a few cache lines per output row. */
-    LLVMValueRef at = LLVMBuildMul(B, ly.iv, rt_jit_i64(L, pf_per_row * 16), "");
-    for (int64_t i = 0; i < pf_per_row; ++i) {
-      LLVMValueRef o = rt_jit_min(L, LLVMBuildAdd(B, at, rt_jit_i64(L, i * 16), ""), rt_jit_i64(L, chw - 1));
-      rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, xnext, o), false);
+  LLVMValueRef n = LLVMBuildUDiv(B, lb.iv, rt_jit_i64(L, gunits), "");
+  LLVMValueRef g0 = LLVMBuildMul(B, LLVMBuildURem(B, lb.iv, rt_jit_i64(L, gunits), ""), rt_jit_i64(L, nch), "");
+  dw_ctx_t d = {.nch = nch, .vw = vw, .taps = taps, .wq = wq, .ow = c->ow, .off = off};
+  LLVMValueRef gi[DW_MAX_CH], valid[DW_MAX_CH];
+  for (int32_t ch = 0; ch < nch; ++ch) {
+    LLVMValueRef gc = LLVMBuildAdd(B, g0, rt_jit_i64(L, ch), "");
+    valid[ch] = LLVMBuildICmp(B, LLVMIntSLT, gc, rt_jit_i64(L, c->g), "");
+    gi[ch] = rt_jit_min(L, gc, rt_jit_i64(L, c->g - 1));
+    d.xp[ch] = rt_jit_tpl_gep(L, wsx, rt_jit_i64(L, ch * xsize));
+    d.out[ch] = rt_jit_tpl_gep(L, wout, rt_jit_i64(L, ch * oblock));
+    if (raw) {
+      dw_copy_raw(L, cc, d.xp[ch], n, gi[ch], wq, istr, vw);
+    } else {
+      RT_RETURN_IF_ERROR(copy_phases(L, cc, d.xp[ch], n, gi[ch], hq, wq, xsize));
+    }
+    for (int64_t t = 0; t < taps; ++t) {
+      LLVMValueRef w;
+      RT_RETURN_IF_ERROR(w_at(L, cc, gi[ch], rt_jit_i64(L, t), &w));
+      d.wv[ch][t] = rt_jit_tpl_splat(L, w, vw);
     }
   }
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nfull), 0, NULL, &lj);
-  LLVMValueRef col = LLVMBuildMul(B, lj.iv, rt_jit_i64(L, (int64_t)nv * vw), "");
-  dw_chunk(L, nv, vw, taps, off, wv, wsx, LLVMBuildAdd(B, rowq, col, ""), rt_jit_tpl_gep(L, orow, col));
-  rt_jit_loop_end(L, &lj, NULL);
-  if (nvt) {
-    LLVMValueRef tcol = rt_jit_i64(L, nfull * nv * vw);
-    dw_chunk(L, nvt, vw, taps, off, wv, wsx, LLVMBuildAdd(B, rowq, tcol, ""), rt_jit_tpl_gep(L, orow, tcol));
+  /* Row groups: nr rows each, then an odd last row alone. */
+  if (c->oh / nr > 0) {
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->oh / nr), 0, NULL, &ly);
+    dw_rows(L, &d, nr, nv, nvec, LLVMBuildMul(B, ly.iv, rt_jit_i64(L, nr), ""));
+    rt_jit_loop_end(L, &ly, NULL);
   }
-  rt_jit_loop_end(L, &ly, NULL);
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->oh * c->ow), 0, NULL, &ex);
-  LLVMValueRef idx[4] = {n, gi, LLVMBuildUDiv(B, ex.iv, rt_jit_i64(L, c->ow), ""),
-                         LLVMBuildURem(B, ex.iv, rt_jit_i64(L, c->ow), "")};
-  RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, p->anchor, out, data, idx, rt_jit_tpl_loadf(L, wout, ex.iv)));
-  rt_jit_loop_end(L, &ex, NULL);
+  if (c->oh % nr) dw_rows(L, &d, (int32_t)(c->oh % nr), nv, nvec, rt_jit_i64(L, c->oh - c->oh % nr));
+  for (int32_t ch = 0; ch < nch; ++ch) {
+    rt_jit_if_t st;
+    rt_jit_loop_t ex;
+    rt_jit_if_begin(L, valid[ch], &st);
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->oh * c->ow), 0, NULL, &ex);
+    LLVMValueRef idx[4] = {n, gi[ch], LLVMBuildUDiv(B, ex.iv, rt_jit_i64(L, c->ow), ""),
+                           LLVMBuildURem(B, ex.iv, rt_jit_i64(L, c->ow), "")};
+    RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, p->anchor, out, data, idx, rt_jit_tpl_loadf(L, d.out[ch], ex.iv)));
+    rt_jit_loop_end(L, &ex, NULL);
+    rt_jit_if_else(L, &st, NULL);
+    (void)rt_jit_if_end(L, &st, NULL);
+  }
   rt_jit_loop_end(L, &lb, NULL);
   rt_jit_if_else(L, &have, NULL);
   rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "out of workspace memory (conv2d template)");
@@ -639,10 +815,7 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
   if (!rt_jit_tpl_conv2d_attrs(p->anchor, &cc.c)) {
     return RT_STATUS(INTERNAL, "%s", "conv2d attributes changed between planning and lowering");
   }
-  /* Rows of one or two vectors (7x7, 14x14 at 8 lanes): the flat q
-   * stream of conv_direct pays less per row (bench_kernels dw3s1_384_14:
-   * 42 vs 38 GFLOP/s, dw3s1_960_7: 23 vs 21). */
-  if (p->kind == RT_JIT_TPL_CONV_DW && cc.c.kh * cc.c.kw <= DW_MAX_TAPS && cc.c.ow > 2 * p->vw) {
+  if (p->kind == RT_JIT_TPL_CONV_DW && cc.c.kh * cc.c.kw <= DW_MAX_TAPS) {
     return conv_depthwise(L, p, &cc, out, data, task, ntasks);
   }
   if (p->kind == RT_JIT_TPL_CONV_IM2COL_T) {

@@ -91,7 +91,9 @@ typedef struct tile_family_t {
   size_t num_direct;
   const tile_t *gemm;    /* packed GEMM core (pick_gemm_tile) */
   size_t num_gemm;
-  const char *depthwise; /* the depthwise template's name: 1 row x 4 vectors */
+  const char *depthwise; /* the depthwise template's name ("1x": mr 1, up to 4 vectors of
+                          * a row per chunk; conv2d.c takes 2 or 4 rows and up to 4
+                          * channels per chunk) */
 } tile_family_t;
 
 /* Tiles of 8-lane (ymm) vectors: mr*nv <= 12 accumulators. */

@@ -593,6 +593,25 @@ static void fused_cases(void) {
       "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1, 1, 1], groups=3, channels=3, kernel_size=[3, 3]); add(%%0, %%x)");
   ADD("fused", TOL_A, "%x: Tensor[(1, 2, 5, 40), float32], %w: Tensor[(2, 1, 3, 3), float32]",
       "%%0 = nn.conv2d(%%x, %%w, strides=[1, 17], padding=[1, 1, 1, 1], groups=2, channels=2, kernel_size=[3, 3]); nn.relu(%%0)");
+  /* conv_depthwise's paths (issue 18): channels 4 or 2 at a time on 7x7
+   * and 14x14 with a partial last unit, batch 2, odd and single output
+   * rows, stride 2 on widths with a partly masked last vector pair, and
+   * the MobileNet / EfficientNet epilogues on them (ReLU6, SiLU, a
+   * per-channel scale as after squeeze-excitation). */
+  ADD("fused", TOL_A, "%x: Tensor[(2, 13, 7, 7), float32], %w: Tensor[(13, 1, 3, 3), float32], %b: Tensor[(13), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1, 1, 1], groups=13, channels=13, kernel_size=[3, 3]); "
+      "%%1 = nn.bias_add(%%0, %%b); clip(%%1, a_min=0f, a_max=6f)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 10, 14, 14), float32], %w: Tensor[(10, 1, 5, 5), float32], %s: Tensor[(1, 10, 1, 1), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, padding=[2, 2, 2, 2], groups=10, channels=10, kernel_size=[5, 5]); "
+      "%%1 = multiply(%%0, sigmoid(%%0)); multiply(%%1, %%s)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 6, 1, 30), float32], %w: Tensor[(6, 1, 3, 3), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1, 1, 1], groups=6, channels=6, kernel_size=[3, 3]); nn.relu(%%0)");
+  ADD("fused", TOL_A, "%x: Tensor[(2, 5, 15, 37), float32], %w: Tensor[(5, 1, 3, 3), float32], %b: Tensor[(5), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[0, 0, 1, 1], groups=5, channels=5, kernel_size=[3, 3]); "
+      "%%1 = nn.bias_add(%%0, %%b); clip(%%1, a_min=0f, a_max=6f)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 7, 19, 19), float32], %w: Tensor[(7, 1, 5, 5), float32], %b: Tensor[(7), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[2, 2, 2, 2], groups=7, channels=7, kernel_size=[5, 5]); "
+      "%%1 = nn.bias_add(%%0, %%b); multiply(%%1, sigmoid(%%1))");
   ADD("fused", TOL_A, "%x: Tensor[(2, 6, 5, 9), float32], %w: Tensor[(10, 3, 1, 1), float32], %b: Tensor[(10), float32]",
       "%%0 = nn.conv2d(%%x, %%w, groups=2, channels=10, kernel_size=[1, 1]); %%1 = nn.bias_add(%%0, %%b); nn.relu(%%1)");
   ADD("fused", TOL_A, "%x: Tensor[(1, 8, 4, 8), float32], %w: Tensor[(13, 8, 1, 1), float32]",

@@ -125,6 +125,34 @@ static const case_t kCases[] = {
      CONV "(%x, %w, strides=[2, 2], padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3])", "conv2d.depthwise"},
     {"%x: Tensor[(1, 7, 13, 10), float32], %w: Tensor[(7, 1, 5, 5), float32]",
      CONV "(%x, %w, strides=[3, 3], padding=[2, 1, 0, 2], groups=7, channels=7, kernel_size=[5, 5])", "conv2d.depthwise"},
+    /* depthwise (conv2d.c conv_depthwise): channels taken 2 or 4 at a time
+     * on small images with a partial last unit (13 = 3*4 + 1, batch 2),
+     * row groups of 4 and a shorter last group (7 = 4 + 3), two output
+     * rows, one output row, stride
+     * 2 with even and odd left padding and widths whose last vector pair
+     * is partly or wholly past the row (37, 19, 5), dilation at stride 2,
+     * an input through a fused prologue (copy_phases) */
+    {"%x: Tensor[(2, 13, 7, 7), float32], %w: Tensor[(13, 1, 3, 3), float32], %b: Tensor[(13, 1, 1), float32]",
+     "nn.relu(add(" CONV "(%x, %w, padding=[1, 1], groups=13, channels=13, kernel_size=[3, 3]), %b))",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(1, 10, 14, 14), float32], %w: Tensor[(10, 1, 5, 5), float32]",
+     CONV "(%x, %w, padding=[2, 2], groups=10, channels=10, kernel_size=[5, 5])", "conv2d.depthwise"},
+    {"%x: Tensor[(1, 5, 2, 6), float32], %w: Tensor[(5, 1, 3, 3), float32]",
+     CONV "(%x, %w, padding=[1, 1], groups=5, channels=5, kernel_size=[3, 3])", "conv2d.depthwise"},
+    {"%x: Tensor[(1, 6, 1, 30), float32], %w: Tensor[(6, 1, 3, 3), float32]",
+     CONV "(%x, %w, padding=[1, 1], groups=6, channels=6, kernel_size=[3, 3])", "conv2d.depthwise"},
+    {"%x: Tensor[(1, 5, 15, 37), float32], %w: Tensor[(5, 1, 3, 3), float32]",
+     CONV "(%x, %w, strides=[2, 2], padding=[0, 0, 1, 1], groups=5, channels=5, kernel_size=[3, 3])",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(2, 3, 19, 19), float32], %w: Tensor[(3, 1, 5, 5), float32], %b: Tensor[(3), float32]",
+     "nn.bias_add(" CONV "(%x, %w, strides=[2, 2], padding=[2, 2], groups=3, channels=3, kernel_size=[5, 5]), %b)",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(1, 9, 11, 5), float32], %w: Tensor[(9, 1, 3, 3), float32]",
+     CONV "(%x, %w, strides=[2, 2], padding=[1, 1, 2, 2], dilation=[2, 2], groups=9, channels=9, kernel_size=[3, 3])",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(1, 4, 12, 20), float32], %w: Tensor[(4, 1, 3, 3), float32]",
+     "nn.relu(" CONV "(exp(%x), %w, strides=[2, 2], padding=[1, 1], groups=4, channels=4, kernel_size=[3, 3]))",
+     "conv2d.depthwise"},
     /* im2col (1x1 strided) */
     {"%x: Tensor[(1, 8, 7, 7), float32], %w: Tensor[(6, 4, 1, 1), float32]",
      CONV "(%x, %w, strides=[2, 2], groups=2, channels=6, kernel_size=[1, 1])", "conv2d.im2col"},
