@@ -796,6 +796,17 @@ static void dyn_cases(void) {
 static void datadep_cases(void) {
   ADD("argwhere", TOL_E, "%x: Tensor[(2, 1), int32]",
       "add(%%x, argwhere(shape_of(zeros(shape=[2, 0, 3]), dtype=\"int64\")))");
+  /* h1, detection: unique and vision.onnx_nms the same way, on constants
+   * (their values are checked by hand in test/interp/test_detect.c). */
+  add_full("unique", 4, TOL_E, NOPASS_NONE, "%x: Tensor[(2), int64]",
+           "%%0 = unique(shape_of(zeros(shape=[2, 2, 3]), dtype=\"int64\"), sorted=False); "
+           "(add(%%x, %%0.0), %%0.1, %%0.2, %%0.3)");
+  ADD("vision.onnx_nms", TOL_E, "%x: Tensor[(2, 3), int64]",
+      "%%0 = reshape(cast(shape_of(zeros(shape=[0, 0, 1, 1, 2, 2, 3, 3]), dtype=\"int64\"), "
+      "dtype=\"float32\"), newshape=[1, 2, 4]); "
+      "%%1 = reshape(cast(shape_of(zeros(shape=[2, 1]), dtype=\"int64\"), dtype=\"float32\"), "
+      "newshape=[1, 1, 2]); "
+      "add(%%x, vision.onnx_nms(%%0, %%1, 5i64, 0.5f, 0f))");
 }
 
 /* ---- the cases test/jit/test_jit_ops.c kept as its own lists ------------------ */

@@ -373,6 +373,28 @@ static const op_case_t k_transform[] = {
     {"argwhere", "float32[2,3]", "", T("?, 2", "int32")},
     {"argwhere", "bool[5]", "", T("?, 1", "int32")},
     {"argwhere", "int64[]", "", T("?, 0", "int32")},
+    /* detection (ir/op/detect.c, h1): the counts are `?` */
+    {"vision.onnx_nms", "float32[1,6,4] | float32[1,2,6] | int64[1] | float32[1] | float32[]", "",
+     T("?, 3", "int64")},
+    {"vision.onnx_nms", "float32[?,6,4] | float32[2,1,?] | int64[] | float32[] | float32[]",
+     "center_point_box=1", T("?, 3", "int64")},
+    {"vision.onnx_nms", "float32[1,6,5] | float32[1,2,6] | int64[1] | float32[1] | float32[]", "",
+     "error:boxes must be [batches, boxes, 4], got (1, 6, 5)"},
+    {"vision.onnx_nms", "float32[1,6,4] | float32[1,2,5] | int64[1] | float32[1] | float32[]", "",
+     "error:scores must be [batches, classes, boxes]"},
+    {"vision.onnx_nms", "float32[1,6,4] | float32[1,2,6] | float32[1] | float32[1] | float32[]", "",
+     "error:max_output_boxes_per_class must be one int value"},
+    {"vision.onnx_nms", "float32[1,6,4] | float32[1,2,6] | int64[1] | float32[2] | float32[]", "",
+     "error:iou_threshold must be one float value"},
+    {"vision.onnx_nms", "float32[1,6,4] | float32[1,2,6] | int64[] | float32[] | float32[]",
+     "center_point_box=2", "error:center_point_box must be 0 or 1, got 2"},
+    {"unique", "float32[2,3]", "",
+     "(" F32("?") ", " T("?", "int64") ", " T("6", "int64") ", " T("?", "int64") ")"},
+    {"unique", "int32[4,3,5]", "axis=-2; sorted=False",
+     "(" T("4, ?, 5", "int32") ", " T("?", "int64") ", " T("3", "int64") ", " T("?", "int64") ")"},
+    {"unique", "float32[?,3]", "axis=0",
+     "(" F32("?, 3") ", " T("?", "int64") ", " T("?", "int64") ", " T("?", "int64") ")"},
+    {"unique", "float32[2,3]", "axis=2", "error:axis 2 is out of range for rank 2"},
 };
 
 static const op_case_t k_image[] = {
