@@ -639,8 +639,10 @@ static rt_status_t cv_lrn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
  * rounding, as has Upsample (opset 9; cv_upsample); 11+ has (X, roi,
  * scales, sizes). Constant scales or sizes
  * give image.resize2d (output dims floor(in * scale) or the sizes, of a
- * static input); ones known only at run time give dyn.image.resize2d,
- * which reads them, and the input's dims, when it runs. */
+ * static input; scales also go to its `scales`, which the coordinate
+ * transform uses as ONNX does); ones known only at run time give
+ * dyn.image.resize2d, which reads them, and the input's dims, when it
+ * runs (DynamicToStatic makes the same image.resize2d of them). */
 static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                              rt_ir_expr_t **out, int32_t nout) {
   (void)nout;
@@ -669,6 +671,7 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   }
   const int64_t *ish = t->tensor.shape;
   int64_t osz[4];
+  char scales_text[96] = ""; /* constant scales: H's and W's, for the coordinate transform */
   if (runtime) {
     /* dyn.image.resize2d reads them (ints: sizes, floats: scales, one
      * per dim) when it runs: osz stays unread. */
@@ -687,14 +690,13 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
     for (int32_t d = 0; d < 4; ++d) {
       double f = rt_tensor_get_f64(sc, d);
       if (!(f > 0)) return rt_onnx_bad(cx, "scales must be > 0");
+      if (!((double)ish[d] * f < 9e15)) return rt_onnx_bad(cx, "scales give a size out of range");
       osz[d] = (int64_t)floor((double)ish[d] * f);
-      /* image.resize2d maps coordinates with out/in, ONNX with the scale:
-       * they agree only when in * scale is a whole number. */
-      if (fabs((double)osz[d] - (double)ish[d] * f) > 1e-6 * (double)ish[d]) {
-        return rt_onnx_unsupported(cx, "Resize with a scale whose output size in * scale is not a "
-                               "whole number");
-      }
     }
+    /* ONNX maps coordinates with the scale, not out / in (they differ
+     * when in * scale is not whole): image.resize2d's `scales`. */
+    const double sh = rt_tensor_get_f64(sc, 2), sw = rt_tensor_get_f64(sc, 3);
+    snprintf(scales_text, sizeof scales_text, "[%.17gf, %.17gf]", sh, sw);
   }
   if (!runtime && (osz[0] != ish[0] || osz[1] != ish[1])) {
     return rt_onnx_unsupported(cx, "Resize of the N or C dims");
@@ -729,7 +731,8 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
         rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "extrapolation_value", 0.0)), NULL);
   }
   return rt_onnx_call(
-      cx, "image.resize2d", 1, in, &out[0], "size", rt_onnx_ints_text(cx, 2, osz + 2), "method",
+      cx, "image.resize2d", 1, in, &out[0], "scales", scales_text[0] ? scales_text : "None", "size",
+      rt_onnx_ints_text(cx, 2, osz + 2), "method",
       rt_onnx_str_text(cx, method), "coordinate_transformation_mode", rt_onnx_str_text(cx, coord),
       "rounding_method", rt_onnx_str_text(cx, rounding), "cubic_alpha",
       rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "cubic_coeff_a", -0.75)), "cubic_exclude",

@@ -3,7 +3,8 @@
  * asymmetric and the default rounding, as topi.nn.upsampling).
  *
  * Following topi/image/resize.py, per output coordinate x (and likewise y):
- *   scale = in / out
+ *   scale = in / out; where image.resize2d gives scales s (ONNX's), scale
+ *   = 1 / s and out = in * s, unfloored, in the formulas below
  *   half_pixel:          in_x = (x + 0.5) * scale - 0.5
  *   pytorch_half_pixel:  the same, but 0 when out == 1
  *   align_corners:       in_x = (in - 1) / (out - 1) * x  (0 when out == 1)
@@ -31,12 +32,14 @@
 
 typedef rt_plan_resize2d_t resize_t;
 
-static double in_coord(const resize_t *r, int64_t x, int64_t in, int64_t out) {
-  const double scale = (double)in / (double)out;
+static double in_coord(const resize_t *r, int32_t axis, int64_t x, int64_t in, int64_t out) {
+  /* Given scales: ONNX's ratio and unfloored output length. */
+  const double s = r->given_scale[axis];
+  const double outf = s > 0 ? (double)in * s : (double)out, scale = s > 0 ? 1.0 / s : (double)in / (double)out;
   switch (r->coord) {
     case RT_PLAN_COORD_HALF_PIXEL: return ((double)x + 0.5) * scale - 0.5;
-    case RT_PLAN_COORD_PYTORCH_HALF_PIXEL: return out > 1 ? ((double)x + 0.5) * scale - 0.5 : 0.0;
-    case RT_PLAN_COORD_ALIGN_CORNERS: return out > 1 ? (double)(in - 1) / (double)(out - 1) * (double)x : 0.0;
+    case RT_PLAN_COORD_PYTORCH_HALF_PIXEL: return outf > 1 ? ((double)x + 0.5) * scale - 0.5 : 0.0;
+    case RT_PLAN_COORD_ALIGN_CORNERS: return outf > 1 ? (double)(in - 1) / (outf - 1) * (double)x : 0.0;
     case RT_PLAN_COORD_ASYMMETRIC: return (double)x * scale;
     default: return ((double)x + 0.5) * scale;
   }
@@ -65,9 +68,9 @@ static void cubic_weights(double t, double a, double w[4]) {
 }
 
 /* Taps (indices, clamped) and weights along one axis. */
-static int32_t taps(const resize_t *r, int64_t o, int64_t in, int64_t out,
+static int32_t taps(const resize_t *r, int32_t axis, int64_t o, int64_t in, int64_t out,
                     int64_t idx[4], double w[4]) {
-  const double v = in_coord(r, o, in, out);
+  const double v = in_coord(r, axis, o, in, out);
   if (r->method == RT_PLAN_RESIZE_NEAREST) {
     idx[0] = clamp(nearest(r, v), in);
     w[0] = 1;
@@ -131,10 +134,10 @@ static rt_status_t resize(const rt_interp_call_t *call) {
   const bool nearest = r->method == RT_PLAN_RESIZE_NEAREST;
   if (!st && !nearest) st = rt_interp_load_all_f(call, x, &xf);
   if (!st && !nearest) st = rt_interp_scratch(call, out->numel, sizeof(double), false, (void **)&of);
-  for (int64_t h = 0; h < oe[2] && !st; ++h) tn[h] = taps(r, h, xe[2], oe[2], ti + 4 * h, tw + 4 * h);
+  for (int64_t h = 0; h < oe[2] && !st; ++h) tn[h] = taps(r, 0, h, xe[2], oe[2], ti + 4 * h, tw + 4 * h);
   for (int64_t w = 0; w < oe[3] && !st; ++w) {
     const int64_t t = oe[2] + w;
-    tn[t] = taps(r, w, xe[3], oe[3], ti + 4 * t, tw + 4 * t);
+    tn[t] = taps(r, 1, w, xe[3], oe[3], ti + 4 * t, tw + 4 * t);
   }
   for (int64_t n = 0; n < oe[0] && !st; ++n)
     for (int64_t c = 0; c < oe[1]; ++c)

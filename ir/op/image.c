@@ -1,5 +1,6 @@
 /* Type relations of the image ops: image.resize2d (H and W become `size`;
- * method, coordinate mode and rounding are validated) and nn.upsampling
+ * method, coordinate mode, rounding and the optional `scales` the
+ * coordinate transform uses are validated) and nn.upsampling
  * (H and W scaled by scale_h / scale_w, rounded as TVM's UpSamplingRel).
  * rt_ir_plan_resize2d (ir/op/plan_nn.h) does both: it also turns method,
  * coordinate mode and rounding into enums (upsampling's into resize2d's),
@@ -79,6 +80,19 @@ static rt_status_t plan_resize(const char *op, const rt_ir_attrs_t *attrs,
     return RT_STATUS(INVALID_ARGUMENT, "image.resize2d: size must be positive");
   }
   for (int32_t i = 0; i < 2; ++i) p->out_shape[p->pos[2 + i]] = p->out_size[i] = size[i];
+  if (!a.scales_is_none) {
+    if (a.scales.count != 2) {
+      return RT_STATUS(INVALID_ARGUMENT, "image.resize2d: scales must have 2 values (H, W), got %d",
+                       (int)a.scales.count);
+    }
+    for (int32_t i = 0; i < 2; ++i) {
+      const double s = rt_attr_list_float(a.scales, i);
+      if (!(s > 0) || !isfinite(s)) {
+        return RT_STATUS(INVALID_ARGUMENT, "image.resize2d: scale %g must be positive", s);
+      }
+      p->given_scale[i] = s;
+    }
+  }
   return RT_OK;
 }
 

@@ -5,7 +5,8 @@
  * The semantics are interp/kernels/image.c's (topi's resize): per output
  * coordinate x the source coordinate in_x follows the coordinate mode
  * (half_pixel, pytorch_half_pixel, align_corners, asymmetric,
- * tf_half_pixel_for_nn) with scale = in / out; nearest_neighbor rounds it
+ * tf_half_pixel_for_nn) with scale = in / out (where image.resize2d gives
+ * scales s: 1 / s, and out = in * s unfloored); nearest_neighbor rounds it
  * by rounding_method ("" = round under align_corners, round_prefer_ceil
  * under tf_half_pixel_for_nn, floor otherwise), linear blends the two
  * neighbours floor(in_x) + {0, 1}, cubic the four floor(in_x) + {-1..2}
@@ -33,14 +34,18 @@ static LLVMValueRef to_f64(rt_jit_lower_t *L, LLVMValueRef i64) {
 
 /* The source coordinate of output coordinate x (i64) along an axis of
  * extents in -> out (i64). */
-static LLVMValueRef in_coord(rt_jit_lower_t *L, const resize_t *r, LLVMValueRef x, LLVMValueRef in,
-                             LLVMValueRef out) {
+static LLVMValueRef in_coord(rt_jit_lower_t *L, const resize_t *r, int32_t axis, LLVMValueRef x,
+                             LLVMValueRef in, LLVMValueRef out) {
   LLVMBuilderRef B = L->b;
   LLVMValueRef xf = to_f64(L, x), inf = to_f64(L, in), outf = to_f64(L, out);
-  LLVMValueRef scale = LLVMBuildFDiv(B, inf, outf, "");
+  /* Given scales s: ONNX's ratio 1 / s and unfloored output length in * s. */
+  const double s = r->given_scale[axis];
+  if (s > 0) outf = LLVMBuildFMul(B, inf, f64c(L, s), "");
+  LLVMValueRef scale = s > 0 ? f64c(L, 1.0 / s) : LLVMBuildFDiv(B, inf, outf, "");
   LLVMValueRef half = LLVMBuildFSub(B, LLVMBuildFMul(B, LLVMBuildFAdd(B, xf, f64c(L, 0.5), ""), scale, ""),
                                     f64c(L, 0.5), "");
-  LLVMValueRef big = LLVMBuildICmp(B, LLVMIntSGT, out, rt_jit_i64(L, 1), "");
+  LLVMValueRef big = s > 0 ? LLVMBuildFCmp(B, LLVMRealOGT, outf, f64c(L, 1), "")
+                           : LLVMBuildICmp(B, LLVMIntSGT, out, rt_jit_i64(L, 1), "");
   switch (r->coord) {
     case RT_PLAN_COORD_HALF_PIXEL: return half;
     case RT_PLAN_COORD_PYTORCH_HALF_PIXEL: return LLVMBuildSelect(B, big, half, f64c(L, 0), "");
@@ -87,10 +92,10 @@ static LLVMValueRef nearest(rt_jit_lower_t *L, const resize_t *r, LLVMValueRef v
 }
 
 /* Taps (clamped indices) and weights along one axis; returns the count. */
-static int32_t taps(rt_jit_lower_t *L, const resize_t *r, LLVMValueRef o, LLVMValueRef in,
+static int32_t taps(rt_jit_lower_t *L, const resize_t *r, int32_t axis, LLVMValueRef o, LLVMValueRef in,
                     LLVMValueRef out, LLVMValueRef *idx, LLVMValueRef *w) {
   LLVMBuilderRef B = L->b;
-  LLVMValueRef v = in_coord(L, r, o, in, out);
+  LLVMValueRef v = in_coord(L, r, axis, o, in, out);
   if (r->method == RT_PLAN_RESIZE_NEAREST) {
     idx[0] = clamp_i(L, nearest(L, r, v), in);
     w[0] = f64c(L, 1);
@@ -140,8 +145,8 @@ static rt_status_t resize(rt_jit_lower_t *L, const rt_ir_expr_t *call, const res
   rt_jit_node_t *x = rt_jit_node(L, call->call.args[0]), *self = rt_jit_node(L, call);
   const int32_t *pos = r->pos;
   LLVMValueRef yi[4], xi[4], yw[4], xw[4];
-  const int32_t ny = taps(L, r, idx[pos[2]], x->dims[pos[2]], self->dims[pos[2]], yi, yw);
-  const int32_t nx = taps(L, r, idx[pos[3]], x->dims[pos[3]], self->dims[pos[3]], xi, xw);
+  const int32_t ny = taps(L, r, 0, idx[pos[2]], x->dims[pos[2]], self->dims[pos[2]], yi, yw);
+  const int32_t nx = taps(L, r, 1, idx[pos[3]], x->dims[pos[3]], self->dims[pos[3]], xi, xw);
   LLVMValueRef in[4];
   in[pos[0]] = idx[pos[0]];
   in[pos[1]] = idx[pos[1]];

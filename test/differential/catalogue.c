@@ -430,6 +430,16 @@ static void image_cases(void) {
   ADD("image.resize2d", TOL_E, "%x: Tensor[(1, 2, 3, 3), int32]",
       "image.resize2d(%%x, size=[6, 6], method=\"nearest_neighbor\", rounding_method=\"\")");
   ADD("image.resize2d", TOL_A, "%x: Tensor[(1, 1, 1, 1), float32]", "image.resize2d(%%x, size=[1, 1])");
+  /* h1: given scales (ONNX's Resize: size floor(in * scale), the scale in
+   * the coordinate transform), down and up, every mode */
+  for (size_t m = 0; m < RT_COUNTOF(kMethods); ++m) {
+    for (size_t c = 0; c < RT_COUNTOF(kModes); ++c) {
+      ADD("image.resize2d", TOL_A, "%x: Tensor[(1, 2, 5, 7), float32]",
+          "image.resize2d(%%x, size=[3, 9], scales=[0.7f, 1.3f], method=\"%s\", "
+          "coordinate_transformation_mode=\"%s\", rounding_method=\"\")",
+          kMethods[m], kModes[c]);
+    }
+  }
   ADD("nn.upsampling", TOL_E, "%x: Tensor[(1, 2, 3, 4), float32]", "nn.upsampling(%%x, scale_h=2f, scale_w=2f)");
   ADD("nn.upsampling", TOL_A, "%x: Tensor[(1, 2, 3, 4), float32]", "nn.upsampling(%%x, scale_h=2f, scale_w=3f, method=\"bilinear\", align_corners=True)");
   ADD("nn.upsampling", TOL_A, "%x: Tensor[(2, 3, 4, 2), float32]", "nn.upsampling(%%x, scale_h=2f, scale_w=2f, layout=\"NHWC\", method=\"bicubic\")");

@@ -409,6 +409,11 @@ static const op_case_t k_image[] = {
      T("1, 3, 32, 24", "float16")},
     {"image.resize2d", "float32[1,3,16,16]", "size=[8, 8]; method=\"area\"",
      "error:unknown method \"area\""},
+    /* h1: ONNX's scales, for the coordinate transform */
+    {"image.resize2d", "float32[1,3,4,5]", "size=[2, 3]; scales=[0.6f, 0.7f]", F32("1, 3, 2, 3")},
+    {"image.resize2d", "float32[1,3,4,5]", "size=[2, 3]; scales=[0.6f]",
+     "error:scales must have 2 values (H, W), got 1"},
+    {"image.resize2d", "float32[1,3,4,5]", "size=[2, 3]; scales=[0.6f, 0f]", "error:scale 0 must be positive"},
     {"image.resize2d", "float32[1,3,16,16]", "", "error:image.resize2d requires attribute 'size'"},
     {"nn.upsampling", "float32[1,3,4,4]", "scale_h=2f; scale_w=3f", F32("1, 3, 8, 12")},
     {"nn.upsampling", "float32[1,3,4,4]", "scale_h=1.5f; scale_w=1", F32("1, 3, 6, 4")},
