@@ -16,7 +16,12 @@
  * compared element by element in row-major order; equal slices form one
  * group. The groups come out in ascending lexicographic order (sorted) or
  * in the order of their first occurrence; indices are each group's first
- * occurrence, inverse_indices the group of every slice, counts its size. */
+ * occurrence, inverse_indices the group of every slice, counts its size.
+ *
+ * vision.roi_align (TVM's op; ONNX RoiAlign 10 and 16): bilinear samples
+ * on a grid in every bin of every roi, averaged or maxed, as ONNX
+ * Runtime computes them (see rt_interp_k_VISION_ROI_ALIGN). */
+#include <math.h>
 #include <string.h>
 
 #include "interp/kernels/kernels_impl.h"
@@ -292,5 +297,115 @@ rt_status_t rt_interp_k_UNIQUE(const rt_interp_call_t *call) {
   rt_interp_scratch_free(call, ix);
   rt_interp_scratch_free(call, is);
   for (size_t k = 0; k < RT_COUNTOF(idx); ++k) rt_interp_scratch_free(call, *idx[k]);
+  return st;
+}
+
+/* ---- vision.roi_align ----------------------------------------------------- */
+
+/* The bilinear sample of plane p (h x w) at (y, x), as ONNX Runtime's
+ * RoiAlign takes it: outside [-1, h] x [-1, w] it is 0 (every weight 0);
+ * otherwise coordinates below 0 clamp to 0 and the last row or column
+ * takes the whole weight. mode max takes the largest of the four weighted
+ * corners instead of their sum. */
+static double roi_sample(const double *p, int64_t h, int64_t w, double y, double x, bool max) {
+  if (y < -1.0 || y > (double)h || x < -1.0 || x > (double)w) return 0;
+  if (y <= 0) y = 0;
+  if (x <= 0) x = 0;
+  int64_t y0 = (int64_t)y, x0 = (int64_t)x, y1, x1;
+  if (y0 >= h - 1) {
+    y0 = y1 = h - 1;
+    y = (double)y0;
+  } else {
+    y1 = y0 + 1;
+  }
+  if (x0 >= w - 1) {
+    x0 = x1 = w - 1;
+    x = (double)x0;
+  } else {
+    x1 = x0 + 1;
+  }
+  const double ly = y - (double)y0, lx = x - (double)x0, hy = 1 - ly, hx = 1 - lx;
+  const double v[4] = {hy * hx * p[y0 * w + x0], hy * lx * p[y0 * w + x1], ly * hx * p[y1 * w + x0],
+                       ly * lx * p[y1 * w + x1]};
+  if (!max) return v[0] + v[1] + v[2] + v[3];
+  double m = v[0];
+  for (int32_t k = 1; k < 4; ++k) m = v[k] > m ? v[k] : m;
+  return m;
+}
+
+/* Per roi (batch b, corners scaled by spatial_scale, shifted by -0.5 when
+ * aligned, else at least 1 x 1): each of the ph x pw bins samples a grid
+ * of sample_ratio (or ceil(roi size / bins)) points per side at their
+ * centres; avg averages the samples, max takes the largest (0 when a bin
+ * has no sample). */
+rt_status_t rt_interp_k_VISION_ROI_ALIGN(const rt_interp_call_t *call) {
+  const rt_attrs_roi_align_t at = rt_ir_attrs_roi_align(call->attrs);
+  const rt_tensor_t *x = call->args[0], *rois = call->args[1];
+  rt_tensor_t *out = call->outs[0];
+  const int64_t *xs = rt_tensor_shape(x);
+  const int64_t n = xs[0], c = xs[1], h = xs[2], w = xs[3];
+  const int64_t nr = rt_tensor_shape(rois)[0], ph = rt_tensor_shape(out)[2], pw = rt_tensor_shape(out)[3];
+  const bool max = strcmp(at.mode, "max") == 0;
+  const double scale = at.spatial_scale, off = at.aligned ? 0.5 : 0.0;
+  double *xf = NULL, *rf = NULL, *of = NULL;
+  rt_status_t st = rt_interp_load_all_f(call, x, &xf);
+  if (!st) st = rt_interp_load_all_f(call, rois, &rf);
+  if (!st) st = rt_interp_scratch(call, rt_tensor_numel(out) > 0 ? rt_tensor_numel(out) : 1, sizeof(double), true,
+                                  (void **)&of);
+  for (int64_t r = 0; !st && r < nr; ++r) {
+    const double *roi = rf + r * 5;
+    if (!(roi[0] >= 0 && roi[0] < (double)n)) {
+      st = RT_INTERP_ERROR(call, INVALID_ARGUMENT, "roi %lld's batch index %g is outside [0, %lld)", (long long)r,
+                           roi[0], (long long)n);
+      break;
+    }
+    const int64_t b = (int64_t)roi[0];
+    const double x0 = roi[1] * scale - off, y0 = roi[2] * scale - off;
+    double rw = roi[3] * scale - off - x0, rh = roi[4] * scale - off - y0;
+    if (!at.aligned) {
+      rw = rw > 1 ? rw : 1;
+      rh = rh > 1 ? rh : 1;
+    }
+    if (!isfinite(x0) || !isfinite(y0) || !(fabs(rh) < 1e9) || !(fabs(rw) < 1e9)) {
+      st = RT_INTERP_ERROR(call, INVALID_ARGUMENT, "roi %lld is not finite or too large", (long long)r);
+      break;
+    }
+    const double bh = rh / (double)ph, bw = rw / (double)pw;
+    const int64_t gh = at.sample_ratio > 0 ? at.sample_ratio : (int64_t)ceil(rh / (double)ph);
+    const int64_t gw = at.sample_ratio > 0 ? at.sample_ratio : (int64_t)ceil(rw / (double)pw);
+    if (gh * gw > ((int64_t)1 << 24)) {
+      st = RT_INTERP_ERROR(call, INVALID_ARGUMENT, "roi %lld needs %lld x %lld samples per bin, more than 2^24",
+                           (long long)r, (long long)gh, (long long)gw);
+      break;
+    }
+    const double count = gh * gw > 0 ? (double)(gh * gw) : 1.0;
+    for (int64_t ci = 0; ci < c; ++ci) {
+      const double *plane = xf + (b * c + ci) * h * w;
+      for (int64_t i = 0; i < ph; ++i) {
+        for (int64_t j = 0; j < pw; ++j) {
+          double acc = 0;
+          bool any = false;
+          for (int64_t iy = 0; iy < gh; ++iy) {
+            const double y = y0 + (double)i * bh + ((double)iy + 0.5) * bh / (double)gh;
+            for (int64_t ix = 0; ix < gw; ++ix) {
+              const double xx = x0 + (double)j * bw + ((double)ix + 0.5) * bw / (double)gw;
+              const double v = roi_sample(plane, h, w, y, xx, max);
+              if (!max) {
+                acc += v;
+              } else if (!any || v > acc) {
+                acc = v;
+              }
+              any = true;
+            }
+          }
+          of[((r * c + ci) * ph + i) * pw + j] = max ? acc : acc / count;
+        }
+      }
+    }
+  }
+  if (!st) rt_interp_store_span_f(out, 0, rt_tensor_numel(out), of);
+  rt_interp_scratch_free(call, xf);
+  rt_interp_scratch_free(call, rf);
+  rt_interp_scratch_free(call, of);
   return st;
 }

@@ -1,8 +1,11 @@
 /* Type relations of the detection ops (ir/ops.def, h1's block in the
  * data-dependent rows): vision.onnx_nms (ONNX NonMaxSuppression) and
- * unique (ONNX Unique). How many boxes survive, or how many values are
+ * unique (ONNX Unique): how many boxes survive, or how many values are
  * distinct, depends on the values, so those dims are `?` (like argwhere,
- * ir/op/datadep.c); ranks and dtypes are static. */
+ * ir/op/datadep.c); ranks and dtypes are static. And vision.roi_align
+ * (TVM's op, ONNX RoiAlign), whose output is [rois, C, pooled size]. */
+#include <string.h>
+
 #include "ir/op/op_impl.h"
 
 /* Operand i holds one value (0-d, or 1-d of length 1) of an int dtype
@@ -83,4 +86,37 @@ rt_status_t rt_ir_rel_unique(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type
   RT_RETURN_IF_ERROR(rt_ir_op_make_tensor(ctx, RT_DTYPE_INT64, 1, &n, &fields[2]));
   RT_RETURN_IF_ERROR(rt_ir_op_make_tensor(ctx, RT_DTYPE_INT64, 1, &any, &fields[3]));
   return rt_ir_tuple_type(ctx->module, 4, fields, out_type);
+}
+
+/* vision.roi_align(data [N, C, H, W], rois [R, 5]) -> [R, C, ph, pw]. */
+rt_status_t rt_ir_rel_roi_align(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  const rt_ir_type_t *x, *rois;
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));
+  RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 1, &rois));
+  const rt_attrs_roi_align_t a = rt_ir_attrs_roi_align(ctx->attrs);
+  if (strcmp(a.layout, "NCHW") != 0) {
+    return RT_STATUS(UNIMPLEMENTED, "%s: layout \"%s\" is not supported (NCHW is)", ctx->op->name, a.layout);
+  }
+  if (strcmp(a.mode, "avg") != 0 && strcmp(a.mode, "max") != 0) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: mode must be \"avg\" or \"max\", got \"%s\"", ctx->op->name, a.mode);
+  }
+  int64_t pooled[2];
+  RT_RETURN_IF_ERROR(rt_ir_op_ints_n(ctx->op->name, "pooled_size", a.pooled_size, 2, pooled));
+  if (pooled[0] < 1 || pooled[1] < 1) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: pooled_size must be positive", ctx->op->name);
+  }
+  if (!rt_dtype_is_float(x->tensor.dtype) || !rt_dtype_equal(x->tensor.dtype, rois->tensor.dtype)) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: data and rois must be floats of one dtype", ctx->op->name);
+  }
+  if (x->tensor.rank != 4) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: data must be 4-d (NCHW), got rank %d", ctx->op->name,
+                     (int)x->tensor.rank);
+  }
+  if (rois->tensor.rank != 2 || !dims_agree(rois->tensor.shape[1], 5)) {
+    char buf[RT_IR_OP_MSG_MAX];
+    return RT_STATUS(INVALID_ARGUMENT, "%s: rois must be [rois, 5] (batch, x1, y1, x2, y2), got %s",
+                     ctx->op->name, rt_ir_op_shape_text(rois->tensor.rank, rois->tensor.shape, buf, sizeof buf));
+  }
+  const int64_t dims[4] = {rois->tensor.shape[0], x->tensor.shape[1], pooled[0], pooled[1]};
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, 4, dims, out_type);
 }

@@ -817,6 +817,12 @@ static void datadep_cases(void) {
       "%%1 = reshape(cast(shape_of(zeros(shape=[2, 1]), dtype=\"int64\"), dtype=\"float32\"), "
       "newshape=[1, 1, 2]); "
       "add(%%x, vision.onnx_nms(%%0, %%1, 5i64, 0.5f, 0f))");
+  /* vision.roi_align does not lower yet: on constants (rois (0, 1, 1, 3, 3)). */
+  ADD("vision.roi_align", TOL_A, "%x: Tensor[(1, 2, 2, 2), float32]",
+      "%%0 = reshape(arange(0f, 32f, 1f), newshape=[1, 2, 4, 4]); "
+      "%%1 = reshape(cast(shape_of(zeros(shape=[0, 1, 1, 3, 3]), dtype=\"int64\"), dtype=\"float32\"), "
+      "newshape=[1, 5]); "
+      "add(%%x, vision.roi_align(%%0, %%1, pooled_size=[2, 2], spatial_scale=1f, aligned=True))");
 }
 
 /* ---- the cases test/jit/test_jit_ops.c kept as its own lists ------------------ */

@@ -395,6 +395,17 @@ static const op_case_t k_transform[] = {
     {"unique", "float32[?,3]", "axis=0",
      "(" F32("?, 3") ", " T("?", "int64") ", " T("?", "int64") ", " T("?", "int64") ")"},
     {"unique", "float32[2,3]", "axis=2", "error:axis 2 is out of range for rank 2"},
+    {"vision.roi_align", "float32[2,3,8,9] | float32[5,5]", "pooled_size=[2, 3]; spatial_scale=0.5f",
+     F32("5, 3, 2, 3")},
+    {"vision.roi_align", "float32[2,3,8,9] | float32[?,5]", "pooled_size=[4]; spatial_scale=1f; mode=\"max\"",
+     F32("?, 3, 4, 4")},
+    {"vision.roi_align", "float32[2,3,8,9] | float32[5,4]", "pooled_size=[2, 3]; spatial_scale=1f",
+     "error:rois must be [rois, 5] (batch, x1, y1, x2, y2), got (5, 4)"},
+    {"vision.roi_align", "float32[2,3,8,9] | float32[5,5]", "pooled_size=[2, 3]; spatial_scale=1f; mode=\"min\"",
+     "error:mode must be \"avg\" or \"max\""},
+    {"vision.roi_align", "float32[2,3,8,9] | float32[5,5]", "pooled_size=[2, 3]; spatial_scale=1f; layout=\"NHWC\"",
+     "error:layout \"NHWC\" is not supported"},
+    {"vision.roi_align", "float32[2,3,8,9] | float32[5,5]", "pooled_size=[2, 3]", "error:requires attribute 'spatial_scale'"},
 };
 
 static const op_case_t k_image[] = {
