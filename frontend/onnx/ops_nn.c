@@ -226,6 +226,45 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
 
 /* ---- pooling ------------------------------------------------------------- */
 
+/* A 3-d pool (h1, issue 19) as two 2-d pools of the same kind: over H and
+ * W with N, C*D as the rows, then over D with H'*W' as the width (a (kd,
+ * 1) window). Exact for max; for average the window's count is the
+ * product of its per-dim counts whether pads count or not, so the mean of
+ * the per-(H, W) means is the mean, up to rounding. Needs a static shape
+ * (the reshapes). */
+static rt_status_t pool3d(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, const rt_ir_type_t *t, const int64_t *kernel,
+                          const int64_t *strides, const int64_t *dil, const int64_t *pads, bool is_max,
+                          bool ceil_mode, bool cip, rt_ir_expr_t **out) {
+  if (t->tensor.rank != 5 || !rt_onnx_static_shape(t)) {
+    return rt_onnx_unsupported(cx, "pooling over 3 spatial dims of an input without a static 5-d shape");
+  }
+  const int64_t *s = t->tensor.shape;
+  const char *op = is_max ? "nn.max_pool2d" : "nn.avg_pool2d";
+  const char *ceil = ceil_mode ? "True" : "False";
+  const int64_t rows[4] = {s[0], s[1] * s[2], s[3], s[4]};
+  rt_ir_expr_t *y = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &x, &y, "newshape", rt_onnx_ints_text(cx, 4, rows), NULL));
+  const int64_t hw_pads[4] = {pads[1], pads[2], pads[4], pads[5]};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, op, 1, &y, &y, "pool_size", rt_onnx_ints_text(cx, 2, kernel + 1), "strides",
+                                  rt_onnx_ints_text(cx, 2, strides + 1), "dilation", rt_onnx_ints_text(cx, 2, dil + 1),
+                                  "padding", rt_onnx_ints_text(cx, 4, hw_pads), "ceil_mode", ceil,
+                                  is_max ? NULL : "count_include_pad", cip ? "True" : "False", NULL));
+  const rt_ir_type_t *yt = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, y, 0, &yt));
+  const int64_t oh = yt->tensor.shape[2], ow = yt->tensor.shape[3];
+  const int64_t planes[4] = {s[0], s[1], s[2], oh * ow};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &y, &y, "newshape", rt_onnx_ints_text(cx, 4, planes), NULL));
+  const int64_t dk[2] = {kernel[0], 1}, ds[2] = {strides[0], 1}, dd[2] = {dil[0], 1};
+  const int64_t d_pads[4] = {pads[0], 0, pads[3], 0};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, op, 1, &y, &y, "pool_size", rt_onnx_ints_text(cx, 2, dk), "strides",
+                                  rt_onnx_ints_text(cx, 2, ds), "dilation", rt_onnx_ints_text(cx, 2, dd), "padding",
+                                  rt_onnx_ints_text(cx, 4, d_pads), "ceil_mode", ceil,
+                                  is_max ? NULL : "count_include_pad", cip ? "True" : "False", NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, y, 0, &yt));
+  const int64_t back[5] = {s[0], s[1], yt->tensor.shape[2], oh, ow};
+  return rt_onnx_call(cx, "reshape", 1, &y, out, "newshape", rt_onnx_ints_text(cx, 5, back), NULL);
+}
+
 static rt_status_t pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir_expr_t **out,
                         bool is_max) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
@@ -235,8 +274,12 @@ static rt_status_t pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir
   window w;
   bool dil_attr = is_max ? cx->opset >= 10 : cx->opset >= 19;
   RT_RETURN_IF_ERROR(read_window(cx, x, NULL, dil_attr, &w));
-  if (w.nd > 2) return rt_onnx_unsupported(cx, "pooling with more than 2 spatial dims");
+  if (w.nd > 3) return rt_onnx_unsupported(cx, "pooling with more than 3 spatial dims");
   bool ceil_mode = cx->opset >= 10 && rt_onnx_attr_int(cx, "ceil_mode", 0) != 0;
+  if (w.nd == 3) {
+    return pool3d(cx, in[0], x, w.kernel, w.strides, w.dilations, w.pads, is_max, ceil_mode,
+                  rt_onnx_attr_int(cx, "count_include_pad", 0) != 0, &out[0]);
+  }
   const char *op = w.nd == 2 ? (is_max ? "nn.max_pool2d" : "nn.avg_pool2d")
                              : (is_max ? "nn.max_pool1d" : "nn.avg_pool1d");
   const char *pool_size = rt_onnx_ints_text(cx, w.nd, w.kernel);
