@@ -265,10 +265,90 @@ static rt_status_t pool3d(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, const rt_ir_type_t
   return rt_onnx_call(cx, "reshape", 1, &y, out, "newshape", rt_onnx_ints_text(cx, 5, back), NULL);
 }
 
+/* MaxPool's Indices (h1, issue 19; opsets 8-18), for 2-d pools of a float
+ * input with a static shape: the flat index ((n * C + c) * H + h) * W + w
+ * (storage_order 1: ((n * C + c) * W + w) * H + h) of the first element
+ * of each window, in row-major window order, equal to the pool's output
+ * y, as ONNX Runtime picks it. Made of existing ops, exact: the input
+ * padded with -inf, one strided slice per window offset (kh, kw) (the
+ * element that offset reads for every output position), compared with
+ * y, and a chain of `where` from the last offset to the first over
+ * constant index tensors. */
+static rt_status_t pool_indices(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, const rt_ir_type_t *t, const window *w,
+                                rt_ir_expr_t *y, rt_ir_expr_t **out) {
+  if (w->nd != 2 || !rt_onnx_static_shape(t) || !rt_dtype_is_float(t->tensor.dtype)) {
+    return rt_onnx_unsupported(cx, "the Indices output of MaxPool other than of a 2-d pool of a float input "
+                               "with a static shape");
+  }
+  const int64_t order = rt_onnx_attr_int(cx, "storage_order", 0);
+  if (order != 0 && order != 1) return rt_onnx_bad(cx, "storage_order must be 0 or 1");
+  const rt_ir_type_t *yt = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, y, 0, &yt));
+  const int64_t N = t->tensor.shape[0], C = t->tensor.shape[1], H = t->tensor.shape[2], W = t->tensor.shape[3];
+  const int64_t OH = yt->tensor.shape[2], OW = yt->tensor.shape[3];
+  const int64_t kh = w->kernel[0], kw = w->kernel[1], sh = w->strides[0], sw = w->strides[1];
+  const int64_t dh = w->dilations[0], dw = w->dilations[1], pt = w->pads[0], pl = w->pads[1];
+  /* bottom and right padding that every window (ceil_mode's too) stays within */
+  int64_t pb = (OH - 1) * sh + (kh - 1) * dh + 1 - pt - H, pr = (OW - 1) * sw + (kw - 1) * dw + 1 - pl - W;
+  pb = pb > w->pads[2] ? pb : w->pads[2];
+  pr = pr > w->pads[3] ? pr : w->pads[3];
+  if (pb < 0) pb = 0;
+  if (pr < 0) pr = 0;
+  if (N * C * OH * OW > ((int64_t)1 << 26) || kh * kw > 4096) {
+    return rt_onnx_unsupported(cx, "the Indices output of MaxPool for more than 2^26 outputs or 4096 window elements");
+  }
+  char pw[160];
+  snprintf(pw, sizeof pw, "[[0, 0], [0, 0], [%lld, %lld], [%lld, %lld]]", (long long)pt, (long long)pb,
+           (long long)pl, (long long)pr);
+  rt_ir_expr_t *pargs[2] = {x, NULL}, *xp = NULL, *base = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, t->tensor.dtype, -INFINITY, &pargs[1]));
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "nn.pad", 2, pargs, &xp, "pad_width", pw, NULL));
+  /* (n * C + c) * H * W, as [N, C, 1, 1] */
+  rt_tensor_t *bt = NULL, *kt = NULL;
+  const int64_t bshape[4] = {N, C, 1, 1}, kshape[2] = {OH, OW};
+  RT_RETURN_IF_ERROR(rt_tensor_create(cx->m->allocator, RT_DTYPE_INT64, 4, bshape, &bt));
+  for (int64_t i = 0; i < N * C; ++i) ((int64_t *)rt_tensor_data(bt))[i] = i * H * W;
+  rt_status_t st = rt_onnx_constant(cx, bt, &base);
+  rt_tensor_release(bt);
+  RT_RETURN_IF_ERROR(st);
+  rt_ir_expr_t *res = NULL;
+  for (int64_t k = kh * kw - 1; k >= 0; --k) {
+    const int64_t i = k / kw, j = k % kw;
+    /* the flat (h, w) index that offset (i, j) reads at each output position */
+    RT_RETURN_IF_ERROR(rt_tensor_create(cx->m->allocator, RT_DTYPE_INT64, 2, kshape, &kt));
+    int64_t *kv = rt_tensor_data(kt);
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        int64_t h = oh * sh + i * dh - pt, wc = ow * sw + j * dw - pl;
+        h = h < 0 ? 0 : h >= H ? H - 1 : h; /* a padded position never equals y: any index does */
+        wc = wc < 0 ? 0 : wc >= W ? W - 1 : wc;
+        kv[oh * OW + ow] = order == 0 ? h * W + wc : wc * H + h;
+      }
+    }
+    rt_ir_expr_t *idx = NULL, *sl = NULL, *eq = NULL;
+    st = rt_onnx_constant(cx, kt, &idx);
+    rt_tensor_release(kt);
+    RT_RETURN_IF_ERROR(st);
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "add", base, idx, &idx));
+    if (!res) {
+      res = idx;
+      continue;
+    }
+    const int64_t b[4] = {0, 0, i * dh, j * dw}, e[4] = {N, C, i * dh + (OH - 1) * sh + 1, j * dw + (OW - 1) * sw + 1};
+    const int64_t s[4] = {1, 1, sh, sw};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "strided_slice", 1, &xp, &sl, "begin", rt_onnx_ints_text(cx, 4, b), "end",
+                                    rt_onnx_ints_text(cx, 4, e), "strides", rt_onnx_ints_text(cx, 4, s), NULL));
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "equal", sl, y, &eq));
+    rt_ir_expr_t *wargs[3] = {eq, idx, res};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "where", 3, wargs, &res, NULL));
+  }
+  *out = res;
+  return RT_OK;
+}
+
 static rt_status_t pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir_expr_t **out,
                         bool is_max) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
-  if (wants(cx, 1)) return rt_onnx_unsupported(cx, "the Indices output of MaxPool");
   const rt_ir_type_t *x = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &x));
   window w;
@@ -277,6 +357,7 @@ static rt_status_t pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir
   if (w.nd > 3) return rt_onnx_unsupported(cx, "pooling with more than 3 spatial dims");
   bool ceil_mode = cx->opset >= 10 && rt_onnx_attr_int(cx, "ceil_mode", 0) != 0;
   if (w.nd == 3) {
+    if (wants(cx, 1)) return rt_onnx_unsupported(cx, "the Indices output of MaxPool over 3 spatial dims");
     return pool3d(cx, in[0], x, w.kernel, w.strides, w.dilations, w.pads, is_max, ceil_mode,
                   rt_onnx_attr_int(cx, "count_include_pad", 0) != 0, &out[0]);
   }
@@ -287,9 +368,10 @@ static rt_status_t pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir
   const char *dil = rt_onnx_ints_text(cx, w.nd, w.dilations);
   const char *pads = rt_onnx_ints_text(cx, 2 * w.nd, w.pads);
   if (is_max) {
-    return rt_onnx_call(cx, op, 1, in, &out[0], "pool_size", pool_size, "strides", strides,
-                        "dilation", dil, "padding", pads, "ceil_mode", ceil_mode ? "True" : "False",
-                        NULL);
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, op, 1, in, &out[0], "pool_size", pool_size, "strides", strides,
+                                    "dilation", dil, "padding", pads, "ceil_mode", ceil_mode ? "True" : "False",
+                                    NULL));
+    return wants(cx, 1) ? pool_indices(cx, in[0], x, &w, out[0], &out[1]) : RT_OK;
   }
   bool cip = rt_onnx_attr_int(cx, "count_include_pad", 0) != 0;
   return rt_onnx_call(cx, op, 1, in, &out[0], "pool_size", pool_size, "strides", strides,
