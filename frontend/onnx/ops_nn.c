@@ -141,6 +141,90 @@ static rt_status_t cv_conv(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   return add_bias(cx, y, nin > 2 ? in[2] : NULL, &out[0]);
 }
 
+/* A 3-d ConvTranspose (h1, issue 19) as one 2-d transposed convolution
+ * per kernel depth kd: the depth slices of X (N * D rows) through weight
+ * slice kd over H and W, each result spread along the output depth at
+ * od = id * stride + kd * dilation (zeros between: a pad and a reshape),
+ * shifted by kd * dilation, summed, then the depth pads cut and the
+ * output padding added at the end. Exact up to the order of the sums.
+ * Needs a static shape (the reshapes). k, s, d: D, H, W; pads: the three
+ * begins, then the three ends; opad: per dim. */
+static rt_status_t conv_transpose3d(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, rt_ir_expr_t *wt_e, const rt_ir_type_t *xt,
+                                    const int64_t *k, const int64_t *s, const int64_t *d, const int64_t *pads,
+                                    const int64_t *opad, int64_t group, const char *ch, rt_ir_expr_t **out) {
+  if (!rt_onnx_static_shape(xt)) return rt_onnx_unsupported(cx, "a 3-d ConvTranspose of an input without a static shape");
+  const int64_t N = xt->tensor.shape[0], C = xt->tensor.shape[1], D = xt->tensor.shape[2];
+  const int64_t H = xt->tensor.shape[3], W = xt->tensor.shape[4];
+  static const int64_t to_ndchw[5] = {0, 2, 1, 3, 4};
+  const int64_t rows[4] = {N * D, C, H, W};
+  rt_ir_expr_t *xr = NULL, *sum = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "transpose", 1, &x, &xr, "axes", rt_onnx_ints_text(cx, 5, to_ndchw), NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &xr, &xr, "newshape", rt_onnx_ints_text(cx, 4, rows), NULL));
+  const int64_t full = (D - 1) * s[0] + (k[0] - 1) * d[0] + 1; /* output depth before pads */
+  const int64_t hw_pads[4] = {pads[1], pads[2], pads[4], pads[5]};
+  for (int64_t kd = 0; kd < k[0]; ++kd) {
+    rt_ir_expr_t *wk = NULL, *z = NULL, *idx = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_INT64, (double)kd, &idx));
+    rt_ir_expr_t *targs[2] = {wt_e, idx};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "take", 2, targs, &wk, "axis", "2", NULL));
+    rt_ir_expr_t *cargs[2] = {xr, wk};
+    RT_RETURN_IF_ERROR(rt_onnx_call(
+        cx, "nn.conv2d_transpose", 2, cargs, &z, "channels", ch, "kernel_size", rt_onnx_ints_text(cx, 2, k + 1),
+        "strides", rt_onnx_ints_text(cx, 2, s + 1), "output_padding", rt_onnx_ints_text(cx, 2, opad + 1), "padding",
+        rt_onnx_ints_text(cx, 4, hw_pads), "dilation", rt_onnx_ints_text(cx, 2, d + 1), "groups",
+        rt_onnx_int_text(cx, group), NULL));
+    const rt_ir_type_t *zt = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, z, 0, &zt));
+    const int64_t O = zt->tensor.shape[1], OH = zt->tensor.shape[2], OW = zt->tensor.shape[3];
+    /* [N, D, O, OH, OW] -> [N, O, D, 1, OH, OW], s - 1 zeros after each depth, [N, O, D * s, OH, OW] */
+    const int64_t nd6[6] = {N, D, O, 1, OH, OW};
+    static const int64_t to_nod[6] = {0, 2, 1, 3, 4, 5};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &z, &z, "newshape", rt_onnx_ints_text(cx, 6, nd6), NULL));
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "transpose", 1, &z, &z, "axes", rt_onnx_ints_text(cx, 6, to_nod), NULL));
+    rt_ir_expr_t *pv = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, xt->tensor.dtype, 0, &pv));
+    char pw[200];
+    snprintf(pw, sizeof pw, "[[0, 0], [0, 0], [0, 0], [0, %lld], [0, 0], [0, 0]]", (long long)(s[0] - 1));
+    rt_ir_expr_t *pargs[2] = {z, pv};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "nn.pad", 2, pargs, &z, "pad_width", pw, NULL));
+    const int64_t spread[5] = {N, O, D * s[0], OH, OW};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &z, &z, "newshape", rt_onnx_ints_text(cx, 5, spread), NULL));
+    /* keep (D - 1) * s + 1 depths, then shift to kd * d within `full` */
+    const int64_t keep = (D - 1) * s[0] + 1, before = kd * d[0], after = full - keep - kd * d[0];
+    snprintf(pw, sizeof pw, "[[0, 0], [0, 0], [%lld, %lld], [0, 0], [0, 0]]", (long long)before,
+             (long long)(after + (D * s[0] - keep)));
+    pargs[0] = z;
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "nn.pad", 2, pargs, &z, "pad_width", pw, NULL));
+    const int64_t b5[5] = {0, 0, 0, 0, 0}, e5[5] = {N, O, full, OH, OW};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "strided_slice", 1, &z, &z, "begin", rt_onnx_ints_text(cx, 5, b5), "end",
+                                    rt_onnx_ints_text(cx, 5, e5), NULL));
+    if (sum) {
+      RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "add", sum, z, &sum));
+    } else {
+      sum = z;
+    }
+  }
+  const rt_ir_type_t *st = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, sum, 0, &st));
+  /* the depth pads cut (begin, end), output padding (zeros) at the end */
+  const int64_t lo = pads[0], hi = full - pads[3];
+  if (hi <= lo) return rt_onnx_bad(cx, "ConvTranspose's pads leave no output depth");
+  const int64_t b5[5] = {0, 0, lo, 0, 0};
+  const int64_t e5[5] = {st->tensor.shape[0], st->tensor.shape[1], hi, st->tensor.shape[3], st->tensor.shape[4]};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "strided_slice", 1, &sum, &sum, "begin", rt_onnx_ints_text(cx, 5, b5), "end",
+                                  rt_onnx_ints_text(cx, 5, e5), NULL));
+  if (opad[0] > 0) {
+    rt_ir_expr_t *pv = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, xt->tensor.dtype, 0, &pv));
+    char pw[160];
+    snprintf(pw, sizeof pw, "[[0, 0], [0, 0], [0, %lld], [0, 0], [0, 0]]", (long long)opad[0]);
+    rt_ir_expr_t *pargs[2] = {sum, pv};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "nn.pad", 2, pargs, &sum, "pad_width", pw, NULL));
+  }
+  *out = sum;
+  return RT_OK;
+}
+
 static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                      rt_ir_expr_t **out, int32_t nout) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
@@ -150,13 +234,14 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
   /* 1-d runs as 2-d over a size-1 H (exact: the extra dim has kernel 1,
    * stride 1, no padding). */
   const bool one_d = x->tensor.rank == 3 && wt->tensor.rank == 3;
-  if (!one_d && (x->tensor.rank != 4 || wt->tensor.rank != 4)) {
-    return rt_onnx_unsupported(cx, "ConvTranspose other than 1-d and 2-d");
+  const bool three_d = x->tensor.rank == 5 && wt->tensor.rank == 5;
+  if (!one_d && !three_d && (x->tensor.rank != 4 || wt->tensor.rank != 4)) {
+    return rt_onnx_unsupported(cx, "ConvTranspose other than 1-d, 2-d and 3-d");
   }
   /* auto_pad is handled below with output_shape (its meaning differs). */
-  const int32_t nd = one_d ? 1 : 2;
-  int64_t kernel[2] = {wt->tensor.shape[2], one_d ? 1 : wt->tensor.shape[3]};
-  int64_t strides[2], dil[2], pads[4], opad[2];
+  const int32_t nd = one_d ? 1 : three_d ? 3 : 2;
+  int64_t kernel[3] = {wt->tensor.shape[2], one_d ? 1 : wt->tensor.shape[3], three_d ? wt->tensor.shape[4] : 1};
+  int64_t strides[3], dil[3], pads[6], opad[3];
   RT_RETURN_IF_ERROR(ints_attr(cx, "strides", nd, 1, strides));
   RT_RETURN_IF_ERROR(ints_attr(cx, "dilations", nd, 1, dil));
   RT_RETURN_IF_ERROR(ints_attr(cx, "pads", 2 * nd, 0, pads));
@@ -165,7 +250,7 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
   const int64_t *v = NULL;
   if (rt_onnx_attr_ints(cx, "kernel_shape", &n, &v) && n == nd) memcpy(kernel, v, (size_t)nd * sizeof *kernel);
   const char *ap = rt_onnx_attr_string(cx, "auto_pad", "NOTSET");
-  int64_t oshape[2] = {-1, -1};
+  int64_t oshape[3] = {-1, -1, -1};
   bool have_oshape = rt_onnx_attr_ints(cx, "output_shape", &n, &v);
   if (have_oshape) {
     if (n != nd && n != nd + 2) return rt_onnx_bad(cx, "output_shape must list the spatial dims");
@@ -202,6 +287,11 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
     }
   }
   const char *ch = wt->tensor.shape[1] >= 0 ? rt_onnx_int_text(cx, wt->tensor.shape[1] * group) : "None";
+  if (three_d) {
+    rt_ir_expr_t *y3 = NULL;
+    RT_RETURN_IF_ERROR(conv_transpose3d(cx, in[0], in[1], x, kernel, strides, dil, pads, opad, group, ch, &y3));
+    return add_bias(cx, y3, nin > 2 ? in[2] : NULL, &out[0]);
+  }
   rt_ir_expr_t *args[2] = {in[0], in[1]};
   if (one_d) {
     kernel[1] = kernel[0], kernel[0] = 1;
