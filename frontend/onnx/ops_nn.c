@@ -928,8 +928,32 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   const char *coord = v10 ? "asymmetric"
                           : rt_onnx_attr_string(cx, "coordinate_transformation_mode",
                                                 "half_pixel");
+  char roi_text[160] = "None";
   if (strcmp(coord, "tf_crop_and_resize") == 0) {
-    return rt_onnx_unsupported(cx, "Resize with coordinate_transformation_mode tf_crop_and_resize");
+    /* h1: image.resize2d's roi (start_h, start_w, end_h, end_w) from ONNX's
+     * (starts, then ends, of every dim), both constant: the dyn op has no
+     * roi operand (not yet). */
+    rt_ir_expr_t *roi = nin > 1 ? in[1] : NULL;
+    rt_ir_expr_t *vars[2] = {roi, runtime};
+    static const char *const what[2] = {"roi (tf_crop_and_resize)", "sizes or scales (tf_crop_and_resize)"};
+    for (int32_t i = 0; i < 2; ++i) {
+      if (vars[i] && vars[i]->kind == RT_IR_VAR) {
+        return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
+                                  "%s must be a constant; a value known only at run time is not supported: it "
+                                  "is graph input '%s' (bind it as a constant when loading: --const-input "
+                                  "%s=FILE.npy)", what[i], vars[i]->var.name, vars[i]->var.name);
+      }
+      if (vars[i] && !rt_onnx_is_const(vars[i])) {
+        return rt_onnx_unsupported(cx, "Resize with tf_crop_and_resize and a roi, sizes or scales known only "
+                                   "at run time");
+      }
+    }
+    if (!roi || rt_tensor_numel(roi->constant.value) != 8) {
+      return rt_onnx_bad(cx, "tf_crop_and_resize needs a roi of 2 values per dim");
+    }
+    const rt_tensor_t *rv = roi->constant.value;
+    snprintf(roi_text, sizeof roi_text, "[%.17gf, %.17gf, %.17gf, %.17gf]", rt_tensor_get_f64(rv, 2),
+             rt_tensor_get_f64(rv, 3), rt_tensor_get_f64(rv, 6), rt_tensor_get_f64(rv, 7));
   }
   const char *rounding = "";
   if (strcmp(mode, "nearest") == 0) {
@@ -946,7 +970,7 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
         rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "extrapolation_value", 0.0)), NULL);
   }
   return rt_onnx_call(
-      cx, "image.resize2d", 1, in, &out[0], "scales", scales_text[0] ? scales_text : "None", "size",
+      cx, "image.resize2d", 1, in, &out[0], "roi", roi_text, "scales", scales_text[0] ? scales_text : "None", "size",
       rt_onnx_ints_text(cx, 2, osz + 2), "method",
       rt_onnx_str_text(cx, method), "coordinate_transformation_mode", rt_onnx_str_text(cx, coord),
       "rounding_method", rt_onnx_str_text(cx, rounding), "cubic_alpha",

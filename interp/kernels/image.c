@@ -21,8 +21,10 @@
  * indices are clamped to the image. Values are computed in double and
  * stored in the output's dtype. The taps of each output row and column
  * are computed once; nearest copies the picked element with cast
- * semantics. tf_crop_and_resize (roi) is not supported:
- * INVALID_ARGUMENT. Method, coordinate mode, rounding (with "" resolved)
+ * semantics. tf_crop_and_resize maps x to start * (in - 1) + x * (end -
+ * start) * (in - 1) / (out - 1) (the roi's middle when out == 1) and gives
+ * extrapolation_value where that falls outside [0, in - 1]. Method,
+ * coordinate mode, rounding (with "" resolved)
  * and layout come from the op's plan (rt_ir_plan_resize2d,
  * ir/op/plan_nn.h). */
 #include <math.h>
@@ -41,6 +43,10 @@ static double in_coord(const resize_t *r, int32_t axis, int64_t x, int64_t in, i
     case RT_PLAN_COORD_PYTORCH_HALF_PIXEL: return outf > 1 ? ((double)x + 0.5) * scale - 0.5 : 0.0;
     case RT_PLAN_COORD_ALIGN_CORNERS: return outf > 1 ? (double)(in - 1) / (outf - 1) * (double)x : 0.0;
     case RT_PLAN_COORD_ASYMMETRIC: return (double)x * scale;
+    case RT_PLAN_COORD_TF_CROP_AND_RESIZE: {
+      const double start = r->roi[axis], end = r->roi[2 + axis], len = (double)(in - 1);
+      return outf > 1 ? start * len + (double)x * (end - start) * len / (outf - 1) : 0.5 * (start + end) * len;
+    }
     default: return ((double)x + 0.5) * scale;
   }
 }
@@ -67,10 +73,12 @@ static void cubic_weights(double t, double a, double w[4]) {
   w[3] = -a * t3 + a * t2;
 }
 
-/* Taps (indices, clamped) and weights along one axis. */
+/* Taps (indices, clamped) and weights along one axis; 0 taps when
+ * tf_crop_and_resize maps o outside the image (extrapolation_value). */
 static int32_t taps(const resize_t *r, int32_t axis, int64_t o, int64_t in, int64_t out,
                     int64_t idx[4], double w[4]) {
   const double v = in_coord(r, axis, o, in, out);
+  if (r->coord == RT_PLAN_COORD_TF_CROP_AND_RESIZE && !(v >= 0 && v <= (double)(in - 1))) return 0;
   if (r->method == RT_PLAN_RESIZE_NEAREST) {
     idx[0] = clamp(nearest(r, v), in);
     w[0] = 1;
@@ -108,11 +116,6 @@ static rt_status_t resize(const rt_interp_call_t *call) {
   resize_t plan;
   RT_RETURN_IF_ERROR(rt_ir_plan_resize2d(call->op, call->attrs, 1, &in, &plan));
   const resize_t *r = &plan;
-  if (r->coord == RT_PLAN_COORD_TF_CROP_AND_RESIZE) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT,
-                           "coordinate_transformation_mode \"%s\" is not supported",
-                           "tf_crop_and_resize");
-  }
   int64_t xs[4], xe[4], os[4], oe[4]; /* N, C, H, W */
   rt_interp_nchw_view(x, r->pos, 2, xs, xe);
   rt_interp_nchw_view(out, r->pos, 2, os, oe);
@@ -147,6 +150,14 @@ static rt_status_t resize(const rt_interp_call_t *call) {
           const double *yw = tw + 4 * h, *xw = tw + 4 * (oe[2] + w);
           const int64_t base = n * xs[0] + c * xs[1];
           const int64_t o = n * os[0] + c * os[1] + h * os[2] + w * os[3];
+          if (tn[h] == 0 || tn[oe[2] + w] == 0) { /* tf_crop_and_resize outside the image */
+            if (nearest) {
+              rt_interp_store_f(out, o, r->extrapolation_value);
+            } else {
+              of[o] = r->extrapolation_value;
+            }
+            continue;
+          }
           if (nearest) {
             /* The picked element itself, converted as a cast does. */
             rt_interp_convert(x, base + yi[0] * xs[2] + xi[0] * xs[3], out, o);

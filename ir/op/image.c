@@ -71,6 +71,17 @@ static rt_status_t plan_resize(const char *op, const rt_ir_attrs_t *attrs,
                     : (rt_plan_resize_rounding_t)rounding;
   p->cubic_alpha = a.cubic_alpha;
   p->cubic_exclude = a.cubic_exclude != 0;
+  p->extrapolation_value = a.extrapolation_value;
+  if (p->coord == RT_PLAN_COORD_TF_CROP_AND_RESIZE) {
+    if (a.roi_is_none || a.roi.count != 4) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s", "image.resize2d: tf_crop_and_resize needs roi = [start_h, "
+                       "start_w, end_h, end_w]");
+    }
+    for (int32_t i = 0; i < 4; ++i) {
+      p->roi[i] = rt_attr_list_float(a.roi, i);
+      if (!isfinite(p->roi[i])) return RT_STATUS(INVALID_ARGUMENT, "%s", "image.resize2d: roi must be finite");
+    }
+  }
   if (a.size_is_none) {
     return RT_STATUS(INVALID_ARGUMENT, "image.resize2d requires attribute 'size'");
   }

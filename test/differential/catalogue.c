@@ -416,6 +416,11 @@ static void image_cases(void) {
           "image.resize2d(%%x, size=[8, 4], method=\"%s\", coordinate_transformation_mode=\"%s\", rounding_method=\"\")",
           kMethods[m], kModes[c]);
     }
+    /* tf_crop_and_resize: a roi reaching past the image (extrapolation) */
+    ADD("image.resize2d", TOL_A, "%x: Tensor[(1, 2, 5, 7), float32]",
+        "image.resize2d(%%x, size=[4, 6], roi=[0.1f, -0.2f, 1.3f, 0.9f], method=\"%s\", "
+        "coordinate_transformation_mode=\"tf_crop_and_resize\", extrapolation_value=3f, rounding_method=\"\")",
+        kMethods[m]);
   }
   static const char *const kRound[] = {"round", "round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
   for (size_t r = 0; r < RT_COUNTOF(kRound); ++r) {
