@@ -308,7 +308,7 @@ rt_status_t rt_interp_k_UNIQUE(const rt_interp_call_t *call) {
  * takes the whole weight. mode max takes the largest of the four weighted
  * corners instead of their sum. */
 static double roi_sample(const double *p, int64_t h, int64_t w, double y, double x, bool max) {
-  if (y < -1.0 || y > (double)h || x < -1.0 || x > (double)w) return 0;
+  if (h == 0 || w == 0 || y < -1.0 || y > (double)h || x < -1.0 || x > (double)w) return 0; /* an empty plane: 0 */
   if (y <= 0) y = 0;
   if (x <= 0) x = 0;
   int64_t y0 = (int64_t)y, x0 = (int64_t)x, y1, x1;

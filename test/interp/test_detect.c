@@ -232,6 +232,15 @@ static void test_detect_roi_align(void **state) {
   assert_status(st, INVALID_ARGUMENT, "vision.roi_align: roi 0's batch index 2 is outside [0, 2)");
   rt_tensor_release(in[0]);
   rt_tensor_release(in[1]);
+  /* an empty plane (H 0) samples nothing: 0 */
+  const int64_t es[] = {1, 1, 0, 4};
+  in[0] = f32(4, es, xv);
+  in[1] = f32(2, rs, roi0);
+  assert_int_equal(run("%x: Tensor[(1, 1, 0, 4), float32], %r: Tensor[(1, 5), float32]",
+                       "vision.roi_align(%x, %r, pooled_size=[1, 1], spatial_scale=1f)", 2, in, out, NULL), 1);
+  expect_f32(out[0], 1, (const float[]){0});
+  rt_tensor_release(in[0]);
+  rt_tensor_release(in[1]);
 }
 
 int main(void) {
