@@ -261,10 +261,25 @@ static rt_status_t remember(fc_ctx *cx, const rt_tensor_t *t, rt_fold_key_t key)
  * evaluating or building the result) are errors. */
 /* argwhere (ir/ops.def, data-dependent block) of a static-shaped value:
  * its `?` count is at most the value's size, so its result is bounded
- * (count * rank int32s) and it folds on a constant like any call. */
+ * (count * rank int32s) and it folds on a constant like any call; so do
+ * unique and vision.onnx_nms (h1's detection rows). */
 static bool datadep_bounded(const rt_ir_expr_t *orig) {
   const rt_ir_expr_t *callee = orig->call.callee;
-  if (callee->kind != RT_IR_OP || callee->op.op->id != RT_OP_ARGWHERE || orig->call.nargs != 1) return false;
+  if (callee->kind != RT_IR_OP) return false;
+  const int32_t id = callee->op.op->id;
+  if (id == RT_OP_UNIQUE || id == RT_OP_VISION_ONNX_NMS) {
+    /* h1: unique's outputs (values and three int64 lists) and
+     * vision.onnx_nms's rows (3 int64 per score at most) are within 32
+     * bytes per input element. */
+    uint64_t elems = 0;
+    for (int32_t i = 0; i < orig->call.nargs; ++i) {
+      uint64_t bytes = 0;
+      if (!static_bytes(orig->call.args[i]->checked_type, &bytes, 0)) return false;
+      elems += bytes; /* at least one byte per element */
+    }
+    return elems * 32 <= FOLD_MAX_BYTES;
+  }
+  if (id != RT_OP_ARGWHERE || orig->call.nargs != 1) return false;
   uint64_t in_bytes = 0;
   const rt_ir_type_t *t = orig->call.args[0]->checked_type;
   if (!static_bytes(t, &in_bytes, 0)) return false;

@@ -99,6 +99,9 @@ extern const int32_t rt_onnx_signal_ops_count;
 /* Ops with data-dependent output shapes (ops_datadep.c). */
 extern const rt_onnx_op_entry_t rt_onnx_datadep_ops[];
 extern const int32_t rt_onnx_datadep_ops_count;
+/* h1 (issue 19), detection: NonMaxSuppression and Unique (ops_detect.c). */
+extern const rt_onnx_op_entry_t rt_onnx_detect_ops[];
+extern const int32_t rt_onnx_detect_ops_count;
 /* Einsum for any equation (ops_einsum.c); ops_nn.c keeps the matmul forms. */
 RT_MUST_USE_RESULT rt_status_t rt_onnx_einsum_general(rt_onnx_ctx_t *cx, rt_ir_expr_t **in,
                                                       int32_t nin, rt_ir_expr_t **out);

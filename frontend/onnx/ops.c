@@ -549,6 +549,7 @@ rt_onnx_convert_fn rt_onnx_find_converter(const char *op_type) {
       {rt_onnx_random_ops, &rt_onnx_random_ops_count},
       {rt_onnx_signal_ops, &rt_onnx_signal_ops_count},
       {rt_onnx_datadep_ops, &rt_onnx_datadep_ops_count},
+      {rt_onnx_detect_ops, &rt_onnx_detect_ops_count}, /* h1: detection */
   };
   for (size_t t = 0; t < RT_COUNTOF(tables); ++t) {
     for (int32_t i = 0; i < *tables[t].count; ++i) {

@@ -4,7 +4,7 @@
  * transposed and cast to int64, Compress takes the indices argwhere finds
  * in the condition. argwhere runs where the output can be sized at run
  * time (the debug executor); the graph executor and the vm refuse it,
- * naming it. Unique and NonMaxSuppression are refused (not yet). */
+ * naming it. Unique and NonMaxSuppression are ops_detect.c's. */
 #include <string.h>
 
 #include "frontend/onnx/onnx_impl.h"
@@ -57,20 +57,8 @@ static rt_status_t cv_compress(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin
   return rt_onnx_call(cx, "take", 2, args, &out[0], "axis", rt_onnx_int_text(cx, axis), NULL);
 }
 
-/* Not yet converted: refused naming the op and why. */
-static rt_status_t cv_unique(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
-                             rt_ir_expr_t **out, int32_t nout) {
-  return rt_onnx_unsupported(cx, "Unique (outputs whose shape the data decide; not yet converted)");
-}
-static rt_status_t cv_nms(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
-                          rt_ir_expr_t **out, int32_t nout) {
-  return rt_onnx_unsupported(cx, "NonMaxSuppression (an output whose shape the data decide; not yet converted)");
-}
-
 const rt_onnx_op_entry_t rt_onnx_datadep_ops[] = {
     {"Compress", cv_compress},
-    {"NonMaxSuppression", cv_nms},
     {"NonZero", cv_nonzero},
-    {"Unique", cv_unique},
 };
 const int32_t rt_onnx_datadep_ops_count = (int32_t)RT_COUNTOF(rt_onnx_datadep_ops);

@@ -24,14 +24,17 @@
  * MaxUnpool writes X at the flat positions MaxPool's Indices name (over
  * the whole output tensor, N and C included) into zeros: a 1-d
  * scatter_elements of the flattened X and indices into a flat zeros of
- * the output's element count, reshaped to the output shape (output_shape
- * when given as a constant, else (in - 1) * stride - pads + kernel per
- * spatial dim). The lowering loops over every index per output element:
+ * the output's element count, reshaped to the default shape ((in - 1) *
+ * stride - pads + kernel per spatial dim); an output_shape (h1) pads the
+ * end of each dim up to it, the values keeping their coordinates, as
+ * ONNX's reference does (nn.pad, or dyn.nn.pad when output_shape is known
+ * only at run time). The lowering loops over every index per output element:
  * quadratic, fine for the small unpooling layers it meets, a real cost on
  * large ones.
  *
  * GridSample is image.grid_sample with the grid's (x, y) pairs moved from
  * the last axis to the second (TVM's layout). */
+#include <stdio.h>
 #include <string.h>
 
 #include "frontend/onnx/onnx_impl.h"
@@ -178,6 +181,13 @@ static rt_status_t cv_det(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_
   return rt_onnx_call(cx, "squeeze", 1, &d, &out[0], "axis", rt_onnx_ints_text(cx, 2, ax), NULL);
 }
 
+/* MaxUnpool(X, I [, output_shape]; kernel_shape, strides, pads): X's
+ * values scattered into zeros of the default shape ((in - 1) * stride +
+ * kernel - pads per spatial dim) at I, flat indices into that shape. An
+ * output_shape (h1, issue 19) keeps every value at its coordinates and
+ * pads the end of each dim up to it, as ONNX's reference (a constant one:
+ * nn.pad; one known at run time: dyn.nn.pad, whose widths are
+ * output_shape - default shape). */
 static rt_status_t cv_max_unpool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                  rt_ir_expr_t **out, int32_t nout) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
@@ -198,25 +208,16 @@ static rt_status_t cv_max_unpool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t n
     return rt_onnx_bad(cx, "pads needs two values per spatial dim");
   }
   int64_t shape[RT_TENSOR_MAX_RANK];
-  if (nin > 2 && in[2]) {
-    if (!rt_onnx_is_const(in[2])) {
-      return rt_onnx_unsupported(cx, "MaxUnpool with output_shape known only at run time");
+  shape[0] = t->tensor.shape[0];
+  shape[1] = t->tensor.shape[1];
+  for (int32_t i = 0; i < S; ++i) {
+    const int64_t s = ns ? st[i] : 1, pb = np ? pads[i] : 0, pe = np ? pads[S + i] : 0;
+    int64_t d;
+    if (s < 1 || k[i] < 1 || pb < 0 || pe < 0 ||
+        __builtin_mul_overflow(t->tensor.shape[2 + i] - 1, s, &d) || __builtin_add_overflow(d, k[i], &d)) {
+      return rt_onnx_bad(cx, "kernel_shape and strides must be >= 1, pads >= 0, the output size in range");
     }
-    int32_t n = 0;
-    RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[2], "output_shape", RT_TENSOR_MAX_RANK, shape, &n));
-    if (n != r) return rt_onnx_bad(cx, "output_shape needs one value per dim");
-  } else {
-    shape[0] = t->tensor.shape[0];
-    shape[1] = t->tensor.shape[1];
-    for (int32_t i = 0; i < S; ++i) {
-      const int64_t s = ns ? st[i] : 1, pb = np ? pads[i] : 0, pe = np ? pads[S + i] : 0;
-      int64_t d;
-      if (s < 1 || k[i] < 1 || pb < 0 || pe < 0 ||
-          __builtin_mul_overflow(t->tensor.shape[2 + i] - 1, s, &d) || __builtin_add_overflow(d, k[i], &d)) {
-        return rt_onnx_bad(cx, "kernel_shape and strides must be >= 1, pads >= 0, the output size in range");
-      }
-      shape[2 + i] = d - pb - pe;
-    }
+    shape[2 + i] = d - pb - pe;
   }
   int64_t total = 1;
   for (int32_t i = 0; i < r; ++i) {
@@ -226,14 +227,57 @@ static rt_status_t cv_max_unpool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t n
   }
   char dt[RT_DTYPE_NAME_MAX];
   const int64_t flat = -1;
-  rt_ir_expr_t *zeros = NULL, *x = NULL, *idx = NULL, *sc = NULL;
+  rt_ir_expr_t *zeros = NULL, *x = NULL, *idx = NULL, *sc = NULL, *y = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_call(cx, "zeros", 0, NULL, &zeros, "shape", rt_onnx_ints_text(cx, 1, &total),
                                   "dtype", rt_onnx_str_text(cx, rt_dtype_name(t->tensor.dtype, dt)), NULL));
   RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &in[0], &x, "newshape", rt_onnx_ints_text(cx, 1, &flat), NULL));
   RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &in[1], &idx, "newshape", rt_onnx_ints_text(cx, 1, &flat), NULL));
   rt_ir_expr_t *args[3] = {zeros, idx, x};
   RT_RETURN_IF_ERROR(rt_onnx_call(cx, "scatter_elements", 3, args, &sc, "axis", "0", NULL));
-  return rt_onnx_call(cx, "reshape", 1, &sc, &out[0], "newshape", rt_onnx_ints_text(cx, r, shape), NULL);
+  rt_ir_expr_t **dst = nin > 2 && in[2] ? &y : &out[0];
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &sc, dst, "newshape", rt_onnx_ints_text(cx, r, shape), NULL));
+  if (dst == &out[0]) return RT_OK;
+  if (rt_onnx_is_const(in[2])) {
+    int64_t want[RT_TENSOR_MAX_RANK];
+    int32_t n = 0;
+    RT_RETURN_IF_ERROR(rt_onnx_const_ints(cx, in[2], "output_shape", RT_TENSOR_MAX_RANK, want, &n));
+    if (n != r) return rt_onnx_bad(cx, "output_shape needs one value per dim");
+    int64_t widths[2 * RT_TENSOR_MAX_RANK];
+    for (int32_t i = 0; i < r; ++i) {
+      if (want[i] < shape[i] || (i < 2 && want[i] != shape[i])) {
+        return rt_onnx_bad(cx, "output_shape must keep N and C and not be smaller than the unpooled shape");
+      }
+      widths[2 * i] = 0;
+      widths[2 * i + 1] = want[i] - shape[i];
+    }
+    char text[RT_TENSOR_MAX_RANK * 48];
+    size_t len = 0;
+    len += (size_t)snprintf(text + len, sizeof text - len, "[");
+    for (int32_t i = 0; i < r; ++i) {
+      len += (size_t)snprintf(text + len, sizeof text - len, "%s[0, %lld]", i ? ", " : "",
+                              (long long)widths[2 * i + 1]);
+    }
+    snprintf(text + len, sizeof text - len, "]");
+    rt_ir_expr_t *pargs[2] = {y, NULL};
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, t->tensor.dtype, 0, &pargs[1]));
+    return rt_onnx_call(cx, "nn.pad", 2, pargs, &out[0], "pad_width", text, NULL);
+  }
+  const rt_ir_type_t *ot = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[2], 2, &ot));
+  if (ot->tensor.rank != 1 || ot->tensor.shape[0] != r) return rt_onnx_bad(cx, "output_shape needs one value per dim");
+  /* widths: r zeros (befores), then output_shape - shape (afters) */
+  int64_t zeros_r[RT_TENSOR_MAX_RANK] = {0};
+  rt_ir_expr_t *before = NULL, *base = NULL, *after = NULL, *os = NULL, *w = NULL, *pv = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "cast", 1, &in[2], &os, "dtype", "\"int64\"", NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_const_i64(cx, 1, r, zeros_r, &before));
+  RT_RETURN_IF_ERROR(rt_onnx_const_i64(cx, 1, r, shape, &base));
+  RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "subtract", os, base, &after));
+  rt_ir_expr_t *parts[2] = {before, after}, *tup = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tuple(cx, 2, parts, &tup));
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "concatenate", 1, &tup, &w, "axis", "0", NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, t->tensor.dtype, 0, &pv));
+  rt_ir_expr_t *pargs[3] = {y, w, pv};
+  return rt_onnx_call(cx, "dyn.nn.pad", 3, pargs, &out[0], NULL);
 }
 
 static rt_status_t cv_grid_sample(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,

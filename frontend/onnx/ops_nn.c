@@ -141,6 +141,90 @@ static rt_status_t cv_conv(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   return add_bias(cx, y, nin > 2 ? in[2] : NULL, &out[0]);
 }
 
+/* A 3-d ConvTranspose (h1, issue 19) as one 2-d transposed convolution
+ * per kernel depth kd: the depth slices of X (N * D rows) through weight
+ * slice kd over H and W, each result spread along the output depth at
+ * od = id * stride + kd * dilation (zeros between: a pad and a reshape),
+ * shifted by kd * dilation, summed, then the depth pads cut and the
+ * output padding added at the end. Exact up to the order of the sums.
+ * Needs a static shape (the reshapes). k, s, d: D, H, W; pads: the three
+ * begins, then the three ends; opad: per dim. */
+static rt_status_t conv_transpose3d(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, rt_ir_expr_t *wt_e, const rt_ir_type_t *xt,
+                                    const int64_t *k, const int64_t *s, const int64_t *d, const int64_t *pads,
+                                    const int64_t *opad, int64_t group, const char *ch, rt_ir_expr_t **out) {
+  if (!rt_onnx_static_shape(xt)) return rt_onnx_unsupported(cx, "a 3-d ConvTranspose of an input without a static shape");
+  const int64_t N = xt->tensor.shape[0], C = xt->tensor.shape[1], D = xt->tensor.shape[2];
+  const int64_t H = xt->tensor.shape[3], W = xt->tensor.shape[4];
+  static const int64_t to_ndchw[5] = {0, 2, 1, 3, 4};
+  const int64_t rows[4] = {N * D, C, H, W};
+  rt_ir_expr_t *xr = NULL, *sum = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "transpose", 1, &x, &xr, "axes", rt_onnx_ints_text(cx, 5, to_ndchw), NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &xr, &xr, "newshape", rt_onnx_ints_text(cx, 4, rows), NULL));
+  const int64_t full = (D - 1) * s[0] + (k[0] - 1) * d[0] + 1; /* output depth before pads */
+  const int64_t hw_pads[4] = {pads[1], pads[2], pads[4], pads[5]};
+  for (int64_t kd = 0; kd < k[0]; ++kd) {
+    rt_ir_expr_t *wk = NULL, *z = NULL, *idx = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, RT_DTYPE_INT64, (double)kd, &idx));
+    rt_ir_expr_t *targs[2] = {wt_e, idx};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "take", 2, targs, &wk, "axis", "2", NULL));
+    rt_ir_expr_t *cargs[2] = {xr, wk};
+    RT_RETURN_IF_ERROR(rt_onnx_call(
+        cx, "nn.conv2d_transpose", 2, cargs, &z, "channels", ch, "kernel_size", rt_onnx_ints_text(cx, 2, k + 1),
+        "strides", rt_onnx_ints_text(cx, 2, s + 1), "output_padding", rt_onnx_ints_text(cx, 2, opad + 1), "padding",
+        rt_onnx_ints_text(cx, 4, hw_pads), "dilation", rt_onnx_ints_text(cx, 2, d + 1), "groups",
+        rt_onnx_int_text(cx, group), NULL));
+    const rt_ir_type_t *zt = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, z, 0, &zt));
+    const int64_t O = zt->tensor.shape[1], OH = zt->tensor.shape[2], OW = zt->tensor.shape[3];
+    /* [N, D, O, OH, OW] -> [N, O, D, 1, OH, OW], s - 1 zeros after each depth, [N, O, D * s, OH, OW] */
+    const int64_t nd6[6] = {N, D, O, 1, OH, OW};
+    static const int64_t to_nod[6] = {0, 2, 1, 3, 4, 5};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &z, &z, "newshape", rt_onnx_ints_text(cx, 6, nd6), NULL));
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "transpose", 1, &z, &z, "axes", rt_onnx_ints_text(cx, 6, to_nod), NULL));
+    rt_ir_expr_t *pv = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, xt->tensor.dtype, 0, &pv));
+    char pw[200];
+    snprintf(pw, sizeof pw, "[[0, 0], [0, 0], [0, 0], [0, %lld], [0, 0], [0, 0]]", (long long)(s[0] - 1));
+    rt_ir_expr_t *pargs[2] = {z, pv};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "nn.pad", 2, pargs, &z, "pad_width", pw, NULL));
+    const int64_t spread[5] = {N, O, D * s[0], OH, OW};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &z, &z, "newshape", rt_onnx_ints_text(cx, 5, spread), NULL));
+    /* keep (D - 1) * s + 1 depths, then shift to kd * d within `full` */
+    const int64_t keep = (D - 1) * s[0] + 1, before = kd * d[0], after = full - keep - kd * d[0];
+    snprintf(pw, sizeof pw, "[[0, 0], [0, 0], [%lld, %lld], [0, 0], [0, 0]]", (long long)before,
+             (long long)(after + (D * s[0] - keep)));
+    pargs[0] = z;
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "nn.pad", 2, pargs, &z, "pad_width", pw, NULL));
+    const int64_t b5[5] = {0, 0, 0, 0, 0}, e5[5] = {N, O, full, OH, OW};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "strided_slice", 1, &z, &z, "begin", rt_onnx_ints_text(cx, 5, b5), "end",
+                                    rt_onnx_ints_text(cx, 5, e5), NULL));
+    if (sum) {
+      RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "add", sum, z, &sum));
+    } else {
+      sum = z;
+    }
+  }
+  const rt_ir_type_t *st = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, sum, 0, &st));
+  /* the depth pads cut (begin, end), output padding (zeros) at the end */
+  const int64_t lo = pads[0], hi = full - pads[3];
+  if (hi <= lo) return rt_onnx_bad(cx, "ConvTranspose's pads leave no output depth");
+  const int64_t b5[5] = {0, 0, lo, 0, 0};
+  const int64_t e5[5] = {st->tensor.shape[0], st->tensor.shape[1], hi, st->tensor.shape[3], st->tensor.shape[4]};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "strided_slice", 1, &sum, &sum, "begin", rt_onnx_ints_text(cx, 5, b5), "end",
+                                  rt_onnx_ints_text(cx, 5, e5), NULL));
+  if (opad[0] > 0) {
+    rt_ir_expr_t *pv = NULL;
+    RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, xt->tensor.dtype, 0, &pv));
+    char pw[160];
+    snprintf(pw, sizeof pw, "[[0, 0], [0, 0], [0, %lld], [0, 0], [0, 0]]", (long long)opad[0]);
+    rt_ir_expr_t *pargs[2] = {sum, pv};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "nn.pad", 2, pargs, &sum, "pad_width", pw, NULL));
+  }
+  *out = sum;
+  return RT_OK;
+}
+
 static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                                      rt_ir_expr_t **out, int32_t nout) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 2));
@@ -150,13 +234,14 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
   /* 1-d runs as 2-d over a size-1 H (exact: the extra dim has kernel 1,
    * stride 1, no padding). */
   const bool one_d = x->tensor.rank == 3 && wt->tensor.rank == 3;
-  if (!one_d && (x->tensor.rank != 4 || wt->tensor.rank != 4)) {
-    return rt_onnx_unsupported(cx, "ConvTranspose other than 1-d and 2-d");
+  const bool three_d = x->tensor.rank == 5 && wt->tensor.rank == 5;
+  if (!one_d && !three_d && (x->tensor.rank != 4 || wt->tensor.rank != 4)) {
+    return rt_onnx_unsupported(cx, "ConvTranspose other than 1-d, 2-d and 3-d");
   }
   /* auto_pad is handled below with output_shape (its meaning differs). */
-  const int32_t nd = one_d ? 1 : 2;
-  int64_t kernel[2] = {wt->tensor.shape[2], one_d ? 1 : wt->tensor.shape[3]};
-  int64_t strides[2], dil[2], pads[4], opad[2];
+  const int32_t nd = one_d ? 1 : three_d ? 3 : 2;
+  int64_t kernel[3] = {wt->tensor.shape[2], one_d ? 1 : wt->tensor.shape[3], three_d ? wt->tensor.shape[4] : 1};
+  int64_t strides[3], dil[3], pads[6], opad[3];
   RT_RETURN_IF_ERROR(ints_attr(cx, "strides", nd, 1, strides));
   RT_RETURN_IF_ERROR(ints_attr(cx, "dilations", nd, 1, dil));
   RT_RETURN_IF_ERROR(ints_attr(cx, "pads", 2 * nd, 0, pads));
@@ -165,7 +250,7 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
   const int64_t *v = NULL;
   if (rt_onnx_attr_ints(cx, "kernel_shape", &n, &v) && n == nd) memcpy(kernel, v, (size_t)nd * sizeof *kernel);
   const char *ap = rt_onnx_attr_string(cx, "auto_pad", "NOTSET");
-  int64_t oshape[2] = {-1, -1};
+  int64_t oshape[3] = {-1, -1, -1};
   bool have_oshape = rt_onnx_attr_ints(cx, "output_shape", &n, &v);
   if (have_oshape) {
     if (n != nd && n != nd + 2) return rt_onnx_bad(cx, "output_shape must list the spatial dims");
@@ -202,6 +287,11 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
     }
   }
   const char *ch = wt->tensor.shape[1] >= 0 ? rt_onnx_int_text(cx, wt->tensor.shape[1] * group) : "None";
+  if (three_d) {
+    rt_ir_expr_t *y3 = NULL;
+    RT_RETURN_IF_ERROR(conv_transpose3d(cx, in[0], in[1], x, kernel, strides, dil, pads, opad, group, ch, &y3));
+    return add_bias(cx, y3, nin > 2 ? in[2] : NULL, &out[0]);
+  }
   rt_ir_expr_t *args[2] = {in[0], in[1]};
   if (one_d) {
     kernel[1] = kernel[0], kernel[0] = 1;
@@ -226,17 +316,141 @@ static rt_status_t cv_conv_transpose(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32
 
 /* ---- pooling ------------------------------------------------------------- */
 
+/* A 3-d pool (h1, issue 19) as two 2-d pools of the same kind: over H and
+ * W with N, C*D as the rows, then over D with H'*W' as the width (a (kd,
+ * 1) window). Exact for max; for average the window's count is the
+ * product of its per-dim counts whether pads count or not, so the mean of
+ * the per-(H, W) means is the mean, up to rounding. Needs a static shape
+ * (the reshapes). */
+static rt_status_t pool3d(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, const rt_ir_type_t *t, const int64_t *kernel,
+                          const int64_t *strides, const int64_t *dil, const int64_t *pads, bool is_max,
+                          bool ceil_mode, bool cip, rt_ir_expr_t **out) {
+  if (t->tensor.rank != 5 || !rt_onnx_static_shape(t)) {
+    return rt_onnx_unsupported(cx, "pooling over 3 spatial dims of an input without a static 5-d shape");
+  }
+  const int64_t *s = t->tensor.shape;
+  const char *op = is_max ? "nn.max_pool2d" : "nn.avg_pool2d";
+  const char *ceil = ceil_mode ? "True" : "False";
+  const int64_t rows[4] = {s[0], s[1] * s[2], s[3], s[4]};
+  rt_ir_expr_t *y = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &x, &y, "newshape", rt_onnx_ints_text(cx, 4, rows), NULL));
+  const int64_t hw_pads[4] = {pads[1], pads[2], pads[4], pads[5]};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, op, 1, &y, &y, "pool_size", rt_onnx_ints_text(cx, 2, kernel + 1), "strides",
+                                  rt_onnx_ints_text(cx, 2, strides + 1), "dilation", rt_onnx_ints_text(cx, 2, dil + 1),
+                                  "padding", rt_onnx_ints_text(cx, 4, hw_pads), "ceil_mode", ceil,
+                                  is_max ? NULL : "count_include_pad", cip ? "True" : "False", NULL));
+  const rt_ir_type_t *yt = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, y, 0, &yt));
+  const int64_t oh = yt->tensor.shape[2], ow = yt->tensor.shape[3];
+  const int64_t planes[4] = {s[0], s[1], s[2], oh * ow};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "reshape", 1, &y, &y, "newshape", rt_onnx_ints_text(cx, 4, planes), NULL));
+  const int64_t dk[2] = {kernel[0], 1}, ds[2] = {strides[0], 1}, dd[2] = {dil[0], 1};
+  const int64_t d_pads[4] = {pads[0], 0, pads[3], 0};
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, op, 1, &y, &y, "pool_size", rt_onnx_ints_text(cx, 2, dk), "strides",
+                                  rt_onnx_ints_text(cx, 2, ds), "dilation", rt_onnx_ints_text(cx, 2, dd), "padding",
+                                  rt_onnx_ints_text(cx, 4, d_pads), "ceil_mode", ceil,
+                                  is_max ? NULL : "count_include_pad", cip ? "True" : "False", NULL));
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, y, 0, &yt));
+  const int64_t back[5] = {s[0], s[1], yt->tensor.shape[2], oh, ow};
+  return rt_onnx_call(cx, "reshape", 1, &y, out, "newshape", rt_onnx_ints_text(cx, 5, back), NULL);
+}
+
+/* MaxPool's Indices (h1, issue 19; opsets 8-18), for 2-d pools of a float
+ * input with a static shape: the flat index ((n * C + c) * H + h) * W + w
+ * (storage_order 1: ((n * C + c) * W + w) * H + h) of the first element
+ * of each window, in row-major window order, equal to the pool's output
+ * y, as ONNX Runtime picks it. Made of existing ops, exact: the input
+ * padded with -inf, one strided slice per window offset (kh, kw) (the
+ * element that offset reads for every output position), compared with
+ * y, and a chain of `where` from the last offset to the first over
+ * constant index tensors. */
+static rt_status_t pool_indices(rt_onnx_ctx_t *cx, rt_ir_expr_t *x, const rt_ir_type_t *t, const window *w,
+                                rt_ir_expr_t *y, rt_ir_expr_t **out) {
+  if (w->nd != 2 || !rt_onnx_static_shape(t) || !rt_dtype_is_float(t->tensor.dtype)) {
+    return rt_onnx_unsupported(cx, "the Indices output of MaxPool other than of a 2-d pool of a float input "
+                               "with a static shape");
+  }
+  const int64_t order = rt_onnx_attr_int(cx, "storage_order", 0);
+  if (order != 0 && order != 1) return rt_onnx_bad(cx, "storage_order must be 0 or 1");
+  const rt_ir_type_t *yt = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, y, 0, &yt));
+  const int64_t N = t->tensor.shape[0], C = t->tensor.shape[1], H = t->tensor.shape[2], W = t->tensor.shape[3];
+  const int64_t OH = yt->tensor.shape[2], OW = yt->tensor.shape[3];
+  const int64_t kh = w->kernel[0], kw = w->kernel[1], sh = w->strides[0], sw = w->strides[1];
+  const int64_t dh = w->dilations[0], dw = w->dilations[1], pt = w->pads[0], pl = w->pads[1];
+  /* bottom and right padding that every window (ceil_mode's too) stays within */
+  int64_t pb = (OH - 1) * sh + (kh - 1) * dh + 1 - pt - H, pr = (OW - 1) * sw + (kw - 1) * dw + 1 - pl - W;
+  pb = pb > w->pads[2] ? pb : w->pads[2];
+  pr = pr > w->pads[3] ? pr : w->pads[3];
+  if (pb < 0) pb = 0;
+  if (pr < 0) pr = 0;
+  if (N * C * OH * OW > ((int64_t)1 << 26) || kh * kw > 4096) {
+    return rt_onnx_unsupported(cx, "the Indices output of MaxPool for more than 2^26 outputs or 4096 window elements");
+  }
+  char pw[160];
+  snprintf(pw, sizeof pw, "[[0, 0], [0, 0], [%lld, %lld], [%lld, %lld]]", (long long)pt, (long long)pb,
+           (long long)pl, (long long)pr);
+  rt_ir_expr_t *pargs[2] = {x, NULL}, *xp = NULL, *base = NULL;
+  RT_RETURN_IF_ERROR(rt_onnx_scalar(cx, t->tensor.dtype, -INFINITY, &pargs[1]));
+  RT_RETURN_IF_ERROR(rt_onnx_call(cx, "nn.pad", 2, pargs, &xp, "pad_width", pw, NULL));
+  /* (n * C + c) * H * W, as [N, C, 1, 1] */
+  rt_tensor_t *bt = NULL, *kt = NULL;
+  const int64_t bshape[4] = {N, C, 1, 1}, kshape[2] = {OH, OW};
+  RT_RETURN_IF_ERROR(rt_tensor_create(cx->m->allocator, RT_DTYPE_INT64, 4, bshape, &bt));
+  for (int64_t i = 0; i < N * C; ++i) ((int64_t *)rt_tensor_data(bt))[i] = i * H * W;
+  rt_status_t st = rt_onnx_constant(cx, bt, &base);
+  rt_tensor_release(bt);
+  RT_RETURN_IF_ERROR(st);
+  rt_ir_expr_t *res = NULL;
+  for (int64_t k = kh * kw - 1; k >= 0; --k) {
+    const int64_t i = k / kw, j = k % kw;
+    /* the flat (h, w) index that offset (i, j) reads at each output position */
+    RT_RETURN_IF_ERROR(rt_tensor_create(cx->m->allocator, RT_DTYPE_INT64, 2, kshape, &kt));
+    int64_t *kv = rt_tensor_data(kt);
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        int64_t h = oh * sh + i * dh - pt, wc = ow * sw + j * dw - pl;
+        h = h < 0 ? 0 : h >= H ? H - 1 : h; /* a padded position never equals y: any index does */
+        wc = wc < 0 ? 0 : wc >= W ? W - 1 : wc;
+        kv[oh * OW + ow] = order == 0 ? h * W + wc : wc * H + h;
+      }
+    }
+    rt_ir_expr_t *idx = NULL, *sl = NULL, *eq = NULL;
+    st = rt_onnx_constant(cx, kt, &idx);
+    rt_tensor_release(kt);
+    RT_RETURN_IF_ERROR(st);
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "add", base, idx, &idx));
+    if (!res) {
+      res = idx;
+      continue;
+    }
+    const int64_t b[4] = {0, 0, i * dh, j * dw}, e[4] = {N, C, i * dh + (OH - 1) * sh + 1, j * dw + (OW - 1) * sw + 1};
+    const int64_t s[4] = {1, 1, sh, sw};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "strided_slice", 1, &xp, &sl, "begin", rt_onnx_ints_text(cx, 4, b), "end",
+                                    rt_onnx_ints_text(cx, 4, e), "strides", rt_onnx_ints_text(cx, 4, s), NULL));
+    RT_RETURN_IF_ERROR(rt_onnx_call2(cx, "equal", sl, y, &eq));
+    rt_ir_expr_t *wargs[3] = {eq, idx, res};
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, "where", 3, wargs, &res, NULL));
+  }
+  *out = res;
+  return RT_OK;
+}
+
 static rt_status_t pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir_expr_t **out,
                         bool is_max) {
   RT_RETURN_IF_ERROR(rt_onnx_need(cx, in, nin, 1));
-  if (wants(cx, 1)) return rt_onnx_unsupported(cx, "the Indices output of MaxPool");
   const rt_ir_type_t *x = NULL;
   RT_RETURN_IF_ERROR(rt_onnx_tensor_type(cx, in[0], 0, &x));
   window w;
   bool dil_attr = is_max ? cx->opset >= 10 : cx->opset >= 19;
   RT_RETURN_IF_ERROR(read_window(cx, x, NULL, dil_attr, &w));
-  if (w.nd > 2) return rt_onnx_unsupported(cx, "pooling with more than 2 spatial dims");
+  if (w.nd > 3) return rt_onnx_unsupported(cx, "pooling with more than 3 spatial dims");
   bool ceil_mode = cx->opset >= 10 && rt_onnx_attr_int(cx, "ceil_mode", 0) != 0;
+  if (w.nd == 3) {
+    if (wants(cx, 1)) return rt_onnx_unsupported(cx, "the Indices output of MaxPool over 3 spatial dims");
+    return pool3d(cx, in[0], x, w.kernel, w.strides, w.dilations, w.pads, is_max, ceil_mode,
+                  rt_onnx_attr_int(cx, "count_include_pad", 0) != 0, &out[0]);
+  }
   const char *op = w.nd == 2 ? (is_max ? "nn.max_pool2d" : "nn.avg_pool2d")
                              : (is_max ? "nn.max_pool1d" : "nn.avg_pool1d");
   const char *pool_size = rt_onnx_ints_text(cx, w.nd, w.kernel);
@@ -244,9 +458,10 @@ static rt_status_t pool(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin, rt_ir
   const char *dil = rt_onnx_ints_text(cx, w.nd, w.dilations);
   const char *pads = rt_onnx_ints_text(cx, 2 * w.nd, w.pads);
   if (is_max) {
-    return rt_onnx_call(cx, op, 1, in, &out[0], "pool_size", pool_size, "strides", strides,
-                        "dilation", dil, "padding", pads, "ceil_mode", ceil_mode ? "True" : "False",
-                        NULL);
+    RT_RETURN_IF_ERROR(rt_onnx_call(cx, op, 1, in, &out[0], "pool_size", pool_size, "strides", strides,
+                                    "dilation", dil, "padding", pads, "ceil_mode", ceil_mode ? "True" : "False",
+                                    NULL));
+    return wants(cx, 1) ? pool_indices(cx, in[0], x, &w, out[0], &out[1]) : RT_OK;
   }
   bool cip = rt_onnx_attr_int(cx, "count_include_pad", 0) != 0;
   return rt_onnx_call(cx, op, 1, in, &out[0], "pool_size", pool_size, "strides", strides,
@@ -639,8 +854,10 @@ static rt_status_t cv_lrn(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
  * rounding, as has Upsample (opset 9; cv_upsample); 11+ has (X, roi,
  * scales, sizes). Constant scales or sizes
  * give image.resize2d (output dims floor(in * scale) or the sizes, of a
- * static input); ones known only at run time give dyn.image.resize2d,
- * which reads them, and the input's dims, when it runs. */
+ * static input; scales also go to its `scales`, which the coordinate
+ * transform uses as ONNX does); ones known only at run time give
+ * dyn.image.resize2d, which reads them, and the input's dims, when it
+ * runs (DynamicToStatic makes the same image.resize2d of them). */
 static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
                              rt_ir_expr_t **out, int32_t nout) {
   (void)nout;
@@ -669,6 +886,7 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   }
   const int64_t *ish = t->tensor.shape;
   int64_t osz[4];
+  char scales_text[96] = ""; /* constant scales: H's and W's, for the coordinate transform */
   if (runtime) {
     /* dyn.image.resize2d reads them (ints: sizes, floats: scales, one
      * per dim) when it runs: osz stays unread. */
@@ -687,14 +905,13 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
     for (int32_t d = 0; d < 4; ++d) {
       double f = rt_tensor_get_f64(sc, d);
       if (!(f > 0)) return rt_onnx_bad(cx, "scales must be > 0");
+      if (!((double)ish[d] * f < 9e15)) return rt_onnx_bad(cx, "scales give a size out of range");
       osz[d] = (int64_t)floor((double)ish[d] * f);
-      /* image.resize2d maps coordinates with out/in, ONNX with the scale:
-       * they agree only when in * scale is a whole number. */
-      if (fabs((double)osz[d] - (double)ish[d] * f) > 1e-6 * (double)ish[d]) {
-        return rt_onnx_unsupported(cx, "Resize with a scale whose output size in * scale is not a "
-                               "whole number");
-      }
     }
+    /* ONNX maps coordinates with the scale, not out / in (they differ
+     * when in * scale is not whole): image.resize2d's `scales`. */
+    const double sh = rt_tensor_get_f64(sc, 2), sw = rt_tensor_get_f64(sc, 3);
+    snprintf(scales_text, sizeof scales_text, "[%.17gf, %.17gf]", sh, sw);
   }
   if (!runtime && (osz[0] != ish[0] || osz[1] != ish[1])) {
     return rt_onnx_unsupported(cx, "Resize of the N or C dims");
@@ -711,8 +928,32 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
   const char *coord = v10 ? "asymmetric"
                           : rt_onnx_attr_string(cx, "coordinate_transformation_mode",
                                                 "half_pixel");
+  char roi_text[160] = "None";
   if (strcmp(coord, "tf_crop_and_resize") == 0) {
-    return rt_onnx_unsupported(cx, "Resize with coordinate_transformation_mode tf_crop_and_resize");
+    /* h1: image.resize2d's roi (start_h, start_w, end_h, end_w) from ONNX's
+     * (starts, then ends, of every dim), both constant: the dyn op has no
+     * roi operand (not yet). */
+    rt_ir_expr_t *roi = nin > 1 ? in[1] : NULL;
+    rt_ir_expr_t *vars[2] = {roi, runtime};
+    static const char *const what[2] = {"roi (tf_crop_and_resize)", "sizes or scales (tf_crop_and_resize)"};
+    for (int32_t i = 0; i < 2; ++i) {
+      if (vars[i] && vars[i]->kind == RT_IR_VAR) {
+        return rt_onnx_node_error(cx, RT_STATUS_UNIMPLEMENTED,
+                                  "%s must be a constant; a value known only at run time is not supported: it "
+                                  "is graph input '%s' (bind it as a constant when loading: --const-input "
+                                  "%s=FILE.npy)", what[i], vars[i]->var.name, vars[i]->var.name);
+      }
+      if (vars[i] && !rt_onnx_is_const(vars[i])) {
+        return rt_onnx_unsupported(cx, "Resize with tf_crop_and_resize and a roi, sizes or scales known only "
+                                   "at run time");
+      }
+    }
+    if (!roi || rt_tensor_numel(roi->constant.value) != 8) {
+      return rt_onnx_bad(cx, "tf_crop_and_resize needs a roi of 2 values per dim");
+    }
+    const rt_tensor_t *rv = roi->constant.value;
+    snprintf(roi_text, sizeof roi_text, "[%.17gf, %.17gf, %.17gf, %.17gf]", rt_tensor_get_f64(rv, 2),
+             rt_tensor_get_f64(rv, 3), rt_tensor_get_f64(rv, 6), rt_tensor_get_f64(rv, 7));
   }
   const char *rounding = "";
   if (strcmp(mode, "nearest") == 0) {
@@ -729,7 +970,8 @@ static rt_status_t cv_resize(rt_onnx_ctx_t *cx, rt_ir_expr_t **in, int32_t nin,
         rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "extrapolation_value", 0.0)), NULL);
   }
   return rt_onnx_call(
-      cx, "image.resize2d", 1, in, &out[0], "size", rt_onnx_ints_text(cx, 2, osz + 2), "method",
+      cx, "image.resize2d", 1, in, &out[0], "roi", roi_text, "scales", scales_text[0] ? scales_text : "None", "size",
+      rt_onnx_ints_text(cx, 2, osz + 2), "method",
       rt_onnx_str_text(cx, method), "coordinate_transformation_mode", rt_onnx_str_text(cx, coord),
       "rounding_method", rt_onnx_str_text(cx, rounding), "cubic_alpha",
       rt_onnx_float_text(cx, rt_onnx_attr_float(cx, "cubic_coeff_a", -0.75)), "cubic_exclude",

@@ -3,7 +3,8 @@
  * asymmetric and the default rounding, as topi.nn.upsampling).
  *
  * Following topi/image/resize.py, per output coordinate x (and likewise y):
- *   scale = in / out
+ *   scale = in / out; where image.resize2d gives scales s (ONNX's), scale
+ *   = 1 / s and out = in * s, unfloored, in the formulas below
  *   half_pixel:          in_x = (x + 0.5) * scale - 0.5
  *   pytorch_half_pixel:  the same, but 0 when out == 1
  *   align_corners:       in_x = (in - 1) / (out - 1) * x  (0 when out == 1)
@@ -20,8 +21,10 @@
  * indices are clamped to the image. Values are computed in double and
  * stored in the output's dtype. The taps of each output row and column
  * are computed once; nearest copies the picked element with cast
- * semantics. tf_crop_and_resize (roi) is not supported:
- * INVALID_ARGUMENT. Method, coordinate mode, rounding (with "" resolved)
+ * semantics. tf_crop_and_resize maps x to start * (in - 1) + x * (end -
+ * start) * (in - 1) / (out - 1) (the roi's middle when out == 1) and gives
+ * extrapolation_value where that falls outside [0, in - 1]. Method,
+ * coordinate mode, rounding (with "" resolved)
  * and layout come from the op's plan (rt_ir_plan_resize2d,
  * ir/op/plan_nn.h). */
 #include <math.h>
@@ -31,13 +34,19 @@
 
 typedef rt_plan_resize2d_t resize_t;
 
-static double in_coord(const resize_t *r, int64_t x, int64_t in, int64_t out) {
-  const double scale = (double)in / (double)out;
+static double in_coord(const resize_t *r, int32_t axis, int64_t x, int64_t in, int64_t out) {
+  /* Given scales: ONNX's ratio and unfloored output length. */
+  const double s = r->given_scale[axis];
+  const double outf = s > 0 ? (double)in * s : (double)out, scale = s > 0 ? 1.0 / s : (double)in / (double)out;
   switch (r->coord) {
     case RT_PLAN_COORD_HALF_PIXEL: return ((double)x + 0.5) * scale - 0.5;
-    case RT_PLAN_COORD_PYTORCH_HALF_PIXEL: return out > 1 ? ((double)x + 0.5) * scale - 0.5 : 0.0;
-    case RT_PLAN_COORD_ALIGN_CORNERS: return out > 1 ? (double)(in - 1) / (double)(out - 1) * (double)x : 0.0;
+    case RT_PLAN_COORD_PYTORCH_HALF_PIXEL: return outf > 1 ? ((double)x + 0.5) * scale - 0.5 : 0.0;
+    case RT_PLAN_COORD_ALIGN_CORNERS: return outf > 1 ? (double)(in - 1) / (outf - 1) * (double)x : 0.0;
     case RT_PLAN_COORD_ASYMMETRIC: return (double)x * scale;
+    case RT_PLAN_COORD_TF_CROP_AND_RESIZE: {
+      const double start = r->roi[axis], end = r->roi[2 + axis], len = (double)(in - 1);
+      return outf > 1 ? start * len + (double)x * (end - start) * len / (outf - 1) : 0.5 * (start + end) * len;
+    }
     default: return ((double)x + 0.5) * scale;
   }
 }
@@ -64,10 +73,12 @@ static void cubic_weights(double t, double a, double w[4]) {
   w[3] = -a * t3 + a * t2;
 }
 
-/* Taps (indices, clamped) and weights along one axis. */
-static int32_t taps(const resize_t *r, int64_t o, int64_t in, int64_t out,
+/* Taps (indices, clamped) and weights along one axis; 0 taps when
+ * tf_crop_and_resize maps o outside the image (extrapolation_value). */
+static int32_t taps(const resize_t *r, int32_t axis, int64_t o, int64_t in, int64_t out,
                     int64_t idx[4], double w[4]) {
-  const double v = in_coord(r, o, in, out);
+  const double v = in_coord(r, axis, o, in, out);
+  if (r->coord == RT_PLAN_COORD_TF_CROP_AND_RESIZE && !(v >= 0 && v <= (double)(in - 1))) return 0;
   if (r->method == RT_PLAN_RESIZE_NEAREST) {
     idx[0] = clamp(nearest(r, v), in);
     w[0] = 1;
@@ -105,11 +116,6 @@ static rt_status_t resize(const rt_interp_call_t *call) {
   resize_t plan;
   RT_RETURN_IF_ERROR(rt_ir_plan_resize2d(call->op, call->attrs, 1, &in, &plan));
   const resize_t *r = &plan;
-  if (r->coord == RT_PLAN_COORD_TF_CROP_AND_RESIZE) {
-    return RT_INTERP_ERROR(call, INVALID_ARGUMENT,
-                           "coordinate_transformation_mode \"%s\" is not supported",
-                           "tf_crop_and_resize");
-  }
   int64_t xs[4], xe[4], os[4], oe[4]; /* N, C, H, W */
   rt_interp_nchw_view(x, r->pos, 2, xs, xe);
   rt_interp_nchw_view(out, r->pos, 2, os, oe);
@@ -131,10 +137,10 @@ static rt_status_t resize(const rt_interp_call_t *call) {
   const bool nearest = r->method == RT_PLAN_RESIZE_NEAREST;
   if (!st && !nearest) st = rt_interp_load_all_f(call, x, &xf);
   if (!st && !nearest) st = rt_interp_scratch(call, out->numel, sizeof(double), false, (void **)&of);
-  for (int64_t h = 0; h < oe[2] && !st; ++h) tn[h] = taps(r, h, xe[2], oe[2], ti + 4 * h, tw + 4 * h);
+  for (int64_t h = 0; h < oe[2] && !st; ++h) tn[h] = taps(r, 0, h, xe[2], oe[2], ti + 4 * h, tw + 4 * h);
   for (int64_t w = 0; w < oe[3] && !st; ++w) {
     const int64_t t = oe[2] + w;
-    tn[t] = taps(r, w, xe[3], oe[3], ti + 4 * t, tw + 4 * t);
+    tn[t] = taps(r, 1, w, xe[3], oe[3], ti + 4 * t, tw + 4 * t);
   }
   for (int64_t n = 0; n < oe[0] && !st; ++n)
     for (int64_t c = 0; c < oe[1]; ++c)
@@ -144,6 +150,14 @@ static rt_status_t resize(const rt_interp_call_t *call) {
           const double *yw = tw + 4 * h, *xw = tw + 4 * (oe[2] + w);
           const int64_t base = n * xs[0] + c * xs[1];
           const int64_t o = n * os[0] + c * os[1] + h * os[2] + w * os[3];
+          if (tn[h] == 0 || tn[oe[2] + w] == 0) { /* tf_crop_and_resize outside the image */
+            if (nearest) {
+              rt_interp_store_f(out, o, r->extrapolation_value);
+            } else {
+              of[o] = r->extrapolation_value;
+            }
+            continue;
+          }
           if (nearest) {
             /* The picked element itself, converted as a cast does. */
             rt_interp_convert(x, base + yi[0] * xs[2] + xi[0] * xs[3], out, o);

@@ -820,9 +820,10 @@ static rt_status_t static_one_hot(rt_module_t *m, const rt_ir_op_t *op, const rt
   return add_step(m, RT_OP_ONE_HOT, &kv, out);
 }
 
-/* Sizes (ints) or scales (floats) of 2 (H, W) or 4 (every dim) values.
- * image.resize2d maps coordinates with out / in, so a scale must give a
- * whole size; N and C must keep theirs. */
+/* Sizes (ints) or scales (floats) of 2 (H, W) or 4 (every dim) values;
+ * N and C must keep theirs. A scale s gives the size floor(in * s), as
+ * ONNX's Resize, and image.resize2d's `scales` (H, W), which its
+ * coordinate transform then uses. */
 static rt_status_t static_resize(rt_module_t *m, const rt_ir_op_t *op, const rt_ir_attrs_t *attrs,
                                  const rt_plan_input_t *in, rt_ir_dyn_static_t *out) {
   const rt_tensor_t *t = in[1].value;
@@ -838,6 +839,7 @@ static rt_status_t static_resize(rt_module_t *m, const rt_ir_op_t *op, const rt_
                      "(every dim), ints for sizes or floats for scales", op->name);
   }
   int64_t size[4];
+  double scale[4] = {1, 1, 1, 1};
   for (int32_t k = 0; k < 4; ++k) {
     const int32_t dim = pos[k];
     const int64_t i = n == 4 ? dim : k - 2; /* the value of this dim, if any */
@@ -853,12 +855,12 @@ static rt_status_t static_resize(rt_module_t *m, const rt_ir_op_t *op, const rt_
       if (!(s > 0)) return RT_STATUS(INVALID_ARGUMENT, "%s: scales must be > 0, got %g", op->name, s);
       if (was == RT_DIM_ANY) return RT_OK; /* nsteps 0: the size needs the dim */
       const double want = (double)was * s;
-      size[k] = (int64_t)floor(want);
-      if (fabs((double)size[k] - want) > 1e-6 * (double)was) {
-        return RT_STATUS(UNIMPLEMENTED, "%s: a scale of %g gives a size of %g, not a whole "
-                         "number, which is not supported (image.resize2d maps coordinates with "
-                         "out / in)", op->name, s, want);
+      if (!(want < 9e15)) {
+        return RT_STATUS(INVALID_ARGUMENT, "%s: a scale of %g gives a size of %g, out of range", op->name,
+                         s, want);
       }
+      size[k] = (int64_t)floor(want);
+      scale[k] = s;
     }
     if (size[k] < 1) {
       return RT_STATUS(INVALID_ARGUMENT, "%s: output size %lld is not positive", op->name,
@@ -871,6 +873,12 @@ static rt_status_t static_resize(rt_module_t *m, const rt_ir_op_t *op, const rt_
   }
   kv_t kv = {0};
   kv_ints(&kv, "size", 2, size + 2);
+  if (!is_int(d)) { /* the scales the coordinate transform uses */
+    rt_attr_value_t *it = &kv.items[kv.nitems];
+    for (int32_t k = 2; k < 4; ++k) kv.items[kv.nitems++] = (rt_attr_value_t){.kind = RT_ATTR_FLOAT, .f = scale[k]};
+    kv.keys[kv.n] = "scales";
+    kv.vals[kv.n++] = (rt_attr_value_t){.kind = RT_ATTR_ARRAY, .array = {.items = it, .count = 2}};
+  }
   static const char *const copied[] = {"layout", "method", "coordinate_transformation_mode",
                                        "rounding_method", "cubic_alpha", "cubic_exclude",
                                        "extrapolation_value", "out_dtype"};

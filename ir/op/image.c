@@ -1,5 +1,6 @@
 /* Type relations of the image ops: image.resize2d (H and W become `size`;
- * method, coordinate mode and rounding are validated) and nn.upsampling
+ * method, coordinate mode, rounding and the optional `scales` the
+ * coordinate transform uses are validated) and nn.upsampling
  * (H and W scaled by scale_h / scale_w, rounded as TVM's UpSamplingRel).
  * rt_ir_plan_resize2d (ir/op/plan_nn.h) does both: it also turns method,
  * coordinate mode and rounding into enums (upsampling's into resize2d's),
@@ -70,6 +71,17 @@ static rt_status_t plan_resize(const char *op, const rt_ir_attrs_t *attrs,
                     : (rt_plan_resize_rounding_t)rounding;
   p->cubic_alpha = a.cubic_alpha;
   p->cubic_exclude = a.cubic_exclude != 0;
+  p->extrapolation_value = a.extrapolation_value;
+  if (p->coord == RT_PLAN_COORD_TF_CROP_AND_RESIZE) {
+    if (a.roi_is_none || a.roi.count != 4) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s", "image.resize2d: tf_crop_and_resize needs roi = [start_h, "
+                       "start_w, end_h, end_w]");
+    }
+    for (int32_t i = 0; i < 4; ++i) {
+      p->roi[i] = rt_attr_list_float(a.roi, i);
+      if (!isfinite(p->roi[i])) return RT_STATUS(INVALID_ARGUMENT, "%s", "image.resize2d: roi must be finite");
+    }
+  }
   if (a.size_is_none) {
     return RT_STATUS(INVALID_ARGUMENT, "image.resize2d requires attribute 'size'");
   }
@@ -79,6 +91,19 @@ static rt_status_t plan_resize(const char *op, const rt_ir_attrs_t *attrs,
     return RT_STATUS(INVALID_ARGUMENT, "image.resize2d: size must be positive");
   }
   for (int32_t i = 0; i < 2; ++i) p->out_shape[p->pos[2 + i]] = p->out_size[i] = size[i];
+  if (!a.scales_is_none) {
+    if (a.scales.count != 2) {
+      return RT_STATUS(INVALID_ARGUMENT, "image.resize2d: scales must have 2 values (H, W), got %d",
+                       (int)a.scales.count);
+    }
+    for (int32_t i = 0; i < 2; ++i) {
+      const double s = rt_attr_list_float(a.scales, i);
+      if (!(s > 0) || !isfinite(s)) {
+        return RT_STATUS(INVALID_ARGUMENT, "image.resize2d: scale %g must be positive", s);
+      }
+      p->given_scale[i] = s;
+    }
+  }
   return RT_OK;
 }
 

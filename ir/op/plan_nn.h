@@ -131,14 +131,18 @@ typedef enum rt_plan_resize_method_e {
   RT_PLAN_RESIZE_CUBIC,   /* cubic, bicubic */
 } rt_plan_resize_method_t;
 
-/* Source coordinate of output x along an axis of in -> out, s = in / out. */
+/* Source coordinate of output x along an axis of in -> out, s = in / out
+ * (or 1 / scale, and out = in * scale, where image.resize2d gives
+ * `scales`: given_scale). */
 typedef enum rt_plan_resize_coord_e {
   RT_PLAN_COORD_HALF_PIXEL,         /* (x + 0.5) * s - 0.5 */
   RT_PLAN_COORD_PYTORCH_HALF_PIXEL, /* the same; 0 when out == 1 */
   RT_PLAN_COORD_ALIGN_CORNERS,      /* (in - 1) / (out - 1) * x; 0 when out == 1 */
   RT_PLAN_COORD_ASYMMETRIC,         /* x * s */
   RT_PLAN_COORD_TF_HALF_PIXEL_FOR_NN, /* (x + 0.5) * s */
-  RT_PLAN_COORD_TF_CROP_AND_RESIZE, /* accepted by the relation only */
+  RT_PLAN_COORD_TF_CROP_AND_RESIZE, /* start * (in - 1) + x * (end - start) * (in - 1) / (out - 1)
+                                     * (out == 1: the roi's middle); outside the image:
+                                     * extrapolation_value */
 } rt_plan_resize_coord_t;
 
 /* nearest_neighbor's rounding of the source coordinate v ("" resolved:
@@ -161,6 +165,14 @@ typedef struct rt_plan_resize2d_t {
   double cubic_alpha;
   bool cubic_exclude;
   double scale[2];    /* upsampling's scale_h, scale_w; 0 for resize2d */
+  /* image.resize2d's `scales` of H and W (out / in) where given, else 0.
+   * Given, the coordinate transforms use s for the ratio and in * s (not
+   * floored) for the output length, as ONNX's Resize. */
+  double given_scale[2];
+  /* tf_crop_and_resize: the roi (start_h, start_w, end_h, end_w, fractions
+   * of in - 1) and the value outside the image. */
+  double roi[4];
+  double extrapolation_value;
   int32_t pos[4];     /* N, C, H, W in the layout */
   int64_t in_size[2], out_size[2]; /* H, W */
   int64_t out_shape[4];

@@ -5,7 +5,9 @@
  * The semantics are interp/kernels/image.c's (topi's resize): per output
  * coordinate x the source coordinate in_x follows the coordinate mode
  * (half_pixel, pytorch_half_pixel, align_corners, asymmetric,
- * tf_half_pixel_for_nn) with scale = in / out; nearest_neighbor rounds it
+ * tf_half_pixel_for_nn, tf_crop_and_resize: the roi's span, with
+ * extrapolation_value outside the image) with scale = in / out (where image.resize2d gives
+ * scales s: 1 / s, and out = in * s unfloored); nearest_neighbor rounds it
  * by rounding_method ("" = round under align_corners, round_prefer_ceil
  * under tf_half_pixel_for_nn, floor otherwise), linear blends the two
  * neighbours floor(in_x) + {0, 1}, cubic the four floor(in_x) + {-1..2}
@@ -33,14 +35,18 @@ static LLVMValueRef to_f64(rt_jit_lower_t *L, LLVMValueRef i64) {
 
 /* The source coordinate of output coordinate x (i64) along an axis of
  * extents in -> out (i64). */
-static LLVMValueRef in_coord(rt_jit_lower_t *L, const resize_t *r, LLVMValueRef x, LLVMValueRef in,
-                             LLVMValueRef out) {
+static LLVMValueRef in_coord(rt_jit_lower_t *L, const resize_t *r, int32_t axis, LLVMValueRef x,
+                             LLVMValueRef in, LLVMValueRef out) {
   LLVMBuilderRef B = L->b;
   LLVMValueRef xf = to_f64(L, x), inf = to_f64(L, in), outf = to_f64(L, out);
-  LLVMValueRef scale = LLVMBuildFDiv(B, inf, outf, "");
+  /* Given scales s: ONNX's ratio 1 / s and unfloored output length in * s. */
+  const double s = r->given_scale[axis];
+  if (s > 0) outf = LLVMBuildFMul(B, inf, f64c(L, s), "");
+  LLVMValueRef scale = s > 0 ? f64c(L, 1.0 / s) : LLVMBuildFDiv(B, inf, outf, "");
   LLVMValueRef half = LLVMBuildFSub(B, LLVMBuildFMul(B, LLVMBuildFAdd(B, xf, f64c(L, 0.5), ""), scale, ""),
                                     f64c(L, 0.5), "");
-  LLVMValueRef big = LLVMBuildICmp(B, LLVMIntSGT, out, rt_jit_i64(L, 1), "");
+  LLVMValueRef big = s > 0 ? LLVMBuildFCmp(B, LLVMRealOGT, outf, f64c(L, 1), "")
+                           : LLVMBuildICmp(B, LLVMIntSGT, out, rt_jit_i64(L, 1), "");
   switch (r->coord) {
     case RT_PLAN_COORD_HALF_PIXEL: return half;
     case RT_PLAN_COORD_PYTORCH_HALF_PIXEL: return LLVMBuildSelect(B, big, half, f64c(L, 0), "");
@@ -50,6 +56,17 @@ static LLVMValueRef in_coord(rt_jit_lower_t *L, const resize_t *r, LLVMValueRef 
       return LLVMBuildSelect(B, big, v, f64c(L, 0), "");
     }
     case RT_PLAN_COORD_ASYMMETRIC: return LLVMBuildFMul(B, xf, scale, "");
+    case RT_PLAN_COORD_TF_CROP_AND_RESIZE: {
+      const double start = r->roi[axis], end = r->roi[2 + axis];
+      LLVMValueRef len = LLVMBuildFSub(B, inf, f64c(L, 1), "");
+      LLVMValueRef den = LLVMBuildFSub(B, outf, f64c(L, 1), "");
+      LLVMValueRef v = LLVMBuildFAdd(
+          B, LLVMBuildFMul(B, f64c(L, start), len, ""),
+          LLVMBuildFDiv(B, LLVMBuildFMul(B, LLVMBuildFMul(B, xf, f64c(L, end - start), ""), len, ""), den, ""), "");
+      LLVMValueRef mid = LLVMBuildFMul(B, f64c(L, 0.5 * (start + end)), len, "");
+      LLVMValueRef many = s > 0 ? big : LLVMBuildICmp(B, LLVMIntSGT, out, rt_jit_i64(L, 1), "");
+      return LLVMBuildSelect(B, many, v, mid, "");
+    }
     default: return LLVMBuildFMul(B, LLVMBuildFAdd(B, xf, f64c(L, 0.5), ""), scale, "");
   }
 }
@@ -86,11 +103,21 @@ static LLVMValueRef nearest(rt_jit_lower_t *L, const resize_t *r, LLVMValueRef v
   return rt_jit_convert(L, f, kF64, (rt_dtype_t){kDLInt, 64, 1});
 }
 
-/* Taps (clamped indices) and weights along one axis; returns the count. */
-static int32_t taps(rt_jit_lower_t *L, const resize_t *r, LLVMValueRef o, LLVMValueRef in,
-                    LLVMValueRef out, LLVMValueRef *idx, LLVMValueRef *w) {
+/* Taps (clamped indices) and weights along one axis; returns the count.
+ * *outside: tf_crop_and_resize's source coordinate is outside the image
+ * (an i1; false for the other modes). */
+static int32_t taps(rt_jit_lower_t *L, const resize_t *r, int32_t axis, LLVMValueRef o, LLVMValueRef in,
+                    LLVMValueRef out, LLVMValueRef *idx, LLVMValueRef *w, LLVMValueRef *outside) {
   LLVMBuilderRef B = L->b;
-  LLVMValueRef v = in_coord(L, r, o, in, out);
+  LLVMValueRef v = in_coord(L, r, axis, o, in, out);
+  *outside = LLVMConstInt(LLVMInt1TypeInContext(LLVMGetTypeContext(LLVMTypeOf(v))), 0, 0);
+  if (r->coord == RT_PLAN_COORD_TF_CROP_AND_RESIZE) {
+    LLVMValueRef last = LLVMBuildFSub(B, to_f64(L, in), f64c(L, 1), "");
+    /* !(v >= 0 && v <= in - 1): NaN is outside too */
+    LLVMValueRef inside = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOGE, v, f64c(L, 0), ""),
+                                       LLVMBuildFCmp(B, LLVMRealOLE, v, last, ""), "");
+    *outside = LLVMBuildNot(B, inside, "");
+  }
   if (r->method == RT_PLAN_RESIZE_NEAREST) {
     idx[0] = clamp_i(L, nearest(L, r, v), in);
     w[0] = f64c(L, 1);
@@ -139,9 +166,12 @@ static rt_status_t resize(rt_jit_lower_t *L, const rt_ir_expr_t *call, const res
                           const LLVMValueRef *idx, LLVMValueRef *out_value) {
   rt_jit_node_t *x = rt_jit_node(L, call->call.args[0]), *self = rt_jit_node(L, call);
   const int32_t *pos = r->pos;
-  LLVMValueRef yi[4], xi[4], yw[4], xw[4];
-  const int32_t ny = taps(L, r, idx[pos[2]], x->dims[pos[2]], self->dims[pos[2]], yi, yw);
-  const int32_t nx = taps(L, r, idx[pos[3]], x->dims[pos[3]], self->dims[pos[3]], xi, xw);
+  LLVMValueRef yi[4], xi[4], yw[4], xw[4], yout, xout;
+  const int32_t ny = taps(L, r, 0, idx[pos[2]], x->dims[pos[2]], self->dims[pos[2]], yi, yw, &yout);
+  const int32_t nx = taps(L, r, 1, idx[pos[3]], x->dims[pos[3]], self->dims[pos[3]], xi, xw, &xout);
+  const bool crop = r->coord == RT_PLAN_COORD_TF_CROP_AND_RESIZE;
+  LLVMValueRef outside = crop ? LLVMBuildOr(L->b, yout, xout, "") : NULL;
+  LLVMValueRef extra = crop ? rt_jit_convert(L, f64c(L, r->extrapolation_value), kF64, self->dtype) : NULL;
   LLVMValueRef in[4];
   in[pos[0]] = idx[pos[0]];
   in[pos[1]] = idx[pos[1]];
@@ -151,6 +181,7 @@ static rt_status_t resize(rt_jit_lower_t *L, const rt_ir_expr_t *call, const res
     LLVMValueRef v;
     RT_RETURN_IF_ERROR(rt_jit_elem(L, call->call.args[0], in, &v));
     *out_value = rt_jit_convert(L, v, x->dtype, self->dtype);
+    if (crop) *out_value = LLVMBuildSelect(L->b, outside, extra, *out_value, "");
     return RT_OK;
   }
   LLVMValueRef acc = f64c(L, 0);
@@ -167,6 +198,7 @@ static rt_status_t resize(rt_jit_lower_t *L, const rt_ir_expr_t *call, const res
     acc = LLVMBuildFAdd(L->b, acc, LLVMBuildFMul(L->b, yw[a], row, ""), "");
   }
   *out_value = rt_jit_convert(L, acc, kF64, self->dtype);
+  if (crop) *out_value = LLVMBuildSelect(L->b, outside, extra, *out_value, "");
   return RT_OK;
 }
 
@@ -175,8 +207,5 @@ RT_JIT_ELEM_FN(rt_jit_elem_resize2d) {
   RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 1, &in));
   resize_t r;
   RT_RETURN_IF_ERROR(rt_ir_plan_resize2d(call->call.callee->op.op, call->call.attrs, 1, &in, &r));
-  if (r.coord == RT_PLAN_COORD_TF_CROP_AND_RESIZE) {
-    return RT_JIT_UNIMPLEMENTED(call, "coordinate_transformation_mode \"%s\"", "tf_crop_and_resize");
-  }
   return resize(L, call, &r, idx, out_value);
 }

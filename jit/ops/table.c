@@ -5,7 +5,7 @@
  * error, and the _Static_assert keeps the table the size of the op enum.
  * An entry is LOWER(shape, elem), or NONE: the family does not lower yet,
  * and a kernel using it fails to build with UNIMPLEMENTED naming the op.
- * Every family lowers but dyn, string, datadep and adt (see FAMILY_dyn,
+ * Every family lowers but dyn, string, datadep, detect and adt (see FAMILY_dyn,
  * FAMILY_adt). The plain
  * elementwise ops (RT_UNARY / RT_BINARY rows) are the `unary` and `binary`
  * families, whose element functions call each op's emitters
@@ -80,6 +80,9 @@
 /* Ops whose output dims the data decide (argwhere): no lowering; the
  * reference kernel sizes the output (ir/ops.def, data-dependent block). */
 #define FAMILY_datadep NONE
+/* h1 (issue 19): vision.roi_align (ir/op/detect.c) does not lower yet: its
+ * reference kernel runs it (a sample grid sized by each roi's values). */
+#define FAMILY_detect NONE
 /* The list and option ops (ir/op/list.c) make and take ADT values, not
  * tensors: no kernel; the debug executor runs them (interp/list.c), the
  * vm as host ops (backend/vm_host.c). */

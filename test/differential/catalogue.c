@@ -416,6 +416,11 @@ static void image_cases(void) {
           "image.resize2d(%%x, size=[8, 4], method=\"%s\", coordinate_transformation_mode=\"%s\", rounding_method=\"\")",
           kMethods[m], kModes[c]);
     }
+    /* tf_crop_and_resize: a roi reaching past the image (extrapolation) */
+    ADD("image.resize2d", TOL_A, "%x: Tensor[(1, 2, 5, 7), float32]",
+        "image.resize2d(%%x, size=[4, 6], roi=[0.1f, -0.2f, 1.3f, 0.9f], method=\"%s\", "
+        "coordinate_transformation_mode=\"tf_crop_and_resize\", extrapolation_value=3f, rounding_method=\"\")",
+        kMethods[m]);
   }
   static const char *const kRound[] = {"round", "round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
   for (size_t r = 0; r < RT_COUNTOF(kRound); ++r) {
@@ -430,6 +435,16 @@ static void image_cases(void) {
   ADD("image.resize2d", TOL_E, "%x: Tensor[(1, 2, 3, 3), int32]",
       "image.resize2d(%%x, size=[6, 6], method=\"nearest_neighbor\", rounding_method=\"\")");
   ADD("image.resize2d", TOL_A, "%x: Tensor[(1, 1, 1, 1), float32]", "image.resize2d(%%x, size=[1, 1])");
+  /* h1: given scales (ONNX's Resize: size floor(in * scale), the scale in
+   * the coordinate transform), down and up, every mode */
+  for (size_t m = 0; m < RT_COUNTOF(kMethods); ++m) {
+    for (size_t c = 0; c < RT_COUNTOF(kModes); ++c) {
+      ADD("image.resize2d", TOL_A, "%x: Tensor[(1, 2, 5, 7), float32]",
+          "image.resize2d(%%x, size=[3, 9], scales=[0.7f, 1.3f], method=\"%s\", "
+          "coordinate_transformation_mode=\"%s\", rounding_method=\"\")",
+          kMethods[m], kModes[c]);
+    }
+  }
   ADD("nn.upsampling", TOL_E, "%x: Tensor[(1, 2, 3, 4), float32]", "nn.upsampling(%%x, scale_h=2f, scale_w=2f)");
   ADD("nn.upsampling", TOL_A, "%x: Tensor[(1, 2, 3, 4), float32]", "nn.upsampling(%%x, scale_h=2f, scale_w=3f, method=\"bilinear\", align_corners=True)");
   ADD("nn.upsampling", TOL_A, "%x: Tensor[(2, 3, 4, 2), float32]", "nn.upsampling(%%x, scale_h=2f, scale_w=2f, layout=\"NHWC\", method=\"bicubic\")");
@@ -815,6 +830,23 @@ static void dyn_cases(void) {
 static void datadep_cases(void) {
   ADD("argwhere", TOL_E, "%x: Tensor[(2, 1), int32]",
       "add(%%x, argwhere(shape_of(zeros(shape=[2, 0, 3]), dtype=\"int64\")))");
+  /* h1, detection: unique and vision.onnx_nms the same way, on constants
+   * (their values are checked by hand in test/interp/test_detect.c). */
+  add_full("unique", 4, TOL_E, NOPASS_NONE, "%x: Tensor[(2), int64]",
+           "%%0 = unique(shape_of(zeros(shape=[2, 2, 3]), dtype=\"int64\"), sorted=False); "
+           "(add(%%x, %%0.0), %%0.1, %%0.2, %%0.3)");
+  ADD("vision.onnx_nms", TOL_E, "%x: Tensor[(2, 3), int64]",
+      "%%0 = reshape(cast(shape_of(zeros(shape=[0, 0, 1, 1, 2, 2, 3, 3]), dtype=\"int64\"), "
+      "dtype=\"float32\"), newshape=[1, 2, 4]); "
+      "%%1 = reshape(cast(shape_of(zeros(shape=[2, 1]), dtype=\"int64\"), dtype=\"float32\"), "
+      "newshape=[1, 1, 2]); "
+      "add(%%x, vision.onnx_nms(%%0, %%1, 5i64, 0.5f, 0f))");
+  /* vision.roi_align does not lower yet: on constants (rois (0, 1, 1, 3, 3)). */
+  ADD("vision.roi_align", TOL_A, "%x: Tensor[(1, 2, 2, 2), float32]",
+      "%%0 = reshape(arange(0f, 32f, 1f), newshape=[1, 2, 4, 4]); "
+      "%%1 = reshape(cast(shape_of(zeros(shape=[0, 1, 1, 3, 3]), dtype=\"int64\"), dtype=\"float32\"), "
+      "newshape=[1, 5]); "
+      "add(%%x, vision.roi_align(%%0, %%1, pooled_size=[2, 2], spatial_scale=1f, aligned=True))");
 }
 
 /* ---- the cases test/jit/test_jit_ops.c kept as its own lists ------------------ */

@@ -80,8 +80,10 @@ TEST(dyn_resize2d) {
   /* the same as scales of every dim */
   CHECK("dyn.image.resize2d", "method=\"nearest_neighbor\"; rounding_method=\"floor\"; coordinate_transformation_mode=\"asymmetric\"",
         IN("f32[1,1,1,2] 1 2", "f32[4] 1 1 2 2"), OUT("f32[1,1,2,4] 1 1 2 2 1 1 2 2"));
-  CHECK_ERROR("dyn.image.resize2d", "", IN("f32[1,1,1,2] 1 2", "f32[4] 1 1 1.5 1.5"), OUT("f32[1,1,?,?] 0"),
-              UNIMPLEMENTED, "not a whole number");
+  /* scales 1.5 of H 1 and W 2: sizes floor(1.5) = 1, 3; half_pixel
+   * linear with the scale (ONNX's): in_y = .5 / 1.5 - .5 < 0 -> row 0;
+   * in_x = -1/6, .5, 7/6 -> taps clamped to the edge: 1, 1.5, 2 */
+  CHECK("dyn.image.resize2d", "", IN("f32[1,1,1,2] 1 2", "f32[4] 1 1 1.5 1.5"), OUT("f32[1,1,1,3] 1 1.5 2"));
   CHECK_ERROR("dyn.image.resize2d", "", IN("f32[1,1,1,2] 1 2", "i64[4] 1 2 1 2"), OUT("f32[1,1,?,?] 0"),
               UNIMPLEMENTED, "resizing the C dim");
 }

@@ -57,6 +57,32 @@ TEST(image_resize2d_cubic_exclude) {
   CHECK("image.resize2d", "size=[1, 2]; method=\"cubic\"; cubic_exclude=1", IN("f32[1,1,1,4] 0 10 20 30"),
         OUT("f32[1,1,1,2] 4.11764706 25.8823529"));
 }
+/* h1: given scales (ONNX's Resize), x = [[1 2 3 4], [5 6 7 8]], scale 0.6:
+ * size floor(2 * .6) = 1 by floor(4 * .6) = 2. half_pixel linear: in_y =
+ * .5 / .6 - .5 = 1/3, in_x = 1/3 and 1.5 / .6 - .5 = 2; x(y, x) = 1 + 4y +
+ * x -> 2.6666667, 4.3333333 (ONNX's test_resize_downsample_scales_linear). */
+TEST(image_resize2d_scales_linear) {
+  CHECK("image.resize2d", "size=[1, 2]; scales=[0.6f, 0.6f]", IN("f32[1,1,2,4] 1 2 3 4 5 6 7 8"),
+        OUT("f32[1,1,1,2] 2.6666667 4.3333333"));
+}
+/* align_corners uses the unfloored length in * s: in_x = x * 3 / (2.4 - 1)
+ * = 0, 2.1428571; in_y = 0 -> 1, 3.1428571. */
+TEST(image_resize2d_scales_align_corners) {
+  CHECK("image.resize2d", "size=[1, 2]; scales=[0.6f, 0.6f]; coordinate_transformation_mode=\"align_corners\"",
+        IN("f32[1,1,2,4] 1 2 3 4 5 6 7 8"), OUT("f32[1,1,1,2] 1 3.1428571"));
+}
+/* nearest, round_prefer_floor (ceil(v - .5)): in_x = 1/3 -> 0, 2 -> 2. */
+TEST(image_resize2d_scales_nearest) {
+  CHECK("image.resize2d", "size=[1, 2]; scales=[0.6f, 0.6f]; method=\"nearest_neighbor\"; rounding_method=\"round_prefer_floor\"",
+        IN("f32[1,1,2,4] 1 2 3 4 5 6 7 8"), OUT("f32[1,1,1,2] 1 3"));
+}
+/* tf_crop_and_resize, roi (h 0..1, w .25..1.5) of [0 10 20 30]: H 1 -> 1
+ * takes the middle, 0; W: in_x = .25 * 3 + x * 1.25 * 3 / 2 = .75, 2.625,
+ * 4.5 -> 7.5, 26.25 and, past the last column, extrapolation_value 7. */
+TEST(image_resize2d_tf_crop_and_resize) {
+  CHECK("image.resize2d", "size=[1, 3]; roi=[0f, 0.25f, 1f, 1.5f]; coordinate_transformation_mode=\"tf_crop_and_resize\"; extrapolation_value=7f",
+        IN("f32[1,1,1,4] 0 10 20 30"), OUT("f32[1,1,1,3] 7.5 26.25 7"));
+}
 /* align_corners to the same size: t = 0, weights (0 1 0 0): identity. */
 TEST(image_resize2d_cubic_identity) {
   CHECK("image.resize2d", "size=[1, 4]; method=\"cubic\"; coordinate_transformation_mode=\"align_corners\"",
