@@ -536,3 +536,21 @@ void rt_interp_fill_from_first(rt_tensor_t *t) {
   char *p = rt_tensor_data(t);
   for (int64_t i = 1; i < t->numel; ++i) memcpy(p + (size_t)i * esz, p, esz);
 }
+
+rt_status_t rt_interp_deliver(const rt_interp_call_t *call, int32_t i, rt_tensor_t *r,
+                              const char *what) {
+  rt_tensor_t *o = call->outs[i];
+  if (!o) {
+    call->outs[i] = r;
+    return RT_OK;
+  }
+  rt_status_t st = RT_OK;
+  if (!rt_dtype_equal(rt_tensor_dtype(o), rt_tensor_dtype(r)) || rt_tensor_rank(o) != rt_tensor_rank(r) ||
+      memcmp(rt_tensor_shape(o), rt_tensor_shape(r), sizeof(int64_t) * (size_t)rt_tensor_rank(r)) != 0) {
+    st = RT_INTERP_ERROR(call, INTERNAL, "%s", what);
+  } else {
+    memcpy(rt_tensor_data(o), rt_tensor_data(r), rt_tensor_nbytes(r));
+  }
+  rt_tensor_release(r);
+  return st;
+}

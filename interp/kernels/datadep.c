@@ -6,25 +6,6 @@
 
 #include "interp/kernels/kernels_impl.h"
 
-/* Hands r to output i: as the output when the caller left it to the
- * kernel, else copied into the caller's tensor of the same shape. */
-static rt_status_t deliver(const rt_interp_call_t *call, int32_t i, rt_tensor_t *r) {
-  rt_tensor_t *o = call->outs[i];
-  if (!o) {
-    call->outs[i] = r;
-    return RT_OK;
-  }
-  rt_status_t st = RT_OK;
-  if (rt_tensor_rank(o) != rt_tensor_rank(r) ||
-      memcmp(rt_tensor_shape(o), rt_tensor_shape(r), sizeof(int64_t) * (size_t)rt_tensor_rank(r)) != 0) {
-    st = RT_INTERP_ERROR(call, INTERNAL, "%s", "the output was sized differently from the data's count");
-  } else {
-    memcpy(rt_tensor_data(o), rt_tensor_data(r), rt_tensor_nbytes(r));
-  }
-  rt_tensor_release(r);
-  return st;
-}
-
 /* argwhere: the coordinates of the nonzero elements in row-major order. */
 rt_status_t rt_interp_k_ARGWHERE(const rt_interp_call_t *call) {
   rt_tensor_t *x = call->args[0];
@@ -46,5 +27,5 @@ rt_status_t rt_interp_k_ARGWHERE(const rt_interp_call_t *call) {
     }
     ++row;
   }
-  return deliver(call, 0, y);
+  return rt_interp_deliver(call, 0, y, "the output was sized differently from the data's count");
 }

@@ -27,25 +27,6 @@
 #include "interp/kernels/kernels_impl.h"
 #include "ir/op/op_attrs.h"
 
-/* Hands r to output i: as the output when the caller left it to the
- * kernel, else copied into the caller's tensor of the same shape. */
-static rt_status_t deliver(const rt_interp_call_t *call, int32_t i, rt_tensor_t *r) {
-  rt_tensor_t *o = call->outs[i];
-  if (!o) {
-    call->outs[i] = r;
-    return RT_OK;
-  }
-  rt_status_t st = RT_OK;
-  if (rt_tensor_rank(o) != rt_tensor_rank(r) ||
-      memcmp(rt_tensor_shape(o), rt_tensor_shape(r), sizeof(int64_t) * (size_t)rt_tensor_rank(r)) != 0) {
-    st = RT_INTERP_ERROR(call, INTERNAL, "%s", "an output was sized differently from the data's count");
-  } else {
-    memcpy(rt_tensor_data(o), rt_tensor_data(r), rt_tensor_nbytes(r));
-  }
-  rt_tensor_release(r);
-  return st;
-}
-
 /* Stable merge sort of a[0 .. n-1] (tmp: n more) by less(ctx, x, y). */
 typedef bool (*less_fn)(const void *ctx, int64_t x, int64_t y);
 static void merge_sort(int64_t *a, int64_t *tmp, int64_t n, less_fn less, const void *ctx) {
@@ -156,7 +137,7 @@ rt_status_t rt_interp_k_VISION_ONNX_NMS(const rt_interp_call_t *call) {
   if (!st) st = rt_tensor_create(call->allocator, RT_DTYPE_INT64, 2, shape, &y);
   if (!st) {
     if (count > 0) memcpy(rt_tensor_data(y), rows, sizeof(int64_t) * (size_t)(3 * count));
-    st = deliver(call, 0, y);
+    st = rt_interp_deliver(call, 0, y, "an output was sized differently from the data's count");
   }
   rt_interp_scratch_free(call, b);
   rt_interp_scratch_free(call, s);
@@ -286,7 +267,7 @@ rt_status_t rt_interp_k_UNIQUE(const rt_interp_call_t *call) {
   }
   for (int32_t i = 0; i < 4; ++i) {
     if (!st) {
-      st = deliver(call, i, outs[i]);
+      st = rt_interp_deliver(call, i, outs[i], "an output was sized differently from the data's count");
     } else {
       rt_tensor_release(outs[i]);
     }

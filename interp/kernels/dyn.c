@@ -86,24 +86,6 @@ static rt_status_t run_step(const rt_interp_call_t *dyn, rt_module_t *m, const r
   return st;
 }
 
-/* Puts result `r` (a reference, taken) into the interpreter's output slot. */
-static rt_status_t deliver(const rt_interp_call_t *call, int32_t i, rt_tensor_t *r) {
-  rt_tensor_t *o = call->outs[i];
-  if (!o) {
-    call->outs[i] = r;
-    return RT_OK;
-  }
-  rt_status_t st = RT_OK;
-  if (!rt_dtype_equal(rt_tensor_dtype(o), rt_tensor_dtype(r)) || rt_tensor_rank(o) != rt_tensor_rank(r) ||
-      memcmp(rt_tensor_shape(o), rt_tensor_shape(r), sizeof(int64_t) * (size_t)rt_tensor_rank(r)) != 0) {
-    st = RT_INTERP_ERROR(call, INTERNAL, "%s", "the static op's result differs from the type");
-  } else {
-    memcpy(rt_tensor_data(o), rt_tensor_data(r), (size_t)rt_tensor_numel(r) * rt_dtype_size(rt_tensor_dtype(r)));
-  }
-  rt_tensor_release(r);
-  return st;
-}
-
 static rt_status_t run_dyn(const rt_interp_call_t *call) {
   rt_plan_input_t in[8];
   if (call->nargs > 8 || call->nargs != call->ninputs) {
@@ -151,7 +133,7 @@ static rt_status_t run_dyn(const rt_interp_call_t *call) {
     }
   }
   for (int32_t i = 0; !st && i < ncur; ++i) {
-    st = deliver(call, i, cur[i]);
+    st = rt_interp_deliver(call, i, cur[i], "the static op's result differs from the type");
     cur[i] = NULL;
   }
   release_all(cur, ncur);
