@@ -88,7 +88,10 @@ static rt_status_t run_step(const step_t *step, const rt_pass_context_t *ctx, rt
     rt_module_t *out = NULL;
     double t0 = rt_now_ms();
     rt_status_t st = step->fn(&env, *m, &out);
-    if (!st) {
+    /* A pass that changed nothing may return its input, which may be the
+     * caller's module, shared with other threads' builds: it is typed
+     * already, and re-inferring would write to it (its flag, its arena). */
+    if (!st && (out != *m || !out->typed)) {
       st = rt_ir_infer_types(out);
       if (st) st = rt_status_annotate(st, "type-checking the output of %s (a bug in the pass)",
                                       step->info.name);
