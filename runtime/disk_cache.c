@@ -122,6 +122,89 @@ static rt_status_t write_all(int fd, const void *data, size_t n, const char *pat
 
 static _Atomic uint32_t g_tmp_counter;
 
+/* Entries of at least this many bytes are written with O_DIRECT. */
+#define DIRECT_MIN ((size_t)1 << 20)
+#define DIRECT_ALIGN ((size_t)4096)
+#define DIRECT_CHUNK ((size_t)1 << 20)
+
+/* Writes buf[0 .. fill) as whole 4 KiB blocks (the tail zero-padded; the
+ * caller truncates the file to its size); 0 or an errno. */
+static int flush_direct(int fd, uint8_t *buf, size_t fill) {
+  const size_t out = (fill + DIRECT_ALIGN - 1) / DIRECT_ALIGN * DIRECT_ALIGN;
+  memset(buf + fill, 0, out - fill);
+  for (size_t done = 0; done < out;) {
+    ssize_t w = write(fd, buf + done, out - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return errno;
+    if (w == 0 || (size_t)w % DIRECT_ALIGN) return EIO;
+    done += (size_t)w;
+  }
+  return 0;
+}
+
+/* Writes the parts to fd (opened O_DIRECT) through an aligned bounce
+ * buffer, then truncates the file to the parts' size. 0 or an errno;
+ * EINVAL (the filesystem or device refuses direct I/O) lets the caller
+ * write through the page cache instead. */
+static int write_direct(int fd, const rt_cache_part_t *parts, int32_t n) {
+  uint8_t *raw = rt_mem_alloc(DIRECT_CHUNK + DIRECT_ALIGN);
+  if (!raw) return ENOMEM;
+  uint8_t *buf = raw + (DIRECT_ALIGN - (uintptr_t)raw % DIRECT_ALIGN) % DIRECT_ALIGN;
+  size_t fill = 0, total = 0;
+  int err = 0;
+  for (int32_t i = 0; !err && i < n; ++i) {
+    const uint8_t *p = parts[i].data;
+    size_t left = parts[i].size;
+    total += left;
+    while (!err && left > 0) {
+      const size_t take = left < DIRECT_CHUNK - fill ? left : DIRECT_CHUNK - fill;
+      memcpy(buf + fill, p, take);
+      fill += take;
+      p += take;
+      left -= take;
+      if (fill == DIRECT_CHUNK) {
+        err = flush_direct(fd, buf, fill);
+        fill = 0;
+      }
+    }
+  }
+  if (!err && fill) err = flush_direct(fd, buf, fill);
+  if (!err && ftruncate(fd, (off_t)total) != 0) err = errno;
+  rt_mem_free(raw);
+  return err;
+}
+
+/* Creates tmp and writes the parts into it; large entries bypass the page
+ * cache (O_DIRECT): this process holds the data already and a later one
+ * maps it, while on some hosts (measured: a VM whose buffered writes ran at
+ * 90-150 MB/s against 1.1 GB/s direct) a large buffered write costs more
+ * than computing the entry. Falls back to a buffered write where direct
+ * I/O is refused. Returns the open descriptor in *fd. */
+static rt_status_t write_tmp(const char *tmp, const rt_cache_part_t *parts, int32_t n, int *fd) {
+  size_t total = 0;
+  for (int32_t i = 0; i < n; ++i) total += parts[i].size;
+#ifdef O_DIRECT
+  if (total >= DIRECT_MIN) {
+    *fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_DIRECT, 0644);
+    if (*fd >= 0) {
+      const int err = write_direct(*fd, parts, n);
+      if (!err) return RT_OK;
+      close(*fd);
+      *fd = -1;
+      unlink(tmp);
+      if (err != EINVAL) return RT_STATUS(IO_ERROR, "writing %s: %s", tmp, strerror(err));
+    } else if (errno != EINVAL) {
+      return RT_STATUS(IO_ERROR, "creating %s: %s", tmp, strerror(errno));
+    }
+  }
+#endif
+  *fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (*fd < 0) return RT_STATUS(IO_ERROR, "creating %s: %s", tmp, strerror(errno));
+  rt_status_t st = RT_OK;
+  for (int32_t i = 0; !st && i < n; ++i) st = write_all(*fd, parts[i].data, parts[i].size, tmp);
+  return st;
+}
+
 rt_status_t rt_cache_write_entry(const char *dir, const char *path, const rt_cache_part_t *parts,
                                  int32_t n) {
   RT_RETURN_IF_ERROR(rt_cache_make_dirs(dir));
@@ -130,10 +213,8 @@ rt_status_t rt_cache_write_entry(const char *dir, const char *path, const rt_cac
            (unsigned)atomic_fetch_add(&g_tmp_counter, 1));
   char *tmp = NULL;
   RT_RETURN_IF_ERROR(dup_path(path, suffix, &tmp));
-  rt_status_t st = RT_OK;
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) st = RT_STATUS(IO_ERROR, "creating %s: %s", tmp, strerror(errno));
-  for (int32_t i = 0; !st && i < n; ++i) st = write_all(fd, parts[i].data, parts[i].size, tmp);
+  int fd = -1;
+  rt_status_t st = write_tmp(tmp, parts, n, &fd);
   if (fd >= 0 && close(fd) != 0 && !st) st = RT_STATUS(IO_ERROR, "writing %s: %s", tmp, strerror(errno));
   if (!st && rename(tmp, path) != 0) {
     st = RT_STATUS(IO_ERROR, "renaming %s to %s: %s", tmp, path, strerror(errno));
