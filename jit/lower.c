@@ -563,7 +563,80 @@ static bool split_columns(const rt_jit_node_t *n) {
   return true;
 }
 
-/* One loop nest writing output `out` to `data`. */
+/* A concatenate of the group whose output has the static dims of output
+ * node n (rank and every dim) and whose inputs' sizes along its axis are
+ * static: emit_output then runs one loop nest per input slab. NULL when
+ * there is none. (The shape test is a heuristic for "the output's index
+ * reaches the concatenate unchanged"; rt_jit_elem_concatenate checks that
+ * exactly, by the index value, and falls back to its compares.) */
+static const rt_ir_expr_t *slab_concat(rt_jit_lower_t *L, const rt_jit_node_t *n, int32_t *out_axis) {
+  *out_axis = 0;
+  for (int32_t i = 0; i < L->num_nodes; ++i) {
+    const rt_ir_expr_t *e = L->nodes[i].expr;
+    if (e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP ||
+        e->call.callee->op.op->id != RT_OP_CONCATENATE || L->nodes[i].rank != n->rank) {
+      continue;
+    }
+    bool same = true;
+    for (int32_t k = 0; same && k < n->rank; ++k) {
+      same = LLVMIsConstant(n->dims[k]) && L->nodes[i].dims[k] == n->dims[k];
+    }
+    const rt_ir_expr_t *tup = e->call.args[0];
+    int32_t axis = 0;
+    if (!same || rt_jit_tuple_count(tup) < 2 ||
+        rt_jit_axis(e, rt_ir_attrs_concatenate(e->call.attrs).axis, n->rank, &axis) != RT_OK) {
+      continue;
+    }
+    for (int32_t k = 0; same && k < rt_jit_tuple_count(tup); ++k) {
+      rt_jit_node_t *f = rt_jit_field_node(L, tup, k);
+      same = f && LLVMIsConstant(f->dims[axis]);
+    }
+    if (same) {
+      *out_axis = axis;
+      return e;
+    }
+  }
+  return NULL;
+}
+
+/* The loop nest over the slab [off, off + len) of dim `axis` of output
+ * node n (dims), for one concatenate input: its rows (the slab's dims but
+ * the last, flattened) split between tasks as emit_output's are. */
+static rt_status_t emit_slab(rt_jit_lower_t *L, const out_t *out, LLVMValueRef data,
+                             LLVMValueRef task, LLVMValueRef ntasks, int32_t axis, int64_t off,
+                             int64_t len) {
+  rt_jit_node_t *n = out_node(L, out);
+  const int32_t rank = n->rank;
+  LLVMValueRef dims[RT_TENSOR_MAX_RANK], sub[RT_TENSOR_MAX_RANK], idx[RT_TENSOR_MAX_RANK] = {0};
+  memcpy(dims, n->dims, sizeof dims);
+  memcpy(sub, n->dims, sizeof sub);
+  sub[axis] = rt_jit_i64(L, len);
+  LLVMValueRef rows = rt_jit_numel(L, rank - 1, sub);
+  LLVMValueRef t64 = LLVMBuildSExt(L->b, task, L->i64, "");
+  LLVMValueRef n64 = LLVMBuildSExt(L->b, ntasks, L->i64, "");
+  LLVMValueRef t1 = LLVMBuildAdd(L->b, t64, rt_jit_i64(L, 1), "");
+  LLVMValueRef lo = LLVMBuildSDiv(L->b, LLVMBuildMul(L->b, rows, t64, ""), n64, "");
+  LLVMValueRef hi = LLVMBuildSDiv(L->b, LLVMBuildMul(L->b, rows, t1, ""), n64, "");
+  rt_jit_loop_t outer, inner;
+  rt_jit_loop_begin(L, lo, hi, 0, NULL, &outer);
+  rt_jit_unravel(L, outer.iv, rank - 1, sub, idx);
+  if (axis < rank - 1) idx[axis] = LLVMBuildAdd(L->b, idx[axis], rt_jit_i64(L, off), "");
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), sub[rank - 1], 0, NULL, &inner);
+  idx[rank - 1] = axis == rank - 1 ? LLVMBuildAdd(L->b, inner.iv, rt_jit_i64(L, off), "") : inner.iv;
+  L->pin.index = idx[axis];
+  LLVMValueRef v;
+  RT_RETURN_IF_ERROR(out_elem(L, out, idx, &v));
+  LLVMValueRef at = rt_jit_linear(L, rank, idx, dims);
+  LLVMValueRef p = LLVMBuildGEP2(L->b, rt_jit_storage_type(L, n->dtype), data, &at, 1, "");
+  LLVMValueRef stv = LLVMBuildStore(L->b, rt_jit_to_storage(L, v, n->dtype), p);
+  LLVMSetAlignment(stv, (unsigned)rt_dtype_size(n->dtype));
+  rt_jit_loop_end(L, &inner, NULL);
+  rt_jit_loop_end(L, &outer, NULL);
+  return RT_OK;
+}
+
+/* One loop nest writing output `out` to `data` (or one per input slab of
+ * a concatenate that fills the output: slab_concat). */
 static rt_status_t emit_output(rt_jit_lower_t *L, const out_t *out, LLVMValueRef data,
                                LLVMValueRef task, LLVMValueRef ntasks) {
   rt_jit_node_t *n = out_node(L, out);
@@ -589,6 +662,25 @@ static rt_status_t emit_output(rt_jit_lower_t *L, const out_t *out, LLVMValueRef
     rt_jit_if_else(L, &s, NULL);
     (void)rt_jit_if_end(L, &s, NULL);
     return RT_OK;
+  }
+  int32_t axis = -1;
+  const rt_ir_expr_t *cat = split_columns(n) ? NULL : slab_concat(L, n, &axis);
+  if (cat) {
+    /* One nest per input: its inner loop has no compares left, so it
+     * vectorizes (densenet's concatenate + batch-norm + relu groups). */
+    const rt_ir_expr_t *tup = cat->call.args[0];
+    int64_t off = 0;
+    rt_status_t err = RT_OK;
+    for (int32_t k = 0; !err && k < rt_jit_tuple_count(tup); ++k) {
+      const int64_t len = (int64_t)LLVMConstIntGetSExtValue(rt_jit_field_node(L, tup, k)->dims[axis]);
+      L->pin.concat = cat;
+      L->pin.input = k;
+      if (len > 0) err = emit_slab(L, out, data, task, ntasks, axis, off, len);
+      off += len;
+    }
+    L->pin.concat = NULL;
+    L->pin.index = NULL;
+    return err;
   }
   LLVMValueRef rows = rt_jit_numel(L, rank - 1, dims);
   LLVMValueRef cols = dims[rank - 1];

@@ -115,6 +115,15 @@ struct rt_jit_lower_t {
    * (split, nn.batch_norm, nn.dropout) as the function's result. */
   struct rt_jit_field_t *fields;
   int32_t num_fields, cap_fields;
+  /* The loop nest being emitted covers only the slab of a concatenate's
+   * output that its input `input` fills (lower.c, emit_output): where the
+   * concatenate is asked for an element whose axis index is the very
+   * value `index`, it reads that input without its chain of compares. */
+  struct {
+    const rt_ir_expr_t *concat;
+    int32_t input;
+    LLVMValueRef index;
+  } pin;
 };
 
 /* ---- tuple fields (lower.c) ---------------------------------------------- */

@@ -14,7 +14,8 @@
  * are clamped before the load so a bad index never reads out of bounds:
  * the kernel then fails with the op's message (rt_jit_flag_error).
  * Branches (concatenate, stack) use if/else chains joined by phis, so only
- * the selected operand's expression runs. Shapes are static unless a
+ * the selected operand's expression runs; a nest that covers one input's
+ * slab of a concatenate reads that input directly (lower.c's pin). Shapes are static unless a
  * shape function says otherwise (transpose maps `?` dims). */
 #include <stdio.h>
 #include <string.h>
@@ -93,6 +94,17 @@ RT_JIT_ELEM_FN(rt_jit_elem_concatenate) {
   rt_jit_node_t *self = rt_jit_node(L, call);
   int32_t axis;
   RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_ir_attrs_concatenate(call->call.attrs).axis, self->rank, &axis));
+  if (L->pin.concat == call && L->pin.index == idx[axis]) {
+    /* The loop nest runs over input pin.input's slab only (lower.c). */
+    LLVMValueRef off = rt_jit_i64(L, 0);
+    for (int32_t k = 0; k < L->pin.input; ++k) {
+      off = LLVMBuildAdd(L->b, off, rt_jit_field_node(L, tup, k)->dims[axis], "");
+    }
+    LLVMValueRef in[RT_TENSOR_MAX_RANK];
+    memcpy(in, idx, (size_t)self->rank * sizeof *in);
+    in[axis] = LLVMBuildSub(L->b, idx[axis], off, "");
+    return rt_jit_field_elem(L, tup, L->pin.input, in, out_value);
+  }
   return concat_from(L, tup, axis, 0, rt_jit_i64(L, 0), idx, self->rank, out_value);
 }
 

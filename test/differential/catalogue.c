@@ -667,6 +667,21 @@ static void fused_cases(void) {
    * concatenate's group takes a tuple whose field comes in as a param. */
   ADD("fused", TOL_A, "%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]", "%%0 = exp(%%x); %%1 = nn.softmax(%%y); concatenate((%%0, %%1))");
   ADD("fused", TOL_A, "%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]", "%%0 = nn.softmax(%%x); %%1 = nn.softmax(%%y); stack((%%0, %%1), axis=1)");
+  /* A concatenate that fills the output: one loop nest per input slab
+   * (jit/lower.c, emit_slab). DenseNet's concatenate + batch norm + relu
+   * with odd channel counts; the axis last and first; batch 2; and a
+   * transpose of a square concatenate (same dims as the output, but the
+   * index reaches it permuted: the nests must fall back to the compares). */
+  ADD("fused", TOL_E, "%a: Tensor[(1, 5, 3, 7), float32], %b: Tensor[(1, 2, 3, 7), float32], %c: Tensor[(1, 1, 3, 7), float32], %d: Tensor[(1, 3, 3, 7), float32], %s: Tensor[(11, 1, 1), float32], %t: Tensor[(11, 1, 1), float32]",
+      "%%0 = concatenate((%%a, %%b, %%c, %%d), axis=1); %%1 = multiply(%%0, %%s); %%2 = add(%%1, %%t); nn.relu(%%2)");
+  ADD("fused", TOL_E, "%a: Tensor[(2, 3, 5), float32], %b: Tensor[(2, 3, 4), float32], %r: Tensor[(2, 3, 9), float32]",
+      "%%0 = concatenate((%%a, %%b), axis=-1); add(%%0, %%r)");
+  ADD("fused", TOL_E, "%a: Tensor[(1, 3, 4), float32], %b: Tensor[(2, 3, 4), float32]",
+      "%%0 = concatenate((%%a, %%b), axis=0); nn.relu(%%0)");
+  ADD("fused", TOL_E, "%a: Tensor[(2, 5, 6, 6), float32], %b: Tensor[(2, 3, 6, 6), float32]",
+      "%%0 = concatenate((%%a, %%b), axis=1); sigmoid(%%0)");
+  ADD("fused", TOL_E, "%a: Tensor[(2, 1, 3), float32], %b: Tensor[(2, 2, 3), float32]",
+      "%%0 = concatenate((%%a, %%b), axis=1); %%1 = transpose(%%0, axes=[0, 2, 1]); negative(%%1)");
 }
 
 static void dynamic_cases(void);
