@@ -25,8 +25,9 @@
  *      to Yb[t][i][j][o];
  *   4. the epilogue (bias, relu, residual add ...: templates.h) per output
  *      element inside the output, from Yb.
- * Work splits over (image, tile block) pairs, or, with fewer pairs than
- * tasks, over blocks of output channels. Against the direct template
+ * Work splits over ranges of mr-tile units (each task copying only the
+ * input rows its tiles read), or, with fewer than two units per task,
+ * over blocks of output channels. Against the direct template
  * the GEMMs do alpha^2 / m^2 of its m^2 * 9 multiply-adds per tile and
  * channel pair (F(4x4, 3x3): 36 vs 144), and the transforms are
  * O(alpha^3 (C + O)) per tile, vectorized. */
@@ -62,23 +63,24 @@ static LLVMValueRef lin(rt_jit_lower_t *L, int32_t vw, const double *coef, int32
 
 typedef struct wg_t {
   rt_plan_winograd_t p;
-  int64_t m, alpha, a2, cp, hp, wp, ntiles, tb, nblk, nw;
+  int64_t m, alpha, a2, cp, hp, wp, ntiles, tb, nw;
   int32_t vw, mr, nv;
   const rt_ir_expr_t *x, *u;
   LLVMValueRef ob_lo, ob_hi; /* the task's nw-column blocks of output channels */
 } wg_t;
 
-/* The zero-padded input of image n, channels innermost (see the file
- * comment): rows outside the image and the columns left and right of it
- * are zeros, the rest the input's elements. */
-static rt_status_t copy_input(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef n, LLVMValueRef xp) {
+/* Rows [y_lo, y_hi) of the zero-padded input of image n, channels
+ * innermost (see the file comment): rows outside the image and the
+ * columns left and right of it are zeros, the rest the input's elements. */
+static rt_status_t copy_input(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef n, LLVMValueRef y_lo,
+                              LLVMValueRef y_hi, LLVMValueRef xp) {
   LLVMBuilderRef B = L->b;
   const rt_plan_winograd_t *p = &g->p;
   LLVMValueRef zero = rt_jit_i64(L, 0), fz = LLVMConstReal(L->f32, 0);
   rt_jit_loop_t lc, ly, lx;
   rt_jit_loop_begin(L, zero, rt_jit_i64(L, g->cp), 0, NULL, &lc);
   LLVMValueRef real_c = LLVMBuildICmp(B, LLVMIntSLT, lc.iv, rt_jit_i64(L, p->c), "");
-  rt_jit_loop_begin(L, zero, rt_jit_i64(L, g->hp), 0, NULL, &ly);
+  rt_jit_loop_begin(L, y_lo, y_hi, 0, NULL, &ly);
   LLVMValueRef ih = LLVMBuildSub(B, ly.iv, rt_jit_i64(L, p->pt), "");
   LLVMValueRef row_ok = LLVMBuildAnd(B, LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, ih, zero, ""),
                                                      LLVMBuildICmp(B, LLVMIntSLT, ih, rt_jit_i64(L, p->h), ""), ""),
@@ -118,15 +120,18 @@ static LLVMValueRef tile_base(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef t) 
   return LLVMBuildMul(B, pos, rt_jit_i64(L, g->cp), "");
 }
 
-/* Step 1 for the block starting at tile t0. */
-static void input_transform(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef t0, LLVMValueRef xp,
-                            LLVMValueRef vb) {
+/* Step 1 for the block of `count` tiles from t0: `rows` (count rounded up
+ * to mr) rows of Vb, the ones past the block's last tile repeating it
+ * (their GEMM rows are computed and dropped). */
+static void input_transform(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef t0, LLVMValueRef count,
+                            LLVMValueRef rows, LLVMValueRef xp, LLVMValueRef vb) {
   LLVMBuilderRef B = L->b;
   const int32_t vw = g->vw, alpha = (int32_t)g->alpha;
   const double *bt = g->p.mat.bt;
   rt_jit_loop_t lt, lc;
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->tb), 0, NULL, &lt);
-  LLVMValueRef t = rt_jit_min(L, LLVMBuildAdd(B, t0, lt.iv, ""), rt_jit_i64(L, g->ntiles - 1));
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rows, 0, NULL, &lt);
+  LLVMValueRef last = LLVMBuildSub(B, LLVMBuildAdd(B, t0, count, ""), rt_jit_i64(L, 1), "");
+  LLVMValueRef t = rt_jit_min(L, LLVMBuildAdd(B, t0, lt.iv, ""), last);
   LLVMValueRef base = tile_base(L, g, t);
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->cp / vw), 0, NULL, &lc);
   LLVMValueRef c0 = LLVMBuildMul(B, lc.iv, rt_jit_i64(L, vw), "");
@@ -152,15 +157,16 @@ static void input_transform(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef t0, L
   rt_jit_loop_end(L, &lt, NULL);
 }
 
-/* Step 2: the alpha^2 GEMMs of the block, mr tiles x nw channels a tile.
+/* Step 2: the alpha^2 GEMMs of the block's first `rows` rows (a multiple
+ * of mr), mr tiles x nw channels a tile.
  * Each nw-column panel of U'[e] (C rows, O floats apart) is first copied
  * to pk (C x nw, contiguous, L1-sized): read in place by the micro-kernel,
  * the panel's rows are a stride no prefetcher follows, and the loads wait
  * in the FMA chain (ResNet's 512@7x7 layer ran at a third of the direct
  * template's speed that way, its weights streaming from memory); the copy
  * loop issues them independently. */
-static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef vb, LLVMValueRef ub, LLVMValueRef pk,
-                  LLVMValueRef mb) {
+static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef rows, LLVMValueRef vb, LLVMValueRef ub,
+                  LLVMValueRef pk, LLVMValueRef mb) {
   LLVMBuilderRef B = L->b;
   const int64_t C = g->p.c, O = g->p.o, nw = g->nw;
   rt_jit_loop_t le, lo, lr, lc;
@@ -177,7 +183,7 @@ static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef vb, LLVMValueRe
     rt_jit_tpl_storev(L, rt_jit_tpl_loadv(L, urow, off, g->vw), prow, off);
   }
   rt_jit_loop_end(L, &lc, NULL);
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->tb / g->mr), 0, NULL, &lr);
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), LLVMBuildUDiv(B, rows, rt_jit_i64(L, g->mr), ""), 0, NULL, &lr);
   LLVMValueRef r0 = LLVMBuildAdd(B, erow, LLVMBuildMul(B, lr.iv, rt_jit_i64(L, g->mr), ""), "");
   LLVMValueRef arow[RT_JIT_TPL_MAX_MR];
   for (int32_t r = 0; r < g->mr; ++r) {
@@ -295,19 +301,23 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   if (tb < g.mr) tb = g.mr;
   if (tb > all) tb = all;
   g.tb = tb;
-  g.nblk = (g.ntiles + tb - 1) / tb;
   if (p->o % g.nw != 0 || g.mr > RT_JIT_TPL_MAX_MR) {
     return RT_STATUS(INTERNAL, "%s", "winograd template: the tile does not divide the output channels");
   }
   rt_jit_tpl_wide(L, g.vw);
-  const int64_t units = p->n * g.nblk;
-  /* Tasks take (image, block) units; when there are fewer units than
-   * tasks (one image whose tiles are one block: ResNet's 14x14 and 7x7
-   * layers), every task takes every unit and its share of the output
-   * channel blocks instead (each then copies and transforms the input:
-   * alpha^2 (C + O) per tile against the GEMMs' alpha^2 C O). */
+  /* Tasks take ranges of units, mr tiles each (an image's tiles in raster
+   * order, the images one after another), when there are at least two
+   * units per task: balanced to a unit, and each task copies only the
+   * input rows its tiles read. With fewer (one image of few tiles:
+   * ResNet's 14x14 and 7x7 layers), every task takes every tile and its
+   * share of the output channel blocks instead (each then copies and
+   * transforms the whole input: alpha^2 (C + O) per tile against the
+   * GEMMs' alpha^2 C O). */
+  const int64_t per_img = (g.ntiles + g.mr - 1) / g.mr;
+  const int64_t units = p->n * per_img;
   const int64_t nob = p->o / g.nw;
-  LLVMValueRef by_units = LLVMBuildICmp(B, LLVMIntSGE, rt_jit_i64(L, units), ntasks, "");
+  LLVMValueRef by_units = LLVMBuildICmp(B, LLVMIntSGE, rt_jit_i64(L, units),
+                                        LLVMBuildMul(B, ntasks, rt_jit_i64(L, 2), ""), "");
   LLVMValueRef u_lo, u_hi, ob_lo, ob_hi;
   rt_jit_tpl_split(L, units, task, ntasks, &u_lo, &u_hi);
   rt_jit_tpl_split(L, nob, task, ntasks, &ob_lo, &ob_hi);
@@ -347,22 +357,32 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
     rt_jit_loop_end(L, &lc, NULL);
     rt_jit_loop_end(L, &le, NULL);
   }
-  /* Images n_lo .. n_hi - 1 hold the task's units. */
-  LLVMValueRef nblk = rt_jit_i64(L, g.nblk);
-  LLVMValueRef n_lo = LLVMBuildUDiv(B, u_lo, nblk, "");
-  LLVMValueRef n_hi = LLVMBuildUDiv(B, LLVMBuildAdd(B, u_hi, rt_jit_i64(L, g.nblk - 1), ""), nblk, "");
+  /* Images n_lo .. n_hi - 1 hold the task's units; in image n its tiles
+   * are [ta, tz), read from padded rows [ty(ta) m, ty(tz - 1) m + alpha),
+   * taken in blocks of tb tiles. */
+  LLVMValueRef pim = rt_jit_i64(L, per_img), mr = rt_jit_i64(L, g.mr);
+  LLVMValueRef n_lo = LLVMBuildUDiv(B, u_lo, pim, "");
+  LLVMValueRef n_hi = LLVMBuildUDiv(B, LLVMBuildAdd(B, u_hi, rt_jit_i64(L, per_img - 1), ""), pim, "");
   n_hi = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, u_hi, u_lo, ""), n_hi, n_lo, "");
   rt_jit_loop_t ln, lb;
   rt_jit_loop_begin(L, n_lo, n_hi, 0, NULL, &ln);
-  RT_RETURN_IF_ERROR(copy_input(L, &g, ln.iv, xp));
-  LLVMValueRef first = LLVMBuildMul(B, ln.iv, nblk, "");
-  LLVMValueRef b_lo = rt_jit_max(L, LLVMBuildSub(B, u_lo, first, ""), rt_jit_i64(L, 0));
-  LLVMValueRef b_hi = rt_jit_min(L, LLVMBuildSub(B, u_hi, first, ""), nblk);
-  rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
-  LLVMValueRef t0 = LLVMBuildMul(B, lb.iv, rt_jit_i64(L, tb), "");
-  LLVMValueRef count = rt_jit_min(L, rt_jit_i64(L, tb), LLVMBuildSub(B, rt_jit_i64(L, g.ntiles), t0, ""));
-  input_transform(L, &g, t0, xp, vb);
-  gemms(L, &g, vb, ub, pk, mb);
+  LLVMValueRef first = LLVMBuildMul(B, ln.iv, pim, "");
+  LLVMValueRef ta = LLVMBuildMul(B, rt_jit_max(L, LLVMBuildSub(B, u_lo, first, ""), rt_jit_i64(L, 0)), mr, "");
+  LLVMValueRef tz = rt_jit_min(L, LLVMBuildMul(B, rt_jit_min(L, LLVMBuildSub(B, u_hi, first, ""), pim), mr, ""),
+                               rt_jit_i64(L, g.ntiles));
+  LLVMValueRef tw = rt_jit_i64(L, p->tw), mv = rt_jit_i64(L, g.m);
+  LLVMValueRef y_lo = LLVMBuildMul(B, LLVMBuildUDiv(B, ta, tw, ""), mv, "");
+  LLVMValueRef y_hi = LLVMBuildAdd(B, LLVMBuildMul(B, LLVMBuildUDiv(B, LLVMBuildSub(B, tz, rt_jit_i64(L, 1), ""), tw, ""), mv, ""),
+                                   rt_jit_i64(L, g.alpha), "");
+  RT_RETURN_IF_ERROR(copy_input(L, &g, ln.iv, y_lo, y_hi, xp));
+  LLVMValueRef nb = LLVMBuildUDiv(B, LLVMBuildAdd(B, LLVMBuildSub(B, tz, ta, ""), rt_jit_i64(L, tb - 1), ""),
+                                  rt_jit_i64(L, tb), "");
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), nb, 0, NULL, &lb);
+  LLVMValueRef t0 = LLVMBuildAdd(B, ta, LLVMBuildMul(B, lb.iv, rt_jit_i64(L, tb), ""), "");
+  LLVMValueRef count = rt_jit_min(L, rt_jit_i64(L, tb), LLVMBuildSub(B, tz, t0, ""));
+  LLVMValueRef rows = LLVMBuildMul(B, LLVMBuildUDiv(B, LLVMBuildAdd(B, count, rt_jit_i64(L, g.mr - 1), ""), mr, ""), mr, "");
+  input_transform(L, &g, t0, count, rows, xp, vb);
+  gemms(L, &g, rows, vb, ub, pk, mb);
   output_transform(L, &g, count, mb, yb);
   RT_RETURN_IF_ERROR(epilogue(L, &g, tp, out, data, ln.iv, t0, count, yb));
   rt_jit_loop_end(L, &lb, NULL);
