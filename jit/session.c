@@ -23,7 +23,8 @@
  *  3. the distinct misses: read from the disk cache when it is on (a valid
  *     entry skips LLVM entirely), else lowered (jit/lower.c), each into
  *     its own LLVM module of one fresh LLVMContext, verified, optimized
- *     with default<O3> (pipeline_of) for a per-build TargetMachine (LLJIT does not
+ *     with default<O3> (O1 for the Winograd template: pipeline_of) for a
+ *     per-build TargetMachine (LLJIT does not
  *     optimize by itself; a TargetMachine is never shared between threads)
  *     and emitted as an object file, plus their IR / assembly text when
  *     asked; compiled objects are written to the disk cache. All of this
@@ -410,6 +411,7 @@ static rt_status_t emit(LLVMTargetMachineRef tm, LLVMModuleRef mod, LLVMCodeGenF
 /* A kernel of this build that no live unit had. */
 typedef struct pending_t {
   int32_t first;                 /* the first kernel index with this identity */
+  const char *level;             /* its LLVM pipeline (pipeline_of) */
   rt_jit_cache_entry_t entry;    /* object, IR text, nin, nout */
   char *asm_text;
   bool from_disk;
@@ -417,14 +419,22 @@ typedef struct pending_t {
 } pending_t;
 
 /* The LLVM pipeline of a kernel (part of its cache key): "O0" under
- * RT_JIT_NO_OPT, else "O3" for every kernel. Measured: templated kernels
- * (GEMM/conv tiles emit their own vector code) under O1 cut resnet18's
- * cold compile from 2.1 to 1.6 s of CPU time at the same fraction of the
- * FMA peak in bench_kernels, but a template's fused epilogue is a scalar
- * loop that only O2/O3's vectorizers vectorize: a 1x1 conv 16->96 at
- * 112x112 with a SiLU epilogue (EfficientNet's) ran 21.9 ms under O1 and
- * 1.8 ms under O3; O2 saved under 5% of the compile time. */
-static const char *pipeline_of(uint32_t flags) { return (flags & RT_JIT_NO_OPT) ? "O0" : "O3"; }
+ * RT_JIT_NO_OPT; "O1" for the Winograd template; else "O3". Measured:
+ * templated kernels (GEMM/conv tiles emit their own vector code) under O1
+ * cut resnet18's cold compile from 2.1 to 1.6 s of CPU time at the same
+ * fraction of the FMA peak in bench_kernels, but a template's fused
+ * epilogue is a scalar loop that only O2/O3's vectorizers vectorize: a
+ * 1x1 conv 16->96 at 112x112 with a SiLU epilogue (EfficientNet's) ran
+ * 21.9 ms under O1 and 1.8 ms under O3; O2 saved under 5% of the compile
+ * time. The Winograd template's epilogue writes each tile's few columns
+ * per output channel, which no vectorizer takes, so O1 costs it nothing:
+ * resnet18's eight Winograd kernels ran 23.9 ms (O3) and 23.7 ms (O1),
+ * summed minimum times, while its whole JIT took 46% less time (opt 5.3
+ * -> 2.8 s, codegen 3.7 -> 1.9 s of CPU on a loaded machine). */
+static const char *pipeline_of(uint32_t flags, const char *template_name) {
+  if (flags & RT_JIT_NO_OPT) return "O0";
+  return template_name && strncmp(template_name, "conv2d.winograd", 15) == 0 ? "O1" : "O3";
+}
 
 /* Lowers, verifies, optimizes and emits one kernel in its own module of
  * ctx. Codegen changes the IR it runs on (emitting an object rewrites the
@@ -443,7 +453,7 @@ static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTarg
   }
   LLVMDisposeMessage(msg);
   double t1 = rt_now_ms();
-  const char *level = pipeline_of(flags);
+  const char *level = p->level;
   if (!st && strcmp(level, "O0") != 0) {
     char pipeline[16];
     snprintf(pipeline, sizeof pipeline, "default<%s>", level);
@@ -658,7 +668,7 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
       break;
     }
     status = rt_jit_kernel_id(fns[i], s->target, s->compiler,
-                              pipeline_of(flags), &ids[i]);
+                              pipeline_of(flags, m->kernels[i].template_name), &ids[i]);
   }
   stats.key_ms += rt_now_ms() - t0;
 
@@ -688,6 +698,7 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
       }
       if (slot[i] < 0) {
         slot[i] = npend;
+        pend[npend].level = pipeline_of(flags, m->kernels[i].template_name);
         pend[npend++].first = i;
       }
     }
