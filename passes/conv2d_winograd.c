@@ -3,8 +3,8 @@
  * cuda winograd strategies:
  *   nn.conv2d(x, W, padding=P)  ->
  *   nn.contrib_conv2d_winograd_without_weight_transform(x,
- *       transpose(nn.contrib_conv2d_winograd_weight_transform(W, tile_size=m),
- *                 axes=[0, 1, 3, 2]),
+ *       nn.contrib_conv2d_winograd_weight_transform(
+ *           transpose(W, axes=[1, 0, 2, 3]), tile_size=m),
  *       tile_size=m, padding=P, channels=O, kernel_size=[3, 3])
  * The FoldConstant after it computes the transformed weight (alpha, alpha,
  * I, O) at build time, so it is stored transformed in the params (and in an
@@ -107,12 +107,17 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
   snprintf(pad, sizeof pad, "[%lld, %lld, %lld, %lld]", (long long)p.pad_before[0],
            (long long)p.pad_before[1], (long long)p.pad_after[0], (long long)p.pad_after[1]);
   snprintf(chans, sizeof chans, "%lld", (long long)p.out_channels);
+  /* The transform maps each 3x3 kernel (i, j) of its input to U[.][.][i][j];
+   * on the (I, O, 3, 3) transpose of W it gives (alpha, alpha, I, O), the
+   * template's layout, directly: FoldConstant then allocates and writes
+   * the weight's size once more, not the 4x larger transformed size
+   * (resnet18: 44 MB instead of 164 MB). */
   rt_ir_expr_t *w = e->call.args[1];
+  const char *ak[1] = {"axes"}, *av[1] = {"[1, 0, 2, 3]"};
+  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_TRANSPOSE, 1, &w, 1, ak, av, &w));
   const char *tk[1] = {"tile_size"}, *tv[1] = {tile};
   RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_NN_WINOGRAD_WEIGHT_TRANSFORM, 1, &w, 1,
                                        tk, tv, &w));
-  const char *ak[1] = {"axes"}, *av[1] = {"[0, 1, 3, 2]"};
-  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_TRANSPOSE, 1, &w, 1, ak, av, &w));
   rt_ir_expr_t *args[2] = {e->call.args[0], w};
   const char *keys[4] = {"tile_size", "padding", "channels", "kernel_size"};
   const char *vals[4] = {tile, pad, chans, "[3, 3]"};

@@ -724,7 +724,7 @@ static void build_cases(void) {
  * the template (jit/templates/winograd.c), 3 and 12 the generic lowering;
  * odd sizes leave partial tiles and partial tile blocks. */
 #define WT(w, m) "nn.contrib_conv2d_winograd_weight_transform(" w ", tile_size=" m ")"
-#define WT_T(w, m) "transpose(" WT(w, m) ", axes=[0, 1, 3, 2])"
+#define WT_T(w, m) WT("transpose(" w ", axes=[1, 0, 2, 3])", m)
 #define WCONV "nn.contrib_conv2d_winograd_without_weight_transform"
 
 static void winograd_cases(void) {

@@ -27,7 +27,7 @@ typedef struct case_t {
 
 #define CONV "nn.conv2d"
 #define WCONV "nn.contrib_conv2d_winograd_without_weight_transform"
-#define WT_T(w, m) "transpose(nn.contrib_conv2d_winograd_weight_transform(" w ", tile_size=" m "), axes=[0, 1, 3, 2])"
+#define WT_T(w, m) "nn.contrib_conv2d_winograd_weight_transform(transpose(" w ", axes=[1, 0, 2, 3]), tile_size=" m ")"
 static const case_t kCases[] = {
     /* GEMM: dense (one or two rows go to the generic dot products) */
     {"%x: Tensor[(1, 1), float32], %w: Tensor[(1, 1), float32]", "nn.dense(%x, %w)", "loops"},
