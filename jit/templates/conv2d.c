@@ -368,13 +368,12 @@ static rt_status_t copy_phases(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValu
  * panel stays in L1 while every row tile reads it; A stays in L2); else
  * K runs in blocks of kc taps whose share of B is about 128 KiB (at least
  * 64 taps), row tiles outer inside a block, the blocks after the first
- * adding to the tile the earlier ones stored. Fractions of the 1-core FMA
- * peak, 8 lanes, best of 3-4 runs of `RELAYRT_JIT_TARGET=avx2 taskset -c
- * 0 build-rel/bench/bench_kernels 3 conv|pw` on a 2-core host loaded by
- * other builds (+-0.15 between runs), before -> after: 1x1 64->256 @56
- * 0.54 -> 0.91, 256->64 @56 0.54 -> 0.9-1.0, 256->128 @56 0.54 -> 0.67-0.8;
- * 3x3/2 128@56 0.64 -> 0.8, 256@28 0.68 -> 0.8, 512@14 0.49-0.72 -> 0.72;
- * 3x3 64@56 0.81 -> 0.87, 128@28 0.81 -> 0.89; 512@7 (B in L2) as before. */
+ * adding to the tile the earlier ones stored. Measured with
+ * `RELAYRT_JIT_TARGET=avx2 taskset -c 0 build-rel/bench/bench_kernels 3
+ * conv` / `pw` (docs/executors.md, "Measured": the 56x56 1x1 layers 0.4
+ * -> 0.6-0.75 of the FMA peak, median of runs on a loaded host, the
+ * stride-2 3x3 ones 0.46-0.54 -> 0.68-0.80; ResNet's 3x3 at 7x7, whose
+ * input fits L2, runs as before). */
 typedef struct direct_blocking_t {
   int64_t kc;   /* K block (== K: one block) */
   bool q_outer; /* q tiles outer, row tiles inner */

@@ -15,7 +15,8 @@
  * vector inner loop: mr*nv <vw x float> accumulators carried by phis
  * through the k loop, per k one vector load per vw columns of B, one
  * broadcast per row of A and mr*nv llvm.fma.v8f32 / .v16f32 calls, then the
- * tile stored once. AVX2: 12 accumulators + the B vectors + a broadcast fit
+ * tile stored once (rt_jit_tpl_micro_acc: for a later K block, the
+ * accumulators start from the stored tile). AVX2: 12 accumulators + the B vectors + a broadcast fit
  * the 16 ymm registers; AVX-512: 24 accumulators (6x4, 8x3, 12x2, 4x6
  * vectors) + B + a broadcast fit the 32 zmm registers. */
 #include "jit/templates/templates.h"
