@@ -122,6 +122,15 @@ static const char kKernelText2[] =
 static const char kKernelText3[] =
     PW(2048, 512, 7) PW(512, 2048, 7) PW(1024, 256, 14) PW(256, 1024, 14) PW(512, 128, 28)
     PW(128, 512, 28) PWS(1024, 2048, 14) PWS(512, 1024, 28) PWS(256, 512, 56);
+/* ResNet-50's stride-2 3x3 convolutions (torchvision v1.5 strides the 3x3)
+ * and its 1x1 convolutions at 56x56 (a fourth string, as above). */
+#define CONV3S2(c, hw) \
+  "def @conv3s2_" #c "_" #hw "(%x: Tensor[(1, " #c ", " #hw ", " #hw "), float32], %w: Tensor[(" #c ", " #c \
+  ", 3, 3), float32]) { nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=" #c           \
+  ", kernel_size=[3, 3]) }\n"
+static const char kKernelText4[] =
+    CONV3S2(128, 56) CONV3S2(256, 28) CONV3S2(512, 14) PW(64, 256, 56) PW(256, 64, 56) PW(256, 128, 56)
+    PW(64, 64, 56);
 
 static double conv_gflop(double c, double o, double hw) { return 2.0 * o * hw * hw * c * 9 / 1e9; }
 /* Depthwise k x k with c channels and an ohw x ohw output; 1x1 c -> o. */
@@ -362,6 +371,13 @@ int main(int argc, char **argv) {
       {"pws_1024_2048_14", "conv1x1/2 1024->2048 @14", pw_gflop(1024, 2048, 7), false, false},
       {"pws_512_1024_28", "conv1x1/2 512->1024 @28", pw_gflop(512, 1024, 14), false, false},
       {"pws_256_512_56", "conv1x1/2 256->512 @56", pw_gflop(256, 512, 28), false, false},
+      {"conv3s2_128_56", "conv3x3/2 1x128x56x56->128", conv_gflop(128, 128, 28), false, false},
+      {"conv3s2_256_28", "conv3x3/2 1x256x28x28->256", conv_gflop(256, 256, 14), false, false},
+      {"conv3s2_512_14", "conv3x3/2 1x512x14x14->512", conv_gflop(512, 512, 7), false, false},
+      {"pw_64_256_56", "conv1x1 64->256 @56", pw_gflop(64, 256, 56), false, false},
+      {"pw_256_64_56", "conv1x1 256->64 @56", pw_gflop(256, 64, 56), false, false},
+      {"pw_256_128_56", "conv1x1 256->128 @56", pw_gflop(256, 128, 56), false, false},
+      {"pw_64_64_56", "conv1x1 64->64 @56", pw_gflop(64, 64, 56), false, false},
   };
   enum { NALL = sizeof all_cases / sizeof all_cases[0] };
   kcase_t cases[NALL];
@@ -377,11 +393,13 @@ int main(int argc, char **argv) {
   rt_jit_session_t *s = NULL;
   rt_jit_module_t *jm = NULL;
   rt_thread_pool_t *pool = NULL;
-  char *text = malloc(sizeof kKernelText + sizeof kKernelText2 + sizeof kKernelText3);
+  char *text = malloc(sizeof kKernelText + sizeof kKernelText2 + sizeof kKernelText3 + sizeof kKernelText4);
   if (!text) return 1;
   memcpy(text, kKernelText, sizeof kKernelText - 1);
   memcpy(text + sizeof kKernelText - 1, kKernelText2, sizeof kKernelText2 - 1);
-  memcpy(text + sizeof kKernelText + sizeof kKernelText2 - 2, kKernelText3, sizeof kKernelText3);
+  memcpy(text + sizeof kKernelText + sizeof kKernelText2 - 2, kKernelText3, sizeof kKernelText3 - 1);
+  memcpy(text + sizeof kKernelText + sizeof kKernelText2 + sizeof kKernelText3 - 3, kKernelText4,
+         sizeof kKernelText4);
   rt_status_t pst = rt_module_parse(text, strlen(text), "bench.relay", &m);
   free(text);
   if (check(pst, "parsing the kernels")) return 1;

@@ -20,8 +20,10 @@
  * stride. That makes the convolution a GEMM C[o][q] = sum_k W[o][k] *
  * X[q + off[k]] with A = the weight rows (OIHW rows are contiguous in k),
  * B rows read in place at a constant offset table (no packing), and the
- * register micro-kernel of templates.c. The columns ow in [OW, wq) of each
- * row are computed and dropped (OW/wq of the work is useful: 56/58 .. 7/9
+ * register micro-kernel of templates.c. Where B outgrows L2 the tiles are
+ * cache-blocked (direct_blocking): q tiles outer when the weight rows fit
+ * L2, else K in blocks that add to the stored tile. The columns ow in
+ * [OW, wq) of each row are computed and dropped (OW/wq of the work is useful: 56/58 .. 7/9
  * on ResNet's 3x3 layers, 112/115 on its 7x7 stride-2 stem).
  *
  * conv2d.depthwise (one input and one output channel per group; split
@@ -355,25 +357,116 @@ static rt_status_t copy_phases(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValu
   return RT_OK;
 }
 
-static void direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mr_full, int32_t nv, int32_t vw,
-                         int64_t K,
-                         LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef q_lo, LLVMValueRef q_hi,
-                         LLVMValueRef abase, LLVMValueRef xp, LLVMValueRef tab, int64_t bstride,
-                         LLVMValueRef wsc, int64_t qpad) {
-  LLVMBuilderRef B = L->b;
-  rt_jit_loop_t lt, lq;
-  rt_jit_loop_begin(L, t_lo, t_hi, 0, NULL, &lt);
-  LLVMValueRef i0 = LLVMBuildMul(B, lt.iv, rt_jit_i64(L, mr_full), "");
-  LLVMValueRef arow[RT_JIT_TPL_MAX_MR];
-  for (int32_t r = 0; r < mr; ++r) {
-    arow[r] = rt_jit_tpl_gep(L, abase, LLVMBuildMul(B, LLVMBuildAdd(B, i0, rt_jit_i64(L, r), ""), rt_jit_i64(L, K), ""));
+/* Cache blocking of the direct template. Its B (the phase images, or the
+ * input read in place) is xbytes per (image, group); A (the weight rows)
+ * M*K*4 bytes. Where B fits L2 (256 KiB) the row tiles run outer and each
+ * q tile's micro-kernel runs over all of K (B stays in L2 across row
+ * tiles, a row tile's A in L1/L2). Beyond that the row-outer order
+ * streamed all of B from L3 once per row tile (0.47-0.58 of the FMA peak
+ * on ResNet-50's 1x1 convolutions at 56x56 and its stride-2 3x3 ones), so:
+ * with A within 128 KiB the q tiles run outer (one q tile's K x vw*nv B
+ * panel stays in L1 while every row tile reads it; A stays in L2); else
+ * K runs in blocks of kc taps whose share of B is about 128 KiB (at least
+ * 64 taps), row tiles outer inside a block, the blocks after the first
+ * adding to the tile the earlier ones stored. Measured with
+ * `RELAYRT_JIT_TARGET=avx2 taskset -c 0 build-rel/bench/bench_kernels 3
+ * conv` / `pw` (docs/executors.md, "Measured": the 56x56 1x1 layers 0.4
+ * -> 0.6-0.75 of the FMA peak, median of runs on a loaded host, the
+ * stride-2 3x3 ones 0.46-0.54 -> 0.68-0.80; ResNet's 3x3 at 7x7, whose
+ * input fits L2, runs as before). */
+typedef struct direct_blocking_t {
+  int64_t kc;   /* K block (== K: one block) */
+  bool q_outer; /* q tiles outer, row tiles inner */
+} direct_blocking_t;
+
+static direct_blocking_t direct_blocking(int64_t M, int64_t K, int64_t xbytes) {
+  enum { kL2 = 256 << 10, kBBlock = 128 << 10, kABytes = 128 << 10, kMinKc = 64 };
+  direct_blocking_t z = {K, false};
+  if (xbytes <= kL2) return z;
+  if (M * K * 4 <= kABytes) {
+    z.q_outer = true;
+    return z;
   }
-  rt_jit_loop_begin(L, q_lo, q_hi, 0, NULL, &lq);
-  LLVMValueRef q0 = LLVMBuildMul(B, lq.iv, rt_jit_i64(L, (int64_t)vw * nv), "");
-  LLVMValueRef c = rt_jit_tpl_gep(L, wsc, LLVMBuildAdd(B, LLVMBuildMul(B, i0, rt_jit_i64(L, qpad), ""), q0, ""));
-  rt_jit_tpl_micro(L, mr, nv, vw, K, arow, rt_jit_tpl_gep(L, xp, q0), tab, bstride, c, qpad);
-  rt_jit_loop_end(L, &lq, NULL);
-  rt_jit_loop_end(L, &lt, NULL);
+  int64_t kc = (int64_t)((double)K * kBBlock / (double)xbytes);
+  if (kc < kMinKc) kc = kMinKc;
+  if (kc >= K) return z;
+  const int64_t nkb = (K + kc - 1) / kc;
+  z.kc = (K + nkb - 1) / nkb;
+  return z;
+}
+
+/* One K block [k0, k0 + kk) of the task's tiles: per q tile (its kk x nw
+ * B panel stays in L1) the full row tiles [t_lo, t_hi), then, where tail
+ * is not NULL, the partial row tile mfull (mtail rows). Blocks after the
+ * first add to the C tiles the earlier ones stored. */
+static void direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, int32_t nv, int32_t vw, int64_t K,
+                         LLVMValueRef k0, int64_t kk, LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef tail,
+                         int64_t mfull, LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef abase, LLVMValueRef xp,
+                         LLVMValueRef tab, int64_t bstride, LLVMValueRef wsc, int64_t qpad, bool q_outer) {
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef add = LLVMBuildICmp(B, LLVMIntSGT, k0, rt_jit_i64(L, 0), "");
+  LLVMValueRef ktab = tab ? LLVMBuildGEP2(B, L->i32, tab, &k0, 1, "") : NULL;
+  LLVMValueRef xk = tab ? xp : rt_jit_tpl_gep(L, xp, LLVMBuildMul(B, k0, rt_jit_i64(L, bstride), ""));
+  rt_jit_loop_t lq, lt;
+  LLVMValueRef q0 = NULL;
+  if (q_outer) {
+    rt_jit_loop_begin(L, q_lo, q_hi, 0, NULL, &lq);
+    q0 = LLVMBuildMul(B, lq.iv, rt_jit_i64(L, (int64_t)vw * nv), "");
+  }
+  for (int32_t part = 0; part < 2; ++part) {
+    const int32_t rows = part == 0 ? mr : mtail;
+    rt_jit_if_t tl;
+    LLVMValueRef i0;
+    if (part == 0) {
+      rt_jit_loop_begin(L, t_lo, t_hi, 0, NULL, &lt);
+      i0 = LLVMBuildMul(B, lt.iv, rt_jit_i64(L, mr), "");
+    } else {
+      if (!tail || mtail == 0) break;
+      rt_jit_if_begin(L, tail, &tl);
+      i0 = rt_jit_i64(L, mfull * mr);
+    }
+    LLVMValueRef arow[RT_JIT_TPL_MAX_MR];
+    for (int32_t r = 0; r < rows; ++r) {
+      LLVMValueRef row = LLVMBuildAdd(B, i0, rt_jit_i64(L, r), "");
+      arow[r] = rt_jit_tpl_gep(L, abase, LLVMBuildAdd(B, LLVMBuildMul(B, row, rt_jit_i64(L, K), ""), k0, ""));
+    }
+    if (!q_outer) {
+      rt_jit_loop_begin(L, q_lo, q_hi, 0, NULL, &lq);
+      q0 = LLVMBuildMul(B, lq.iv, rt_jit_i64(L, (int64_t)vw * nv), "");
+    }
+    LLVMValueRef c = rt_jit_tpl_gep(L, wsc, LLVMBuildAdd(B, LLVMBuildMul(B, i0, rt_jit_i64(L, qpad), ""), q0, ""));
+    rt_jit_tpl_micro_acc(L, rows, nv, vw, kk, arow, rt_jit_tpl_gep(L, xk, q0), ktab, bstride, c, qpad, add);
+    if (!q_outer) rt_jit_loop_end(L, &lq, NULL);
+    if (part == 0) {
+      rt_jit_loop_end(L, &lt, NULL);
+    } else {
+      rt_jit_if_else(L, &tl, NULL);
+      (void)rt_jit_if_end(L, &tl, NULL);
+    }
+  }
+  if (q_outer) rt_jit_loop_end(L, &lq, NULL);
+}
+
+/* The task's tiles over all of K, in blocks of kc (the last one shorter). */
+static void direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mtail, int32_t nv, int32_t vw, int64_t K,
+                         int64_t kc, LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef tail, int64_t mfull,
+                         LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef abase, LLVMValueRef xp,
+                         LLVMValueRef tab, int64_t bstride, LLVMValueRef wsc, int64_t qpad, bool q_outer) {
+  const int64_t nfull = K / kc, krem = K % kc;
+  if (nfull == 1) {
+    direct_block(L, mr, mtail, nv, vw, K, rt_jit_i64(L, 0), kc, t_lo, t_hi, tail, mfull, q_lo, q_hi, abase, xp,
+                 tab, bstride, wsc, qpad, q_outer);
+  } else {
+    rt_jit_loop_t lk;
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nfull), 0, NULL, &lk);
+    direct_block(L, mr, mtail, nv, vw, K, LLVMBuildMul(L->b, lk.iv, rt_jit_i64(L, kc), ""), kc, t_lo, t_hi, tail,
+                 mfull, q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer);
+    rt_jit_loop_end(L, &lk, NULL);
+  }
+  if (krem) {
+    direct_block(L, mr, mtail, nv, vw, K, rt_jit_i64(L, nfull * kc), krem, t_lo, t_hi, tail, mfull, q_lo, q_hi,
+                 abase, xp, tab, bstride, wsc, qpad, q_outer);
+  }
 }
 
 static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const conv_ctx_t *cc,
@@ -471,23 +564,16 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
       (void)rt_jit_if_end(L, &need, NULL);
     }
   }
-  direct_tiles(L, mr, mr, nv, vw, K, t_lo, rt_jit_min(L, t_hi, rt_jit_i64(L, mfull)), qa_lo, qa_hi, abase,
-               xa, tab, 0, wsc, qpad);
+  const direct_blocking_t z = direct_blocking(M, K, (inplace ? K * hqwq : xsize) * 4);
+  const int64_t kc = z.kc;
+  const bool q_outer = z.q_outer;
+  LLVMValueRef t_full = rt_jit_min(L, t_hi, rt_jit_i64(L, mfull));
+  LLVMValueRef tail = mtail ? LLVMBuildICmp(B, LLVMIntSGT, t_hi, rt_jit_i64(L, mfull), "") : NULL;
+  direct_tiles(L, mr, mtail, nv, vw, K, kc, t_lo, t_full, tail, mfull, qa_lo, qa_hi, abase, xa, tab, 0, wsc,
+               qpad, q_outer);
   if (xb) {
-    direct_tiles(L, mr, mr, nv, vw, K, t_lo, rt_jit_min(L, t_hi, rt_jit_i64(L, mfull)), qb_lo, qb_hi, abase,
-                 xb, NULL, nw, wsc, qpad);
-  }
-  if (mtail) {
-    rt_jit_if_t tail;
-    rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntSGT, t_hi, rt_jit_i64(L, mfull), ""), &tail);
-    direct_tiles(L, mtail, mr, nv, vw, K, rt_jit_i64(L, mfull), rt_jit_i64(L, mfull + 1), qa_lo, qa_hi,
-                 abase, xa, tab, 0, wsc, qpad);
-    if (xb) {
-      direct_tiles(L, mtail, mr, nv, vw, K, rt_jit_i64(L, mfull), rt_jit_i64(L, mfull + 1), qb_lo, qb_hi,
-                   abase, xb, NULL, nw, wsc, qpad);
-    }
-    rt_jit_if_else(L, &tail, NULL);
-    (void)rt_jit_if_end(L, &tail, NULL);
+    direct_tiles(L, mr, mtail, nv, vw, K, kc, t_lo, t_full, tail, mfull, qb_lo, qb_hi, abase, xb, NULL, nw, wsc,
+                 qpad, q_outer);
   }
   /* Epilogue: rows of the task's channel tiles, positions of its q range. */
   LLVMValueRef row_lo = LLVMBuildMul(B, t_lo, rt_jit_i64(L, mr), "");

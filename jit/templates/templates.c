@@ -15,7 +15,8 @@
  * vector inner loop: mr*nv <vw x float> accumulators carried by phis
  * through the k loop, per k one vector load per vw columns of B, one
  * broadcast per row of A and mr*nv llvm.fma.v8f32 / .v16f32 calls, then the
- * tile stored once. AVX2: 12 accumulators + the B vectors + a broadcast fit
+ * tile stored once (rt_jit_tpl_micro_acc: for a later K block, the
+ * accumulators start from the stored tile). AVX2: 12 accumulators + the B vectors + a broadcast fit
  * the 16 ymm registers; AVX-512: 24 accumulators (6x4, 8x3, 12x2, 4x6
  * vectors) + B + a broadcast fit the 32 zmm registers. */
 #include "jit/templates/templates.h"
@@ -550,12 +551,40 @@ void rt_jit_tpl_wide(rt_jit_lower_t *L, int32_t vw) {
 void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
                       const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
                       int64_t bstride, LLVMValueRef c, int64_t ldc) {
+  rt_jit_tpl_micro_acc(L, mr, nv, vw, K, arow, bbase, btab, bstride, c, ldc, NULL);
+}
+
+void rt_jit_tpl_micro_acc(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
+                          const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
+                          int64_t bstride, LLVMValueRef c, int64_t ldc, LLVMValueRef add) {
   LLVMBuilderRef B = L->b;
   const int32_t nacc = mr * nv;
   rt_jit_tpl_wide(L, vw);
   LLVMValueRef init[RT_JIT_MAX_CARRY] = {0}, next[RT_JIT_MAX_CARRY] = {0};
   LLVMValueRef bv[RT_JIT_MAX_CARRY] = {0};
   for (int32_t i = 0; i < nacc; ++i) init[i] = LLVMConstNull(rt_jit_tpl_vec(L, vw));
+  if (add) {
+    /* A later K block: the accumulators start from the tile stored by the
+     * earlier ones (loaded only then: the first block's C is not written
+     * yet). */
+    rt_jit_if_t later;
+    rt_jit_if_begin(L, add, &later);
+    LLVMValueRef old[RT_JIT_MAX_CARRY] = {0};
+    for (int32_t r = 0; r < mr; ++r) {
+      for (int32_t v = 0; v < nv; ++v) {
+        old[r * nv + v] = rt_jit_tpl_loadv(L, c, rt_jit_i64(L, r * ldc + (int64_t)vw * v), vw);
+      }
+    }
+    rt_jit_if_else(L, &later, NULL);
+    (void)rt_jit_if_end(L, &later, NULL);
+    for (int32_t i = 0; i < nacc; ++i) {
+      LLVMValueRef phi = LLVMBuildPhi(B, rt_jit_tpl_vec(L, vw), "");
+      LLVMValueRef vals[2] = {old[i], init[i]};
+      LLVMBasicBlockRef blocks[2] = {later.then_end, later.else_end};
+      LLVMAddIncoming(phi, vals, blocks, 2);
+      init[i] = phi;
+    }
+  }
   rt_jit_loop_t lp;
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, K), nacc, init, &lp);
   LLVMValueRef k = lp.iv, boff;

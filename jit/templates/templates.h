@@ -100,6 +100,13 @@ void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int
                       const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
                       int64_t bstride, LLVMValueRef c, int64_t ldc);
 
+/* rt_jit_tpl_micro for one K block of several: where the i1 `add` is true
+ * the tile is added to the one stored at c (the accumulators start from
+ * it), else (or with add NULL) stored as above. */
+void rt_jit_tpl_micro_acc(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
+                          const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
+                          int64_t bstride, LLVMValueRef c, int64_t ldc, LLVMValueRef add);
+
 /* Gives the function being built "min-legal-vector-width"="512" and
  * "prefer-vector-width"="512" when vw is 16 (else x86 splits 512-bit
  * vectors on CPUs tuned to prefer 256-bit ones); nothing for vw 8. */

@@ -651,6 +651,21 @@ static void fused_cases(void) {
       "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1], channels=50, kernel_size=[3, 3]); %%1 = add(%%0, %%b); nn.relu(%%1)");
   ADD("fused", TOL_A, "%x: Tensor[(1, 5, 15, 23), float32], %w: Tensor[(7, 5, 3, 3), float32], %b: Tensor[(7), float32]",
       "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[1, 2, 0, 1], channels=7, kernel_size=[3, 3]); nn.bias_add(%%0, %%b)");
+  /* The direct template's cache blocking (conv2d.c, direct_blocking): an
+   * input of more than 256 KiB per image with the weight rows in 128 KiB
+   * runs q tiles outer (a 1x1 read in place with a partial last q tile,
+   * batch 2, bias and residual; a padded 1x1 through the phase copy, a
+   * row tail); a larger weight runs in K blocks, the later ones adding to
+   * the stored tile (a stride-2 3x3 on odd sizes whose last K block is
+   * shorter; batch 2 with a residual). */
+  ADD("fused", TOL_A, "%x: Tensor[(2, 24, 56, 56), float32], %w: Tensor[(40, 24, 1, 1), float32], %b: Tensor[(40), float32], %y: Tensor[(2, 40, 56, 56), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, channels=40, kernel_size=[1, 1]); %%1 = nn.bias_add(%%0, %%b); %%2 = add(%%1, %%y); nn.relu(%%2)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 20, 61, 59), float32], %w: Tensor[(13, 20, 1, 1), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, padding=[1, 0, 0, 1], channels=13, kernel_size=[1, 1]); nn.relu(%%0)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 30, 53, 57), float32], %w: Tensor[(130, 30, 3, 3), float32], %b: Tensor[(130), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[1, 1, 1, 1], channels=130, kernel_size=[3, 3]); nn.bias_add(%%0, %%b)");
+  ADD("fused", TOL_A, "%x: Tensor[(2, 70, 31, 31), float32], %w: Tensor[(60, 70, 3, 3), float32], %b: Tensor[(60, 1, 1), float32], %y: Tensor[(2, 60, 16, 16), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[1, 1, 1, 1], channels=60, kernel_size=[3, 3]); %%1 = add(%%0, %%b); %%2 = add(%%1, %%y); nn.relu(%%2)");
   /* gelu, erf form: x * 0.5 * (1 + erf(x / sqrt(2))). */
   ADD("fused", TOL_A, "%x: Tensor[(37, 129), float32], %w: Tensor[(65, 129), float32], %b: Tensor[(65), float32]",
       "%%0 = nn.dense(%%x, %%w); %%1 = nn.bias_add(%%0, %%b, axis=-1); %%2 = multiply(%%1, 0.707107f); %%3 = erf(%%2); %%4 = add(%%3, 1f); %%5 = multiply(%%1, %%4); multiply(%%5, 0.5f)");

@@ -124,6 +124,15 @@ static const case_t kCases[] = {
     {"%x: Tensor[(1, 40, 9, 9), float32], %w: Tensor[(8, 40, 3, 3), float32], %b: Tensor[(8, 1, 1), float32]",
      "nn.relu(add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1], channels=8, kernel_size=[3, 3]), %b))",
      "conv2d.direct"},
+    /* the direct template's cache blocking (conv2d.c direct_blocking: an
+     * input over 256 KiB): q tiles outer (a 1x1 read in place, a partial
+     * last q tile, a residual); K blocks adding to the stored tile (a
+     * stride-2 3x3 on odd sizes, the last block shorter, a row tail) */
+    {"%x: Tensor[(1, 24, 56, 56), float32], %w: Tensor[(40, 24, 1, 1), float32], %r: Tensor[(1, 40, 56, 56), float32]",
+     "nn.relu(add(" CONV "(%x, %w, channels=40, kernel_size=[1, 1]), %r))", "conv2d.direct"},
+    {"%x: Tensor[(1, 30, 53, 57), float32], %w: Tensor[(130, 30, 3, 3), float32], %b: Tensor[(130), float32]",
+     "nn.bias_add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=130, kernel_size=[3, 3]), %b)",
+     "conv2d.direct"},
     {"%x: Tensor[(1, 8, 11, 11), float32], %w: Tensor[(8, 1, 3, 3), float32]",
      CONV "(%x, %w, strides=[2, 2], padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3])", "conv2d.depthwise"},
     {"%x: Tensor[(1, 7, 13, 10), float32], %w: Tensor[(7, 1, 5, 5), float32]",
