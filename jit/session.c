@@ -429,8 +429,11 @@ typedef struct pending_t {
  * time. The Winograd template's epilogue writes each tile's few columns
  * per output channel, which no vectorizer takes, so O1 costs it nothing:
  * resnet18's eight Winograd kernels ran 23.9 ms (O3) and 23.7 ms (O1),
- * summed minimum times, while its whole JIT took 46% less time (opt 5.3
- * -> 2.8 s, codegen 3.7 -> 1.9 s of CPU on a loaded machine). */
+ * summed minimum times. It saves less than hoped: resnet18's LLVM
+ * optimization took 2.9-3.0 s of CPU with Winograd at O1 against 3.2-3.6
+ * s at O3 (two builds each, alternated, on a machine loaded by two other
+ * builds; codegen unchanged at ~2.0 s): the Winograd kernels' IR is
+ * mostly straight-line vector code that O1's passes still walk. */
 static const char *pipeline_of(uint32_t flags, const char *template_name) {
   if (flags & RT_JIT_NO_OPT) return "O0";
   return template_name && strncmp(template_name, "conv2d.winograd", 15) == 0 ? "O1" : "O3";
