@@ -292,6 +292,45 @@ static int64_t ulps(float a, float b) {
   return d < 0 ? -d : d;
 }
 
+/* Two float32 functions of one vector of n elements, @a and @b of
+ * `text`, compiled together; x is the input to fill, like an output-shaped
+ * tensor for jt_run_kernel. */
+typedef struct unary_pair_t {
+  rt_module_t *m;
+  rt_jit_session_t *sess;
+  rt_jit_module_t *jm;
+  rt_tensor_t *x, *like;
+} unary_pair_t;
+
+static void unary_pair_build(unary_pair_t *u, const char *text, int64_t n) {
+  u->m = jt_parse(text);
+  rt_ir_expr_t *fns[2] = {rt_ir_module_lookup(u->m, "a"), rt_ir_module_lookup(u->m, "b")};
+  u->sess = NULL;
+  assert_ok(rt_jit_session_create(rt_allocator_system(), &u->sess));
+  u->jm = NULL;
+  assert_ok(rt_jit_build(u->sess, 2, fns, NULL, RT_JIT_NO_DISK_CACHE, NULL, &u->jm));
+  int64_t shape[1] = {n};
+  u->x = u->like = NULL;
+  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 1, shape, &u->x));
+  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 1, shape, &u->like));
+}
+
+/* Runs function f (0: @a, 1: @b) on u->x; the caller releases the result. */
+static rt_tensor_t *unary_pair_run(unary_pair_t *u, int32_t f) {
+  char err[512];
+  rt_tensor_t *out = NULL;
+  assert_int_equal(jt_run_kernel(rt_jit_module_kernel(u->jm, f), 1, &u->x, 1, &u->like, &out, NULL, err), 0);
+  return out;
+}
+
+static void unary_pair_release(unary_pair_t *u) {
+  rt_tensor_release(u->x);
+  rt_tensor_release(u->like);
+  rt_jit_module_release(u->jm);
+  rt_jit_session_release(u->sess);
+  rt_module_release(u->m);
+}
+
 /* The JIT's float32 exp (rt_jit_exp: a polynomial, so loops vectorize)
  * against libm's expf, an independent implementation, over [-110, 95]
  * (normal, subnormal, overflowing and underflowing results) and the
@@ -301,27 +340,18 @@ static int64_t ulps(float a, float b) {
 static void test_jit_exp_accuracy(void **state) {
   (void)state;
   enum { N = 41000 + 12 };
-  rt_module_t *m = jt_parse(
-      "#[version = \"0.0.5\"]\n"
-      "def @e(%x: Tensor[(41012), float32]) { exp(%x) }\n"
-      "def @s(%x: Tensor[(41012), float32]) { sigmoid(%x) }\n");
-  rt_ir_expr_t *fns[2] = {rt_ir_module_lookup(m, "e"), rt_ir_module_lookup(m, "s")};
-  rt_jit_session_t *sess = NULL;
-  assert_ok(rt_jit_session_create(rt_allocator_system(), &sess));
-  rt_jit_module_t *jm = NULL;
-  assert_ok(rt_jit_build(sess, 2, fns, NULL, RT_JIT_NO_DISK_CACHE, NULL, &jm));
-  int64_t shape[1] = {N};
-  rt_tensor_t *x = NULL, *like = NULL;
-  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 1, shape, &x));
-  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 1, shape, &like));
-  float *xv = rt_tensor_data(x);
+  unary_pair_t u;
+  unary_pair_build(&u,
+                   "#[version = \"0.0.5\"]\n"
+                   "def @a(%x: Tensor[(41012), float32]) { exp(%x) }\n"
+                   "def @b(%x: Tensor[(41012), float32]) { sigmoid(%x) }\n",
+                   N);
+  float *xv = rt_tensor_data(u.x);
   for (int32_t i = 0; i < 41000; ++i) xv[i] = -110.0f + 205.0f * (float)i / 41000.0f;
   const float special[12] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 88.72f, 88.73f,
                              -87.33f, -103.97f, -104.0f, -150.0f, 1e-8f};
   memcpy(xv + 41000, special, sizeof special);
-  char err[512];
-  rt_tensor_t *out = NULL;
-  assert_int_equal(jt_run_kernel(rt_jit_module_kernel(jm, 0), 1, &x, 1, &like, &out, NULL, err), 0);
+  rt_tensor_t *out = unary_pair_run(&u, 0);
   const float *ev = rt_tensor_data(out);
   int64_t worst = 0;
   for (int32_t i = 0; i < N; ++i) {
@@ -330,14 +360,14 @@ static void test_jit_exp_accuracy(void **state) {
       assert_true(isnan(ev[i]));
       continue;
     }
-    const int64_t u = ulps(ev[i], want);
-    if (u > worst) worst = u;
-    if (u > 2) fail_msg("exp(%.9g) = %.9g, expf says %.9g (%lld ulps)", (double)xv[i], (double)ev[i],
-                        (double)want, (long long)u);
+    const int64_t d = ulps(ev[i], want);
+    if (d > worst) worst = d;
+    if (d > 2) fail_msg("exp(%.9g) = %.9g, expf says %.9g (%lld ulps)", (double)xv[i], (double)ev[i],
+                        (double)want, (long long)d);
   }
   printf("# exp: worst %lld ulps over %d values\n", (long long)worst, (int)N);
   rt_tensor_release(out);
-  assert_int_equal(jt_run_kernel(rt_jit_module_kernel(jm, 1), 1, &x, 1, &like, &out, NULL, err), 0);
+  out = unary_pair_run(&u, 1);
   const float *sv = rt_tensor_data(out);
   for (int32_t i = 0; i < N; ++i) {
     if (i == 41000) continue; /* NaN */
@@ -346,11 +376,7 @@ static void test_jit_exp_accuracy(void **state) {
   }
   assert_true(isnan(sv[41000]));
   rt_tensor_release(out);
-  rt_tensor_release(x);
-  rt_tensor_release(like);
-  rt_jit_module_release(jm);
-  rt_jit_session_release(sess);
-  rt_module_release(m);
+  unary_pair_release(&u);
 }
 
 /* The JIT's float32 tanh and erf (rt_jit_tanh / rt_jit_erf: rational
@@ -361,27 +387,18 @@ static void test_jit_exp_accuracy(void **state) {
 static void test_jit_tanh_erf_accuracy(void **state) {
   (void)state;
   enum { G = 48000, N = G + 7 };
-  rt_module_t *m = jt_parse(
-      "#[version = \"0.0.5\"]\n"
-      "def @t(%x: Tensor[(48007), float32]) { tanh(%x) }\n"
-      "def @e(%x: Tensor[(48007), float32]) { erf(%x) }\n");
-  rt_ir_expr_t *fns[2] = {rt_ir_module_lookup(m, "t"), rt_ir_module_lookup(m, "e")};
-  rt_jit_session_t *sess = NULL;
-  assert_ok(rt_jit_session_create(rt_allocator_system(), &sess));
-  rt_jit_module_t *jm = NULL;
-  assert_ok(rt_jit_build(sess, 2, fns, NULL, RT_JIT_NO_DISK_CACHE, NULL, &jm));
-  int64_t shape[1] = {N};
-  rt_tensor_t *x = NULL, *like = NULL;
-  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 1, shape, &x));
-  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 1, shape, &like));
-  float *xv = rt_tensor_data(x);
+  unary_pair_t u;
+  unary_pair_build(&u,
+                   "#[version = \"0.0.5\"]\n"
+                   "def @a(%x: Tensor[(48007), float32]) { tanh(%x) }\n"
+                   "def @b(%x: Tensor[(48007), float32]) { erf(%x) }\n",
+                   N);
+  float *xv = rt_tensor_data(u.x);
   for (int32_t i = 0; i < G; ++i) xv[i] = -12.0f + 24.0f * (float)i / (float)G;
   const float special[7] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-20f, -3e-39f};
   memcpy(xv + G, special, sizeof special);
   for (int32_t f = 0; f < 2; ++f) {
-    char err[512];
-    rt_tensor_t *out = NULL;
-    assert_int_equal(jt_run_kernel(rt_jit_module_kernel(jm, f), 1, &x, 1, &like, &out, NULL, err), 0);
+    rt_tensor_t *out = unary_pair_run(&u, f);
     const float *v = rt_tensor_data(out);
     double worst = 0;
     for (int32_t i = 0; i < N; ++i) {
@@ -402,11 +419,7 @@ static void test_jit_tanh_erf_accuracy(void **state) {
     printf("# %s: worst relative error %.3g over %d values\n", f == 0 ? "tanh" : "erf", worst, (int)N);
     rt_tensor_release(out);
   }
-  rt_tensor_release(x);
-  rt_tensor_release(like);
-  rt_jit_module_release(jm);
-  rt_jit_session_release(sess);
-  rt_module_release(m);
+  unary_pair_release(&u);
 }
 
 int main(void) {
