@@ -24,7 +24,9 @@
  * transpose of the data, a weight with no free variable (a constant, or
  * ops over constants that FoldConstant folds), data of rank >= 1 (dense)
  * or >= 2 (matmul) or 3 (batch_matmul, whose 1-batch weight broadcasts:
- * the product is dense's over the data's flattened rows). One bottom-up
+ * the product is dense's over the data's flattened rows). A weight shared
+ * by several products is packed once (one chain, one folded constant).
+ * One bottom-up
  * rt_ir_mutate walk per global; the module comes back unchanged (the same
  * reference) when nothing matched. */
 #include <stdio.h>
@@ -33,6 +35,7 @@
 #include "ir/op/op_attrs.h"
 #include "ir/op/plan.h"
 #include "passes/pass.h"
+#include "runtime/mem.h"
 
 /* The panel width of the packed weight (see above). */
 #define PANEL 16
@@ -60,10 +63,38 @@ static bool static_f32(const rt_ir_expr_t *e, int32_t *rank, const int64_t **sha
   return true;
 }
 
-typedef rt_pass_rewrite_t dp_ctx;
+/* The packed weights made so far, by the weight expression they pack: a
+ * weight shared by several products (the layers of a TransformerEncoder
+ * exported from copies of one layer share their initializers) gets one
+ * packing chain, so FoldConstant stores it once. */
+#define MAX_SHARED 64
+typedef struct dp_ctx {
+  rt_pass_rewrite_t base; /* first: rt_pass_rewrite_globals's state */
+  rt_module_t *m;         /* the module the entries were made in */
+  int32_t n;
+  struct {
+    const rt_ir_expr_t *w;
+    bool tb;
+    rt_ir_expr_t *packed;
+  } seen[MAX_SHARED];
+} dp_ctx;
+
+/* nn.contrib_dense_pack(x, packed, units=n) in place of e. */
+static rt_status_t make_product(rt_pass_rewrite_t *cx, rt_ir_expr_t *e, rt_ir_expr_t *packed, int64_t n,
+                                rt_ir_expr_t **out) {
+  rt_ir_expr_t *args[2] = {e->call.args[0], packed};
+  char units[32];
+  snprintf(units, sizeof units, "%lld", (long long)n);
+  const char *keys[1] = {"units"}, *vals[1] = {units};
+  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_NN_DENSE_PACK, 2, args, 1, keys, vals, out));
+  (*out)->binding = e->binding;
+  cx->changed = true;
+  return RT_OK;
+}
 
 static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_ir_expr_t **out) {
-  dp_ctx *cx = user;
+  dp_ctx *dp = user;
+  rt_pass_rewrite_t *cx = &dp->base;
   *out = e;
   const bool dense = rt_pass_is_op(e, RT_OP_NN_DENSE), matmul = rt_pass_is_op(e, RT_OP_NN_MATMUL);
   const bool bmm = rt_pass_is_op(e, RT_OP_NN_BATCH_MATMUL);
@@ -87,6 +118,16 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
   const int64_t n = p.n, k = p.k;
   if (n < 1 || k < 1) return RT_OK;
   rt_ir_expr_t *w = e->call.args[1];
+  if (dp->m != cx->m) {
+    dp->m = cx->m;
+    dp->n = 0;
+  }
+  rt_ir_expr_t *packed = NULL;
+  for (int32_t i = 0; i < dp->n && !packed; ++i) {
+    if (dp->seen[i].w == w && dp->seen[i].tb == p.transpose_b) packed = dp->seen[i].packed;
+  }
+  if (packed) return make_product(cx, e, packed, p.n, out);
+  const rt_ir_expr_t *key = w;
   char buf[160];
   if (bmm) {
     /* (1, N, K) or (1, K, N) -> 2-d */
@@ -113,18 +154,19 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
   RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_RESHAPE, 1, &w, 1, rk, rv, &w));
   const char *tk[1] = {"axes"}, *tv[1] = {"[0, 2, 1]"};
   RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_TRANSPOSE, 1, &w, 1, tk, tv, &w));
-  rt_ir_expr_t *args[2] = {e->call.args[0], w};
-  char units[32];
-  snprintf(units, sizeof units, "%lld", (long long)n);
-  const char *keys[1] = {"units"}, *vals[1] = {units};
-  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_NN_DENSE_PACK, 2, args, 1, keys, vals, out));
-  (*out)->binding = e->binding;
-  cx->changed = true;
-  return RT_OK;
+  if (dp->n < MAX_SHARED) {
+    dp->seen[dp->n].w = key;
+    dp->seen[dp->n].tb = p.transpose_b;
+    dp->seen[dp->n++].packed = w;
+  }
+  return make_product(cx, e, w, n, out);
 }
 
 rt_status_t rt_pass_dense_pack(const rt_pass_env_t *env, rt_module_t *in, rt_module_t **out) {
   (void)env;
-  dp_ctx cx;
-  return rt_pass_rewrite_globals(in, rewrite, &cx, out);
+  dp_ctx *cx = rt_mem_calloc(1, sizeof *cx);
+  if (!cx) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "DensePack: out of memory");
+  rt_status_t st = rt_pass_rewrite_globals(in, rewrite, &cx->base, out);
+  rt_mem_free(cx);
+  return st;
 }
