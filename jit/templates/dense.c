@@ -299,13 +299,15 @@ static rt_status_t pack_b(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const 
 
 /* The register tile: acc[mr][nv] = sum over `steps` (kc, or what is left
  * of K for panels read in place) steps of A(r, k) * B(k, :)
- * with A(r, k) at ap + k * mr + r and B row k at bp + k * nw (64-byte
- * aligned, packed); then stored to the contiguous tile ct (mr x nw), added
- * to what ct holds when `accumulate` (i1). ct's lines are prefetched before
- * the k loop, so the add at the end finds them in L1. */
+ * with A(r, k) at ap + k * mr + r and B row k at bp + k * nw (packed;
+ * balign: 64-byte aligned in workspace, 4 for a prepacked weight read in
+ * place, whose buffer may be a caller's); then stored to the contiguous
+ * tile ct (mr x nw), added to what ct holds when `accumulate` (i1). ct's
+ * lines are prefetched before the k loop, so the add at the end finds
+ * them in L1. */
 static void micro(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking_t *z,
                   LLVMValueRef ap, LLVMValueRef bp, LLVMValueRef ct, LLVMValueRef accumulate,
-                  LLVMValueRef steps) {
+                  LLVMValueRef steps, unsigned balign) {
   LLVMBuilderRef B = L->b;
   const int32_t mr = g->mr, nv = g->nv, vw = g->vw, nacc = mr * nv;
   const int64_t nw = z->nw;
@@ -322,7 +324,7 @@ static void micro(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking
   LLVMValueRef brow = rt_jit_tpl_gep(L, bp, mul(L, lp.iv, nw));
   for (int32_t v = 0; v < nv; ++v) {
     LLVMValueRef ld = LLVMBuildLoad2(B, vt, rt_jit_tpl_gep(L, brow, rt_jit_i64(L, (int64_t)vw * v)), "");
-    LLVMSetAlignment(ld, valign);
+    LLVMSetAlignment(ld, balign);
     bv[v] = ld;
   }
   for (int32_t r = 0; r < mr; ++r) {
@@ -458,7 +460,8 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
                          : rt_jit_tpl_gep(L, wsb, mul(L, LLVMBuildSub(B, lp.iv, pj, ""), z.kc * nw));
   LLVMValueRef steps = bpan ? imin(L, LLVMBuildSub(B, rt_jit_i64(L, g->k), k0, ""), z.kc) : rt_jit_i64(L, z.kc);
   LLVMValueRef ct = z.nkb > 1 ? rt_jit_tpl_gep(L, wsc, mul(L, add(L, LLVMBuildMul(B, tr, npan, ""), pr), tile)) : wsc;
-  micro(L, g, &z, ap, bp, ct, LLVMBuildICmp(B, LLVMIntSGT, lk.iv, rt_jit_i64(L, 0), ""), steps);
+  micro(L, g, &z, ap, bp, ct, LLVMBuildICmp(B, LLVMIntSGT, lk.iv, rt_jit_i64(L, 0), ""), steps,
+        bpan ? 4u : (unsigned)g->vw * 4);
   rt_jit_if_t last;
   if (z.nkb > 1) rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntEQ, lk.iv, rt_jit_i64(L, z.nkb - 1), ""), &last);
   RT_RETURN_IF_ERROR(tile_epilogue(L, g, &z, lb.iv, mul(L, lt.iv, mr), mul(L, lp.iv, nw), ct));
