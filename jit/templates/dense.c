@@ -375,6 +375,26 @@ static rt_status_t tile_epilogue(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   LLVMBuilderRef B = L->b;
   LLVMValueRef rows = rt_jit_min(L, LLVMBuildSub(B, rt_jit_i64(L, g->m), i0, ""), rt_jit_i64(L, g->mr));
   LLVMValueRef cols = rt_jit_min(L, LLVMBuildSub(B, rt_jit_i64(L, g->n), n0, ""), rt_jit_i64(L, z->nw));
+  rt_jit_if_t full;
+  const bool vcopy = g->out_row && g->out == g->anchor;
+  if (vcopy) {
+    /* A plain product of a full-width tile: each row's nv vectors copied
+     * as vectors (the element loop below stays scalar). */
+    rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntEQ, cols, rt_jit_i64(L, z->nw), ""), &full);
+    LLVMTypeRef vt = rt_jit_tpl_vec(L, g->vw);
+    rt_jit_loop_t vr;
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rows, 0, NULL, &vr);
+    LLVMValueRef dst = rt_jit_tpl_gep(L, g->data, add(L, g->out_row(L, g, b, add(L, i0, vr.iv)), n0));
+    LLVMValueRef src = rt_jit_tpl_gep(L, ct, mul(L, vr.iv, z->nw));
+    for (int32_t v = 0; v < g->nv; ++v) {
+      LLVMValueRef off = rt_jit_i64(L, (int64_t)v * g->vw);
+      LLVMValueRef ld = LLVMBuildLoad2(B, vt, rt_jit_tpl_gep(L, src, off), "");
+      LLVMSetAlignment(ld, 4);
+      LLVMSetAlignment(LLVMBuildStore(B, ld, rt_jit_tpl_gep(L, dst, off)), 4);
+    }
+    rt_jit_loop_end(L, &vr, NULL);
+    rt_jit_if_else(L, &full, NULL);
+  }
   rt_jit_loop_t er, ec;
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), rows, 0, NULL, &er);
   LLVMValueRef crow = rt_jit_tpl_gep(L, ct, mul(L, er.iv, z->nw));
@@ -386,6 +406,7 @@ static rt_status_t tile_epilogue(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, g->anchor, g->out, g->data, idx, val));
   rt_jit_loop_end(L, &ec, NULL);
   rt_jit_loop_end(L, &er, NULL);
+  if (vcopy) (void)rt_jit_if_end(L, &full, NULL);
   return RT_OK;
 }
 
@@ -585,6 +606,17 @@ static void mm_out_idx(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValue
   idx[o + 1] = j;
 }
 
+/* Output row i (of batch b) starts at (b * M + i) * N: every output is
+ * stored row-major with N last (the flattened rows of dense/matmul are its
+ * leading dims in order). */
+static LLVMValueRef mm_out_row(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
+                               LLVMValueRef i) {
+  const mm_t *mm = g->user;
+  LLVMValueRef row = i;
+  if (mm->id == RT_OP_NN_BATCH_MATMUL) row = add(L, mul(L, b, g->m), i);
+  return mul(L, row, g->n);
+}
+
 rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const rt_ir_expr_t *out,
                             LLVMValueRef data, LLVMValueRef task, LLVMValueRef ntasks) {
   const rt_ir_expr_t *call = p->anchor;
@@ -598,7 +630,7 @@ rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const
   mm.pack = plan.pack;
   rt_jit_gemm_core_t g = {
       .anchor = call, .out = out, .data = data, .mr = p->mr, .nv = p->nv, .vw = p->vw, .user = &mm,
-      .a_elem = mm_a_elem, .b_elem = mm_b_elem, .out_idx = mm_out_idx,
+      .a_elem = mm_a_elem, .b_elem = mm_b_elem, .out_idx = mm_out_idx, .out_row = mm_out_row,
   };
   g.m = plan.m;
   g.n = plan.n;

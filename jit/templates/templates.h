@@ -170,6 +170,11 @@ typedef struct rt_jit_gemm_core_t {
   LLVMValueRef (*b_panels)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b);
   void (*out_idx)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,
                   LLVMValueRef i, LLVMValueRef j, LLVMValueRef *out_idx);
+  /* Optional: output element (b, i, 0)'s float offset, output row i
+   * contiguous along j; with no fused tail ops (out == anchor) a tile's
+   * full-width rows are then copied as whole vectors. */
+  LLVMValueRef (*out_row)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,
+                          LLVMValueRef i);
   const void *user;
 } rt_jit_gemm_core_t;
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
