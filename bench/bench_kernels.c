@@ -5,7 +5,9 @@
  *   1. The FMA peak of this machine, measured by its own loops (fma_peak.c:
  *      ymm chains; fma_peak512.c: zmm chains where AVX-512F exists), on one
  *      core and on all cores; the peak is the larger of the two widths.
- *   2. Kernel level (jit/jit.h): dense 512^3 and 1024^3, ResNet-18's 3x3
+ *   2. Kernel level (jit/jit.h): dense 512^3 and 1024^3 (the weight a
+ *      parameter, packed at run time, and prepacked: "densepack", the
+ *      nn.contrib_dense_pack the DensePack pass makes), ResNet-18's 3x3
  *      conv layers (direct, and by Winograd F(4x4, 3x3) and F(2x2, 3x3):
  *      "wino4", "wino2"), MobileNet-v2 / EfficientNet-B0 layers (depthwise
  *      3x3 and 5x5 at stride 1 and 2, 1x1 expand / project convolutions;
@@ -104,6 +106,10 @@ static const char kKernelText[] =
     "#[version = \"0.0.5\"]\n"
     "def @dense512(%x: Tensor[(512, 512), float32], %w: Tensor[(512, 512), float32]) { nn.dense(%x, %w) }\n"
     "def @dense1024(%x: Tensor[(1024, 1024), float32], %w: Tensor[(1024, 1024), float32]) { nn.dense(%x, %w) }\n"
+    "def @densepack512(%x: Tensor[(512, 512), float32], %w: Tensor[(32, 512, 16), float32]) "
+    "{ nn.contrib_dense_pack(%x, %w) }\n"
+    "def @densepack1024(%x: Tensor[(1024, 1024), float32], %w: Tensor[(64, 1024, 16), float32]) "
+    "{ nn.contrib_dense_pack(%x, %w) }\n"
     CONV3(64, 56) CONV3(128, 28) CONV3(256, 14) CONV3(512, 7)
     WINO(4, 6, 64, 56) WINO(4, 6, 128, 28) WINO(4, 6, 256, 14) WINO(4, 6, 512, 7)
     WINO(2, 4, 64, 56) WINO(2, 4, 128, 28) WINO(2, 4, 256, 14) WINO(2, 4, 512, 7)
@@ -333,6 +339,8 @@ int main(int argc, char **argv) {
   const kcase_t all_cases[] = {
       {"dense512", "dense 512^3", 2.0 * 512 * 512 * 512 / 1e9, true, false},
       {"dense1024", "dense 1024^3", 2.0 * 1024 * 1024 * 1024 / 1e9, true, false},
+      {"densepack512", "dense 512^3 prepacked", 2.0 * 512 * 512 * 512 / 1e9, true, false},
+      {"densepack1024", "dense 1024^3 prepacked", 2.0 * 1024 * 1024 * 1024 / 1e9, true, false},
       {"conv64", "conv3x3 1x64x56x56->64", conv_gflop(64, 64, 56), false, true},
       {"conv128", "conv3x3 1x128x28x28->128", conv_gflop(128, 128, 28), false, true},
       {"conv256", "conv3x3 1x256x14x14->256", conv_gflop(256, 256, 14), false, true},

@@ -1,6 +1,6 @@
 /* Reference kernels of the dense/matmul anchors, softmax and the
- * normalization composites (ir/op/nn.c): nn.dense, nn.matmul,
- * nn.batch_matmul, nn.softmax, nn.log_softmax, nn.batch_norm,
+ * normalization composites (ir/op/nn.c): nn.dense, nn.contrib_dense_pack,
+ * nn.matmul, nn.batch_matmul, nn.softmax, nn.log_softmax, nn.batch_norm,
  * nn.layer_norm, nn.group_norm, nn.instance_norm, nn.l2_normalize,
  * nn.dropout, nn.lrn.
  *
@@ -142,6 +142,45 @@ rt_status_t rt_interp_k_NN_DENSE(const rt_interp_call_t *call) {
   /* out[r, j] = sum_kk x[r, kk] * w[j, kk]. */
   const product_t q = {1, rows, n, k, 0, k, 1, 0, 1, k, true};
   return product(call, x, w, out, &q);
+}
+
+/* nn.contrib_dense_pack: dense's product with W[j, kk] read from the
+ * panels, w[j / P, kk, j % P]; the same dot products in kk order as
+ * nn.dense, so the two agree to the bit. */
+rt_status_t rt_interp_k_NN_DENSE_PACK(const rt_interp_call_t *call) {
+  const rt_tensor_t *x = call->args[0];
+  const rt_tensor_t *w = call->args[1];
+  rt_tensor_t *out = call->outs[0];
+  rt_plan_matmul_t plan;
+  RT_RETURN_IF_ERROR(matmul_plan(call, &plan));
+  if (rt_interp_class(out->dtype) != RT_INTERP_FLOAT) {
+    return RT_INTERP_ERROR(call, UNIMPLEMENTED, "%s", "needs a float output");
+  }
+  const int64_t k = plan.k, n = plan.n, pw = plan.pack;
+  if (x->rank < 1 || w->rank != 3 || x->shape[x->rank - 1] != k || w->shape[1] != k ||
+      w->shape[2] != pw || w->shape[0] * pw < n) {
+    return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "%s", "weight must be (ceil(units / P), K, P) for data (..., K)");
+  }
+  int64_t rows = 1;
+  for (int32_t d = 0; d < x->rank - 1; ++d) rows *= x->shape[d];
+  if (out->numel != rows * n) return RT_INTERP_ERROR(call, INTERNAL, "%s", "output size disagrees");
+  double *xf = NULL, *wf = NULL, *of = NULL;
+  rt_status_t st = rt_interp_load_all_f(call, x, &xf);
+  if (!st) st = rt_interp_load_all_f(call, w, &wf);
+  if (!st) st = rt_interp_scratch(call, out->numel, sizeof(double), true, (void **)&of);
+  for (int64_t r = 0; r < rows && !st; ++r) {
+    for (int64_t j = 0; j < n; ++j) {
+      const double *col = wf + (j / pw) * k * pw + j % pw;
+      double acc = 0;
+      for (int64_t kk = 0; kk < k; ++kk) acc += xf[r * k + kk] * col[kk * pw];
+      of[r * n + j] = acc;
+    }
+  }
+  if (!st) rt_interp_store_span_f(out, 0, out->numel, of);
+  rt_interp_scratch_free(call, xf);
+  rt_interp_scratch_free(call, wf);
+  rt_interp_scratch_free(call, of);
+  return st;
 }
 
 rt_status_t rt_interp_k_NN_MATMUL(const rt_interp_call_t *call) {

@@ -1,7 +1,8 @@
 /* Floating-point operations of a function's heavy ops, counted from their
  * plans (ir/op/plan_nn.h): the figure `--profile` divides by a kernel's
  * time (GFLOP/s), so a kernel that misses its template shows as a number.
- * A multiply-add counts 2. Counted: nn.dense, nn.matmul, nn.batch_matmul
+ * A multiply-add counts 2. Counted: nn.dense, nn.contrib_dense_pack,
+ * nn.matmul, nn.batch_matmul
  * (2 M N K per batch), nn.conv1d/conv2d (2 N O out-size (I/groups)
  * kernel-size) and nn.conv2d_transpose (2 N I in-size (O/groups)
  * kernel-size); nn.contrib_conv2d_winograd_without_weight_transform as the
@@ -54,7 +55,8 @@ static rt_status_t add_call(void *user, rt_ir_expr_t *e) {
   double *total = user;
   if (e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP || e->call.nargs < 2) return RT_OK;
   const int32_t id = e->call.callee->op.op->id;
-  const bool mm = id == RT_OP_NN_DENSE || id == RT_OP_NN_MATMUL || id == RT_OP_NN_BATCH_MATMUL;
+  const bool mm = id == RT_OP_NN_DENSE || id == RT_OP_NN_DENSE_PACK || id == RT_OP_NN_MATMUL ||
+                  id == RT_OP_NN_BATCH_MATMUL;
   const bool conv = id == RT_OP_NN_CONV1D || id == RT_OP_NN_CONV2D || id == RT_OP_NN_CONV2D_TRANSPOSE;
   const bool wino = id == RT_OP_NN_WINOGRAD_CONV2D;
   if (!mm && !conv && !wino) return RT_OK;

@@ -110,6 +110,40 @@ static rt_status_t plan_batch_matmul(const char *op, const rt_plan_input_t *x,
   return RT_OK;
 }
 
+/* nn.contrib_dense_pack: the weight (NP, K, P) is dense's (NP * P, K) in
+ * panels of P columns; units (at most NP * P, more than (NP - 1) * P: the
+ * zero columns fill only the last panel; checked when NP and P are known)
+ * cuts N. */
+static rt_status_t plan_dense_pack(const char *op, const rt_plan_input_t *a,
+                                   const rt_plan_input_t *w, bool units_none, int64_t units,
+                                   rt_plan_matmul_t *p) {
+  if (w->rank != 3) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: the packed weight must be 3-d (N/P, K, P), got rank %d",
+                     op, (int)w->rank);
+  }
+  const int64_t np = w->shape[0], pw = w->shape[2];
+  if ((pw != RT_DIM_ANY && pw < 1) || (np != RT_DIM_ANY && np < 1)) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: the packed weight has no panels", op);
+  }
+  int64_t cols = RT_DIM_ANY;
+  if (np != RT_DIM_ANY && pw != RT_DIM_ANY && __builtin_mul_overflow(np, pw, &cols)) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: the packed weight is too large", op);
+  }
+  if (!units_none && units < 1) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: units must be >= 1, got %lld", op, (long long)units);
+  }
+  if (!units_none && cols != RT_DIM_ANY && (units > cols || units <= cols - pw)) {
+    return RT_STATUS(INVALID_ARGUMENT,
+                     "%s: units=%lld does not fit %lld panels of %lld columns", op,
+                     (long long)units, (long long)np, (long long)pw);
+  }
+  const int64_t shape2[2] = {units_none ? cols : units, w->shape[1]};
+  const rt_plan_input_t w2 = {w->dtype, 2, shape2, NULL};
+  RT_RETURN_IF_ERROR(plan_matmul(op, a, &w2, 1, false, true, true, 0, p));
+  p->pack = pw;
+  return RT_OK;
+}
+
 rt_status_t rt_ir_plan_matmul(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attrs,
                               int32_t nin, const rt_plan_input_t *in,
                               rt_plan_matmul_t *p) {
@@ -121,6 +155,11 @@ rt_status_t rt_ir_plan_matmul(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attr
       rt_attrs_dense_t a = rt_ir_attrs_dense(attrs);
       p->transpose_b = true;
       return plan_matmul(opdef->name, &in[0], &in[1], 1, false, true, a.units_is_none, a.units, p);
+    }
+    case RT_OP_NN_DENSE_PACK: {
+      rt_attrs_dense_pack_t a = rt_ir_attrs_dense_pack(attrs);
+      p->transpose_b = true;
+      return plan_dense_pack(opdef->name, &in[0], &in[1], a.units_is_none, a.units, p);
     }
     case RT_OP_NN_MATMUL: {
       rt_attrs_matmul_t a = rt_ir_attrs_matmul(attrs);
@@ -155,6 +194,10 @@ static rt_status_t matmul_rel(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_typ
 }
 
 rt_status_t rt_ir_rel_dense(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  return matmul_rel(ctx, out_type);
+}
+
+rt_status_t rt_ir_rel_dense_pack(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
   return matmul_rel(ctx, out_type);
 }
 

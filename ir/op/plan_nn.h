@@ -17,7 +17,9 @@
 
 /* ---- dense / matmul / batch_matmul (nn.c) ------------------------------ */
 
-/* nn.dense (a (..., K) x weight (N, K)), nn.matmul (a (..., M, K), or
+/* nn.dense (a (..., K) x weight (N, K)), nn.contrib_dense_pack (dense's
+ * product with the weight prepacked (ceil(N/P), K, P), zero past N; N is
+ * units, or every packed column), nn.matmul (a (..., M, K), or
  * (..., K, M) with transpose_a, x b (K, N) or (N, K) with transpose_b) and
  * nn.batch_matmul (3-d, a batch of 1 broadcasts). */
 typedef struct rt_plan_matmul_t {
@@ -26,6 +28,7 @@ typedef struct rt_plan_matmul_t {
   int64_t m, n, k;               /* out (..., M, N); K reduced */
   int64_t batch;                 /* batch_matmul: the output batch */
   int64_t batch_a, batch_b;      /* batch_matmul: a's and b's batch dims */
+  int64_t pack;                  /* nn.contrib_dense_pack: the panel width P; else 0 */
   int64_t out_shape[RT_TENSOR_MAX_RANK];
 } rt_plan_matmul_t;
 RT_MUST_USE_RESULT rt_status_t rt_ir_plan_matmul(const rt_ir_op_t *op,

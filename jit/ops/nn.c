@@ -1,5 +1,5 @@
 /* Lowering of the anchors (ir/op/nn.c, conv.c, pool.c): nn.dense,
- * nn.matmul, nn.batch_matmul, nn.conv1d/conv2d (NCW/NCHW data, OIW/OIHW
+ * nn.contrib_dense_pack, nn.matmul, nn.batch_matmul, nn.conv1d/conv2d (NCW/NCHW data, OIW/OIHW
  * kernels, groups, strides, padding, dilation), max/avg pool 1-d and 2-d,
  * global and adaptive pools, softmax and log_softmax.
  *
@@ -53,6 +53,8 @@ typedef struct dot_t {
   int32_t out_rank, a_rank, b_rank;
   bool ta, tb;
   LLVMValueRef pa, pb;       /* batch indices for batch_matmul */
+  rt_jit_lower_t *L;         /* dense_pack: its index builder's builder */
+  LLVMValueRef pw;           /* dense_pack: the panel width */
 } dot_t;
 
 static rt_status_t dot_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *red,
@@ -91,6 +93,26 @@ RT_JIT_ELEM_FN(rt_jit_elem_dense) {
   if (x->rank < 1 || w->rank != 2) return RT_JIT_UNIMPLEMENTED(call, "%s", "needs data (..., K), weight (N, K)");
   dot_t d = {.call = call, .out = self->dtype, .index = dense_index, .idx = idx,
              .out_rank = self->rank, .a_rank = x->rank, .b_rank = 2};
+  return run_dot(L, &d, w->dims[1], out_value);
+}
+
+/* nn.contrib_dense_pack: W[n, k] at w[n / P, k, n % P] (P = pw). */
+static void dense_pack_index(dot_t *d, LLVMValueRef k, LLVMValueRef *ai, LLVMValueRef *bi) {
+  for (int32_t j = 0; j < d->a_rank - 1; ++j) ai[j] = d->idx[j];
+  ai[d->a_rank - 1] = k;
+  LLVMValueRef n = d->idx[d->out_rank - 1];
+  bi[0] = LLVMBuildUDiv(d->L->b, n, d->pw, "");
+  bi[1] = k;
+  bi[2] = LLVMBuildURem(d->L->b, n, d->pw, "");
+}
+
+RT_JIT_ELEM_FN(rt_jit_elem_dense_pack) {
+  rt_jit_node_t *x = arg_node(L, call, 0), *w = arg_node(L, call, 1), *self = rt_jit_node(L, call);
+  if (x->rank < 1 || w->rank != 3) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "needs data (..., K), packed weight (N/P, K, P)");
+  }
+  dot_t d = {.call = call, .out = self->dtype, .index = dense_pack_index, .idx = idx,
+             .out_rank = self->rank, .a_rank = x->rank, .b_rank = 3, .L = L, .pw = w->dims[2]};
   return run_dot(L, &d, w->dims[1], out_value);
 }
 
@@ -503,6 +525,25 @@ RT_JIT_SHAPE_FN(rt_jit_shape_dense) {
   out_dims[rank - 1] = dim_or(L, shape, rank - 1, w->dims[0]);
   rt_jit_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, x->dims[x->rank - 1], w->dims[1], ""),
                "nn.dense: data and weight disagree on K");
+  return RT_OK;
+}
+
+RT_JIT_SHAPE_FN(rt_jit_shape_dense_pack) {
+  rt_jit_node_t *x = arg_node(L, call, 0), *w = arg_node(L, call, 1);
+  rt_dtype_t dt;
+  int32_t rank;
+  const int64_t *shape;
+  RT_RETURN_IF_ERROR(rt_jit_tensor_type(call, &dt, &rank, &shape));
+  if (x->rank < 1 || w->rank != 3 || rank != x->rank) {
+    return RT_JIT_UNIMPLEMENTED(call, "%s", "needs data (..., K), packed weight (N/P, K, P)");
+  }
+  for (int32_t k = 0; k < rank - 1; ++k) out_dims[k] = dim_or(L, shape, k, x->dims[k]);
+  LLVMValueRef cols = LLVMBuildMul(L->b, w->dims[0], w->dims[2], "");
+  out_dims[rank - 1] = dim_or(L, shape, rank - 1, cols);
+  rt_jit_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, x->dims[x->rank - 1], w->dims[1], ""),
+               "nn.contrib_dense_pack: data and weight disagree on K");
+  rt_jit_check(L, LLVMBuildICmp(L->b, LLVMIntSLE, out_dims[rank - 1], cols, ""),
+               "nn.contrib_dense_pack: units exceed the packed weight's columns");
   return RT_OK;
 }
 

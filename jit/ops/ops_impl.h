@@ -89,6 +89,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_tuple_op);     /* batch_norm, dropout: only through
 
 /* nn.c */
 RT_JIT_ELEM_FN(rt_jit_elem_dense);
+RT_JIT_ELEM_FN(rt_jit_elem_dense_pack); /* nn.contrib_dense_pack */
 RT_JIT_ELEM_FN(rt_jit_elem_matmul);
 RT_JIT_ELEM_FN(rt_jit_elem_batch_matmul);
 RT_JIT_ELEM_FN(rt_jit_elem_conv);         /* conv1d, conv2d */
@@ -98,6 +99,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_adaptive_pool);
 RT_JIT_ELEM_FN(rt_jit_elem_softmax);      /* softmax, log_softmax */
 RT_JIT_ELEM_FN(rt_jit_elem_hardmax);
 RT_JIT_SHAPE_FN(rt_jit_shape_dense);      /* `?` batch dims */
+RT_JIT_SHAPE_FN(rt_jit_shape_dense_pack); /* `?` batch dims */
 RT_JIT_SHAPE_FN(rt_jit_shape_matmul);
 RT_JIT_SHAPE_FN(rt_jit_shape_batch_matmul);
 

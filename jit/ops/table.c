@@ -50,6 +50,7 @@
 #define FAMILY_ndarray_size LOWER(NULL, rt_jit_elem_ndarray_size)
 #define FAMILY_resize2d LOWER(NULL, rt_jit_elem_resize2d)
 #define FAMILY_dense LOWER(rt_jit_shape_dense, rt_jit_elem_dense)
+#define FAMILY_dense_pack LOWER(rt_jit_shape_dense_pack, rt_jit_elem_dense_pack)
 #define FAMILY_matmul LOWER(rt_jit_shape_matmul, rt_jit_elem_matmul)
 #define FAMILY_batch_matmul LOWER(rt_jit_shape_batch_matmul, rt_jit_elem_batch_matmul)
 #define FAMILY_conv LOWER(NULL, rt_jit_elem_conv)

@@ -1,4 +1,7 @@
 /* The GEMM template: nn.dense (data (..., M, K) x weight (N, K)^T),
+ * nn.contrib_dense_pack (dense with the weight prepacked at build time in
+ * the panel layout pack_b makes, read in place: no packing of B at run
+ * time),
  * nn.matmul (data (..., M, K) or 2-d (K, M), optional transposes: a data
  * of rank >= 3 is one GEMM over its flattened rows, as in every
  * transformer's projections) and nn.batch_matmul (rank 3, batch dims
@@ -13,7 +16,9 @@
  *     templates.h) owned by the task:
  *       pack those panels' K block of B into workspace (kc x vw*nv each,
  *         zero past N and K), so B is read with unit stride whatever its
- *         layout; the block (about B_BLOCK_BYTES) stays in L2;
+ *         layout; the block (about B_BLOCK_BYTES) stays in L2 (a
+ *         prepacked weight is read where it lies: panel p, K block k0 at
+ *         p * K * vw*nv + k0 * vw*nv, the last block's steps cut at K);
  *       for each row tile, for each panel of the block: the micro-kernel
  *         (broadcast A(i, k), fma into mr*nv <vw x float> accumulators)
  *         over the K block, into a workspace C tile (added to the tile's
@@ -292,13 +297,17 @@ static rt_status_t pack_b(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const 
   return RT_OK;
 }
 
-/* The register tile: acc[mr][nv] = sum over kc steps of A(r, k) * B(k, :)
- * with A(r, k) at ap + k * mr + r and B row k at bp + k * nw (64-byte
- * aligned, packed); then stored to the contiguous tile ct (mr x nw), added
- * to what ct holds when `accumulate` (i1). ct's lines are prefetched before
- * the k loop, so the add at the end finds them in L1. */
+/* The register tile: acc[mr][nv] = sum over `steps` (kc, or what is left
+ * of K for panels read in place) steps of A(r, k) * B(k, :)
+ * with A(r, k) at ap + k * mr + r and B row k at bp + k * nw (packed;
+ * balign: 64-byte aligned in workspace, 4 for a prepacked weight read in
+ * place, whose buffer may be a caller's); then stored to the contiguous
+ * tile ct (mr x nw), added to what ct holds when `accumulate` (i1). ct's
+ * lines are prefetched before the k loop, so the add at the end finds
+ * them in L1. */
 static void micro(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking_t *z,
-                  LLVMValueRef ap, LLVMValueRef bp, LLVMValueRef ct, LLVMValueRef accumulate) {
+                  LLVMValueRef ap, LLVMValueRef bp, LLVMValueRef ct, LLVMValueRef accumulate,
+                  LLVMValueRef steps, unsigned balign) {
   LLVMBuilderRef B = L->b;
   const int32_t mr = g->mr, nv = g->nv, vw = g->vw, nacc = mr * nv;
   const int64_t nw = z->nw;
@@ -311,11 +320,11 @@ static void micro(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking
   LLVMValueRef init[RT_JIT_MAX_CARRY], bv[RT_JIT_MAX_CARRY], next[RT_JIT_MAX_CARRY];
   for (int32_t i = 0; i < nacc; ++i) init[i] = LLVMConstNull(vt);
   rt_jit_loop_t lp;
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, z->kc), nacc, init, &lp);
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), steps, nacc, init, &lp);
   LLVMValueRef brow = rt_jit_tpl_gep(L, bp, mul(L, lp.iv, nw));
   for (int32_t v = 0; v < nv; ++v) {
     LLVMValueRef ld = LLVMBuildLoad2(B, vt, rt_jit_tpl_gep(L, brow, rt_jit_i64(L, (int64_t)vw * v)), "");
-    LLVMSetAlignment(ld, valign);
+    LLVMSetAlignment(ld, balign);
     bv[v] = ld;
   }
   for (int32_t r = 0; r < mr; ++r) {
@@ -366,6 +375,26 @@ static rt_status_t tile_epilogue(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   LLVMBuilderRef B = L->b;
   LLVMValueRef rows = rt_jit_min(L, LLVMBuildSub(B, rt_jit_i64(L, g->m), i0, ""), rt_jit_i64(L, g->mr));
   LLVMValueRef cols = rt_jit_min(L, LLVMBuildSub(B, rt_jit_i64(L, g->n), n0, ""), rt_jit_i64(L, z->nw));
+  rt_jit_if_t full;
+  const bool vcopy = g->out_row && g->out == g->anchor;
+  if (vcopy) {
+    /* A plain product of a full-width tile: each row's nv vectors copied
+     * as vectors (the element loop below stays scalar). */
+    rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntEQ, cols, rt_jit_i64(L, z->nw), ""), &full);
+    LLVMTypeRef vt = rt_jit_tpl_vec(L, g->vw);
+    rt_jit_loop_t vr;
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rows, 0, NULL, &vr);
+    LLVMValueRef dst = rt_jit_tpl_gep(L, g->data, add(L, g->out_row(L, g, b, add(L, i0, vr.iv)), n0));
+    LLVMValueRef src = rt_jit_tpl_gep(L, ct, mul(L, vr.iv, z->nw));
+    for (int32_t v = 0; v < g->nv; ++v) {
+      LLVMValueRef off = rt_jit_i64(L, (int64_t)v * g->vw);
+      LLVMValueRef ld = LLVMBuildLoad2(B, vt, rt_jit_tpl_gep(L, src, off), "");
+      LLVMSetAlignment(ld, 4);
+      LLVMSetAlignment(LLVMBuildStore(B, ld, rt_jit_tpl_gep(L, dst, off)), 4);
+    }
+    rt_jit_loop_end(L, &vr, NULL);
+    rt_jit_if_else(L, &full, NULL);
+  }
   rt_jit_loop_t er, ec;
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), rows, 0, NULL, &er);
   LLVMValueRef crow = rt_jit_tpl_gep(L, ct, mul(L, er.iv, z->nw));
@@ -377,6 +406,7 @@ static rt_status_t tile_epilogue(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, g->anchor, g->out, g->data, idx, val));
   rt_jit_loop_end(L, &ec, NULL);
   rt_jit_loop_end(L, &er, NULL);
+  if (vcopy) (void)rt_jit_if_end(L, &full, NULL);
   return RT_OK;
 }
 
@@ -410,10 +440,12 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
    * most ncp panels of one K block), and the C tiles (all of them while K
    * blocks accumulate, else one). */
   LLVMValueRef wsa = rt_jit_tpl_ws_alloc_v(L, mul(L, ntile, (int64_t)mr * z.kp * 4));
-  LLVMValueRef wsb = rt_jit_tpl_ws_alloc_v(L, mul(L, imin(L, npan, z.ncp), z.kc * nw * 4));
+  /* (none when B's panels are read in place) */
+  LLVMValueRef wsb = g->b_panels ? NULL : rt_jit_tpl_ws_alloc_v(L, mul(L, imin(L, npan, z.ncp), z.kc * nw * 4));
   LLVMValueRef wsc = z.nkb > 1 ? rt_jit_tpl_ws_alloc_v(L, mul(L, LLVMBuildMul(B, ntile, npan, ""), tile * 4))
                                : rt_jit_tpl_ws_alloc(L, tile * 4);
-  LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildIsNotNull(B, wsb, ""), LLVMBuildIsNotNull(B, wsc, ""), "");
+  LLVMValueRef ok = LLVMBuildIsNotNull(B, wsc, "");
+  if (wsb) ok = LLVMBuildAnd(B, ok, LLVMBuildIsNotNull(B, wsb, ""), "");
   ok = LLVMBuildAnd(B, ok, LLVMBuildIsNotNull(B, wsa, ""), "");
   /* A task with no work (more tasks than panels or tiles) skips it all. */
   ok = LLVMBuildAnd(B, ok, LLVMBuildICmp(B, LLVMIntSGT, LLVMBuildMul(B, ntile, npan, ""), rt_jit_i64(L, 0), ""), "");
@@ -422,6 +454,7 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   rt_jit_loop_t lb;
   rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
   RT_RETURN_IF_ERROR(pack_a(L, g, &z, lb.iv, row_lo, row_hi, wsa));
+  LLVMValueRef bpan = g->b_panels ? g->b_panels(L, g, lb.iv) : NULL;
   /* for K block, for block of ncp panels (packed here, then in L2 while
    * every row tile passes over it), for row tile, for panel. */
   rt_jit_loop_t lk, lj, lt, lp;
@@ -431,18 +464,25 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), nblk, 0, NULL, &lj);
   LLVMValueRef pj = add(L, p_lo, mul(L, lj.iv, z.ncp));
   LLVMValueRef pe = rt_jit_min(L, add(L, pj, rt_jit_i64(L, z.ncp)), p_hi);
-  rt_jit_loop_begin(L, pj, pe, 0, NULL, &lp);
-  LLVMValueRef dst = rt_jit_tpl_gep(L, wsb, mul(L, LLVMBuildSub(B, lp.iv, pj, ""), z.kc * nw));
-  RT_RETURN_IF_ERROR(pack_b(L, g, &z, lb.iv, mul(L, lp.iv, nw), k0, dst));
-  rt_jit_loop_end(L, &lp, NULL);
+  if (!bpan) {
+    rt_jit_loop_begin(L, pj, pe, 0, NULL, &lp);
+    LLVMValueRef dst = rt_jit_tpl_gep(L, wsb, mul(L, LLVMBuildSub(B, lp.iv, pj, ""), z.kc * nw));
+    RT_RETURN_IF_ERROR(pack_b(L, g, &z, lb.iv, mul(L, lp.iv, nw), k0, dst));
+    rt_jit_loop_end(L, &lp, NULL);
+  }
   rt_jit_loop_begin(L, t_lo, t_hi, 0, NULL, &lt);
   LLVMValueRef tr = LLVMBuildSub(B, lt.iv, t_lo, "");
   LLVMValueRef ap = rt_jit_tpl_gep(L, wsa, add(L, mul(L, tr, (int64_t)mr * z.kp), mul(L, k0, mr)));
   rt_jit_loop_begin(L, pj, pe, 0, NULL, &lp);
   LLVMValueRef pr = LLVMBuildSub(B, lp.iv, p_lo, "");
-  LLVMValueRef bp = rt_jit_tpl_gep(L, wsb, mul(L, LLVMBuildSub(B, lp.iv, pj, ""), z.kc * nw));
+  /* B's K block of panel lp: packed here, or in place in the packed weight
+   * (the last block cut at K: nothing is stored past it). */
+  LLVMValueRef bp = bpan ? rt_jit_tpl_gep(L, bpan, add(L, mul(L, lp.iv, g->k * nw), mul(L, k0, nw)))
+                         : rt_jit_tpl_gep(L, wsb, mul(L, LLVMBuildSub(B, lp.iv, pj, ""), z.kc * nw));
+  LLVMValueRef steps = bpan ? imin(L, LLVMBuildSub(B, rt_jit_i64(L, g->k), k0, ""), z.kc) : rt_jit_i64(L, z.kc);
   LLVMValueRef ct = z.nkb > 1 ? rt_jit_tpl_gep(L, wsc, mul(L, add(L, LLVMBuildMul(B, tr, npan, ""), pr), tile)) : wsc;
-  micro(L, g, &z, ap, bp, ct, LLVMBuildICmp(B, LLVMIntSGT, lk.iv, rt_jit_i64(L, 0), ""));
+  micro(L, g, &z, ap, bp, ct, LLVMBuildICmp(B, LLVMIntSGT, lk.iv, rt_jit_i64(L, 0), ""), steps,
+        bpan ? 4u : (unsigned)g->vw * 4);
   rt_jit_if_t last;
   if (z.nkb > 1) rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntEQ, lk.iv, rt_jit_i64(L, z.nkb - 1), ""), &last);
   RT_RETURN_IF_ERROR(tile_epilogue(L, g, &z, lb.iv, mul(L, lt.iv, mr), mul(L, lp.iv, nw), ct));
@@ -462,7 +502,7 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   (void)rt_jit_if_end(L, &have, NULL);
   rt_jit_tpl_ws_free(L, wsa);
   rt_jit_tpl_ws_free(L, wsc);
-  rt_jit_tpl_ws_free(L, wsb);
+  if (wsb) rt_jit_tpl_ws_free(L, wsb);
   return RT_OK;
 }
 
@@ -471,6 +511,7 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
 typedef struct mm_t {
   int32_t id;
   bool ta, tb;
+  int64_t pack;       /* nn.contrib_dense_pack: the weight's panel width P */
   const rt_ir_expr_t *a, *b;
   int64_t ba, bb;     /* batch dims of a and b (batch_matmul) */
   /* dense/matmul of a rank >= 3 data: row i of the flat GEMM is the
@@ -508,6 +549,14 @@ static LLVMValueRef mm_b_base(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LL
   return rt_jit_tpl_gep(L, base, LLVMBuildMul(L->b, bidx(L, mm->bb, b), rt_jit_i64(L, g->n * g->k), ""));
 }
 
+/* nn.contrib_dense_pack's weight, read in place: panels of P = vw*nv
+ * columns (the planner matched the tile to P). */
+static LLVMValueRef mm_b_panels(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b) {
+  (void)b;
+  const mm_t *mm = g->user;
+  return rt_jit_node(L, mm->b)->data;
+}
+
 static rt_status_t mm_a_elem(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
                              LLVMValueRef i, LLVMValueRef k, LLVMValueRef *out) {
   const mm_t *mm = g->user;
@@ -529,6 +578,14 @@ static rt_status_t mm_b_elem(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLV
   const mm_t *mm = g->user;
   LLVMValueRef idx[3];
   int32_t o = 0;
+  if (mm->pack) {
+    /* W(n, k) at w[n / P, k, n % P] */
+    LLVMValueRef pw = rt_jit_i64(L, mm->pack);
+    idx[0] = LLVMBuildUDiv(L->b, n, pw, "");
+    idx[1] = k;
+    idx[2] = LLVMBuildURem(L->b, n, pw, "");
+    return rt_jit_elem(L, mm->b, idx, out);
+  }
   if (mm->id == RT_OP_NN_BATCH_MATMUL) idx[o++] = bidx(L, mm->bb, b);
   idx[o] = mm->tb ? n : k;
   idx[o + 1] = mm->tb ? k : n;
@@ -549,6 +606,17 @@ static void mm_out_idx(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValue
   idx[o + 1] = j;
 }
 
+/* Output row i (of batch b) starts at (b * M + i) * N: every output is
+ * stored row-major with N last (the flattened rows of dense/matmul are its
+ * leading dims in order). */
+static LLVMValueRef mm_out_row(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
+                               LLVMValueRef i) {
+  const mm_t *mm = g->user;
+  LLVMValueRef row = i;
+  if (mm->id == RT_OP_NN_BATCH_MATMUL) row = add(L, mul(L, b, g->m), i);
+  return mul(L, row, g->n);
+}
+
 rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const rt_ir_expr_t *out,
                             LLVMValueRef data, LLVMValueRef task, LLVMValueRef ntasks) {
   const rt_ir_expr_t *call = p->anchor;
@@ -559,9 +627,10 @@ rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const
   RT_RETURN_IF_ERROR(rt_ir_plan_matmul(call->call.callee->op.op, call->call.attrs, 2, in, &plan));
   mm.ta = plan.transpose_a; /* dense: false, true (weight (N, K)) */
   mm.tb = plan.transpose_b;
+  mm.pack = plan.pack;
   rt_jit_gemm_core_t g = {
       .anchor = call, .out = out, .data = data, .mr = p->mr, .nv = p->nv, .vw = p->vw, .user = &mm,
-      .a_elem = mm_a_elem, .b_elem = mm_b_elem, .out_idx = mm_out_idx,
+      .a_elem = mm_a_elem, .b_elem = mm_b_elem, .out_idx = mm_out_idx, .out_row = mm_out_row,
   };
   g.m = plan.m;
   g.n = plan.n;
@@ -579,10 +648,12 @@ rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const
     for (int32_t d = 0; d < mm.nrows; ++d) mm.rows[d] = plan.out_shape[d];
     g.m = plan.batch * plan.m;
   }
-  /* B(k, n) is contiguous along k when b is stored (N, K). */
-  g.k_inner = mm.tb;
+  /* B(k, n) is contiguous along k when b is stored (N, K), along n (in a
+   * panel) when it is packed. */
+  g.k_inner = mm.tb && !mm.pack;
   if (!mm.ta && rt_jit_tpl_raw(L, mm.a)) g.a_base = mm_a_base;
-  if (mm.tb && rt_jit_tpl_raw(L, mm.b)) g.b_base = mm_b_base;
+  if (g.k_inner && rt_jit_tpl_raw(L, mm.b)) g.b_base = mm_b_base;
+  if (mm.pack == (int64_t)g.vw * g.nv && rt_jit_tpl_raw(L, mm.b)) g.b_panels = mm_b_panels;
   g.a_m_inner = mm.ta; /* A(i, k) = a[k][i]: contiguous along i */
   if (g.m < 1 || g.n < 1 || g.k < 1) return RT_STATUS(UNIMPLEMENTED, "%s", "empty GEMM");
   return rt_jit_tpl_gemm_core(L, &g, task, ntasks);

@@ -4,11 +4,12 @@
  * The generic lowering computes each output element as an element
  * expression, so it recomputes its row's maximum and sum for every element
  * (O(len^2) per row). Here each row makes three passes over the axis: the
- * maximum, the sum of exp(x - max), then each value exp(x - max) / sum
- * (log_softmax: x - max - log(sum)) handed to the epilogue, so the fused
+ * maximum, the sum of exp(x - max) (softmax keeps each exp in a row of
+ * workspace), then each value exp(x - max) / sum (log_softmax: x - max -
+ * log(sum)) handed to the epilogue, so the fused
  * tail ops apply before the store as in the other templates. The input's
  * element expression (a fused producer such as a dense) is evaluated once
- * per pass. Semantics are nn.c's: the maximum with llvm.maximum (NaN
+ * per pass that reads it (two for softmax, three for log_softmax). Semantics are nn.c's: the maximum with llvm.maximum (NaN
  * propagates), the sum reassociable. The axis is the op's plan's
  * (rt_ir_plan_norm, ir/op/plan_nn.h). */
 #include <string.h>
@@ -39,6 +40,11 @@ rt_status_t rt_jit_tpl_softmax(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   LLVMValueRef len = dims[axis];
   LLVMValueRef lo, hi;
   rt_jit_tpl_split(L, rows, task, ntasks, &lo, &hi);
+  /* softmax keeps its row's exp(x - max) from pass 2 for pass 3 (one exp
+   * per element, not two): a row of workspace per task. */
+  LLVMValueRef ebuf = log ? NULL : rt_jit_tpl_ws_alloc(L, (int64_t)LLVMConstIntGetZExtValue(len) * 4);
+  rt_jit_if_t have;
+  if (ebuf) rt_jit_if_begin(L, LLVMBuildIsNotNull(L->b, ebuf, ""), &have);
   rt_jit_loop_t lr;
   rt_jit_loop_begin(L, lo, hi, 0, NULL, &lr);
   LLVMValueRef ridx[RT_TENSOR_MAX_RANK], idx[RT_TENSOR_MAX_RANK];
@@ -60,6 +66,7 @@ rt_status_t rt_jit_tpl_softmax(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   idx[axis] = l2.iv;
   RT_RETURN_IF_ERROR(rt_jit_elem(L, x, idx, &v));
   LLVMValueRef e = rt_jit_exp(L, LLVMBuildFSub(L->b, v, m, ""));
+  if (ebuf) rt_jit_tpl_storef(L, e, ebuf, l2.iv);
   LLVMValueRef s = rt_jit_fast(LLVMBuildFAdd(L->b, l2.carry[0], e, ""));
   rt_jit_loop_end(L, &l2, &s);
   s = l2.carry[0];
@@ -70,12 +77,21 @@ rt_status_t rt_jit_tpl_softmax(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   memcpy(oidx, idx, sizeof oidx);
   oidx[axis] = l3.iv;
   idx[axis] = l3.iv;
-  RT_RETURN_IF_ERROR(rt_jit_elem(L, x, idx, &v));
-  LLVMValueRef d = LLVMBuildFSub(L->b, v, m, "");
-  LLVMValueRef r = log ? LLVMBuildFSub(L->b, d, lsum, "")
-                       : LLVMBuildFDiv(L->b, rt_jit_exp(L, d), s, "");
+  LLVMValueRef r;
+  if (log) {
+    RT_RETURN_IF_ERROR(rt_jit_elem(L, x, idx, &v));
+    r = LLVMBuildFSub(L->b, LLVMBuildFSub(L->b, v, m, ""), lsum, "");
+  } else {
+    r = LLVMBuildFDiv(L->b, rt_jit_tpl_loadf(L, ebuf, l3.iv), s, "");
+  }
   RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, call, out, data, oidx, r));
   rt_jit_loop_end(L, &l3, NULL);
   rt_jit_loop_end(L, &lr, NULL);
+  if (ebuf) {
+    rt_jit_if_else(L, &have, NULL);
+    rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "out of workspace memory (softmax template)");
+    (void)rt_jit_if_end(L, &have, NULL);
+    rt_jit_tpl_ws_free(L, ebuf);
+  }
   return RT_OK;
 }

@@ -325,8 +325,37 @@ static bool plan_conv2d(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_
 }
 
 static bool takes_gemm(int32_t id) {
-  return id == RT_OP_NN_DENSE || id == RT_OP_NN_MATMUL || id == RT_OP_NN_BATCH_MATMUL;
+  return id == RT_OP_NN_DENSE || id == RT_OP_NN_MATMUL || id == RT_OP_NN_BATCH_MATMUL ||
+         id == RT_OP_NN_DENSE_PACK;
 }
+
+/* ---- prepacked dense (h2, issue 18) ---- nn.contrib_dense_pack reads its
+ * weight's panels in place, so the tile's columns vw*nv must be the panel
+ * width P (16: what passes/dense_pack.c packs). Rows: the tallest tile
+ * that M fills (a tile of mr rows does mr broadcasts per step whatever M,
+ * and one row at batch 1 streams the weight once, as the generic dot
+ * products would). Other panel widths lower generically. */
+static bool plan_dense_pack(int64_t m, int64_t pack, const tile_family_t *fam, rt_jit_tpl_plan_t *p) {
+  static const struct {
+    int32_t vw, mr, nv;
+    const char *name;
+  } kPacked[] = {
+      {8, 6, 2, "dense_pack.6x16"},   {8, 4, 2, "dense_pack.4x16"},  {8, 2, 2, "dense_pack.2x16"},
+      {8, 1, 2, "dense_pack.1x16"},   {16, 12, 1, "dense_pack.12x16"}, {16, 6, 1, "dense_pack.6x16"},
+      {16, 2, 1, "dense_pack.2x16"},  {16, 1, 1, "dense_pack.1x16"},
+  };
+  for (size_t i = 0; i < RT_COUNTOF(kPacked); ++i) {
+    if (kPacked[i].vw != fam->vw || (int64_t)kPacked[i].vw * kPacked[i].nv != pack) continue;
+    if (kPacked[i].mr > m && kPacked[i].mr > 1) continue;
+    p->kind = RT_JIT_TPL_GEMM;
+    p->mr = kPacked[i].mr;
+    p->nv = kPacked[i].nv;
+    p->name = kPacked[i].name;
+    return true;
+  }
+  return false;
+}
+/* ---- end of prepacked dense (h2) ---- */
 
 /* dense and matmul (data of rank >= 2, its leading dims flattened into M,
  * against a 2-d weight), batch_matmul (rank 3). */
@@ -339,7 +368,7 @@ static bool plan_gemm(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tp
   const int32_t id = op_of(a)->id;
   if (id == RT_OP_NN_BATCH_MATMUL) {
     if (in[0].rank != 3 || in[1].rank != 3) return false;
-  } else if (in[0].rank < 2 || in[1].rank != 2) {
+  } else if (in[0].rank < 2 || in[1].rank != (id == RT_OP_NN_DENSE_PACK ? 3 : 2)) {
     return false;
   }
   int64_t m, n;
@@ -359,6 +388,7 @@ static bool plan_gemm(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tp
   }
   /* Rank >= 3 data with transpose_a: its rows are not one flat matrix. */
   if (id != RT_OP_NN_BATCH_MATMUL && in[0].rank > 2 && mm.transpose_a) return false;
+  if (id == RT_OP_NN_DENSE_PACK) return plan_dense_pack(m, mm.pack, fam, p);
   const bool b_k_contiguous = mm.transpose_b && !mm.transpose_a; /* dense: always */
   if (m <= 2 && b_k_contiguous) return false;
   const tile_t *t = pick_gemm_tile(m, n, fam);

@@ -171,8 +171,17 @@ typedef struct rt_jit_gemm_core_t {
   /* With k_inner: B(b, 0, 0) in memory, B(k, n) at n * K + k (a weight
    * stored (N, K)), or NULL; lets the packing transpose whole vectors. */
   LLVMValueRef (*b_base)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b);
+  /* Or B already in the packed panel layout in memory (nn.contrib_dense_pack's
+   * weight, packed at build time): panel p's step k at p * K * vw*nv + k *
+   * vw*nv, zero past N; read in place, nothing packed at run time. */
+  LLVMValueRef (*b_panels)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b);
   void (*out_idx)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,
                   LLVMValueRef i, LLVMValueRef j, LLVMValueRef *out_idx);
+  /* Optional: output element (b, i, 0)'s float offset, output row i
+   * contiguous along j; with no fused tail ops (out == anchor) a tile's
+   * full-width rows are then copied as whole vectors. */
+  LLVMValueRef (*out_row)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,
+                          LLVMValueRef i);
   const void *user;
 } rt_jit_gemm_core_t;
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,

@@ -706,6 +706,7 @@ static void list_cases(void);
 static void jit_cases(void);
 static void winograd_cases(void);
 static void scatter_cases(void); /* h3, issue 19 */
+static void dense_pack_cases(void); /* h2, issue 18 */
 
 static void build_cases(void) {
   g_ncases = 0;
@@ -720,6 +721,7 @@ static void build_cases(void) {
   composite_cases();
   fused_cases();
   winograd_cases();
+  dense_pack_cases(); /* h2, issue 18 */
   dynamic_cases();
   dyn_cases();
   scatter_cases();
@@ -775,6 +777,47 @@ static void winograd_cases(void) {
         "%%0 = " WCONV "(%%x, " WT_T("%%w", "4") ", tile_size=4, padding=[1, 1], channels=%d, kernel_size=[3, 3]); "
         "%%1 = add(%%0, %%b); %%2 = add(%%1, %%x); nn.relu(%%2)", c);
   }
+  g_runs = runs;
+}
+
+/* ---- prepacked dense (h2, issue 18: ir/op/nn.c, passes/dense_pack.c) ---------- */
+
+/* Through both harnesses. Random packed weights (N/16, K, 16) test the op
+ * alone (the template reads them in place: tails in N, in M's row tiles,
+ * K odd, K in 3 blocks, flattened batch dims, 1 row); the packing chain
+ * over a (N, K) param is what the DensePack pass makes of nn.dense (the
+ * weight a param here, so the packing runs in a kernel instead of being
+ * folded); fused bias / relu / gelu-style epilogues; float64 lowers
+ * generically. */
+#define DPACK "nn.contrib_dense_pack"
+#define PACKED(w, np, pad, k) \
+  "transpose(reshape(nn.pad(" w ", 0f, pad_width=[[0, " pad "], [0, 0]]), newshape=[" np ", 16, " k "]), axes=[0, 2, 1])"
+
+static void dense_pack_cases(void) {
+  const int32_t runs = g_runs;
+  g_runs = CAT_ALL;
+  ADD(DPACK, TOL_A, "%x: Tensor[(37, 129), float32], %w: Tensor[(5, 129, 16), float32]",
+      DPACK "(%%x, %%w, units=65)");
+  ADD(DPACK, TOL_A, "%x: Tensor[(1, 40), float32], %w: Tensor[(3, 40, 16), float32]",
+      DPACK "(%%x, %%w, units=40)");
+  ADD(DPACK, TOL_A, "%x: Tensor[(3, 5, 33), float32], %w: Tensor[(3, 33, 16), float32]",
+      DPACK "(%%x, %%w)");
+  ADD(DPACK, TOL_A, "%x: Tensor[(2, 3, 7), float32], %w: Tensor[(1, 7, 16), float32]",
+      DPACK "(%%x, %%w, units=9)");
+  ADD(DPACK, TOL_A, "%x: Tensor[(3, 4099), float32], %w: Tensor[(2, 4099, 16), float32]",
+      DPACK "(%%x, %%w, units=20)");
+  ADD(DPACK, TOL_A, "%x: Tensor[(5), float32], %w: Tensor[(1, 5, 16), float32]",
+      DPACK "(%%x, %%w, units=3)");
+  ADD(DPACK, TOL_E, "%x: Tensor[(4, 8), float64], %w: Tensor[(1, 8, 16), float64]",
+      DPACK "(%%x, %%w, units=5)");
+  ADD(DPACK, TOL_A, "%x: Tensor[(13, 48), float32], %w: Tensor[(3, 48, 16), float32], %b: Tensor[(40), float32]",
+      "%%0 = " DPACK "(%%x, %%w, units=40); %%1 = add(%%0, %%b); nn.relu(%%1)");
+  ADD(DPACK, TOL_A, "%x: Tensor[(64, 256), float32], %w: Tensor[(130, 256), float32], %b: Tensor[(130), float32]",
+      "%%0 = " DPACK "(%%x, " PACKED("%%w", "9", "14", "256") ", units=130); %%1 = add(%%0, %%b); "
+      "%%2 = multiply(%%1, 0.707107f); %%3 = erf(%%2); %%4 = add(%%3, 1f); %%5 = multiply(%%1, %%4); "
+      "multiply(%%5, 0.5f)");
+  ADD(DPACK, TOL_A, "%x: Tensor[(2, 9, 24), float32], %w: Tensor[(17, 24), float32]",
+      DPACK "(%%x, " PACKED("%%w", "2", "15", "24") ", units=17)");
   g_runs = runs;
 }
 

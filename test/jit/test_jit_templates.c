@@ -30,6 +30,14 @@ typedef struct case_t {
 #define WT_T(w, m) "nn.contrib_conv2d_winograd_weight_transform(transpose(" w ", axes=[1, 0, 2, 3]), tile_size=" m ")"
 static const case_t kCases[] = {
     /* GEMM: dense (one or two rows go to the generic dot products) */
+    /* prepacked dense (h2, issue 18): the panels read in place; 1 row,
+     * tails in N, M and K, flattened batch dims, a fused epilogue */
+    {"%x: Tensor[(1, 40), float32], %w: Tensor[(3, 40, 16), float32]",
+     "nn.contrib_dense_pack(%x, %w, units=40)", "dense_pack."},
+    {"%x: Tensor[(37, 129), float32], %w: Tensor[(5, 129, 16), float32], %b: Tensor[(65), float32]",
+     "nn.relu(add(nn.contrib_dense_pack(%x, %w, units=65), %b))", "dense_pack."},
+    {"%x: Tensor[(3, 5, 33), float32], %w: Tensor[(3, 33, 16), float32]",
+     "nn.contrib_dense_pack(%x, %w)", "dense_pack."},
     {"%x: Tensor[(1, 1), float32], %w: Tensor[(1, 1), float32]", "nn.dense(%x, %w)", "loops"},
     {"%x: Tensor[(3, 1), float32], %w: Tensor[(1, 1), float32]", "nn.dense(%x, %w)", "gemm."},
     {"%x: Tensor[(7, 13), float32], %w: Tensor[(17, 13), float32]", "nn.dense(%x, %w)", "gemm."},

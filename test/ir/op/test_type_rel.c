@@ -605,6 +605,22 @@ static const op_case_t k_pool[] = {
     {"nn.adaptive_max_pool1d", "float32[1,3,16]", "", F32("1, 3, 16")},
 };
 
+/* nn.contrib_dense_pack (h2, issue 18; ir/op/nn.c): shapes and refusals. */
+#define DP "nn.contrib_dense_pack"
+static const op_case_t k_dense_pack[] = {
+    {DP, "float32[37,129] | float32[5,129,16]", "units=65", F32("37, 65")},
+    {DP, "float32[2,3,7] | float32[1,7,16]", "units=9", F32("2, 3, 9")},
+    {DP, "float32[4,33] | float32[3,33,16]", "", F32("4, 48")},
+    {DP, "float32[?,33] | float32[?,33,16]", "units=40", F32("?, 40")},
+    {DP, "float32[4,33] | float32[?,33,16]", "", F32("4, ?")},
+    {DP, "float32[4,33] | float32[3,33,16]", "out_dtype=\"float64\"", T("4, 48", "float64")},
+    {DP, "float32[4,33] | float32[33,16]", "", "error:the packed weight must be 3-d (N/P, K, P), got rank 2"},
+    {DP, "float32[4,33] | float32[3,33,16]", "units=50", "error:units=50 does not fit 3 panels of 16 columns"},
+    {DP, "float32[4,33] | float32[3,33,16]", "units=32", "error:units=32 does not fit 3 panels of 16 columns"},
+    {DP, "float32[4,32] | float32[3,33,16]", "", "error:data has K=32 but weight expects 33"},
+    {DP, "float32[4,33] | float32[0,33,16]", "", "error:the packed weight has no panels"},
+};
+
 /* The Winograd ops (ir/op/winograd.c): shapes and every refusal. */
 #define WW "nn.contrib_conv2d_winograd_weight_transform"
 #define WC "nn.contrib_conv2d_winograd_without_weight_transform"
@@ -707,6 +723,7 @@ RUN(nn, k_nn)
 RUN(conv, k_conv)
 RUN(pool, k_pool)
 RUN(winograd, k_winograd)
+RUN(dense_pack, k_dense_pack)
 RUN(list, k_list)
 
 static bool covered(const op_case_t *cases, size_t n, const char *name) {
@@ -726,6 +743,7 @@ static void test_type_rel_every_op_covered(void **state) {
       {k_transform, RT_COUNTOF(k_transform)}, {k_image, RT_COUNTOF(k_image)},
       {k_nn, RT_COUNTOF(k_nn)}, {k_conv, RT_COUNTOF(k_conv)},
       {k_pool, RT_COUNTOF(k_pool)}, {k_winograd, RT_COUNTOF(k_winograd)},
+      {k_dense_pack, RT_COUNTOF(k_dense_pack)},
       {k_list, RT_COUNTOF(k_list)},
   };
   int missing = 0;
@@ -753,6 +771,7 @@ int main(void) {
       cmocka_unit_test(test_type_rel_conv),
       cmocka_unit_test(test_type_rel_pool),
       cmocka_unit_test(test_type_rel_winograd),
+      cmocka_unit_test(test_type_rel_dense_pack),
       cmocka_unit_test(test_type_rel_list),
       cmocka_unit_test(test_type_rel_every_op_covered),
   };

@@ -1,0 +1,172 @@
+/* DensePack: rewrites the dense products whose weight is a constant 2-d
+ * matrix into nn.contrib_dense_pack with the weight prepacked in the panel
+ * layout the GEMM template reads (jit/templates/dense.c), as TVM's
+ * AlterOpLayout does for its x86 dense_pack strategy and ORT its
+ * pre-packing:
+ *   nn.dense(x, W)                      W (N, K)
+ *   nn.matmul(x, W, transpose_b=True)   W (N, K)
+ *   nn.matmul(x, W)                     W (K, N): transpose(W) first
+ *   nn.batch_matmul(x, W)               W (1, N, K) (transpose_b) or
+ *                                       (1, K, N): reshaped to 2-d first
+ *   ->  nn.contrib_dense_pack(x, P(W'), units=N)
+ * where W' is the (N, K) weight and P(W') = transpose(reshape(nn.pad(W',
+ * [[0, NP * 16 - N], [0, 0]]), [NP, 16, K]), [0, 2, 1]): (NP, K, 16),
+ * NP = ceil(N / 16), W'[n, k] at [n / 16, k, n % 16], zero past N (no pad
+ * when 16 divides N). The FoldConstant after it computes P(W') at build
+ * time, so the weight is stored packed in the params (and in an exported
+ * .so, and in the fold cache) and the template packs nothing at run time.
+ *
+ * Panels of 16 columns: two 8-lane vectors (the AVX2 template's best tile
+ * for these shapes, 6x16) or one 16-lane vector; the template's planner
+ * matches its tile to the weight's panel width (templates.c).
+ *
+ * Eligible: float32 data, weight and output with static shapes, no
+ * transpose of the data, a weight with no free variable (a constant, or
+ * ops over constants that FoldConstant folds), data of rank >= 1 (dense)
+ * or >= 2 (matmul) or 3 (batch_matmul, whose 1-batch weight broadcasts:
+ * the product is dense's over the data's flattened rows). A weight shared
+ * by several products is packed once (one chain, one folded constant).
+ * One bottom-up
+ * rt_ir_mutate walk per global; the module comes back unchanged (the same
+ * reference) when nothing matched. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/op/op_attrs.h"
+#include "ir/op/plan.h"
+#include "passes/pass.h"
+#include "runtime/mem.h"
+
+/* The panel width of the packed weight (see above). */
+#define PANEL 16
+
+/* A weight that FoldConstant turns into a constant: constants and op calls
+ * over them (bounded depth; anything else, a var among them, is not). */
+static bool constant_expr(const rt_ir_expr_t *e, int32_t depth) {
+  if (e->kind == RT_IR_CONSTANT) return true;
+  if (depth > 8 || e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP) return false;
+  for (int32_t i = 0; i < e->call.nargs; ++i) {
+    if (!constant_expr(e->call.args[i], depth + 1)) return false;
+  }
+  return true;
+}
+
+static bool static_f32(const rt_ir_expr_t *e, int32_t *rank, const int64_t **shape) {
+  const rt_ir_type_t *t = e->checked_type ? rt_ir_type_resolve(e->checked_type) : NULL;
+  if (!t || t->kind != RT_IR_TYPE_TENSOR) return false;
+  if (!rt_dtype_equal(t->tensor.dtype, RT_DTYPE_FLOAT32)) return false;
+  for (int32_t k = 0; k < t->tensor.rank; ++k) {
+    if (t->tensor.shape[k] == RT_DIM_ANY || t->tensor.shape[k] < 1) return false;
+  }
+  *rank = t->tensor.rank;
+  *shape = t->tensor.shape;
+  return true;
+}
+
+/* The packed weights made so far, by the weight expression they pack: a
+ * weight shared by several products (the layers of a TransformerEncoder
+ * exported from copies of one layer share their initializers) gets one
+ * packing chain, so FoldConstant stores it once. */
+#define MAX_SHARED 64
+typedef struct dp_ctx {
+  rt_pass_rewrite_t base; /* first: rt_pass_rewrite_globals's state */
+  rt_module_t *m;         /* the module the entries were made in */
+  int32_t n;
+  struct {
+    const rt_ir_expr_t *w;
+    bool tb;
+    rt_ir_expr_t *packed;
+  } seen[MAX_SHARED];
+} dp_ctx;
+
+/* nn.contrib_dense_pack(x, packed, units=n) in place of e. */
+static rt_status_t make_product(rt_pass_rewrite_t *cx, rt_ir_expr_t *e, rt_ir_expr_t *packed, int64_t n,
+                                rt_ir_expr_t **out) {
+  rt_ir_expr_t *args[2] = {e->call.args[0], packed};
+  char units[32];
+  snprintf(units, sizeof units, "%lld", (long long)n);
+  const char *keys[1] = {"units"}, *vals[1] = {units};
+  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_NN_DENSE_PACK, 2, args, 1, keys, vals, out));
+  (*out)->binding = e->binding;
+  cx->changed = true;
+  return RT_OK;
+}
+
+static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_ir_expr_t **out) {
+  dp_ctx *dp = user;
+  rt_pass_rewrite_t *cx = &dp->base;
+  *out = e;
+  const bool dense = rt_pass_is_op(e, RT_OP_NN_DENSE), matmul = rt_pass_is_op(e, RT_OP_NN_MATMUL);
+  const bool bmm = rt_pass_is_op(e, RT_OP_NN_BATCH_MATMUL);
+  if ((!dense && !matmul && !bmm) || e->call.nargs != 2) return RT_OK;
+  int32_t xr, wr, yr;
+  const int64_t *xs, *ws, *ys;
+  if (!static_f32(orig->call.args[0], &xr, &xs) || !static_f32(orig->call.args[1], &wr, &ws) ||
+      !static_f32(orig, &yr, &ys) || !constant_expr(e->call.args[1], 0)) {
+    return RT_OK;
+  }
+  rt_plan_input_t in[2] = {{RT_DTYPE_FLOAT32, xr, xs, NULL}, {RT_DTYPE_FLOAT32, wr, ws, NULL}};
+  rt_plan_matmul_t p;
+  rt_status_t bad = rt_ir_plan_matmul(e->call.callee->op.op, e->call.attrs, 2, in, &p);
+  if (bad) {
+    rt_status_free(bad);
+    return RT_OK;
+  }
+  if (p.transpose_a || xr < 1 || (bmm && (xr != 3 || wr != 3 || ws[0] != 1)) || (!bmm && wr != 2)) {
+    return RT_OK;
+  }
+  const int64_t n = p.n, k = p.k;
+  if (n < 1 || k < 1) return RT_OK;
+  rt_ir_expr_t *w = e->call.args[1];
+  if (dp->m != cx->m) {
+    dp->m = cx->m;
+    dp->n = 0;
+  }
+  rt_ir_expr_t *packed = NULL;
+  for (int32_t i = 0; i < dp->n && !packed; ++i) {
+    if (dp->seen[i].w == w && dp->seen[i].tb == p.transpose_b) packed = dp->seen[i].packed;
+  }
+  if (packed) return make_product(cx, e, packed, p.n, out);
+  const rt_ir_expr_t *key = w;
+  char buf[160];
+  if (bmm) {
+    /* (1, N, K) or (1, K, N) -> 2-d */
+    snprintf(buf, sizeof buf, "[%lld, %lld]", (long long)ws[1], (long long)ws[2]);
+    const char *rk[1] = {"newshape"}, *rv[1] = {buf};
+    RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_RESHAPE, 1, &w, 1, rk, rv, &w));
+  }
+  if (!p.transpose_b) {
+    /* (K, N) -> (N, K) */
+    const char *tk[1] = {"axes"}, *tv[1] = {"[1, 0]"};
+    RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_TRANSPOSE, 1, &w, 1, tk, tv, &w));
+  }
+  const int64_t np = (n + PANEL - 1) / PANEL;
+  if (np * PANEL != n) {
+    rt_ir_expr_t *zero = NULL;
+    RT_RETURN_IF_ERROR(rt_ir_scalar(cx->m, e->span, RT_DTYPE_FLOAT32, 0.0, &zero));
+    rt_ir_expr_t *pargs[2] = {w, zero};
+    snprintf(buf, sizeof buf, "[[0, %lld], [0, 0]]", (long long)(np * PANEL - n));
+    const char *pk[1] = {"pad_width"}, *pv[1] = {buf};
+    RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_NN_PAD, 2, pargs, 1, pk, pv, &w));
+  }
+  snprintf(buf, sizeof buf, "[%lld, %d, %lld]", (long long)np, PANEL, (long long)k);
+  const char *rk[1] = {"newshape"}, *rv[1] = {buf};
+  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_RESHAPE, 1, &w, 1, rk, rv, &w));
+  const char *tk[1] = {"axes"}, *tv[1] = {"[0, 2, 1]"};
+  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_TRANSPOSE, 1, &w, 1, tk, tv, &w));
+  if (dp->n < MAX_SHARED) {
+    dp->seen[dp->n].w = key;
+    dp->seen[dp->n].tb = p.transpose_b;
+    dp->seen[dp->n++].packed = w;
+  }
+  return make_product(cx, e, w, n, out);
+}
+
+rt_status_t rt_pass_dense_pack(const rt_pass_env_t *env, rt_module_t *in, rt_module_t **out) {
+  (void)env;
+  dp_ctx *cx = rt_mem_calloc(1, sizeof *cx);
+  if (!cx) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "DensePack: out of memory");
+  rt_status_t st = rt_pass_rewrite_globals(in, rewrite, &cx->base, out);
+  rt_mem_free(cx);
+  return st;
+}
