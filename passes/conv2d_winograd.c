@@ -52,17 +52,6 @@ static int32_t winograd_tile(int64_t c, int64_t o, int64_t oh, int64_t ow) {
   return 0;
 }
 
-/* A weight that FoldConstant turns into a constant: constants and op calls
- * over them (bounded depth; anything else, a var among them, is not). */
-static bool constant_expr(const rt_ir_expr_t *e, int32_t depth) {
-  if (e->kind == RT_IR_CONSTANT) return true;
-  if (depth > 8 || e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP) return false;
-  for (int32_t i = 0; i < e->call.nargs; ++i) {
-    if (!constant_expr(e->call.args[i], depth + 1)) return false;
-  }
-  return true;
-}
-
 static bool static_f32(const rt_ir_expr_t *e, int32_t rank, const int64_t **shape) {
   const rt_ir_type_t *t = e->checked_type ? rt_ir_type_resolve(e->checked_type) : NULL;
   if (!t || t->kind != RT_IR_TYPE_TENSOR || t->tensor.rank != rank) return false;
@@ -82,7 +71,7 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
   if (!rt_pass_is_op(e, RT_OP_NN_CONV2D) || e->call.nargs != 2) return RT_OK;
   const int64_t *xs, *ws, *ys;
   if (!static_f32(orig->call.args[0], 4, &xs) || !static_f32(orig->call.args[1], 4, &ws) ||
-      !static_f32(orig, 4, &ys) || !constant_expr(e->call.args[1], 0)) {
+      !static_f32(orig, 4, &ys) || !rt_pass_is_constant_expr(e->call.args[1])) {
     return RT_OK;
   }
   rt_plan_input_t in[2] = {{RT_DTYPE_FLOAT32, 4, xs, NULL}, {RT_DTYPE_FLOAT32, 4, ws, NULL}};

@@ -1,5 +1,6 @@
 /* Helpers shared by the passes (see passes/pass.h): rewriting every
- * global, counting bindings for traces, recognizing and building op calls. */
+ * global, counting bindings for traces, recognizing and building op calls,
+ * telling a weight FoldConstant will fold. */
 #include <string.h>
 
 #include "passes/pass.h"
@@ -61,6 +62,17 @@ bool rt_pass_is_op(const rt_ir_expr_t *e, rt_op_id_t id) {
   return e && e->kind == RT_IR_CALL && e->call.callee->kind == RT_IR_OP &&
          e->call.callee->op.op->id == (int32_t)id;
 }
+
+static bool constant_within(const rt_ir_expr_t *e, int32_t depth) {
+  if (e->kind == RT_IR_CONSTANT) return true;
+  if (depth > 8 || e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP) return false;
+  for (int32_t i = 0; i < e->call.nargs; ++i) {
+    if (!constant_within(e->call.args[i], depth + 1)) return false;
+  }
+  return true;
+}
+
+bool rt_pass_is_constant_expr(const rt_ir_expr_t *e) { return constant_within(e, 0); }
 
 rt_status_t rt_pass_make_call(rt_module_t *m, rt_ir_span_t span, rt_op_id_t id, int32_t nargs,
                               rt_ir_expr_t *const *args, int32_t nattrs, const char *const *keys,

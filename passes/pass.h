@@ -92,6 +92,10 @@ RT_MUST_USE_RESULT rt_status_t rt_pass_rewrite_globals(rt_module_t *in, rt_ir_re
 int64_t rt_pass_count_bindings(const rt_module_t *m);
 /* Is `e` a call of the built-in op `id`? */
 bool rt_pass_is_op(const rt_ir_expr_t *e, rt_op_id_t id);
+/* Is `e` what FoldConstant turns into a constant: a constant, or op calls
+ * over constants (at most 8 calls deep; a var anywhere in it is not)? The
+ * layout passes (Conv2dWinograd, DensePack) rewrite only such weights. */
+bool rt_pass_is_constant_expr(const rt_ir_expr_t *e);
 /* Builds a call of built-in op `id` with text-form attributes
  * ("axis", "1"...; NULL keys for none) in m. */
 RT_MUST_USE_RESULT rt_status_t rt_pass_make_call(rt_module_t *m, rt_ir_span_t span, rt_op_id_t id,

@@ -34,7 +34,11 @@ typedef struct rt_cache_part_t {
 
 /* Writes parts[0 .. n) to `path` (its folder made first) through a
  * temporary file in the same folder renamed into place, so a reader sees
- * the old entry, no entry or the whole new one. IO_ERROR naming the file. */
+ * the old entry, no entry or the whole new one. An entry of 1 MiB or more
+ * is written with O_DIRECT (not through the page cache) where the
+ * filesystem allows it, else buffered. The parts stay the caller's.
+ * IO_ERROR naming the file (RESOURCE_EXHAUSTED with no memory for the
+ * path). */
 RT_MUST_USE_RESULT rt_status_t rt_cache_write_entry(const char *dir, const char *path,
                                                     const rt_cache_part_t *parts, int32_t n);
 

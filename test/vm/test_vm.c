@@ -244,6 +244,15 @@ static void test_vm_invoke_and_source(void **state) {
   rt_module_release(m);
 }
 
+/* m built for the vm (the shared pipeline and the vm's own steps) and a
+ * JIT session to compile it with; the caller releases all three. */
+static void build_for_vm(rt_module_t *m, rt_module_t **built, rt_module_t **prepared,
+                         rt_jit_session_t **jit) {
+  assert_ok(rt_build(m, NULL, "vm", built, NULL));
+  assert_ok(rt_vm_prepare_module(*built, NULL, prepared));
+  assert_ok(rt_jit_session_create(rt_allocator_system(), jit));
+}
+
 /* A static MLP through the VM directly: the second run takes nothing from
  * the system allocator and makes no frame. */
 static void test_vm_static_allocates_nothing(void **state) {
@@ -256,10 +265,8 @@ static void test_vm_static_allocates_nothing(void **state) {
       "  nn.dense(%1, %w3, units=10)\n"
       "}\n");
   rt_module_t *built = NULL, *prepared = NULL;
-  assert_ok(rt_build(m, NULL, "vm", &built, NULL));
-  assert_ok(rt_vm_prepare_module(built, NULL, &prepared));
   rt_jit_session_t *jit = NULL;
-  assert_ok(rt_jit_session_create(rt_allocator_system(), &jit));
+  build_for_vm(m, &built, &prepared, &jit);
   rt_vm_build_t b;
   rt_status_t st = rt_vm_compile(prepared, jit, 0, RT_VM_SPECIALIZE_AUTO, &b);
   if (st && rt_status_code(st) == RT_STATUS_UNIMPLEMENTED) {
@@ -321,10 +328,8 @@ static void test_vm_host_ops(void **state) {
       "  (add(list.concat(%1, axis=0), 1f), list.length(%1), list.at(%1, 1))\n"
       "}\n");
   rt_module_t *built = NULL, *prepared = NULL;
-  assert_ok(rt_build(m, NULL, "vm", &built, NULL));
-  assert_ok(rt_vm_prepare_module(built, NULL, &prepared));
   rt_jit_session_t *jit = NULL;
-  assert_ok(rt_jit_session_create(rt_allocator_system(), &jit));
+  build_for_vm(m, &built, &prepared, &jit);
   rt_vm_build_t b;
   assert_ok(rt_vm_compile(prepared, jit, 0, RT_VM_SPECIALIZE_AUTO, &b));
   assert_true(b.exe.num_host_ops >= 3);
