@@ -428,8 +428,21 @@ static bool plan_winograd(const rt_ir_expr_t *a, const tile_family_t *fam, rt_ji
   return false;
 }
 
+/* The max-pool template (pool.c): NCHW max_pool2d its attrs check takes. */
+static bool takes_pool(int32_t id) { return id == RT_OP_NN_MAX_POOL2D; }
+
+static bool plan_pool(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tpl_plan_t *p) {
+  (void)fam;
+  rt_plan_pool_t plan;
+  if (!rt_jit_tpl_pool_attrs(a, &plan)) return false;
+  p->kind = RT_JIT_TPL_POOL;
+  p->name = "pool2d.max";
+  return true;
+}
+
 static const template_t kTemplates[] = {
     {takes_softmax, plan_softmax, rt_jit_tpl_softmax},
+    {takes_pool, plan_pool, rt_jit_tpl_pool},
     {takes_conv2d, plan_conv2d, rt_jit_tpl_conv2d},
     {takes_winograd, plan_winograd, rt_jit_tpl_winograd},
     {takes_gemm, plan_gemm, rt_jit_tpl_gemm},

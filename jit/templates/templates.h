@@ -3,7 +3,7 @@
  *
  * A template replaces the generic per-element loop nest of one kernel
  * output (jit/lower.c emit_output) when the output is an anchor (dense,
- * matmul, batch_matmul, conv2d, softmax) followed by a chain of
+ * matmul, batch_matmul, conv2d, softmax, max_pool2d) followed by a chain of
  * elementwise / broadcast ops of the same shape (the fused epilogue: bias
  * add, relu, multiply by a folded batch-norm scale...), every shape is
  * static and the anchor computes in float32.
@@ -59,6 +59,7 @@ typedef enum rt_jit_tpl_kind_e {
                              * the GEMM's rows, output channels its columns */
   RT_JIT_TPL_SOFTMAX,     /* softmax / log_softmax, once per row */
   RT_JIT_TPL_WINOGRAD,    /* nn.contrib_conv2d_winograd_without_weight_transform */
+  RT_JIT_TPL_POOL,        /* nn.max_pool2d, one (image, channel) plane at a time (pool.c) */
 } rt_jit_tpl_kind_t;
 
 /* The anchor of `out` (the output itself, or reached from it through
@@ -187,7 +188,7 @@ typedef struct rt_jit_gemm_core_t {
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
                                                     LLVMValueRef task, LLVMValueRef ntasks);
 
-/* The template bodies (dense.c, conv2d.c, winograd.c, softmax.c). */
+/* The template bodies (dense.c, conv2d.c, winograd.c, softmax.c, pool.c). */
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
                                                const rt_ir_expr_t *out, LLVMValueRef data,
                                                LLVMValueRef task, LLVMValueRef ntasks);
@@ -200,6 +201,9 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_j
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_softmax(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
                                                   const rt_ir_expr_t *out, LLVMValueRef data,
                                                   LLVMValueRef task, LLVMValueRef ntasks);
+RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_pool(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
+                                               const rt_ir_expr_t *out, LLVMValueRef data,
+                                               LLVMValueRef task, LLVMValueRef ntasks);
 
 /* nn.conv2d's plan (rt_ir_plan_conv) in NCHW terms, read once (conv2d.c;
  * used by the planner). */
@@ -216,5 +220,10 @@ bool rt_jit_tpl_conv2d_attrs(const rt_ir_expr_t *call, rt_jit_conv2d_t *out);
 /* The Winograd convolution's plan on the anchor's types (winograd.c); false
  * unless it is one with static sizes. */
 bool rt_jit_tpl_winograd_attrs(const rt_ir_expr_t *call, rt_plan_winograd_t *out);
+
+/* nn.max_pool2d's plan on the anchor's types (pool.c); false unless the
+ * pool template takes it (NCHW float32, static, unit dilation, column
+ * stride 1 or 2, at most 64 taps). */
+bool rt_jit_tpl_pool_attrs(const rt_ir_expr_t *call, rt_plan_pool_t *out);
 
 #endif /* RT_JIT_TEMPLATES_TEMPLATES_H_ */

@@ -2,7 +2,7 @@
  * the GEMM (dense, matmul, batch_matmul with transposes and broadcast
  * batches), the conv2d direct / depthwise / im2col / Winograd paths and the softmax
  * rows, on sizes that are not multiples of any tile (M, N, K odd, 1-sized
- * dims), conv with strides, padding, dilation and groups, and fused
+ * dims), conv with strides, padding, dilation and groups, max_pool2d, and fused
  * epilogues (bias, relu, scale, residual add). Every case is compiled in
  * one batch; each must pick the template named in the table (so a planner
  * change that silently falls back to the loop nest fails here) and match
@@ -199,6 +199,25 @@ static const case_t kCases[] = {
     {"%x: Tensor[(3, 10), float32]", "nn.log_softmax(%x)", "softmax.rows"},
     {"%x: Tensor[(1, 1000), float32]", "nn.softmax(%x)", "softmax.rows"},
     {"%x: Tensor[(2, 8), float32], %w: Tensor[(10, 8), float32]", "nn.softmax(nn.dense(%x, %w))", "softmax.rows"},
+    /* max_pool2d (pool.c): stride 2 with padding and ceil_mode (ResNet's,
+     * SqueezeNet's), stride 1, row tails, a fused prologue (copied element
+     * by element) and tail ops (the plane block + epilogue), windows all in
+     * padding (-inf), planes split over tasks; dilation and a column stride
+     * of 3 lower generically */
+    {"%x: Tensor[(2, 5, 23, 45), float32]", "nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1])",
+     "pool2d.max"},
+    {"%x: Tensor[(1, 4, 111, 111), float32]", "nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], ceil_mode=True)",
+     "pool2d.max"},
+    {"%x: Tensor[(2, 3, 13, 17), float32]", "nn.max_pool2d(%x, pool_size=[3, 3], strides=[1, 1], padding=[1, 1])",
+     "pool2d.max"},
+    {"%x: Tensor[(1, 3, 30, 37), float32]",
+     "nn.max_pool2d(nn.relu(%x), pool_size=[3, 2], strides=[3, 2], padding=[2, 1, 0, 2], ceil_mode=True)", "pool2d.max"},
+    {"%x: Tensor[(2, 5, 20, 21), float32], %b: Tensor[(5, 1, 1), float32]",
+     "nn.relu(add(nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]), %b))", "pool2d.max"},
+    {"%x: Tensor[(1, 2, 5, 5), float32]", "nn.max_pool2d(%x, pool_size=[5, 5], strides=[2, 2], padding=[4, 4, 4, 4])",
+     "pool2d.max"},
+    {"%x: Tensor[(1, 2, 9, 9), float32]", "nn.max_pool2d(%x, pool_size=[3, 3], dilation=[2, 2])", "loops"},
+    {"%x: Tensor[(1, 2, 9, 9), float32]", "nn.max_pool2d(%x, pool_size=[3, 3], strides=[3, 3])", "loops"},
     /* not templated: generic loop nest (int8, dynamic) */
     {"%x: Tensor[(4, 8), int8], %w: Tensor[(5, 8), int8]", "nn.dense(%x, %w, out_dtype=\"int32\")", "loops"},
 };
