@@ -1,22 +1,22 @@
-/* The max-pool template (pool2d.max): nn.max_pool2d over NCHW float32
- * data with static shapes, unit dilation, column stride 1 or 2 and at most
+/* The pool templates: nn.max_pool2d (pool2d.max) and nn.global_avg_pool2d /
+ * nn.global_max_pool2d (pool2d.global) over NCHW float32 data with static
+ * shapes; max_pool2d with unit dilation, column stride 1 or 2 and at most
  * 64 window taps (other pools lower generically, jit/ops/nn.c).
  *
- * The generic lowering makes each output element a reduction over its
- * window with bounds checks: a scalar loop, since at stride 2 every tap of
- * a vector of outputs is a strided gather. Here a task takes whole (image,
- * channel) planes. Per plane the input is copied once into sw phase
- * images: padded element (r, pc) (input (r - pt, pc - pl)) goes to row r,
- * column pc / sw of phase pc % sw, rows wq apart; at stride 2 a pair of
- * vectors of an input row is split into its even and odd elements by two
- * shuffles. Everything else in the phase images -- the padding, and what
- * lies past the image where ceil_mode's last windows reach -- holds -inf,
- * written once per task (a plane's copy writes the same interior
+ * pool2d.max. The generic lowering makes each output element a reduction
+ * over its window with bounds checks: a scalar loop, since at stride 2
+ * every tap of a vector of outputs is a strided gather. Here a task takes
+ * whole (image, channel) planes. Per plane the input is copied once into
+ * sw phase images: padded element (r, pc) (input (r - pt, pc - pl)) goes
+ * to row r, column pc / sw of phase pc % sw, rows wq apart; at stride 2 a
+ * pair of vectors of an input row is split into its even and odd elements
+ * by two shuffles. Everything else in the phase images -- the padding, and
+ * what lies past the image where ceil_mode's last windows reach -- holds
+ * -inf, written once per task (a plane's copy writes the same interior
  * positions, and the lanes of a row's last, masked load past W are -inf
  * too). The maximum over -inf padding is the reference's maximum over the
  * positions inside the image (jit/ops/nn.c starts at -inf and skips the
  * others), NaN propagating the same way (llvm.maximum).
- *
  * Output row oh, columns [j*vw, j*vw + vw) are then the llvm.maximum over
  * the kh*kw taps of one contiguous vector load each (tap (kh, kw): phase
  * kw % sw, row oh*sh + kh, column j*vw + kw/sw), four vectors of a row at
@@ -24,7 +24,15 @@
  * masked store. Without fused tail ops the rows are stored straight into
  * the output plane; with them, into a plane block of workspace that one
  * flat loop per row hands to the epilogue (templates.h), which O3
- * vectorizes. */
+ * vectorizes.
+ *
+ * pool2d.global. The generic lowering reduces a plane in two nested loops
+ * (rows of 7-56 elements: too short to vectorize well). Here, for an input
+ * in memory, a plane's h*w contiguous floats are summed (or maximized) by
+ * whole vectors into four accumulators, the last vector a masked load (0
+ * or -inf past the end), then reduced across lanes; the average divides by
+ * h*w, as the reference; the value goes through the epilogue. An input
+ * computed by fused producers keeps the generic lowering. */
 #include <string.h>
 
 #include "ir/op/plan.h"
@@ -38,8 +46,9 @@
 
 bool rt_jit_tpl_pool_attrs(const rt_ir_expr_t *call, rt_plan_pool_t *plan) {
   memset(plan, 0, sizeof *plan);
-  if (call->kind != RT_IR_CALL || call->call.callee->kind != RT_IR_OP ||
-      call->call.callee->op.op->id != RT_OP_NN_MAX_POOL2D || call->call.nargs != 1) {
+  if (call->kind != RT_IR_CALL || call->call.callee->kind != RT_IR_OP || call->call.nargs != 1) return false;
+  const int32_t id = call->call.callee->op.op->id;
+  if (id != RT_OP_NN_MAX_POOL2D && id != RT_OP_NN_GLOBAL_AVG_POOL2D && id != RT_OP_NN_GLOBAL_MAX_POOL2D) {
     return false;
   }
   rt_plan_input_t in = {.value = NULL};
@@ -49,10 +58,17 @@ bool rt_jit_tpl_pool_attrs(const rt_ir_expr_t *call, rt_plan_pool_t *plan) {
     rt_status_free(st);
     return false;
   }
-  if (plan->nsp != 2 || !plan->out_is_layout || !plan->is_max) return false;
+  if (plan->nsp != 2 || !plan->out_is_layout) return false;
   for (int32_t k = 0; k < 4; ++k) {
     if (plan->pos[k] != k) return false; /* NCHW */
   }
+  if (plan->kind == RT_PLAN_POOL_GLOBAL) {
+    /* Only an input in memory (a param or constant of the kernel). */
+    const rt_ir_expr_t *x = call->call.args[0];
+    return (x->kind == RT_IR_VAR || x->kind == RT_IR_CONSTANT) &&
+           plan->in_size[0] * plan->in_size[1] <= ((int64_t)1 << 40);
+  }
+  if (plan->kind != RT_PLAN_POOL_WINDOW || !plan->is_max) return false;
   if (plan->dilation[0] != 1 || plan->dilation[1] != 1) return false;
   if (plan->strides[0] < 1 || plan->strides[1] < 1 || plan->strides[1] > 2) return false;
   if (plan->pool_size[0] < 1 || plan->pool_size[1] < 1 ||
@@ -261,12 +277,72 @@ static void pool_plane(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef xp,
   rt_jit_loop_end(L, &lr, NULL);
 }
 
+/* pool2d.global: planes [lo, hi) of an input in memory. */
+static rt_status_t pool_global(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const rt_plan_pool_t *plan,
+                               const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef task, LLVMValueRef ntasks) {
+  LLVMBuilderRef B = L->b;
+  const rt_ir_expr_t *a = p->anchor;
+  const int32_t vw = p->vw;
+  const int64_t c = plan->out_shape[1], hw = plan->in_size[0] * plan->in_size[1];
+  const int64_t nvec = hw / vw, ngroup = nvec / POOL_GROUP, tail = hw % vw;
+  const bool is_max = plan->is_max;
+  rt_jit_tpl_wide(L, vw);
+  LLVMValueRef init = is_max ? rt_jit_tpl_splat(L, rt_jit_const_lowest(L, (rt_dtype_t){kDLFloat, 32, 1}), vw)
+                             : LLVMConstNull(rt_jit_tpl_vec(L, vw));
+  LLVMValueRef lo, hi;
+  rt_jit_tpl_split(L, plan->out_shape[0] * c, task, ntasks, &lo, &hi);
+  rt_jit_loop_t lp, lg;
+  rt_jit_loop_begin(L, lo, hi, 0, NULL, &lp);
+  LLVMValueRef src = rt_jit_tpl_gep(L, rt_jit_node(L, a->call.args[0])->data, LLVMBuildMul(B, lp.iv, rt_jit_i64(L, hw), ""));
+  LLVMValueRef acc[POOL_GROUP] = {init, init, init, init};
+  /* Combines v into accumulator *a. */
+#define POOL_ACC(a_, v_)                                                                              \
+  (*(a_) = is_max ? rt_jit_intrinsic(L, "llvm.maximum", *(a_), (v_), NULL)                           \
+                  : rt_jit_fast(LLVMBuildFAdd(B, *(a_), (v_), "")))
+  if (ngroup > 0) {
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, ngroup), POOL_GROUP, acc, &lg);
+    LLVMValueRef next[POOL_GROUP];
+    LLVMValueRef base = LLVMBuildMul(B, lg.iv, rt_jit_i64(L, (int64_t)POOL_GROUP * vw), "");
+    for (int32_t v = 0; v < POOL_GROUP; ++v) {
+      next[v] = lg.carry[v];
+      POOL_ACC(&next[v], rt_jit_tpl_loadv(L, src, LLVMBuildAdd(B, base, rt_jit_i64(L, (int64_t)v * vw), ""), vw));
+    }
+    rt_jit_loop_end(L, &lg, next);
+    for (int32_t v = 0; v < POOL_GROUP; ++v) acc[v] = lg.carry[v];
+  }
+  for (int64_t v = ngroup * POOL_GROUP; v < nvec; ++v) {
+    POOL_ACC(&acc[v % POOL_GROUP], rt_jit_tpl_loadv(L, src, rt_jit_i64(L, v * vw), vw));
+  }
+  if (tail > 0) {
+    POOL_ACC(&acc[nvec % POOL_GROUP], masked_load(L, src, rt_jit_i64(L, nvec * vw), lanes_mask(L, tail, vw), init, vw));
+  }
+  for (int32_t v = 1; v < POOL_GROUP; ++v) POOL_ACC(&acc[0], acc[v]);
+#undef POOL_ACC
+  LLVMValueRef r = LLVMBuildExtractElement(B, acc[0], rt_jit_i32(L, 0), "");
+  for (int32_t i = 1; i < vw; ++i) {
+    LLVMValueRef e = LLVMBuildExtractElement(B, acc[0], rt_jit_i32(L, i), "");
+    r = is_max ? rt_jit_intrinsic(L, "llvm.maximum", r, e, NULL) : rt_jit_fast(LLVMBuildFAdd(B, r, e, ""));
+  }
+  if (!is_max) r = LLVMBuildFDiv(B, r, LLVMConstReal(L->f32, (double)hw), "");
+  LLVMValueRef idx[4] = {LLVMBuildUDiv(B, lp.iv, rt_jit_i64(L, c), ""), LLVMBuildURem(B, lp.iv, rt_jit_i64(L, c), ""),
+                         rt_jit_i64(L, 0), rt_jit_i64(L, 0)};
+  RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, a, out, data, idx, r));
+  rt_jit_loop_end(L, &lp, NULL);
+  return RT_OK;
+}
+
 rt_status_t rt_jit_tpl_pool(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const rt_ir_expr_t *out,
                             LLVMValueRef data, LLVMValueRef task, LLVMValueRef ntasks) {
   LLVMBuilderRef B = L->b;
   const rt_ir_expr_t *a = p->anchor, *x = a->call.args[0];
   rt_plan_pool_t plan;
-  if (!rt_jit_tpl_pool_attrs(a, &plan)) return RT_STATUS(INTERNAL, "%s", "max_pool2d attributes changed between planning and lowering");
+  if (!rt_jit_tpl_pool_attrs(a, &plan)) {
+    return RT_STATUS(INTERNAL, "%s", "pool attributes changed between planning and lowering");
+  }
+  if (plan.kind == RT_PLAN_POOL_GLOBAL) {
+    if (!rt_jit_tpl_raw(L, x)) return RT_STATUS(INTERNAL, "%s", "pool2d.global planned for an input not in memory");
+    return pool_global(L, p, &plan, out, data, task, ntasks);
+  }
   pool_geom_t g;
   pool_geom(&plan, p->vw, &g);
   rt_jit_tpl_wide(L, g.vw);

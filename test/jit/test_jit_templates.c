@@ -2,7 +2,8 @@
  * the GEMM (dense, matmul, batch_matmul with transposes and broadcast
  * batches), the conv2d direct / depthwise / im2col / Winograd paths and the softmax
  * rows, on sizes that are not multiples of any tile (M, N, K odd, 1-sized
- * dims), conv with strides, padding, dilation and groups, max_pool2d, and fused
+ * dims), conv with strides, padding, dilation and groups, max_pool2d and
+ * global pools, and fused
  * epilogues (bias, relu, scale, residual add). Every case is compiled in
  * one batch; each must pick the template named in the table (so a planner
  * change that silently falls back to the loop nest fails here) and match
@@ -216,6 +217,14 @@ static const case_t kCases[] = {
      "nn.relu(add(nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]), %b))", "pool2d.max"},
     {"%x: Tensor[(1, 2, 5, 5), float32]", "nn.max_pool2d(%x, pool_size=[5, 5], strides=[2, 2], padding=[4, 4, 4, 4])",
      "pool2d.max"},
+    /* global pools (pool.c): four-vector groups, whole vectors, a masked
+     * tail; a fused prologue keeps the generic lowering */
+    {"%x: Tensor[(2, 37, 7, 7), float32]", "nn.global_avg_pool2d(%x)", "pool2d.global"},
+    {"%x: Tensor[(1, 300, 14, 14), float32], %b: Tensor[(300, 1, 1), float32]",
+     "multiply(nn.global_avg_pool2d(%x), %b)", "pool2d.global"},
+    {"%x: Tensor[(1, 3, 11, 13), float32]", "nn.global_max_pool2d(%x)", "pool2d.global"},
+    {"%x: Tensor[(1, 5, 2, 3), float32]", "nn.global_avg_pool2d(%x)", "pool2d.global"},
+    {"%x: Tensor[(1, 5, 6, 6), float32]", "nn.global_avg_pool2d(nn.relu(%x))", "loops"},
     {"%x: Tensor[(1, 2, 9, 9), float32]", "nn.max_pool2d(%x, pool_size=[3, 3], dilation=[2, 2])", "loops"},
     {"%x: Tensor[(1, 2, 9, 9), float32]", "nn.max_pool2d(%x, pool_size=[3, 3], strides=[3, 3])", "loops"},
     /* not templated: generic loop nest (int8, dynamic) */
