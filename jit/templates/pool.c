@@ -1,7 +1,9 @@
-/* The pool templates: nn.max_pool2d (pool2d.max) and nn.global_avg_pool2d /
- * nn.global_max_pool2d (pool2d.global) over NCHW float32 data with static
- * shapes; max_pool2d with unit dilation, column stride 1 or 2 and at most
- * 64 window taps (other pools lower generically, jit/ops/nn.c).
+/* The pool templates: nn.max_pool2d (pool2d.max), nn.avg_pool2d
+ * (pool2d.avg) and nn.global_avg_pool2d / nn.global_max_pool2d
+ * (pool2d.global) over NCHW float32 data with static shapes; window pools
+ * with unit dilation, column stride 1 or 2 and at most 64 taps, averages
+ * only where every window counts kh*kw positions (other pools lower
+ * generically, jit/ops/nn.c).
  *
  * pool2d.max. The generic lowering makes each output element a reduction
  * over its window with bounds checks: a scalar loop, since at stride 2
@@ -25,6 +27,10 @@
  * the output plane; with them, into a plane block of workspace that one
  * flat loop per row hands to the epilogue (templates.h), which O3
  * vectorizes.
+ * pool2d.avg is the same with 0 for -inf and a sum for the maximum,
+ * divided by kh*kw: the templated averages are those whose windows lie
+ * inside the image (or, counting the padding, inside the padded image),
+ * so every window counts kh*kw positions, as the reference would.
  *
  * pool2d.global. The generic lowering reduces a plane in two nested loops
  * (rows of 7-56 elements: too short to vectorize well). Here, for an input
@@ -48,7 +54,8 @@ bool rt_jit_tpl_pool_attrs(const rt_ir_expr_t *call, rt_plan_pool_t *plan) {
   memset(plan, 0, sizeof *plan);
   if (call->kind != RT_IR_CALL || call->call.callee->kind != RT_IR_OP || call->call.nargs != 1) return false;
   const int32_t id = call->call.callee->op.op->id;
-  if (id != RT_OP_NN_MAX_POOL2D && id != RT_OP_NN_GLOBAL_AVG_POOL2D && id != RT_OP_NN_GLOBAL_MAX_POOL2D) {
+  if (id != RT_OP_NN_MAX_POOL2D && id != RT_OP_NN_AVG_POOL2D && id != RT_OP_NN_GLOBAL_AVG_POOL2D &&
+      id != RT_OP_NN_GLOBAL_MAX_POOL2D) {
     return false;
   }
   rt_plan_input_t in = {.value = NULL};
@@ -68,7 +75,18 @@ bool rt_jit_tpl_pool_attrs(const rt_ir_expr_t *call, rt_plan_pool_t *plan) {
     return (x->kind == RT_IR_VAR || x->kind == RT_IR_CONSTANT) &&
            plan->in_size[0] * plan->in_size[1] <= ((int64_t)1 << 40);
   }
-  if (plan->kind != RT_PLAN_POOL_WINDOW || !plan->is_max) return false;
+  if (plan->kind != RT_PLAN_POOL_WINDOW) return false;
+  if (!plan->is_max) {
+    /* Averages whose every window counts kh*kw positions: all inside the
+     * image, or inside the padded image when the padding counts. */
+    for (int32_t s = 0; s < 2; ++s) {
+      const int64_t pads = plan->pad_before[s] + plan->pad_after[s];
+      const int64_t reach = (plan->out_size[s] - 1) * plan->strides[s] + plan->pool_size[s];
+      if (plan->count_include_pad ? reach > plan->in_size[s] + pads : pads != 0 || reach > plan->in_size[s]) {
+        return false;
+      }
+    }
+  }
   if (plan->dilation[0] != 1 || plan->dilation[1] != 1) return false;
   if (plan->strides[0] < 1 || plan->strides[1] < 1 || plan->strides[1] > 2) return false;
   if (plan->pool_size[0] < 1 || plan->pool_size[1] < 1 ||
@@ -92,6 +110,7 @@ typedef struct pool_geom_t {
   int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, pt, pl;
   int64_t hp, wq;
   int32_t vw;
+  bool is_max; /* else an average over kh*kw positions (padding 0) */
 } pool_geom_t;
 
 static void pool_geom(const rt_plan_pool_t *pl, int32_t vw, pool_geom_t *g) {
@@ -109,12 +128,20 @@ static void pool_geom(const rt_plan_pool_t *pl, int32_t vw, pool_geom_t *g) {
   g->pt = pl->pad_before[0];
   g->pl = pl->pad_before[1];
   g->vw = vw;
+  g->is_max = pl->is_max;
   const int64_t rows_read = (g->oh - 1) * g->sh + g->kh;
   g->hp = g->pt + g->h > rows_read ? g->pt + g->h : rows_read;
   const int64_t span = g->sw * vw;
   const int64_t reach = (g->ow + vw - 1) / vw * vw + (g->kw - 1) / g->sw;
   const int64_t stored = (g->pl + (g->w + span - 1) / span * span + g->sw - 1) / g->sw + 1;
   g->wq = reach > stored ? reach : stored;
+}
+
+/* What the phase images hold outside the image: -inf for a maximum, 0
+ * for a sum. */
+static LLVMValueRef pad_value(rt_jit_lower_t *L, bool is_max, int32_t vw) {
+  return is_max ? rt_jit_tpl_splat(L, rt_jit_const_lowest(L, (rt_dtype_t){kDLFloat, 32, 1}), vw)
+                : LLVMConstNull(rt_jit_tpl_vec(L, vw));
 }
 
 /* A <vw x i1> mask of the first k lanes. */
@@ -152,7 +179,7 @@ static void copy_chunk(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef src
                        LLVMValueRef i0, bool tail) {
   LLVMBuilderRef B = L->b;
   const int32_t vw = g->vw;
-  LLVMValueRef ninf = rt_jit_tpl_splat(L, rt_jit_const_lowest(L, (rt_dtype_t){kDLFloat, 32, 1}), vw);
+  LLVMValueRef ninf = pad_value(L, g->is_max, vw);
   const int64_t tail_start = g->w / (g->sw * vw) * (g->sw * vw);
   LLVMValueRef v[2];
   for (int64_t e = 0; e < g->sw; ++e) {
@@ -233,8 +260,7 @@ static void pool_vectors(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef x
   LLVMBuilderRef B = L->b;
   const int32_t vw = g->vw;
   LLVMValueRef acc[POOL_GROUP];
-  LLVMValueRef ninf = rt_jit_tpl_splat(L, rt_jit_const_lowest(L, (rt_dtype_t){kDLFloat, 32, 1}), vw);
-  for (int32_t v = 0; v < nv; ++v) acc[v] = ninf;
+  for (int32_t v = 0; v < nv; ++v) acc[v] = pad_value(L, g->is_max, vw);
   LLVMValueRef row0 = LLVMBuildAdd(B, LLVMBuildMul(B, LLVMBuildMul(B, oh, rt_jit_i64(L, g->sh), ""), rt_jit_i64(L, g->wq), ""), col0, "");
   for (int64_t kh = 0; kh < g->kh; ++kh) {
     for (int64_t kw = 0; kw < g->kw; ++kw) {
@@ -242,9 +268,14 @@ static void pool_vectors(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef x
       LLVMValueRef base = LLVMBuildAdd(B, row0, rt_jit_i64(L, off), "");
       for (int32_t v = 0; v < nv; ++v) {
         LLVMValueRef x = rt_jit_tpl_loadv(L, xp, LLVMBuildAdd(B, base, rt_jit_i64(L, (int64_t)v * vw), ""), vw);
-        acc[v] = rt_jit_intrinsic(L, "llvm.maximum", acc[v], x, NULL);
+        acc[v] = g->is_max ? rt_jit_intrinsic(L, "llvm.maximum", acc[v], x, NULL)
+                           : rt_jit_fast(LLVMBuildFAdd(B, acc[v], x, ""));
       }
     }
+  }
+  if (!g->is_max) {
+    LLVMValueRef cnt = rt_jit_tpl_splat(L, LLVMConstReal(L->f32, (double)(g->kh * g->kw)), vw);
+    for (int32_t v = 0; v < nv; ++v) acc[v] = LLVMBuildFDiv(B, acc[v], cnt, "");
   }
   LLVMValueRef o = LLVMBuildAdd(B, LLVMBuildMul(B, oh, rt_jit_i64(L, g->ow), ""), col0, "");
   for (int32_t v = 0; v < nv; ++v) {
@@ -287,8 +318,7 @@ static rt_status_t pool_global(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   const int64_t nvec = hw / vw, ngroup = nvec / POOL_GROUP, tail = hw % vw;
   const bool is_max = plan->is_max;
   rt_jit_tpl_wide(L, vw);
-  LLVMValueRef init = is_max ? rt_jit_tpl_splat(L, rt_jit_const_lowest(L, (rt_dtype_t){kDLFloat, 32, 1}), vw)
-                             : LLVMConstNull(rt_jit_tpl_vec(L, vw));
+  LLVMValueRef init = pad_value(L, is_max, vw);
   LLVMValueRef lo, hi;
   rt_jit_tpl_split(L, plan->out_shape[0] * c, task, ntasks, &lo, &hi);
   rt_jit_loop_t lp, lg;
@@ -357,8 +387,8 @@ rt_status_t rt_jit_tpl_pool(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const
   if (ob) have = LLVMBuildAnd(B, have, LLVMBuildIsNotNull(B, ob, ""), "");
   rt_jit_if_t ok;
   rt_jit_if_begin(L, have, &ok);
-  /* -inf everywhere once; the planes overwrite the same interior. */
-  LLVMValueRef ninf = rt_jit_tpl_splat(L, rt_jit_const_lowest(L, (rt_dtype_t){kDLFloat, 32, 1}), g.vw);
+  /* -inf (0) everywhere once; the planes overwrite the same interior. */
+  LLVMValueRef ninf = pad_value(L, g.is_max, g.vw);
   rt_jit_loop_t lf, lp, lr, lc;
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, xfloats / g.vw), 0, NULL, &lf);
   rt_jit_tpl_storev(L, ninf, xp, LLVMBuildMul(B, lf.iv, rt_jit_i64(L, g.vw), ""));

@@ -428,10 +428,11 @@ static bool plan_winograd(const rt_ir_expr_t *a, const tile_family_t *fam, rt_ji
   return false;
 }
 
-/* The pool templates (pool.c): the NCHW max_pool2d and global pools its
- * attrs check takes. */
+/* The pool templates (pool.c): the NCHW max_pool2d, avg_pool2d and global
+ * pools its attrs check takes. */
 static bool takes_pool(int32_t id) {
-  return id == RT_OP_NN_MAX_POOL2D || id == RT_OP_NN_GLOBAL_AVG_POOL2D || id == RT_OP_NN_GLOBAL_MAX_POOL2D;
+  return id == RT_OP_NN_MAX_POOL2D || id == RT_OP_NN_AVG_POOL2D || id == RT_OP_NN_GLOBAL_AVG_POOL2D ||
+         id == RT_OP_NN_GLOBAL_MAX_POOL2D;
 }
 
 static bool plan_pool(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tpl_plan_t *p) {
@@ -439,7 +440,7 @@ static bool plan_pool(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tp
   rt_plan_pool_t plan;
   if (!rt_jit_tpl_pool_attrs(a, &plan)) return false;
   p->kind = RT_JIT_TPL_POOL;
-  p->name = plan.kind == RT_PLAN_POOL_GLOBAL ? "pool2d.global" : "pool2d.max";
+  p->name = plan.kind == RT_PLAN_POOL_GLOBAL ? "pool2d.global" : plan.is_max ? "pool2d.max" : "pool2d.avg";
   return true;
 }
 

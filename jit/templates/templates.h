@@ -3,7 +3,7 @@
  *
  * A template replaces the generic per-element loop nest of one kernel
  * output (jit/lower.c emit_output) when the output is an anchor (dense,
- * matmul, batch_matmul, conv2d, softmax, max_pool2d, global pools) followed by a chain of
+ * matmul, batch_matmul, conv2d, softmax, 2-d pools) followed by a chain of
  * elementwise / broadcast ops of the same shape (the fused epilogue: bias
  * add, relu, multiply by a folded batch-norm scale...), every shape is
  * static and the anchor computes in float32.
@@ -59,7 +59,7 @@ typedef enum rt_jit_tpl_kind_e {
                              * the GEMM's rows, output channels its columns */
   RT_JIT_TPL_SOFTMAX,     /* softmax / log_softmax, once per row */
   RT_JIT_TPL_WINOGRAD,    /* nn.contrib_conv2d_winograd_without_weight_transform */
-  RT_JIT_TPL_POOL,        /* max_pool2d, global pools: (image, channel) planes (pool.c) */
+  RT_JIT_TPL_POOL,        /* max/avg_pool2d, global pools: (image, channel) planes (pool.c) */
 } rt_jit_tpl_kind_t;
 
 /* The anchor of `out` (the output itself, or reached from it through
@@ -222,9 +222,9 @@ bool rt_jit_tpl_conv2d_attrs(const rt_ir_expr_t *call, rt_jit_conv2d_t *out);
 bool rt_jit_tpl_winograd_attrs(const rt_ir_expr_t *call, rt_plan_winograd_t *out);
 
 /* The pool's plan on the anchor's types (pool.c); false unless a pool
- * template takes it: NCHW float32, static; max_pool2d with unit dilation,
- * column stride 1 or 2, at most 64 taps; a global pool of an input in
- * memory. */
+ * template takes it: NCHW float32, static; max/avg_pool2d with unit
+ * dilation, column stride 1 or 2, at most 64 taps (averages: every window
+ * of kh*kw counted positions); a global pool of an input in memory. */
 bool rt_jit_tpl_pool_attrs(const rt_ir_expr_t *call, rt_plan_pool_t *out);
 
 #endif /* RT_JIT_TEMPLATES_TEMPLATES_H_ */

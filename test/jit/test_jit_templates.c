@@ -217,6 +217,13 @@ static const case_t kCases[] = {
      "nn.relu(add(nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]), %b))", "pool2d.max"},
     {"%x: Tensor[(1, 2, 5, 5), float32]", "nn.max_pool2d(%x, pool_size=[5, 5], strides=[2, 2], padding=[4, 4, 4, 4])",
      "pool2d.max"},
+    /* avg_pool2d (pool.c): DenseNet's 2x2/2, a 3x3/1 counting its padding
+     * with tail ops; windows of fewer counted positions lower generically */
+    {"%x: Tensor[(1, 6, 28, 28), float32]", "nn.avg_pool2d(%x, pool_size=[2, 2], strides=[2, 2])", "pool2d.avg"},
+    {"%x: Tensor[(2, 3, 13, 19), float32]",
+     "nn.relu(nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1], count_include_pad=True))", "pool2d.avg"},
+    {"%x: Tensor[(1, 3, 13, 19), float32]", "nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1])", "loops"},
+    {"%x: Tensor[(1, 3, 7, 7), float32]", "nn.avg_pool2d(%x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)", "loops"},
     /* global pools (pool.c): four-vector groups, whole vectors, a masked
      * tail; a fused prologue keeps the generic lowering */
     {"%x: Tensor[(2, 37, 7, 7), float32]", "nn.global_avg_pool2d(%x)", "pool2d.global"},
