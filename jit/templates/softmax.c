@@ -5,7 +5,7 @@
  * expression, so it recomputes its row's maximum and sum for every element
  * (O(len^2) per row). Here each row makes three passes over the axis: the
  * maximum, the sum of exp(x - max) (softmax keeps each exp in a row of
- * workspace), then each value exp(x - max) / sum (log_softmax: x - max -
+ * workspace), then each value exp(x - max) * (1 / sum) (log_softmax: x - max -
  * log(sum)) handed to the epilogue, so the fused
  * tail ops apply before the store as in the other templates. The input's
  * element expression (a fused producer such as a dense) is evaluated once
@@ -71,6 +71,10 @@ rt_status_t rt_jit_tpl_softmax(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   rt_jit_loop_end(L, &l2, &s);
   s = l2.carry[0];
   LLVMValueRef lsum = log ? rt_jit_intrinsic(L, "llvm.log", s, NULL, NULL) : NULL;
+  /* softmax multiplies by 1/sum: a vector division per 8 elements held
+   * pass 3 at ~5 cycles (Zen 3); the product is within 1 ulp of the
+   * quotient. */
+  LLVMValueRef rsum = log ? NULL : LLVMBuildFDiv(L->b, LLVMConstReal(L->f32, 1.0), s, "");
   /* Pass 3: the values, through the epilogue. */
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), len, 0, NULL, &l3);
   LLVMValueRef oidx[RT_TENSOR_MAX_RANK];
@@ -82,7 +86,7 @@ rt_status_t rt_jit_tpl_softmax(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
     RT_RETURN_IF_ERROR(rt_jit_elem(L, x, idx, &v));
     r = LLVMBuildFSub(L->b, LLVMBuildFSub(L->b, v, m, ""), lsum, "");
   } else {
-    r = LLVMBuildFDiv(L->b, rt_jit_tpl_loadf(L, ebuf, l3.iv), s, "");
+    r = LLVMBuildFMul(L->b, rt_jit_tpl_loadf(L, ebuf, l3.iv), rsum, "");
   }
   RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, call, out, data, oidx, r));
   rt_jit_loop_end(L, &l3, NULL);
