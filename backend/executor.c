@@ -923,13 +923,18 @@ static rt_status_t profile_runs(rt_executor_t *ex, rt_graph_runtime_t *graph,
   const rt_graph_plan_t *plan = rt_graph_runtime_plan(graph);
   int32_t nn = plan->num_nodes;
   double *sum = rt_mem_calloc((size_t)(nn ? nn : 1) * 3, sizeof(double));
-  if (!sum) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  rt_task_stats_t *tasks = rt_mem_calloc((size_t)(nn ? nn : 1), sizeof *tasks);
+  if (!sum || !tasks) {
+    rt_mem_free(sum);
+    rt_mem_free(tasks);
+    return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
+  }
   double *best = sum + nn, *cur = best + nn;
   rt_runner_clear_outputs(&ex->runner);
   rt_status_t st = RT_OK;
   for (int32_t r = 0; r < runs && !st; ++r) {
     memset(cur, 0, (size_t)nn * sizeof(double));
-    st = rt_runner_run_timed(&ex->runner, cur);
+    st = rt_runner_run_timed(&ex->runner, cur, tasks);
     for (int32_t n = 0; !st && n < nn; ++n) {
       sum[n] += cur[n];
       if (r == 0 || cur[n] < best[n]) best[n] = cur[n];
@@ -938,11 +943,15 @@ static rt_status_t profile_runs(rt_executor_t *ex, rt_graph_runtime_t *graph,
   if (!st) {
     for (int32_t n = 0; n < nn && n < max_nodes; ++n) {
       const int32_t k = plan->nodes[n].kernel;
+      const rt_task_stats_t *t = &tasks[n];
       out[n] = (rt_node_profile_t){plan->nodes[n].name, build->kernel_types[k], sum[n] / runs,
-                                   best[n], build->kernel_flops ? build->kernel_flops[k] : 0};
+                                   best[n], build->kernel_flops ? build->kernel_flops[k] : 0,
+                                   t->tasks > 1 ? t->tasks : 1,
+                                   t->capacity_ns > 0 ? t->busy_ns / t->capacity_ns : 1.0};
     }
     *out_count = nn;
   }
+  rt_mem_free(tasks);
   rt_mem_free(sum);
   return st;
 }

@@ -160,8 +160,9 @@ void rt_graph_runtime_clear_inputs(rt_graph_runtime_t *rt) {
   }
 }
 
-/* The run; with `node_ms`, each node's wall time is added to its entry. */
-static rt_status_t run_nodes(rt_graph_runtime_t *rt, double *node_ms) {
+/* The run; with `node_ms`, each node's wall time is added to its entry,
+ * with `node_tasks` its task statistics. */
+static rt_status_t run_nodes(rt_graph_runtime_t *rt, double *node_ms, rt_task_stats_t *node_tasks) {
   const rt_graph_plan_t *p = &rt->plan;
   for (int32_t i = 0; i < p->num_inputs; ++i) {
     if (!rt->inputs[i]) return RT_STATUS(FAILED_PRECONDITION, "graph input %d is not set", (int)i);
@@ -172,8 +173,11 @@ static rt_status_t run_nodes(rt_graph_runtime_t *rt, double *node_ms) {
     rt_kernel_arg *a = rt->node_args[n];
     for (int32_t k = 0; k < nargs; ++k) a[k] = rt->args[node->entries[k]];
     rt_kernel_services_clear_error(&rt->services);
+    rt->services.stats = node_tasks ? &node_tasks[n] : NULL;
     double t0 = node_ms ? rt_now_ms() : 0;
-    if (rt->kernels[node->kernel](a, nargs, &rt->services.ctx) != 0) {
+    const int32_t failed = rt->kernels[node->kernel](a, nargs, &rt->services.ctx);
+    rt->services.stats = NULL;
+    if (failed != 0) {
       return RT_STATUS(INVALID_ARGUMENT, "kernel %s (node %d) failed: %s", node->name, (int)n,
                        rt_kernel_services_error(&rt->services));
     }
@@ -187,10 +191,11 @@ static rt_status_t run_nodes(rt_graph_runtime_t *rt, double *node_ms) {
   return RT_OK;
 }
 
-rt_status_t rt_graph_runtime_run(rt_graph_runtime_t *rt) { return run_nodes(rt, NULL); }
+rt_status_t rt_graph_runtime_run(rt_graph_runtime_t *rt) { return run_nodes(rt, NULL, NULL); }
 
-rt_status_t rt_graph_runtime_run_timed(rt_graph_runtime_t *rt, double *node_ms) {
-  return run_nodes(rt, node_ms);
+rt_status_t rt_graph_runtime_run_timed(rt_graph_runtime_t *rt, double *node_ms,
+                                       rt_task_stats_t *node_tasks) {
+  return run_nodes(rt, node_ms, node_tasks);
 }
 
 rt_tensor_t *rt_graph_runtime_output(const rt_graph_runtime_t *rt, int32_t index) {

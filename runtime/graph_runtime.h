@@ -16,6 +16,7 @@
 
 #include "rt/kernel_abi.h"
 #include "rt/tensor.h"
+#include "runtime/kernel_services.h"
 #include "runtime/thread_pool.h"
 
 typedef enum rt_graph_entry_kind_e {
@@ -82,9 +83,12 @@ RT_MUST_USE_RESULT rt_status_t rt_graph_runtime_set_input(rt_graph_runtime_t *rt
 void rt_graph_runtime_clear_inputs(rt_graph_runtime_t *rt);
 RT_MUST_USE_RESULT rt_status_t rt_graph_runtime_run(rt_graph_runtime_t *rt);
 /* rt_graph_runtime_run, adding each node's wall time in milliseconds to
- * node_ms[n] (plan.num_nodes entries): the same kernels over the same
- * planned storage, so the results are those of run (rt_executor_profile). */
-RT_MUST_USE_RESULT rt_status_t rt_graph_runtime_run_timed(rt_graph_runtime_t *rt, double *node_ms);
+ * node_ms[n] (plan.num_nodes entries) and, when node_tasks is not NULL,
+ * how its parallel_for calls spread over tasks to node_tasks[n]: the same
+ * kernels over the same planned storage, so the results are those of run
+ * (rt_executor_profile). */
+RT_MUST_USE_RESULT rt_status_t rt_graph_runtime_run_timed(rt_graph_runtime_t *rt, double *node_ms,
+                                                          rt_task_stats_t *node_tasks);
 /* Borrowed output tensor (valid until the runtime is released; its
  * contents change with each run). */
 rt_tensor_t *rt_graph_runtime_output(const rt_graph_runtime_t *rt, int32_t index);

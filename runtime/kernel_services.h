@@ -16,12 +16,25 @@
 #include "runtime/thread_pool.h"
 #include "runtime/workspace.h"
 
+/* How a kernel's calls spread over tasks (profiles only): the most tasks
+ * a parallel_for of it asked for, the tasks' summed run time, and each
+ * call's task count times its slowest task, summed (busy / capacity = 1:
+ * every task as long as the slowest; 0.5: half the threads' time idle).
+ * A kernel that never calls parallel_for leaves them 0. */
+typedef struct rt_task_stats_t {
+  int32_t tasks;
+  double busy_ns, capacity_ns;
+} rt_task_stats_t;
+
 typedef struct rt_kernel_services_t {
   rt_kernel_ctx ctx;            /* pass &services.ctx to kernels */
   rt_thread_pool_t *pool;
   rt_workspace_pool_t workspace;
   char error[512];
   atomic_flag error_set;
+  /* When set (by the driving thread, between kernel calls), parallel_for
+   * times every task and adds to it. */
+  rt_task_stats_t *stats;
 } rt_kernel_services_t;
 
 /* Fills *out (which must not move afterwards: ctx.user points at it). */

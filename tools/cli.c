@@ -190,13 +190,13 @@ void cli_profile_print(FILE *f, const cli_profile_t *p) {
           (int)p->count, p->count == 1 ? "" : "s", p->runs, p->runs == 1 ? "" : "s");
   if (p->peak_gflops > 0) {
     fprintf(f, "; peak: that as a fraction of the FMA peak measured now, %.1f GFLOP/s on %d "
-            "thread%s at the templates' %d lanes):\n", p->peak_gflops, (int)p->threads,
+            "thread%s at the templates' %d lanes", p->peak_gflops, (int)p->threads,
             p->threads == 1 ? "" : "s", (int)p->vector_width);
-  } else {
-    fprintf(f, "):\n");
   }
-  fprintf(f, "  %12s %12s %7s %8s %5s  %-40s %s\n", "mean", "min", "share", "GFLOP/s", "peak",
-          "kernel", "type");
+  fprintf(f, "; tasks: the most a call split into, bal: their summed time over tasks x the "
+          "slowest's, 1 = even):\n");
+  fprintf(f, "  %12s %12s %7s %8s %5s %5s %4s  %-40s %s\n", "mean", "min", "share", "GFLOP/s", "peak",
+          "tasks", "bal", "kernel", "type");
   double flops = 0;
   for (int32_t i = 0; i < p->count; ++i) {
     const rt_node_profile_t *x = &p->nodes[i];
@@ -205,14 +205,18 @@ void cli_profile_print(FILE *f, const cli_profile_t *p) {
     const double frac = cli_profile_peak_fraction(p, x->flops, x->mean_ms);
     if (frac > 0) snprintf(pk, sizeof pk, "%.2f", frac);
     flops += x->flops;
-    fprintf(f, "  %9.1f us %9.1f us %6.1f%% %8s %5s  %-40s %s\n", 1e3 * x->mean_ms, 1e3 * x->min_ms,
-            p->total_ms > 0 ? 100.0 * x->mean_ms / p->total_ms : 0.0, gf, pk, x->kernel, x->type);
+    char bal[16] = "-";
+    if (x->tasks > 1) snprintf(bal, sizeof bal, "%.2f", x->balance);
+    fprintf(f, "  %9.1f us %9.1f us %6.1f%% %8s %5s %5d %4s  %-40s %s\n", 1e3 * x->mean_ms,
+            1e3 * x->min_ms, p->total_ms > 0 ? 100.0 * x->mean_ms / p->total_ms : 0.0, gf, pk,
+            (int)x->tasks, bal, x->kernel, x->type);
   }
   char gf[16] = "-", pk[16] = "-";
   if (flops > 0 && p->total_ms > 0) snprintf(gf, sizeof gf, "%.1f", flops / (p->total_ms * 1e6));
   const double frac = cli_profile_peak_fraction(p, flops, p->total_ms);
   if (frac > 0) snprintf(pk, sizeof pk, "%.2f", frac);
-  fprintf(f, "  %9.1f us %12s %6.1f%% %8s %5s  total\n", 1e3 * p->total_ms, "", 100.0, gf, pk);
+  fprintf(f, "  %9.1f us %12s %6.1f%% %8s %5s %5s %4s  total\n", 1e3 * p->total_ms, "", 100.0, gf, pk,
+          "", "");
 }
 
 void cli_profile_free(cli_profile_t *p) {

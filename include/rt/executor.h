@@ -273,6 +273,11 @@ typedef struct rt_node_profile_t {
   double flops;       /* floating-point operations of one call, counted from the
                          plans of its dense/matmul/batch_matmul and convolutions
                          (a multiply-add counts 2); 0 when it has none */
+  int32_t tasks;      /* the most tasks a call split into over the thread pool;
+                         1 when it ran as one task on the caller */
+  double balance;     /* over the split calls: the tasks' summed time / (tasks x
+                         the slowest task's), 1 = evenly split, 0.5 = half the
+                         threads' time idle; 1 for a kernel never split */
 } rt_node_profile_t;
 
 /* Runs the executor `runs` times (1..1000000) on the inputs set, timing

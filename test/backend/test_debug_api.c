@@ -160,6 +160,9 @@ static void test_debug_api_profile(void **state) {
   assert_true(strncmp(nodes[0].kernel, "fused_", 6) == 0);
   assert_non_null(strstr(nodes[0].type, "Tensor[(4), float32]"));
   assert_true(nodes[0].min_ms >= 0 && nodes[0].min_ms <= nodes[0].mean_ms);
+  /* Four elements: too small to split, one task on the caller. */
+  assert_int_equal(nodes[0].tasks, 1);
+  assert_true(nodes[0].balance == 1.0);
   /* The outputs are the last run's. */
   rt_tensor_t *out = NULL;
   assert_ok(rt_executor_get_output(ex, 0, &out));
@@ -176,11 +179,52 @@ static void test_debug_api_profile(void **state) {
   rt_module_release(m);
 }
 
+/* A kernel big enough to split over a pool of 3 threads (the pool's size
+ * is the config's, whatever the machine): it reports 3 tasks and a balance
+ * in (0, 1]; on one thread, 1 task. */
+static void test_debug_api_profile_tasks(void **state) {
+  (void)state;
+  static const char kBig[] =
+      "#[version = \"0.0.5\"]\n"
+      "def @main(%a: Tensor[(256, 512), float32], %b: Tensor[(384, 512), float32]) {\n"
+      "  nn.relu(nn.dense(%a, %b))\n"
+      "}\n";
+  rt_module_t *m = NULL;
+  assert_ok(rt_module_parse(kBig, strlen(kBig), "big.relay", &m));
+  const int64_t sa[2] = {256, 512}, sb[2] = {384, 512}; /* zero-filled */
+  rt_tensor_t *a = NULL, *b = NULL;
+  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 2, sa, &a));
+  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 2, sb, &b));
+  for (int threads = 1; threads <= 3; threads += 2) {
+    rt_pass_context_t *ctx = NULL;
+    assert_ok(rt_pass_context_create(&ctx));
+    char v[8];
+    snprintf(v, sizeof v, "%d", threads);
+    assert_ok(rt_pass_context_set_config(ctx, "runtime.num_threads", v));
+    rt_executor_t *ex = NULL;
+    assert_ok(rt_create_executor("graph", m, NULL, ctx, NULL, &ex));
+    assert_ok(rt_executor_set_input(ex, 0, a));
+    assert_ok(rt_executor_set_input(ex, 1, b));
+    rt_node_profile_t node;
+    int32_t n = 0;
+    assert_ok(rt_executor_profile(ex, 2, 1, &node, &n));
+    assert_int_equal(n, 1);
+    assert_int_equal(node.tasks, threads);
+    assert_true(node.balance > 0 && node.balance <= 1.0);
+    rt_executor_release(ex);
+    rt_pass_context_release(ctx);
+  }
+  rt_tensor_release(a);
+  rt_tensor_release(b);
+  rt_module_release(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_debug_api_step_into_fused),
       cmocka_unit_test(test_debug_api_executor_for_binding),
       cmocka_unit_test(test_debug_api_profile),
+      cmocka_unit_test(test_debug_api_profile_tasks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

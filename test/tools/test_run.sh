@@ -210,6 +210,9 @@ assert all(k["type"].startswith("fn (Tensor[") for k in ks), ks
 # FLOPs by hand: conv 3->8 3x3 on 16x16 (2*8*256*3*9), conv 8->16 3x3 on
 # 8x8 (2*16*64*8*9), dense 16->10 (2*10*16); the other kernels have none.
 assert sorted(k["flops"] for k in ks if k["flops"] > 0) == [320, 110592, 147456], ks
+# Tasks: at least one; the balance of a split kernel in (0, 1], else 1.
+assert all(k["tasks"] >= 1 and (0 < k["balance"] <= 1 if k["tasks"] > 1 else k["balance"] == 1)
+           for k in ks), ks
 # The fraction of peak is each kernel's GFLOP/s over the peak printed
 # beside it (0 where a kernel has no FLOPs, or the CPU no FMA loop).
 assert p["vector_width"] in (8, 16) and p["threads"] >= 1, p
@@ -228,9 +231,9 @@ then ok
 else bad "run --profile (json): $(cat "$tmp/prof.json" "$tmp/err")"; fi
 if RELAYRT_CACHE_DIR=off "$relayrt" run --executor graph --profile > "$tmp/out" 2> "$tmp/err" &&
    grep -q '^graph executor, 7 kernel calls per run, mean of 1 run, slowest first (GFLOP/s' "$tmp/out" &&
-   [ "$(grep -cE '^ *[0-9.]* us *[0-9.]* us *[0-9.]*% +([0-9.]+|-) +([0-9.]+|-)  fused_' "$tmp/out")" = 7 ] &&
-   [ "$(grep -cE '^ *[0-9.]* us *[0-9.]* us *[0-9.]*% +[0-9.]+ +([0-9.]+|-)  fused_' "$tmp/out")" = 3 ] &&
-   grep -qE '100.0% +[0-9.]+ +([0-9.]+|-)  total$' "$tmp/out"; then ok
+   [ "$(grep -cE '^ *[0-9.]* us *[0-9.]* us *[0-9.]*% +([0-9.]+|-) +([0-9.]+|-) +[0-9]+ +([0-9.]+|-)  fused_' "$tmp/out")" = 7 ] &&
+   [ "$(grep -cE '^ *[0-9.]* us *[0-9.]* us *[0-9.]*% +[0-9.]+ +([0-9.]+|-) +[0-9]+ +([0-9.]+|-)  fused_' "$tmp/out")" = 3 ] &&
+   grep -qE '100.0% +[0-9.]+ +([0-9.]+|-) +total$' "$tmp/out"; then ok
 else bad "run --profile (text): $(cat "$tmp/out" "$tmp/err")"; fi
 expect_fail "--profile times the kernels of --executor graph, not 'vm'" \
   "$relayrt" run --executor vm --profile
