@@ -11,7 +11,9 @@
  *      conv layers (direct, and by Winograd F(4x4, 3x3) and F(2x2, 3x3):
  *      "wino4", "wino2"), MobileNet-v2 / EfficientNet-B0 layers (depthwise
  *      3x3 and 5x5 at stride 1 and 2, 1x1 expand / project convolutions;
- *      the targets: depthwise >= 0.5, 3x3 conv >= 0.7), compiled in one module,
+ *      the targets: depthwise >= 0.5, 3x3 conv >= 0.7), 1x1 layers with the
+ *      epilogues the models fuse into them ("pwe": bias, ReLU6, residual,
+ *      SiLU), compiled in one module,
  *      each run single-threaded (a context without a pool) and on all cores
  *      (runtime/thread_pool.h behind ctx->parallel_for), as GFLOP/s and as a
  *      ratio of the matching peak (one core / all cores) measured in the
