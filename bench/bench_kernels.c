@@ -11,7 +11,9 @@
  *      conv layers (direct, and by Winograd F(4x4, 3x3) and F(2x2, 3x3):
  *      "wino4", "wino2"), MobileNet-v2 / EfficientNet-B0 layers (depthwise
  *      3x3 and 5x5 at stride 1 and 2, 1x1 expand / project convolutions;
- *      the targets: depthwise >= 0.5, 3x3 conv >= 0.7), compiled in one module,
+ *      the targets: depthwise >= 0.5, 3x3 conv >= 0.7), 1x1 layers with the
+ *      epilogues the models fuse into them ("pwe": bias, ReLU6, residual,
+ *      SiLU), compiled in one module,
  *      each run single-threaded (a context without a pool) and on all cores
  *      (runtime/thread_pool.h behind ctx->parallel_for), as GFLOP/s and as a
  *      ratio of the matching peak (one core / all cores) measured in the
@@ -138,26 +140,61 @@ static const char kKernelText4[] =
     CONV3S2(128, 56) CONV3S2(256, 28) CONV3S2(512, 14) PW(64, 256, 56) PW(256, 64, 56) PW(256, 128, 56)
     PW(64, 64, 56);
 
+/* 1x1 convolutions with the epilogues the models fuse into them (issue
+ * 18): a bias (o, 1, 1) and then relu ("r"), MobileNet-v2's ReLU6 as
+ * maximum / minimum ("c"), ResNet's residual add + relu ("a"),
+ * EfficientNet's SiLU ("s"), or nothing more ("b"); stride s. */
+#define PWE(ci, co, hw, ohw, st, kind, tail)                                                                   \
+  "def @pwe" #kind "_" #ci "_" #co "_" #hw "(%x: Tensor[(1, " #ci ", " #hw ", " #hw "), float32], %w: Tensor[(" \
+  #co ", " #ci ", 1, 1), float32], %b: Tensor[(" #co ", 1, 1), float32], %y: Tensor[(1, " #co ", " #ohw ", "   \
+  #ohw "), float32]) { %0 = nn.conv2d(%x, %w, strides=[" #st ", " #st "], channels=" #co                        \
+  ", kernel_size=[1, 1]); %1 = add(%0, %b); " tail " }\n"
+#define PWE_R(ci, co, hw) PWE(ci, co, hw, hw, 1, r, "nn.relu(%1)")
+#define PWE_C(ci, co, hw) PWE(ci, co, hw, hw, 1, c, "%2 = maximum(%1, 0f); minimum(%2, 6f)")
+#define PWE_A(ci, co, hw) PWE(ci, co, hw, hw, 1, a, "%2 = add(%1, %y); nn.relu(%2)")
+#define PWE_B(ci, co, hw, ohw, st) PWE(ci, co, hw, ohw, st, b, "%1")
+#define PWE_S(ci, co, hw) PWE(ci, co, hw, hw, 1, s, "multiply(%1, sigmoid(%1))")
+static const char kKernelText5[] =
+    PWE_C(16, 96, 112) PWE_C(24, 144, 56) PWE_B(144, 24, 56, 56, 1) PWE_C(96, 576, 14) PWE_B(960, 320, 7, 7, 1)
+    PWE_A(512, 2048, 7) PWE_R(2048, 512, 7) PWE_R(1024, 256, 14) PWE_A(256, 1024, 14) PWE_A(64, 256, 56)
+    PWE_R(256, 64, 56) PWE_R(512, 128, 28);
+static const char kKernelText6[] = PWE_A(128, 512, 28) PWE_B(1024, 2048, 14, 7, 2) PWE_S(24, 144, 56)
+    PWE_S(192, 1152, 7);
+
 static double conv_gflop(double c, double o, double hw) { return 2.0 * o * hw * hw * c * 9 / 1e9; }
 /* Depthwise k x k with c channels and an ohw x ohw output; 1x1 c -> o. */
 static double dw_gflop(double c, double ohw, double k) { return 2.0 * c * ohw * ohw * k * k / 1e9; }
 static double pw_gflop(double c, double o, double hw) { return 2.0 * c * o * hw * hw / 1e9; }
+
+/* With RELAYRT_BENCH_CPUTIME set, the 1-thread kernel figures are timed
+ * in the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID) instead of
+ * wall time: on a host shared with other jobs a wall-clock figure halves
+ * whenever another process shares the core, the thread's CPU time does not
+ * (cache sharing still shows). The all-core figures are then meaningless. */
+static bool g_cputime;
+
+static double kernel_now_s(void) {
+  if (!g_cputime) return now_s();
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* Best seconds per call of kernel k over `reps` repetitions, each long
  * enough (>= 30 ms) to time. */
 static double time_kernel(rt_kernel_fn k, const rt_kernel_arg *args, int32_t nargs,
                           const rt_kernel_ctx *ctx, int reps, int *failed) {
   *failed = k(args, nargs, ctx) != 0;
-  double t0 = now_s();
+  double t0 = kernel_now_s();
   int inner = 1;
   if (!*failed) *failed = k(args, nargs, ctx) != 0;
-  double one = now_s() - t0;
+  double one = kernel_now_s() - t0;
   if (one < 0.03) inner = (int)(0.03 / (one > 1e-6 ? one : 1e-6)) + 1;
   double best = 1e30;
   for (int r = 0; r < reps && !*failed; ++r) {
-    t0 = now_s();
+    t0 = kernel_now_s();
     for (int i = 0; i < inner; ++i) *failed |= k(args, nargs, ctx) != 0;
-    double t = (now_s() - t0) / inner;
+    double t = (kernel_now_s() - t0) / inner;
     if (t < best) best = t;
   }
   return best;
@@ -303,6 +340,7 @@ int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 5;
   if (reps < 1) reps = 1;
   const char *filter = argc > 2 ? argv[2] : NULL;
+  g_cputime = getenv("RELAYRT_BENCH_CPUTIME") != NULL;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   if (ncpu < 1) ncpu = 1;
 
@@ -386,6 +424,22 @@ int main(int argc, char **argv) {
       {"pw_256_64_56", "conv1x1 256->64 @56", pw_gflop(256, 64, 56), false, false},
       {"pw_256_128_56", "conv1x1 256->128 @56", pw_gflop(256, 128, 56), false, false},
       {"pw_64_64_56", "conv1x1 64->64 @56", pw_gflop(64, 64, 56), false, false},
+      {"pwec_16_96_112", "1x1+b+relu6 16->96 @112", pw_gflop(16, 96, 112), false, false},
+      {"pwec_24_144_56", "1x1+b+relu6 24->144 @56", pw_gflop(24, 144, 56), false, false},
+      {"pweb_144_24_56", "1x1+b 144->24 @56", pw_gflop(144, 24, 56), false, false},
+      {"pwec_96_576_14", "1x1+b+relu6 96->576 @14", pw_gflop(96, 576, 14), false, false},
+      {"pweb_960_320_7", "1x1+b 960->320 @7", pw_gflop(960, 320, 7), false, false},
+      {"pwea_512_2048_7", "1x1+b+res+relu 512->2048 @7", pw_gflop(512, 2048, 7), false, false},
+      {"pwer_2048_512_7", "1x1+b+relu 2048->512 @7", pw_gflop(2048, 512, 7), false, false},
+      {"pwer_1024_256_14", "1x1+b+relu 1024->256 @14", pw_gflop(1024, 256, 14), false, false},
+      {"pwea_256_1024_14", "1x1+b+res+relu 256->1024 @14", pw_gflop(256, 1024, 14), false, false},
+      {"pwea_64_256_56", "1x1+b+res+relu 64->256 @56", pw_gflop(64, 256, 56), false, false},
+      {"pwer_256_64_56", "1x1+b+relu 256->64 @56", pw_gflop(256, 64, 56), false, false},
+      {"pwer_512_128_28", "1x1+b+relu 512->128 @28", pw_gflop(512, 128, 28), false, false},
+      {"pwea_128_512_28", "1x1+b+res+relu 128->512 @28", pw_gflop(128, 512, 28), false, false},
+      {"pweb_1024_2048_14", "1x1/2+b 1024->2048 @14", pw_gflop(1024, 2048, 7), false, false},
+      {"pwes_24_144_56", "1x1+b+silu 24->144 @56", pw_gflop(24, 144, 56), false, false},
+      {"pwes_192_1152_7", "1x1+b+silu 192->1152 @7", pw_gflop(192, 1152, 7), false, false},
   };
   enum { NALL = sizeof all_cases / sizeof all_cases[0] };
   kcase_t cases[NALL];
@@ -401,13 +455,13 @@ int main(int argc, char **argv) {
   rt_jit_session_t *s = NULL;
   rt_jit_module_t *jm = NULL;
   rt_thread_pool_t *pool = NULL;
-  char *text = malloc(sizeof kKernelText + sizeof kKernelText2 + sizeof kKernelText3 + sizeof kKernelText4);
+  const char *parts[] = {kKernelText, kKernelText2, kKernelText3, kKernelText4, kKernelText5, kKernelText6};
+  size_t total = 1;
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) total += strlen(parts[i]);
+  char *text = malloc(total);
   if (!text) return 1;
-  memcpy(text, kKernelText, sizeof kKernelText - 1);
-  memcpy(text + sizeof kKernelText - 1, kKernelText2, sizeof kKernelText2 - 1);
-  memcpy(text + sizeof kKernelText + sizeof kKernelText2 - 2, kKernelText3, sizeof kKernelText3 - 1);
-  memcpy(text + sizeof kKernelText + sizeof kKernelText2 + sizeof kKernelText3 - 3, kKernelText4,
-         sizeof kKernelText4);
+  text[0] = 0;
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) strcat(text, parts[i]);
   rt_status_t pst = rt_module_parse(text, strlen(text), "bench.relay", &m);
   free(text);
   if (check(pst, "parsing the kernels")) return 1;
@@ -433,20 +487,22 @@ int main(int argc, char **argv) {
     if (p1 > peak1) peak1 = p1;
     if (pn > peakn) peakn = pn;
     const rt_ir_expr_t *fn = fns[i];
-    rt_tensor_t *t[3] = {0};
-    rt_kernel_arg args[3];
-    for (int32_t a = 0; a < 2; ++a) {
+    /* The params (at most 4: the epilogue cases' bias and residual), then the output. */
+    rt_tensor_t *t[5] = {0};
+    rt_kernel_arg args[5];
+    const int32_t np = fn->fn.nparams < 4 ? fn->fn.nparams : 4, na = np + 1;
+    for (int32_t a = 0; a < np; ++a) {
       rt_ir_type_t *ty = rt_ir_type_resolve(fn->fn.params[a]->checked_type);
       if (check(rt_tensor_create(rt_allocator_system(), ty->tensor.dtype, ty->tensor.rank, ty->tensor.shape, &t[a]), "tensor")) return 1;
       rt_tensor_fill_random(t[a], 11 + (uint64_t)a);
     }
     rt_ir_type_t *ty = rt_ir_type_resolve(fn->fn.body->checked_type);
-    if (check(rt_tensor_create(rt_allocator_system(), ty->tensor.dtype, ty->tensor.rank, ty->tensor.shape, &t[2]), "tensor")) return 1;
-    for (int a = 0; a < 3; ++a) rt_jit_arg_from_tensor(t[a], &args[a]);
+    if (check(rt_tensor_create(rt_allocator_system(), ty->tensor.dtype, ty->tensor.rank, ty->tensor.shape, &t[np]), "tensor")) return 1;
+    for (int a = 0; a < na; ++a) rt_jit_arg_from_tensor(t[a], &args[a]);
     rt_kernel_fn k = rt_jit_module_kernel(jm, i);
     int f1 = 0, fn_ = 0;
-    double s1 = time_kernel(k, args, 3, &one.ctx, reps, &f1);
-    double sn = time_kernel(k, args, 3, &all.ctx, reps, &fn_);
+    double s1 = time_kernel(k, args, na, &one.ctx, reps, &f1);
+    double sn = time_kernel(k, args, na, &all.ctx, reps, &fn_);
     if (f1 || fn_) {
       printf("%-28s kernel failed: %s\n", cases[i].label,
              rt_kernel_services_error(f1 ? &one : &all));
@@ -454,7 +510,7 @@ int main(int argc, char **argv) {
     }
     g1s[i] = cases[i].gflop / s1;
     gns[i] = cases[i].gflop / sn;
-    for (int a = 0; a < 3; ++a) rt_tensor_release(t[a]);
+    for (int a = 0; a < na; ++a) rt_tensor_release(t[a]);
   }
   printf("best FMA peak over the run: 1 core %.1f GFLOP/s, %ld cores %.1f GFLOP/s\n", peak1, ncpu, peakn);
   printf("\n%-28s %-22s %9s %6s %9s %6s\n", "kernel", "template", "1-core", "/peak", "all-core",

@@ -294,20 +294,38 @@ LLVMValueRef rt_jit_exp(rt_jit_lower_t *L, LLVMValueRef x) {
  * scalar call per element. The clamp is a compare and select, so NaN
  * passes through (llvm.minnum would turn it into the bound). p[0..np),
  * q[0..nq) lowest degree first. */
+/* The constant v of type f: a float, or every lane of a float vector. */
+static LLVMValueRef real_like(LLVMTypeRef f, double v) {
+  if (LLVMGetTypeKind(f) != LLVMVectorTypeKind) return LLVMConstReal(f, v);
+  LLVMValueRef lanes[64];
+  const unsigned n = LLVMGetVectorSize(f);
+  for (unsigned i = 0; i < n && i < 64; ++i) lanes[i] = LLVMConstReal(LLVMGetElementType(f), v);
+  return LLVMConstVector(lanes, n < 64 ? n : 64);
+}
+
+/* x is float32 or a vector of float32 (the templates' vector epilogue). */
+static bool is_f32(rt_jit_lower_t *L, LLVMValueRef x) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
+    return LLVMGetElementType(t) == L->f32 && LLVMGetVectorSize(t) <= 64;
+  }
+  return t == L->f32;
+}
+
 static LLVMValueRef odd_rational_f32(rt_jit_lower_t *L, LLVMValueRef x, double clamp,
                                      const double *p, int32_t np, const double *q, int32_t nq) {
   LLVMBuilderRef b = L->b;
   LLVMTypeRef f = LLVMTypeOf(x);
-  LLVMValueRef hi = LLVMConstReal(f, clamp), lo = LLVMConstReal(f, -clamp);
+  LLVMValueRef hi = real_like(f, clamp), lo = real_like(f, -clamp);
   LLVMValueRef xc = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, hi, ""), hi, x, "");
   xc = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, xc, lo, ""), lo, xc, "");
   LLVMValueRef t = LLVMBuildFMul(b, xc, xc, "");
-  LLVMValueRef pp = LLVMConstReal(f, p[np - 1]), qq = LLVMConstReal(f, q[nq - 1]);
+  LLVMValueRef pp = real_like(f, p[np - 1]), qq = real_like(f, q[nq - 1]);
   for (int32_t k = np - 2; k >= 0; --k) {
-    pp = rt_jit_intrinsic(L, "llvm.fmuladd", pp, t, LLVMConstReal(f, p[k]));
+    pp = rt_jit_intrinsic(L, "llvm.fmuladd", pp, t, real_like(f, p[k]));
   }
   for (int32_t k = nq - 2; k >= 0; --k) {
-    qq = rt_jit_intrinsic(L, "llvm.fmuladd", qq, t, LLVMConstReal(f, q[k]));
+    qq = rt_jit_intrinsic(L, "llvm.fmuladd", qq, t, real_like(f, q[k]));
   }
   return LLVMBuildFDiv(b, LLVMBuildFMul(b, xc, pp, ""), qq, "");
 }
@@ -329,7 +347,7 @@ static const double kErfQ[6] = {1.0, 0.5048410526792603, 0.11534214530083595,
                                 3.7418736999340896e-05};
 
 LLVMValueRef rt_jit_tanh(rt_jit_lower_t *L, LLVMValueRef x) {
-  if (LLVMTypeOf(x) == L->f32) return odd_rational_f32(L, x, 9.0, kTanhP, 5, kTanhQ, 5);
+  if (is_f32(L, x)) return odd_rational_f32(L, x, 9.0, kTanhP, 5, kTanhQ, 5);
   return rt_jit_libm(L, "tanh", x, NULL);
 }
 

@@ -228,7 +228,8 @@ LLVMValueRef rt_jit_private_constant(rt_jit_lower_t *L, LLVMValueRef init, const
  * (vectorizable; NaN, overflow and underflow as expf), else llvm.exp. */
 LLVMValueRef rt_jit_exp(rt_jit_lower_t *L, LLVMValueRef x);
 /* tanh(x), erf(x): for float32 a rational function of x (vectorizable,
- * within 3.6e-7 relative of the double function, NaN passed), else libm. */
+ * within 3.6e-7 relative of the double function, NaN passed), else libm.
+ * tanh also takes a vector of float32 (the same function per lane). */
 LLVMValueRef rt_jit_tanh(rt_jit_lower_t *L, LLVMValueRef x);
 LLVMValueRef rt_jit_erf(rt_jit_lower_t *L, LLVMValueRef x);
 /* Calls the libm function `name` (float version `name`f for float). */

@@ -50,7 +50,11 @@
  * swapped, C^T(p, o) = X^T W^T, so output channels fill the vectors.
  *
  * The epilogue (bias, scale, relu, residual add...) runs on the task's part
- * of the C block, per output element, as everywhere (templates.h). */
+ * of the C block, per output element, as everywhere (templates.h), except
+ * where the vector epilogue (epilogue.c) takes the tail ops: conv2d.direct
+ * with q = the output pixel (1x1 kernels at stride 1) then applies them to
+ * each tile's accumulators and stores the output directly (no C block),
+ * conv2d.im2colT to each full-width C tile's rows, channels in the lanes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,14 +399,73 @@ static direct_blocking_t direct_blocking(int64_t M, int64_t K, int64_t xbytes) {
   return z;
 }
 
+/* The epilogue on the registers (issue 18, h3): where a 1x1 kernel's q
+ * positions are the output's pixels (wq == OW, so q = oh*OW + ow) and the
+ * tail ops are ones the vector epilogue takes (epilogue.c), the last K
+ * block applies them to each tile's accumulators and stores the output
+ * directly, instead of storing C for a per-element pass over all of it
+ * afterwards (which re-read an M x OH*OW block, 4.8 MB for MobileNet-v2's
+ * 16->96 at 112x112, from L3 or memory). A tile that reaches past the
+ * last pixel goes through the element epilogue from its C tile (at `c`
+ * where K has several blocks, else in the scratch tile `tailc`). */
+typedef struct direct_epi_t {
+  const rt_ir_expr_t *anchor, *out;
+  LLVMValueRef data, n, obase; /* image; output channel of the group's row 0 */
+  int64_t qn, ow;
+  LLVMValueRef tailc;          /* NULL: the C tile at c (row stride qpad) */
+} direct_epi_t;
+
+/* Tile (rows x nv vectors from row i0, position q0) through the
+ * epilogue: acc holds its accumulators, c its place in the C block. */
+static rt_status_t direct_tile_epi(rt_jit_lower_t *L, const direct_epi_t *e, int32_t rows, int32_t nv, int32_t vw,
+                                   LLVMValueRef i0, LLVMValueRef q0, const LLVMValueRef *acc, LLVMValueRef c,
+                                   int64_t qpad) {
+  LLVMBuilderRef B = L->b;
+  const int64_t nw = (int64_t)vw * nv;
+  LLVMValueRef full = LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildAdd(B, q0, rt_jit_i64(L, nw), ""), rt_jit_i64(L, e->qn), "");
+  rt_jit_if_t fb;
+  rt_jit_if_begin(L, full, &fb);
+  for (int32_t v = 0; v < nv; ++v) {
+    LLVMValueRef q = LLVMBuildAdd(B, q0, rt_jit_i64(L, (int64_t)v * vw), "");
+    LLVMValueRef oy = LLVMBuildUDiv(B, q, rt_jit_i64(L, e->ow), ""), ox = LLVMBuildURem(B, q, rt_jit_i64(L, e->ow), "");
+    for (int32_t r = 0; r < rows; ++r) {
+      LLVMValueRef o = LLVMBuildAdd(B, e->obase, LLVMBuildAdd(B, i0, rt_jit_i64(L, r), ""), "");
+      LLVMValueRef idx[4] = {e->n, o, oy, ox};
+      RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, e->anchor, e->out, e->data, 2, 4, idx, acc[r * nv + v]));
+    }
+  }
+  rt_jit_if_else(L, &fb, NULL);
+  LLVMValueRef ct = e->tailc ? e->tailc : c;
+  const int64_t ldc = e->tailc ? nw : qpad;
+  for (int32_t r = 0; r < rows; ++r) {
+    for (int32_t v = 0; v < nv; ++v) {
+      rt_jit_tpl_storev(L, acc[r * nv + v], ct, rt_jit_i64(L, r * ldc + (int64_t)v * vw));
+    }
+  }
+  rt_jit_loop_t lr, lx;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, rows), 0, NULL, &lr);
+  LLVMValueRef o = LLVMBuildAdd(B, e->obase, LLVMBuildAdd(B, i0, lr.iv, ""), "");
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), LLVMBuildSub(B, rt_jit_i64(L, e->qn), q0, ""), 0, NULL, &lx);
+  LLVMValueRef q = LLVMBuildAdd(B, q0, lx.iv, "");
+  LLVMValueRef idx[4] = {e->n, o, LLVMBuildUDiv(B, q, rt_jit_i64(L, e->ow), ""), LLVMBuildURem(B, q, rt_jit_i64(L, e->ow), "")};
+  LLVMValueRef val = rt_jit_tpl_loadf(L, ct, LLVMBuildAdd(B, LLVMBuildMul(B, lr.iv, rt_jit_i64(L, ldc), ""), lx.iv, ""));
+  RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, e->anchor, e->out, e->data, idx, val));
+  rt_jit_loop_end(L, &lx, NULL);
+  rt_jit_loop_end(L, &lr, NULL);
+  (void)rt_jit_if_end(L, &fb, NULL);
+  return RT_OK;
+}
+
 /* One K block [k0, k0 + kk) of the task's tiles: per q tile (its kk x nw
  * B panel stays in L1) the full row tiles [t_lo, t_hi), then, where tail
  * is not NULL, the partial row tile mfull (mtail rows). Blocks after the
- * first add to the C tiles the earlier ones stored. */
-static void direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, int32_t nv, int32_t vw, int64_t K,
-                         LLVMValueRef k0, int64_t kk, LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef tail,
-                         int64_t mfull, LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef abase, LLVMValueRef xp,
-                         LLVMValueRef tab, int64_t bstride, LLVMValueRef wsc, int64_t qpad, bool q_outer) {
+ * first add to the C tiles the earlier ones stored. With `epi` (the last
+ * K block) the tiles go through the epilogue instead of being stored. */
+static rt_status_t direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, int32_t nv, int32_t vw, int64_t K,
+                                LLVMValueRef k0, int64_t kk, LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef tail,
+                                int64_t mfull, LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef abase,
+                                LLVMValueRef xp, LLVMValueRef tab, int64_t bstride, LLVMValueRef wsc, int64_t qpad,
+                                bool q_outer, const direct_epi_t *epi) {
   LLVMBuilderRef B = L->b;
   LLVMValueRef add = LLVMBuildICmp(B, LLVMIntSGT, k0, rt_jit_i64(L, 0), "");
   LLVMValueRef ktab = tab ? LLVMBuildGEP2(B, L->i32, tab, &k0, 1, "") : NULL;
@@ -435,7 +498,13 @@ static void direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, int32_t n
       q0 = LLVMBuildMul(B, lq.iv, rt_jit_i64(L, (int64_t)vw * nv), "");
     }
     LLVMValueRef c = rt_jit_tpl_gep(L, wsc, LLVMBuildAdd(B, LLVMBuildMul(B, i0, rt_jit_i64(L, qpad), ""), q0, ""));
-    rt_jit_tpl_micro_acc(L, rows, nv, vw, kk, arow, rt_jit_tpl_gep(L, xk, q0), ktab, bstride, c, qpad, add);
+    if (epi) {
+      LLVMValueRef acc[RT_JIT_MAX_CARRY];
+      rt_jit_tpl_micro_regs(L, rows, nv, vw, kk, arow, rt_jit_tpl_gep(L, xk, q0), ktab, bstride, c, qpad, add, acc);
+      RT_RETURN_IF_ERROR(direct_tile_epi(L, epi, rows, nv, vw, i0, q0, acc, c, qpad));
+    } else {
+      rt_jit_tpl_micro_acc(L, rows, nv, vw, kk, arow, rt_jit_tpl_gep(L, xk, q0), ktab, bstride, c, qpad, add);
+    }
     if (!q_outer) rt_jit_loop_end(L, &lq, NULL);
     if (part == 0) {
       rt_jit_loop_end(L, &lt, NULL);
@@ -445,29 +514,47 @@ static void direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, int32_t n
     }
   }
   if (q_outer) rt_jit_loop_end(L, &lq, NULL);
+  return RT_OK;
 }
 
-/* The task's tiles over all of K, in blocks of kc (the last one shorter). */
-static void direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mtail, int32_t nv, int32_t vw, int64_t K,
-                         int64_t kc, LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef tail, int64_t mfull,
-                         LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef abase, LLVMValueRef xp,
-                         LLVMValueRef tab, int64_t bstride, LLVMValueRef wsc, int64_t qpad, bool q_outer) {
+/* The task's tiles over all of K, in blocks of kc (the last one shorter);
+ * with epi, the last block through the epilogue. */
+static rt_status_t direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mtail, int32_t nv, int32_t vw, int64_t K,
+                                int64_t kc, LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef tail, int64_t mfull,
+                                LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef abase, LLVMValueRef xp,
+                                LLVMValueRef tab, int64_t bstride, LLVMValueRef wsc, int64_t qpad, bool q_outer,
+                                const direct_epi_t *epi) {
   const int64_t nfull = K / kc, krem = K % kc;
-  if (nfull == 1) {
-    direct_block(L, mr, mtail, nv, vw, K, rt_jit_i64(L, 0), kc, t_lo, t_hi, tail, mfull, q_lo, q_hi, abase, xp,
-                 tab, bstride, wsc, qpad, q_outer);
-  } else {
+  /* Full blocks stored by the loop: all of them, or all but the last one
+   * when that one takes the epilogue. */
+  const int64_t nloop = epi && !krem ? nfull - 1 : nfull;
+  if (nloop == 1) {
+    RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, K, rt_jit_i64(L, 0), kc, t_lo, t_hi, tail, mfull, q_lo,
+                                    q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, NULL));
+  } else if (nloop > 1) {
     rt_jit_loop_t lk;
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nfull), 0, NULL, &lk);
-    direct_block(L, mr, mtail, nv, vw, K, LLVMBuildMul(L->b, lk.iv, rt_jit_i64(L, kc), ""), kc, t_lo, t_hi, tail,
-                 mfull, q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer);
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nloop), 0, NULL, &lk);
+    RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, K, LLVMBuildMul(L->b, lk.iv, rt_jit_i64(L, kc), ""), kc,
+                                    t_lo, t_hi, tail, mfull, q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer,
+                                    NULL));
     rt_jit_loop_end(L, &lk, NULL);
   }
-  if (krem) {
-    direct_block(L, mr, mtail, nv, vw, K, rt_jit_i64(L, nfull * kc), krem, t_lo, t_hi, tail, mfull, q_lo, q_hi,
-                 abase, xp, tab, bstride, wsc, qpad, q_outer);
+  if (nloop < nfull) {
+    RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, K, rt_jit_i64(L, nloop * kc), kc, t_lo, t_hi, tail, mfull,
+                                    q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, epi));
   }
+  if (krem) {
+    RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, K, rt_jit_i64(L, nfull * kc), krem, t_lo, t_hi, tail,
+                                    mfull, q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, epi));
+  }
+  return RT_OK;
 }
+
+static rt_status_t direct_epilogue(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const rt_ir_expr_t *out,
+                                   LLVMValueRef data, const rt_jit_conv2d_t *c, int64_t M, int32_t mr, int64_t wq,
+                                   int64_t qn, int64_t nw, int64_t qpad, LLVMValueRef t_lo, LLVMValueRef t_hi,
+                                   LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef n, LLVMValueRef gi,
+                                   LLVMValueRef wsc);
 
 static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const conv_ctx_t *cc,
                                const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef task,
@@ -510,8 +597,14 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
     rt_jit_tpl_split(L, qt, task, ntasks, &q_lo, &q_hi);
   }
   const bool wraw = rt_jit_tpl_raw(L, cc->w);
+  const direct_blocking_t z = direct_blocking(M, K, (inplace ? K * hqwq : xsize) * 4);
+  /* The epilogue on the registers where q is the output's pixel index. */
+  const bool vepi = wq == c->ow && rt_jit_tpl_vepi_ok(L, p->anchor, out, 2, 4);
+  /* C: the whole M x qpad block where it is read after the tiles (or K
+   * blocks add to it), else one tile for a partial one's epilogue. */
+  const bool cblock = !vepi || z.kc < K;
   LLVMValueRef wsx = rt_jit_tpl_ws_alloc(L, xsize * 4);
-  LLVMValueRef wsc = rt_jit_tpl_ws_alloc(L, M * qpad * 4);
+  LLVMValueRef wsc = rt_jit_tpl_ws_alloc(L, (cblock ? M * qpad : (int64_t)mr * nw) * 4);
   LLVMValueRef wsw = wraw ? LLVMConstNull(L->ptr) : rt_jit_tpl_ws_alloc(L, c->o * K * 4);
   LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildIsNotNull(B, wsx, ""), LLVMBuildIsNotNull(B, wsc, ""), "");
   if (!wraw) ok = LLVMBuildAnd(B, ok, LLVMBuildIsNotNull(B, wsw, ""), "");
@@ -564,18 +657,38 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
       (void)rt_jit_if_end(L, &need, NULL);
     }
   }
-  const direct_blocking_t z = direct_blocking(M, K, (inplace ? K * hqwq : xsize) * 4);
   const int64_t kc = z.kc;
   const bool q_outer = z.q_outer;
   LLVMValueRef t_full = rt_jit_min(L, t_hi, rt_jit_i64(L, mfull));
   LLVMValueRef tail = mtail ? LLVMBuildICmp(B, LLVMIntSGT, t_hi, rt_jit_i64(L, mfull), "") : NULL;
-  direct_tiles(L, mr, mtail, nv, vw, K, kc, t_lo, t_full, tail, mfull, qa_lo, qa_hi, abase, xa, tab, 0, wsc,
-               qpad, q_outer);
+  const direct_epi_t epi = {.anchor = p->anchor, .out = out, .data = data, .n = n,
+                            .obase = LLVMBuildMul(B, gi, rt_jit_i64(L, M), ""), .qn = qn, .ow = c->ow,
+                            .tailc = cblock ? NULL : wsc};
+  RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, K, kc, t_lo, t_full, tail, mfull, qa_lo, qa_hi, abase, xa,
+                                  tab, 0, wsc, qpad, q_outer, vepi ? &epi : NULL));
   if (xb) {
-    direct_tiles(L, mr, mtail, nv, vw, K, kc, t_lo, t_full, tail, mfull, qb_lo, qb_hi, abase, xb, NULL, nw, wsc,
-                 qpad, q_outer);
+    RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, K, kc, t_lo, t_full, tail, mfull, qb_lo, qb_hi, abase, xb,
+                                    NULL, nw, wsc, qpad, q_outer, vepi ? &epi : NULL));
   }
-  /* Epilogue: rows of the task's channel tiles, positions of its q range. */
+  if (!vepi) RT_RETURN_IF_ERROR(direct_epilogue(L, p, out, data, c, M, mr, wq, qn, nw, qpad, t_lo, t_hi, q_lo, q_hi, n, gi, wsc));
+  rt_jit_loop_end(L, &lb, NULL);
+  rt_jit_if_else(L, &have, NULL);
+  rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "out of workspace memory (conv2d template)");
+  (void)rt_jit_if_end(L, &have, NULL);
+  rt_jit_tpl_ws_free(L, wsw);
+  rt_jit_tpl_ws_free(L, wsc);
+  rt_jit_tpl_ws_free(L, wsx);
+  return RT_OK;
+}
+
+/* The element epilogue after the tiles: rows of the task's channel tiles,
+ * positions of its q range, from the C block. */
+static rt_status_t direct_epilogue(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const rt_ir_expr_t *out,
+                                   LLVMValueRef data, const rt_jit_conv2d_t *c, int64_t M, int32_t mr, int64_t wq,
+                                   int64_t qn, int64_t nw, int64_t qpad, LLVMValueRef t_lo, LLVMValueRef t_hi,
+                                   LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef n, LLVMValueRef gi,
+                                   LLVMValueRef wsc) {
+  LLVMBuilderRef B = L->b;
   LLVMValueRef row_lo = LLVMBuildMul(B, t_lo, rt_jit_i64(L, mr), "");
   LLVMValueRef row_hi = rt_jit_min(L, LLVMBuildMul(B, t_hi, rt_jit_i64(L, mr), ""), rt_jit_i64(L, M));
   LLVMValueRef qa = LLVMBuildMul(B, q_lo, rt_jit_i64(L, nw), "");
@@ -594,13 +707,6 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   rt_jit_loop_end(L, &ex, NULL);
   rt_jit_loop_end(L, &ey, NULL);
   rt_jit_loop_end(L, &eo, NULL);
-  rt_jit_loop_end(L, &lb, NULL);
-  rt_jit_if_else(L, &have, NULL);
-  rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "out of workspace memory (conv2d template)");
-  (void)rt_jit_if_end(L, &have, NULL);
-  rt_jit_tpl_ws_free(L, wsw);
-  rt_jit_tpl_ws_free(L, wsc);
-  rt_jit_tpl_ws_free(L, wsx);
   return RT_OK;
 }
 
@@ -911,7 +1017,7 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
         .nb = cc.c.n * cc.c.g, .m = cc.c.oh * cc.c.ow, .n = cc.c.og,
         .k = cc.c.cg * cc.c.kh * cc.c.kw,
         .k_inner = true, .a_m_inner = true, .a_elem = ict_a_elem, .b_elem = ict_b_elem,
-        .out_idx = ict_out_idx,
+        .out_idx = ict_out_idx, .vec_d0 = 1, .vec_d1 = 2,
     };
     if (rt_jit_tpl_raw(L, cc.w)) g.b_base = w_group_base;
     return rt_jit_tpl_gemm_core(L, &g, task, ntasks);

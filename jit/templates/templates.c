@@ -604,6 +604,19 @@ void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int
 void rt_jit_tpl_micro_acc(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
                           const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
                           int64_t bstride, LLVMValueRef c, int64_t ldc, LLVMValueRef add) {
+  LLVMValueRef acc[RT_JIT_MAX_CARRY];
+  rt_jit_tpl_micro_regs(L, mr, nv, vw, K, arow, bbase, btab, bstride, c, ldc, add, acc);
+  for (int32_t r = 0; r < mr; ++r) {
+    for (int32_t v = 0; v < nv; ++v) {
+      rt_jit_tpl_storev(L, acc[r * nv + v], c, rt_jit_i64(L, r * ldc + (int64_t)vw * v));
+    }
+  }
+}
+
+void rt_jit_tpl_micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
+                           const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
+                           int64_t bstride, LLVMValueRef c, int64_t ldc, LLVMValueRef add,
+                           LLVMValueRef *out_acc) {
   LLVMBuilderRef B = L->b;
   const int32_t nacc = mr * nv;
   rt_jit_tpl_wide(L, vw);
@@ -652,11 +665,7 @@ void rt_jit_tpl_micro_acc(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw,
     }
   }
   rt_jit_loop_end(L, &lp, next);
-  for (int32_t r = 0; r < mr; ++r) {
-    for (int32_t v = 0; v < nv; ++v) {
-      rt_jit_tpl_storev(L, lp.carry[r * nv + v], c, rt_jit_i64(L, r * ldc + (int64_t)vw * v));
-    }
-  }
+  for (int32_t i = 0; i < nacc; ++i) out_acc[i] = lp.carry[i];
 }
 
 /* Field indices of rt_kernel_ctx (kernel_abi.h). */

@@ -20,7 +20,10 @@
  * the anchor from the block instead of recomputing it. If an index ever
  * misses the memo, the generic per-element anchor lowering runs instead:
  * the result is still right, only slower (invariant: templates change
- * speed, never values beyond float32 reassociation).
+ * speed, never values beyond float32 reassociation). The 1x1 conv2d paths
+ * run simple tail ops (bias, relu, clip, residual add, SiLU...) as vectors
+ * on the tile instead where they can (epilogue.c, rt_jit_tpl_vepi), with
+ * the same operations per lane.
  *
  * rt_jit_template_name is a pure function of the Primitive function, so the
  * session (and a kernel cache that skips lowering) can tell which template a
@@ -108,6 +111,14 @@ void rt_jit_tpl_micro_acc(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw,
                           const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
                           int64_t bstride, LLVMValueRef c, int64_t ldc, LLVMValueRef add);
 
+/* rt_jit_tpl_micro_acc without the store: the tile's mr*nv accumulators
+ * (row r, vector v at out_acc[r*nv + v]) after the k loop, started from
+ * the tile at c where `add` is true (c is only read then). */
+void rt_jit_tpl_micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
+                           const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
+                           int64_t bstride, LLVMValueRef c, int64_t ldc, LLVMValueRef add,
+                           LLVMValueRef *out_acc);
+
 /* Gives the function being built "min-legal-vector-width"="512" and
  * "prefer-vector-width"="512" when vw is 16 (else x86 splits 512-bit
  * vectors on CPUs tuned to prefer 256-bit ones); nothing for vw 8. */
@@ -143,6 +154,21 @@ void rt_jit_tpl_split(rt_jit_lower_t *L, int64_t n, LLVMValueRef task, LLVMValue
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_epilogue(rt_jit_lower_t *L, const rt_ir_expr_t *anchor,
                                                    const rt_ir_expr_t *out, LLVMValueRef data,
                                                    LLVMValueRef *idx, LLVMValueRef value);
+
+/* The vector epilogue (epilogue.c; issue 18, h3): out's element
+ * expression for vw consecutive positions of the output dims [d0, d1)
+ * flattened (lane 0 at idx, every other dim fixed, the caller keeps the
+ * lanes inside those dims' extent), with `value` (<vw x float>) as the
+ * anchor's elements, stored to `data` (one vector store where the lanes
+ * are contiguous in the output, else vw scalar stores).
+ * rt_jit_tpl_vepi_ok says whether out's tail ops and operands are ones it
+ * takes (else use rt_jit_tpl_epilogue per element); a pure function of
+ * the nodes and their types. */
+bool rt_jit_tpl_vepi_ok(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const rt_ir_expr_t *out, int32_t d0,
+                        int32_t d1);
+RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_vepi(rt_jit_lower_t *L, const rt_ir_expr_t *anchor,
+                                               const rt_ir_expr_t *out, LLVMValueRef data, int32_t d0,
+                                               int32_t d1, const LLVMValueRef *idx, LLVMValueRef value);
 
 /* True when e is a param or a multi-element constant: its data is raw
  * row-major memory at rt_jit_node(L, e)->data. */
@@ -183,6 +209,11 @@ typedef struct rt_jit_gemm_core_t {
    * full-width rows are then copied as whole vectors. */
   LLVMValueRef (*out_row)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,
                           LLVMValueRef i);
+  /* Optional (vec_d1 > 0): column j steps the output's dims [vec_d0,
+   * vec_d1) flattened by one position (conv2d.im2colT: the channel dim),
+   * so a full-width tile's rows can go through the vector epilogue
+   * (rt_jit_tpl_vepi) where it takes out's tail ops. */
+  int32_t vec_d0, vec_d1;
   const void *user;
 } rt_jit_gemm_core_t;
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,

@@ -666,6 +666,41 @@ static void fused_cases(void) {
       "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[1, 1, 1, 1], channels=130, kernel_size=[3, 3]); nn.bias_add(%%0, %%b)");
   ADD("fused", TOL_A, "%x: Tensor[(2, 70, 31, 31), float32], %w: Tensor[(60, 70, 3, 3), float32], %b: Tensor[(60, 1, 1), float32], %y: Tensor[(2, 60, 16, 16), float32]",
       "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[1, 1, 1, 1], channels=60, kernel_size=[3, 3]); %%1 = add(%%0, %%b); %%2 = add(%%1, %%y); nn.relu(%%2)");
+  /* The vector epilogue on the 1x1 paths (issue 18; jit/templates/
+   * epilogue.c): conv2d.direct applies the tail ops to each tile's
+   * accumulators (pixels in the lanes; a partial last tile through the
+   * element epilogue), conv2d.im2colT to each full-width tile's rows
+   * (channels in the lanes, a residual read and the output written with
+   * a stride). Odd channel counts and pixel counts (row tiles and q tiles
+   * with tails), batch 2, groups, padding (the phase copy), several K
+   * blocks (an input over 256 KiB and a weight over 128 KiB), bias +
+   * ReLU6 as maximum / minimum with the constant on either side, clip
+   * with bounds that are not float32 values (the element epilogue), a
+   * residual, a per-channel scale, x * x, SiLU, nn.bias_add with a 1-d bias;
+   * stride 2 and a channel tail (the last panel through the element
+   * epilogue) on im2colT. */
+  ADD("fused", TOL_A, "%x: Tensor[(2, 19, 13, 11), float32], %w: Tensor[(37, 19, 1, 1), float32], %b: Tensor[(37, 1, 1), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, channels=37, kernel_size=[1, 1]); %%1 = add(%%0, %%b); %%2 = maximum(%%1, 0f); minimum(%%2, 6f)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 16, 23, 23), float32], %w: Tensor[(25, 16, 1, 1), float32], %b: Tensor[(25, 1, 1), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, channels=25, kernel_size=[1, 1]); %%1 = add(%%b, %%0); %%2 = maximum(0f, %%1); minimum(6f, %%2)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 9, 10, 10), float32], %w: Tensor[(14, 9, 1, 1), float32], %b: Tensor[(14), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, channels=14, kernel_size=[1, 1]); %%1 = nn.bias_add(%%0, %%b); clip(%%1, a_min=-0.3f, a_max=0.7f)");
+  ADD("fused", TOL_A, "%x: Tensor[(2, 24, 17, 9), float32], %w: Tensor[(30, 24, 1, 1), float32], %b: Tensor[(30, 1, 1), float32], %y: Tensor[(2, 30, 17, 9), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, channels=30, kernel_size=[1, 1]); %%1 = add(%%0, %%b); %%2 = add(%%1, %%y); nn.relu(%%2)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 12, 9, 14), float32], %w: Tensor[(22, 6, 1, 1), float32], %s: Tensor[(1, 22, 1, 1), float32], %t: Tensor[(22, 1, 1), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, padding=[1, 2, 0, 1], groups=2, channels=22, kernel_size=[1, 1]); %%1 = multiply(%%0, %%s); %%2 = subtract(%%1, %%t); %%3 = multiply(%%2, %%2); negative(%%3)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 160, 24, 24), float32], %w: Tensor[(210, 160, 1, 1), float32], %b: Tensor[(210, 1, 1), float32], %y: Tensor[(1, 210, 24, 24), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, channels=210, kernel_size=[1, 1]); %%1 = add(%%0, %%b); %%2 = add(%%1, %%y); nn.relu(%%2)");
+  ADD("fused", TOL_A, "%x: Tensor[(2, 40, 7, 7), float32], %w: Tensor[(100, 40, 1, 1), float32], %b: Tensor[(100, 1, 1), float32], %y: Tensor[(2, 100, 7, 7), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, channels=100, kernel_size=[1, 1]); %%1 = add(%%0, %%b); %%2 = add(%%y, %%1); nn.relu(%%2)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 48, 13, 13), float32], %w: Tensor[(72, 48, 1, 1), float32], %b: Tensor[(72), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], channels=72, kernel_size=[1, 1]); %%1 = nn.bias_add(%%0, %%b, axis=1); %%2 = maximum(%%1, 0f); minimum(%%2, 6f)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 24, 15, 15), float32], %w: Tensor[(36, 24, 1, 1), float32], %b: Tensor[(36, 1, 1), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, channels=36, kernel_size=[1, 1]); %%1 = add(%%0, %%b); multiply(%%1, sigmoid(%%1))");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 32, 7, 7), float32], %w: Tensor[(96, 32, 1, 1), float32], %b: Tensor[(96, 1, 1), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, channels=96, kernel_size=[1, 1]); %%1 = add(%%0, %%b); multiply(%%1, sigmoid(%%1))");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 64, 5, 5), float32], %w: Tensor[(64, 64, 1, 1), float32], %s: Tensor[(64, 1, 1), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, channels=64, kernel_size=[1, 1]); %%1 = divide(%%0, %%s); clip(%%1, a_min=-1f, a_max=1f)");
   /* gelu, erf form: x * 0.5 * (1 + erf(x / sqrt(2))). */
   ADD("fused", TOL_A, "%x: Tensor[(37, 129), float32], %w: Tensor[(65, 129), float32], %b: Tensor[(65), float32]",
       "%%0 = nn.dense(%%x, %%w); %%1 = nn.bias_add(%%0, %%b, axis=-1); %%2 = multiply(%%1, 0.707107f); %%3 = erf(%%2); %%4 = add(%%3, 1f); %%5 = multiply(%%1, %%4); multiply(%%5, 0.5f)");

@@ -2,9 +2,9 @@
  * the GEMM (dense, matmul, batch_matmul with transposes and broadcast
  * batches), the conv2d direct / depthwise / im2col / Winograd paths and the softmax
  * rows, on sizes that are not multiples of any tile (M, N, K odd, 1-sized
- * dims), conv with strides, padding, dilation and groups, max_pool2d and
- * global pools, and fused
- * epilogues (bias, relu, scale, residual add). Every case is compiled in
+ * dims), conv with strides, padding, dilation and groups, the 2-d pools,
+ * and fused epilogues (bias, relu, scale, residual add; the 1x1 paths'
+ * vector epilogue, and that it is the one they use). Every case is compiled in
  * one batch; each must pick the template named in the table (so a planner
  * change that silently falls back to the loop nest fails here) and match
  * the interpreter within rel 1e-4 + abs 1e-5 (float32 accumulation, the
@@ -142,6 +142,26 @@ static const case_t kCases[] = {
     {"%x: Tensor[(1, 30, 53, 57), float32], %w: Tensor[(130, 30, 3, 3), float32], %b: Tensor[(130), float32]",
      "nn.bias_add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=130, kernel_size=[3, 3]), %b)",
      "conv2d.direct"},
+    /* the vector epilogue on the 1x1 paths (issue 18; epilogue.c): direct
+     * with bias + ReLU6 as maximum / minimum on odd sizes (row and q
+     * tails, batch 2); K blocks (input over 256 KiB, weight rows over 128
+     * KiB: the last block takes the epilogue) with a residual; a tail op
+     * the vector epilogue does not take (tanh: the element path); SiLU;
+     * im2colT with a residual read along channels and a partial last panel
+     * (100 = 6*16 + 4), batch 2; at stride 2 with a 1-d nn.bias_add */
+    {"%x: Tensor[(2, 19, 13, 11), float32], %w: Tensor[(37, 19, 1, 1), float32], %b: Tensor[(37, 1, 1), float32]",
+     "minimum(maximum(add(" CONV "(%x, %w, channels=37, kernel_size=[1, 1]), %b), 0f), 6f)", "conv2d.direct"},
+    {"%x: Tensor[(1, 128, 23, 23), float32], %w: Tensor[(260, 128, 1, 1), float32], %b: Tensor[(260, 1, 1), float32], %r: Tensor[(1, 260, 23, 23), float32]",
+     "nn.relu(add(add(" CONV "(%x, %w, channels=260, kernel_size=[1, 1]), %b), %r))", "conv2d.direct"},
+    {"%x: Tensor[(1, 10, 9, 9), float32], %w: Tensor[(12, 10, 1, 1), float32]",
+     "tanh(" CONV "(%x, %w, channels=12, kernel_size=[1, 1]))", "conv2d.direct"},
+    {"%x: Tensor[(1, 12, 11, 11), float32], %w: Tensor[(20, 12, 1, 1), float32], %b: Tensor[(20, 1, 1), float32]",
+     "%0 = add(" CONV "(%x, %w, channels=20, kernel_size=[1, 1]), %b); multiply(%0, sigmoid(%0))", "conv2d.direct"},
+    {"%x: Tensor[(2, 40, 7, 7), float32], %w: Tensor[(100, 40, 1, 1), float32], %b: Tensor[(100, 1, 1), float32], %r: Tensor[(2, 100, 7, 7), float32]",
+     "nn.relu(add(%r, add(" CONV "(%x, %w, channels=100, kernel_size=[1, 1]), %b)))", "conv2d.im2colT"},
+    {"%x: Tensor[(1, 48, 13, 13), float32], %w: Tensor[(72, 48, 1, 1), float32], %b: Tensor[(72), float32]",
+     "clip(nn.bias_add(" CONV "(%x, %w, strides=[2, 2], channels=72, kernel_size=[1, 1]), %b), a_min=0f, a_max=6f)",
+     "conv2d.im2colT"},
     {"%x: Tensor[(1, 8, 11, 11), float32], %w: Tensor[(8, 1, 3, 3), float32]",
      CONV "(%x, %w, strides=[2, 2], padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3])", "conv2d.depthwise"},
     {"%x: Tensor[(1, 7, 13, 10), float32], %w: Tensor[(7, 1, 5, 5), float32]",
@@ -390,10 +410,51 @@ static void test_jit_templates_vector_code(void **state) {
   rt_module_release(m);
 }
 
+/* The 1x1 paths apply the tail ops it takes through the vector epilogue
+ * (its result is named "vepi" in the unoptimized IR: conv2d.direct's and
+ * conv2d.im2colT's; SiLU), and keep the element epilogue for one it does
+ * not (tanh). */
+static void test_jit_templates_vector_epilogue(void **state) {
+  (void)state;
+  rt_module_t *m = jt_parse(
+      "#[version = \"0.0.5\"]\n"
+      "def @direct(%x: Tensor[(1, 16, 12, 12), float32], %w: Tensor[(24, 16, 1, 1), float32], %b: Tensor[(24, 1, 1), float32]) "
+      "{ nn.relu(add(nn.conv2d(%x, %w, channels=24, kernel_size=[1, 1]), %b)) }\n"
+      "def @swapped(%x: Tensor[(1, 64, 7, 7), float32], %w: Tensor[(128, 64, 1, 1), float32], %r: Tensor[(1, 128, 7, 7), float32]) "
+      "{ nn.relu(add(nn.conv2d(%x, %w, channels=128, kernel_size=[1, 1]), %r)) }\n"
+      "def @silu(%x: Tensor[(1, 16, 12, 12), float32], %w: Tensor[(24, 16, 1, 1), float32]) "
+      "{ %0 = nn.conv2d(%x, %w, channels=24, kernel_size=[1, 1]); multiply(%0, sigmoid(%0)) }\n"
+      "def @other(%x: Tensor[(1, 16, 12, 12), float32], %w: Tensor[(24, 16, 1, 1), float32]) "
+      "{ tanh(nn.conv2d(%x, %w, channels=24, kernel_size=[1, 1])) }\n");
+  const char *names[4] = {"direct", "swapped", "silu", "other"};
+  rt_ir_expr_t *fns[4];
+  for (int i = 0; i < 4; ++i) fns[i] = rt_ir_module_lookup(m, names[i]);
+  rt_jit_session_t *s = NULL;
+  assert_ok(rt_jit_session_create(rt_allocator_system(), &s));
+  rt_jit_module_t *jm = NULL;
+  assert_ok(rt_jit_build(s, 4, fns, NULL, RT_JIT_KEEP_LL | RT_JIT_NO_OPT | RT_JIT_NO_DISK_CACHE, NULL, &jm));
+  const char *want_tpl[4] = {"conv2d.direct", "conv2d.im2colT", "conv2d.direct", "conv2d.direct"};
+  for (int i = 0; i < 4; ++i) {
+    char *ll = NULL;
+    assert_ok(rt_jit_module_ll(jm, i, &ll));
+    assert_true(strncmp(rt_jit_module_template(jm, i), want_tpl[i], strlen(want_tpl[i])) == 0);
+    if (i < 3) {
+      assert_non_null(strstr(ll, "%vepi"));
+    } else {
+      assert_null(strstr(ll, "%vepi"));
+    }
+    rt_mem_free(ll);
+  }
+  rt_jit_module_release(jm);
+  rt_jit_session_release(s);
+  rt_module_release(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_jit_templates_differential),
       cmocka_unit_test(test_jit_templates_vector_code),
+      cmocka_unit_test(test_jit_templates_vector_epilogue),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
