@@ -30,16 +30,17 @@
  * over units of 1-4 channels of one image): the same phase images (for an
  * input in memory at column stride 1 or 2 copied by whole vectors, the
  * stride-2 ones split into even and odd elements by shuffles, the last
- * vector of a row a masked load), then per group of 2 (or 4) output rows
- * the OW columns in chunks of up to 4 vectors, each a sum over the kh*kw
- * taps (unrolled; offsets constant, weights splatted once per channel) of
- * vector loads at the tap's offset, so at stride 2 too each load is
- * contiguous and only the vectors covering [0, OW) are computed; a chunk
- * covers several rows and, on small images, several channels, so it
- * has 8-16 independent FMA chains (one row of 4 vectors would cap it at
- * half the FMA peak). The rows go compact to a channel block and one
- * flat, vectorizable epilogue loop per channel writes it out. Kernels of
- * more than 64 taps take conv2d.direct with mr = 1.
+ * vector of a row a masked load), then chunks of nr output rows by nv
+ * vectors (dw_plan's cost model picks them: 5-12 rows of 1-2 vectors),
+ * each a sum over the kh*kw taps of vector loads at constant offsets of
+ * the phase images, so at stride 2 too each load is contiguous and only
+ * the vectors covering [0, OW) are computed. A chunk goes by kernel
+ * column: that column's kh weights in registers, each input vector
+ * loaded once and used by every output row whose tap row reads it, so
+ * its nr*nv accumulators (up to 16 - kh - 1) stay in registers. The rows
+ * go compact to a channel block and one flat, vectorizable epilogue loop
+ * per channel writes it out. Kernels of more than 64 taps take
+ * conv2d.direct with mr = 1.
  *
  * conv2d.im2col (1x1 kernels with a stride > 1 and few output channels):
  * the GEMM core of dense.c with B(k, p) = X(c, oh*sh - pt, ow*sw - pl)
@@ -610,50 +611,77 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
  * room). */
 #define DW_MAX_TAPS 64
 
-/* Accumulators a depthwise chunk aims at: 8 independent FMA chains
- * hide the FMA latency (4 cycles) at two FMAs per cycle; one row of 4
- * vectors alone would cap a chunk at half the peak. */
-#define DW_CHAINS 8
+/* Vector registers (AVX2: 16) a depthwise chunk may fill: its
+ * accumulators, the kh weights of one kernel column and the input vector
+ * being used (dw_plan). */
+#define DW_REGS 16
+/* Estimated fixed cycles of one task unit beside its chunks (dw_plan). */
+#define DW_UNIT_COST 40
 /* Channels one depthwise task unit computes together at most. */
 #define DW_MAX_CH 4
+/* Accumulators of one channel of a chunk at most. */
+#define DW_MAX_ACC 16
 
 /* What a depthwise chunk reads and writes: nch channels, channel ch's
- * phase images at xp[ch] (tap t of output q at q + off[t]) and weights
- * splatted in wv[ch][t], its rows at out[ch] + oh*OW. */
+ * phase images at xp[ch] (image (py, px) at (py*sw + px)*istr, row R at
+ * R*wq) and weights splatted in wv[ch][t], its rows at out[ch] + oh*OW. */
 typedef struct dw_ctx_t {
   int32_t nch, vw;
-  int64_t taps, wq, ow;
-  const int64_t *off;
+  int64_t kh, kw, sh, sw, dh, dwx, istr, wq, ow;
   LLVMValueRef xp[DW_MAX_CH], out[DW_MAX_CH];
   LLVMValueRef wv[DW_MAX_CH][DW_MAX_TAPS];
 } dw_ctx_t;
 
 /* One chunk of nch channels by nr rows by nv vectors of outputs, the
  * first at phase-image position q0 (row oh, column col: oh*wq + col) and
- * stored at o0 = oh*OW + col of the channel blocks: acc[ch][r][v] = sum
- * over taps t of w[ch][t] * xp[ch][q0 + r*wq + off[t] + v*vw .. +vw). The
- * taps are unrolled with constant offsets; the nch*nr*nv accumulators
- * are independent FMA chains, and at stride 1 the second row's loads are
- * the first row's of the next tap row (the same address: CSE'd by LLVM).
- * Rows are stored compact (OW apart) by whole vectors, rows in ascending
- * order: a row's last vector may spill past OW into the next row, which
- * is stored later (dw_rows walks a row's chunks last to first). */
+ * stored at o0 = oh*OW + col of the channel blocks. Output (r, v) of tap
+ * (ky, kx) reads phase image (ey % sh, ex % sw) (ey = ky*dh, ex = kx*dw)
+ * at row R = r + ey/sh, column col + ex/sw + v*vw. The taps go by kernel
+ * column kx: the kh weights of that column stay in registers while each
+ * input vector (py, R, v) of the column is loaded once and feeds every
+ * accumulator whose tap row reads it (up to kh/sh of them: at stride 1 a
+ * row of nr outputs by 3 taps loads nr + 2 input rows, not 3*nr), so a
+ * chunk of nch*nr*nv <= DW_REGS - kh - 1 accumulators (independent FMA
+ * chains) runs from registers, the weights of the next column reloaded
+ * once per chunk. Rows are stored compact (OW apart) by whole vectors,
+ * rows in ascending order: a row's last vector may spill past OW into the
+ * next row, which is stored later (dw_rows walks a row's chunks last to
+ * first). */
 static void dw_chunk(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t nv, LLVMValueRef q0,
                      LLVMValueRef o0) {
+  LLVMBuilderRef B = L->b;
   const int32_t vw = d->vw;
-  LLVMValueRef acc[2 * DW_CHAINS];
+  LLVMValueRef acc[DW_MAX_CH * DW_MAX_ACC];
   const int32_t na = d->nch * nr * nv;
-  RT_ASSERT(na <= (int32_t)(sizeof acc / sizeof acc[0]));
-  for (int32_t i = 0; i < na; ++i) acc[i] = LLVMConstNull(rt_jit_tpl_vec(L, vw));
+  RT_ASSERT(nr * nv <= DW_MAX_ACC && d->nch <= DW_MAX_CH);
+  for (int32_t i = 0; i < na; ++i) acc[i] = NULL;
+  int64_t maxrk = 0;
+  for (int64_t ky = 0; ky < d->kh; ++ky) {
+    if (ky * d->dh / d->sh > maxrk) maxrk = ky * d->dh / d->sh;
+  }
   for (int32_t ch = 0; ch < d->nch; ++ch) {
-    for (int64_t t = 0; t < d->taps; ++t) {
-      for (int32_t r = 0; r < nr; ++r) {
-        LLVMValueRef base = LLVMBuildAdd(L->b, q0, rt_jit_i64(L, d->off[t] + r * d->wq), "");
-        for (int32_t v = 0; v < nv; ++v) {
-          LLVMValueRef x =
-              rt_jit_tpl_loadv(L, d->xp[ch], LLVMBuildAdd(L->b, base, rt_jit_i64(L, (int64_t)v * vw), ""), vw);
-          LLVMValueRef *a = &acc[(ch * nr + r) * nv + v];
-          *a = rt_jit_intrinsic(L, "llvm.fma", d->wv[ch][t], x, *a);
+    for (int64_t kx = 0; kx < d->kw; ++kx) {
+      const int64_t ex = kx * d->dwx;
+      for (int64_t py = 0; py < d->sh; ++py) {
+        const int64_t img = (py * d->sw + ex % d->sw) * d->istr + ex / d->sw;
+        for (int64_t R = 0; R < nr + maxrk; ++R) {
+          bool used = false;
+          for (int64_t ky = 0; ky < d->kh; ++ky) {
+            const int64_t ey = ky * d->dh, r = R - ey / d->sh;
+            if (ey % d->sh == py && r >= 0 && r < nr) used = true;
+          }
+          if (!used) continue;
+          for (int32_t v = 0; v < nv; ++v) {
+            LLVMValueRef x = rt_jit_tpl_loadv(
+                L, d->xp[ch], LLVMBuildAdd(B, q0, rt_jit_i64(L, img + R * d->wq + (int64_t)v * vw), ""), vw);
+            for (int64_t ky = 0; ky < d->kh; ++ky) {
+              const int64_t ey = ky * d->dh, r = R - ey / d->sh;
+              if (ey % d->sh != py || r < 0 || r >= nr) continue;
+              LLVMValueRef w = d->wv[ch][ky * d->kw + kx];
+              LLVMValueRef *a = &acc[(ch * nr + r) * nv + v];
+              *a = *a ? rt_jit_intrinsic(L, "llvm.fma", w, x, *a) : LLVMBuildFMul(B, w, x, "");
+            }
+          }
         }
       }
     }
@@ -661,6 +689,59 @@ static void dw_chunk(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t n
     for (int32_t r = 0; r < nr; ++r) {
       for (int32_t v = 0; v < nv; ++v) {
         rt_jit_tpl_storev(L, acc[(ch * nr + r) * nv + v], o, rt_jit_i64(L, r * d->ow + (int64_t)v * vw));
+      }
+    }
+  }
+}
+
+/* Estimated cycles of one chunk of nch x nr x nv accumulators (for
+ * dw_plan). The channels of a chunk run one after the other, each the
+ * larger of its FMAs (two a cycle), its loads (the input vectors, each
+ * once, plus the weights; two a cycle) and its FMA chains' latency (4
+ * cycles a link: fewer than 8 chains leave the FMA units idle), plus a
+ * fixed cost of the chunk's loop and stores. */
+static int64_t dw_chunk_cost(const rt_jit_conv2d_t *c, int64_t nch, int64_t nr, int64_t nv) {
+  const int64_t taps = c->kh * c->kw, fmas = nr * nv * taps;
+  int64_t rows = 0;
+  for (int64_t py = 0; py < c->sh; ++py) {
+    int64_t kp = 0, mrk = -1;
+    for (int64_t ky = 0; ky < c->kh; ++ky) {
+      if (ky * c->dh % c->sh == py) ++kp, mrk = ky * c->dh / c->sh;
+    }
+    if (kp) rows += nr + mrk;
+  }
+  const int64_t loads = c->kw * (rows * nv + c->kh);
+  int64_t cyc = fmas / 2;
+  if (loads / 2 > cyc) cyc = loads / 2;
+  if (taps * 4 > cyc) cyc = taps * 4;
+  return nch * (cyc + nr * nv) + 8;
+}
+
+/* The chunk shape of a depthwise kernel (nch channels, nr rows, nv
+ * vectors of a row) the cost model above finds cheapest per output
+ * channel, the row and column tails (a shorter last row group, a shorter
+ * last chunk of a row) counted, with at most DW_REGS - kh - 1
+ * accumulators (DW_MAX_ACC). */
+static void dw_plan(const rt_jit_conv2d_t *c, int64_t nvec, int64_t maxch, int32_t *out_nch, int32_t *out_nr,
+                    int32_t *out_nv) {
+  int64_t budget = DW_REGS - c->kh - 1;
+  if (budget > DW_MAX_ACC) budget = DW_MAX_ACC;
+  if (budget < 1) budget = 1;
+  int64_t best = -1;
+  *out_nch = 1, *out_nr = 1, *out_nv = 1;
+  for (int64_t nch = 1; nch <= maxch && nch <= c->g; ++nch) {
+    for (int64_t nv = 1; nv <= 4 && nv <= nvec; ++nv) {
+      for (int64_t nr = 1; nr <= c->oh && nr * nv <= budget; ++nr) {
+        const int64_t nvt = nvec % nv, nrt = c->oh % nr;
+        int64_t row = (nvec / nv) * dw_chunk_cost(c, nch, nr, nv) + (nvt ? dw_chunk_cost(c, nch, nr, nvt) : 0);
+        int64_t tail = nrt ? (nvec / nv) * dw_chunk_cost(c, nch, nrt, nv) + (nvt ? dw_chunk_cost(c, nch, nrt, nvt) : 0) : 0;
+        /* Per channel, the last unit's channels past the count included. */
+        const int64_t units = (c->g + nch - 1) / nch;
+        const int64_t cost = ((c->oh / nr) * row + tail + DW_UNIT_COST) * units;
+        if (best < 0 || cost < best) {
+          best = cost;
+          *out_nch = (int32_t)nch, *out_nr = (int32_t)nr, *out_nv = (int32_t)nv;
+        }
       }
     }
   }
@@ -782,14 +863,13 @@ static void dw_copy_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef xp
  * unit: the phase images of each channel (dw_copy_raw for an input in
  * memory at column stride 1 or 2, else copy_phases through the input's
  * element expression), the weights splatted once, then the output rows
- * nr at a time (2; 4 where a row is one vector; the rows left over as one
- * shorter group): the OW columns in chunks of up to 4 vectors (dw_rows,
- * dw_chunk), each output a sum of the kh*kw taps read at constant
- * offsets of the phase images, so at stride 2 too every load is
+ * nr at a time (the rows left over as one shorter group): the OW columns
+ * in chunks of nv vectors (dw_rows, dw_chunk; nr, nv and the channels of
+ * a unit from dw_plan), each output a sum of the kh*kw taps read at
+ * constant offsets of the phase images, so at stride 2 too every load is
  * contiguous and only the vectors covering [0, OW) are computed.
- * Channels are taken together where a row has few vectors (7x7, 14x14),
- * so a chunk has about DW_CHAINS accumulators (twice that for rows of one
- * vector). The rows go compact to a block per channel and the epilogue
+ * Channels are taken together where a row has one or two vectors (7x7,
+ * 14x14 at 8 lanes). The rows go compact to a block per channel and the epilogue
  * writes each channel out in one flat loop, which vectorizes. No
  * software prefetch of the next unit: on Zen 3 it made dw3x3 144@56x56
  * take 0.27 ms instead of 0.15 (prefetched into L1, evicting the phase
@@ -808,17 +888,6 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
   const int64_t istr = raw ? hqwq + vw : hqwq;
   const int64_t taps = c->kh * c->kw;
   const int64_t nvec = (c->ow + vw - 1) / vw;
-  const int32_t nv = nvec < 4 ? (int32_t)nvec : 4;
-  /* Rows of one vector (7x7 at 8 lanes): 4 rows by up to 4 channels per
-   * chunk, 16 chains (a chunk's fixed cost dominates there; bench_kernels
-   * dw3s1_960_7: 0.38-0.41 of the peak against 0.21-0.34 with 2 rows by
-   * 4 channels); else 2 rows, DW_CHAINS chains. */
-  const int64_t rows = nvec == 1 ? 4 : 2, chains = nvec == 1 ? 2 * DW_CHAINS : DW_CHAINS;
-  const int32_t nr = (int32_t)(c->oh >= rows ? rows : c->oh);
-  int32_t nch = (int32_t)(chains / (nr * nv));
-  if (nch < 1) nch = 1;
-  if (nch > DW_MAX_CH) nch = DW_MAX_CH;
-  if (nch > c->g) nch = (int32_t)c->g;
   int64_t off[DW_MAX_TAPS], offmax = 0;
   for (int64_t y = 0; y < c->kh; ++y) {
     for (int64_t x = 0; x < c->kw; ++x) {
@@ -832,6 +901,14 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
   int64_t xsize = offmax + (c->oh - 1) * wq + nvec * vw;
   if (xsize < c->sh * c->sw * istr) xsize = c->sh * c->sw * istr;
   xsize = (xsize + 15) / 16 * 16;
+  int32_t nch, nr, nv;
+  /* Channels are taken together on small images (rows of 1-2 vectors:
+   * 7x7, 14x14 at 8 lanes), where a unit's fixed costs weigh; larger
+   * ones ran slower so (bench_kernels dw5s1_240_28 0.54 of the peak with
+   * 4 channels against 0.67 with 1, dw3s1_144_56 0.47 against 0.52 with
+   * 2: the unrolled chunk outgrows the op cache). */
+  const int64_t maxch = nvec <= 2 ? DW_MAX_CH : 1;
+  dw_plan(c, nvec, maxch, &nch, &nr, &nv);
   /* A channel's output block: OH*OW and the last row's spill. */
   const int64_t oblock = c->oh * c->ow + vw;
   const int64_t gunits = (c->g + nch - 1) / nch, units = c->n * gunits;
@@ -848,7 +925,8 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
   rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
   LLVMValueRef n = LLVMBuildUDiv(B, lb.iv, rt_jit_i64(L, gunits), "");
   LLVMValueRef g0 = LLVMBuildMul(B, LLVMBuildURem(B, lb.iv, rt_jit_i64(L, gunits), ""), rt_jit_i64(L, nch), "");
-  dw_ctx_t d = {.nch = nch, .vw = vw, .taps = taps, .wq = wq, .ow = c->ow, .off = off};
+  dw_ctx_t d = {.nch = nch, .vw = vw, .kh = c->kh, .kw = c->kw, .sh = c->sh, .sw = c->sw, .dh = c->dh,
+                .dwx = c->dw, .istr = istr, .wq = wq, .ow = c->ow};
   LLVMValueRef gi[DW_MAX_CH], valid[DW_MAX_CH];
   for (int32_t ch = 0; ch < nch; ++ch) {
     LLVMValueRef gc = LLVMBuildAdd(B, g0, rt_jit_i64(L, ch), "");
