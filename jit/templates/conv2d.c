@@ -617,6 +617,11 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
 #define DW_REGS 16
 /* Estimated fixed cycles of one task unit beside its chunks (dw_plan). */
 #define DW_UNIT_COST 40
+/* FMAs a depthwise kernel's chunk instances may unroll in all (dw_plan):
+ * more made its LLVM optimization slower without a faster kernel
+ * (bench_kernels dw5s1_672_14 with 4 channels by 5 rows by 2 vectors:
+ * 1800 FMAs). */
+#define DW_MAX_UNROLL 360
 /* Channels one depthwise task unit computes together at most. */
 #define DW_MAX_CH 4
 /* Accumulators of one channel of a chunk at most. */
@@ -733,6 +738,11 @@ static void dw_plan(const rt_jit_conv2d_t *c, int64_t nvec, int64_t maxch, int32
     for (int64_t nv = 1; nv <= 4 && nv <= nvec; ++nv) {
       for (int64_t nr = 1; nr <= c->oh && nr * nv <= budget; ++nr) {
         const int64_t nvt = nvec % nv, nrt = c->oh % nr;
+        /* The FMAs the unit's chunk instances unroll (a full chunk, the
+         * row's shorter last one, and both for a shorter last row group)
+         * bound the code LLVM optimizes. */
+        const int64_t unrolled = nch * c->kh * c->kw * (nr + nrt) * (nv + nvt);
+        if (unrolled > DW_MAX_UNROLL && !(nr == 1 && nv == 1 && nch == 1)) continue;
         int64_t row = (nvec / nv) * dw_chunk_cost(c, nch, nr, nv) + (nvt ? dw_chunk_cost(c, nch, nr, nvt) : 0);
         int64_t tail = nrt ? (nvec / nv) * dw_chunk_cost(c, nch, nrt, nv) + (nvt ? dw_chunk_cost(c, nch, nrt, nvt) : 0) : 0;
         /* Per channel, the last unit's channels past the count included. */
