@@ -28,9 +28,9 @@
  *
  * conv2d.depthwise (one input and one output channel per group; split
  * over units of 1-4 channels of one image): the same phase images (for an
- * input in memory at column stride 1 or 2 copied by whole vectors, the
- * stride-2 ones split into even and odd elements by shuffles, the last
- * vector of a row a masked load), then chunks of nr output rows by nv
+ * input in memory at column stride 1 or 2 copied by whole, aligned
+ * vectors, the stride-2 ones split into even and odd elements by
+ * shuffles, the last vector of a row a masked load), then chunks of nr output rows by nv
  * vectors (dw_plan's cost model picks them: 5-12 rows of 1-2 vectors),
  * each a sum over the kh*kw taps of vector loads at constant offsets of
  * the phase images, so at stride 2 too each load is contiguous and only
@@ -633,6 +633,7 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
 typedef struct dw_ctx_t {
   int32_t nch, vw;
   int64_t kh, kw, sh, sw, dh, dwx, istr, wq, ow;
+  int64_t shift[RT_JIT_TPL_MAX_MR]; /* image (py, px) starts shift[px] further */
   LLVMValueRef xp[DW_MAX_CH], out[DW_MAX_CH];
   LLVMValueRef wv[DW_MAX_CH][DW_MAX_TAPS];
 } dw_ctx_t;
@@ -668,7 +669,7 @@ static void dw_chunk(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t n
     for (int64_t kx = 0; kx < d->kw; ++kx) {
       const int64_t ex = kx * d->dwx;
       for (int64_t py = 0; py < d->sh; ++py) {
-        const int64_t img = (py * d->sw + ex % d->sw) * d->istr + ex / d->sw;
+        const int64_t img = (py * d->sw + ex % d->sw) * d->istr + d->shift[ex % d->sw] + ex / d->sw;
         for (int64_t R = 0; R < nr + maxrk; ++R) {
           bool used = false;
           for (int64_t ky = 0; ky < d->kh; ++ky) {
@@ -802,12 +803,12 @@ static LLVMValueRef dw_load_first(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRe
  * (dst: row r of phase image (py, 0)); `tail`: the last chunk of the
  * row, loaded masked (zeros past W). */
 static void dw_copy_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValueRef src, LLVMValueRef dst,
-                          LLVMValueRef i0, int64_t istr, int32_t vw, bool tail) {
+                          LLVMValueRef i0, int64_t istr, const int64_t *shift, int32_t vw, bool tail) {
   LLVMBuilderRef B = L->b;
   LLVMValueRef left = LLVMBuildSub(B, rt_jit_i64(L, c->w), i0, "");
   if (c->sw == 1) {
     LLVMValueRef v = tail ? dw_load_first(L, src, i0, left, vw) : rt_jit_tpl_loadv(L, src, i0, vw);
-    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, i0, rt_jit_i64(L, c->pl), ""));
+    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, i0, rt_jit_i64(L, c->pl + shift[0]), ""));
     return;
   }
   /* Elements i0 + 2m + e (e = 0, 1) go to phase (e + pl) % 2, column
@@ -825,21 +826,22 @@ static void dw_copy_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValue
   for (int64_t e = 0; e < 2; ++e) {
     LLVMValueRef v = LLVMBuildShuffleVector(B, lo, hi, LLVMConstVector(e ? od : ev, (unsigned)vw), "");
     const int64_t px = (e + c->pl) % 2, dc = (e + c->pl) / 2;
-    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, half, rt_jit_i64(L, px * istr + dc), ""));
+    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, half, rt_jit_i64(L, px * istr + shift[px] + dc), ""));
   }
 }
 
 /* The phase images of channel (n, gi) of an input in memory, at stride
- * sw 1 or 2, into xp (image (py, px) at (py*sw + px)*istr, row r at
- * r*wq), where everything else is already zero: per input row, whole
- * vectors of the row (the last one a masked load, zeros past W) stored
- * at their phase column; at sw 2, pairs of vectors split into their even
- * and odd elements (one phase each). A store may spill zeros past a
- * phase row's end into the padding, or into the next row, which a later
- * input row writes (images are istr >= hq*wq + vw apart, so no spill
- * reaches another image). */
+ * sw 1 or 2, into xp (image (py, px) at (py*sw + px)*istr + shift[px],
+ * row r at r*wq), where everything else is already zero: per input row,
+ * whole vectors of the row (the last one a masked load, zeros past W)
+ * stored at their phase column (shift makes these stores aligned where
+ * xp and wq are); at sw 2, pairs of vectors split into their even and
+ * odd elements (one phase each). A store may spill zeros past a phase
+ * row's end into the padding, or into the next row, which a later input
+ * row writes (images are istr >= hq*wq + 2*vw apart, shifts below vw,
+ * so no spill reaches another image). */
 static void dw_copy_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef xp, LLVMValueRef n, LLVMValueRef gi,
-                        int64_t wq, int64_t istr, int32_t vw) {
+                        int64_t wq, int64_t istr, const int64_t *shift, int32_t vw) {
   const rt_jit_conv2d_t *c = &cc->c;
   LLVMBuilderRef B = L->b;
   const int64_t sw = c->sw, span = sw * vw, nchunk = (c->w + span - 1) / span;
@@ -860,10 +862,10 @@ static void dw_copy_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef xp
   const int64_t nwhole = c->w / span;
   if (nwhole > 0) {
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nwhole), 0, NULL, &lk);
-    dw_copy_chunk(L, c, src, dst, LLVMBuildMul(B, lk.iv, rt_jit_i64(L, span), ""), istr, vw, false);
+    dw_copy_chunk(L, c, src, dst, LLVMBuildMul(B, lk.iv, rt_jit_i64(L, span), ""), istr, shift, vw, false);
     rt_jit_loop_end(L, &lk, NULL);
   }
-  if (nchunk > nwhole) dw_copy_chunk(L, c, src, dst, rt_jit_i64(L, nwhole * span), istr, vw, true);
+  if (nchunk > nwhole) dw_copy_chunk(L, c, src, dst, rt_jit_i64(L, nwhole * span), istr, shift, vw, true);
   rt_jit_loop_end(L, &li, NULL);
 }
 
@@ -896,8 +898,18 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
   const int64_t hp = c->h + c->pt + c->pb, wp = c->w + c->pl + c->pr;
   const int64_t hq = (hp + c->sh - 1) / c->sh, wq = (wp + c->sw - 1) / c->sw, hqwq = hq * wq;
   const bool raw = rt_jit_tpl_raw(L, cc->x) && c->sw <= 2;
-  /* Phase images istr apart: with room for a raw copy's spill. */
-  const int64_t istr = raw ? hqwq + vw : hqwq;
+  /* A raw copy's phase images: rows wqs (a whole number of vectors)
+   * apart, image (py, px) starting shift[px] further, so that the copy's
+   * vector stores are aligned (with the workspace), and istr apart, with
+   * room for the shift and a copy's spill. */
+  const int64_t wqs = raw ? (wq + vw - 1) / vw * vw : wq;
+  int64_t shift[RT_JIT_TPL_MAX_MR] = {0};
+  for (int64_t px = 0; raw && px < c->sw; ++px) {
+    /* The column of image px the copy's stores start at. */
+    const int64_t c0 = c->sw == 1 ? c->pl : ((px + c->pl) % 2 + c->pl) / 2;
+    shift[px] = (vw - c0 % vw) % vw;
+  }
+  const int64_t istr = raw ? (hq * wqs + 3 * vw - 1) / vw * vw : hqwq;
   const int64_t taps = c->kh * c->kw;
   const int64_t nvec = (c->ow + vw - 1) / vw;
   int64_t off[DW_MAX_TAPS], offmax = 0;
@@ -905,12 +917,12 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
     for (int64_t x = 0; x < c->kw; ++x) {
       const int64_t ey = y * c->dh, ex = x * c->dw;
       const int64_t phase = (ey % c->sh) * c->sw + ex % c->sw;
-      off[y * c->kw + x] = phase * istr + (ey / c->sh) * wq + ex / c->sw;
+      off[y * c->kw + x] = phase * istr + shift[ex % c->sw] + (ey / c->sh) * wqs + ex / c->sw;
       if (off[y * c->kw + x] > offmax) offmax = off[y * c->kw + x];
     }
   }
-  /* Reads reach (OH-1)*wq + nvec*vw - 1 + offmax: zeros past the images. */
-  int64_t xsize = offmax + (c->oh - 1) * wq + nvec * vw;
+  /* Reads reach (OH-1)*wqs + nvec*vw - 1 + offmax: zeros past the images. */
+  int64_t xsize = offmax + (c->oh - 1) * wqs + nvec * vw;
   if (xsize < c->sh * c->sw * istr) xsize = c->sh * c->sw * istr;
   xsize = (xsize + 15) / 16 * 16;
   int32_t nch, nr, nv;
@@ -938,7 +950,8 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
   LLVMValueRef n = LLVMBuildUDiv(B, lb.iv, rt_jit_i64(L, gunits), "");
   LLVMValueRef g0 = LLVMBuildMul(B, LLVMBuildURem(B, lb.iv, rt_jit_i64(L, gunits), ""), rt_jit_i64(L, nch), "");
   dw_ctx_t d = {.nch = nch, .vw = vw, .kh = c->kh, .kw = c->kw, .sh = c->sh, .sw = c->sw, .dh = c->dh,
-                .dwx = c->dw, .istr = istr, .wq = wq, .ow = c->ow};
+                .dwx = c->dw, .istr = istr, .wq = wqs, .ow = c->ow};
+  memcpy(d.shift, shift, sizeof d.shift);
   LLVMValueRef gi[DW_MAX_CH], valid[DW_MAX_CH];
   for (int32_t ch = 0; ch < nch; ++ch) {
     LLVMValueRef gc = LLVMBuildAdd(B, g0, rt_jit_i64(L, ch), "");
@@ -947,7 +960,7 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
     d.xp[ch] = rt_jit_tpl_gep(L, wsx, rt_jit_i64(L, ch * xsize));
     d.out[ch] = rt_jit_tpl_gep(L, wout, rt_jit_i64(L, ch * oblock));
     if (raw) {
-      dw_copy_raw(L, cc, d.xp[ch], n, gi[ch], wq, istr, vw);
+      dw_copy_raw(L, cc, d.xp[ch], n, gi[ch], wqs, istr, shift, vw);
     } else {
       RT_RETURN_IF_ERROR(copy_phases(L, cc, d.xp[ch], n, gi[ch], hq, wq, xsize));
     }
