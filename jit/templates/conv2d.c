@@ -30,16 +30,17 @@
  * over units of 1-4 channels of one image): the same phase images (for an
  * input in memory at column stride 1 or 2 copied by whole, aligned
  * vectors, the stride-2 ones split into even and odd elements by
- * shuffles, the last vector of a row a masked load), then chunks of nr output rows by nv
- * vectors (dw_plan's cost model picks them: 5-12 rows of 1-2 vectors),
- * each a sum over the kh*kw taps of vector loads at constant offsets of
- * the phase images, so at stride 2 too each load is contiguous and only
- * the vectors covering [0, OW) are computed. A chunk goes by kernel
- * column: that column's kh weights in registers, each input vector
- * loaded once and used by every output row whose tap row reads it, so
- * its nr*nv accumulators (up to 16 - kh - 1) stay in registers. The rows
- * go compact to a channel block and one flat, vectorizable epilogue loop
- * per channel writes it out. Kernels of more than 64 taps take
+ * shuffles, the last vector of a row a masked load), then chunks of nr
+ * output rows by nv vectors (dw_plan's cost model picks them: 4-12 rows
+ * of 1-2 vectors on MobileNet's and EfficientNet's layers), each a sum
+ * over the kh*kw taps of vector loads at constant offsets of the phase
+ * images, so at stride 2 too each load is contiguous and only the vectors
+ * covering [0, OW) are computed. A chunk goes by kernel column: that
+ * column's kh weights in registers, each input vector loaded once and
+ * used by every output row whose tap row reads it, so its nr*nv
+ * accumulators per channel (up to 16 - kh - 1) stay in registers. The
+ * rows go compact to a channel block and one flat, vectorizable epilogue
+ * loop per channel writes it out. Kernels of more than 64 taps take
  * conv2d.direct with mr = 1.
  *
  * conv2d.im2col (1x1 kernels with a stride > 1 and few output channels):
@@ -628,8 +629,9 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
 #define DW_MAX_ACC 16
 
 /* What a depthwise chunk reads and writes: nch channels, channel ch's
- * phase images at xp[ch] (image (py, px) at (py*sw + px)*istr, row R at
- * R*wq) and weights splatted in wv[ch][t], its rows at out[ch] + oh*OW. */
+ * phase images at xp[ch] (image (py, px) at (py*sw + px)*istr +
+ * shift[px], row R at R*wq) and weights splatted in wv[ch][t], its rows
+ * at out[ch] + oh*OW. */
 typedef struct dw_ctx_t {
   int32_t nch, vw;
   int64_t kh, kw, sh, sw, dh, dwx, istr, wq, ow;
@@ -646,10 +648,10 @@ typedef struct dw_ctx_t {
  * column kx: the kh weights of that column stay in registers while each
  * input vector (py, R, v) of the column is loaded once and feeds every
  * accumulator whose tap row reads it (up to kh/sh of them: at stride 1 a
- * row of nr outputs by 3 taps loads nr + 2 input rows, not 3*nr), so a
- * chunk of nch*nr*nv <= DW_REGS - kh - 1 accumulators (independent FMA
- * chains) runs from registers, the weights of the next column reloaded
- * once per chunk. Rows are stored compact (OW apart) by whole vectors,
+ * row of nr outputs by 3 taps loads nr + 2 input rows, not 3*nr), so
+ * each channel's nr*nv <= DW_REGS - kh - 1 accumulators (independent FMA
+ * chains; the channels go one after the other) run from registers, the
+ * weights of the next column reloaded once per chunk. Rows are stored compact (OW apart) by whole vectors,
  * rows in ascending order: a row's last vector may spill past OW into the
  * next row, which is stored later (dw_rows walks a row's chunks last to
  * first). */
@@ -727,7 +729,8 @@ static int64_t dw_chunk_cost(const rt_jit_conv2d_t *c, int64_t nch, int64_t nr, 
  * vectors of a row) the cost model above finds cheapest per output
  * channel, the row and column tails (a shorter last row group, a shorter
  * last chunk of a row) counted, with at most DW_REGS - kh - 1
- * accumulators (DW_MAX_ACC). */
+ * accumulators per channel (DW_MAX_ACC), at most maxch channels and
+ * DW_MAX_UNROLL unrolled FMAs. */
 static void dw_plan(const rt_jit_conv2d_t *c, int64_t nvec, int64_t maxch, int32_t *out_nch, int32_t *out_nr,
                     int32_t *out_nv) {
   int64_t budget = DW_REGS - c->kh - 1;
