@@ -28,18 +28,20 @@
  *
  * conv2d.depthwise (one input and one output channel per group; split
  * over units of 1-4 channels of one image): the same phase images (for an
- * input in memory at column stride 1 or 2 copied by whole vectors, the
- * stride-2 ones split into even and odd elements by shuffles, the last
- * vector of a row a masked load), then per group of 2 (or 4) output rows
- * the OW columns in chunks of up to 4 vectors, each a sum over the kh*kw
- * taps (unrolled; offsets constant, weights splatted once per channel) of
- * vector loads at the tap's offset, so at stride 2 too each load is
- * contiguous and only the vectors covering [0, OW) are computed; a chunk
- * covers several rows and, on small images, several channels, so it
- * has 8-16 independent FMA chains (one row of 4 vectors would cap it at
- * half the FMA peak). The rows go compact to a channel block and one
- * flat, vectorizable epilogue loop per channel writes it out. Kernels of
- * more than 64 taps take conv2d.direct with mr = 1.
+ * input in memory at column stride 1 or 2 copied by whole, aligned
+ * vectors, the stride-2 ones split into even and odd elements by
+ * shuffles, the last vector of a row a masked load), then chunks of nr
+ * output rows by nv vectors (dw_plan's cost model picks them: 4-12 rows
+ * of 1-2 vectors on MobileNet's and EfficientNet's layers), each a sum
+ * over the kh*kw taps of vector loads at constant offsets of the phase
+ * images, so at stride 2 too each load is contiguous and only the vectors
+ * covering [0, OW) are computed. A chunk goes by kernel column: that
+ * column's kh weights in registers, each input vector loaded once and
+ * used by every output row whose tap row reads it, so its nr*nv
+ * accumulators per channel (up to 16 - kh - 1) stay in registers. The
+ * rows go compact to a channel block and one flat, vectorizable epilogue
+ * loop per channel writes it out. Kernels of more than 64 taps take
+ * conv2d.direct with mr = 1.
  *
  * conv2d.im2col (1x1 kernels with a stride > 1 and few output channels):
  * the GEMM core of dense.c with B(k, p) = X(c, oh*sh - pt, ow*sw - pl)
@@ -716,50 +718,84 @@ static rt_status_t direct_epilogue(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p
  * room). */
 #define DW_MAX_TAPS 64
 
-/* Accumulators a depthwise chunk aims at: 8 independent FMA chains
- * hide the FMA latency (4 cycles) at two FMAs per cycle; one row of 4
- * vectors alone would cap a chunk at half the peak. */
-#define DW_CHAINS 8
+/* Vector registers (AVX2: 16) a depthwise chunk may fill: its
+ * accumulators, the kh weights of one kernel column and the input vector
+ * being used (dw_plan). */
+#define DW_REGS 16
+/* Estimated fixed cycles of one task unit beside its chunks (dw_plan). */
+#define DW_UNIT_COST 40
+/* FMAs a depthwise kernel's chunk instances may unroll in all (dw_plan):
+ * more made its LLVM optimization slower without a faster kernel
+ * (bench_kernels dw5s1_672_14 with 4 channels by 5 rows by 2 vectors:
+ * 1800 FMAs). */
+#define DW_MAX_UNROLL 360
 /* Channels one depthwise task unit computes together at most. */
 #define DW_MAX_CH 4
+/* Accumulators of one channel of a chunk at most. */
+#define DW_MAX_ACC 16
 
 /* What a depthwise chunk reads and writes: nch channels, channel ch's
- * phase images at xp[ch] (tap t of output q at q + off[t]) and weights
- * splatted in wv[ch][t], its rows at out[ch] + oh*OW. */
+ * phase images at xp[ch] (image (py, px) at (py*sw + px)*istr +
+ * shift[px], row R at R*wq) and weights splatted in wv[ch][t], its rows
+ * at out[ch] + oh*OW. */
 typedef struct dw_ctx_t {
   int32_t nch, vw;
-  int64_t taps, wq, ow;
-  const int64_t *off;
+  int64_t kh, kw, sh, sw, dh, dwx, istr, wq, ow;
+  int64_t shift[RT_JIT_TPL_MAX_MR]; /* image (py, px) starts shift[px] further */
   LLVMValueRef xp[DW_MAX_CH], out[DW_MAX_CH];
   LLVMValueRef wv[DW_MAX_CH][DW_MAX_TAPS];
 } dw_ctx_t;
 
 /* One chunk of nch channels by nr rows by nv vectors of outputs, the
  * first at phase-image position q0 (row oh, column col: oh*wq + col) and
- * stored at o0 = oh*OW + col of the channel blocks: acc[ch][r][v] = sum
- * over taps t of w[ch][t] * xp[ch][q0 + r*wq + off[t] + v*vw .. +vw). The
- * taps are unrolled with constant offsets; the nch*nr*nv accumulators
- * are independent FMA chains, and at stride 1 the second row's loads are
- * the first row's of the next tap row (the same address: CSE'd by LLVM).
- * Rows are stored compact (OW apart) by whole vectors, rows in ascending
- * order: a row's last vector may spill past OW into the next row, which
- * is stored later (dw_rows walks a row's chunks last to first). */
+ * stored at o0 = oh*OW + col of the channel blocks. Output (r, v) of tap
+ * (ky, kx) reads phase image (ey % sh, ex % sw) (ey = ky*dh, ex = kx*dw)
+ * at row R = r + ey/sh, column col + ex/sw + v*vw. The taps go by kernel
+ * column kx: the kh weights of that column stay in registers while each
+ * input vector (py, R, v) of the column is loaded once and feeds every
+ * accumulator whose tap row reads it (up to kh/sh of them: at stride 1 a
+ * row of nr outputs by 3 taps loads nr + 2 input rows, not 3*nr), so
+ * each channel's nr*nv <= DW_REGS - kh - 1 accumulators (independent FMA
+ * chains; the channels go one after the other) run from registers, the
+ * weights of the next column reloaded once per chunk. Rows are stored compact (OW apart) by whole vectors,
+ * rows in ascending order: a row's last vector may spill past OW into the
+ * next row, which is stored later (dw_rows walks a row's chunks last to
+ * first). */
 static void dw_chunk(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t nv, LLVMValueRef q0,
                      LLVMValueRef o0) {
+  LLVMBuilderRef B = L->b;
   const int32_t vw = d->vw;
-  LLVMValueRef acc[2 * DW_CHAINS];
+  LLVMValueRef acc[DW_MAX_CH * DW_MAX_ACC];
   const int32_t na = d->nch * nr * nv;
-  RT_ASSERT(na <= (int32_t)(sizeof acc / sizeof acc[0]));
-  for (int32_t i = 0; i < na; ++i) acc[i] = LLVMConstNull(rt_jit_tpl_vec(L, vw));
+  RT_ASSERT(nr * nv <= DW_MAX_ACC && d->nch <= DW_MAX_CH);
+  for (int32_t i = 0; i < na; ++i) acc[i] = NULL;
+  int64_t maxrk = 0;
+  for (int64_t ky = 0; ky < d->kh; ++ky) {
+    if (ky * d->dh / d->sh > maxrk) maxrk = ky * d->dh / d->sh;
+  }
   for (int32_t ch = 0; ch < d->nch; ++ch) {
-    for (int64_t t = 0; t < d->taps; ++t) {
-      for (int32_t r = 0; r < nr; ++r) {
-        LLVMValueRef base = LLVMBuildAdd(L->b, q0, rt_jit_i64(L, d->off[t] + r * d->wq), "");
-        for (int32_t v = 0; v < nv; ++v) {
-          LLVMValueRef x =
-              rt_jit_tpl_loadv(L, d->xp[ch], LLVMBuildAdd(L->b, base, rt_jit_i64(L, (int64_t)v * vw), ""), vw);
-          LLVMValueRef *a = &acc[(ch * nr + r) * nv + v];
-          *a = rt_jit_intrinsic(L, "llvm.fma", d->wv[ch][t], x, *a);
+    for (int64_t kx = 0; kx < d->kw; ++kx) {
+      const int64_t ex = kx * d->dwx;
+      for (int64_t py = 0; py < d->sh; ++py) {
+        const int64_t img = (py * d->sw + ex % d->sw) * d->istr + d->shift[ex % d->sw] + ex / d->sw;
+        for (int64_t R = 0; R < nr + maxrk; ++R) {
+          bool used = false;
+          for (int64_t ky = 0; ky < d->kh; ++ky) {
+            const int64_t ey = ky * d->dh, r = R - ey / d->sh;
+            if (ey % d->sh == py && r >= 0 && r < nr) used = true;
+          }
+          if (!used) continue;
+          for (int32_t v = 0; v < nv; ++v) {
+            LLVMValueRef x = rt_jit_tpl_loadv(
+                L, d->xp[ch], LLVMBuildAdd(B, q0, rt_jit_i64(L, img + R * d->wq + (int64_t)v * vw), ""), vw);
+            for (int64_t ky = 0; ky < d->kh; ++ky) {
+              const int64_t ey = ky * d->dh, r = R - ey / d->sh;
+              if (ey % d->sh != py || r < 0 || r >= nr) continue;
+              LLVMValueRef w = d->wv[ch][ky * d->kw + kx];
+              LLVMValueRef *a = &acc[(ch * nr + r) * nv + v];
+              *a = *a ? rt_jit_intrinsic(L, "llvm.fma", w, x, *a) : LLVMBuildFMul(B, w, x, "");
+            }
+          }
         }
       }
     }
@@ -767,6 +803,65 @@ static void dw_chunk(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t n
     for (int32_t r = 0; r < nr; ++r) {
       for (int32_t v = 0; v < nv; ++v) {
         rt_jit_tpl_storev(L, acc[(ch * nr + r) * nv + v], o, rt_jit_i64(L, r * d->ow + (int64_t)v * vw));
+      }
+    }
+  }
+}
+
+/* Estimated cycles of one chunk of nch x nr x nv accumulators (for
+ * dw_plan). The channels of a chunk run one after the other, each the
+ * larger of its FMAs (two a cycle), its loads (the input vectors, each
+ * once, plus the weights; two a cycle) and its FMA chains' latency (4
+ * cycles a link: fewer than 8 chains leave the FMA units idle), plus a
+ * fixed cost of the chunk's loop and stores. */
+static int64_t dw_chunk_cost(const rt_jit_conv2d_t *c, int64_t nch, int64_t nr, int64_t nv) {
+  const int64_t taps = c->kh * c->kw, fmas = nr * nv * taps;
+  int64_t rows = 0;
+  for (int64_t py = 0; py < c->sh; ++py) {
+    int64_t kp = 0, mrk = -1;
+    for (int64_t ky = 0; ky < c->kh; ++ky) {
+      if (ky * c->dh % c->sh == py) ++kp, mrk = ky * c->dh / c->sh;
+    }
+    if (kp) rows += nr + mrk;
+  }
+  const int64_t loads = c->kw * (rows * nv + c->kh);
+  int64_t cyc = fmas / 2;
+  if (loads / 2 > cyc) cyc = loads / 2;
+  if (taps * 4 > cyc) cyc = taps * 4;
+  return nch * (cyc + nr * nv) + 8;
+}
+
+/* The chunk shape of a depthwise kernel (nch channels, nr rows, nv
+ * vectors of a row) the cost model above finds cheapest per output
+ * channel, the row and column tails (a shorter last row group, a shorter
+ * last chunk of a row) counted, with at most DW_REGS - kh - 1
+ * accumulators per channel (DW_MAX_ACC), at most maxch channels and
+ * DW_MAX_UNROLL unrolled FMAs. */
+static void dw_plan(const rt_jit_conv2d_t *c, int64_t nvec, int64_t maxch, int32_t *out_nch, int32_t *out_nr,
+                    int32_t *out_nv) {
+  int64_t budget = DW_REGS - c->kh - 1;
+  if (budget > DW_MAX_ACC) budget = DW_MAX_ACC;
+  if (budget < 1) budget = 1;
+  int64_t best = -1;
+  *out_nch = 1, *out_nr = 1, *out_nv = 1;
+  for (int64_t nch = 1; nch <= maxch && nch <= c->g; ++nch) {
+    for (int64_t nv = 1; nv <= 4 && nv <= nvec; ++nv) {
+      for (int64_t nr = 1; nr <= c->oh && nr * nv <= budget; ++nr) {
+        const int64_t nvt = nvec % nv, nrt = c->oh % nr;
+        /* The FMAs the unit's chunk instances unroll (a full chunk, the
+         * row's shorter last one, and both for a shorter last row group)
+         * bound the code LLVM optimizes. */
+        const int64_t unrolled = nch * c->kh * c->kw * (nr + nrt) * (nv + nvt);
+        if (unrolled > DW_MAX_UNROLL && !(nr == 1 && nv == 1 && nch == 1)) continue;
+        int64_t row = (nvec / nv) * dw_chunk_cost(c, nch, nr, nv) + (nvt ? dw_chunk_cost(c, nch, nr, nvt) : 0);
+        int64_t tail = nrt ? (nvec / nv) * dw_chunk_cost(c, nch, nrt, nv) + (nvt ? dw_chunk_cost(c, nch, nrt, nvt) : 0) : 0;
+        /* Per channel, the last unit's channels past the count included. */
+        const int64_t units = (c->g + nch - 1) / nch;
+        const int64_t cost = ((c->oh / nr) * row + tail + DW_UNIT_COST) * units;
+        if (best < 0 || cost < best) {
+          best = cost;
+          *out_nch = (int32_t)nch, *out_nr = (int32_t)nr, *out_nv = (int32_t)nv;
+        }
       }
     }
   }
@@ -817,12 +912,12 @@ static LLVMValueRef dw_load_first(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRe
  * (dst: row r of phase image (py, 0)); `tail`: the last chunk of the
  * row, loaded masked (zeros past W). */
 static void dw_copy_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValueRef src, LLVMValueRef dst,
-                          LLVMValueRef i0, int64_t istr, int32_t vw, bool tail) {
+                          LLVMValueRef i0, int64_t istr, const int64_t *shift, int32_t vw, bool tail) {
   LLVMBuilderRef B = L->b;
   LLVMValueRef left = LLVMBuildSub(B, rt_jit_i64(L, c->w), i0, "");
   if (c->sw == 1) {
     LLVMValueRef v = tail ? dw_load_first(L, src, i0, left, vw) : rt_jit_tpl_loadv(L, src, i0, vw);
-    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, i0, rt_jit_i64(L, c->pl), ""));
+    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, i0, rt_jit_i64(L, c->pl + shift[0]), ""));
     return;
   }
   /* Elements i0 + 2m + e (e = 0, 1) go to phase (e + pl) % 2, column
@@ -840,21 +935,22 @@ static void dw_copy_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValue
   for (int64_t e = 0; e < 2; ++e) {
     LLVMValueRef v = LLVMBuildShuffleVector(B, lo, hi, LLVMConstVector(e ? od : ev, (unsigned)vw), "");
     const int64_t px = (e + c->pl) % 2, dc = (e + c->pl) / 2;
-    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, half, rt_jit_i64(L, px * istr + dc), ""));
+    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, half, rt_jit_i64(L, px * istr + shift[px] + dc), ""));
   }
 }
 
 /* The phase images of channel (n, gi) of an input in memory, at stride
- * sw 1 or 2, into xp (image (py, px) at (py*sw + px)*istr, row r at
- * r*wq), where everything else is already zero: per input row, whole
- * vectors of the row (the last one a masked load, zeros past W) stored
- * at their phase column; at sw 2, pairs of vectors split into their even
- * and odd elements (one phase each). A store may spill zeros past a
- * phase row's end into the padding, or into the next row, which a later
- * input row writes (images are istr >= hq*wq + vw apart, so no spill
- * reaches another image). */
+ * sw 1 or 2, into xp (image (py, px) at (py*sw + px)*istr + shift[px],
+ * row r at r*wq), where everything else is already zero: per input row,
+ * whole vectors of the row (the last one a masked load, zeros past W)
+ * stored at their phase column (shift makes these stores aligned where
+ * xp and wq are); at sw 2, pairs of vectors split into their even and
+ * odd elements (one phase each). A store may spill zeros past a phase
+ * row's end into the padding, or into the next row, which a later input
+ * row writes (images are istr >= hq*wq + 2*vw apart, shifts below vw,
+ * so no spill reaches another image). */
 static void dw_copy_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef xp, LLVMValueRef n, LLVMValueRef gi,
-                        int64_t wq, int64_t istr, int32_t vw) {
+                        int64_t wq, int64_t istr, const int64_t *shift, int32_t vw) {
   const rt_jit_conv2d_t *c = &cc->c;
   LLVMBuilderRef B = L->b;
   const int64_t sw = c->sw, span = sw * vw, nchunk = (c->w + span - 1) / span;
@@ -875,10 +971,10 @@ static void dw_copy_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef xp
   const int64_t nwhole = c->w / span;
   if (nwhole > 0) {
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nwhole), 0, NULL, &lk);
-    dw_copy_chunk(L, c, src, dst, LLVMBuildMul(B, lk.iv, rt_jit_i64(L, span), ""), istr, vw, false);
+    dw_copy_chunk(L, c, src, dst, LLVMBuildMul(B, lk.iv, rt_jit_i64(L, span), ""), istr, shift, vw, false);
     rt_jit_loop_end(L, &lk, NULL);
   }
-  if (nchunk > nwhole) dw_copy_chunk(L, c, src, dst, rt_jit_i64(L, nwhole * span), istr, vw, true);
+  if (nchunk > nwhole) dw_copy_chunk(L, c, src, dst, rt_jit_i64(L, nwhole * span), istr, shift, vw, true);
   rt_jit_loop_end(L, &li, NULL);
 }
 
@@ -888,19 +984,20 @@ static void dw_copy_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef xp
  * unit: the phase images of each channel (dw_copy_raw for an input in
  * memory at column stride 1 or 2, else copy_phases through the input's
  * element expression), the weights splatted once, then the output rows
- * nr at a time (2; 4 where a row is one vector; the rows left over as one
- * shorter group): the OW columns in chunks of up to 4 vectors (dw_rows,
- * dw_chunk), each output a sum of the kh*kw taps read at constant
- * offsets of the phase images, so at stride 2 too every load is
+ * nr at a time (the rows left over as one shorter group): the OW columns
+ * in chunks of nv vectors (dw_rows, dw_chunk; nr, nv and the channels of
+ * a unit from dw_plan), each output a sum of the kh*kw taps read at
+ * constant offsets of the phase images, so at stride 2 too every load is
  * contiguous and only the vectors covering [0, OW) are computed.
- * Channels are taken together where a row has few vectors (7x7, 14x14),
- * so a chunk has about DW_CHAINS accumulators (twice that for rows of one
- * vector). The rows go compact to a block per channel and the epilogue
- * writes each channel out in one flat loop, which vectorizes. No
+ * Channels are taken together where a row has one or two vectors (7x7,
+ * 14x14 at 8 lanes). The rows go compact to a block per channel and the
+ * epilogue writes each channel out in one flat loop, which vectorizes. No
  * software prefetch of the next unit: on Zen 3 it made dw3x3 144@56x56
  * take 0.27 ms instead of 0.15 (prefetched into L1, evicting the phase
  * images), 0.23 instead of 0.18 into L2 (the hardware prefetcher follows
- * the sequential reads of the copy). */
+ * the sequential reads of the copy); spread over the row groups of the
+ * column-ordered chunks, 96@112x112 stride 2 went from 0.22 to 0.20 of
+ * the peak. */
 static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const conv_ctx_t *cc,
                                   const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef task,
                                   LLVMValueRef ntasks) {
@@ -910,34 +1007,41 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
   const int64_t hp = c->h + c->pt + c->pb, wp = c->w + c->pl + c->pr;
   const int64_t hq = (hp + c->sh - 1) / c->sh, wq = (wp + c->sw - 1) / c->sw, hqwq = hq * wq;
   const bool raw = rt_jit_tpl_raw(L, cc->x) && c->sw <= 2;
-  /* Phase images istr apart: with room for a raw copy's spill. */
-  const int64_t istr = raw ? hqwq + vw : hqwq;
+  /* A raw copy's phase images: rows wqs (a whole number of vectors)
+   * apart, image (py, px) starting shift[px] further, so that the copy's
+   * vector stores are aligned (with the workspace), and istr apart, with
+   * room for the shift and a copy's spill. */
+  const int64_t wqs = raw ? (wq + vw - 1) / vw * vw : wq;
+  int64_t shift[RT_JIT_TPL_MAX_MR] = {0};
+  for (int64_t px = 0; raw && px < c->sw; ++px) {
+    /* The column of image px the copy's stores start at. */
+    const int64_t c0 = c->sw == 1 ? c->pl : ((px + c->pl) % 2 + c->pl) / 2;
+    shift[px] = (vw - c0 % vw) % vw;
+  }
+  const int64_t istr = raw ? (hq * wqs + 3 * vw - 1) / vw * vw : hqwq;
   const int64_t taps = c->kh * c->kw;
   const int64_t nvec = (c->ow + vw - 1) / vw;
-  const int32_t nv = nvec < 4 ? (int32_t)nvec : 4;
-  /* Rows of one vector (7x7 at 8 lanes): 4 rows by up to 4 channels per
-   * chunk, 16 chains (a chunk's fixed cost dominates there; bench_kernels
-   * dw3s1_960_7: 0.38-0.41 of the peak against 0.21-0.34 with 2 rows by
-   * 4 channels); else 2 rows, DW_CHAINS chains. */
-  const int64_t rows = nvec == 1 ? 4 : 2, chains = nvec == 1 ? 2 * DW_CHAINS : DW_CHAINS;
-  const int32_t nr = (int32_t)(c->oh >= rows ? rows : c->oh);
-  int32_t nch = (int32_t)(chains / (nr * nv));
-  if (nch < 1) nch = 1;
-  if (nch > DW_MAX_CH) nch = DW_MAX_CH;
-  if (nch > c->g) nch = (int32_t)c->g;
   int64_t off[DW_MAX_TAPS], offmax = 0;
   for (int64_t y = 0; y < c->kh; ++y) {
     for (int64_t x = 0; x < c->kw; ++x) {
       const int64_t ey = y * c->dh, ex = x * c->dw;
       const int64_t phase = (ey % c->sh) * c->sw + ex % c->sw;
-      off[y * c->kw + x] = phase * istr + (ey / c->sh) * wq + ex / c->sw;
+      off[y * c->kw + x] = phase * istr + shift[ex % c->sw] + (ey / c->sh) * wqs + ex / c->sw;
       if (off[y * c->kw + x] > offmax) offmax = off[y * c->kw + x];
     }
   }
-  /* Reads reach (OH-1)*wq + nvec*vw - 1 + offmax: zeros past the images. */
-  int64_t xsize = offmax + (c->oh - 1) * wq + nvec * vw;
+  /* Reads reach (OH-1)*wqs + nvec*vw - 1 + offmax: zeros past the images. */
+  int64_t xsize = offmax + (c->oh - 1) * wqs + nvec * vw;
   if (xsize < c->sh * c->sw * istr) xsize = c->sh * c->sw * istr;
   xsize = (xsize + 15) / 16 * 16;
+  int32_t nch, nr, nv;
+  /* Channels are taken together on small images (rows of 1-2 vectors:
+   * 7x7, 14x14 at 8 lanes), where a unit's fixed costs weigh; larger
+   * ones ran slower so (bench_kernels dw5s1_240_28 0.54 of the peak with
+   * 4 channels against 0.67 with 1, dw3s1_144_56 0.47 against 0.52 with
+   * 2: the unrolled chunk outgrows the op cache). */
+  const int64_t maxch = nvec <= 2 ? DW_MAX_CH : 1;
+  dw_plan(c, nvec, maxch, &nch, &nr, &nv);
   /* A channel's output block: OH*OW and the last row's spill. */
   const int64_t oblock = c->oh * c->ow + vw;
   const int64_t gunits = (c->g + nch - 1) / nch, units = c->n * gunits;
@@ -954,7 +1058,9 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
   rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
   LLVMValueRef n = LLVMBuildUDiv(B, lb.iv, rt_jit_i64(L, gunits), "");
   LLVMValueRef g0 = LLVMBuildMul(B, LLVMBuildURem(B, lb.iv, rt_jit_i64(L, gunits), ""), rt_jit_i64(L, nch), "");
-  dw_ctx_t d = {.nch = nch, .vw = vw, .taps = taps, .wq = wq, .ow = c->ow, .off = off};
+  dw_ctx_t d = {.nch = nch, .vw = vw, .kh = c->kh, .kw = c->kw, .sh = c->sh, .sw = c->sw, .dh = c->dh,
+                .dwx = c->dw, .istr = istr, .wq = wqs, .ow = c->ow};
+  memcpy(d.shift, shift, sizeof d.shift);
   LLVMValueRef gi[DW_MAX_CH], valid[DW_MAX_CH];
   for (int32_t ch = 0; ch < nch; ++ch) {
     LLVMValueRef gc = LLVMBuildAdd(B, g0, rt_jit_i64(L, ch), "");
@@ -963,7 +1069,7 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
     d.xp[ch] = rt_jit_tpl_gep(L, wsx, rt_jit_i64(L, ch * xsize));
     d.out[ch] = rt_jit_tpl_gep(L, wout, rt_jit_i64(L, ch * oblock));
     if (raw) {
-      dw_copy_raw(L, cc, d.xp[ch], n, gi[ch], wq, istr, vw);
+      dw_copy_raw(L, cc, d.xp[ch], n, gi[ch], wqs, istr, shift, vw);
     } else {
       RT_RETURN_IF_ERROR(copy_phases(L, cc, d.xp[ch], n, gi[ch], hq, wq, xsize));
     }

@@ -627,6 +627,25 @@ static void fused_cases(void) {
   ADD("fused", TOL_A, "%x: Tensor[(1, 7, 19, 19), float32], %w: Tensor[(7, 1, 5, 5), float32], %b: Tensor[(7), float32]",
       "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[2, 2, 2, 2], groups=7, channels=7, kernel_size=[5, 5]); "
       "%%1 = nn.bias_add(%%0, %%b); multiply(%%1, sigmoid(%%1))");
+  /* conv_depthwise's chunks by kernel column (dw_plan: up to 12 rows of
+   * one vector, 5-10 rows of two): row groups with a shorter last one
+   * (29, 25 and 17 output rows), rows of 1-6 vectors with a partial last
+   * one, stride 2 and dilation on them, batch 2, 3 channels (no unit of
+   * several). */
+  ADD("fused", TOL_A, "%x: Tensor[(1, 3, 29, 45), float32], %w: Tensor[(3, 1, 3, 3), float32], %b: Tensor[(3), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, padding=[1, 1, 1, 1], groups=3, channels=3, kernel_size=[3, 3]); "
+      "%%1 = nn.bias_add(%%0, %%b); clip(%%1, a_min=0f, a_max=6f)");
+  ADD("fused", TOL_A, "%x: Tensor[(2, 3, 57, 57), float32], %w: Tensor[(3, 1, 3, 3), float32], %b: Tensor[(3), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[1, 1, 1, 1], groups=3, channels=3, kernel_size=[3, 3]); "
+      "%%1 = nn.bias_add(%%0, %%b); clip(%%1, a_min=0f, a_max=6f)");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 3, 33, 47), float32], %w: Tensor[(3, 1, 5, 5), float32], %b: Tensor[(3), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, strides=[2, 2], padding=[2, 2, 2, 2], groups=3, channels=3, kernel_size=[5, 5]); "
+      "%%1 = nn.bias_add(%%0, %%b); multiply(%%1, sigmoid(%%1))");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 3, 25, 23), float32], %w: Tensor[(3, 1, 5, 5), float32], %b: Tensor[(3), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, padding=[2, 2, 2, 2], groups=3, channels=3, kernel_size=[5, 5]); "
+      "%%1 = nn.bias_add(%%0, %%b); multiply(%%1, sigmoid(%%1))");
+  ADD("fused", TOL_A, "%x: Tensor[(1, 3, 21, 21), float32], %w: Tensor[(3, 1, 3, 3), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, padding=[2, 2, 2, 2], dilation=[2, 2], groups=3, channels=3, kernel_size=[3, 3]); nn.relu(%%0)");
   ADD("fused", TOL_A, "%x: Tensor[(2, 6, 5, 9), float32], %w: Tensor[(10, 3, 1, 1), float32], %b: Tensor[(10), float32]",
       "%%0 = nn.conv2d(%%x, %%w, groups=2, channels=10, kernel_size=[1, 1]); %%1 = nn.bias_add(%%0, %%b); nn.relu(%%1)");
   ADD("fused", TOL_A, "%x: Tensor[(1, 8, 4, 8), float32], %w: Tensor[(13, 8, 1, 1), float32]",

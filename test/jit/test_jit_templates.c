@@ -194,6 +194,20 @@ static const case_t kCases[] = {
     {"%x: Tensor[(1, 4, 12, 20), float32], %w: Tensor[(4, 1, 3, 3), float32]",
      "nn.relu(" CONV "(exp(%x), %w, strides=[2, 2], padding=[1, 1], groups=4, channels=4, kernel_size=[3, 3]))",
      "conv2d.depthwise"},
+    /* depthwise chunks by kernel column (dw_plan): 12 rows of one vector
+     * with a shorter last group (29 = 2*12 + 5 output rows at stride 2),
+     * rows of two vectors (5x5, 14 wide), stride 2 with 5x5 taps, and a
+     * dilated kernel whose tap rows are 2 apart */
+    {"%x: Tensor[(1, 3, 57, 57), float32], %w: Tensor[(3, 1, 3, 3), float32], %b: Tensor[(3), float32]",
+     "clip(nn.bias_add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1], groups=3, channels=3, kernel_size=[3, 3]), %b), "
+     "a_min=0f, a_max=6f)",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(1, 6, 31, 14), float32], %w: Tensor[(6, 1, 5, 5), float32]",
+     CONV "(%x, %w, padding=[2, 2], groups=6, channels=6, kernel_size=[5, 5])", "conv2d.depthwise"},
+    {"%x: Tensor[(2, 3, 33, 47), float32], %w: Tensor[(3, 1, 5, 5), float32]",
+     CONV "(%x, %w, strides=[2, 2], padding=[2, 2], groups=3, channels=3, kernel_size=[5, 5])", "conv2d.depthwise"},
+    {"%x: Tensor[(1, 3, 21, 21), float32], %w: Tensor[(3, 1, 3, 3), float32]",
+     CONV "(%x, %w, padding=[2, 2], dilation=[2, 2], groups=3, channels=3, kernel_size=[3, 3])", "conv2d.depthwise"},
     /* im2col (1x1 strided) */
     {"%x: Tensor[(1, 8, 7, 7), float32], %w: Tensor[(6, 4, 1, 1), float32]",
      CONV "(%x, %w, strides=[2, 2], groups=2, channels=6, kernel_size=[1, 1])", "conv2d.im2col"},
