@@ -23,9 +23,9 @@
  *  3. the distinct misses: read from the disk cache when it is on (a valid
  *     entry skips LLVM entirely), else lowered (jit/lower.c), each into
  *     its own LLVM module of one fresh LLVMContext, verified, optimized
- *     with default<O3> (O1 for the Winograd template: pipeline_of) for a
- *     per-build TargetMachine (LLJIT does not
- *     optimize by itself; a TargetMachine is never shared between threads)
+ *     with default<O3> (a lighter pipeline for the Winograd template:
+ *     pipeline_of) for a per-build TargetMachine (LLJIT does not optimize
+ *     by itself; a TargetMachine is never shared between threads)
  *     and emitted as an object file, plus their IR / assembly text when
  *     asked; compiled objects are written to the disk cache. All of this
  *     runs outside the lock, in parallel across threads;
@@ -408,36 +408,71 @@ static rt_status_t emit(LLVMTargetMachineRef tm, LLVMModuleRef mod, LLVMCodeGenF
   return st;
 }
 
+/* The LLVM pipelines a kernel may get (pipeline_of; `key`, which spells
+ * out the passes and the instruction selector, is part of the kernel's
+ * cache key and identity, so a changed pipeline never reuses an object
+ * compiled under another; default<O3> is LLVM's, whose version is in the
+ * key too):
+ *  - "O0": no optimization (RT_JIT_NO_OPT);
+ *  - "O3": default<O3> and the SelectionDAG instruction selector, for the
+ *    generic loop nests and every template but Winograd: a template's
+ *    fused epilogue is a scalar loop that only O2/O3's vectorizers
+ *    vectorize (a 1x1 conv 16->96 at 112x112 with a SiLU epilogue,
+ *    EfficientNet's, ran 21.9 ms under O1 and 1.8 ms under O3; O2 saved
+ *    under 5% of the compile time);
+ *  - the light pipeline, for the Winograd template. Its IR is straight-line vector code
+ *    (the transforms) around loops it already wrote as LLVM wants them
+ *    (phis, the register micro-kernel), and its epilogue writes each
+ *    tile's few columns per output channel, which no vectorizer takes, so
+ *    it needs only clean-up: SROA, CSE, instcombine, the loops rotated
+ *    with their invariants hoisted (LICM), induction variables simplified
+ *    and constant-trip loops unrolled (without indvars/unroll the kernels
+ *    ran ~3% slower). Its code is emitted with FastISel, which selects
+ *    the transforms' vector adds and multiplies as well as the
+ *    SelectionDAG does and the blocks it cannot take (the FMAs) fall back
+ *    to it. Measured on resnet18 at --opt-level 3 (8 Winograd kernels,
+ *    thread CPU time summed, AVX2 host loaded by other builds): default<O1>
+ *    + SelectionDAG 764 + 481 ms, this pipeline + SelectionDAG 236 +
+ *    441 ms, this pipeline + FastISel 234 + 359 ms; the kernels' summed
+ *    minimum run times (--profile, 30 runs, 1 thread, alternated twice)
+ *    23.6-24.7 ms under each, within the run-to-run noise. FastISel for
+ *    the O3 kernels saved 15% of their codegen and cost ~2% run time: not
+ *    taken. */
+typedef struct pipeline_t {
+  const char *key;    /* in the cache key */
+  const char *passes; /* LLVMRunPasses' text; NULL: none */
+  bool fast_isel;
+} pipeline_t;
+
+#define IC1 "instcombine<max-iterations=1;no-verify-fixpoint>"
+#define LIGHT_PASSES                                                                       \
+  "function(sroa,early-cse," IC1 ",simplifycfg,loop-mssa(loop-rotate,licm)," IC1          \
+  ",loop(indvars,loop-unroll-full)," IC1 ",simplifycfg)"
+static const pipeline_t kPipelineO0 = {"O0", NULL, false};
+static const pipeline_t kPipelineO3 = {"O3", "default<O3>", false};
+static const pipeline_t kPipelineLight = {"fast-isel " LIGHT_PASSES, LIGHT_PASSES, true};
+#undef LIGHT_PASSES
+#undef IC1
+
+static const pipeline_t *pipeline_of(uint32_t flags, const char *template_name) {
+  if (flags & RT_JIT_NO_OPT) return &kPipelineO0;
+  if (template_name && strncmp(template_name, "conv2d.winograd", 15) == 0) return &kPipelineLight;
+  return &kPipelineO3;
+}
+
+const char *rt_jit_pipeline_key(uint32_t flags, const char *template_name) {
+  return pipeline_of(flags, template_name)->key;
+}
+
 /* A kernel of this build that no live unit had. */
 typedef struct pending_t {
   int32_t first;                 /* the first kernel index with this identity */
-  const char *level;             /* its LLVM pipeline (pipeline_of) */
+  const pipeline_t *pipeline;    /* its LLVM pipeline (pipeline_of) */
   rt_jit_cache_entry_t entry;    /* object, IR text, nin, nout */
   char *asm_text;
   bool from_disk;
   unit_t *unit;                  /* once loaded (or found loaded) */
 } pending_t;
-
-/* The LLVM pipeline of a kernel (part of its cache key): "O0" under
- * RT_JIT_NO_OPT; "O1" for the Winograd template; else "O3". Measured:
- * templated kernels (GEMM/conv tiles emit their own vector code) under O1
- * cut resnet18's cold compile from 2.1 to 1.6 s of CPU time at the same
- * fraction of the FMA peak in bench_kernels, but a template's fused
- * epilogue is a scalar loop that only O2/O3's vectorizers vectorize: a
- * 1x1 conv 16->96 at 112x112 with a SiLU epilogue (EfficientNet's) ran
- * 21.9 ms under O1 and 1.8 ms under O3; O2 saved under 5% of the compile
- * time. The Winograd template's epilogue writes each tile's few columns
- * per output channel, which no vectorizer takes, so O1 costs it nothing:
- * resnet18's eight Winograd kernels ran 23.9 ms (O3) and 23.7 ms (O1),
- * summed minimum times. It saves less than hoped: resnet18's LLVM
- * optimization took 2.9-3.0 s of CPU with Winograd at O1 against 3.2-3.6
- * s at O3 (two builds each, alternated, on a machine loaded by two other
- * builds; codegen unchanged at ~2.0 s): the Winograd kernels' IR is
- * mostly straight-line vector code that O1's passes still walk. */
-static const char *pipeline_of(uint32_t flags, const char *template_name) {
-  if (flags & RT_JIT_NO_OPT) return "O0";
-  return template_name && strncmp(template_name, "conv2d.winograd", 15) == 0 ? "O1" : "O3";
-}
 
 /* Lowers, verifies, optimizes and emits one kernel in its own module of
  * ctx. Codegen changes the IR it runs on (emitting an object rewrites the
@@ -456,14 +491,12 @@ static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTarg
   }
   LLVMDisposeMessage(msg);
   double t1 = rt_now_ms();
-  const char *level = p->level;
-  if (!st && strcmp(level, "O0") != 0) {
-    char pipeline[16];
-    snprintf(pipeline, sizeof pipeline, "default<%s>", level);
+  const pipeline_t *pl = p->pipeline;
+  if (!st && pl->passes) {
     LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(mod, pipeline, tm, o);
+    LLVMErrorRef e = LLVMRunPasses(mod, pl->passes, tm, o);
     LLVMDisposePassBuilderOptions(o);
-    if (e) st = llvm_error(e, pipeline);
+    if (e) st = llvm_error(e, pl->key);
   }
   double t2 = rt_now_ms();
   if (!st && (flags & RT_JIT_KEEP_LL)) {
@@ -474,6 +507,8 @@ static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTarg
     if (!st) p->entry.ll_len = strlen(p->entry.ll);
   }
   double t3 = rt_now_ms();
+  /* The worker's TargetMachine serves kernels of either selector. */
+  LLVMSetTargetMachineFastISel(tm, pl->fast_isel);
   if (!st && (flags & RT_JIT_KEEP_ASM)) {
     LLVMModuleRef clone = LLVMCloneModule(mod);
     size_t n = 0;
@@ -671,7 +706,7 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
       break;
     }
     status = rt_jit_kernel_id(fns[i], s->target, s->compiler,
-                              pipeline_of(flags, m->kernels[i].template_name), &ids[i]);
+                              pipeline_of(flags, m->kernels[i].template_name)->key, &ids[i]);
   }
   stats.key_ms += rt_now_ms() - t0;
 
@@ -701,7 +736,7 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
       }
       if (slot[i] < 0) {
         slot[i] = npend;
-        pend[npend].level = pipeline_of(flags, m->kernels[i].template_name);
+        pend[npend].pipeline = pipeline_of(flags, m->kernels[i].template_name);
         pend[npend++].first = i;
       }
     }
