@@ -50,6 +50,28 @@ RT_MUST_USE_RESULT rt_status_t rt_fold_cache_load(const char *dir, rt_fold_key_t
 RT_MUST_USE_RESULT rt_status_t rt_fold_cache_store(const char *dir, rt_fold_key_t key,
                                                    const rt_tensor_t *t);
 
+/* Deferred stores. Between rt_fold_cache_defer_begin and
+ * rt_fold_cache_defer_end on one thread (rt_create_executor brackets its
+ * pass pipeline and kernel build with them), rt_fold_cache_store_deferred
+ * hands each entry to one writer thread of that scope, which writes the
+ * entries in order while the build goes on (resnet18 at opt level 3
+ * writes ~200 MB of Winograd weights, which then overlaps the kernels'
+ * compile instead of preceding it); _end waits for the writes and drops
+ * their references. Outside a scope, or when the calling thread's
+ * allocator scope is not the system allocator (runtime/mem.h: an
+ * embedder's allocator may not be thread-safe), or the writer thread
+ * cannot start, the store happens on the calling thread at once, as
+ * rt_fold_cache_store. Scopes nest (the outermost _end waits); not
+ * thread-safe across threads: each thread has its own scope. A write that
+ * fails is dropped, as a failed rt_fold_cache_store is. */
+void rt_fold_cache_defer_begin(void);
+void rt_fold_cache_defer_end(void);
+/* Stores t as the entry of `key` under dir now or in the current scope's
+ * writer (above); the writer holds a reference to t until it is written.
+ * Errors (synchronous stores only) as rt_fold_cache_store. */
+RT_MUST_USE_RESULT rt_status_t rt_fold_cache_store_deferred(const char *dir, rt_fold_key_t key,
+                                                            rt_tensor_t *t);
+
 /* XXH3-128 of n bytes, as a key (content hashes). */
 rt_fold_key_t rt_fold_hash_bytes(const void *data, size_t n);
 
