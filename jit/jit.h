@@ -89,7 +89,7 @@ enum {
 /* The LLVM pipeline a kernel of template `template_name`
  * (rt_jit_template_name; NULL for the generic loop nest) gets under
  * `flags`, as it enters the kernel's cache key: "O0" (RT_JIT_NO_OPT),
- * "O3", or a lighter pipeline for the Winograd template (jit/session.c
+ * "O3", or "O1 fast-isel" for the Winograd template (jit/session.c
  * pipeline_of says which and why). A static string. */
 const char *rt_jit_pipeline_key(uint32_t flags, const char *template_name);
 

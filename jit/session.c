@@ -23,7 +23,7 @@
  *  3. the distinct misses: read from the disk cache when it is on (a valid
  *     entry skips LLVM entirely), else lowered (jit/lower.c), each into
  *     its own LLVM module of one fresh LLVMContext, verified, optimized
- *     with default<O3> (a lighter pipeline for the Winograd template:
+ *     with default<O3> (O1 and FastISel for the Winograd template:
  *     pipeline_of) for a per-build TargetMachine (LLJIT does not optimize
  *     by itself; a TargetMachine is never shared between threads)
  *     and emitted as an object file, plus their IR / assembly text when
@@ -408,55 +408,50 @@ static rt_status_t emit(LLVMTargetMachineRef tm, LLVMModuleRef mod, LLVMCodeGenF
   return st;
 }
 
-/* The LLVM pipelines a kernel may get (pipeline_of; `key`, which spells
- * out the passes and the instruction selector, is part of the kernel's
- * cache key and identity, so a changed pipeline never reuses an object
- * compiled under another; default<O3> is LLVM's, whose version is in the
- * key too):
+/* The LLVM pipelines a kernel may get (pipeline_of; `key`, which names
+ * the pass pipeline and the instruction selector, is part of the
+ * kernel's cache key and identity, so a changed pipeline never reuses an
+ * object compiled under another; LLVM's version is in the key too):
  *  - "O0": no optimization (RT_JIT_NO_OPT);
  *  - "O3": default<O3> and the SelectionDAG instruction selector, for the
- *    generic loop nests and every template but Winograd: a template's
- *    fused epilogue is a scalar loop that only O2/O3's vectorizers
- *    vectorize (a 1x1 conv 16->96 at 112x112 with a SiLU epilogue,
- *    EfficientNet's, ran 21.9 ms under O1 and 1.8 ms under O3; O2 saved
- *    under 5% of the compile time);
- *  - the light pipeline, for the Winograd template. Its IR is straight-line vector code
- *    (the transforms) around loops it already wrote as LLVM wants them
- *    (phis, the register micro-kernel), and its epilogue writes each
- *    tile's few columns per output channel, which no vectorizer takes, so
- *    it needs only clean-up: SROA, CSE, instcombine, the loops rotated
- *    with their invariants hoisted (LICM), induction variables simplified
- *    and constant-trip loops unrolled (without indvars/unroll the kernels
- *    ran ~3% slower). Its code is emitted with FastISel, which selects
- *    the transforms' vector adds and multiplies as well as the
- *    SelectionDAG does and the blocks it cannot take (the FMAs) fall back
- *    to it. Measured on resnet18 at --opt-level 3 (8 Winograd kernels,
- *    thread CPU time summed, AVX2 host loaded by other builds): default<O1>
- *    + SelectionDAG 764 + 481 ms, this pipeline + SelectionDAG 236 +
- *    441 ms, this pipeline + FastISel 234 + 359 ms; the kernels' summed
- *    minimum run times (--profile, 30 runs, 1 thread, alternated twice)
- *    23.6-24.7 ms under each, within the run-to-run noise. FastISel for
- *    the O3 kernels saved 15% of their codegen and cost ~2% run time: not
- *    taken. */
+ *    generic loop nests and every template but Winograd. Templated
+ *    kernels (GEMM/conv tiles emit their own vector code) under O1 cut
+ *    resnet18's cold compile from 2.1 to 1.6 s of CPU time at the same
+ *    fraction of the FMA peak in bench_kernels, but a template's fused
+ *    epilogue is a scalar loop that only O2/O3's vectorizers vectorize (a
+ *    1x1 conv 16->96 at 112x112 with a SiLU epilogue, EfficientNet's, ran
+ *    21.9 ms under O1 and 1.8 ms under O3). default<O2> for the templates
+ *    saved ~10% of resnet18's compile CPU but cost EfficientNet-B0 1.3%
+ *    (summed per-kernel minima, its dense kernel 23%): not taken;
+ *  - "O1 fast-isel": the Winograd template, whose epilogue writes each
+ *    tile's few columns per output channel (no vectorizer takes it), so
+ *    O1 costs it nothing against O3 (resnet18's eight Winograd kernels
+ *    ran 23.9 ms under O3 and 23.7 ms under O1, summed minimum times).
+ *    Its code is emitted with FastISel: the transforms' vector adds and
+ *    multiplies select as well as under the SelectionDAG, and the blocks
+ *    FastISel cannot take (the FMAs) fall back to it; resnet18's eight
+ *    Winograd kernels spent 383-392 ms of thread time in codegen against
+ *    433-478 ms (three builds each, alternated; their O1 takes ~750 ms)
+ *    and ran 23.14 ms either way (summed minima, 5 alternations, 1
+ *    thread).
+ *    A lighter pipeline (SROA, CSE, instcombine, LICM, indvars, full
+ *    unroll: 30 instead of 95 ms of thread time a kernel) ran them 3-4%
+ *    slower (three alternated batches on the loaded 2-core host; adding
+ *    the inliner and O1's optimization tail back still left 1.3%): not
+ *    taken, as run time comes first. */
 typedef struct pipeline_t {
   const char *key;    /* in the cache key */
   const char *passes; /* LLVMRunPasses' text; NULL: none */
   bool fast_isel;
 } pipeline_t;
 
-#define IC1 "instcombine<max-iterations=1;no-verify-fixpoint>"
-#define LIGHT_PASSES                                                                       \
-  "function(sroa,early-cse," IC1 ",simplifycfg,loop-mssa(loop-rotate,licm)," IC1          \
-  ",loop(indvars,loop-unroll-full)," IC1 ",simplifycfg)"
 static const pipeline_t kPipelineO0 = {"O0", NULL, false};
 static const pipeline_t kPipelineO3 = {"O3", "default<O3>", false};
-static const pipeline_t kPipelineLight = {"fast-isel " LIGHT_PASSES, LIGHT_PASSES, true};
-#undef LIGHT_PASSES
-#undef IC1
+static const pipeline_t kPipelineWinograd = {"O1 fast-isel", "default<O1>", true};
 
 static const pipeline_t *pipeline_of(uint32_t flags, const char *template_name) {
   if (flags & RT_JIT_NO_OPT) return &kPipelineO0;
-  if (template_name && strncmp(template_name, "conv2d.winograd", 15) == 0) return &kPipelineLight;
+  if (template_name && strncmp(template_name, "conv2d.winograd", 15) == 0) return &kPipelineWinograd;
   return &kPipelineO3;
 }
 

@@ -72,11 +72,11 @@ static LLVMValueRef lin(rt_jit_lower_t *L, int32_t vw, const double *coef, int32
  *  - rows r, r' equal up to the signs of some of their terms (F(4x4)'s
  *    B^T rows 1, 2 and 3, 4) share two partial sums: E over the terms of
  *    equal sign, O over the others, row r = E + O and row r' = E - O.
- * In resnet18's F(4x4) kernels (optimized IR, jit/session.c's light
- * pipeline) the vector fmul / fadd / fsub went from 144 / 208 / 126 to
- * 114 / 153 / 92 and the instructions from ~1660 to ~1450 a kernel; their
- * run time did not move beyond the noise (summed minima 23.5-24.7 ms
- * before, 23.9-24.6 after, 1 thread). */
+ * In resnet18's F(4x4) kernels (IR after O1) the vector fmul / fadd /
+ * fsub went from 144 / 204-208 / 126 to 114 / 136-140 / 116 and the
+ * instructions from ~1845 to ~1715 a kernel; their run time did not move
+ * beyond the noise (summed minima within +-1% in alternated batches, 1
+ * thread). */
 static void matvec(rt_jit_lower_t *L, int32_t vw, const double *M, int32_t rows, int32_t n,
                    const LLVMValueRef *v, LLVMValueRef *out) {
   LLVMBuilderRef B = L->b;

@@ -115,8 +115,8 @@ static void test_jit_cache_identity(void **state) {
 }
 
 /* The pipeline a kernel gets is part of its key and identity: the
- * Winograd template's lighter pipeline never shares an object with O3's
- * (or O0's), so changing a template's pipeline never reuses stale code. */
+ * Winograd template's (O1, FastISel) never shares an object with O3's (or
+ * O0's), so changing a template's pipeline never reuses stale code. */
 static void test_jit_cache_pipeline(void **state) {
   (void)state;
   const char *wino = rt_jit_pipeline_key(0, "conv2d.winograd.6x16");
