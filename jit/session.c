@@ -421,8 +421,9 @@ static rt_status_t emit(LLVMTargetMachineRef tm, LLVMModuleRef mod, LLVMCodeGenF
  *    epilogue is a scalar loop that only O2/O3's vectorizers vectorize (a
  *    1x1 conv 16->96 at 112x112 with a SiLU epilogue, EfficientNet's, ran
  *    21.9 ms under O1 and 1.8 ms under O3). default<O2> for the templates
- *    saved ~10% of resnet18's compile CPU but cost EfficientNet-B0 1.3%
- *    (summed per-kernel minima, its dense kernel 23%): not taken;
+ *    took resnet18's process CPU from 1.73-1.77 to 1.62-1.66 s but cost
+ *    EfficientNet-B0 1.3% (summed per-kernel minima, its dense kernel
+ *    23%): not taken;
  *  - "O1 fast-isel": the Winograd template, whose epilogue writes each
  *    tile's few columns per output channel (no vectorizer takes it), so
  *    O1 costs it nothing against O3 (resnet18's eight Winograd kernels
