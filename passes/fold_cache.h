@@ -1,4 +1,5 @@
-/* FoldConstant's disk cache of large folded constants (passes/fold_cache.c).
+/* FoldConstant's disk cache of large folded constants (passes/fold_cache.c),
+ * and its deferred stores (written on a writer thread, below).
  *
  * At opt_level 3 the second FoldConstant computes the Winograd-transformed
  * weights of every 3x3 convolution (resnet18: ~100 MB, most of a warm
@@ -55,8 +56,8 @@ RT_MUST_USE_RESULT rt_status_t rt_fold_cache_store(const char *dir, rt_fold_key_
  * pass pipeline and kernel build with them), rt_fold_cache_store_deferred
  * hands each entry to one writer thread of that scope, which writes the
  * entries in order while the build goes on (resnet18 at opt level 3
- * writes ~200 MB of Winograd weights, which then overlaps the kernels'
- * compile instead of preceding it); _end waits for the writes and drops
+ * writes ~120 MB, mostly Winograd weights, which then overlaps the
+ * kernels' compile instead of preceding it); _end waits for the writes and drops
  * their references. Outside a scope, or when the calling thread's
  * allocator scope is not the system allocator (runtime/mem.h: an
  * embedder's allocator may not be thread-safe), or the writer thread
