@@ -185,12 +185,21 @@ static void *writer(void *arg) {
   return NULL;
 }
 
+/* Whether the calling thread allocates from the system heap (another
+ * allocator may not be thread-safe: then nothing is deferred). */
+static bool system_heap(void) {
+  const rt_allocator_t current = rt_mem_current(), sys = rt_allocator_system();
+  return current.alloc == sys.alloc && current.free == sys.free && current.self == sys.self;
+}
+
 void rt_fold_cache_defer_begin(void) {
   if (tl_defer) {
     tl_defer->depth++;
     return;
   }
-  /* Out of memory: no scope, so stores stay synchronous. */
+  /* Under another allocator, or out of memory: no scope, so stores stay
+   * synchronous (and the scope costs that allocator nothing). */
+  if (!system_heap()) return;
   defer_t *d = rt_mem_calloc(1, sizeof *d);
   if (!d) return;
   d->depth = 1;
@@ -217,10 +226,7 @@ void rt_fold_cache_defer_end(void) {
 
 rt_status_t rt_fold_cache_store_deferred(const char *dir, rt_fold_key_t key, rt_tensor_t *t) {
   defer_t *d = tl_defer;
-  const rt_allocator_t current = rt_mem_current(), sys = rt_allocator_system();
-  const bool system_heap = current.alloc == sys.alloc && current.free == sys.free &&
-                           current.self == sys.self;
-  if (!d || d->failed || !system_heap || !rt_tensor_is_compact(t)) {
+  if (!d || d->failed || !system_heap() || !rt_tensor_is_compact(t)) {
     return rt_fold_cache_store(dir, key, t);
   }
   pending_t *p = rt_mem_calloc(1, sizeof *p);
