@@ -41,6 +41,7 @@
 #include "interp/interp.h"
 #include "jit/target.h"
 #include "passes/pass.h"
+#include "passes/fold_cache.h"
 #include "rt/executor.h"
 #include "runtime/strbuf.h"
 #include "runtime/clock.h"
@@ -420,6 +421,9 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
   }
   rt_module_t *bound = NULL;
   const double t_create = rt_now_ms();
+  /* FoldConstant's large folds are written to the fold cache on a writer
+   * thread while the kernels compile; waited for before returning. */
+  rt_fold_cache_defer_begin();
   rt_status_t st = rt_backend_bind_params(module, params, &bound);
   if (!st) st = rt_build(bound, &ex->ctx, k, &ex->module, &ex->pipeline);
   ex->passes_ms = rt_now_ms() - t_create;
@@ -484,6 +488,7 @@ static rt_status_t create_executor(const char *kind, rt_module_t *module, const 
     }
   }
   rt_module_release(bound);
+  rt_fold_cache_defer_end();
   if (st) {
     rt_executor_release(ex);
     return rt_status_annotate(st, "creating the %s executor", k);

@@ -86,6 +86,13 @@ enum {
   RT_JIT_NO_DISK_CACHE = 1u << 3,
 };
 
+/* The LLVM pipeline a kernel of template `template_name`
+ * (rt_jit_template_name; NULL for the generic loop nest) gets under
+ * `flags`, as it enters the kernel's cache key: "O0" (RT_JIT_NO_OPT),
+ * "O3", or "O1 fast-isel" for the Winograd template (jit/session.c
+ * pipeline_of says which and why). A static string. */
+const char *rt_jit_pipeline_key(uint32_t flags, const char *template_name);
+
 /* What one build did: times in milliseconds (summed over the threads that
  * compile the kernels in parallel: CPU time), and where its kernels came
  * from (compiled + memory_hits + disk_hits = the build's count; equal
@@ -95,7 +102,7 @@ typedef struct rt_jit_build_stats_t {
    * parallel, so these can add up to more than wall_ms). */
   double key_ms;     /* cache keys and identities of every kernel */
   double lower_ms;   /* IR building + verification */
-  double opt_ms;     /* the LLVM optimization pipeline (default<O3>) */
+  double opt_ms;     /* the LLVM optimization pipeline (rt_jit_pipeline_key) */
   double emit_ms;    /* machine-code emission into object files */
   double asm_ms;     /* RT_JIT_KEEP_ASM's extra codegen */
   double cache_ms;   /* disk-cache reads and writes */

@@ -23,9 +23,9 @@
  *  3. the distinct misses: read from the disk cache when it is on (a valid
  *     entry skips LLVM entirely), else lowered (jit/lower.c), each into
  *     its own LLVM module of one fresh LLVMContext, verified, optimized
- *     with default<O3> (O1 for the Winograd template: pipeline_of) for a
- *     per-build TargetMachine (LLJIT does not
- *     optimize by itself; a TargetMachine is never shared between threads)
+ *     with default<O3> (O1 and FastISel for the Winograd template:
+ *     pipeline_of) for a per-build TargetMachine (LLJIT does not optimize
+ *     by itself; a TargetMachine is never shared between threads)
  *     and emitted as an object file, plus their IR / assembly text when
  *     asked; compiled objects are written to the disk cache. All of this
  *     runs outside the lock, in parallel across threads;
@@ -408,36 +408,67 @@ static rt_status_t emit(LLVMTargetMachineRef tm, LLVMModuleRef mod, LLVMCodeGenF
   return st;
 }
 
+/* The LLVM pipelines a kernel may get (pipeline_of; `key`, which names
+ * the pass pipeline and the instruction selector, is part of the
+ * kernel's cache key and identity, so a changed pipeline never reuses an
+ * object compiled under another; LLVM's version is in the key too):
+ *  - "O0": no optimization (RT_JIT_NO_OPT);
+ *  - "O3": default<O3> and the SelectionDAG instruction selector, for the
+ *    generic loop nests and every template but Winograd. Templated
+ *    kernels (GEMM/conv tiles emit their own vector code) under O1 cut
+ *    resnet18's cold compile from 2.1 to 1.6 s of CPU time at the same
+ *    fraction of the FMA peak in bench_kernels, but a template's fused
+ *    epilogue is a scalar loop that only O2/O3's vectorizers vectorize (a
+ *    1x1 conv 16->96 at 112x112 with a SiLU epilogue, EfficientNet's, ran
+ *    21.9 ms under O1 and 1.8 ms under O3). default<O2> for the templates
+ *    took resnet18's process CPU from 1.73-1.77 to 1.62-1.66 s but cost
+ *    EfficientNet-B0 1.3% (summed per-kernel minima, its dense kernel
+ *    23%): not taken;
+ *  - "O1 fast-isel": the Winograd template, whose epilogue writes each
+ *    tile's few columns per output channel (no vectorizer takes it), so
+ *    O1 costs it nothing against O3 (resnet18's eight Winograd kernels
+ *    ran 23.9 ms under O3 and 23.7 ms under O1, summed minimum times).
+ *    Its code is emitted with FastISel: the transforms' vector adds and
+ *    multiplies select as well as under the SelectionDAG, and the blocks
+ *    FastISel cannot take (the FMAs) fall back to it; resnet18's eight
+ *    Winograd kernels spent 383-392 ms of thread time in codegen against
+ *    433-478 ms (three builds each, alternated; their O1 takes ~750 ms)
+ *    and ran 23.14 ms either way (summed minima, 5 alternations, 1
+ *    thread).
+ *    A lighter pipeline (SROA, CSE, instcombine, LICM, indvars, full
+ *    unroll: 30 instead of 95 ms of thread time a kernel) ran them 3-4%
+ *    slower (three alternated batches on the loaded 2-core host; adding
+ *    the inliner and O1's optimization tail back still left 1.3%): not
+ *    taken, as run time comes first. */
+typedef struct pipeline_t {
+  const char *key;    /* in the cache key */
+  const char *passes; /* LLVMRunPasses' text; NULL: none */
+  bool fast_isel;
+} pipeline_t;
+
+static const pipeline_t kPipelineO0 = {"O0", NULL, false};
+static const pipeline_t kPipelineO3 = {"O3", "default<O3>", false};
+static const pipeline_t kPipelineWinograd = {"O1 fast-isel", "default<O1>", true};
+
+static const pipeline_t *pipeline_of(uint32_t flags, const char *template_name) {
+  if (flags & RT_JIT_NO_OPT) return &kPipelineO0;
+  if (template_name && strncmp(template_name, "conv2d.winograd", 15) == 0) return &kPipelineWinograd;
+  return &kPipelineO3;
+}
+
+const char *rt_jit_pipeline_key(uint32_t flags, const char *template_name) {
+  return pipeline_of(flags, template_name)->key;
+}
+
 /* A kernel of this build that no live unit had. */
 typedef struct pending_t {
   int32_t first;                 /* the first kernel index with this identity */
-  const char *level;             /* its LLVM pipeline (pipeline_of) */
+  const pipeline_t *pipeline;    /* its LLVM pipeline (pipeline_of) */
   rt_jit_cache_entry_t entry;    /* object, IR text, nin, nout */
   char *asm_text;
   bool from_disk;
   unit_t *unit;                  /* once loaded (or found loaded) */
 } pending_t;
-
-/* The LLVM pipeline of a kernel (part of its cache key): "O0" under
- * RT_JIT_NO_OPT; "O1" for the Winograd template; else "O3". Measured:
- * templated kernels (GEMM/conv tiles emit their own vector code) under O1
- * cut resnet18's cold compile from 2.1 to 1.6 s of CPU time at the same
- * fraction of the FMA peak in bench_kernels, but a template's fused
- * epilogue is a scalar loop that only O2/O3's vectorizers vectorize: a
- * 1x1 conv 16->96 at 112x112 with a SiLU epilogue (EfficientNet's) ran
- * 21.9 ms under O1 and 1.8 ms under O3; O2 saved under 5% of the compile
- * time. The Winograd template's epilogue writes each tile's few columns
- * per output channel, which no vectorizer takes, so O1 costs it nothing:
- * resnet18's eight Winograd kernels ran 23.9 ms (O3) and 23.7 ms (O1),
- * summed minimum times. It saves less than hoped: resnet18's LLVM
- * optimization took 2.9-3.0 s of CPU with Winograd at O1 against 3.2-3.6
- * s at O3 (two builds each, alternated, on a machine loaded by two other
- * builds; codegen unchanged at ~2.0 s): the Winograd kernels' IR is
- * mostly straight-line vector code that O1's passes still walk. */
-static const char *pipeline_of(uint32_t flags, const char *template_name) {
-  if (flags & RT_JIT_NO_OPT) return "O0";
-  return template_name && strncmp(template_name, "conv2d.winograd", 15) == 0 ? "O1" : "O3";
-}
 
 /* Lowers, verifies, optimizes and emits one kernel in its own module of
  * ctx. Codegen changes the IR it runs on (emitting an object rewrites the
@@ -456,14 +487,12 @@ static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTarg
   }
   LLVMDisposeMessage(msg);
   double t1 = rt_now_ms();
-  const char *level = p->level;
-  if (!st && strcmp(level, "O0") != 0) {
-    char pipeline[16];
-    snprintf(pipeline, sizeof pipeline, "default<%s>", level);
+  const pipeline_t *pl = p->pipeline;
+  if (!st && pl->passes) {
     LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(mod, pipeline, tm, o);
+    LLVMErrorRef e = LLVMRunPasses(mod, pl->passes, tm, o);
     LLVMDisposePassBuilderOptions(o);
-    if (e) st = llvm_error(e, pipeline);
+    if (e) st = llvm_error(e, pl->key);
   }
   double t2 = rt_now_ms();
   if (!st && (flags & RT_JIT_KEEP_LL)) {
@@ -474,6 +503,8 @@ static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTarg
     if (!st) p->entry.ll_len = strlen(p->entry.ll);
   }
   double t3 = rt_now_ms();
+  /* The worker's TargetMachine serves kernels of either selector. */
+  LLVMSetTargetMachineFastISel(tm, pl->fast_isel);
   if (!st && (flags & RT_JIT_KEEP_ASM)) {
     LLVMModuleRef clone = LLVMCloneModule(mod);
     size_t n = 0;
@@ -671,7 +702,7 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
       break;
     }
     status = rt_jit_kernel_id(fns[i], s->target, s->compiler,
-                              pipeline_of(flags, m->kernels[i].template_name), &ids[i]);
+                              pipeline_of(flags, m->kernels[i].template_name)->key, &ids[i]);
   }
   stats.key_ms += rt_now_ms() - t0;
 
@@ -701,7 +732,7 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
       }
       if (slot[i] < 0) {
         slot[i] = npend;
-        pend[npend].level = pipeline_of(flags, m->kernels[i].template_name);
+        pend[npend].pipeline = pipeline_of(flags, m->kernels[i].template_name);
         pend[npend++].first = i;
       }
     }

@@ -1,9 +1,12 @@
 /* FoldConstant's disk cache of large folded constants
- * (passes/fold_cache.h). */
+ * (passes/fold_cache.h): entries, their keys, and the deferred stores (a
+ * per-thread scope whose one writer thread takes entries from a FIFO
+ * under a mutex and condition variable). */
 #include "passes/fold_cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -134,4 +137,127 @@ rt_status_t rt_fold_cache_store(const char *dir, rt_fold_key_t key, const rt_ten
   rt_mem_free(folder);
   rt_mem_free(path);
   return st;
+}
+
+/* ---- deferred stores ------------------------------------------------------ */
+
+typedef struct pending_t {
+  struct pending_t *next;
+  char *dir;
+  rt_fold_key_t key;
+  rt_tensor_t *tensor; /* a reference */
+} pending_t;
+
+typedef struct defer_t {
+  int32_t depth;        /* nested _begin calls */
+  bool started, failed; /* writer thread running / could not start */
+  bool closing;         /* _end: the writer exits once the queue is empty */
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  pending_t *head, *tail;
+} defer_t;
+
+static _Thread_local defer_t *tl_defer;
+
+static void pending_free(pending_t *p) {
+  rt_tensor_release(p->tensor);
+  rt_mem_free(p->dir);
+  rt_mem_free(p);
+}
+
+static void *writer(void *arg) {
+  defer_t *d = arg;
+  pthread_mutex_lock(&d->mu);
+  for (;;) {
+    while (!d->head && !d->closing) pthread_cond_wait(&d->cv, &d->mu);
+    pending_t *p = d->head;
+    if (!p) break;
+    d->head = p->next;
+    if (!d->head) d->tail = NULL;
+    pthread_mutex_unlock(&d->mu);
+    /* A cache that cannot be written is no error (as in FoldConstant). */
+    rt_status_free(rt_fold_cache_store(p->dir, p->key, p->tensor));
+    pending_free(p);
+    pthread_mutex_lock(&d->mu);
+  }
+  pthread_mutex_unlock(&d->mu);
+  return NULL;
+}
+
+/* Whether the calling thread allocates from the system heap (another
+ * allocator may not be thread-safe: then nothing is deferred). */
+static bool system_heap(void) {
+  const rt_allocator_t current = rt_mem_current(), sys = rt_allocator_system();
+  return current.alloc == sys.alloc && current.free == sys.free && current.self == sys.self;
+}
+
+void rt_fold_cache_defer_begin(void) {
+  if (tl_defer) {
+    tl_defer->depth++;
+    return;
+  }
+  /* Under another allocator, or out of memory: no scope, so stores stay
+   * synchronous (and the scope costs that allocator nothing). */
+  if (!system_heap()) return;
+  defer_t *d = rt_mem_calloc(1, sizeof *d);
+  if (!d) return;
+  d->depth = 1;
+  pthread_mutex_init(&d->mu, NULL);
+  pthread_cond_init(&d->cv, NULL);
+  tl_defer = d;
+}
+
+void rt_fold_cache_defer_end(void) {
+  defer_t *d = tl_defer;
+  if (!d || --d->depth > 0) return;
+  tl_defer = NULL;
+  if (d->started) {
+    pthread_mutex_lock(&d->mu);
+    d->closing = true;
+    pthread_cond_signal(&d->cv);
+    pthread_mutex_unlock(&d->mu);
+    pthread_join(d->thread, NULL);
+  }
+  pthread_cond_destroy(&d->cv);
+  pthread_mutex_destroy(&d->mu);
+  rt_mem_free(d);
+}
+
+rt_status_t rt_fold_cache_store_deferred(const char *dir, rt_fold_key_t key, rt_tensor_t *t) {
+  defer_t *d = tl_defer;
+  if (!d || d->failed || !system_heap() || !rt_tensor_is_compact(t)) {
+    return rt_fold_cache_store(dir, key, t);
+  }
+  pending_t *p = rt_mem_calloc(1, sizeof *p);
+  size_t n = strlen(dir) + 1;
+  char *dup = rt_mem_alloc(n);
+  if (!p || !dup) {
+    rt_mem_free(p);
+    rt_mem_free(dup);
+    return rt_fold_cache_store(dir, key, t);
+  }
+  memcpy(dup, dir, n);
+  p->dir = dup;
+  p->key = key;
+  p->tensor = t;
+  rt_tensor_retain(t);
+  if (!d->started) {
+    if (pthread_create(&d->thread, NULL, writer, d) != 0) {
+      d->failed = true;
+      pending_free(p);
+      return rt_fold_cache_store(dir, key, t);
+    }
+    d->started = true;
+  }
+  pthread_mutex_lock(&d->mu);
+  if (d->tail) {
+    d->tail->next = p;
+  } else {
+    d->head = p;
+  }
+  d->tail = p;
+  pthread_cond_signal(&d->cv);
+  pthread_mutex_unlock(&d->mu);
+  return RT_OK;
 }

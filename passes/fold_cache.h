@@ -1,4 +1,5 @@
-/* FoldConstant's disk cache of large folded constants (passes/fold_cache.c).
+/* FoldConstant's disk cache of large folded constants (passes/fold_cache.c),
+ * and its deferred stores (written on a writer thread, below).
  *
  * At opt_level 3 the second FoldConstant computes the Winograd-transformed
  * weights of every 3x3 convolution (resnet18: ~100 MB, most of a warm
@@ -49,6 +50,28 @@ RT_MUST_USE_RESULT rt_status_t rt_fold_cache_load(const char *dir, rt_fold_key_t
  * when it cannot be written; the caller may ignore it). */
 RT_MUST_USE_RESULT rt_status_t rt_fold_cache_store(const char *dir, rt_fold_key_t key,
                                                    const rt_tensor_t *t);
+
+/* Deferred stores. Between rt_fold_cache_defer_begin and
+ * rt_fold_cache_defer_end on one thread (rt_create_executor brackets its
+ * pass pipeline and kernel build with them), rt_fold_cache_store_deferred
+ * hands each entry to one writer thread of that scope, which writes the
+ * entries in order while the build goes on (resnet18 at opt level 3
+ * writes ~120 MB, mostly Winograd weights, which then overlaps the
+ * kernels' compile instead of preceding it); _end waits for the writes and drops
+ * their references. Outside a scope, or when the calling thread's
+ * allocator scope is not the system allocator (runtime/mem.h: an
+ * embedder's allocator may not be thread-safe), or the writer thread
+ * cannot start, the store happens on the calling thread at once, as
+ * rt_fold_cache_store. Scopes nest (the outermost _end waits); not
+ * thread-safe across threads: each thread has its own scope. A write that
+ * fails is dropped, as a failed rt_fold_cache_store is. */
+void rt_fold_cache_defer_begin(void);
+void rt_fold_cache_defer_end(void);
+/* Stores t as the entry of `key` under dir now or in the current scope's
+ * writer (above); the writer holds a reference to t until it is written.
+ * Errors (synchronous stores only) as rt_fold_cache_store. */
+RT_MUST_USE_RESULT rt_status_t rt_fold_cache_store_deferred(const char *dir, rt_fold_key_t key,
+                                                            rt_tensor_t *t);
 
 /* XXH3-128 of n bytes, as a key (content hashes). */
 rt_fold_key_t rt_fold_hash_bytes(const void *data, size_t n);

@@ -342,8 +342,9 @@ static rt_status_t fold_call(fc_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t 
   if (st || !result) return st;
   if (cached && result->kind == RT_INTERP_TENSOR) {
     /* A cache that cannot be written is no error: the next build folds
-     * again. */
-    rt_status_free(rt_fold_cache_store(cx->cache_dir, key, result->tensor));
+     * again. Inside rt_create_executor the write runs on a writer thread
+     * while the build goes on (fold_cache.h). */
+    rt_status_free(rt_fold_cache_store_deferred(cx->cache_dir, key, result->tensor));
     /* Its content hash is the key, as it will be when it is a hit: a
      * fold over it (the transpose after the Winograd transform) gets the
      * same key in this build as in the next. */

@@ -1,8 +1,9 @@
 /* The kernel cache: identities (alpha-equivalent functions share one,
  * any real difference does not), in-memory sharing within a session, the
  * disk cache across sessions (a "second start" is a fresh session: a new
- * LLJIT), misses on a changed model, target or opt level, corrupt files
- * ignored and rewritten, and the cache switched off. Counts are asserted,
+ * LLJIT), misses on a changed model, target, opt level or LLVM pipeline
+ * (a template's), corrupt files ignored and rewritten, and the cache
+ * switched off. Counts are asserted,
  * never times. Every test uses its own temporary cache folder through
  * RELAYRT_CACHE_DIR: the user's real cache is never touched. */
 #include <dirent.h>
@@ -111,6 +112,33 @@ static void test_jit_cache_identity(void **state) {
   for (size_t i = 0; i < RT_COUNTOF(all); ++i) rt_jit_kernel_id_deinitialize(all[i]);
   rt_module_release(m);
   rt_module_release(r);
+}
+
+/* The pipeline a kernel gets is part of its key and identity: the
+ * Winograd template's (O1, FastISel) never shares an object with O3's (or
+ * O0's), so changing a template's pipeline never reuses stale code. */
+static void test_jit_cache_pipeline(void **state) {
+  (void)state;
+  const char *wino = rt_jit_pipeline_key(0, "conv2d.winograd.6x16");
+  const char *direct = rt_jit_pipeline_key(0, "conv2d.direct.4x24");
+  assert_string_equal(direct, "O3");
+  assert_string_equal(rt_jit_pipeline_key(0, NULL), "O3");
+  assert_string_not_equal(wino, "O3");
+  assert_string_equal(rt_jit_pipeline_key(RT_JIT_NO_OPT, "conv2d.winograd.6x16"), "O0");
+  assert_string_equal(rt_jit_pipeline_key(RT_JIT_NO_OPT, NULL), "O0");
+  rt_module_t *m = jt_parse(kModel);
+  const char *tgt = "x86_64-pc-linux-gnu znver3 +avx2", *cc = "relayrt test";
+  rt_jit_kernel_id_t o3, light;
+  assert_ok(rt_jit_kernel_id(rt_ir_module_lookup(m, "f"), tgt, cc, direct, &o3));
+  assert_ok(rt_jit_kernel_id(rt_ir_module_lookup(m, "f"), tgt, cc, wino, &light));
+  assert_true(o3.key != light.key && o3.identity_hash != light.identity_hash);
+  assert_string_not_equal(o3.symbol, light.symbol);
+  char line[128];
+  snprintf(line, sizeof line, "opt %s\n", wino);
+  assert_non_null(strstr((const char *)light.identity, line));
+  rt_jit_kernel_id_deinitialize(&o3);
+  rt_jit_kernel_id_deinitialize(&light);
+  rt_module_release(m);
 }
 
 /* A constant inside the function is part of its identity (its bytes, not
@@ -403,6 +431,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_jit_cache_identity),
       cmocka_unit_test(test_jit_cache_identity_constants),
+      cmocka_unit_test(test_jit_cache_pipeline),
       cmocka_unit_test(test_jit_cache_memory),
       cmocka_unit_test(test_jit_cache_disk),
       cmocka_unit_test(test_jit_cache_disk_target),

@@ -5,7 +5,9 @@
  * computed here by hand (2 * w, transposed). That a build read the cache
  * is shown by editing an entry's data behind its valid header: the next
  * build returns the edited value (a hit), and once the entry is cut short
- * it folds again (a miss) and rewrites it. */
+ * it folds again (a miss) and rewrites it. The deferred stores
+ * (rt_create_executor's writer thread) are checked directly: written by
+ * the time the outermost scope ends, synchronous outside a scope. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "passes/fold_cache.h"
 #include "rt/rt.h"
 #include "test_util.h"
 
@@ -159,6 +162,61 @@ static void test_fold_cache_off(void **state) {
   assert_int_equal(setenv("RELAYRT_CACHE_DIR", g_dir, 1), 0);
 }
 
+/* A 1.2 MiB tensor of known values v[i] = (i % 1009) - 500 + seed. */
+static rt_tensor_t *known(float seed) {
+  int64_t shape[2] = {300, 1024};
+  rt_tensor_t *t = NULL;
+  assert_ok(rt_tensor_create(rt_allocator_system(), RT_DTYPE_FLOAT32, 2, shape, &t));
+  float *v = rt_tensor_data(t);
+  for (int64_t i = 0; i < 300 * 1024; ++i) v[i] = (float)(i % 1009) - 500.0f + seed;
+  return t;
+}
+
+/* The entry of key under dir holds known(seed)'s values. */
+static void assert_entry(const char *dir, rt_fold_key_t key, float seed) {
+  int64_t shape[2] = {300, 1024};
+  rt_tensor_t *t = NULL;
+  assert_ok(rt_fold_cache_load(dir, key, RT_DTYPE_FLOAT32, 2, shape, &t));
+  assert_non_null(t);
+  const float *v = rt_tensor_data(t);
+  for (int64_t i = 0; i < 300 * 1024; ++i) {
+    if (v[i] != (float)(i % 1009) - 500.0f + seed) fail_msg("element %lld: %g", (long long)i, (double)v[i]);
+  }
+  rt_tensor_release(t);
+}
+
+static void test_fold_cache_deferred(void **state) {
+  (void)state;
+  char dir[128];
+  snprintf(dir, sizeof dir, "%s/deferred", g_dir);
+  int64_t shape[2] = {300, 1024};
+  rt_tensor_t *miss = NULL;
+  /* Outside a scope: written before the call returns. */
+  const rt_fold_key_t k1 = {1, 11}, k2 = {2, 22}, k3 = {3, 33};
+  rt_tensor_t *t = known(1);
+  assert_ok(rt_fold_cache_store_deferred(dir, k1, t));
+  rt_tensor_release(t);
+  assert_entry(dir, k1, 1);
+  /* In nested scopes: the entries (whose tensors only the writer still
+   * holds) are there, right, once the outer scope ends. */
+  rt_fold_cache_defer_begin();
+  rt_fold_cache_defer_begin();
+  t = known(2);
+  assert_ok(rt_fold_cache_store_deferred(dir, k2, t));
+  rt_tensor_release(t);
+  rt_fold_cache_defer_end();
+  t = known(3);
+  assert_ok(rt_fold_cache_store_deferred(dir, k3, t));
+  rt_tensor_release(t);
+  rt_fold_cache_defer_end();
+  assert_entry(dir, k2, 2);
+  assert_entry(dir, k3, 3);
+  /* A key never stored stays a miss; an end without a begin is a no-op. */
+  assert_ok(rt_fold_cache_load(dir, (rt_fold_key_t){4, 44}, RT_DTYPE_FLOAT32, 2, shape, &miss));
+  assert_null(miss);
+  rt_fold_cache_defer_end();
+}
+
 static void remove_tree(const char *path) {
   DIR *d = opendir(path);
   if (!d) {
@@ -183,6 +241,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fold_cache_hit_and_miss),
       cmocka_unit_test(test_fold_cache_off),
+      cmocka_unit_test(test_fold_cache_deferred),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   remove_tree(g_dir);
