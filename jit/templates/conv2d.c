@@ -926,14 +926,9 @@ static void dw_copy_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValue
   LLVMValueRef lo = tail ? dw_load_first(L, src, i0, left, vw) : rt_jit_tpl_loadv(L, src, i0, vw);
   LLVMValueRef hi = tail ? dw_load_first(L, src, i1, LLVMBuildSub(B, left, rt_jit_i64(L, vw), ""), vw)
                          : rt_jit_tpl_loadv(L, src, i1, vw);
-  LLVMValueRef ev[16], od[16];
-  for (int32_t i = 0; i < vw; ++i) {
-    ev[i] = LLVMConstInt(L->i32, (unsigned long long)(2 * i), 0);
-    od[i] = LLVMConstInt(L->i32, (unsigned long long)(2 * i + 1), 0);
-  }
   LLVMValueRef half = LLVMBuildUDiv(B, i0, rt_jit_i64(L, 2), "");
   for (int64_t e = 0; e < 2; ++e) {
-    LLVMValueRef v = LLVMBuildShuffleVector(B, lo, hi, LLVMConstVector(e ? od : ev, (unsigned)vw), "");
+    LLVMValueRef v = rt_jit_tpl_deinterleave(L, lo, hi, vw, e == 1);
     const int64_t px = (e + c->pl) % 2, dc = (e + c->pl) / 2;
     rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, half, rt_jit_i64(L, px * istr + shift[px] + dc), ""));
   }

@@ -199,14 +199,9 @@ static void copy_chunk(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef src
   }
   /* Element i0 + 2m + e is padded column pc = i0 + pl + 2m + e: phase
    * (pl + e) % 2, column i0/2 + m + (pl + e)/2. */
-  LLVMValueRef ev[16], od[16];
-  for (int32_t i = 0; i < vw; ++i) {
-    ev[i] = LLVMConstInt(L->i32, (unsigned long long)(2 * i), 0);
-    od[i] = LLVMConstInt(L->i32, (unsigned long long)(2 * i + 1), 0);
-  }
   LLVMValueRef half = LLVMBuildUDiv(B, i0, rt_jit_i64(L, 2), "");
   for (int64_t e = 0; e < 2; ++e) {
-    LLVMValueRef s = LLVMBuildShuffleVector(B, v[0], v[1], LLVMConstVector(e ? od : ev, (unsigned)vw), "");
+    LLVMValueRef s = rt_jit_tpl_deinterleave(L, v[0], v[1], vw, e == 1);
     const int64_t px = (g->pl + e) % 2, dc = (g->pl + e) / 2;
     rt_jit_tpl_storev(L, s, dst, LLVMBuildAdd(B, half, rt_jit_i64(L, px * g->hp * g->wq + dc), ""));
   }

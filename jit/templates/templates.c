@@ -571,6 +571,12 @@ void rt_jit_tpl_loop_hints(rt_jit_lower_t *L, LLVMBasicBlockRef latch, bool no_v
   LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->c, "llvm.loop", 9), LLVMMetadataAsValue(L->c, loop));
 }
 
+LLVMValueRef rt_jit_tpl_deinterleave(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi, int32_t vw, bool odd) {
+  LLVMValueRef lanes[16];
+  for (int32_t i = 0; i < vw; ++i) lanes[i] = LLVMConstInt(L->i32, (unsigned long long)(2 * i + odd), 0);
+  return LLVMBuildShuffleVector(L->b, lo, hi, LLVMConstVector(lanes, (unsigned)vw), "");
+}
+
 void rt_jit_tpl_prefetch(rt_jit_lower_t *L, LLVMValueRef p, bool write) {
   unsigned id = LLVMLookupIntrinsicID("llvm.prefetch", 13);
   LLVMTypeRef pty = L->ptr;

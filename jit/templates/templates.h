@@ -136,6 +136,10 @@ void rt_jit_tpl_loop_hints(rt_jit_lower_t *L, LLVMBasicBlockRef latch, bool no_v
  * when `write`). */
 void rt_jit_tpl_prefetch(rt_jit_lower_t *L, LLVMValueRef p, bool write);
 
+/* The even (odd = false) or odd lanes of the 2*vw floats lo ++ hi, as one
+ * <vw x float>: a stride-2 row split into its two phases. */
+LLVMValueRef rt_jit_tpl_deinterleave(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi, int32_t vw, bool odd);
+
 /* Workspace: ctx->workspace_alloc(nbytes) / workspace_free; _v takes the
  * size as an i64 value (at least 64 bytes are asked for). The ABI makes
  * every workspace block 64-byte aligned. */
