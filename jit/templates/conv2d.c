@@ -900,12 +900,7 @@ static LLVMValueRef dw_load_first(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRe
   LLVMValueRef kv = LLVMBuildShuffleVector(B, k0, LLVMGetUndef(it),
                                            LLVMConstNull(LLVMVectorType(L->i32, (unsigned)vw)), "");
   LLVMValueRef mask = LLVMBuildICmp(B, LLVMIntSLT, LLVMConstVector(lanes, (unsigned)vw), kv, "");
-  LLVMTypeRef tys[2] = {vt, L->ptr};
-  unsigned id = LLVMLookupIntrinsicID("llvm.masked.load", 16);
-  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(L->m, id, tys, 2);
-  LLVMTypeRef fty = LLVMIntrinsicGetType(L->c, id, tys, 2);
-  LLVMValueRef args[4] = {rt_jit_tpl_gep(L, p, off), LLVMConstInt(L->i32, 4, 0), mask, LLVMConstNull(vt)};
-  return LLVMBuildCall2(B, fty, fn, args, 4, "");
+  return rt_jit_tpl_masked_load(L, p, off, mask, LLVMConstNull(vt), vw);
 }
 
 /* Input elements [i0, i0 + sw*vw) of one row (src) to their phase rows

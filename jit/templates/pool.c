@@ -151,27 +151,6 @@ static LLVMValueRef lanes_mask(rt_jit_lower_t *L, int64_t k, int32_t vw) {
   return LLVMConstVector(bits, (unsigned)vw);
 }
 
-/* llvm.masked.load / llvm.masked.store of vw floats at p + off. */
-static LLVMValueRef masked_load(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off, LLVMValueRef mask,
-                                LLVMValueRef passthru, int32_t vw) {
-  LLVMTypeRef tys[2] = {rt_jit_tpl_vec(L, vw), L->ptr};
-  unsigned id = LLVMLookupIntrinsicID("llvm.masked.load", 16);
-  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(L->m, id, tys, 2);
-  LLVMTypeRef fty = LLVMIntrinsicGetType(L->c, id, tys, 2);
-  LLVMValueRef args[4] = {rt_jit_tpl_gep(L, p, off), LLVMConstInt(L->i32, 4, 0), mask, passthru};
-  return LLVMBuildCall2(L->b, fty, fn, args, 4, "");
-}
-
-static void masked_store(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMValueRef off, LLVMValueRef mask,
-                         int32_t vw) {
-  LLVMTypeRef tys[2] = {rt_jit_tpl_vec(L, vw), L->ptr};
-  unsigned id = LLVMLookupIntrinsicID("llvm.masked.store", 17);
-  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(L->m, id, tys, 2);
-  LLVMTypeRef fty = LLVMIntrinsicGetType(L->c, id, tys, 2);
-  LLVMValueRef args[4] = {v, rt_jit_tpl_gep(L, p, off), LLVMConstInt(L->i32, 4, 0), mask};
-  (void)LLVMBuildCall2(L->b, fty, fn, args, 4, "");
-}
-
 /* Input elements [i0, i0 + sw*vw) of row `src` (i0 a multiple of sw*vw;
  * `tail`: lanes past W load -inf) to the phase rows at `dst` (row r of
  * phase 0; phase px is px*hp*wq further). */
@@ -190,7 +169,7 @@ static void copy_chunk(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef src
       /* i0 is the row's last chunk: tail_start. */
       const int64_t k = g->w - tail_start - e * vw;
       v[e] = k >= vw ? rt_jit_tpl_loadv(L, src, off, vw)
-                     : k <= 0 ? ninf : masked_load(L, src, off, lanes_mask(L, k, vw), ninf, vw);
+                     : k <= 0 ? ninf : rt_jit_tpl_masked_load(L, src, off, lanes_mask(L, k, vw), ninf, vw);
     }
   }
   if (g->sw == 1) {
@@ -276,7 +255,7 @@ static void pool_vectors(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef x
   for (int32_t v = 0; v < nv; ++v) {
     LLVMValueRef off = LLVMBuildAdd(B, o, rt_jit_i64(L, (int64_t)v * vw), "");
     if (v == nv - 1 && last < vw) {
-      masked_store(L, acc[v], dst, off, lanes_mask(L, last, vw), vw);
+      rt_jit_tpl_masked_store(L, acc[v], dst, off, lanes_mask(L, last, vw), vw);
     } else {
       rt_jit_tpl_storev(L, acc[v], dst, off);
     }
@@ -339,7 +318,7 @@ static rt_status_t pool_global(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
     POOL_ACC(&acc[v % POOL_GROUP], rt_jit_tpl_loadv(L, src, rt_jit_i64(L, v * vw), vw));
   }
   if (tail > 0) {
-    POOL_ACC(&acc[nvec % POOL_GROUP], masked_load(L, src, rt_jit_i64(L, nvec * vw), lanes_mask(L, tail, vw), init, vw));
+    POOL_ACC(&acc[nvec % POOL_GROUP], rt_jit_tpl_masked_load(L, src, rt_jit_i64(L, nvec * vw), lanes_mask(L, tail, vw), init, vw));
   }
   for (int32_t v = 1; v < POOL_GROUP; ++v) POOL_ACC(&acc[0], acc[v]);
 #undef POOL_ACC

@@ -571,6 +571,26 @@ void rt_jit_tpl_loop_hints(rt_jit_lower_t *L, LLVMBasicBlockRef latch, bool no_v
   LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->c, "llvm.loop", 9), LLVMMetadataAsValue(L->c, loop));
 }
 
+LLVMValueRef rt_jit_tpl_masked_load(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off, LLVMValueRef mask,
+                                    LLVMValueRef passthru, int32_t vw) {
+  LLVMTypeRef tys[2] = {rt_jit_tpl_vec(L, vw), L->ptr};
+  unsigned id = LLVMLookupIntrinsicID("llvm.masked.load", 16);
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(L->m, id, tys, 2);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(L->c, id, tys, 2);
+  LLVMValueRef args[4] = {rt_jit_tpl_gep(L, p, off), LLVMConstInt(L->i32, 4, 0), mask, passthru};
+  return LLVMBuildCall2(L->b, fty, fn, args, 4, "");
+}
+
+void rt_jit_tpl_masked_store(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMValueRef off, LLVMValueRef mask,
+                             int32_t vw) {
+  LLVMTypeRef tys[2] = {rt_jit_tpl_vec(L, vw), L->ptr};
+  unsigned id = LLVMLookupIntrinsicID("llvm.masked.store", 17);
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(L->m, id, tys, 2);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(L->c, id, tys, 2);
+  LLVMValueRef args[4] = {v, rt_jit_tpl_gep(L, p, off), LLVMConstInt(L->i32, 4, 0), mask};
+  (void)LLVMBuildCall2(L->b, fty, fn, args, 4, "");
+}
+
 LLVMValueRef rt_jit_tpl_deinterleave(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi, int32_t vw, bool odd) {
   LLVMValueRef lanes[16];
   for (int32_t i = 0; i < vw; ++i) lanes[i] = LLVMConstInt(L->i32, (unsigned long long)(2 * i + odd), 0);

@@ -136,6 +136,14 @@ void rt_jit_tpl_loop_hints(rt_jit_lower_t *L, LLVMBasicBlockRef latch, bool no_v
  * when `write`). */
 void rt_jit_tpl_prefetch(rt_jit_lower_t *L, LLVMValueRef p, bool write);
 
+/* llvm.masked.load of the vw floats at p + off (element offset, i64): the
+ * lanes where the <vw x i1> mask is set are read, the others are
+ * `passthru`'s and not read; llvm.masked.store writes only the set lanes. */
+LLVMValueRef rt_jit_tpl_masked_load(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off, LLVMValueRef mask,
+                                    LLVMValueRef passthru, int32_t vw);
+void rt_jit_tpl_masked_store(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMValueRef off, LLVMValueRef mask,
+                             int32_t vw);
+
 /* The even (odd = false) or odd lanes of the 2*vw floats lo ++ hi, as one
  * <vw x float>: a stride-2 row split into its two phases. */
 LLVMValueRef rt_jit_tpl_deinterleave(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi, int32_t vw, bool odd);
