@@ -169,26 +169,6 @@ static rt_status_t pack_a(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const 
   return RT_OK;
 }
 
-/* Transposes the vw x vw floats in rows[0..vw) in place (rows[i][j] becomes
- * the old rows[j][i]): log2(vw) rounds, each swapping the off-diagonal
- * s x s blocks of every 2s x 2s block with two shuffles per row pair. */
-static void transpose_rows(rt_jit_lower_t *L, int32_t vw, LLVMValueRef *rows) {
-  LLVMValueRef lo[16], hi[16];
-  for (int32_t s = 1; s < vw; s *= 2) {
-    for (int32_t j = 0; j < vw; ++j) {
-      lo[j] = LLVMConstInt(L->i32, (unsigned long long)((j & s) ? vw + j - s : j), 0);
-      hi[j] = LLVMConstInt(L->i32, (unsigned long long)((j & s) ? vw + j : j + s), 0);
-    }
-    LLVMValueRef mlo = LLVMConstVector(lo, (unsigned)vw), mhi = LLVMConstVector(hi, (unsigned)vw);
-    for (int32_t i = 0; i < vw; ++i) {
-      if (i & s) continue;
-      LLVMValueRef a = rows[i], c = rows[i + s];
-      rows[i] = LLVMBuildShuffleVector(L->b, a, c, mlo, "");
-      rows[i + s] = LLVMBuildShuffleVector(L->b, a, c, mhi, "");
-    }
-  }
-}
-
 /* Where pack_b writes: B(k, n0 + c) at dst[(k - k0) * nw + c]. */
 typedef struct bdst_t {
   LLVMValueRef dst, k0, n0;
@@ -245,7 +225,7 @@ static rt_status_t pack_b_transposed(rt_jit_lower_t *L, const rt_jit_gemm_core_t
     rows[j] = LLVMBuildLoad2(B, vt, pj, "");
     LLVMSetAlignment(rows[j], 4);
   }
-  transpose_rows(L, vw, rows);
+  rt_jit_tpl_transpose(L, vw, rows);
   for (int32_t r = 0; r < vw; ++r) {
     LLVMValueRef pr = rt_jit_tpl_gep(L, d->dst, bdst_index(L, d, add(L, kk, rt_jit_i64(L, r)), c0));
     LLVMSetAlignment(LLVMBuildStore(B, rows[r], pr), 4);

@@ -144,13 +144,6 @@ static LLVMValueRef pad_value(rt_jit_lower_t *L, bool is_max, int32_t vw) {
                 : LLVMConstNull(rt_jit_tpl_vec(L, vw));
 }
 
-/* A <vw x i1> mask of the first k lanes. */
-static LLVMValueRef lanes_mask(rt_jit_lower_t *L, int64_t k, int32_t vw) {
-  LLVMValueRef bits[16];
-  for (int32_t i = 0; i < vw; ++i) bits[i] = LLVMConstInt(L->i1, i < k, 0);
-  return LLVMConstVector(bits, (unsigned)vw);
-}
-
 /* Input elements [i0, i0 + sw*vw) of row `src` (i0 a multiple of sw*vw;
  * `tail`: lanes past W load -inf) to the phase rows at `dst` (row r of
  * phase 0; phase px is px*hp*wq further). */
@@ -169,7 +162,7 @@ static void copy_chunk(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef src
       /* i0 is the row's last chunk: tail_start. */
       const int64_t k = g->w - tail_start - e * vw;
       v[e] = k >= vw ? rt_jit_tpl_loadv(L, src, off, vw)
-                     : k <= 0 ? ninf : rt_jit_tpl_masked_load(L, src, off, lanes_mask(L, k, vw), ninf, vw);
+                     : k <= 0 ? ninf : rt_jit_tpl_masked_load(L, src, off, rt_jit_tpl_lanes_mask(L, k, vw), ninf, vw);
     }
   }
   if (g->sw == 1) {
@@ -255,7 +248,7 @@ static void pool_vectors(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef x
   for (int32_t v = 0; v < nv; ++v) {
     LLVMValueRef off = LLVMBuildAdd(B, o, rt_jit_i64(L, (int64_t)v * vw), "");
     if (v == nv - 1 && last < vw) {
-      rt_jit_tpl_masked_store(L, acc[v], dst, off, lanes_mask(L, last, vw), vw);
+      rt_jit_tpl_masked_store(L, acc[v], dst, off, rt_jit_tpl_lanes_mask(L, last, vw), vw);
     } else {
       rt_jit_tpl_storev(L, acc[v], dst, off);
     }
@@ -318,7 +311,7 @@ static rt_status_t pool_global(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
     POOL_ACC(&acc[v % POOL_GROUP], rt_jit_tpl_loadv(L, src, rt_jit_i64(L, v * vw), vw));
   }
   if (tail > 0) {
-    POOL_ACC(&acc[nvec % POOL_GROUP], rt_jit_tpl_masked_load(L, src, rt_jit_i64(L, nvec * vw), lanes_mask(L, tail, vw), init, vw));
+    POOL_ACC(&acc[nvec % POOL_GROUP], rt_jit_tpl_masked_load(L, src, rt_jit_i64(L, nvec * vw), rt_jit_tpl_lanes_mask(L, tail, vw), init, vw));
   }
   for (int32_t v = 1; v < POOL_GROUP; ++v) POOL_ACC(&acc[0], acc[v]);
 #undef POOL_ACC

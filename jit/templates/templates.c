@@ -597,6 +597,32 @@ LLVMValueRef rt_jit_tpl_deinterleave(rt_jit_lower_t *L, LLVMValueRef lo, LLVMVal
   return LLVMBuildShuffleVector(L->b, lo, hi, LLVMConstVector(lanes, (unsigned)vw), "");
 }
 
+/* Transposes the vw x vw floats in rows[0..vw) in place (rows[i][j] becomes
+ * the old rows[j][i]): log2(vw) rounds, each swapping the off-diagonal
+ * s x s blocks of every 2s x 2s block with two shuffles per row pair. */
+void rt_jit_tpl_transpose(rt_jit_lower_t *L, int32_t vw, LLVMValueRef *rows) {
+  LLVMValueRef lo[16], hi[16];
+  for (int32_t s = 1; s < vw; s *= 2) {
+    for (int32_t j = 0; j < vw; ++j) {
+      lo[j] = LLVMConstInt(L->i32, (unsigned long long)((j & s) ? vw + j - s : j), 0);
+      hi[j] = LLVMConstInt(L->i32, (unsigned long long)((j & s) ? vw + j : j + s), 0);
+    }
+    LLVMValueRef mlo = LLVMConstVector(lo, (unsigned)vw), mhi = LLVMConstVector(hi, (unsigned)vw);
+    for (int32_t i = 0; i < vw; ++i) {
+      if (i & s) continue;
+      LLVMValueRef a = rows[i], c = rows[i + s];
+      rows[i] = LLVMBuildShuffleVector(L->b, a, c, mlo, "");
+      rows[i + s] = LLVMBuildShuffleVector(L->b, a, c, mhi, "");
+    }
+  }
+}
+
+LLVMValueRef rt_jit_tpl_lanes_mask(rt_jit_lower_t *L, int64_t k, int32_t vw) {
+  LLVMValueRef bits[16];
+  for (int32_t i = 0; i < vw; ++i) bits[i] = LLVMConstInt(L->i1, i < k, 0);
+  return LLVMConstVector(bits, (unsigned)vw);
+}
+
 void rt_jit_tpl_prefetch(rt_jit_lower_t *L, LLVMValueRef p, bool write) {
   unsigned id = LLVMLookupIntrinsicID("llvm.prefetch", 13);
   LLVMTypeRef pty = L->ptr;

@@ -144,9 +144,16 @@ LLVMValueRef rt_jit_tpl_masked_load(rt_jit_lower_t *L, LLVMValueRef p, LLVMValue
 void rt_jit_tpl_masked_store(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMValueRef off, LLVMValueRef mask,
                              int32_t vw);
 
+/* The constant <vw x i1> mask of lanes [0, k). */
+LLVMValueRef rt_jit_tpl_lanes_mask(rt_jit_lower_t *L, int64_t k, int32_t vw);
+
 /* The even (odd = false) or odd lanes of the 2*vw floats lo ++ hi, as one
  * <vw x float>: a stride-2 row split into its two phases. */
 LLVMValueRef rt_jit_tpl_deinterleave(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi, int32_t vw, bool odd);
+
+/* Transposes the vw x vw floats in rows[0..vw) in place: rows[i][j]
+ * becomes the old rows[j][i] (log2(vw) rounds of shuffles). */
+void rt_jit_tpl_transpose(rt_jit_lower_t *L, int32_t vw, LLVMValueRef *rows);
 
 /* Workspace: ctx->workspace_alloc(nbytes) / workspace_free; _v takes the
  * size as an i64 value (at least 64 bytes are asked for). The ABI makes

@@ -228,6 +228,16 @@ static const case_t kCases[] = {
      "conv2d.winograd"},
     {"%x: Tensor[(2, 8, 13, 11), float32], %w: Tensor[(32, 8, 3, 3), float32]",
      WCONV "(%x, " WT_T("%w", "4") ", tile_size=4, padding=[1, 1], channels=32, kernel_size=[3, 3])", "conv2d.winograd"},
+    /* the input copy: by vw x vw transposed blocks from memory (20
+     * channels: a partial channel block whatever vw; 19 columns: a
+     * partial column block; asymmetric padding), element by element
+     * through a fused prologue */
+    {"%x: Tensor[(2, 20, 10, 19), float32], %w: Tensor[(32, 20, 3, 3), float32]",
+     WCONV "(%x, " WT_T("%w", "4") ", tile_size=4, padding=[1, 2, 0, 1], channels=32, kernel_size=[3, 3])",
+     "conv2d.winograd"},
+    {"%x: Tensor[(1, 8, 12, 12), float32], %w: Tensor[(32, 8, 3, 3), float32]",
+     WCONV "(nn.relu(%x), " WT_T("%w", "4") ", tile_size=4, padding=[1, 1], channels=32, kernel_size=[3, 3])",
+     "conv2d.winograd"},
     /* softmax */
     {"%x: Tensor[(3, 10), float32]", "nn.softmax(%x)", "softmax.rows"},
     {"%x: Tensor[(2, 5, 3), float32]", "nn.softmax(%x, axis=1)", "softmax.rows"},
