@@ -80,12 +80,13 @@ typedef struct kcase_t {
   ", kernel_size=[3, 3]) }\n"
 
 /* The same layer by Winograd F(m x m, 3x3) (jit/templates/winograd.c) on
- * a transformed weight (alpha, alpha, C, O): what Conv2dWinograd makes of
- * CONV3 (its rule, passes/conv2d_winograd.c, was chosen from these
- * figures); GFLOP/s counted in the direct convolution's FLOPs. */
-#define WINO(m, a, c, hw) \
+ * a transformed weight packed in panels of 16 output channels (alpha,
+ * alpha, C/16, C, 16): what Conv2dWinograd makes of CONV3 (its rule,
+ * passes/conv2d_winograd.c, was chosen from these figures); GFLOP/s
+ * counted in the direct convolution's FLOPs. */
+#define WINO(m, a, c, cb, hw) \
   "def @wino" #m "_" #c "(%x: Tensor[(1, " #c ", " #hw ", " #hw "), float32], %w: Tensor[(" #a ", " #a \
-  ", " #c ", " #c "), float32]) { nn.contrib_conv2d_winograd_without_weight_transform(%x, %w, "   \
+  ", " #cb ", " #c ", 16), float32]) { nn.contrib_conv2d_winograd_without_weight_transform(%x, %w, " \
   "tile_size=" #m ", padding=[1, 1, 1, 1], channels=" #c ", kernel_size=[3, 3]) }\n"
 
 /* Depthwise: c channels of hw x hw, k x k kernel, stride s, padding p. */
@@ -113,8 +114,8 @@ static const char kKernelText[] =
     "def @densepack1024(%x: Tensor[(1024, 1024), float32], %w: Tensor[(64, 1024, 16), float32]) "
     "{ nn.contrib_dense_pack(%x, %w) }\n"
     CONV3(64, 56) CONV3(128, 28) CONV3(256, 14) CONV3(512, 7)
-    WINO(4, 6, 64, 56) WINO(4, 6, 128, 28) WINO(4, 6, 256, 14) WINO(4, 6, 512, 7)
-    WINO(2, 4, 64, 56) WINO(2, 4, 128, 28) WINO(2, 4, 256, 14) WINO(2, 4, 512, 7)
+    WINO(4, 6, 64, 4, 56) WINO(4, 6, 128, 8, 28) WINO(4, 6, 256, 16, 14) WINO(4, 6, 512, 32, 7)
+    WINO(2, 4, 64, 4, 56) WINO(2, 4, 128, 8, 28) WINO(2, 4, 256, 16, 14) WINO(2, 4, 512, 32, 7)
     "def @dw32(%x: Tensor[(1, 32, 112, 112), float32], %w: Tensor[(32, 1, 3, 3), float32]) "
     "{ nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=32, channels=32, kernel_size=[3, 3]) }\n";
 /* MobileNet-v2 / EfficientNet-B0 layer shapes: depthwise 3x3 and 5x5 at

@@ -30,7 +30,7 @@ rt_status_t rt_interp_k_NN_WINOGRAD_WEIGHT_TRANSFORM(const rt_interp_call_t *cal
   rt_ir_plan_input_of_tensor(w, &in);
   rt_plan_winograd_weight_t p;
   RT_RETURN_IF_ERROR(rt_ir_plan_winograd_weight(call->op, call->attrs, 1, &in, &p));
-  const int64_t *s = rt_tensor_shape(w);
+  const int64_t *s = rt_tensor_shape(w) + p.rank - 4; /* s[2], s[3]: the kernel */
   if (s[2] != p.mat.r || s[3] != p.mat.r) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "the kernel must be %dx%d, got %lldx%lld",
                            (int)p.mat.r, (int)p.mat.r, (long long)s[2], (long long)s[3]);
@@ -78,9 +78,10 @@ rt_status_t rt_interp_k_NN_WINOGRAD_CONV2D(const rt_interp_call_t *call) {
   rt_ir_plan_input_of_tensor(u, &in[1]);
   rt_plan_winograd_t p;
   RT_RETURN_IF_ERROR(rt_ir_plan_winograd(call->op, call->attrs, 2, in, &p));
-  if (rt_tensor_shape(u)[3] != p.o) {
+  const int64_t wo = p.pack ? rt_tensor_shape(u)[2] * p.pack : rt_tensor_shape(u)[3];
+  if (wo != p.o) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "channels=%lld but the weight gives %lld",
-                           (long long)p.o, (long long)rt_tensor_shape(u)[3]);
+                           (long long)p.o, (long long)wo);
   }
   const int32_t alpha = p.mat.alpha, m = p.mat.m, aa = alpha * alpha;
   const double *at = p.mat.at, *bt = p.mat.bt;
@@ -116,9 +117,9 @@ rt_status_t rt_interp_k_NN_WINOGRAD_CONV2D(const rt_interp_call_t *call) {
             for (int32_t b = 0; b < alpha; ++b) {
               double v = 0;
               for (int32_t px = 0; px < alpha; ++px) v += t1[a][px] * bt[b * alpha + px];
-              const int64_t ub = ((int64_t)(a * alpha + b) * C + c) * O;
-              double *row = acc + (size_t)(a * alpha + b) * (size_t)O;
-              for (int64_t o = 0; o < O; ++o) row[o] += rt_interp_load_f(u, ub + o) * v;
+              const int64_t e = a * alpha + b;
+              double *row = acc + (size_t)e * (size_t)O;
+              for (int64_t o = 0; o < O; ++o) row[o] += rt_interp_load_f(u, rt_ir_winograd_u_offset(&p, e, c, o)) * v;
             }
         }
         for (int64_t o = 0; o < O; ++o) {

@@ -25,11 +25,15 @@ typedef struct rt_winograd_matrices_t {
 bool rt_ir_winograd_matrices(int64_t m, int64_t r, rt_winograd_matrices_t *out);
 
 /* nn.contrib_conv2d_winograd_weight_transform: weight (O, I, r, r) ->
- * (alpha, alpha, O, I), TVM's layout. */
+ * (alpha, alpha, O, I), TVM's layout; a rank-5 weight (O, I, J, r, r) ->
+ * (alpha, alpha, O, I, J) likewise, each r x r kernel transformed in place
+ * of its leading dims (how passes/conv2d_winograd.c makes the packed
+ * weight in one step). */
 typedef struct rt_plan_winograd_weight_t {
   rt_winograd_matrices_t mat;
-  int64_t o, i;
-  int64_t out_shape[4];
+  int32_t rank;          /* of the weight and the output: 4 or 5 */
+  int64_t o, i;          /* leading dims: O, and I (times J at rank 5) */
+  int64_t out_shape[5];
 } rt_plan_winograd_weight_t;
 RT_MUST_USE_RESULT rt_status_t rt_ir_plan_winograd_weight(const rt_ir_op_t *op,
                                                           const rt_ir_attrs_t *attrs,
@@ -38,13 +42,17 @@ RT_MUST_USE_RESULT rt_status_t rt_ir_plan_winograd_weight(const rt_ir_op_t *op,
                                                           rt_plan_winograd_weight_t *out_plan);
 
 /* nn.contrib_conv2d_winograd_without_weight_transform: data (N, C, H, W)
- * NCHW, the transformed weight (alpha, alpha, C, O) (TVM's pre-computed
+ * NCHW, the transformed weight U' (alpha, alpha, C, O) (TVM's pre-computed
  * kernel layout: the weight transform's output with its last two axes
- * swapped, so output channels are contiguous), stride 1, dilation 1,
- * groups 1; output (N, O, OH, OW) with OH = H + pt + pb - r + 1. The
- * output is covered by th x tw tiles of m x m. Sizes may be `?`. */
+ * swapped, so output channels are contiguous) or U' packed in panels of P
+ * output channels, (alpha, alpha, O / P, C, P) (U'[a, b, c, o] at [a, b,
+ * o / P, c, o % P]: what the Conv2dWinograd pass stores, so a GEMM reads
+ * each panel as one contiguous run), stride 1, dilation 1, groups 1;
+ * output (N, O, OH, OW) with OH = H + pt + pb - r + 1. The output is
+ * covered by th x tw tiles of m x m. Sizes may be `?`. */
 typedef struct rt_plan_winograd_t {
   rt_winograd_matrices_t mat;
+  int64_t pack; /* P of a packed weight (rank 5; `?` in types only), else 0 */
   int64_t n, c, h, w, o;
   int64_t pt, pl, pb, pr;
   int64_t oh, ow, th, tw;
@@ -55,5 +63,12 @@ RT_MUST_USE_RESULT rt_status_t rt_ir_plan_winograd(const rt_ir_op_t *op,
                                                    int32_t n,
                                                    const rt_plan_input_t *in,
                                                    rt_plan_winograd_t *out_plan);
+
+/* The element offset of U'[e / alpha, e % alpha, c, o] (e = a * alpha + b)
+ * in the weight's row-major data, packed or not. */
+static inline int64_t rt_ir_winograd_u_offset(const rt_plan_winograd_t *p, int64_t e, int64_t c, int64_t o) {
+  if (!p->pack) return (e * p->c + c) * p->o + o;
+  return ((e * (p->o / p->pack) + o / p->pack) * p->c + c) * p->pack + o % p->pack;
+}
 
 #endif /* RT_IR_OP_PLAN_WINOGRAD_H_ */

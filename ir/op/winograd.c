@@ -3,13 +3,16 @@
  *   nn.contrib_conv2d_winograd_weight_transform(w, tile_size=m):
  *     w (O, I, 3, 3) -> U (alpha, alpha, O, I), U[a, b, o, i] =
  *     sum_{y, x} G[a, y] w[o, i, y, x] G[b, x], alpha = m + 2 (TVM's
- *     Conv2DWinogradWeightTransformRel: the same shape);
+ *     Conv2DWinogradWeightTransformRel: the same shape); also w (O, I, J,
+ *     3, 3) -> U (alpha, alpha, O, I, J), our extension;
  *   nn.contrib_conv2d_winograd_without_weight_transform(x, U', tile_size=m,
  *     padding, ...): the stride-1, dilation-1, groups-1 NCHW conv2d of x
  *     with the 3x3 weight whose transform is U' (alpha, alpha, I, O): U
  *     with its channel axes swapped, as TVM's x86/cuda pre-computed
  *     kernels and its AlterOpLayout produce it (transpose(U, [0, 1, 3, 2])),
- *     so a GEMM row reads output channels contiguously.
+ *     so a GEMM row reads output channels contiguously; or U' packed in
+ *     panels of P output channels, (alpha, alpha, O/P, I, P) (a rank-5
+ *     weight: what passes/conv2d_winograd.c stores).
  * The output size is the direct convolution's, (H + pt + pb - 3 + 1) x
  * (W + pl + pr - 3 + 1); tiles of m x m cover it (the last ones cut). The
  * relation checks what TVM's leaves to the kernels: strides and dilation 1,
@@ -80,25 +83,32 @@ rt_status_t rt_ir_plan_winograd_weight(const rt_ir_op_t *opdef, const rt_ir_attr
   const char *op = opdef->name;
   memset(p, 0, sizeof *p);
   rt_attrs_winograd_weight_transform_t a = rt_ir_attrs_winograd_weight_transform(attrs);
-  if (in[0].rank != 4) {
-    return RT_STATUS(INVALID_ARGUMENT, "%s: the weight must be 4-d (OIHW), got rank %d", op,
+  if (in[0].rank != 4 && in[0].rank != 5) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: the weight must be 4-d (OIHW) or 5-d, got rank %d", op,
                      (int)in[0].rank);
   }
   RT_RETURN_IF_ERROR(check_float(op, in[0].dtype));
-  const int64_t *s = in[0].shape;
-  if (s[2] != s[3] && s[2] != RT_DIM_ANY && s[3] != RT_DIM_ANY) {
+  const int32_t rank = in[0].rank;
+  const int64_t *s = in[0].shape, kh = s[rank - 2], kw = s[rank - 1];
+  if (kh != kw && kh != RT_DIM_ANY && kw != RT_DIM_ANY) {
     return RT_STATUS(INVALID_ARGUMENT, "%s: the kernel must be square, got %lldx%lld", op,
-                     (long long)s[2], (long long)s[3]);
+                     (long long)kh, (long long)kw);
   }
   /* A `?` kernel size is taken as 3, the only one supported; the kernel
    * checks the concrete one. */
-  const int64_t r = s[2] != RT_DIM_ANY ? s[2] : s[3] != RT_DIM_ANY ? s[3] : 3;
+  const int64_t r = kh != RT_DIM_ANY ? kh : kw != RT_DIM_ANY ? kw : 3;
   RT_RETURN_IF_ERROR(matrices(op, a.tile_size, r, &p->mat));
+  p->rank = rank;
   p->o = s[0];
   p->i = s[1];
+  if (rank == 5) {
+    p->i = RT_DIM_ANY;
+    if (s[1] != RT_DIM_ANY && s[2] != RT_DIM_ANY && __builtin_mul_overflow(s[1], s[2], &p->i)) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: the weight's size overflows", op);
+    }
+  }
   p->out_shape[0] = p->out_shape[1] = p->mat.alpha;
-  p->out_shape[2] = s[0];
-  p->out_shape[3] = s[1];
+  for (int32_t k = 0; k < rank - 2; ++k) p->out_shape[2 + k] = s[k];
   return RT_OK;
 }
 
@@ -116,11 +126,13 @@ rt_status_t rt_ir_plan_winograd(const rt_ir_op_t *opdef, const rt_ir_attrs_t *at
     return RT_STATUS(INVALID_ARGUMENT, "%s: only NCHW data and output are supported, got \"%s\" / \"%s\"",
                      op, a.data_layout, a.out_layout);
   }
-  if (in[0].rank != 4 || in[1].rank != 4) {
+  if (in[0].rank != 4 || (in[1].rank != 4 && in[1].rank != 5)) {
     return RT_STATUS(INVALID_ARGUMENT,
-                     "%s: data and transformed weight must be 4-d, got ranks %d and %d", op,
-                     (int)in[0].rank, (int)in[1].rank);
+                     "%s: data must be 4-d and the transformed weight 4-d (alpha, alpha, I, O) or 5-d "
+                     "(alpha, alpha, O/P, I, P), got ranks %d and %d",
+                     op, (int)in[0].rank, (int)in[1].rank);
   }
+  const bool packed = in[1].rank == 5;
   RT_RETURN_IF_ERROR(check_float(op, in[0].dtype));
   RT_RETURN_IF_ERROR(check_float(op, in[1].dtype));
   int64_t strides[2], dilation[2], ks[2] = {3, 3};
@@ -147,17 +159,31 @@ rt_status_t rt_ir_plan_winograd(const rt_ir_op_t *opdef, const rt_ir_attrs_t *at
   for (int32_t i = 0; i < 2; ++i) {
     if (w[i] != RT_DIM_ANY && w[i] != alpha) {
       return RT_STATUS(INVALID_ARGUMENT,
-                       "%s: the transformed weight must be (%lld, %lld, I, O) for tile_size %lld, "
+                       "%s: the transformed weight must be (%lld, %lld, ...) for tile_size %lld, "
                        "got %lld along axis %d",
                        op, (long long)alpha, (long long)alpha, (long long)m, (long long)w[i], (int)i);
     }
   }
-  if (d[1] != RT_DIM_ANY && w[2] != RT_DIM_ANY && d[1] != w[2]) {
+  /* Input channels at axis 2 (or 3 packed); output channels w[3] (or
+   * panels w[2] of w[4]). */
+  const int64_t wi = w[packed ? 3 : 2];
+  if (d[1] != RT_DIM_ANY && wi != RT_DIM_ANY && d[1] != wi) {
     return RT_STATUS(INVALID_ARGUMENT,
                      "%s: data has %lld input channels but the transformed weight %lld", op,
-                     (long long)d[1], (long long)w[2]);
+                     (long long)d[1], (long long)wi);
   }
   int64_t o = w[3];
+  if (packed) {
+    if (w[4] != RT_DIM_ANY && w[4] < 1) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: the packed weight's panel width must be >= 1, got %lld", op,
+                       (long long)w[4]);
+    }
+    p->pack = w[4]; /* `?` (RT_DIM_ANY) only in types: kernels see the concrete one */
+    o = RT_DIM_ANY;
+    if (w[2] != RT_DIM_ANY && w[4] != RT_DIM_ANY && __builtin_mul_overflow(w[2], w[4], &o)) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: the packed weight's output channels overflow", op);
+    }
+  }
   if (!a.channels_is_none) {
     if (o != RT_DIM_ANY && a.channels != o) {
       return RT_STATUS(INVALID_ARGUMENT, "%s: channels=%lld but the weight gives %lld", op,
@@ -199,7 +225,7 @@ rt_status_t rt_ir_rel_winograd_weight_transform(const rt_ir_rel_ctx_t *ctx, rt_i
   rt_ir_plan_input_of_type(w, &in);
   rt_plan_winograd_weight_t p;
   RT_RETURN_IF_ERROR(rt_ir_plan_winograd_weight(ctx->op, ctx->attrs, 1, &in, &p));
-  return rt_ir_op_make_tensor(ctx, w->tensor.dtype, 4, p.out_shape, out_type);
+  return rt_ir_op_make_tensor(ctx, w->tensor.dtype, p.rank, p.out_shape, out_type);
 }
 
 rt_status_t rt_ir_rel_conv2d_winograd(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {

@@ -46,13 +46,17 @@ typedef struct weight_t {
   const rt_ir_expr_t *call;
   rt_dtype_t dt, wdt;
   LLVMValueRef g;
-  const LLVMValueRef *idx; /* a, b, o, i */
+  int32_t rank;
+  const LLVMValueRef *idx; /* a, b, then the weight's leading dims */
 } weight_t;
 
 static rt_status_t weight_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *red,
                                const LLVMValueRef *accs, LLVMValueRef *next) {
   weight_t *c = user;
-  LLVMValueRef widx[4] = {c->idx[2], c->idx[3], red[0], red[1]}, w;
+  LLVMValueRef widx[5], w;
+  for (int32_t k = 0; k < c->rank - 2; ++k) widx[k] = c->idx[2 + k];
+  widx[c->rank - 2] = red[0];
+  widx[c->rank - 1] = red[1];
   RT_RETURN_IF_ERROR(rt_jit_elem(L, c->call->call.args[0], widx, &w));
   w = rt_jit_convert(L, w, c->wdt, c->dt);
   LLVMValueRef ga = table_at(L, c->dt, c->g, c->idx[0], 3, red[0]);
@@ -68,7 +72,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_winograd_weight) {
   RT_RETURN_IF_ERROR(rt_ir_plan_winograd_weight(call->call.callee->op.op, call->call.attrs, 1, &in, &p));
   const rt_dtype_t out_dt = rt_jit_node(L, call)->dtype;
   weight_t c = {.call = call, .dt = RT_DTYPE_FLOAT64,
-                .wdt = rt_jit_node(L, call->call.args[0])->dtype, .idx = idx};
+                .wdt = rt_jit_node(L, call->call.args[0])->dtype, .rank = p.rank, .idx = idx};
   c.g = const_table(L, c.dt, p.mat.g, p.mat.alpha * p.mat.r);
   LLVMValueRef ext[2] = {rt_jit_i64(L, 3), rt_jit_i64(L, 3)};
   LLVMValueRef acc = rt_jit_const_f(L, c.dt, 0);
@@ -102,7 +106,14 @@ static rt_status_t wconv_body(rt_jit_lower_t *L, void *user, const LLVMValueRef 
       "");
   LLVMValueRef xidx[4] = {c->n, red[2], LLVMBuildSelect(B, ok, iy, zero, ""),
                           LLVMBuildSelect(B, ok, ix, zero, "")};
-  LLVMValueRef uidx[4] = {red[0], red[1], red[2], c->o}, x, u;
+  /* U'[a, b, ci, o], or [a, b, o / P, ci, o % P] packed. */
+  LLVMValueRef x, u, uidx[5] = {red[0], red[1], red[2], c->o, NULL};
+  if (c->p.pack) {
+    LLVMValueRef pw = rt_jit_i64(L, c->p.pack);
+    uidx[2] = LLVMBuildUDiv(B, c->o, pw, "");
+    uidx[3] = red[2];
+    uidx[4] = LLVMBuildURem(B, c->o, pw, "");
+  }
   RT_RETURN_IF_ERROR(rt_jit_elem(L, c->call->call.args[0], xidx, &x));
   RT_RETURN_IF_ERROR(rt_jit_elem(L, c->call->call.args[1], uidx, &u));
   x = rt_jit_convert(L, x, c->xdt, c->dt);
@@ -121,7 +132,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_winograd) {
   RT_RETURN_IF_ERROR(rt_jit_plan_inputs(call, 2, in));
   wconv_t c = {.call = call};
   RT_RETURN_IF_ERROR(rt_ir_plan_winograd(call->call.callee->op.op, call->call.attrs, 2, in, &c.p));
-  if (c.p.h == RT_DIM_ANY || c.p.w == RT_DIM_ANY || c.p.c == RT_DIM_ANY) {
+  if (c.p.h == RT_DIM_ANY || c.p.w == RT_DIM_ANY || c.p.c == RT_DIM_ANY || c.p.pack == RT_DIM_ANY) {
     return RT_JIT_UNIMPLEMENTED(call, "%s", "`?` input dims");
   }
   LLVMBuilderRef B = L->b;

@@ -401,7 +401,8 @@ static bool plan_gemm(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tp
 
 /* The Winograd convolution (winograd.c): rows are output tiles, columns
  * output channels; the first register tile whose vw*nv columns divide O
- * (accumulators within the registers, as the tables above). */
+ * (accumulators within the registers, as the tables above), for a packed
+ * weight the first one as wide as its panels. */
 static bool takes_winograd(int32_t id) { return id == RT_OP_NN_WINOGRAD_CONV2D; }
 
 static bool plan_winograd(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tpl_plan_t *p) {
@@ -417,13 +418,19 @@ static bool plan_winograd(const rt_ir_expr_t *a, const tile_family_t *fam, rt_ji
   if (!rt_jit_tpl_winograd_attrs(a, &w)) return false;
   /* Its workspace sizes stay far from overflow (larger ones lower generically). */
   if (w.c > (1 << 16) || w.o > (1 << 16) || w.th > (1 << 14) || w.tw > (1 << 14)) return false;
-  for (size_t i = 0; i < RT_COUNTOF(kTiles); ++i) {
-    if (kTiles[i].vw != fam->vw || w.o % ((int64_t)kTiles[i].vw * kTiles[i].nv) != 0) continue;
-    p->kind = RT_JIT_TPL_WINOGRAD;
-    p->mr = kTiles[i].mr;
-    p->nv = kTiles[i].nv;
-    p->name = kTiles[i].name;
-    return true;
+  /* A packed weight (panels of P channels) wants the tile P wide, read
+   * in place; failing that any tile, copying panels (P a multiple of vw). */
+  if (w.pack % fam->vw != 0) return false;
+  for (int32_t pass = w.pack ? 0 : 1; pass < 2; ++pass) {
+    for (size_t i = 0; i < RT_COUNTOF(kTiles); ++i) {
+      const int64_t nw = (int64_t)kTiles[i].vw * kTiles[i].nv;
+      if (kTiles[i].vw != fam->vw || w.o % nw != 0 || (pass == 0 && nw != w.pack)) continue;
+      p->kind = RT_JIT_TPL_WINOGRAD;
+      p->mr = kTiles[i].mr;
+      p->nv = kTiles[i].nv;
+      p->name = kTiles[i].name;
+      return true;
+    }
   }
   return false;
 }

@@ -323,31 +323,53 @@ static void input_transform(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef t0, L
 }
 
 /* Step 2: the alpha^2 GEMMs of the block's first `rows` rows (a multiple
- * of mr), mr tiles x nw channels a tile.
- * Each nw-column panel of U'[e] (C rows, O floats apart) is first copied
- * to pk (C x nw, contiguous, L1-sized): read in place by the micro-kernel,
- * the panel's rows are a stride no prefetcher follows, and the loads wait
+ * of mr), mr tiles x nw channels a tile. `bpack` is the panel width P of
+ * ub when it is the packed weight (alpha, alpha, O/P, C, P), else 0 (ub
+ * holds U' (alpha, alpha, C, O)).
+ * With P = nw every panel is C x nw contiguous floats in ub and the
+ * micro-kernel reads it in place, a sequential stream. Otherwise each
+ * nw-column panel of U'[e] is first copied to pk (C x nw, contiguous,
+ * L1-sized): read in place by the micro-kernel, U' (alpha, alpha, C, O)
+ * has the panel's rows a stride no prefetcher follows, and the loads wait
  * in the FMA chain (ResNet's 512@7x7 layer ran at a third of the direct
- * template's speed that way, its weights streaming from memory); the copy
- * loop issues them independently. */
+ * template's speed that way); the copy loop issues them independently but
+ * still waits on them: on ResNet-18's 512@7x7 layer (F(4x4), 1 thread)
+ * the kernel ran 63 GFLOP/s with the copy and 186 without it, hence the
+ * packed weight. */
 static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef rows, LLVMValueRef vb, LLVMValueRef ub,
-                  LLVMValueRef pk, LLVMValueRef mb) {
+                  int64_t bpack, LLVMValueRef pk, LLVMValueRef mb) {
   LLVMBuilderRef B = L->b;
   const int64_t C = g->p.c, O = g->p.o, nw = g->nw;
+  const bool inplace = bpack == nw;
   rt_jit_loop_t le, lo, lr, lc;
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->a2), 0, NULL, &le);
   LLVMValueRef ue = rt_jit_tpl_gep(L, ub, LLVMBuildMul(B, le.iv, rt_jit_i64(L, C * O), ""));
   LLVMValueRef erow = LLVMBuildMul(B, le.iv, rt_jit_i64(L, g->tb), "");
   rt_jit_loop_begin(L, g->ob_lo, g->ob_hi, 0, NULL, &lo);
   LLVMValueRef o0 = LLVMBuildMul(B, lo.iv, rt_jit_i64(L, nw), "");
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, C), 0, NULL, &lc);
-  LLVMValueRef urow = rt_jit_tpl_gep(L, ue, LLVMBuildAdd(B, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, O), ""), o0, ""));
-  LLVMValueRef prow = rt_jit_tpl_gep(L, pk, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, nw), ""));
-  for (int32_t v = 0; v < g->nv; ++v) {
-    LLVMValueRef off = rt_jit_i64(L, (int64_t)v * g->vw);
-    rt_jit_tpl_storev(L, rt_jit_tpl_loadv(L, urow, off, g->vw), prow, off);
+  LLVMValueRef panel = pk;
+  if (inplace) {
+    /* Panel lo.iv of U'[e]: C * nw floats from (e * O/nw + lo) * C * nw. */
+    panel = rt_jit_tpl_gep(L, ue, LLVMBuildMul(B, lo.iv, rt_jit_i64(L, C * nw), ""));
+  } else {
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, C), 0, NULL, &lc);
+    LLVMValueRef prow = rt_jit_tpl_gep(L, pk, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, nw), ""));
+    for (int32_t v = 0; v < g->nv; ++v) {
+      /* U'[e][c][o0 + v*vw ..]: vw contiguous floats either way (P is a
+       * multiple of vw). */
+      LLVMValueRef o = LLVMBuildAdd(B, o0, rt_jit_i64(L, (int64_t)v * g->vw), "");
+      LLVMValueRef at;
+      if (bpack) {
+        LLVMValueRef pw = rt_jit_i64(L, bpack);
+        at = LLVMBuildAdd(B, LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, LLVMBuildUDiv(B, o, pw, ""), rt_jit_i64(L, C), ""), lc.iv, ""), pw, ""),
+                          LLVMBuildURem(B, o, pw, ""), "");
+      } else {
+        at = LLVMBuildAdd(B, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, O), ""), o, "");
+      }
+      rt_jit_tpl_storev(L, rt_jit_tpl_loadv(L, ue, at, g->vw), prow, rt_jit_i64(L, (int64_t)v * g->vw));
+    }
+    rt_jit_loop_end(L, &lc, NULL);
   }
-  rt_jit_loop_end(L, &lc, NULL);
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), LLVMBuildUDiv(B, rows, rt_jit_i64(L, g->mr), ""), 0, NULL, &lr);
   LLVMValueRef r0 = LLVMBuildAdd(B, erow, LLVMBuildMul(B, lr.iv, rt_jit_i64(L, g->mr), ""), "");
   LLVMValueRef arow[RT_JIT_TPL_MAX_MR];
@@ -355,7 +377,7 @@ static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef rows, LLVMValue
     arow[r] = rt_jit_tpl_gep(L, vb, LLVMBuildMul(B, LLVMBuildAdd(B, r0, rt_jit_i64(L, r), ""), rt_jit_i64(L, g->cp), ""));
   }
   LLVMValueRef c = rt_jit_tpl_gep(L, mb, LLVMBuildAdd(B, LLVMBuildMul(B, r0, rt_jit_i64(L, O), ""), o0, ""));
-  rt_jit_tpl_micro(L, g->mr, g->nv, g->vw, C, arow, pk, NULL, nw, c, O);
+  rt_jit_tpl_micro(L, g->mr, g->nv, g->vw, C, arow, panel, NULL, nw, c, O);
   rt_jit_loop_end(L, &lr, NULL);
   rt_jit_loop_end(L, &lo, NULL);
   rt_jit_loop_end(L, &le, NULL);
@@ -458,7 +480,7 @@ bool rt_jit_tpl_winograd_attrs(const rt_ir_expr_t *call, rt_plan_winograd_t *out
     return false;
   }
   return out->n > 0 && out->c > 0 && out->o > 0 && out->oh > 0 && out->ow > 0 &&
-         in[1].shape[3] == out->o;
+         (out->pack ? in[1].shape[2] * out->pack : in[1].shape[3]) == out->o;
 }
 
 rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, const rt_ir_expr_t *out,
@@ -487,7 +509,7 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   if (tb < g.mr) tb = g.mr;
   if (tb > all) tb = all;
   g.tb = tb;
-  if (p->o % g.nw != 0 || g.mr > RT_JIT_TPL_MAX_MR) {
+  if (p->o % g.nw != 0 || g.mr > RT_JIT_TPL_MAX_MR || p->pack % g.vw != 0) {
     return RT_STATUS(INTERNAL, "%s", "winograd template: the tile does not divide the output channels");
   }
   rt_jit_tpl_wide(L, g.vw);
@@ -533,8 +555,14 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g.a2), 0, NULL, &le);
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, p->c), 0, NULL, &lc);
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, p->o), 0, NULL, &lo);
-    LLVMValueRef idx[4] = {LLVMBuildUDiv(B, le.iv, rt_jit_i64(L, g.alpha), ""),
-                           LLVMBuildURem(B, le.iv, rt_jit_i64(L, g.alpha), ""), lc.iv, lo.iv}, v;
+    /* U'[a, b, c, o], or [a, b, o / P, c, o % P] packed; stored unpacked. */
+    LLVMValueRef v, idx[5] = {LLVMBuildUDiv(B, le.iv, rt_jit_i64(L, g.alpha), ""),
+                              LLVMBuildURem(B, le.iv, rt_jit_i64(L, g.alpha), ""), lc.iv, lo.iv, NULL};
+    if (p->pack) {
+      idx[2] = LLVMBuildUDiv(B, lo.iv, rt_jit_i64(L, p->pack), "");
+      idx[3] = lc.iv;
+      idx[4] = LLVMBuildURem(B, lo.iv, rt_jit_i64(L, p->pack), "");
+    }
     RT_RETURN_IF_ERROR(rt_jit_elem(L, g.u, idx, &v));
     LLVMValueRef at = LLVMBuildAdd(B, LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, le.iv, rt_jit_i64(L, p->c), ""), lc.iv, ""),
                                                    rt_jit_i64(L, p->o), ""), lo.iv, "");
@@ -572,7 +600,7 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   LLVMValueRef count = rt_jit_min(L, rt_jit_i64(L, tb), LLVMBuildSub(B, tz, t0, ""));
   LLVMValueRef rows = LLVMBuildMul(B, LLVMBuildUDiv(B, LLVMBuildAdd(B, count, rt_jit_i64(L, g.mr - 1), ""), mr, ""), mr, "");
   input_transform(L, &g, t0, count, rows, xp, vb);
-  gemms(L, &g, rows, vb, ub, pk, mb);
+  gemms(L, &g, rows, vb, ub, uraw ? p->pack : 0, pk, mb);
   output_transform(L, &g, count, mb, yb);
   RT_RETURN_IF_ERROR(epilogue(L, &g, tp, out, data, ln.iv, t0, count, yb));
   rt_jit_loop_end(L, &lb, NULL);

@@ -238,6 +238,13 @@ static const case_t kCases[] = {
     {"%x: Tensor[(1, 8, 12, 12), float32], %w: Tensor[(32, 8, 3, 3), float32]",
      WCONV "(nn.relu(%x), " WT_T("%w", "4") ", tile_size=4, padding=[1, 1], channels=32, kernel_size=[3, 3])",
      "conv2d.winograd"},
+    /* a packed weight (alpha, alpha, O/16, I, 16): its panels read in
+     * place (a 16-wide tile), in 3 tasks split by channel blocks */
+    {"%x: Tensor[(1, 16, 7, 7), float32], %w: Tensor[(6, 6, 3, 16, 16), float32], %b: Tensor[(48, 1, 1), float32]",
+     "nn.relu(add(" WCONV "(%x, %w, tile_size=4, padding=[1, 1], channels=48, kernel_size=[3, 3]), %b))",
+     "conv2d.winograd"},
+    {"%x: Tensor[(2, 8, 17, 15), float32], %w: Tensor[(4, 4, 2, 8, 16), float32]",
+     WCONV "(%x, %w, tile_size=2, padding=[1, 1], channels=32, kernel_size=[3, 3])", "conv2d.winograd"},
     /* softmax */
     {"%x: Tensor[(3, 10), float32]", "nn.softmax(%x)", "softmax.rows"},
     {"%x: Tensor[(2, 5, 3), float32]", "nn.softmax(%x, axis=1)", "softmax.rows"},
