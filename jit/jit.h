@@ -43,6 +43,13 @@ typedef struct rt_jit_module_t rt_jit_module_t;
  * rt_jit_target_resolve. */
 RT_MUST_USE_RESULT rt_status_t rt_jit_session_create_for(
     rt_allocator_t allocator, rt_jit_target_kind_t kind, rt_jit_session_t **out_session);
+/* rt_jit_session_create_for whatever ISA this CPU has: the session
+ * compiles (lowering, LLVM optimization, code generation, linking) and
+ * keeps LLVM IR / assembly for inspection, but its kernels must not be
+ * called on a CPU without the target's ISA (the tests build the 16-lane
+ * AVX-512 templates this way on AVX2 hosts). */
+RT_MUST_USE_RESULT rt_status_t rt_jit_session_create_unchecked(
+    rt_allocator_t allocator, rt_jit_target_kind_t kind, rt_jit_session_t **out_session);
 /* rt_jit_session_create_for with RT_JIT_TARGET_DEFAULT. */
 RT_MUST_USE_RESULT rt_status_t rt_jit_session_create(
     rt_allocator_t allocator, rt_jit_session_t **out_session);

@@ -222,6 +222,14 @@ rt_status_t rt_jit_session_create_for(rt_allocator_t allocator, rt_jit_target_ki
   return session_create(allocator, &tgt, out_session);
 }
 
+rt_status_t rt_jit_session_create_unchecked(rt_allocator_t allocator, rt_jit_target_kind_t kind,
+                                            rt_jit_session_t **out_session) {
+  *out_session = NULL;
+  rt_jit_target_t tgt;
+  RT_RETURN_IF_ERROR(rt_jit_target_resolve_unchecked(kind, &tgt));
+  return session_create(allocator, &tgt, out_session);
+}
+
 rt_status_t rt_jit_session_create(rt_allocator_t allocator, rt_jit_session_t **out_session) {
   return rt_jit_session_create_for(allocator, RT_JIT_TARGET_DEFAULT, out_session);
 }

@@ -53,7 +53,9 @@ static const char *const kAvx2[] = {"+avx", "+avx2", "+fma", "+f16c", "+bmi", "+
 static const char *const kAvx512[] = {"+avx512f", "+avx512cd", "+avx512bw", "+avx512dq",
                                       "+avx512vl", NULL};
 
-rt_status_t rt_jit_target_resolve(rt_jit_target_kind_t kind, rt_jit_target_t *out) {
+/* rt_jit_target_resolve; with `check` false the named ISAs are not
+ * checked against this CPU. */
+static rt_status_t resolve(rt_jit_target_kind_t kind, bool check, rt_jit_target_t *out) {
   memset(out, 0, sizeof *out);
   if (kind == RT_JIT_TARGET_DEFAULT) {
     const char *env = getenv("RELAYRT_JIT_TARGET");
@@ -81,7 +83,7 @@ rt_status_t rt_jit_target_resolve(rt_jit_target_kind_t kind, rt_jit_target_t *ou
       break;
     case RT_JIT_TARGET_AVX2:
       snprintf(out->cpu, sizeof out->cpu, "%s", "haswell");
-      if (!has_all(host_features, kAvx2)) {
+      if (check && !has_all(host_features, kAvx2)) {
         st = RT_STATUS(FAILED_PRECONDITION,
                        "JIT target avx2: this CPU (%s) lacks AVX2/FMA; use jit.target=generic",
                        host_cpu);
@@ -90,7 +92,7 @@ rt_status_t rt_jit_target_resolve(rt_jit_target_kind_t kind, rt_jit_target_t *ou
     case RT_JIT_TARGET_AVX512:
       snprintf(out->cpu, sizeof out->cpu, "%s", "skylake-avx512");
       out->vector_width = 16;
-      if (!has_all(host_features, kAvx512)) {
+      if (check && !has_all(host_features, kAvx512)) {
         st = RT_STATUS(FAILED_PRECONDITION,
                        "JIT target avx512: this CPU (%s) lacks AVX-512 F/CD/BW/DQ/VL; use "
                        "jit.target=avx2 or host",
@@ -108,6 +110,14 @@ rt_status_t rt_jit_target_resolve(rt_jit_target_kind_t kind, rt_jit_target_t *ou
   LLVMDisposeMessage(hcpu);
   LLVMDisposeMessage(hfeat);
   return st;
+}
+
+rt_status_t rt_jit_target_resolve(rt_jit_target_kind_t kind, rt_jit_target_t *out) {
+  return resolve(kind, true, out);
+}
+
+rt_status_t rt_jit_target_resolve_unchecked(rt_jit_target_kind_t kind, rt_jit_target_t *out) {
+  return resolve(kind, false, out);
 }
 
 /* LLVM feature names that runtime/artifact.c can check on a loading CPU

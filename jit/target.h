@@ -52,6 +52,11 @@ typedef struct rt_jit_target_t {
  * FAILED_PRECONDITION: the named ISA is not available on this CPU. */
 RT_MUST_USE_RESULT rt_status_t rt_jit_target_resolve(rt_jit_target_kind_t kind,
                                                      rt_jit_target_t *out_target);
+/* rt_jit_target_resolve without checking the named ISA against this CPU:
+ * for compiling kernels that are inspected, never run, here
+ * (rt_jit_session_create_unchecked). */
+RT_MUST_USE_RESULT rt_status_t rt_jit_target_resolve_unchecked(rt_jit_target_kind_t kind,
+                                                               rt_jit_target_t *out_target);
 
 /* The kind named `name` ("host", "avx2", ...); false if none. */
 bool rt_jit_target_parse(const char *name, rt_jit_target_kind_t *out_kind);
