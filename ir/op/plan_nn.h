@@ -121,6 +121,11 @@ typedef struct rt_plan_pool_t {
   bool is_max;
   int32_t nsp;
   int32_t pos[2 + RT_PLAN_MAX_SPATIAL]; /* N, C, spatial in the layout */
+  /* Layout NCHW{x}c (2-d pools only): block = x, the input and output are
+   * 5-d (N, C/x, H, W, x), pos the identity and lane axis 4 is carried
+   * through unchanged (pools never mix channels); else 0. */
+  int64_t block;
+  int32_t rank; /* of input and output: 2 + nsp, or 5 when blocked */
   bool out_is_layout;                   /* out_layout "" or the layout */
   /* Window pools (zero for the others). */
   int64_t pool_size[RT_PLAN_MAX_SPATIAL], strides[RT_PLAN_MAX_SPATIAL];
@@ -128,7 +133,7 @@ typedef struct rt_plan_pool_t {
   int64_t pad_before[RT_PLAN_MAX_SPATIAL], pad_after[RT_PLAN_MAX_SPATIAL];
   bool ceil_mode, count_include_pad;
   int64_t in_size[RT_PLAN_MAX_SPATIAL], out_size[RT_PLAN_MAX_SPATIAL];
-  int64_t out_shape[2 + RT_PLAN_MAX_SPATIAL];
+  int64_t out_shape[3 + RT_PLAN_MAX_SPATIAL];
 } rt_plan_pool_t;
 RT_MUST_USE_RESULT rt_status_t rt_ir_plan_pool(const rt_ir_op_t *op,
                                                const rt_ir_attrs_t *attrs,

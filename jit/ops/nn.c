@@ -329,13 +329,14 @@ typedef struct pool_t {
   rt_dtype_t in, acc;              /* input dtype; accumulation dtype */
   int32_t pos[4];                  /* layout positions of N, C, spatial */
   LLVMValueRef cidx[4];
+  LLVMValueRef lane;               /* NCHW{x}c: the output's lane index; else NULL */
 } pool_t;
 
 static rt_status_t pool_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *red,
                              const LLVMValueRef *accs, LLVMValueRef *next) {
   pool_t *p = user;
   LLVMBuilderRef B = L->b;
-  LLVMValueRef xc[4] = {p->idx[0], p->idx[1], NULL, NULL}, xi[4];
+  LLVMValueRef xc[4] = {p->idx[0], p->idx[1], NULL, NULL}, xi[5];
   LLVMValueRef inside = LLVMConstInt(L->i1, 1, 0), padded = LLVMConstInt(L->i1, 1, 0);
   for (int32_t s = 0; s < p->nsp; ++s) {
     LLVMValueRef pos;
@@ -357,6 +358,7 @@ static rt_status_t pool_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *
     xc[2 + s] = LLVMBuildSelect(B, ok, pos, rt_jit_i64(L, 0), "");
   }
   permute_index(2 + p->nsp, p->pos, xc, xi);
+  xi[4] = p->lane; /* read only when blocked (rank 5) */
   LLVMValueRef v;
   RT_RETURN_IF_ERROR(rt_jit_elem(L, p->call->call.args[0], xi, &v));
   if (p->is_max) {
@@ -422,6 +424,7 @@ static void pool_init(rt_jit_lower_t *L, pool_t *p, const rt_ir_expr_t *call,
     p->cidx[k] = idx[pos[k]];
   }
   p->idx = p->cidx;
+  p->lane = plan->block ? idx[4] : NULL;
   p->in = x->dtype;
   p->acc = rt_jit_is_float(x->dtype) ? x->dtype : (rt_dtype_t){kDLFloat, 64, 1};
   p->is_max = plan->is_max;
