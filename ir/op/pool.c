@@ -44,8 +44,8 @@ static rt_status_t layout_of(const char *op, const char *layout, const char *out
     RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "layout", layout, letters, p->pos));
   }
   if (x->rank != p->rank) {
-    return RT_STATUS(INVALID_ARGUMENT, "%s needs a %d-d input (layout %s), got rank %d",
-                     op, (int)p->rank, layout, (int)x->rank);
+    return RT_STATUS(INVALID_ARGUMENT, "%s needs a %d-d input, got rank %d (layout %s)",
+                     op, (int)p->rank, (int)x->rank, layout);
   }
   p->nsp = S;
   p->out_is_layout = !*out_layout || strcmp(out_layout, layout) == 0;
