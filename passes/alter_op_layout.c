@@ -49,6 +49,9 @@
 #include "ir/op/op_attrs.h"
 #include "ir/op/plan.h"
 #include "passes/pass.h"
+#include "runtime/mem.h"
+
+#define MAX_MEMO 1024
 
 /* jit.target's index of "avx512" (passes/context.c's kJitTargets). */
 #define JIT_TARGET_AVX512 3
@@ -57,6 +60,14 @@ typedef struct al_ctx {
   rt_pass_rewrite_t base; /* first: rt_pass_rewrite_globals's state */
   int64_t x;              /* the block */
   char blocked[32];       /* "NCHW{x}c" */
+  /* The transforms to NCHW{x}c made so far, by the value they transform:
+   * a value read blocked by several consumers is transformed once. */
+  rt_module_t *memo_m;
+  int32_t nmemo;
+  struct {
+    const rt_ir_expr_t *v;
+    rt_ir_expr_t *blocked;
+  } memo[MAX_MEMO];
 } al_ctx;
 
 static const bool kUnary[RT_OP_COUNT] = {
@@ -131,7 +142,22 @@ static rt_status_t to_blocked(al_ctx *cx, rt_ir_span_t span, rt_ir_expr_t *v, rt
     *out = b;
     return RT_OK;
   }
-  return transform(cx, span, v, "NCHW", cx->blocked, out);
+  if (cx->memo_m != cx->base.m) { /* a new global's module */
+    cx->memo_m = cx->base.m;
+    cx->nmemo = 0;
+  }
+  for (int32_t i = 0; i < cx->nmemo; ++i) {
+    if (cx->memo[i].v == v) {
+      *out = cx->memo[i].blocked;
+      return RT_OK;
+    }
+  }
+  RT_RETURN_IF_ERROR(transform(cx, span, v, "NCHW", cx->blocked, out));
+  if (cx->nmemo < MAX_MEMO) {
+    cx->memo[cx->nmemo].v = v;
+    cx->memo[cx->nmemo++].blocked = *out;
+  }
+  return RT_OK;
 }
 
 /* e's replacement: the blocked result b, transformed back to NCHW. */
@@ -382,16 +408,18 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
 }
 
 rt_status_t rt_pass_alter_op_layout(const rt_pass_env_t *env, rt_module_t *in, rt_module_t **out) {
-  al_ctx cx;
-  memset(&cx, 0, sizeof cx);
-  cx.x = 8;
+  al_ctx *cx = rt_mem_calloc(1, sizeof *cx);
+  if (!cx) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "AlterOpLayout: out of memory");
+  cx->x = 8;
   if (env && env->ctx) {
     if (env->ctx->alter_op_layout_block > 0) {
-      cx.x = env->ctx->alter_op_layout_block;
+      cx->x = env->ctx->alter_op_layout_block;
     } else if (env->ctx->jit_target == JIT_TARGET_AVX512) {
-      cx.x = 16;
+      cx->x = 16;
     }
   }
-  snprintf(cx.blocked, sizeof cx.blocked, "NCHW%lldc", (long long)cx.x);
-  return rt_pass_rewrite_globals(in, rewrite, &cx.base, out);
+  snprintf(cx->blocked, sizeof cx->blocked, "NCHW%lldc", (long long)cx->x);
+  rt_status_t st = rt_pass_rewrite_globals(in, rewrite, &cx->base, out);
+  rt_mem_free(cx);
+  return st;
 }
