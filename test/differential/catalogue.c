@@ -372,6 +372,13 @@ static void transform_cases(void) {
   ADD("layout_transform", TOL_E, "%x: Tensor[(1, 3, 4, 5), int8]", "layout_transform(%%x, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
   ADD("layout_transform", TOL_E, "%x: Tensor[(2, 4, 5, 3), float64]", "layout_transform(%%x, src_layout=\"NHWC\", dst_layout=\"NCHW\")");
   ADD("layout_transform", TOL_E, "%x: Tensor[(1, 16, 2, 2), float32]", "layout_transform(%%x, src_layout=\"NCHW\", dst_layout=\"NCHW8c\")");
+  /* AlterOpLayout's transforms: NCHW <-> NCHW16c, blocked to blocked,
+   * OIHW weights to OIHW{i}i{o}o and the depthwise OIHW1i{o}o. */
+  ADD("layout_transform", TOL_E, "%x: Tensor[(2, 2, 3, 5, 16), float32]", "layout_transform(%%x, src_layout=\"NCHW16c\", dst_layout=\"NCHW\")");
+  ADD("layout_transform", TOL_E, "%x: Tensor[(1, 4, 3, 3, 8), float32]", "layout_transform(%%x, src_layout=\"NCHW8c\", dst_layout=\"NCHW16c\")");
+  ADD("layout_transform", TOL_E, "%x: Tensor[(16, 8, 3, 3), float32]", "layout_transform(%%x, src_layout=\"OIHW\", dst_layout=\"OIHW8i8o\")");
+  ADD("layout_transform", TOL_E, "%x: Tensor[(32, 16, 1, 1), float32]", "layout_transform(%%x, src_layout=\"OIHW\", dst_layout=\"OIHW16i16o\")");
+  ADD("layout_transform", TOL_E, "%x: Tensor[(16, 1, 3, 3), float32]", "layout_transform(%%x, src_layout=\"OIHW\", dst_layout=\"OIHW1i8o\")");
   ADD("one_hot", TOL_E, "%i5_a: Tensor[(2, 3), int32]", "one_hot(%%i5_a, 1f, 0f, depth=5, axis=-1, dtype=\"float32\")");
   ADD("one_hot", TOL_E, "%i6_a: Tensor[(4), int32]", "one_hot(%%i6_a, 3, -1, depth=6, axis=0, dtype=\"int32\")");
   ADD("nn.depth_to_space", TOL_E, "%x: Tensor[(1, 8, 3, 2), float32]", "nn.depth_to_space(%%x, block_size=2)");
