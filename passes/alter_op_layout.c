@@ -127,7 +127,7 @@ static rt_ir_expr_t *peel(const al_ctx *cx, rt_ir_expr_t *e) {
 
 static rt_status_t transform(al_ctx *cx, rt_ir_span_t span, rt_ir_expr_t *v, const char *src,
                              const char *dst, rt_ir_expr_t **out) {
-  char s[40], d[40];
+  char s[64], d[64];
   snprintf(s, sizeof s, "\"%s\"", src);
   snprintf(d, sizeof d, "\"%s\"", dst);
   const char *keys[2] = {"src_layout", "dst_layout"}, *vals[2] = {s, d};
