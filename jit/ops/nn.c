@@ -268,11 +268,13 @@ static rt_status_t conv_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *
 /* The blocked ops' loop order: kh, kw outside, the input channel
  * innermost, where both blocked operands are closest to contiguous (the
  * data's lanes, the weight's i rows); conv_body takes (cl, kh, kw).
- * Measured with AlterOpLayout, graph executor, one thread (release
- * build, shared host): resnet18 4.1 s a run with every conv in
- * (cl, kh, kw) order, 0.61 s with its KxK convs in this one; 1x1 convs
- * keep the plain order (mobilenet_v2: 137 ms with them reordered, 68 ms
- * not), and so does depthwise (one channel per group). */
+ * Measured with AlterOpLayout, graph executor, one thread, no kernel
+ * cache (release build on a shared 2-core host whose run times jump by
+ * exactly 2x between runs, so pairs in the same state are compared):
+ * resnet18 4.21 s a run with its KxK convs in (cl, kh, kw) order, 1.13 s
+ * in this one. 1x1 convs measured the same either way (mobilenet_v2 136
+ * ms) and keep the plain order, as does depthwise (one channel per
+ * group). */
 static rt_status_t conv_body_blocked(rt_jit_lower_t *L, void *user, const LLVMValueRef *red,
                                      const LLVMValueRef *accs, LLVMValueRef *next) {
   const LLVMValueRef order[3] = {red[2], red[0], red[1]};
