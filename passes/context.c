@@ -141,6 +141,9 @@ static const config_option kConfig[] = {
     {"graph.max_specializations", "plans a graph executor with `?` inputs keeps, one per input "
                                   "shape seen, the least recently used evicted", 1, 1024,
      offsetof(rt_pass_context_t, graph_max_specializations), NULL},
+    {"alter_op_layout.block", "the block x of AlterOpLayout's NCHW{x}c layouts (0: 16 when jit.target "
+                              "is avx512, else 8)", 0, 64,
+     offsetof(rt_pass_context_t, alter_op_layout_block), NULL},
 };
 
 static rt_status_t find_option(const char *key, const config_option **out) {

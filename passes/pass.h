@@ -36,6 +36,7 @@ struct rt_pass_context_t {
   int64_t jit_target;     /* jit.target: an rt_jit_target_kind_t (0 = default) */
   int64_t vm_specialize;  /* vm.specialize: an rt_vm_specialize_t (0 = auto) */
   int64_t graph_max_specializations; /* graph.max_specializations: plans kept per `?`-input graph executor */
+  int64_t alter_op_layout_block; /* alter_op_layout.block: AlterOpLayout's x (0 = by jit.target) */
   int32_t num_instruments;
   rt_pass_instrument_t instruments[RT_PASS_MAX_INSTRUMENTS];
   /* Built-in instruments' state (owned, freed with the context). */

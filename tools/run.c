@@ -115,6 +115,12 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
       if (o->nshapes == MAX_ITEMS) return cli_usage_error("too many --shape options:", v);
       int rc = split_name_value(v, "--shape expects NAME=1x3x224x224, got", &o->shapes[o->nshapes++]);
       if (rc) return rc;
+    } else if ((v = cli_option(argc, argv, &i, "--require"))) {
+      if (o->nrequired == MAX_ITEMS) return cli_usage_error("too many --require options:", v);
+      o->required[o->nrequired++] = v;
+    } else if ((v = cli_option(argc, argv, &i, "--disable"))) {
+      if (o->ndisabled == MAX_ITEMS) return cli_usage_error("too many --disable options:", v);
+      o->disabled[o->ndisabled++] = v;
     } else if ((v = cli_option(argc, argv, &i, "--config"))) {
       if (o->nconfigs == MAX_ITEMS) return cli_usage_error("too many --config options:", v);
       int rc = split_name_value(v, "--config expects KEY=VALUE, got", &o->configs[o->nconfigs++]);
@@ -557,11 +563,14 @@ rt_status_t run_load_model(const run_opts *o, rt_module_t **out) {
   return st;
 }
 
-/* The pass context of the options (opt level, --config, threads). */
+/* The pass context of the options (opt level, --require, --disable,
+ * --config, threads). */
 rt_status_t run_make_context(const run_opts *o, rt_pass_context_t **out) {
   rt_pass_context_t *ctx = NULL;
   RT_RETURN_IF_ERROR(rt_pass_context_create(&ctx));
   rt_status_t st = rt_pass_context_set_opt_level(ctx, o->opt_level);
+  for (int k = 0; !st && k < o->nrequired; ++k) st = rt_pass_context_require(ctx, o->required[k]);
+  for (int k = 0; !st && k < o->ndisabled; ++k) st = rt_pass_context_disable(ctx, o->disabled[k]);
   for (int k = 0; !st && k < o->nconfigs; ++k) {
     st = rt_pass_context_set_config(ctx, o->configs[k].name, o->configs[k].value);
   }
@@ -632,6 +641,10 @@ static int check_artifact_opts(const run_opts *o) {
   if (o->opt_level_set) {
     return usage_errorf("--opt-level: %s is an exported model, compiled already; pass "
                         "--opt-level to 'relayrt build ... --emit=so' instead", m);
+  }
+  if (o->nrequired || o->ndisabled) {
+    return usage_errorf("--require/--disable: %s is an exported model, compiled already; pass "
+                        "them to 'relayrt build ... --emit=so' instead", m);
   }
   if (o->nconfigs) {
     return usage_errorf("--config: %s is an exported model, compiled already; pass --config to "

@@ -29,6 +29,10 @@ typedef struct {
   int nconsts;
   name_value configs[MAX_ITEMS]; /* --config KEY=VALUE: the pass context */
   int nconfigs;
+  const char *required[MAX_ITEMS]; /* --require PASS */
+  int nrequired;
+  const char *disabled[MAX_ITEMS]; /* --disable PASS */
+  int ndisabled;
   const char *params;
   const char *out_dir;
   long repeat, warmup, threads;

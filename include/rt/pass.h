@@ -63,7 +63,10 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_pass_context_disable(rt_pass_context_t 
  * picks every one; needed only the first two),
  * "graph.max_specializations" (1..1024, default 8: how many plans a graph
  * executor whose @main has `?` input dims keeps, one per input shape signature,
- * the least recently used evicted; include/rt/executor.h). An unknown key is
+ * the least recently used evicted; include/rt/executor.h),
+ * "alter_op_layout.block" (0..64, default 0: the x of the NCHW{x}c layouts
+ * the AlterOpLayout pass writes; 0 = 16 when jit.target is avx512, else 8).
+ * An unknown key is
  * NOT_FOUND listing the known keys; a value of the wrong type or range is
  * INVALID_ARGUMENT. */
 RT_API RT_MUST_USE_RESULT rt_status_t rt_pass_context_set_config(rt_pass_context_t *context,

@@ -1,5 +1,6 @@
 /* Reference kernels of the convolutions (ir/op/conv.c): nn.conv1d,
- * nn.conv2d, nn.conv2d_transpose.
+ * nn.conv2d, nn.conv2d_transpose, and (conv_nchwc, at the end) the blocked
+ * nn.contrib_conv2d_NCHWc / nn.contrib_depthwise_conv2d_NCHWc.
  *
  * One direct-summation core serves all three. Layouts are read letter by
  * letter (data NCHW/NHWC/NCW/NWC, kernel any permutation of OIHW / OIW,
@@ -186,3 +187,75 @@ static rt_status_t conv(const rt_interp_call_t *call) {
 rt_status_t rt_interp_k_NN_CONV1D(const rt_interp_call_t *call) { return conv(call); }
 rt_status_t rt_interp_k_NN_CONV2D(const rt_interp_call_t *call) { return conv(call); }
 rt_status_t rt_interp_k_NN_CONV2D_TRANSPOSE(const rt_interp_call_t *call) { return conv(call); }
+
+/* nn.contrib_conv2d_NCHWc and nn.contrib_depthwise_conv2d_NCHWc: the
+ * textbook loop on the logical indices, each operand read through its
+ * blocked layout (ir/op/plan_nn.h): with x, ib, ob, z the blocks of the
+ * data, the weight's input and output channels and the output,
+ *   out[n, o / z, y, xx, o % z] = sum over cl < C/G, kh, kw of
+ *     data[n, c / x, y * sh - pt + kh * dh, xx * sw - pl + kw * dw, c % x]
+ *     * w[o / ob, cl / ib, kh, kw, cl % ib, o % ob],  c = g * C/G + cl,
+ *   g = o / (O/G), out-of-image taps 0, summed in (cl, kh, kw) order in
+ * double as nn.conv2d's kernel above does (so a blocked convolution equals
+ * nn.conv2d's result on the unblocked tensors to the bit). Float only. */
+static rt_status_t conv_nchwc(const rt_interp_call_t *call) {
+  const rt_tensor_t *x = call->args[0];
+  const rt_tensor_t *w = call->args[1];
+  rt_tensor_t *out = call->outs[0];
+  rt_plan_input_t in[2];
+  rt_ir_plan_input_of_tensor(x, &in[0]);
+  rt_ir_plan_input_of_tensor(w, &in[1]);
+  rt_plan_conv_t p;
+  RT_RETURN_IF_ERROR(rt_ir_plan_conv(call->op, call->attrs, 2, in, &p));
+  if (rt_interp_class(out->dtype) != RT_INTERP_FLOAT) {
+    return RT_INTERP_ERROR(call, UNIMPLEMENTED, "%s", "blocked convolutions compute float outputs only");
+  }
+  const int64_t *wsh = rt_tensor_shape(w);
+  const int64_t xb = p.data_block, ib = p.kernel_in_block, ob = p.kernel_out_block, z = p.out_block;
+  const int64_t nb = p.batch, c = p.in_channels, o = p.out_channels, g = p.groups;
+  const int64_t cg = c / g, og = o / g;
+  const int64_t ih = p.in_size[0], iw = p.in_size[1], oh = p.out_size[0], ow = p.out_size[1];
+  const int64_t kh_n = p.kernel_size[0], kw_n = p.kernel_size[1];
+  double *xf = NULL, *wf = NULL, *res = NULL;
+  rt_status_t st = rt_interp_load_all_f(call, x, &xf);
+  if (!st) st = rt_interp_load_all_f(call, w, &wf);
+  if (!st) st = rt_interp_scratch(call, out->numel, sizeof(double), true, (void **)&res);
+  /* Strides of the blocked operands (row-major). */
+  const int64_t xs3 = xb, xs2 = iw * xs3, xs1 = ih * xs2, xs0 = (c / xb) * xs1;
+  const int64_t ws4 = ob, ws3 = ib * ws4, ws2 = wsh[3] * ws3, ws1 = wsh[2] * ws2, ws0 = wsh[1] * ws1;
+  const int64_t os3 = z, os2 = ow * os3, os1 = oh * os2, os0 = (o / z) * os1;
+  for (int64_t n = 0; n < nb && !st; ++n)
+    for (int64_t oc = 0; oc < o; ++oc) {
+      const int64_t grp = oc / og;
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t xx = 0; xx < ow; ++xx) {
+          double acc = 0;
+          for (int64_t cl = 0; cl < cg; ++cl) {
+            const int64_t ic = grp * cg + cl;
+            for (int64_t kh = 0; kh < kh_n; ++kh) {
+              const int64_t sy = y * p.strides[0] - p.pad_before[0] + kh * p.dilation[0];
+              if (sy < 0 || sy >= ih) continue;
+              for (int64_t kw = 0; kw < kw_n; ++kw) {
+                const int64_t sx = xx * p.strides[1] - p.pad_before[1] + kw * p.dilation[1];
+                if (sx < 0 || sx >= iw) continue;
+                const double xv = xf[n * xs0 + (ic / xb) * xs1 + sy * xs2 + sx * xs3 + ic % xb];
+                const double wv = wf[(oc / ob) * ws0 + (cl / ib) * ws1 + kh * ws2 + kw * ws3 +
+                                     (cl % ib) * ws4 + oc % ob];
+                acc += xv * wv;
+              }
+            }
+          }
+          res[n * os0 + (oc / z) * os1 + y * os2 + xx * os3 + oc % z] = acc;
+        }
+    }
+  if (!st) rt_interp_store_span_f(out, 0, out->numel, res);
+  rt_interp_scratch_free(call, xf);
+  rt_interp_scratch_free(call, wf);
+  rt_interp_scratch_free(call, res);
+  return st;
+}
+
+rt_status_t rt_interp_k_NN_CONV2D_NCHWC(const rt_interp_call_t *call) { return conv_nchwc(call); }
+rt_status_t rt_interp_k_NN_DEPTHWISE_CONV2D_NCHWC(const rt_interp_call_t *call) {
+  return conv_nchwc(call);
+}

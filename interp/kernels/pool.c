@@ -3,7 +3,8 @@
  *
  * Window pools follow topi's pool_impl_nd: output (y, x) covers input taps
  * y * sh - pt + kh * dh (and likewise x) for kh < pool_size. Layouts are
- * any ordering of NCHW (NCW for 1-d). Window, padding and layout come
+ * any ordering of NCHW (NCW for 1-d), or NCHW{x}c, whose lanes are one
+ * more loop. Window, padding and layout come
  * from the op's plan (rt_ir_plan_pool, ir/op/plan_nn.h) on the concrete
  * shapes. ceil_mode only changes the output size, which the plan
  * computed.
@@ -51,6 +52,8 @@ static rt_status_t views(const rt_interp_call_t *call, rt_plan_pool_t *plan, int
   RT_RETURN_IF_ERROR(rt_ir_plan_pool(call->op, call->attrs, 1, &in, plan));
   rt_interp_nchw_view(call->args[0], plan->pos, plan->nsp, xs, xe);
   rt_interp_nchw_view(call->outs[0], plan->pos, plan->nsp, os, oe);
+  /* NCHW{x}c: the views above cover N, C/x, H, W; the lanes (stride 1 in
+   * both) are the `lane` loops below. */
   if (xe[0] != oe[0] || xe[1] != oe[1]) {
     return RT_INTERP_ERROR(call, INTERNAL, "%s", "N or C differ between input and output");
   }
@@ -141,10 +144,12 @@ static rt_status_t pool(const rt_interp_call_t *call) {
   bufs_t bufs;
   rt_status_t st = bufs_open(call, is_max, &bufs);
   if (!st) st = rt_interp_scratch(call, ntaps, sizeof(int64_t), false, (void **)&taps);
+  const int64_t lanes = plan.block ? plan.block : 1;
   for (int64_t n = 0; n < oe[0] && !st; ++n)
     for (int64_t c = 0; c < oe[1]; ++c)
       for (int64_t y = 0; y < oe[2]; ++y)
-        for (int64_t xx = 0; xx < oe[3]; ++xx) {
+        for (int64_t xx = 0; xx < oe[3]; ++xx)
+          for (int64_t lane = 0; lane < lanes; ++lane) {
           int64_t n_in = 0, n_padded = 0;
           for (int64_t kh = 0; kh < p.size[0]; ++kh)
             for (int64_t kw = 0; kw < p.size[1]; ++kw) {
@@ -152,9 +157,9 @@ static rt_status_t pool(const rt_interp_call_t *call) {
               int64_t sx = xx * p.stride[1] - p.pad_lo[1] + kw * p.dil[1];
               if (sy < xe[2] + p.pad_hi[0] && sx < xe[3] + p.pad_hi[1]) n_padded++;
               if (sy < 0 || sy >= xe[2] || sx < 0 || sx >= xe[3]) continue;
-              taps[n_in++] = n * xs[0] + c * xs[1] + sy * xs[2] + sx * xs[3];
+              taps[n_in++] = n * xs[0] + c * xs[1] + sy * xs[2] + sx * xs[3] + lane;
             }
-          bufs_put(&bufs, out, n * os[0] + c * os[1] + y * os[2] + xx * os[3], is_max, taps,
+          bufs_put(&bufs, out, n * os[0] + c * os[1] + y * os[2] + xx * os[3] + lane, is_max, taps,
                    n_in, include_pad ? n_padded : n_in);
         }
   bufs_close(call, &bufs, !st);
@@ -180,16 +185,18 @@ static rt_status_t adaptive(const rt_interp_call_t *call) {
   bufs_t bufs;
   rt_status_t st = bufs_open(call, is_max, &bufs);
   if (!st) st = rt_interp_scratch(call, xe[2] * xe[3], sizeof(int64_t), false, (void **)&taps);
+  const int64_t lanes = plan.block ? plan.block : 1;
   for (int64_t n = 0; n < oe[0] && !st; ++n)
     for (int64_t c = 0; c < oe[1]; ++c)
       for (int64_t y = 0; y < oe[2]; ++y)
-        for (int64_t xx = 0; xx < oe[3]; ++xx) {
+        for (int64_t xx = 0; xx < oe[3]; ++xx)
+          for (int64_t lane = 0; lane < lanes; ++lane) {
           const int64_t y0 = y * xe[2] / oe[2], y1 = ((y + 1) * xe[2] + oe[2] - 1) / oe[2];
           const int64_t x0 = xx * xe[3] / oe[3], x1 = ((xx + 1) * xe[3] + oe[3] - 1) / oe[3];
           int64_t n_in = 0;
           for (int64_t sy = y0; sy < y1; ++sy)
-            for (int64_t sx = x0; sx < x1; ++sx) taps[n_in++] = n * xs[0] + c * xs[1] + sy * xs[2] + sx * xs[3];
-          bufs_put(&bufs, out, n * os[0] + c * os[1] + y * os[2] + xx * os[3], is_max, taps,
+            for (int64_t sx = x0; sx < x1; ++sx) taps[n_in++] = n * xs[0] + c * xs[1] + sy * xs[2] + sx * xs[3] + lane;
+          bufs_put(&bufs, out, n * os[0] + c * os[1] + y * os[2] + xx * os[3] + lane, is_max, taps,
                    n_in, n_in);
         }
   bufs_close(call, &bufs, !st);

@@ -1,5 +1,7 @@
-/* Type relations of the convolutions: nn.conv1d, nn.conv2d and
- * nn.conv2d_transpose, in one routine over S spatial dims. Layouts may be
+/* Type relations of the convolutions: nn.conv1d, nn.conv2d,
+ * nn.conv2d_transpose and the blocked nn.contrib_conv2d_NCHWc /
+ * nn.contrib_depthwise_conv2d_NCHWc (data NCHW{x}c, kernel OIHW{i}i{o}o,
+ * out NCHW{z}c: ir/op/plan_nn.h), in one routine over S spatial dims. Layouts may be
  * any ordering of the primal letters (data NCW/NCHW/NHWC..., kernel
  * OIW/OIHW/HWIO..., out_layout "" = data_layout). Checks, as TVM's
  * Conv2DRel: data channels = weight I * groups (transpose: = weight I),
@@ -21,6 +23,74 @@
 
 static bool any2(int64_t a, int64_t b) { return a == RT_DIM_ANY || b == RT_DIM_ANY; }
 
+/* Reads a blocked layout: `prefix` followed by one or two "<digits><letter>"
+ * splits (letters `s1`, then `s2` when given), e.g. "NCHW8c" or
+ * "OIHW8i16o". false unless the text is exactly that, every factor in
+ * 1..4096. */
+static bool parse_blocked(const char *text, const char *prefix, char s1, char s2, int64_t *f1,
+                          int64_t *f2) {
+  const size_t n = strlen(prefix);
+  if (strncmp(text, prefix, n) != 0) return false;
+  const char *q = text + n;
+  const char letters[2] = {s1, s2};
+  int64_t *f[2] = {f1, f2};
+  for (int32_t i = 0; i < (s2 ? 2 : 1); ++i) {
+    int64_t v = 0;
+    if (*q < '0' || *q > '9') return false;
+    while (*q >= '0' && *q <= '9' && v <= 4096) v = v * 10 + (*q++ - '0');
+    if (v < 1 || v > 4096 || *q++ != letters[i]) return false;
+    *f[i] = v;
+  }
+  return *q == '\0';
+}
+
+/* nn.contrib_conv2d_NCHWc / nn.contrib_depthwise_conv2d_NCHWc: checks the
+ * blocked layouts and operand shapes and gives the logical data (N, C, H,
+ * W) and kernel (O, I, KH, KW) shapes the shared code checks. */
+static rt_status_t blocked_shapes(const char *op, const char *data_layout,
+                                  const char *kernel_layout, const char *out_layout,
+                                  const rt_plan_input_t *in, rt_plan_conv_t *p, int64_t *d,
+                                  int64_t *k) {
+  int64_t unused = 0;
+  if (!parse_blocked(data_layout, "NCHW", 'c', 0, &p->data_block, &unused)) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: data_layout \"%s\" is not NCHW<x>c", op, data_layout);
+  }
+  if (!parse_blocked(kernel_layout, "OIHW", 'i', 'o', &p->kernel_in_block, &p->kernel_out_block)) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: kernel_layout \"%s\" is not OIHW<i>i<o>o", op,
+                     kernel_layout);
+  }
+  const char *ol = *out_layout ? out_layout : data_layout;
+  if (!parse_blocked(ol, "NCHW", 'c', 0, &p->out_block, &unused)) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: out_layout \"%s\" is not NCHW<x>c", op, ol);
+  }
+  if (in[0].rank != 5 || in[1].rank != 6) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: data must be 5-d (%s) and weight 6-d (%s), got ranks %d and %d",
+                     op, data_layout, kernel_layout, (int)in[0].rank, (int)in[1].rank);
+  }
+  const int64_t *x = in[0].shape, *w = in[1].shape;
+  if (x[4] != RT_DIM_ANY && x[4] != p->data_block) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: data's last dim is %lld, data_layout %s needs %lld", op,
+                     (long long)x[4], data_layout, (long long)p->data_block);
+  }
+  if ((w[4] != RT_DIM_ANY && w[4] != p->kernel_in_block) ||
+      (w[5] != RT_DIM_ANY && w[5] != p->kernel_out_block)) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: weight's last dims are (%lld, %lld), kernel_layout %s needs (%lld, %lld)",
+                     op, (long long)w[4], (long long)w[5], kernel_layout,
+                     (long long)p->kernel_in_block, (long long)p->kernel_out_block);
+  }
+  d[0] = x[0];
+  RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(x[1], p->data_block, &d[1]));
+  d[2] = x[2];
+  d[3] = x[3];
+  RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(w[0], p->kernel_out_block, &k[0]));
+  RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(w[1], p->kernel_in_block, &k[1]));
+  k[2] = w[2];
+  k[3] = w[3];
+  for (int32_t i = 0; i < 4; ++i) p->data_pos[i] = p->kernel_pos[i] = p->out_pos[i] = i;
+  p->out_is_data_layout = true;
+  return RT_OK;
+}
+
 rt_status_t rt_ir_plan_conv(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attrs,
                             int32_t nin, const rt_plan_input_t *in,
                             rt_plan_conv_t *p) {
@@ -28,6 +98,7 @@ rt_status_t rt_ir_plan_conv(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attrs,
   (void)nin;
   const char *op = opdef->name;
   const bool transpose = opdef->id == RT_OP_NN_CONV2D_TRANSPOSE;
+  const bool blocked = opdef->id == RT_OP_NN_CONV2D_NCHWC || opdef->id == RT_OP_NN_DEPTHWISE_CONV2D_NCHWC;
   const int32_t S = opdef->id == RT_OP_NN_CONV1D ? 1 : 2;
   const char *dl = S == 2 ? "NCHW" : "NCW";
   const char *kl = S == 2 ? "OIHW" : "OIW";
@@ -60,16 +131,25 @@ rt_status_t rt_ir_plan_conv(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attrs,
   memset(p, 0, sizeof *p);
   p->nsp = S;
   p->transpose = transpose;
-  const char *ol = *out_layout ? out_layout : data_layout;
-  RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "data_layout", data_layout, dl, p->data_pos));
-  RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "kernel_layout", kernel_layout, kl, p->kernel_pos));
-  RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "out_layout", ol, dl, p->out_pos));
-  p->out_is_data_layout = strcmp(ol, data_layout) == 0;
-  if (in[0].rank != 2 + S || in[1].rank != 2 + S) {
-    return RT_STATUS(INVALID_ARGUMENT, "%s: data and weight must be %d-d, got ranks %d and %d",
-                     op, (int)(2 + S), (int)in[0].rank, (int)in[1].rank);
-  }
+  p->out_rank = 2 + S;
+  int64_t logical_d[4], logical_k[4];
   const int64_t *d = in[0].shape, *k = in[1].shape;
+  if (blocked) {
+    RT_RETURN_IF_ERROR(blocked_shapes(op, data_layout, kernel_layout, out_layout, in, p,
+                                      logical_d, logical_k));
+    d = logical_d;
+    k = logical_k;
+  } else {
+    const char *ol = *out_layout ? out_layout : data_layout;
+    RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "data_layout", data_layout, dl, p->data_pos));
+    RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "kernel_layout", kernel_layout, kl, p->kernel_pos));
+    RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "out_layout", ol, dl, p->out_pos));
+    p->out_is_data_layout = strcmp(ol, data_layout) == 0;
+    if (in[0].rank != 2 + S || in[1].rank != 2 + S) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: data and weight must be %d-d, got ranks %d and %d",
+                       op, (int)(2 + S), (int)in[0].rank, (int)in[1].rank);
+    }
+  }
   const int32_t *dpos = p->data_pos, *kpos = p->kernel_pos, *opos = p->out_pos;
   const int64_t n = d[dpos[0]], c = d[dpos[1]];
   const int64_t wo = k[kpos[0]], wi = k[kpos[1]];
@@ -180,6 +260,22 @@ rt_status_t rt_ir_plan_conv(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attrs,
     p->out_size[i] = o;
     out[opos[2 + i]] = o;
   }
+  if (blocked) {
+    /* (N, O, OH, OW) -> (N, O/z, OH, OW, z) */
+    const int64_t z = p->out_block;
+    if (out_c != RT_DIM_ANY && out_c % z != 0) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: %lld output channels do not split into blocks of %lld (out_layout)",
+                       op, (long long)out_c, (long long)z);
+    }
+    if (opdef->id == RT_OP_NN_DEPTHWISE_CONV2D_NCHWC && c != RT_DIM_ANY && wi != RT_DIM_ANY &&
+        (groups != c || wi != 1)) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: a depthwise convolution needs groups = the %lld input channels and 1 input channel per group, got groups=%lld and %lld",
+                       op, (long long)c, (long long)groups, (long long)wi);
+    }
+    out[1] = out_c == RT_DIM_ANY ? RT_DIM_ANY : out_c / z;
+    out[4] = z;
+    p->out_rank = 5;
+  }
   return RT_OK;
 }
 
@@ -194,7 +290,7 @@ static rt_status_t conv_rel(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type)
   RT_RETURN_IF_ERROR(rt_ir_plan_conv(ctx->op, ctx->attrs, 2, in, &p));
   rt_dtype_t dt;
   RT_RETURN_IF_ERROR(rt_ir_op_dtype_attr(ctx, "out_dtype", x->tensor.dtype, &dt));
-  return rt_ir_op_make_tensor(ctx, dt, 2 + p.nsp, p.out_shape, out_type);
+  return rt_ir_op_make_tensor(ctx, dt, p.out_rank, p.out_shape, out_type);
 }
 
 rt_status_t rt_ir_rel_conv1d(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
@@ -202,6 +298,10 @@ rt_status_t rt_ir_rel_conv1d(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type
 }
 
 rt_status_t rt_ir_rel_conv2d(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
+  return conv_rel(ctx, out_type);
+}
+
+rt_status_t rt_ir_rel_conv2d_nchwc(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
   return conv_rel(ctx, out_type);
 }
 

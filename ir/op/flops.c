@@ -3,8 +3,9 @@
  * time (GFLOP/s), so a kernel that misses its template shows as a number.
  * A multiply-add counts 2. Counted: nn.dense, nn.contrib_dense_pack,
  * nn.matmul, nn.batch_matmul
- * (2 M N K per batch), nn.conv1d/conv2d (2 N O out-size (I/groups)
- * kernel-size) and nn.conv2d_transpose (2 N I in-size (O/groups)
+ * (2 M N K per batch), nn.conv1d/conv2d and the blocked
+ * nn.contrib_conv2d_NCHWc / nn.contrib_depthwise_conv2d_NCHWc (2 N O
+ * out-size (I/groups) kernel-size, logical channels) and nn.conv2d_transpose (2 N I in-size (O/groups)
  * kernel-size); nn.contrib_conv2d_winograd_without_weight_transform as the
  * direct 3x3 convolution it computes (2 N O OH OW C 9), so GFLOP/s compare
  * with the direct template's. Other ops count 0: their cost is memory, not arithmetic.
@@ -57,7 +58,8 @@ static rt_status_t add_call(void *user, rt_ir_expr_t *e) {
   const int32_t id = e->call.callee->op.op->id;
   const bool mm = id == RT_OP_NN_DENSE || id == RT_OP_NN_DENSE_PACK || id == RT_OP_NN_MATMUL ||
                   id == RT_OP_NN_BATCH_MATMUL;
-  const bool conv = id == RT_OP_NN_CONV1D || id == RT_OP_NN_CONV2D || id == RT_OP_NN_CONV2D_TRANSPOSE;
+  const bool conv = id == RT_OP_NN_CONV1D || id == RT_OP_NN_CONV2D || id == RT_OP_NN_CONV2D_TRANSPOSE ||
+                    id == RT_OP_NN_CONV2D_NCHWC || id == RT_OP_NN_DEPTHWISE_CONV2D_NCHWC;
   const bool wino = id == RT_OP_NN_WINOGRAD_CONV2D;
   if (!mm && !conv && !wino) return RT_OK;
   rt_plan_input_t in[2];

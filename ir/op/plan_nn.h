@@ -68,7 +68,14 @@ RT_MUST_USE_RESULT rt_status_t rt_ir_plan_l2_normalize(
 
 /* ---- convolutions (conv.c) --------------------------------------------- */
 
-/* nn.conv1d, nn.conv2d, nn.conv2d_transpose. */
+/* nn.conv1d, nn.conv2d, nn.conv2d_transpose, and the blocked
+ * nn.contrib_conv2d_NCHWc / nn.contrib_depthwise_conv2d_NCHWc (TVM's
+ * convention: data NCHW{x}c (N, C/x, H, W, x), kernel OIHW{i}i{o}o
+ * (O/o, (C/G)/i, KH, KW, i, o), output NCHW{z}c; out_layout "" = the data
+ * layout). For those the positions are the identity and every size below
+ * is the logical (unblocked) one: channel c of the data lives at
+ * [n, c / x, h, w, c % x], weight (o, i) at [o / ob, i / ib, kh, kw,
+ * i % ib, o % ob]. */
 typedef struct rt_plan_conv_t {
   int32_t nsp;    /* spatial dims S */
   bool transpose;
@@ -86,7 +93,10 @@ typedef struct rt_plan_conv_t {
   int64_t batch, in_channels, kernel_o, kernel_i, out_channels;
   int64_t kernel_size[RT_PLAN_MAX_SPATIAL];
   int64_t in_size[RT_PLAN_MAX_SPATIAL], out_size[RT_PLAN_MAX_SPATIAL];
-  int64_t out_shape[2 + RT_PLAN_MAX_SPATIAL];
+  int64_t out_shape[3 + RT_PLAN_MAX_SPATIAL]; /* out_rank dims */
+  int32_t out_rank;                            /* 2 + nsp; blocked: 5 */
+  /* Blocked ops: the block factors x, ib, ob, z (all 0 otherwise). */
+  int64_t data_block, kernel_in_block, kernel_out_block, out_block;
 } rt_plan_conv_t;
 RT_MUST_USE_RESULT rt_status_t rt_ir_plan_conv(const rt_ir_op_t *op,
                                                const rt_ir_attrs_t *attrs,
@@ -111,6 +121,11 @@ typedef struct rt_plan_pool_t {
   bool is_max;
   int32_t nsp;
   int32_t pos[2 + RT_PLAN_MAX_SPATIAL]; /* N, C, spatial in the layout */
+  /* Layout NCHW{x}c (2-d pools only): block = x, the input and output are
+   * 5-d (N, C/x, H, W, x), pos the identity and lane axis 4 is carried
+   * through unchanged (pools never mix channels); else 0. */
+  int64_t block;
+  int32_t rank; /* of input and output: 2 + nsp, or 5 when blocked */
   bool out_is_layout;                   /* out_layout "" or the layout */
   /* Window pools (zero for the others). */
   int64_t pool_size[RT_PLAN_MAX_SPATIAL], strides[RT_PLAN_MAX_SPATIAL];
@@ -118,7 +133,7 @@ typedef struct rt_plan_pool_t {
   int64_t pad_before[RT_PLAN_MAX_SPATIAL], pad_after[RT_PLAN_MAX_SPATIAL];
   bool ceil_mode, count_include_pad;
   int64_t in_size[RT_PLAN_MAX_SPATIAL], out_size[RT_PLAN_MAX_SPATIAL];
-  int64_t out_shape[2 + RT_PLAN_MAX_SPATIAL];
+  int64_t out_shape[3 + RT_PLAN_MAX_SPATIAL];
 } rt_plan_pool_t;
 RT_MUST_USE_RESULT rt_status_t rt_ir_plan_pool(const rt_ir_op_t *op,
                                                const rt_ir_attrs_t *attrs,

@@ -1,5 +1,6 @@
 /* Type relations of the pools: max/avg pool 1-d and 2-d, global pools and
- * adaptive pools. Layouts are any ordering of NCW / NCHW; the output is in
+ * adaptive pools. Layouts are any ordering of NCW / NCHW, or (2-d) the
+ * blocked NCHW{x}c, whose lane axis rides along; the output is in
  * the input layout (out_layout only matters to layout rewriting). TVM's
  * Pool2DRel output size, with pad = before + after and
  * k' = (pool_size - 1) * dilation + 1:
@@ -17,18 +18,38 @@
 
 #define MAXS RT_PLAN_MAX_SPATIAL
 
+/* The block x of "NCHW<x>c" (x in 1..4096); 0 for any other text. */
+static int64_t nchwc_block(const char *layout) {
+  if (strncmp(layout, "NCHW", 4) != 0) return 0;
+  const char *q = layout + 4;
+  int64_t v = 0;
+  while (*q >= '0' && *q <= '9' && v <= 4096) v = v * 10 + (*q++ - '0');
+  return v >= 1 && v <= 4096 && q[0] == 'c' && q[1] == '\0' ? v : 0;
+}
+
 /* The layout's positions and the rank check, for every pool. */
 static rt_status_t layout_of(const char *op, const char *layout, const char *out_layout,
                              const rt_plan_input_t *x, int32_t S, rt_plan_pool_t *p) {
   const char *letters = S == 2 ? "NCHW" : "NCW";
-  RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "layout", layout, letters, p->pos));
-  if (x->rank != 2 + S) {
-    return RT_STATUS(INVALID_ARGUMENT, "%s needs a %d-d input, got rank %d",
-                     op, (int)(2 + S), (int)x->rank);
+  p->block = S == 2 ? nchwc_block(layout) : 0;
+  p->rank = 2 + S;
+  if (p->block) {
+    for (int32_t k = 0; k < 4; ++k) p->pos[k] = k;
+    p->rank = 5;
+    if (x->rank == 5 && x->shape[4] != RT_DIM_ANY && x->shape[4] != p->block) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: the input's last dim is %lld, layout %s needs %lld",
+                       op, (long long)x->shape[4], layout, (long long)p->block);
+    }
+  } else {
+    RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "layout", layout, letters, p->pos));
+  }
+  if (x->rank != p->rank) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s needs a %d-d input, got rank %d (layout %s)",
+                     op, (int)p->rank, (int)x->rank, layout);
   }
   p->nsp = S;
   p->out_is_layout = !*out_layout || strcmp(out_layout, layout) == 0;
-  for (int32_t i = 0; i < 2 + S; ++i) p->out_shape[i] = x->shape[i];
+  for (int32_t i = 0; i < p->rank; ++i) p->out_shape[i] = x->shape[i];
   for (int32_t i = 0; i < S; ++i) p->in_size[i] = p->out_size[i] = x->shape[p->pos[2 + i]];
   return RT_OK;
 }
@@ -159,7 +180,7 @@ static rt_status_t pool_rel(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type)
   rt_ir_plan_input_of_type(x, &in);
   rt_plan_pool_t p;
   RT_RETURN_IF_ERROR(rt_ir_plan_pool(ctx->op, ctx->attrs, 1, &in, &p));
-  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, 2 + p.nsp, p.out_shape, out_type);
+  return rt_ir_op_make_tensor(ctx, x->tensor.dtype, p.rank, p.out_shape, out_type);
 }
 
 rt_status_t rt_ir_rel_pool2d(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {

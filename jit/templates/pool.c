@@ -65,7 +65,7 @@ bool rt_jit_tpl_pool_attrs(const rt_ir_expr_t *call, rt_plan_pool_t *plan) {
     rt_status_free(st);
     return false;
   }
-  if (plan->nsp != 2 || !plan->out_is_layout) return false;
+  if (plan->nsp != 2 || !plan->out_is_layout || plan->block) return false; /* NCHW only */
   for (int32_t k = 0; k < 4; ++k) {
     if (plan->pos[k] != k) return false; /* NCHW */
   }

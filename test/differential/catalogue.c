@@ -372,6 +372,13 @@ static void transform_cases(void) {
   ADD("layout_transform", TOL_E, "%x: Tensor[(1, 3, 4, 5), int8]", "layout_transform(%%x, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
   ADD("layout_transform", TOL_E, "%x: Tensor[(2, 4, 5, 3), float64]", "layout_transform(%%x, src_layout=\"NHWC\", dst_layout=\"NCHW\")");
   ADD("layout_transform", TOL_E, "%x: Tensor[(1, 16, 2, 2), float32]", "layout_transform(%%x, src_layout=\"NCHW\", dst_layout=\"NCHW8c\")");
+  /* AlterOpLayout's transforms: NCHW <-> NCHW16c, blocked to blocked,
+   * OIHW weights to OIHW{i}i{o}o and the depthwise OIHW1i{o}o. */
+  ADD("layout_transform", TOL_E, "%x: Tensor[(2, 2, 3, 5, 16), float32]", "layout_transform(%%x, src_layout=\"NCHW16c\", dst_layout=\"NCHW\")");
+  ADD("layout_transform", TOL_E, "%x: Tensor[(1, 4, 3, 3, 8), float32]", "layout_transform(%%x, src_layout=\"NCHW8c\", dst_layout=\"NCHW16c\")");
+  ADD("layout_transform", TOL_E, "%x: Tensor[(16, 8, 3, 3), float32]", "layout_transform(%%x, src_layout=\"OIHW\", dst_layout=\"OIHW8i8o\")");
+  ADD("layout_transform", TOL_E, "%x: Tensor[(32, 16, 1, 1), float32]", "layout_transform(%%x, src_layout=\"OIHW\", dst_layout=\"OIHW16i16o\")");
+  ADD("layout_transform", TOL_E, "%x: Tensor[(16, 1, 3, 3), float32]", "layout_transform(%%x, src_layout=\"OIHW\", dst_layout=\"OIHW1i8o\")");
   ADD("one_hot", TOL_E, "%i5_a: Tensor[(2, 3), int32]", "one_hot(%%i5_a, 1f, 0f, depth=5, axis=-1, dtype=\"float32\")");
   ADD("one_hot", TOL_E, "%i6_a: Tensor[(4), int32]", "one_hot(%%i6_a, 3, -1, depth=6, axis=0, dtype=\"int32\")");
   ADD("nn.depth_to_space", TOL_E, "%x: Tensor[(1, 8, 3, 2), float32]", "nn.depth_to_space(%%x, block_size=2)");
@@ -493,6 +500,28 @@ static void anchor_cases(void) {
   ADD("nn.conv2d_transpose", TOL_A, "%x: Tensor[(2, 4, 5, 3), float32], %w: Tensor[(4, 3, 2, 3), float32]", "nn.conv2d_transpose(%%x, %%w, channels=6, kernel_size=[2, 3], groups=2, dilation=[2, 1])");
   ADD("nn.conv2d_transpose", TOL_A, "%x: Tensor[(1, 1, 1, 1), float32], %w: Tensor[(1, 1, 1, 1), float32]", "nn.conv2d_transpose(%%x, %%w, channels=1, kernel_size=[1, 1])");
   ADD("nn.conv2d_transpose", TOL_A, "%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(8, 4, 4, 4), float32]", "nn.conv2d_transpose(%%x, %%w, channels=4, kernel_size=[4, 4], strides=[2, 2], padding=[1, 1, 2, 2])");
+  /* The blocked convolutions (AlterOpLayout's form): block 8 and 16, a
+   * different output block, strides, batch 2, groups, depthwise. */
+  ADD("nn.contrib_conv2d_NCHWc", TOL_A, "%x: Tensor[(1, 2, 7, 7, 8), float32], %w: Tensor[(2, 2, 3, 3, 8, 8), float32]",
+      "nn.contrib_conv2d_NCHWc(%%x, %%w, padding=[1, 1], channels=16, kernel_size=[3, 3], data_layout=\"NCHW8c\", kernel_layout=\"OIHW8i8o\", out_layout=\"NCHW8c\")");
+  ADD("nn.contrib_conv2d_NCHWc", TOL_A, "%x: Tensor[(1, 1, 9, 8, 16), float32], %w: Tensor[(2, 2, 3, 3, 8, 16), float32]",
+      "nn.contrib_conv2d_NCHWc(%%x, %%w, strides=[2, 2], padding=[1, 1], channels=32, kernel_size=[3, 3], data_layout=\"NCHW16c\", kernel_layout=\"OIHW8i16o\", out_layout=\"NCHW16c\")");
+  ADD("nn.contrib_conv2d_NCHWc", TOL_A, "%x: Tensor[(2, 1, 6, 6, 4), float32], %w: Tensor[(3, 1, 1, 1, 4, 4), float32]",
+      "nn.contrib_conv2d_NCHWc(%%x, %%w, dilation=[2, 2], channels=12, kernel_size=[1, 1], data_layout=\"NCHW4c\", kernel_layout=\"OIHW4i4o\", out_layout=\"NCHW4c\")");
+  ADD("nn.contrib_conv2d_NCHWc", TOL_A, "%x: Tensor[(1, 2, 5, 5, 8), float32], %w: Tensor[(2, 1, 3, 3, 8, 8), float32]",
+      "nn.contrib_conv2d_NCHWc(%%x, %%w, padding=[1, 1], groups=2, channels=16, kernel_size=[3, 3], data_layout=\"NCHW8c\", kernel_layout=\"OIHW8i8o\", out_layout=\"NCHW8c\")");
+  ADD("nn.contrib_conv2d_NCHWc", TOL_A, "%x: Tensor[(1, 2, 6, 6, 8), float32], %w: Tensor[(4, 2, 3, 3, 8, 4), float32]",
+      "nn.contrib_conv2d_NCHWc(%%x, %%w, padding=[1, 1], channels=16, kernel_size=[3, 3], data_layout=\"NCHW8c\", kernel_layout=\"OIHW8i4o\", out_layout=\"NCHW8c\")");
+  ADD("nn.contrib_depthwise_conv2d_NCHWc", TOL_A, "%x: Tensor[(1, 2, 9, 9, 8), float32], %w: Tensor[(2, 1, 3, 3, 1, 8), float32]",
+      "nn.contrib_depthwise_conv2d_NCHWc(%%x, %%w, strides=[2, 2], padding=[1, 1], groups=16, channels=16, kernel_size=[3, 3], data_layout=\"NCHW8c\", kernel_layout=\"OIHW1i8o\", out_layout=\"NCHW8c\")");
+  ADD("nn.contrib_depthwise_conv2d_NCHWc", TOL_A, "%x: Tensor[(1, 1, 8, 7, 16), float32], %w: Tensor[(1, 1, 3, 3, 1, 16), float32], %b: Tensor[(1, 1, 1, 1, 16), float32]",
+      "%%0 = nn.contrib_depthwise_conv2d_NCHWc(%%x, %%w, padding=[1, 1], groups=16, channels=16, kernel_size=[3, 3], data_layout=\"NCHW16c\", kernel_layout=\"OIHW1i16o\", out_layout=\"NCHW16c\"); %%1 = add(%%0, %%b); clip(%%1, a_min=0f, a_max=6f)");
+  /* Pools on NCHW{x}c. */
+  ADD("nn.max_pool2d", TOL_E, "%x: Tensor[(1, 2, 7, 7, 8), float32]", "nn.max_pool2d(%%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout=\"NCHW8c\")");
+  ADD("nn.avg_pool2d", TOL_A, "%x: Tensor[(2, 1, 7, 6, 16), float32]", "nn.avg_pool2d(%%x, pool_size=[2, 2], strides=[2, 2], padding=[1, 1], ceil_mode=True, count_include_pad=True, layout=\"NCHW16c\")");
+  ADD("nn.global_max_pool2d", TOL_E, "%x: Tensor[(1, 3, 5, 4, 8), float32]", "nn.global_max_pool2d(%%x, layout=\"NCHW8c\")");
+  ADD("nn.global_avg_pool2d", TOL_A, "%x: Tensor[(1, 2, 7, 7, 8), float32]", "nn.global_avg_pool2d(%%x, layout=\"NCHW8c\")");
+  ADD("nn.adaptive_avg_pool2d", TOL_A, "%x: Tensor[(1, 1, 7, 5, 8), float32]", "nn.adaptive_avg_pool2d(%%x, output_size=[3, 2], layout=\"NCHW8c\")");
   ADD("nn.max_pool2d", TOL_E, "%x: Tensor[(1, 2, 7, 7), float32]", "nn.max_pool2d(%%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1])");
   ADD("nn.max_pool2d", TOL_E, "%x: Tensor[(1, 2, 7, 6), float32]", "nn.max_pool2d(%%x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)");
   ADD("nn.max_pool2d", TOL_E, "%x: Tensor[(1, 7, 7, 3), float32]", "nn.max_pool2d(%%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout=\"NHWC\")");
@@ -1119,6 +1148,28 @@ static void jit_cases(void) {
   ADD("nn.conv2d", TOL_A, "%x: Tensor[(1, 4, 5, 5), float32], %w: Tensor[(6, 2, 1, 1), float32]", "nn.conv2d(%%x, %%w, groups=2, channels=6, kernel_size=[1, 1])");
   ADD("nn.conv2d", TOL_E, "%x: Tensor[(1, 2, 5, 5), int8], %w: Tensor[(3, 2, 3, 3), int8]", "nn.conv2d(%%x, %%w, padding=[1, 1], channels=3, kernel_size=[3, 3], out_dtype=\"int32\")");
   ADD("nn.conv1d", TOL_A, "%x: Tensor[(2, 3, 11), float32], %w: Tensor[(4, 3, 3), float32]", "nn.conv1d(%%x, %%w, strides=[2], padding=[1, 2], channels=4, kernel_size=[3])");
+  /* The blocked convolutions (AlterOpLayout's form): block 8 and 16, a
+   * different output block, strides, batch 2, groups, depthwise. */
+  ADD("nn.contrib_conv2d_NCHWc", TOL_A, "%x: Tensor[(1, 2, 7, 7, 8), float32], %w: Tensor[(2, 2, 3, 3, 8, 8), float32]",
+      "nn.contrib_conv2d_NCHWc(%%x, %%w, padding=[1, 1], channels=16, kernel_size=[3, 3], data_layout=\"NCHW8c\", kernel_layout=\"OIHW8i8o\", out_layout=\"NCHW8c\")");
+  ADD("nn.contrib_conv2d_NCHWc", TOL_A, "%x: Tensor[(1, 1, 9, 8, 16), float32], %w: Tensor[(2, 2, 3, 3, 8, 16), float32]",
+      "nn.contrib_conv2d_NCHWc(%%x, %%w, strides=[2, 2], padding=[1, 1], channels=32, kernel_size=[3, 3], data_layout=\"NCHW16c\", kernel_layout=\"OIHW8i16o\", out_layout=\"NCHW16c\")");
+  ADD("nn.contrib_conv2d_NCHWc", TOL_A, "%x: Tensor[(2, 1, 6, 6, 4), float32], %w: Tensor[(3, 1, 1, 1, 4, 4), float32]",
+      "nn.contrib_conv2d_NCHWc(%%x, %%w, dilation=[2, 2], channels=12, kernel_size=[1, 1], data_layout=\"NCHW4c\", kernel_layout=\"OIHW4i4o\", out_layout=\"NCHW4c\")");
+  ADD("nn.contrib_conv2d_NCHWc", TOL_A, "%x: Tensor[(1, 2, 5, 5, 8), float32], %w: Tensor[(2, 1, 3, 3, 8, 8), float32]",
+      "nn.contrib_conv2d_NCHWc(%%x, %%w, padding=[1, 1], groups=2, channels=16, kernel_size=[3, 3], data_layout=\"NCHW8c\", kernel_layout=\"OIHW8i8o\", out_layout=\"NCHW8c\")");
+  ADD("nn.contrib_conv2d_NCHWc", TOL_A, "%x: Tensor[(1, 2, 6, 6, 8), float32], %w: Tensor[(4, 2, 3, 3, 8, 4), float32]",
+      "nn.contrib_conv2d_NCHWc(%%x, %%w, padding=[1, 1], channels=16, kernel_size=[3, 3], data_layout=\"NCHW8c\", kernel_layout=\"OIHW8i4o\", out_layout=\"NCHW8c\")");
+  ADD("nn.contrib_depthwise_conv2d_NCHWc", TOL_A, "%x: Tensor[(1, 2, 9, 9, 8), float32], %w: Tensor[(2, 1, 3, 3, 1, 8), float32]",
+      "nn.contrib_depthwise_conv2d_NCHWc(%%x, %%w, strides=[2, 2], padding=[1, 1], groups=16, channels=16, kernel_size=[3, 3], data_layout=\"NCHW8c\", kernel_layout=\"OIHW1i8o\", out_layout=\"NCHW8c\")");
+  ADD("nn.contrib_depthwise_conv2d_NCHWc", TOL_A, "%x: Tensor[(1, 1, 8, 7, 16), float32], %w: Tensor[(1, 1, 3, 3, 1, 16), float32], %b: Tensor[(1, 1, 1, 1, 16), float32]",
+      "%%0 = nn.contrib_depthwise_conv2d_NCHWc(%%x, %%w, padding=[1, 1], groups=16, channels=16, kernel_size=[3, 3], data_layout=\"NCHW16c\", kernel_layout=\"OIHW1i16o\", out_layout=\"NCHW16c\"); %%1 = add(%%0, %%b); clip(%%1, a_min=0f, a_max=6f)");
+  /* Pools on NCHW{x}c. */
+  ADD("nn.max_pool2d", TOL_E, "%x: Tensor[(1, 2, 7, 7, 8), float32]", "nn.max_pool2d(%%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout=\"NCHW8c\")");
+  ADD("nn.avg_pool2d", TOL_A, "%x: Tensor[(2, 1, 7, 6, 16), float32]", "nn.avg_pool2d(%%x, pool_size=[2, 2], strides=[2, 2], padding=[1, 1], ceil_mode=True, count_include_pad=True, layout=\"NCHW16c\")");
+  ADD("nn.global_max_pool2d", TOL_E, "%x: Tensor[(1, 3, 5, 4, 8), float32]", "nn.global_max_pool2d(%%x, layout=\"NCHW8c\")");
+  ADD("nn.global_avg_pool2d", TOL_A, "%x: Tensor[(1, 2, 7, 7, 8), float32]", "nn.global_avg_pool2d(%%x, layout=\"NCHW8c\")");
+  ADD("nn.adaptive_avg_pool2d", TOL_A, "%x: Tensor[(1, 1, 7, 5, 8), float32]", "nn.adaptive_avg_pool2d(%%x, output_size=[3, 2], layout=\"NCHW8c\")");
   ADD("nn.max_pool2d", TOL_E, "%x: Tensor[(1, 2, 7, 7), float32]", "nn.max_pool2d(%%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1])");
   ADD("nn.max_pool2d", TOL_E, "%x: Tensor[(1, 2, 7, 6), float32]", "nn.max_pool2d(%%x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)");
   ADD("nn.avg_pool2d", TOL_E, "%x: Tensor[(1, 2, 7, 7), float32]", "nn.avg_pool2d(%%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1])");

@@ -48,10 +48,16 @@ static void make_positive(rt_tensor_t *t) {
 
 rt_status_t pt_run_main(rt_module_t *m, const rt_pass_context_t *ctx, uint64_t seed,
                         const char *positive, pt_run_t *out_run, bool *out_skipped) {
+  return pt_run_main_on("debug", m, ctx, seed, positive, out_run, out_skipped);
+}
+
+rt_status_t pt_run_main_on(const char *kind, rt_module_t *m, const rt_pass_context_t *ctx,
+                           uint64_t seed, const char *positive, pt_run_t *out_run,
+                           bool *out_skipped) {
   memset(out_run, 0, sizeof *out_run);
   *out_skipped = false;
   rt_executor_t *ex = NULL;
-  rt_status_t st = rt_create_executor("debug", m, NULL, ctx, NULL, &ex);
+  rt_status_t st = rt_create_executor(kind, m, NULL, ctx, NULL, &ex);
   if (st && rt_status_code(st) == RT_STATUS_INVALID_ARGUMENT &&
       strstr(rt_status_message(st), "is not a tensor")) {
     rt_status_free(st);

@@ -1,5 +1,6 @@
-/* Helpers shared by the pass tests (test_golden.c, test_pipeline.c): run a
- * module's @main through the "debug" executor on seeded random inputs,
+/* Helpers shared by the pass tests (test_golden.c, test_pipeline.c,
+ * test_alter_op_layout.c): run a module's @main through the "debug" (or
+ * another) executor on seeded random inputs,
  * with no pass at all or under a given context, and compare two runs
  * elementwise. */
 #ifndef RT_TEST_PASS_TEST_UTIL_H_
@@ -29,6 +30,10 @@ rt_status_t pt_context_no_passes(rt_pass_context_t **out_ctx);
  * non-tensor input. */
 rt_status_t pt_run_main(rt_module_t *m, const rt_pass_context_t *ctx, uint64_t seed,
                         const char *positive, pt_run_t *out_run, bool *out_skipped);
+/* The same on the executor `kind` ("debug", "graph", "vm"). */
+rt_status_t pt_run_main_on(const char *kind, rt_module_t *m, const rt_pass_context_t *ctx,
+                           uint64_t seed, const char *positive, pt_run_t *out_run,
+                           bool *out_skipped);
 void pt_run_release(pt_run_t *run);
 
 /* Compares two runs: the same number of outputs, dtypes and shapes, and

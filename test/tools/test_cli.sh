@@ -70,9 +70,11 @@ if grep -q '^   0   InferType  *opt 0' "$tmp/list" && grep -q 'FuseOps' "$tmp/li
    grep -q '^  vm   ToANormalForm' "$tmp/list"; then ok; else bad "--list-passes: $(head -3 "$tmp/list")"; fi
 "$relayrt" build --opt-level 3 --trace > /dev/null 2> "$tmp/trace"
 npasses=$("$relayrt" build --list-passes | grep -c '^   *[0-9][0-9]* ')
-nlines=$(grep -cE '^  [A-Za-z0-9]+ +opt [0-4]  (ran|skipped)' "$tmp/trace")
+# opt 5: AlterOpLayout, which only runs when required (passes.def).
+nlines=$(grep -cE '^  [A-Za-z0-9]+ +opt [0-5]  (ran|skipped)' "$tmp/trace")
 if [ "$npasses" -gt 0 ] && [ "$npasses" -eq "$nlines" ] &&
    grep -q 'CombineParallelConv2d *opt 4  skipped (opt_level too low)' "$tmp/trace" &&
+   grep -q 'AlterOpLayout *opt 5  skipped (opt_level too low)' "$tmp/trace" &&
    grep -q 'FoldConstant *opt 2  ran' "$tmp/trace"; then ok
 else bad "--trace lists $nlines of $npasses passes: $(cat "$tmp/trace")"; fi
 "$relayrt" build --opt-level 3 --disable FoldConstant --trace > /dev/null 2> "$tmp/trace"
@@ -93,7 +95,7 @@ else bad "--dump-dir: $(ls "$tmp/dumps" 2>&1)"; fi
 "$relayrt" build --disable NoSuchPass > /dev/null 2> "$tmp/err"
 [ $? -eq 1 ] && grep -q "unknown pass 'NoSuchPass' (known: InferType" "$tmp/err" && ok || bad "unknown pass: $(cat "$tmp/err")"
 "$relayrt" build --config fuse.max_dpeth=3 > /dev/null 2> "$tmp/err"
-[ $? -eq 1 ] && grep -q "unknown config option 'fuse.max_dpeth' (known: fuse.max_depth, jit.keep_ll, jit.keep_asm, jit.disk_cache, runtime.num_threads, jit.target, vm.specialize, graph.max_specializations)" "$tmp/err" && ok || bad "unknown config: $(cat "$tmp/err")"
+[ $? -eq 1 ] && grep -q "unknown config option 'fuse.max_dpeth' (known: fuse.max_depth, jit.keep_ll, jit.keep_asm, jit.disk_cache, runtime.num_threads, jit.target, vm.specialize, graph.max_specializations, alter_op_layout.block)" "$tmp/err" && ok || bad "unknown config: $(cat "$tmp/err")"
 "$relayrt" build --config fuse.max_depth=0 > /dev/null 2> "$tmp/err"
 [ $? -eq 1 ] && grep -q "expects an integer" "$tmp/err" && ok || bad "bad config value: $(cat "$tmp/err")"
 
@@ -127,6 +129,14 @@ $PY3 -c "import json,sys; g=json.load(open(sys.argv[1])); assert len(g['heads'])
 "$relayrt" frobnicate > /dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "unknown command should exit 2"
 "$relayrt" help > /dev/null 2>&1 && ok || bad "help should exit 0"
+
+# run takes --require / --disable: AlterOpLayout on the small CNN, every
+# executor agreeing with debug; an unknown pass is refused.
+"$relayrt" run "$root/test/passes/alter_op_layout/model.onnx" --require AlterOpLayout --executor all \
+  --repeat 1 --warmup 0 > "$tmp/alter" 2>&1 && grep -q 'agree with debug' "$tmp/alter" && ok ||
+  bad "run --require AlterOpLayout: $(cat "$tmp/alter")"
+"$relayrt" run "$root/test/passes/alter_op_layout/model.onnx" --disable NoSuchPass > /dev/null 2> "$tmp/err"
+[ $? -eq 1 ] && grep -q "unknown pass 'NoSuchPass'" "$tmp/err" && ok || bad "run --disable NoSuchPass: $(cat "$tmp/err")"
 
 echo "$pass passed, $failn failed"
 [ $failn -eq 0 ]

@@ -189,6 +189,22 @@ if "$relayrt" run "$tmp/bf.relay" --input x="$tmp/bf.npy" --out "$tmp/bfo" > /de
    $py -c "import numpy as np,sys; a=np.load(sys.argv[1]); sys.exit(0 if a.dtype==np.uint16 and a.tolist()==[16384, 49280, 16256] else 1)" "$tmp/bfo/output_0.npy"; then ok
 else bad "bfloat16 .npy in and out: $(cat "$tmp/err")"; fi
 
+# 6a2. FLOPs of the blocked convolutions (ir/op/flops.c), by hand from the
+# logical convolution: 16 -> 32 channels 3x3 on 6x6 (2*32*36*16*9 =
+# 331776), depthwise 16 channels 3x3 on 6x6 (2*16*36*1*9 = 10368).
+cat > "$tmp/nchwc.relay" <<'RELAY'
+#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 2, 6, 6, 8), float32], %w: Tensor[(4, 2, 3, 3, 8, 8), float32], %d: Tensor[(2, 1, 3, 3, 1, 8), float32]) {
+  %0 = nn.contrib_conv2d_NCHWc(%x, %w, padding=[1, 1], channels=32, kernel_size=[3, 3], data_layout="NCHW8c", kernel_layout="OIHW8i8o", out_layout="NCHW8c");
+  %1 = nn.contrib_depthwise_conv2d_NCHWc(%x, %d, padding=[1, 1], groups=16, channels=16, kernel_size=[3, 3], data_layout="NCHW8c", kernel_layout="OIHW1i8o", out_layout="NCHW8c");
+  (%0, %1)
+}
+RELAY
+if RELAYRT_CACHE_DIR=off "$relayrt" run "$tmp/nchwc.relay" --executor graph --profile --repeat 1 --report json \
+     > "$tmp/nchwc.json" 2> "$tmp/err" &&
+   $py -c "import json,sys; ks=json.load(open(sys.argv[1]))['profile']['kernels']; sys.exit(0 if sorted(k['flops'] for k in ks if k['flops'] > 0) == [10368, 331776] else 1)" "$tmp/nchwc.json"; then ok
+else bad "blocked conv FLOPs: $(cat "$tmp/err" "$tmp/nchwc.json")"; fi
+
 # 6b. --profile: one row per node of the graph executor's plan, slowest
 # first, named as `build --emit=kernels` names the kernels; the JSON report
 # carries the same; other executors are refused.
