@@ -23,9 +23,10 @@
  *  3. the distinct misses: read from the disk cache when it is on (a valid
  *     entry skips LLVM entirely), else lowered (jit/lower.c), each into
  *     its own LLVM module of one fresh LLVMContext, verified, optimized
- *     with default<O3> (O1 and FastISel for the Winograd template:
- *     pipeline_of) for a per-build TargetMachine (LLJIT does not optimize
- *     by itself; a TargetMachine is never shared between threads)
+ *     with default<O3>, or a lighter pipeline for the kernels that are
+ *     explicit vector code (Winograd, and most conv2d.direct / im2colT
+ *     kernels: pipeline_of) for a per-build TargetMachine (LLJIT does not
+ *     optimize by itself; a TargetMachine is never shared between threads)
  *     and emitted as an object file, plus their IR / assembly text when
  *     asked; compiled objects are written to the disk cache. All of this
  *     runs outside the lock, in parallel across threads;
