@@ -443,8 +443,10 @@ static rt_status_t emit(LLVMTargetMachineRef tm, LLVMModuleRef mod, LLVMCodeGenF
  *  - "C1": conv2d.direct and conv2d.im2colT kernels whose loops are all
  *    explicit vector code (rt_jit_template_explicit_vector: their tail
  *    ops through the vector epilogue, the phase images copied by
- *    vectors). Found the same way on resnet18's and mobilenet_v2's
- *    kernels (their assembly equal to default<O1>'s), with O3's unroller
+ *    vectors). Found the same way on four of resnet18's and
+ *    mobilenet_v2's kernels (their assembly equal to default<O1>'s; other
+ *    models' im2colT kernels then differ from O1's in the registers and
+ *    spills of their setup code), with O3's unroller
  *    (loop-unroll<O3>: partial and runtime unrolling of the tap and K
  *    loops) instead of O1's, which ran EfficientNet-B0's and ResNet-50's
  *    convolutions as fast as O3 (summed per-kernel minima 0.98-0.99 and
