@@ -1116,6 +1116,44 @@ rt_status_t rt_executor_compile_stats(const rt_executor_t *ex, rt_executor_compi
   return RT_OK;
 }
 
+rt_status_t rt_executor_compile_kernel(const rt_executor_t *ex, int32_t index,
+                                       rt_executor_compile_kernel_t *out) {
+  if (!ex || !out) return RT_STATUS(INVALID_ARGUMENT, "rt_executor_compile_kernel: NULL argument");
+  memset(out, 0, sizeof *out);
+  if (!ex->jit || ex->vm) {
+    return RT_STATUS(FAILED_PRECONDITION, "rt_executor_compile_kernel: per-kernel compile figures are "
+                     "kept by the \"graph\" executor");
+  }
+  rt_graph_spec_t *spec = NULL;
+  const rt_graph_build_t *build = NULL;
+  rt_graph_runtime_t *graph = NULL;
+  RT_RETURN_IF_ERROR(current_plan(ex, "rt_executor_compile_kernel", &spec, &build, &graph));
+  rt_status_t st = RT_OK;
+  if (index < 0 || index >= build->num_kernels) {
+    st = RT_STATUS(OUT_OF_RANGE, "rt_executor_compile_kernel: kernel %d of %d", (int)index,
+                   (int)build->num_kernels);
+  } else {
+    snprintf(out->name, sizeof out->name, "%s", build->kernel_names[index] ? build->kernel_names[index] : "");
+    const int32_t j = build->jit_index ? build->jit_index[index] : index;
+    if (j < 0 || !build->jit) {
+      snprintf(out->template_name, sizeof out->template_name, "host");
+    } else {
+      rt_jit_kernel_stats_t ks;
+      rt_jit_module_kernel_stats(build->jit, j, &ks);
+      snprintf(out->template_name, sizeof out->template_name, "%s", rt_jit_module_template(build->jit, j));
+      snprintf(out->pipeline, sizeof out->pipeline, "%s", ks.pipeline ? ks.pipeline : "");
+      out->compiled = ks.compiled;
+      out->lowering_ms = ks.lower_ms;
+      out->optimization_ms = ks.opt_ms;
+      out->codegen_ms = ks.codegen_ms;
+      out->ir_lowered = ks.ir_lowered;
+      out->ir_optimized = ks.ir_optimized;
+    }
+  }
+  rt_graph_spec_release(spec);
+  return st;
+}
+
 rt_status_t rt_executor_get_output(rt_executor_t *ex, int32_t index, rt_tensor_t **out_tensor) {
   RT_RETURN_IF_ERROR(enter(ex, "get_output"));
   rt_status_t st = rt_runner_output(&ex->runner, index, out_tensor);

@@ -95,10 +95,12 @@ enum {
 
 /* The LLVM pipeline a kernel of template `template_name`
  * (rt_jit_template_name; NULL for the generic loop nest) gets under
- * `flags`, as it enters the kernel's cache key: "O0" (RT_JIT_NO_OPT),
- * "O3", or "O1 fast-isel" for the Winograd template (jit/session.c
- * pipeline_of says which and why). A static string. */
-const char *rt_jit_pipeline_key(uint32_t flags, const char *template_name);
+ * `flags`, as it enters the kernel's cache key; `explicit_vector` is
+ * rt_jit_template_explicit_vector of its function: "O0" (RT_JIT_NO_OPT),
+ * "O3", "W1 fast-isel" for the Winograd template, "C1" for the other
+ * explicit-vector kernels (jit/session.c pipeline_of says which and why).
+ * A static string. */
+const char *rt_jit_pipeline_key(uint32_t flags, const char *template_name, bool explicit_vector);
 
 /* What one build did: times in milliseconds (summed over the threads that
  * compile the kernels in parallel: CPU time), and where its kernels came
@@ -179,6 +181,20 @@ int32_t rt_jit_module_num_outputs(const rt_jit_module_t *module, int32_t i);
  * nest. A pure function of the kernel's Primitive function (the same on a
  * kernel cache hit). */
 const char *rt_jit_module_template(const rt_jit_module_t *module, int32_t i);
+
+/* How kernel i of a build was made: its pipeline (rt_jit_pipeline_key,
+ * static), whether this build compiled it (false: shared with a loaded
+ * kernel, read from the disk cache, or equal to an earlier kernel of the
+ * build, which carries the times), and then the thread time of each
+ * stage and the LLVM IR instruction count after lowering and after the
+ * pipeline (0 otherwise). */
+typedef struct rt_jit_kernel_stats_t {
+  const char *pipeline;
+  bool compiled;
+  double lower_ms, opt_ms, codegen_ms;
+  int32_t ir_lowered, ir_optimized;
+} rt_jit_kernel_stats_t;
+void rt_jit_module_kernel_stats(const rt_jit_module_t *module, int32_t i, rt_jit_kernel_stats_t *out);
 
 /* The optimized LLVM IR / assembly of the whole module (each kernel's in
  * turn), or of kernel i alone with `kernel` >= 0 (a complete module: its

@@ -23,9 +23,10 @@
  *  3. the distinct misses: read from the disk cache when it is on (a valid
  *     entry skips LLVM entirely), else lowered (jit/lower.c), each into
  *     its own LLVM module of one fresh LLVMContext, verified, optimized
- *     with default<O3> (O1 and FastISel for the Winograd template:
- *     pipeline_of) for a per-build TargetMachine (LLJIT does not optimize
- *     by itself; a TargetMachine is never shared between threads)
+ *     with default<O3>, or a lighter pipeline for the kernels that are
+ *     explicit vector code (Winograd, and most conv2d.direct / im2colT
+ *     kernels: pipeline_of) for a per-build TargetMachine (LLJIT does not
+ *     optimize by itself; a TargetMachine is never shared between threads)
  *     and emitted as an object file, plus their IR / assembly text when
  *     asked; compiled objects are written to the disk cache. All of this
  *     runs outside the lock, in parallel across threads;
@@ -99,6 +100,8 @@ struct rt_jit_session_t {
 typedef struct kernel_t {
   unit_t *unit;                   /* one reference */
   const char *template_name;      /* static; NULL: the generic loop nest */
+  bool explicit_vector;           /* rt_jit_template_explicit_vector */
+  rt_jit_kernel_stats_t stats;
   char *ll, *asm_text;            /* this module's copies, when kept */
 } kernel_t;
 
@@ -422,50 +425,93 @@ static rt_status_t emit(LLVMTargetMachineRef tm, LLVMModuleRef mod, LLVMCodeGenF
  * object compiled under another; LLVM's version is in the key too):
  *  - "O0": no optimization (RT_JIT_NO_OPT);
  *  - "O3": default<O3> and the SelectionDAG instruction selector, for the
- *    generic loop nests and every template but Winograd. Templated
- *    kernels (GEMM/conv tiles emit their own vector code) under O1 cut
- *    resnet18's cold compile from 2.1 to 1.6 s of CPU time at the same
- *    fraction of the FMA peak in bench_kernels, but a template's fused
- *    epilogue is a scalar loop that only O2/O3's vectorizers vectorize (a
- *    1x1 conv 16->96 at 112x112 with a SiLU epilogue, EfficientNet's, ran
- *    21.9 ms under O1 and 1.8 ms under O3). default<O2> for the templates
- *    took resnet18's process CPU from 1.73-1.77 to 1.62-1.66 s but cost
- *    EfficientNet-B0 1.3% (summed per-kernel minima, its dense kernel
- *    23%): not taken;
- *  - "O1 fast-isel": the Winograd template, whose epilogue writes each
- *    tile's few columns per output channel (no vectorizer takes it), so
- *    O1 costs it nothing against O3 (resnet18's eight Winograd kernels
- *    ran 23.9 ms under O3 and 23.7 ms under O1, summed minimum times).
- *    Its code is emitted with FastISel: the transforms' vector adds and
- *    multiplies select as well as under the SelectionDAG, and the blocks
- *    FastISel cannot take (the FMAs) fall back to it; resnet18's eight
- *    Winograd kernels spent 383-392 ms of thread time in codegen against
- *    433-478 ms (three builds each, alternated; their O1 takes ~750 ms)
- *    and ran 23.14 ms either way (summed minima, 5 alternations, 1
- *    thread).
- *    A lighter pipeline (SROA, CSE, instcombine, LICM, indvars, full
- *    unroll: 30 instead of 95 ms of thread time a kernel) ran them 3-4%
- *    slower (three alternated batches on the loaded 2-core host; adding
- *    the inliner and O1's optimization tail back still left 1.3%): not
- *    taken, as run time comes first. */
+ *    generic loop nests and the templates that leave loops to LLVM's
+ *    vectorizers (a fused epilogue the vector epilogue does not take, an
+ *    input computed in the kernel, the GEMM's and the pools' element
+ *    epilogues: a 1x1 conv 16->96 at 112x112 with a SiLU epilogue ran
+ *    21.9 ms under O1 and 1.8 ms under O3 before it had the vector
+ *    epilogue). default<O2> for the templates cost EfficientNet-B0 1.3%
+ *    (its dense kernel 23%): not taken;
+ *  - "W1 fast-isel": the Winograd template (explicit vector code: no
+ *    vectorizer takes its epilogue either). Its passes are default<O1>'s
+ *    (LLVM 19's, as `opt -passes='default<O1>' -print-pipeline-passes`
+ *    prints it) less every pass whose removal left the assembly of the
+ *    Winograd kernels unchanged: 16 kernels of ResNet-18, ResNet-50 and
+ *    DenseNet-121 compiled for znver3 give the same instructions as
+ *    under default<O1> (removed one pass at a time, kept out when all
+ *    stayed equal). That is ~45% of O1's passes' time for the same code
+ *    (O1's time was ~85 ms a kernel, most of it instcombine and indvars,
+ *    which stay). An earlier hand-picked lighter pipeline ran these
+ *    kernels 3-4% slower: so the reference is O1's code, instruction for
+ *    instruction. The code is emitted with FastISel: the transforms'
+ *    vector adds and multiplies select as well as under the
+ *    SelectionDAG and the blocks FastISel cannot take (the FMAs) fall
+ *    back to it (resnet18's eight Winograd kernels: 383-392 ms of codegen
+ *    thread time against 433-478, the same run time);
+ *  - "C1": conv2d.direct and conv2d.im2colT kernels whose loops are all
+ *    explicit vector code (rt_jit_template_explicit_vector: their tail
+ *    ops through the vector epilogue, the phase images copied by
+ *    vectors). Found the same way on four of resnet18's and
+ *    mobilenet_v2's kernels (their assembly equal to default<O1>'s; other
+ *    models' im2colT kernels then differ from O1's in the registers and
+ *    spills of their setup code), with O3's unroller
+ *    (loop-unroll<O3>: partial and runtime unrolling of the tap and K
+ *    loops) instead of O1's, which ran EfficientNet-B0's and ResNet-50's
+ *    convolutions as fast as O3 (summed per-kernel minima 0.98-0.99 and
+ *    1.00 of O3's) where O1's left them 1-2% slower, at the CPU time of
+ *    O1's (resnet18 cold: process CPU 1.93-2.13 s against 2.15-2.35 s with
+ *    these kernels under O3). */
 typedef struct pipeline_t {
   const char *key;    /* in the cache key */
   const char *passes; /* LLVMRunPasses' text; NULL: none */
   bool fast_isel;
 } pipeline_t;
 
+/* default<O1>'s simplifycfg and instcombine variants, as printed. */
+#define SCFG_OPTS                                                                                     \
+  "bonus-inst-threshold=1;no-forward-switch-cond;switch-range-to-icmp;no-switch-to-lookup;keep-"    \
+  "loops;no-hoist-common-insts;no-sink-common-insts;speculate-blocks;simplify-cond-branch;"
+#define SCFG "simplifycfg<" SCFG_OPTS "no-speculate-unpredictables>"
+#define SCFG_SPEC "simplifycfg<" SCFG_OPTS "speculate-unpredictables>"
+#define SCFG_FIRST                                                                                     \
+  "simplifycfg<bonus-inst-threshold=1;no-forward-switch-cond;no-switch-range-to-icmp;no-switch-to-" \
+  "lookup;keep-loops;no-hoist-common-insts;no-sink-common-insts;speculate-blocks;simplify-cond-"     \
+  "branch;no-speculate-unpredictables>"
+#define SCFG_LATE                                                                                      \
+  "simplifycfg<bonus-inst-threshold=1;forward-switch-cond;switch-range-to-icmp;switch-to-lookup;"   \
+  "no-keep-loops;hoist-common-insts;sink-common-insts;speculate-blocks;simplify-cond-branch;no-"    \
+  "speculate-unpredictables>"
+#define IC "instcombine<max-iterations=1;no-use-loop-info;no-verify-fixpoint>"
+#define WINOGRAD_PASSES                                                                                \
+  "function<eager-inv>(early-cse<>),ipsccp,function<eager-inv>(mem2reg),require<globals-aa>,"        \
+  "function(invalidate<aa>),require<profile-summary>,cgscc(devirt<4>(inline,function<eager-inv;"     \
+  "no-rerun>(early-cse<memssa>," IC "," SCFG ",reassociate,loop-mssa(loop-rotate<header-duplication;" \
+  "no-prepare-for-lto>,licm<allowspeculation>)," IC ",loop(indvars),sccp," SCFG "," IC "),"          \
+  "function(require<should-not-run-function-passes>))),function<eager-inv>(loop-unroll<O1>," IC     \
+  ",loop-mssa(licm<allowspeculation>),div-rem-pairs," SCFG_SPEC "),verify"
+#define CONV_PASSES                                                                                    \
+  "function<eager-inv>(" SCFG_FIRST ",early-cse<>),ipsccp,function<eager-inv>(mem2reg," IC "),"     \
+  "require<globals-aa>,function(invalidate<aa>),require<profile-summary>,cgscc(devirt<4>(inline,"   \
+  "function<eager-inv;no-rerun>(early-cse<memssa>," SCFG ",reassociate,loop-mssa(loop-rotate<"       \
+  "header-duplication;no-prepare-for-lto>,licm<allowspeculation>)," IC ",loop(loop-idiom,indvars,"  \
+  "loop-unroll-full),sccp," SCFG "," IC "),function(require<should-not-run-function-passes>))),"    \
+  "function<eager-inv>(" SCFG_LATE ",loop-unroll<O3>," IC ",loop-mssa(licm<allowspeculation>),"    \
+  "tailcallelim),verify"
+
 static const pipeline_t kPipelineO0 = {"O0", NULL, false};
 static const pipeline_t kPipelineO3 = {"O3", "default<O3>", false};
-static const pipeline_t kPipelineWinograd = {"O1 fast-isel", "default<O1>", true};
+static const pipeline_t kPipelineWinograd = {"W1 fast-isel", WINOGRAD_PASSES, true};
+static const pipeline_t kPipelineConv = {"C1", CONV_PASSES, false};
 
-static const pipeline_t *pipeline_of(uint32_t flags, const char *template_name) {
+static const pipeline_t *pipeline_of(uint32_t flags, const char *template_name, bool explicit_vector) {
   if (flags & RT_JIT_NO_OPT) return &kPipelineO0;
+  if (!explicit_vector) return &kPipelineO3;
   if (template_name && strncmp(template_name, "conv2d.winograd", 15) == 0) return &kPipelineWinograd;
-  return &kPipelineO3;
+  return &kPipelineConv;
 }
 
-const char *rt_jit_pipeline_key(uint32_t flags, const char *template_name) {
-  return pipeline_of(flags, template_name)->key;
+const char *rt_jit_pipeline_key(uint32_t flags, const char *template_name, bool explicit_vector) {
+  return pipeline_of(flags, template_name, explicit_vector)->key;
 }
 
 /* A kernel of this build that no live unit had. */
@@ -476,7 +522,19 @@ typedef struct pending_t {
   char *asm_text;
   bool from_disk;
   unit_t *unit;                  /* once loaded (or found loaded) */
+  rt_jit_kernel_stats_t stats;   /* this kernel's compile (compile_one) */
 } pending_t;
+
+/* LLVM IR instructions in mod (the per-kernel stats). */
+static int32_t ir_count(LLVMModuleRef mod) {
+  int32_t n = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) {
+      for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) n++;
+    }
+  }
+  return n;
+}
 
 /* Lowers, verifies, optimizes and emits one kernel in its own module of
  * ctx. Codegen changes the IR it runs on (emitting an object rewrites the
@@ -494,6 +552,7 @@ static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTarg
     st = RT_STATUS(INTERNAL, "the lowered module does not verify: %s", msg ? msg : "");
   }
   LLVMDisposeMessage(msg);
+  p->stats.ir_lowered = st ? 0 : ir_count(mod);
   double t1 = rt_now_ms();
   const pipeline_t *pl = p->pipeline;
   if (!st && pl->passes) {
@@ -503,6 +562,7 @@ static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTarg
     if (e) st = llvm_error(e, pl->key);
   }
   double t2 = rt_now_ms();
+  p->stats.ir_optimized = st ? 0 : ir_count(mod);
   if (!st && (flags & RT_JIT_KEEP_LL)) {
     char *text = LLVMPrintModuleToString(mod);
     p->entry.ll = dup_str(text);
@@ -522,10 +582,16 @@ static rt_status_t compile_one(rt_jit_session_t *s, LLVMContextRef ctx, LLVMTarg
   double t4 = rt_now_ms();
   if (!st) st = emit(tm, mod, LLVMObjectFile, &p->entry.object, &p->entry.object_len);
   LLVMDisposeModule(mod);
+  const double t5 = rt_now_ms();
+  p->stats.pipeline = pl->key;
+  p->stats.compiled = !st;
+  p->stats.lower_ms = t1 - t0;
+  p->stats.opt_ms = t2 - t1;
+  p->stats.codegen_ms = t5 - t3;
   stats->lower_ms += t1 - t0;
   stats->opt_ms += t2 - t1;
   stats->asm_ms += t4 - t3;
-  stats->emit_ms += rt_now_ms() - t4;
+  stats->emit_ms += t5 - t4;
   return st;
 }
 
@@ -703,14 +769,17 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
   double t0 = t_start;
   stats.kernels = count;
   for (int32_t i = 0; !status && i < count; ++i) {
-    if (fns[i] && fns[i]->kind == RT_IR_FUNCTION) m->kernels[i].template_name = rt_jit_template_name(fns[i], &s->tgt);
+    if (fns[i] && fns[i]->kind == RT_IR_FUNCTION) {
+      m->kernels[i].template_name = rt_jit_template_name(fns[i], &s->tgt);
+      m->kernels[i].explicit_vector = rt_jit_template_explicit_vector(fns[i], &s->tgt);
+    }
     if (!fns[i] || fns[i]->kind != RT_IR_FUNCTION) {
       status = RT_STATUS(INVALID_ARGUMENT, "kernel %d (%s): not a function", (int)i,
                          names && names[i] ? names[i] : "?");
       break;
     }
     status = rt_jit_kernel_id(fns[i], s->target, s->compiler,
-                              pipeline_of(flags, m->kernels[i].template_name)->key, &ids[i]);
+                              pipeline_of(flags, m->kernels[i].template_name, m->kernels[i].explicit_vector)->key, &ids[i]);
   }
   stats.key_ms += rt_now_ms() - t0;
 
@@ -725,6 +794,8 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
       if (u && (!keep_ll || u->ll)) {
         u->refs++;
         m->kernels[i].unit = u;
+        m->kernels[i].stats.pipeline = rt_jit_pipeline_key(flags, m->kernels[i].template_name,
+                                                           m->kernels[i].explicit_vector);
         stats.memory_hits++;
         s->counts.memory_hits++;
         if (keep_ll) m->kernels[i].ll = dup_str(u->ll);
@@ -740,7 +811,8 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
       }
       if (slot[i] < 0) {
         slot[i] = npend;
-        pend[npend].pipeline = pipeline_of(flags, m->kernels[i].template_name);
+        pend[npend].pipeline = pipeline_of(flags, m->kernels[i].template_name, m->kernels[i].explicit_vector);
+        pend[npend].stats.pipeline = pend[npend].pipeline->key;
         pend[npend++].first = i;
       }
     }
@@ -821,6 +893,8 @@ rt_status_t rt_jit_build(rt_jit_session_t *s, int32_t count, rt_ir_expr_t *const
         if (m->kernels[i].unit || slot[i] != p) continue;
         u->refs++;
         m->kernels[i].unit = u;
+        m->kernels[i].stats = pend[p].stats;
+        m->kernels[i].stats.compiled = pend[p].stats.compiled && i == pend[p].first;
         if (keep_ll && pend[p].entry.ll) m->kernels[i].ll = dup_str(pend[p].entry.ll);
         if (keep_asm && pend[p].asm_text) m->kernels[i].asm_text = dup_str(pend[p].asm_text);
       }
@@ -866,6 +940,10 @@ int32_t rt_jit_module_num_inputs(const rt_jit_module_t *m, int32_t i) { return m
 int32_t rt_jit_module_num_outputs(const rt_jit_module_t *m, int32_t i) { return m->kernels[i].unit->nout; }
 const char *rt_jit_module_template(const rt_jit_module_t *m, int32_t i) {
   return m->kernels[i].template_name ? m->kernels[i].template_name : "loops";
+}
+
+void rt_jit_module_kernel_stats(const rt_jit_module_t *m, int32_t i, rt_jit_kernel_stats_t *out) {
+  *out = m->kernels[i].stats;
 }
 
 void rt_jit_module_object(const rt_jit_module_t *m, int32_t i, const uint8_t **out_data,

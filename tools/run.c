@@ -712,7 +712,28 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
              cs.optimize_ms, cs.codegen_ms, cs.cache_ms, cs.link_ms, (int)cs.kernels,
              (int)cs.distinct, (int)cs.compiled, (int)cs.disk_hits, (int)cs.memory_hits);
       run_json_string(stdout, cs.target);
-      printf(", \"vector_width\": %d}", (int)cs.vector_width);
+      printf(", \"vector_width\": %d", (int)cs.vector_width);
+      /* Per kernel (graph executor): where its compile time went. */
+      rt_executor_compile_kernel_t ck;
+      for (int32_t k = 0; k < cs.kernels; ++k) {
+        rt_status_t kst = rt_executor_compile_kernel(r->ex, k, &ck);
+        if (kst) {
+          rt_status_free(kst);
+          break;
+        }
+        printf("%s{\"name\": ", k ? ", " : ", \"per_kernel\": [");
+        run_json_string(stdout, ck.name);
+        printf(", \"template\": ");
+        run_json_string(stdout, ck.template_name);
+        printf(", \"pipeline\": ");
+        run_json_string(stdout, ck.pipeline);
+        printf(", \"compiled\": %s, \"lowering_ms\": %.3f, \"optimization_ms\": %.3f, "
+               "\"codegen_ms\": %.3f, \"ir_lowered\": %d, \"ir_optimized\": %d}",
+               ck.compiled ? "true" : "false", ck.lowering_ms, ck.optimization_ms, ck.codegen_ms,
+               (int)ck.ir_lowered, (int)ck.ir_optimized);
+        if (k == cs.kernels - 1) printf("]");
+      }
+      printf("}");
     }
     if (stats.max_specializations > 0) {
       printf(", \"specializations\": {\"built\": %lld, \"hits\": %lld, \"evicted\": %lld, "

@@ -369,6 +369,33 @@ typedef struct rt_executor_compile_t {
 RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_compile_stats(const rt_executor_t *executor,
                                                                 rt_executor_compile_t *out);
 
+/* One kernel of the plan rt_executor_compile_stats describes: where its
+ * compile time went (thread time; all 0 when it was not compiled by this
+ * build: loaded already, read from the disk cache, equal to an earlier
+ * kernel, or a host kernel) and how large its LLVM IR was after lowering
+ * and after the optimization pipeline. Strings are copies, truncated to
+ * fit. */
+typedef struct rt_executor_compile_kernel_t {
+  char name[96];          /* the fused group's name, as --profile prints it */
+  char template_name[32]; /* "conv2d.direct.4x24", "loops", "host" (not compiled) */
+  char pipeline[16];      /* the LLVM pipeline: "O3", "W1 fast-isel", "C1", "O0" */
+  bool compiled;
+  double lowering_ms;
+  double optimization_ms;
+  double codegen_ms;
+  int32_t ir_lowered;     /* LLVM IR instructions after lowering */
+  int32_t ir_optimized;   /* ... after the pipeline */
+} rt_executor_compile_kernel_t;
+
+/* Fills *out for kernel `index` (0 .. rt_executor_compile_t.kernels - 1)
+ * of a "graph" executor's plan (its latest specialization for `?`
+ * inputs). OUT_OF_RANGE for another index; FAILED_PRECONDITION for
+ * another executor kind or a graph executor with `?` inputs that has not
+ * run yet; INVALID_ARGUMENT for NULL arguments. Only reads. */
+RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_compile_kernel(const rt_executor_t *executor,
+                                                                 int32_t index,
+                                                                 rt_executor_compile_kernel_t *out);
+
 /* ---- stepping (the "debug" executor) -------------------------------------- */
 
 typedef struct rt_step_event_t {

@@ -56,7 +56,9 @@
  * where the vector epilogue (epilogue.c) takes the tail ops: conv2d.direct
  * with q = the output pixel (1x1 kernels at stride 1) then applies them to
  * each tile's accumulators and stores the output directly (no C block),
- * conv2d.im2colT to each full-width C tile's rows, channels in the lanes. */
+ * its other kernels (3x3, 7x7, strided) to the C block's output rows, vw
+ * columns at a time, conv2d.im2colT to each full-width C tile's rows,
+ * channels in the lanes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,13 +285,39 @@ static void zero_run(rt_jit_lower_t *L, LLVMValueRef row, int64_t lo, int64_t hi
 /* rows[px][col] = x(n, cin, ih, col*sw + px - pl) for col in [lo, hi) and
  * the phases px in [px0, px1), all in one loop (at stride 2 a pair of
  * contiguous loads, which the loop vectorizer turns into vector loads and
- * shuffles). */
+ * shuffles). With vw > 0, an input in memory and stride 1 or both phases
+ * of stride 2, the columns go vw at a time as explicit vectors (stride 2:
+ * two loads split into even and odd lanes), so no loop vectorizer is
+ * needed (the light pipeline: jit/session.c), the last few by element.
+ * Every column of [lo, hi) reads inside the input row (copy_phases). */
 static rt_status_t copy_run(rt_jit_lower_t *L, const conv_ctx_t *cc, const LLVMValueRef *rows, int64_t px0,
                             int64_t px1, LLVMValueRef n, LLVMValueRef cin, LLVMValueRef ih, int64_t lo,
-                            int64_t hi) {
+                            int64_t hi, int32_t vw) {
   if (hi <= lo) return RT_OK;
   LLVMBuilderRef B = L->b;
   const rt_jit_conv2d_t *c = &cc->c;
+  const int64_t nvec = vw > 0 ? (hi - lo) / vw : 0;
+  if (nvec > 0 && rt_jit_tpl_raw(L, cc->x) && px0 == 0 && (c->sw == 1 || (c->sw == 2 && px1 == 2))) {
+    LLVMValueRef img = LLVMBuildAdd(B, LLVMBuildMul(B, c->n == 1 ? rt_jit_i64(L, 0) : n, rt_jit_i64(L, c->c), ""), cin, "");
+    LLVMValueRef row = LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, img, rt_jit_i64(L, c->h), ""), ih, ""),
+                                    rt_jit_i64(L, c->w), "");
+    LLVMValueRef xrow = rt_jit_tpl_gep(L, rt_jit_node(L, cc->x)->data, row);
+    rt_jit_loop_t lv;
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nvec), 0, NULL, &lv);
+    LLVMValueRef col = LLVMBuildAdd(B, rt_jit_i64(L, lo), LLVMBuildMul(B, lv.iv, rt_jit_i64(L, vw), ""), "");
+    LLVMValueRef iw = LLVMBuildSub(B, LLVMBuildMul(B, col, rt_jit_i64(L, c->sw), ""), rt_jit_i64(L, c->pl), "");
+    LLVMValueRef a = rt_jit_tpl_loadv(L, xrow, iw, vw);
+    if (c->sw == 1) {
+      rt_jit_tpl_storev(L, a, rows[0], col);
+    } else {
+      LLVMValueRef b = rt_jit_tpl_loadv(L, xrow, LLVMBuildAdd(B, iw, rt_jit_i64(L, vw), ""), vw);
+      rt_jit_tpl_storev(L, rt_jit_tpl_deinterleave(L, a, b, vw, false), rows[0], col);
+      rt_jit_tpl_storev(L, rt_jit_tpl_deinterleave(L, a, b, vw, true), rows[1], col);
+    }
+    rt_jit_loop_end(L, &lv, NULL);
+    lo += nvec * vw;
+    if (hi <= lo) return RT_OK;
+  }
   rt_jit_loop_t lx;
   rt_jit_loop_begin(L, rt_jit_i64(L, lo), rt_jit_i64(L, hi), 0, NULL, &lx);
   LLVMValueRef base = LLVMBuildMul(B, lx.iv, rt_jit_i64(L, c->sw), "");
@@ -311,9 +339,10 @@ static rt_status_t copy_run(rt_jit_lower_t *L, const conv_ctx_t *cc, const LLVMV
  * columns every phase has inside the image in one loop reading the input
  * row contiguously, the few edge columns of each phase, then zeros. The
  * copy goes through the input's element expression (a fused prologue
- * runs here) and needs no bounds checks. */
-static rt_status_t copy_phases(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef wsx, LLVMValueRef n,
-                               LLVMValueRef gi, int64_t hq, int64_t wq, int64_t xsize) {
+ * runs here) and needs no bounds checks; with vw > 0 the columns every
+ * phase has go as vectors where copy_run can (an input in memory). */
+static rt_status_t copy_phases_v(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef wsx, LLVMValueRef n,
+                                 LLVMValueRef gi, int64_t hq, int64_t wq, int64_t xsize, int32_t vw) {
   const rt_jit_conv2d_t *c = &cc->c;
   LLVMBuilderRef B = L->b;
   const int64_t sw = c->sw, hqwq = hq * wq, nph = c->cg * c->sh * c->sw;
@@ -345,12 +374,12 @@ static rt_status_t copy_phases(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValu
   rt_jit_if_begin(L, row_ok, &in);
   for (int64_t px = 0; px < sw; ++px) {
     zero_run(L, rows[px], 0, lo[px]);
-    RT_RETURN_IF_ERROR(copy_run(L, cc, rows, px, px + 1, n, cin, ih, lo[px], jhi > jlo ? jlo : hi[px]));
+    RT_RETURN_IF_ERROR(copy_run(L, cc, rows, px, px + 1, n, cin, ih, lo[px], jhi > jlo ? jlo : hi[px], 0));
   }
-  RT_RETURN_IF_ERROR(copy_run(L, cc, rows, 0, sw, n, cin, ih, jlo, jhi));
+  RT_RETURN_IF_ERROR(copy_run(L, cc, rows, 0, sw, n, cin, ih, jlo, jhi, vw));
   for (int64_t px = 0; px < sw; ++px) {
     if (jhi > jlo) {
-      RT_RETURN_IF_ERROR(copy_run(L, cc, rows, px, px + 1, n, cin, ih, jhi, hi[px]));
+      RT_RETURN_IF_ERROR(copy_run(L, cc, rows, px, px + 1, n, cin, ih, jhi, hi[px], 0));
     }
     zero_run(L, rows[px], hi[px], wq);
   }
@@ -361,6 +390,12 @@ static rt_status_t copy_phases(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValu
   rt_jit_loop_end(L, &lc, NULL);
   zero_run(L, wsx, nph * hqwq, xsize);
   return RT_OK;
+}
+
+/* copy_phases_v by element (the depthwise template's copy). */
+static rt_status_t copy_phases(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef wsx, LLVMValueRef n,
+                               LLVMValueRef gi, int64_t hq, int64_t wq, int64_t xsize) {
+  return copy_phases_v(L, cc, wsx, n, gi, hq, wq, xsize, 0);
 }
 
 /* Cache blocking of the direct template. Its B (the phase images, or the
@@ -556,7 +591,7 @@ static rt_status_t direct_epilogue(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p
                                    LLVMValueRef data, const rt_jit_conv2d_t *c, int64_t M, int32_t mr, int64_t wq,
                                    int64_t qn, int64_t nw, int64_t qpad, LLVMValueRef t_lo, LLVMValueRef t_hi,
                                    LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef n, LLVMValueRef gi,
-                                   LLVMValueRef wsc);
+                                   LLVMValueRef wsc, bool vepi);
 
 static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const conv_ctx_t *cc,
                                const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef task,
@@ -602,6 +637,8 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   const direct_blocking_t z = direct_blocking(M, K, (inplace ? K * hqwq : xsize) * 4);
   /* The epilogue on the registers where q is the output's pixel index. */
   const bool vepi = wq == c->ow && rt_jit_tpl_vepi_ok(L, p->anchor, out, 2, 4);
+  /* Else the C block's rows go through it vw output columns at a time. */
+  const bool vepi_rows = !vepi && rt_jit_tpl_vepi_ok(L, p->anchor, out, 3, 4);
   /* C: the whole M x qpad block where it is read after the tiles (or K
    * blocks add to it), else one tile for a partial one's epilogue. */
   const bool cblock = !vepi || z.kc < K;
@@ -632,7 +669,7 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
    * place) [qb_lo, qb_hi), the partial tile, from the block at wsx. */
   LLVMValueRef xa = wsx, qa_lo = q_lo, qa_hi = q_hi, qb_lo = NULL, qb_hi = NULL, xb = NULL;
   if (!inplace) {
-    RT_RETURN_IF_ERROR(copy_phases(L, cc, wsx, n, gi, hq, wq, xsize));
+    RT_RETURN_IF_ERROR(copy_phases_v(L, cc, wsx, n, gi, hq, wq, xsize, vw));
   } else {
     LLVMValueRef xoff = LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, c->n == 1 ? rt_jit_i64(L, 0) : n, rt_jit_i64(L, c->c), ""),
                                                      LLVMBuildMul(B, gi, rt_jit_i64(L, c->cg), ""), ""),
@@ -672,7 +709,10 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
     RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, K, kc, t_lo, t_full, tail, mfull, qb_lo, qb_hi, abase, xb,
                                     NULL, nw, wsc, qpad, q_outer, vepi ? &epi : NULL));
   }
-  if (!vepi) RT_RETURN_IF_ERROR(direct_epilogue(L, p, out, data, c, M, mr, wq, qn, nw, qpad, t_lo, t_hi, q_lo, q_hi, n, gi, wsc));
+  if (!vepi) {
+    RT_RETURN_IF_ERROR(direct_epilogue(L, p, out, data, c, M, mr, wq, qn, nw, qpad, t_lo, t_hi, q_lo, q_hi, n, gi,
+                                       wsc, vepi_rows));
+  }
   rt_jit_loop_end(L, &lb, NULL);
   rt_jit_if_else(L, &have, NULL);
   rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "out of workspace memory (conv2d template)");
@@ -683,13 +723,16 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   return RT_OK;
 }
 
-/* The element epilogue after the tiles: rows of the task's channel tiles,
- * positions of its q range, from the C block. */
+/* The epilogue after the tiles: rows of the task's channel tiles,
+ * positions of its q range, from the C block; with vepi (the tail ops are
+ * ones epilogue.c takes with output columns in the lanes) each output row
+ * vw columns at a time as vectors, its last (fewer than vw) columns by
+ * element, so the kernel needs no loop vectorizer (session.c's pipelines). */
 static rt_status_t direct_epilogue(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const rt_ir_expr_t *out,
                                    LLVMValueRef data, const rt_jit_conv2d_t *c, int64_t M, int32_t mr, int64_t wq,
                                    int64_t qn, int64_t nw, int64_t qpad, LLVMValueRef t_lo, LLVMValueRef t_hi,
                                    LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef n, LLVMValueRef gi,
-                                   LLVMValueRef wsc) {
+                                   LLVMValueRef wsc, bool vepi) {
   LLVMBuilderRef B = L->b;
   LLVMValueRef row_lo = LLVMBuildMul(B, t_lo, rt_jit_i64(L, mr), "");
   LLVMValueRef row_hi = rt_jit_min(L, LLVMBuildMul(B, t_hi, rt_jit_i64(L, mr), ""), rt_jit_i64(L, M));
@@ -701,10 +744,26 @@ static rt_status_t direct_epilogue(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p
   LLVMValueRef rowq = LLVMBuildMul(B, ey.iv, rt_jit_i64(L, wq), "");
   LLVMValueRef x_lo = rt_jit_min(L, rt_jit_max(L, LLVMBuildSub(B, qa, rowq, ""), rt_jit_i64(L, 0)), rt_jit_i64(L, c->ow));
   LLVMValueRef x_hi = rt_jit_min(L, rt_jit_max(L, LLVMBuildSub(B, qb, rowq, ""), rt_jit_i64(L, 0)), rt_jit_i64(L, c->ow));
-  rt_jit_loop_begin(L, x_lo, x_hi, 0, NULL, &ex);
-  LLVMValueRef val = rt_jit_tpl_loadf(
-      L, wsc, LLVMBuildAdd(B, LLVMBuildMul(B, eo.iv, rt_jit_i64(L, qpad), ""), LLVMBuildAdd(B, rowq, ex.iv, ""), ""));
-  LLVMValueRef idx[4] = {n, LLVMBuildAdd(B, LLVMBuildMul(B, gi, rt_jit_i64(L, M), ""), eo.iv, ""), ey.iv, ex.iv};
+  LLVMValueRef crow = LLVMBuildAdd(B, LLVMBuildMul(B, eo.iv, rt_jit_i64(L, qpad), ""), rowq, "");
+  LLVMValueRef o = LLVMBuildAdd(B, LLVMBuildMul(B, gi, rt_jit_i64(L, M), ""), eo.iv, "");
+  LLVMValueRef x_v = x_lo; /* where the element loop starts */
+  if (vepi) {
+    /* vw columns at a time through the vector epilogue, the rest (fewer
+     * than vw) by element. */
+    const int32_t vw = p->vw;
+    LLVMValueRef nvec = LLVMBuildSDiv(B, LLVMBuildSub(B, x_hi, x_lo, ""), rt_jit_i64(L, vw), "");
+    rt_jit_loop_t lv;
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), nvec, 0, NULL, &lv);
+    LLVMValueRef x = LLVMBuildAdd(B, x_lo, LLVMBuildMul(B, lv.iv, rt_jit_i64(L, vw), ""), "");
+    LLVMValueRef vidx[4] = {n, o, ey.iv, x};
+    LLVMValueRef v = rt_jit_tpl_loadv(L, wsc, LLVMBuildAdd(B, crow, x, ""), vw);
+    RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, p->anchor, out, data, 3, 4, vidx, v));
+    rt_jit_loop_end(L, &lv, NULL);
+    x_v = LLVMBuildAdd(B, x_lo, LLVMBuildMul(B, nvec, rt_jit_i64(L, vw), ""), "");
+  }
+  rt_jit_loop_begin(L, x_v, x_hi, 0, NULL, &ex);
+  LLVMValueRef val = rt_jit_tpl_loadf(L, wsc, LLVMBuildAdd(B, crow, ex.iv, ""));
+  LLVMValueRef idx[4] = {n, o, ey.iv, ex.iv};
   RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, p->anchor, out, data, idx, val));
   rt_jit_loop_end(L, &ex, NULL);
   rt_jit_loop_end(L, &ey, NULL);

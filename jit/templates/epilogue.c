@@ -93,6 +93,13 @@ static bool lane_step(const vepi_t *v, leaf_t *f) {
   return f->lane > 0;
 }
 
+/* e's data is raw memory: rt_jit_tpl_raw, or, for the check before
+ * lowering (no L: rt_jit_tpl_vepi_takes), a param or a constant. */
+static bool leaf_raw(const vepi_t *v, const rt_ir_expr_t *e) {
+  if (v->L) return rt_jit_tpl_raw(v->L, e);
+  return e->kind == RT_IR_VAR || e->kind == RT_IR_CONSTANT;
+}
+
 /* Leaf e read with numpy broadcasting against the output's shape. */
 static bool leaf_bcast(vepi_t *v, const rt_ir_expr_t *e, leaf_t *f) {
   memset(f, 0, sizeof *f);
@@ -103,7 +110,7 @@ static bool leaf_bcast(vepi_t *v, const rt_ir_expr_t *e, leaf_t *f) {
     f->scalar = true;
     return true;
   }
-  if (!rt_jit_tpl_raw(v->L, e)) return false;
+  if (!leaf_raw(v, e)) return false;
   int64_t stride = 1;
   for (int32_t j = r - 1; j >= 0; --j) {
     const int32_t k = j + v->rank - r;
@@ -120,7 +127,7 @@ static bool leaf_bias(vepi_t *v, const rt_ir_expr_t *call, leaf_t *f) {
   int32_t r, axis;
   const int64_t *ls;
   const rt_ir_expr_t *b = call->call.args[1];
-  if (!f32_type(b, &r, &ls) || r != 1 || !rt_jit_tpl_raw(v->L, b)) return false;
+  if (!f32_type(b, &r, &ls) || r != 1 || !leaf_raw(v, b)) return false;
   rt_status_t st = rt_jit_axis(call, rt_ir_attrs_bias_add(call->call.attrs).axis, v->rank, &axis);
   if (st) {
     rt_status_free(st);
@@ -182,7 +189,7 @@ static bool vexpr(vepi_t *v, const rt_ir_expr_t *e, bool emit, LLVMValueRef *out
       memcmp(s, v->shape, (size_t)r * sizeof *s) != 0) {
     return false;
   }
-  LLVMBuilderRef B = v->L->b;
+  LLVMBuilderRef B = emit ? v->L->b : NULL;
   LLVMValueRef a[2] = {NULL, NULL};
   switch (op->id) {
     case RT_OP_SIGMOID:
@@ -281,6 +288,12 @@ bool rt_jit_tpl_vepi_ok(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const rt_
                         int32_t d1) {
   vepi_t v;
   if (!vepi_init(&v, L, anchor, out, d0, d1, 8)) return false;
+  return vexpr(&v, out, false, NULL, 0);
+}
+
+bool rt_jit_tpl_vepi_takes(const rt_ir_expr_t *anchor, const rt_ir_expr_t *out, int32_t d0, int32_t d1) {
+  vepi_t v;
+  if (!vepi_init(&v, NULL, anchor, out, d0, d1, 8)) return false;
   return vexpr(&v, out, false, NULL, 0);
 }
 

@@ -502,6 +502,32 @@ const char *rt_jit_template_name(const rt_ir_expr_t *fn, const rt_jit_target_t *
   return p.name;
 }
 
+bool rt_jit_template_explicit_vector(const rt_ir_expr_t *fn, const rt_jit_target_t *target) {
+  const rt_ir_expr_t *out = single_output(fn);
+  rt_jit_tpl_plan_t p;
+  if (!out || !rt_jit_tpl_plan(out, target, &p)) return false;
+  switch (p.kind) {
+    case RT_JIT_TPL_WINOGRAD:
+      return true;
+    case RT_JIT_TPL_CONV_DIRECT:
+    case RT_JIT_TPL_CONV_IM2COL_T: {
+      const rt_ir_expr_t *a = p.anchor;
+      if (a->kind != RT_IR_CALL || a->call.nargs < 2) return false;
+      for (int32_t i = 0; i < 2; ++i) {
+        const rt_ir_expr_t *x = a->call.args[i];
+        if (x->kind != RT_IR_VAR && x->kind != RT_IR_CONSTANT) return false;
+      }
+      /* The lanes: output columns (conv2d.direct's C-block rows; its 1x1
+       * register epilogue takes whatever these take), output channels
+       * (conv2d.im2colT). */
+      return p.kind == RT_JIT_TPL_CONV_DIRECT ? rt_jit_tpl_vepi_takes(a, out, 3, 4)
+                                              : rt_jit_tpl_vepi_takes(a, out, 1, 2);
+    }
+    default:
+      return false;
+  }
+}
+
 rt_status_t rt_jit_template_emit(rt_jit_lower_t *L, const rt_ir_expr_t *out, LLVMValueRef data,
                                  LLVMValueRef task, LLVMValueRef ntasks, bool *out_done) {
   *out_done = false;

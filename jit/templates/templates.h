@@ -39,6 +39,16 @@
  * the target (its vector width). */
 const char *rt_jit_template_name(const rt_ir_expr_t *fn, const rt_jit_target_t *target);
 
+/* Whether fn's kernel is a template whose loops that matter for speed are
+ * all emitted as explicit vector code, so LLVM's loop and SLP vectorizers
+ * (default<O2>/<O3>) have nothing to add and the session compiles it with
+ * its light pipeline (jit/session.c pipeline_of): conv2d.winograd, and
+ * conv2d.direct (not depthwise) and conv2d.im2colT whose input and weight
+ * are params or constants in memory and whose fused tail ops the vector
+ * epilogue takes (epilogue.c). A pure function of fn and the target, like
+ * rt_jit_template_name; false for the generic loop nest. */
+bool rt_jit_template_explicit_vector(const rt_ir_expr_t *fn, const rt_jit_target_t *target);
+
 /* Emits output `out` (a tensor node of the function) with a template when
  * one applies: *out_done is then true. Otherwise emits nothing and sets
  * *out_done false (the caller emits its generic loop nest). `data` is the
@@ -185,6 +195,10 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_epilogue(rt_jit_lower_t *L, const rt_i
  * the nodes and their types. */
 bool rt_jit_tpl_vepi_ok(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const rt_ir_expr_t *out, int32_t d0,
                         int32_t d1);
+/* rt_jit_tpl_vepi_ok before lowering, from the nodes alone (a param or a
+ * multi-element constant counts as in memory): what the session asks to
+ * choose a kernel's pipeline (rt_jit_template_explicit_vector). */
+bool rt_jit_tpl_vepi_takes(const rt_ir_expr_t *anchor, const rt_ir_expr_t *out, int32_t d0, int32_t d1);
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_vepi(rt_jit_lower_t *L, const rt_ir_expr_t *anchor,
                                                const rt_ir_expr_t *out, LLVMValueRef data, int32_t d0,
                                                int32_t d1, const LLVMValueRef *idx, LLVMValueRef value);

@@ -114,18 +114,21 @@ static void test_jit_cache_identity(void **state) {
   rt_module_release(r);
 }
 
-/* The pipeline a kernel gets is part of its key and identity: the
- * Winograd template's (O1, FastISel) never shares an object with O3's (or
- * O0's), so changing a template's pipeline never reuses stale code. */
+/* The pipeline a kernel gets is part of its key and identity: the light
+ * pipeline of the explicit-vector templates (Winograd with FastISel) never
+ * shares an object with O3's (or O0's), so changing a template's pipeline
+ * never reuses stale code. */
 static void test_jit_cache_pipeline(void **state) {
   (void)state;
-  const char *wino = rt_jit_pipeline_key(0, "conv2d.winograd.6x16");
-  const char *direct = rt_jit_pipeline_key(0, "conv2d.direct.4x24");
+  const char *wino = rt_jit_pipeline_key(0, "conv2d.winograd.6x16", true);
+  const char *direct = rt_jit_pipeline_key(0, "conv2d.direct.4x24", false);
+  const char *direct_light = rt_jit_pipeline_key(0, "conv2d.direct.4x24", true);
   assert_string_equal(direct, "O3");
-  assert_string_equal(rt_jit_pipeline_key(0, NULL), "O3");
+  assert_string_equal(rt_jit_pipeline_key(0, NULL, false), "O3");
   assert_string_not_equal(wino, "O3");
-  assert_string_equal(rt_jit_pipeline_key(RT_JIT_NO_OPT, "conv2d.winograd.6x16"), "O0");
-  assert_string_equal(rt_jit_pipeline_key(RT_JIT_NO_OPT, NULL), "O0");
+  assert_string_not_equal(direct_light, "O3");
+  assert_string_equal(rt_jit_pipeline_key(RT_JIT_NO_OPT, "conv2d.winograd.6x16", true), "O0");
+  assert_string_equal(rt_jit_pipeline_key(RT_JIT_NO_OPT, NULL, false), "O0");
   rt_module_t *m = jt_parse(kModel);
   const char *tgt = "x86_64-pc-linux-gnu znver3 +avx2", *cc = "relayrt test";
   rt_jit_kernel_id_t o3, light;

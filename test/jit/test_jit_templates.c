@@ -133,6 +133,15 @@ static const case_t kCases[] = {
     {"%x: Tensor[(1, 40, 9, 9), float32], %w: Tensor[(8, 40, 3, 3), float32], %b: Tensor[(8, 1, 1), float32]",
      "nn.relu(add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1], channels=8, kernel_size=[3, 3]), %b))",
      "conv2d.direct"},
+    /* rows of the C block through the vector epilogue, vw columns at a
+     * time and a remainder, over phase images copied by vectors (stride 1
+     * and 2, two images): a residual add, a scale and shift */
+    {"%x: Tensor[(2, 5, 30, 37), float32], %w: Tensor[(9, 5, 3, 3), float32], %r: Tensor[(2, 9, 15, 19), float32]",
+     "nn.relu(add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1], channels=9, kernel_size=[3, 3]), %r))",
+     "conv2d.direct"},
+    {"%x: Tensor[(2, 3, 11, 29), float32], %w: Tensor[(7, 3, 3, 3), float32], %s: Tensor[(7, 1, 1), float32], "
+     "%t: Tensor[(7, 1, 1), float32]",
+     "add(multiply(" CONV "(%x, %w, padding=[1, 1], channels=7, kernel_size=[3, 3]), %s), %t)", "conv2d.direct"},
     /* the direct template's cache blocking (conv2d.c direct_blocking: an
      * input over 256 KiB): q tiles outer (a 1x1 read in place, a partial
      * last q tile, a residual); K blocks adding to the stored tile (a
@@ -534,12 +543,62 @@ static void test_jit_templates_vector_epilogue(void **state) {
   rt_module_release(m);
 }
 
+/* Which kernels are explicit vector code (the session's light pipeline):
+ * conv2d.direct / im2colT whose tail ops the vector epilogue takes (a 3x3
+ * strided conv's C-block rows included; its unoptimized IR has the
+ * "vepi" value), Winograd; not a direct conv with a tail op it does not
+ * take (tanh), one whose input is computed in the kernel (a fused exp),
+ * the GEMM (its element epilogue) or the generic loops. */
+static void test_jit_templates_explicit_vector(void **state) {
+  (void)state;
+  rt_module_t *m = jt_parse(
+      "#[version = \"0.0.5\"]\n"
+      "def @s2(%x: Tensor[(1, 16, 20, 20), float32], %w: Tensor[(24, 16, 3, 3), float32], %b: Tensor[(24, 1, 1), float32]) "
+      "{ nn.relu(add(nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1], channels=24, kernel_size=[3, 3]), %b)) }\n"
+      "def @swapped(%x: Tensor[(1, 64, 7, 7), float32], %w: Tensor[(128, 64, 1, 1), float32], %r: Tensor[(1, 128, 7, 7), float32]) "
+      "{ nn.relu(add(nn.conv2d(%x, %w, channels=128, kernel_size=[1, 1]), %r)) }\n"
+      "def @wino(%x: Tensor[(2, 8, 13, 11), float32], %w: Tensor[(32, 8, 3, 3), float32]) "
+      "{ " WCONV "(%x, " WT_T("%w", "4") ", tile_size=4, padding=[1, 1], channels=32, kernel_size=[3, 3]) }\n"
+      "def @other(%x: Tensor[(1, 16, 20, 20), float32], %w: Tensor[(24, 16, 3, 3), float32]) "
+      "{ tanh(nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1], channels=24, kernel_size=[3, 3])) }\n"
+      "def @prologue(%x: Tensor[(1, 16, 20, 20), float32], %w: Tensor[(24, 16, 3, 3), float32]) "
+      "{ nn.conv2d(exp(%x), %w, strides=[2, 2], padding=[1, 1], channels=24, kernel_size=[3, 3]) }\n"
+      "def @dense(%x: Tensor[(64, 64), float32], %w: Tensor[(48, 64), float32]) { nn.relu(nn.dense(%x, %w)) }\n"
+      "def @loops(%x: Tensor[(64, 64), float32]) { exp(%x) }\n");
+  const char *names[] = {"s2", "swapped", "wino", "other", "prologue", "dense", "loops"};
+  const bool want[] = {true, true, true, false, false, false, false};
+  rt_jit_session_t *s = NULL;
+  assert_ok(rt_jit_session_create(rt_allocator_system(), &s));
+  const rt_jit_target_t *tgt = rt_jit_session_target(s);
+  for (size_t i = 0; i < RT_COUNTOF(names); ++i) {
+    const rt_ir_expr_t *fn = rt_ir_module_lookup(m, names[i]);
+    assert_non_null(fn);
+    if (rt_jit_template_explicit_vector(fn, tgt) != want[i]) {
+      printf("%s: explicit vector %d, expected %d\n", names[i], !want[i], want[i]);
+      fail();
+    }
+  }
+  assert_true(strncmp(rt_jit_template_name(rt_ir_module_lookup(m, "wino"), tgt), "conv2d.winograd", 15) == 0);
+  rt_ir_expr_t *fn = rt_ir_module_lookup(m, "s2");
+  rt_jit_module_t *jm = NULL;
+  assert_ok(rt_jit_build(s, 1, &fn, NULL, RT_JIT_KEEP_LL | RT_JIT_NO_OPT | RT_JIT_NO_DISK_CACHE, NULL, &jm));
+  char *ll = NULL;
+  assert_ok(rt_jit_module_ll(jm, 0, &ll));
+  assert_true(strncmp(rt_jit_module_template(jm, 0), "conv2d.direct", 13) == 0);
+  assert_non_null(strstr(ll, "%vepi"));
+  rt_mem_free(ll);
+  rt_jit_module_release(jm);
+  rt_jit_session_release(s);
+  rt_module_release(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_jit_templates_differential),
       cmocka_unit_test(test_jit_templates_16_lanes_build),
       cmocka_unit_test(test_jit_templates_vector_code),
       cmocka_unit_test(test_jit_templates_vector_epilogue),
+      cmocka_unit_test(test_jit_templates_explicit_vector),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -256,7 +256,8 @@ expect_fail "--profile times the kernels of --executor graph, not 'vm'" \
 
 # 6c. --report json's "compile": where rt_create_executor's time went. A
 # cold build (empty cache folder) compiles the example CNN's 7 distinct
-# kernels; a second run reads all 7 from the disk cache and compiles none.
+# kernels; a second run reads all 7 from the disk cache and compiles none;
+# "per_kernel" (graph only) says the same kernel by kernel.
 rm -rf "$tmp/ccache"
 for i in 1 2; do
   RELAYRT_CACHE_DIR="$tmp/ccache" "$relayrt" run --executor graph --report json > "$tmp/comp$i.json" 2>> "$tmp/err"
@@ -277,6 +278,19 @@ assert c1["compiled"] == 7 and c1["disk_hits"] == 0 and c1["optimization_ms"] > 
 assert c2["compiled"] == 0 and c2["disk_hits"] == 7 and c2["optimization_ms"] == 0, c2
 assert c3["compiled"] == 0 and c3["disk_hits"] == 7, c3   # the vm's kernels are the graph's
 assert c4["kernels"] == 0 and c4["jit_wall_ms"] == 0 and c4["target"] == "", c4
+# per_kernel (graph): one entry per kernel; the cold build compiled each
+# distinct one (stage times and IR sizes set), the warm one none.
+for c, cold in ((c1, True), (c2, False)):
+    pk = c["per_kernel"]
+    assert len(pk) == c["kernels"], c
+    for k in pk:
+        assert k["name"].startswith("fused_") and k["template"] and k["pipeline"] in ("O3", "W1 fast-isel", "C1"), k
+        assert k["compiled"] == cold, k
+        if cold:
+            assert k["ir_lowered"] > 0 and k["ir_optimized"] > 0 and k["optimization_ms"] > 0, k
+        else:
+            assert k["ir_lowered"] == 0 and k["optimization_ms"] == 0 and k["codegen_ms"] == 0, k
+assert "per_kernel" not in c3 and "per_kernel" not in c4, (c3, c4)
 PY
 then ok
 else bad "run --report json compile: $(cat "$tmp"/comp*.json "$tmp/err")"; fi
