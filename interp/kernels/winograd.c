@@ -1,6 +1,6 @@
 /* Reference kernels of the Winograd convolution ops (ir/op/winograd.c):
  *   nn.contrib_conv2d_winograd_weight_transform: U[a, b, o, i] =
- *     sum_{y, x} G[a, y] w[o, i, y, x] G[b, x];
+ *     sum_{y, x} G[a, y] w[o, i, y, x] G[b, x] (stored packed with pack=P);
  *   nn.contrib_conv2d_winograd_without_weight_transform: per image n and
  *     m x m output tile (ty, tx), with d_c the alpha x alpha input patch of
  *     channel c at rows ty*m - pt .., columns tx*m - pl .. (zero outside
@@ -30,7 +30,7 @@ rt_status_t rt_interp_k_NN_WINOGRAD_WEIGHT_TRANSFORM(const rt_interp_call_t *cal
   rt_ir_plan_input_of_tensor(w, &in);
   rt_plan_winograd_weight_t p;
   RT_RETURN_IF_ERROR(rt_ir_plan_winograd_weight(call->op, call->attrs, 1, &in, &p));
-  const int64_t *s = rt_tensor_shape(w) + p.rank - 4; /* s[2], s[3]: the kernel */
+  const int64_t *s = rt_tensor_shape(w);
   if (s[2] != p.mat.r || s[3] != p.mat.r) {
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "the kernel must be %dx%d, got %lldx%lld",
                            (int)p.mat.r, (int)p.mat.r, (long long)s[2], (long long)s[3]);
@@ -47,7 +47,11 @@ rt_status_t rt_interp_k_NN_WINOGRAD_WEIGHT_TRANSFORM(const rt_interp_call_t *cal
   for (int64_t k0 = 0; !st && k0 < oi; k0 += CHUNK) {
     const int64_t n = oi - k0 < CHUNK ? oi - k0 : CHUNK;
     for (int64_t j = 0; j < n; ++j) {
-      const double *gk = wd + (k0 + j) * r * r; /* gk[y * r + x] */
+      /* Output position q = k0 + j of a U[a, b] slab: kernel (o, i) =
+       * q / I, q % I, or packed (q / (P I)) P + q % P, (q / P) % I. */
+      const int64_t q = k0 + j, P = p.pack;
+      const int64_t src = P ? ((q / (P * p.i)) * P + q % P) * p.i + (q / P) % p.i : q;
+      const double *gk = wd + src * r * r; /* gk[y * r + x] */
       double tmp[AMAX][3];
       /* tmp = G g, then U = tmp G^T. */
       for (int32_t a = 0; a < alpha; ++a)

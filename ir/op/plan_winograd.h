@@ -25,14 +25,15 @@ typedef struct rt_winograd_matrices_t {
 bool rt_ir_winograd_matrices(int64_t m, int64_t r, rt_winograd_matrices_t *out);
 
 /* nn.contrib_conv2d_winograd_weight_transform: weight (O, I, r, r) ->
- * (alpha, alpha, O, I), TVM's layout; a rank-5 weight (O, I, J, r, r) ->
- * (alpha, alpha, O, I, J) likewise, each r x r kernel transformed in place
- * of its leading dims (how passes/conv2d_winograd.c makes the packed
- * weight in one step). */
+ * U (alpha, alpha, O, I), TVM's layout; with pack = P > 0 (our attribute)
+ * -> (alpha, alpha, O/P, I, P), U[a, b, o, i] at [a, b, o / P, i, o % P]:
+ * the packed U' the Winograd convolution reads in panels (how
+ * passes/conv2d_winograd.c makes it from OIHW in one step). */
 typedef struct rt_plan_winograd_weight_t {
   rt_winograd_matrices_t mat;
-  int32_t rank;          /* of the weight and the output: 4 or 5 */
-  int64_t o, i;          /* leading dims: O, and I (times J at rank 5) */
+  int64_t pack;          /* P, or 0 */
+  int32_t rank;          /* of the output: 4, or 5 packed */
+  int64_t o, i;
   int64_t out_shape[5];
 } rt_plan_winograd_weight_t;
 RT_MUST_USE_RESULT rt_status_t rt_ir_plan_winograd_weight(const rt_ir_op_t *op,

@@ -3,16 +3,17 @@
  *   nn.contrib_conv2d_winograd_weight_transform(w, tile_size=m):
  *     w (O, I, 3, 3) -> U (alpha, alpha, O, I), U[a, b, o, i] =
  *     sum_{y, x} G[a, y] w[o, i, y, x] G[b, x], alpha = m + 2 (TVM's
- *     Conv2DWinogradWeightTransformRel: the same shape); also w (O, I, J,
- *     3, 3) -> U (alpha, alpha, O, I, J), our extension;
+ *     Conv2DWinogradWeightTransformRel: the same shape); with pack=P (our
+ *     attribute) U packed (alpha, alpha, O/P, I, P);
  *   nn.contrib_conv2d_winograd_without_weight_transform(x, U', tile_size=m,
  *     padding, ...): the stride-1, dilation-1, groups-1 NCHW conv2d of x
  *     with the 3x3 weight whose transform is U' (alpha, alpha, I, O): U
  *     with its channel axes swapped, as TVM's x86/cuda pre-computed
  *     kernels and its AlterOpLayout produce it (transpose(U, [0, 1, 3, 2])),
  *     so a GEMM row reads output channels contiguously; or U' packed in
- *     panels of P output channels, (alpha, alpha, O/P, I, P) (a rank-5
- *     weight: what passes/conv2d_winograd.c stores).
+ *     panels of P output channels, (alpha, alpha, O/P, I, P) (what the
+ *     weight transform makes with pack=P, the form
+ *     passes/conv2d_winograd.c stores).
  * The output size is the direct convolution's, (H + pt + pb - 3 + 1) x
  * (W + pl + pr - 3 + 1); tiles of m x m cover it (the last ones cut). The
  * relation checks what TVM's leaves to the kernels: strides and dilation 1,
@@ -83,32 +84,38 @@ rt_status_t rt_ir_plan_winograd_weight(const rt_ir_op_t *opdef, const rt_ir_attr
   const char *op = opdef->name;
   memset(p, 0, sizeof *p);
   rt_attrs_winograd_weight_transform_t a = rt_ir_attrs_winograd_weight_transform(attrs);
-  if (in[0].rank != 4 && in[0].rank != 5) {
-    return RT_STATUS(INVALID_ARGUMENT, "%s: the weight must be 4-d (OIHW) or 5-d, got rank %d", op,
+  if (in[0].rank != 4) {
+    return RT_STATUS(INVALID_ARGUMENT, "%s: the weight must be 4-d (OIHW), got rank %d", op,
                      (int)in[0].rank);
   }
   RT_RETURN_IF_ERROR(check_float(op, in[0].dtype));
-  const int32_t rank = in[0].rank;
-  const int64_t *s = in[0].shape, kh = s[rank - 2], kw = s[rank - 1];
-  if (kh != kw && kh != RT_DIM_ANY && kw != RT_DIM_ANY) {
+  const int64_t *s = in[0].shape;
+  if (s[2] != s[3] && s[2] != RT_DIM_ANY && s[3] != RT_DIM_ANY) {
     return RT_STATUS(INVALID_ARGUMENT, "%s: the kernel must be square, got %lldx%lld", op,
-                     (long long)kh, (long long)kw);
+                     (long long)s[2], (long long)s[3]);
   }
   /* A `?` kernel size is taken as 3, the only one supported; the kernel
    * checks the concrete one. */
-  const int64_t r = kh != RT_DIM_ANY ? kh : kw != RT_DIM_ANY ? kw : 3;
+  const int64_t r = s[2] != RT_DIM_ANY ? s[2] : s[3] != RT_DIM_ANY ? s[3] : 3;
   RT_RETURN_IF_ERROR(matrices(op, a.tile_size, r, &p->mat));
-  p->rank = rank;
   p->o = s[0];
   p->i = s[1];
-  if (rank == 5) {
-    p->i = RT_DIM_ANY;
-    if (s[1] != RT_DIM_ANY && s[2] != RT_DIM_ANY && __builtin_mul_overflow(s[1], s[2], &p->i)) {
-      return RT_STATUS(INVALID_ARGUMENT, "%s: the weight's size overflows", op);
-    }
-  }
+  p->rank = 4;
   p->out_shape[0] = p->out_shape[1] = p->mat.alpha;
-  for (int32_t k = 0; k < rank - 2; ++k) p->out_shape[2 + k] = s[k];
+  p->out_shape[2] = s[0];
+  p->out_shape[3] = s[1];
+  if (a.pack < 0) return RT_STATUS(INVALID_ARGUMENT, "%s: pack must be >= 0, got %lld", op, (long long)a.pack);
+  if (a.pack > 0) {
+    if (s[0] != RT_DIM_ANY && s[0] % a.pack != 0) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: pack=%lld does not divide the %lld output channels", op,
+                       (long long)a.pack, (long long)s[0]);
+    }
+    p->pack = a.pack;
+    p->rank = 5;
+    p->out_shape[2] = s[0] == RT_DIM_ANY ? RT_DIM_ANY : s[0] / a.pack;
+    p->out_shape[3] = s[1];
+    p->out_shape[4] = a.pack;
+  }
   return RT_OK;
 }
 

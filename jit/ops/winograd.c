@@ -46,17 +46,19 @@ typedef struct weight_t {
   const rt_ir_expr_t *call;
   rt_dtype_t dt, wdt;
   LLVMValueRef g;
-  int32_t rank;
-  const LLVMValueRef *idx; /* a, b, then the weight's leading dims */
+  int64_t pack;
+  const LLVMValueRef *idx; /* a, b, o, i (packed: a, b, o / P, i, o % P) */
 } weight_t;
 
 static rt_status_t weight_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *red,
                                const LLVMValueRef *accs, LLVMValueRef *next) {
   weight_t *c = user;
-  LLVMValueRef widx[5], w;
-  for (int32_t k = 0; k < c->rank - 2; ++k) widx[k] = c->idx[2 + k];
-  widx[c->rank - 2] = red[0];
-  widx[c->rank - 1] = red[1];
+  /* The output's (o, i): idx[2], idx[3], or packed idx[2] P + idx[4],
+   * idx[3]. */
+  LLVMValueRef widx[4] = {c->idx[2], c->idx[3], red[0], red[1]}, w;
+  if (c->pack) {
+    widx[0] = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, c->idx[2], rt_jit_i64(L, c->pack), ""), c->idx[4], "");
+  }
   RT_RETURN_IF_ERROR(rt_jit_elem(L, c->call->call.args[0], widx, &w));
   w = rt_jit_convert(L, w, c->wdt, c->dt);
   LLVMValueRef ga = table_at(L, c->dt, c->g, c->idx[0], 3, red[0]);
@@ -72,7 +74,7 @@ RT_JIT_ELEM_FN(rt_jit_elem_winograd_weight) {
   RT_RETURN_IF_ERROR(rt_ir_plan_winograd_weight(call->call.callee->op.op, call->call.attrs, 1, &in, &p));
   const rt_dtype_t out_dt = rt_jit_node(L, call)->dtype;
   weight_t c = {.call = call, .dt = RT_DTYPE_FLOAT64,
-                .wdt = rt_jit_node(L, call->call.args[0])->dtype, .rank = p.rank, .idx = idx};
+                .wdt = rt_jit_node(L, call->call.args[0])->dtype, .pack = p.pack, .idx = idx};
   c.g = const_table(L, c.dt, p.mat.g, p.mat.alpha * p.mat.r);
   LLVMValueRef ext[2] = {rt_jit_i64(L, 3), rt_jit_i64(L, 3)};
   LLVMValueRef acc = rt_jit_const_f(L, c.dt, 0);

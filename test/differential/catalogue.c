@@ -848,8 +848,8 @@ static void winograd_cases(void) {
       WCONV "(%%x, " WT_T("%%w", "2") ", tile_size=2, padding=[1, 1])");
   /* The packed weight (alpha, alpha, O/P, I, P): random panels of 16 read
    * in place by the template, of 8 (panels copied), of 3 (generic
-   * lowering: P not a multiple of the vector width), float64; the chain
-   * the Conv2dWinograd pass makes (a rank-5 weight transform), here on a
+   * lowering: P not a multiple of the vector width), float64; the weight
+   * transform with pack=16 (what the Conv2dWinograd pass makes), here on a
    * param so it runs in the kernel. */
   ADD(WCONV, TOL_W, "%x: Tensor[(1, 8, 10, 9), float32], %w: Tensor[(6, 6, 2, 8, 16), float32]",
       WCONV "(%%x, %%w, tile_size=4, padding=[1, 1], channels=32, kernel_size=[3, 3])");
@@ -859,9 +859,10 @@ static void winograd_cases(void) {
       WCONV "(%%x, %%w, tile_size=4, padding=[1, 1])");
   ADD(WCONV, TOL_E, "%x: Tensor[(1, 3, 5, 5), float64], %w: Tensor[(4, 4, 2, 3, 2), float64]",
       WCONV "(%%x, %%w, tile_size=2, padding=[0, 1, 1, 0])");
-  ADD("nn.contrib_conv2d_winograd_weight_transform", TOL_A, "%w: Tensor[(2, 3, 16, 3, 3), float32]", WT("%%w", "4"));
+  ADD("nn.contrib_conv2d_winograd_weight_transform", TOL_A, "%w: Tensor[(32, 3, 3, 3), float32]",
+      WT("%%w", "4, pack=16"));
   ADD(WCONV, TOL_W, "%x: Tensor[(1, 8, 12, 11), float32], %w: Tensor[(32, 8, 3, 3), float32], %b: Tensor[(32, 1, 1), float32]",
-      "%%0 = " WCONV "(%%x, " WT("transpose(reshape(%%w, newshape=[2, 16, 8, 3, 3]), axes=[0, 2, 1, 3, 4])", "4")
+      "%%0 = " WCONV "(%%x, " WT("%%w", "4, pack=16")
       ", tile_size=4, padding=[1, 1], channels=32, kernel_size=[3, 3]); %%1 = add(%%0, %%b); nn.relu(%%1)");
   /* ResNet-18's 3x3 layers (channels@size), with the bias and relu the
    * model fuses (and a residual add on one). */

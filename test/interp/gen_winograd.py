@@ -8,7 +8,8 @@ is the DIRECT convolution of the original weight (gen_cases.conv2d_ref, a
 textbook sum over the padded input), not a Winograd computation, so the
 reference kernel is checked against the convolution it stands for. Its
 transformed-weight input is G g G^T rounded to float32 with the channel
-axes swapped to (alpha, alpha, I, O)."""
+axes swapped to (alpha, alpha, I, O), or packed in panels of P output
+channels (alpha, alpha, O/P, I, P) for the `packed` cases."""
 import numpy as np
 
 from gen_cases import conv2d_ref, fmt
@@ -44,6 +45,19 @@ def main():
         want = conv2d_ref(x, w, pad=pad).astype(np.float32)
         attrs = "tile_size=%d; padding=[%d, %d, %d, %d]" % ((m,) + pad)
         cases.append((name, "nn.contrib_conv2d_winograd_without_weight_transform", attrs, [x, u], want))
+    # The packed layouts (pack=P): U (alpha, alpha, O, I) as (alpha, alpha,
+    # O/P, I, P), U[a, b, o, i] at [a, b, o // P, i, o % P].
+    def packed(u, p):
+        a, b, o, i = u.shape
+        return u.reshape(a, b, o // p, p, i).transpose(0, 1, 2, 4, 3).copy()
+    w = rs.uniform(-1, 1, (4, 3, 3, 3)).astype(np.float32)
+    cases.append(("winograd_weight_transform_tile2_pack2", "nn.contrib_conv2d_winograd_weight_transform",
+                  "tile_size=2; pack=2", [w], packed(transform(w, 2), 2).astype(np.float32)))
+    x = rs.uniform(-1, 1, (1, 2, 5, 6)).astype(np.float32)
+    w = rs.uniform(-1, 1, (4, 2, 3, 3)).astype(np.float32)
+    u = packed(transform(w, 2), 2).astype(np.float32)
+    cases.append(("winograd_conv_tile2_pad1_packed", "nn.contrib_conv2d_winograd_without_weight_transform",
+                  "tile_size=2; padding=[1, 1, 1, 1]", [x, u], conv2d_ref(x, w, pad=(1, 1, 1, 1)).astype(np.float32)))
     for name, op, attrs, ins, want in cases:
         print("TEST(%s) {" % name)
         print('  CHECK_TOL("%s", "%s", IN(%s),' % (op, attrs.replace('"', '\\"'), ", ".join(fmt(a) for a in ins)))
