@@ -3,7 +3,7 @@
  * batches), the conv2d direct / depthwise / im2col / Winograd paths and the softmax
  * rows, on sizes that are not multiples of any tile (M, N, K odd, 1-sized
  * dims), conv with strides, padding, dilation and groups, the 2-d pools,
- * and fused epilogues (bias, relu, scale, residual add; the 1x1 paths'
+ * the blocked (NCHW8c / NCHW16c) depthwise conv, and fused epilogues (bias, relu, scale, residual add; the 1x1 paths'
  * vector epilogue, and that it is the one they use). Every case is compiled in
  * one batch; each must pick the template named in the table (so a planner
  * change that silently falls back to the loop nest fails here) and match
@@ -344,7 +344,7 @@ static int32_t serial_pf(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, void 
 }
 
 /* The template case i must take with vw lanes: its name, "%d" standing
- * for the tile's 4 * vw columns. */
+ * for the tile's 4 * vw columns, of "A|B" A for 8 lanes and B for 16. */
 static void want_template(int32_t i, int32_t vw, char *buf, size_t n) {
   const char *tpl = kCases[i].tpl, *bar = strchr(tpl, '|');
   int len = (int)strlen(tpl);
