@@ -344,7 +344,7 @@ static int32_t serial_pf(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, void 
 }
 
 /* The template case i must take with vw lanes: its name, "%d" standing
- * for the tile's 4 * vw columns, of "A|B" A for 8 lanes and B for 16. */
+ * for the tile's 4 * vw columns; of a name "A|B", A with 8 lanes and B with 16. */
 static void want_template(int32_t i, int32_t vw, char *buf, size_t n) {
   const char *tpl = kCases[i].tpl, *bar = strchr(tpl, '|');
   int len = (int)strlen(tpl);
