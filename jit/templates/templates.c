@@ -451,9 +451,21 @@ static bool plan_pool(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tp
   return true;
 }
 
+/* The blocked depthwise template (blocked.c): NCHW{vw}c data, a vw-lane
+ * channel block per vector. */
+static bool takes_blocked_dw(int32_t id) { return id == RT_OP_NN_DEPTHWISE_CONV2D_NCHWC; }
+
+static bool plan_blocked_dw(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tpl_plan_t *p) {
+  if (!rt_jit_tpl_blocked_dw_attrs(a, fam->vw)) return false;
+  p->kind = RT_JIT_TPL_DW_NCHWC;
+  p->name = "conv2d_NCHWc.depthwise";
+  return true;
+}
+
 static const template_t kTemplates[] = {
     {takes_softmax, plan_softmax, rt_jit_tpl_softmax},
     {takes_pool, plan_pool, rt_jit_tpl_pool},
+    {takes_blocked_dw, plan_blocked_dw, rt_jit_tpl_blocked_dw},
     {takes_conv2d, plan_conv2d, rt_jit_tpl_conv2d},
     {takes_winograd, plan_winograd, rt_jit_tpl_winograd},
     {takes_gemm, plan_gemm, rt_jit_tpl_gemm},

@@ -73,6 +73,7 @@ typedef enum rt_jit_tpl_kind_e {
   RT_JIT_TPL_SOFTMAX,     /* softmax / log_softmax, once per row */
   RT_JIT_TPL_WINOGRAD,    /* nn.contrib_conv2d_winograd_without_weight_transform */
   RT_JIT_TPL_POOL,        /* max/avg_pool2d, global pools: (image, channel) planes (pool.c) */
+  RT_JIT_TPL_DW_NCHWC,    /* nn.contrib_depthwise_conv2d_NCHWc, block = vw (blocked.c) */
 } rt_jit_tpl_kind_t;
 
 /* The anchor of `out` (the output itself, or reached from it through
@@ -252,7 +253,8 @@ typedef struct rt_jit_gemm_core_t {
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
                                                     LLVMValueRef task, LLVMValueRef ntasks);
 
-/* The template bodies (dense.c, conv2d.c, winograd.c, softmax.c, pool.c). */
+/* The template bodies (dense.c, conv2d.c, winograd.c, softmax.c, pool.c,
+ * blocked.c). */
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
                                                const rt_ir_expr_t *out, LLVMValueRef data,
                                                LLVMValueRef task, LLVMValueRef ntasks);
@@ -268,6 +270,10 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_softmax(rt_jit_lower_t *L, const rt_ji
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_pool(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
                                                const rt_ir_expr_t *out, LLVMValueRef data,
                                                LLVMValueRef task, LLVMValueRef ntasks);
+
+RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_blocked_dw(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
+                                                     const rt_ir_expr_t *out, LLVMValueRef data,
+                                                     LLVMValueRef task, LLVMValueRef ntasks);
 
 /* nn.conv2d's plan (rt_ir_plan_conv) in NCHW terms, read once (conv2d.c;
  * used by the planner). */
@@ -290,5 +296,11 @@ bool rt_jit_tpl_winograd_attrs(const rt_ir_expr_t *call, rt_plan_winograd_t *out
  * dilation, column stride 1 or 2, at most 64 taps (averages: every window
  * of kh*kw counted positions); a global pool of an input in memory. */
 bool rt_jit_tpl_pool_attrs(const rt_ir_expr_t *call, rt_plan_pool_t *out);
+
+/* Whether conv2d_NCHWc.depthwise (blocked.c) takes the call with vw
+ * lanes: nn.contrib_depthwise_conv2d_NCHWc, float32 static, data, kernel
+ * and output blocks all vw, one output channel per input channel, data and
+ * weight params or constants, at most 64 taps of at most 11 columns. */
+bool rt_jit_tpl_blocked_dw_attrs(const rt_ir_expr_t *call, int32_t vw);
 
 #endif /* RT_JIT_TEMPLATES_TEMPLATES_H_ */

@@ -516,6 +516,10 @@ static void anchor_cases(void) {
       "nn.contrib_depthwise_conv2d_NCHWc(%%x, %%w, strides=[2, 2], padding=[1, 1], groups=16, channels=16, kernel_size=[3, 3], data_layout=\"NCHW8c\", kernel_layout=\"OIHW1i8o\", out_layout=\"NCHW8c\")");
   ADD("nn.contrib_depthwise_conv2d_NCHWc", TOL_A, "%x: Tensor[(1, 1, 8, 7, 16), float32], %w: Tensor[(1, 1, 3, 3, 1, 16), float32], %b: Tensor[(1, 1, 1, 1, 16), float32]",
       "%%0 = nn.contrib_depthwise_conv2d_NCHWc(%%x, %%w, padding=[1, 1], groups=16, channels=16, kernel_size=[3, 3], data_layout=\"NCHW16c\", kernel_layout=\"OIHW1i16o\", out_layout=\"NCHW16c\"); %%1 = add(%%0, %%b); clip(%%1, a_min=0f, a_max=6f)");
+  /* conv2d_NCHWc.depthwise (jit/templates/blocked.c, block 8 = the AVX2 width): interior pixel groups,
+   * border columns, batch 2, 5x5, a fused residual add */
+  ADD("nn.contrib_depthwise_conv2d_NCHWc", TOL_A, "%x: Tensor[(2, 2, 11, 19, 8), float32], %w: Tensor[(2, 1, 5, 5, 1, 8), float32], %r: Tensor[(2, 2, 11, 19, 8), float32]",
+      "%%0 = nn.contrib_depthwise_conv2d_NCHWc(%%x, %%w, padding=[2, 2], groups=16, channels=16, kernel_size=[5, 5], data_layout=\"NCHW8c\", kernel_layout=\"OIHW1i8o\", out_layout=\"NCHW8c\"); add(%%0, %%r)");
   /* Pools on NCHW{x}c. */
   ADD("nn.max_pool2d", TOL_E, "%x: Tensor[(1, 2, 7, 7, 8), float32]", "nn.max_pool2d(%%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout=\"NCHW8c\")");
   ADD("nn.avg_pool2d", TOL_A, "%x: Tensor[(2, 1, 7, 6, 16), float32]", "nn.avg_pool2d(%%x, pool_size=[2, 2], strides=[2, 2], padding=[1, 1], ceil_mode=True, count_include_pad=True, layout=\"NCHW16c\")");

@@ -3,7 +3,7 @@
  * batches), the conv2d direct / depthwise / im2col / Winograd paths and the softmax
  * rows, on sizes that are not multiples of any tile (M, N, K odd, 1-sized
  * dims), conv with strides, padding, dilation and groups, the 2-d pools,
- * and fused epilogues (bias, relu, scale, residual add; the 1x1 paths'
+ * the blocked (NCHW8c / NCHW16c) depthwise conv, and fused epilogues (bias, relu, scale, residual add; the 1x1 paths'
  * vector epilogue, and that it is the one they use). Every case is compiled in
  * one batch; each must pick the template named in the table (so a planner
  * change that silently falls back to the loop nest fails here) and match
@@ -23,11 +23,21 @@
 typedef struct case_t {
   const char *sig;
   const char *body;
-  const char *tpl; /* expected template name prefix; a %d is 4 vectors' lanes (32 or 64) */
+  /* Expected template name prefix; a %d is 4 vectors' lanes (32 or 64);
+   * "A|B": A with 8 lanes, B with 16 (a blocked layout whose block is one
+   * of the two vector widths). */
+  const char *tpl;
 } case_t;
 
 #define CONV "nn.conv2d"
 #define WCONV "nn.contrib_conv2d_winograd_without_weight_transform"
+/* nn.contrib_depthwise_conv2d_NCHWc with its attrs up to the layouts, and
+ * the layouts of block 8 and 16. */
+#define DWB "nn.contrib_depthwise_conv2d_NCHWc"
+#define L8 "data_layout=\"NCHW8c\", kernel_layout=\"OIHW1i8o\", out_layout=\"NCHW8c\")"
+#define L16 "data_layout=\"NCHW16c\", kernel_layout=\"OIHW1i16o\", out_layout=\"NCHW16c\")"
+#define DWT8 "conv2d_NCHWc.depthwise|loops"
+#define DWT16 "loops|conv2d_NCHWc.depthwise"
 #define WT_T(w, m) "nn.contrib_conv2d_winograd_weight_transform(transpose(" w ", axes=[1, 0, 2, 3]), tile_size=" m ")"
 static const case_t kCases[] = {
     /* GEMM: dense (one or two rows go to the generic dot products) */
@@ -217,6 +227,37 @@ static const case_t kCases[] = {
      CONV "(%x, %w, strides=[2, 2], padding=[2, 2], groups=3, channels=3, kernel_size=[5, 5])", "conv2d.depthwise"},
     {"%x: Tensor[(1, 3, 21, 21), float32], %w: Tensor[(3, 1, 3, 3), float32]",
      CONV "(%x, %w, padding=[2, 2], dilation=[2, 2], groups=3, channels=3, kernel_size=[3, 3])", "conv2d.depthwise"},
+    /* blocked depthwise (blocked.c): block 8 takes the template with 8
+     * lanes only, block 16 with 16 lanes only (else the generic loops):
+     * stride 1 with interior groups, a rest group and border columns;
+     * stride 2; 5x5; batch 2 with stride 3 and uneven padding; dilation; a
+     * row of border columns only; a fused bias + ReLU6 and a residual add
+     * (the vector epilogue), a tail op the vector epilogue lacks (exp: the
+     * per-element epilogue); a fused prologue on the data (declined) */
+    {"%x: Tensor[(1, 2, 9, 13, 8), float32], %w: Tensor[(2, 1, 3, 3, 1, 8), float32]",
+     DWB "(%x, %w, padding=[1, 1], groups=16, channels=16, kernel_size=[3, 3], " L8, DWT8},
+    {"%x: Tensor[(1, 3, 12, 17, 8), float32], %w: Tensor[(3, 1, 3, 3, 1, 8), float32]",
+     DWB "(%x, %w, strides=[2, 2], padding=[1, 1], groups=24, channels=24, kernel_size=[3, 3], " L8, DWT8},
+    {"%x: Tensor[(1, 1, 10, 20, 8), float32], %w: Tensor[(1, 1, 5, 5, 1, 8), float32]",
+     DWB "(%x, %w, padding=[2, 2], groups=8, channels=8, kernel_size=[5, 5], " L8, DWT8},
+    {"%x: Tensor[(2, 2, 13, 10, 8), float32], %w: Tensor[(2, 1, 5, 5, 1, 8), float32]",
+     DWB "(%x, %w, strides=[3, 3], padding=[2, 1, 0, 2], groups=16, channels=16, kernel_size=[5, 5], " L8, DWT8},
+    {"%x: Tensor[(1, 1, 11, 15, 8), float32], %w: Tensor[(1, 1, 3, 3, 1, 8), float32]",
+     DWB "(%x, %w, padding=[2, 2], dilation=[2, 2], groups=8, channels=8, kernel_size=[3, 3], " L8, DWT8},
+    {"%x: Tensor[(1, 1, 3, 2, 8), float32], %w: Tensor[(1, 1, 3, 3, 1, 8), float32]",
+     DWB "(%x, %w, padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3], " L8, DWT8},
+    {"%x: Tensor[(1, 2, 14, 14, 8), float32], %w: Tensor[(2, 1, 3, 3, 1, 8), float32], %b: Tensor[(1, 2, 1, 1, 8), float32]",
+     "clip(add(" DWB "(%x, %w, strides=[2, 2], padding=[1, 1], groups=16, channels=16, kernel_size=[3, 3], " L8
+     ", %b), a_min=0f, a_max=6f)", DWT8},
+    {"%x: Tensor[(2, 1, 7, 9, 8), float32], %w: Tensor[(1, 1, 3, 3, 1, 8), float32], %r: Tensor[(2, 1, 7, 9, 8), float32]",
+     "add(%r, " DWB "(%x, %w, padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3], " L8 ")", DWT8},
+    {"%x: Tensor[(1, 1, 6, 11, 8), float32], %w: Tensor[(1, 1, 3, 3, 1, 8), float32]",
+     "exp(" DWB "(%x, %w, padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3], " L8 ")", DWT8},
+    {"%x: Tensor[(1, 1, 6, 6, 8), float32], %w: Tensor[(1, 1, 3, 3, 1, 8), float32]",
+     DWB "(exp(%x), %w, padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3], " L8, "loops"},
+    {"%x: Tensor[(1, 2, 7, 11, 16), float32], %w: Tensor[(2, 1, 3, 3, 1, 16), float32], %b: Tensor[(1, 2, 1, 1, 16), float32]",
+     "nn.relu(add(" DWB "(%x, %w, strides=[2, 2], padding=[1, 1], groups=32, channels=32, kernel_size=[3, 3], " L16
+     ", %b))", DWT16},
     /* im2col (1x1 strided) */
     {"%x: Tensor[(1, 8, 7, 7), float32], %w: Tensor[(6, 4, 1, 1), float32]",
      CONV "(%x, %w, strides=[2, 2], groups=2, channels=6, kernel_size=[1, 1])", "conv2d.im2col"},
@@ -312,13 +353,20 @@ static int32_t serial_pf(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, void 
 }
 
 /* The template case i must take with vw lanes: its name, "%d" standing
- * for the tile's 4 * vw columns. */
+ * for the tile's 4 * vw columns; of a name "A|B", A with 8 lanes and B with 16. */
 static void want_template(int32_t i, int32_t vw, char *buf, size_t n) {
-  const char *pct = strstr(kCases[i].tpl, "%d");
-  if (pct) {
-    snprintf(buf, n, "%.*s%d", (int)(pct - kCases[i].tpl), kCases[i].tpl, 4 * vw);
+  const char *tpl = kCases[i].tpl, *bar = strchr(tpl, '|');
+  int len = (int)strlen(tpl);
+  if (bar) {
+    /* "A|B": A with 8 lanes, B with 16. */
+    len = vw == 16 ? (int)strlen(bar + 1) : (int)(bar - tpl);
+    if (vw == 16) tpl = bar + 1;
+  }
+  const char *pct = strstr(tpl, "%d");
+  if (pct && pct - tpl < len) {
+    snprintf(buf, n, "%.*s%d%.*s", (int)(pct - tpl), tpl, 4 * vw, (int)(len - (pct - tpl) - 2), pct + 2);
   } else {
-    snprintf(buf, n, "%s", kCases[i].tpl);
+    snprintf(buf, n, "%.*s", len, tpl);
   }
 }
 
