@@ -222,14 +222,7 @@ static rt_status_t conv(al_ctx *cx, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_ir_e
   rt_ir_plan_input_of_type(xt, &in[0]);
   rt_ir_plan_input_of_type(wt, &in[1]);
   rt_plan_conv_t p;
-  rt_status_t bad = rt_ir_plan_conv(e->call.callee->op.op, e->call.attrs, 2, in, &p);
-  if (bad) {
-    rt_status_free(bad);
-    return RT_OK;
-  }
-  for (int32_t k = 0; k < 4; ++k) {
-    if (p.data_pos[k] != k || p.kernel_pos[k] != k || p.out_pos[k] != k) return RT_OK;
-  }
+  if (!rt_pass_plan_conv_nchw(e, in, &p)) return RT_OK;
   const int64_t x = cx->x, c = p.in_channels, o = p.out_channels;
   const bool depthwise = p.groups == c && p.groups == o && p.kernel_i == 1 && c > 1;
   if ((p.groups != 1 && !depthwise) || c % x != 0 || o % x != 0) return RT_OK;

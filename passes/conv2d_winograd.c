@@ -82,14 +82,7 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
   }
   rt_plan_input_t in[2] = {{RT_DTYPE_FLOAT32, 4, xs, NULL}, {RT_DTYPE_FLOAT32, 4, ws, NULL}};
   rt_plan_conv_t p;
-  rt_status_t bad = rt_ir_plan_conv(e->call.callee->op.op, e->call.attrs, 2, in, &p);
-  if (bad) {
-    rt_status_free(bad);
-    return RT_OK;
-  }
-  for (int32_t k = 0; k < 4; ++k) {
-    if (p.data_pos[k] != k || p.kernel_pos[k] != k || p.out_pos[k] != k) return RT_OK;
-  }
+  if (!rt_pass_plan_conv_nchw(e, in, &p)) return RT_OK;
   if (p.groups != 1 || p.strides[0] != 1 || p.strides[1] != 1 || p.dilation[0] != 1 ||
       p.dilation[1] != 1 || p.kernel_size[0] != 3 || p.kernel_size[1] != 3 || ws[2] != 3 ||
       ws[3] != 3) {

@@ -89,3 +89,15 @@ rt_status_t rt_pass_make_call(rt_module_t *m, rt_ir_span_t span, rt_op_id_t id, 
   RT_RETURN_IF_ERROR(rt_ir_op_ref(m, span, op, &ref));
   return rt_ir_call(m, span, ref, nargs, args, attrs, out);
 }
+
+bool rt_pass_plan_conv_nchw(const rt_ir_expr_t *e, const rt_plan_input_t *in, rt_plan_conv_t *p) {
+  rt_status_t bad = rt_ir_plan_conv(e->call.callee->op.op, e->call.attrs, 2, in, p);
+  if (bad) {
+    rt_status_free(bad);
+    return false;
+  }
+  for (int32_t k = 0; k < 4; ++k) {
+    if (p->data_pos[k] != k || p->kernel_pos[k] != k || p->out_pos[k] != k) return false;
+  }
+  return true;
+}

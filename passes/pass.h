@@ -11,6 +11,7 @@
 #define RT_PASSES_PASS_H_
 
 #include "ir/ir.h"
+#include "ir/op/plan.h"
 #include "rt/pass.h"
 
 #define RT_PASS_MAX_INSTRUMENTS 16
@@ -97,6 +98,11 @@ bool rt_pass_is_op(const rt_ir_expr_t *e, rt_op_id_t id);
  * over constants (at most 8 calls deep; a var anywhere in it is not)? The
  * layout passes (Conv2dWinograd, DensePack) rewrite only such weights. */
 bool rt_pass_is_constant_expr(const rt_ir_expr_t *e);
+/* Plans conv2d call `e` on the inputs `in` (data, weight) into *p; true
+ * when that succeeds and the data, weight and output are plain NCHW /
+ * OIHW / NCHW (what the layout passes rewrite), else false (the plan's
+ * error dropped: such a conv is left as it is). */
+bool rt_pass_plan_conv_nchw(const rt_ir_expr_t *e, const rt_plan_input_t *in, rt_plan_conv_t *p);
 /* Builds a call of built-in op `id` with text-form attributes
  * ("axis", "1"...; NULL keys for none) in m. */
 RT_MUST_USE_RESULT rt_status_t rt_pass_make_call(rt_module_t *m, rt_ir_span_t span, rt_op_id_t id,
