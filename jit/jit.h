@@ -47,7 +47,9 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_session_create_for(
  * compiles (lowering, LLVM optimization, code generation, linking) and
  * keeps LLVM IR / assembly for inspection, but its kernels must not be
  * called on a CPU without the target's ISA (the tests build the 16-lane
- * AVX-512 templates this way on AVX2 hosts). */
+ * AVX-512 templates this way on AVX2 hosts). Ownership and statuses as
+ * rt_jit_session_create_for's, except that no FAILED_PRECONDITION comes
+ * for a missing ISA. */
 RT_MUST_USE_RESULT rt_status_t rt_jit_session_create_unchecked(
     rt_allocator_t allocator, rt_jit_target_kind_t kind, rt_jit_session_t **out_session);
 /* rt_jit_session_create_for with RT_JIT_TARGET_DEFAULT. */

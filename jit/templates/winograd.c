@@ -1,8 +1,11 @@
 /* The Winograd convolution template: nn.contrib_conv2d_winograd_without_
  * weight_transform (ir/op/winograd.c) with float32 NCHW data, the
- * transformed weight U' (alpha, alpha, C, O) in memory (a param or a
- * constant: the Conv2dWinograd pass and FoldConstant put it there at build
- * time), static shapes and O a multiple of the vector width.
+ * transformed weight U' (alpha, alpha, C, O) or packed in panels of P
+ * output channels (alpha, alpha, O/P, C, P) (P a multiple of the vector
+ * width), in memory (a param or a constant: the Conv2dWinograd pass and
+ * FoldConstant put it there, packed with P = 16, at build time) or
+ * computed in the kernel (then copied out unpacked first), static shapes
+ * and O a multiple of the vector width.
  *
  * Per image n, the task copies the zero-padded input once, channels
  * innermost: Xp[yy][xx][c] = x[n, c, yy - pt, xx - pl] (0 outside the
@@ -22,8 +25,10 @@
  *      the last one repeat it (their rows are computed and dropped);
  *   2. alpha^2 GEMMs Mb[e][t][o] = sum_c Vb[e][t][c] U'[e][c][o]: the
  *      register micro-kernel of templates.c with A = the tile rows of Vb
- *      (k = c contiguous), B = U'[e] copied one vw*nv-column panel at a
- *      time, mr tiles x vw*nv output channels per register tile;
+ *      (k = c contiguous), B = U'[e] one vw*nv-column panel at a time
+ *      (read in place from a weight packed with P = vw*nv, else copied
+ *      to a contiguous panel first), mr tiles x vw*nv output channels per
+ *      register tile;
  *   3. output transform, vw output channels at a time: Y = A^T M A, stored
  *      to Yb[t][i][j][o];
  *   4. the epilogue (bias, relu, residual add ...: templates.h) inside
@@ -510,7 +515,9 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   if (tb > all) tb = all;
   g.tb = tb;
   if (p->o % g.nw != 0 || g.mr > RT_JIT_TPL_MAX_MR || p->pack % g.vw != 0) {
-    return RT_STATUS(INTERNAL, "%s", "winograd template: the tile does not divide the output channels");
+    return RT_STATUS(INTERNAL, "%s",
+                     "winograd template: the tile does not divide the output channels, or the weight's "
+                     "panels are not whole vectors");
   }
   rt_jit_tpl_wide(L, g.vw);
   /* Tasks take ranges of units, mr tiles each (an image's tiles in raster
