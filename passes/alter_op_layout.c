@@ -168,36 +168,6 @@ static rt_status_t finish(al_ctx *cx, rt_ir_expr_t *e, rt_ir_expr_t *b, rt_ir_ex
   return RT_OK;
 }
 
-/* A call of op `id` on args with e's attrs, the `n` given keys replaced by
- * the text values. */
-static rt_status_t call_with(al_ctx *cx, const rt_ir_expr_t *e, rt_op_id_t id, int32_t nargs,
-                             rt_ir_expr_t *const *args, int32_t n, const char *const *keys,
-                             const char *const *vals, rt_ir_expr_t **out) {
-  const rt_ir_attrs_t *a = e->call.attrs;
-  const int32_t count = a ? a->count : 0;
-  if (count + n > 24) return RT_STATUS(INTERNAL, "%s", "AlterOpLayout: too many attrs");
-  const char *k[24];
-  rt_attr_value_t v[24];
-  int32_t m = 0;
-  for (int32_t i = 0; i < count; ++i) {
-    bool replaced = false;
-    for (int32_t j = 0; j < n; ++j) replaced = replaced || strcmp(a->keys[i], keys[j]) == 0;
-    if (replaced) continue;
-    k[m] = a->keys[i];
-    v[m++] = a->values[i];
-  }
-  for (int32_t j = 0; j < n; ++j) {
-    k[m] = keys[j];
-    RT_RETURN_IF_ERROR(rt_attr_value_parse(&cx->base.m->arena, vals[j], &v[m++]));
-  }
-  const rt_ir_op_t *op = rt_ir_op_builtin(id);
-  rt_ir_attrs_t *attrs = NULL;
-  RT_RETURN_IF_ERROR(rt_ir_op_attrs(cx->base.m, e->span, op, m, k, v, &attrs));
-  rt_ir_expr_t *ref = NULL;
-  RT_RETURN_IF_ERROR(rt_ir_op_ref(cx->base.m, e->span, op, &ref));
-  return rt_ir_call(cx->base.m, e->span, ref, nargs, args, attrs, out);
-}
-
 /* The same op on new args, attrs unchanged. */
 static rt_status_t same_call(al_ctx *cx, const rt_ir_expr_t *e, int32_t nargs, rt_ir_expr_t *const *args,
                              rt_ir_expr_t **out) {
@@ -240,7 +210,7 @@ static rt_status_t conv(al_ctx *cx, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_ir_e
   const char *keys[3] = {"data_layout", "kernel_layout", "out_layout"};
   const char *vals[3] = {dq, kq, dq};
   rt_ir_expr_t *b = NULL;
-  RT_RETURN_IF_ERROR(call_with(cx, e, depthwise ? RT_OP_NN_DEPTHWISE_CONV2D_NCHWC : RT_OP_NN_CONV2D_NCHWC,
+  RT_RETURN_IF_ERROR(rt_pass_remake_call(cx->base.m, e, depthwise ? RT_OP_NN_DEPTHWISE_CONV2D_NCHWC : RT_OP_NN_CONV2D_NCHWC,
                                2, args, 3, keys, vals, &b));
   return finish(cx, e, b, out);
 }
@@ -334,7 +304,7 @@ static rt_status_t pool(al_ctx *cx, rt_ir_expr_t *e, rt_op_id_t id, rt_ir_expr_t
   snprintf(q, sizeof q, "\"%s\"", cx->blocked);
   const char *keys[2] = {"layout", "out_layout"}, *vals[2] = {q, "\"\""};
   rt_ir_expr_t *r = NULL;
-  RT_RETURN_IF_ERROR(call_with(cx, e, id, 1, &b, 2, keys, vals, &r));
+  RT_RETURN_IF_ERROR(rt_pass_remake_call(cx->base.m, e, id, 1, &b, 2, keys, vals, &r));
   return finish(cx, e, r, out);
 }
 
@@ -361,7 +331,7 @@ static rt_status_t concat(al_ctx *cx, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_ir
   rt_ir_expr_t *nt = NULL, *r = NULL;
   RT_RETURN_IF_ERROR(rt_ir_tuple(cx->base.m, tup->span, n, fields, &nt));
   const char *keys[1] = {"axis"}, *vals[1] = {"1"};
-  RT_RETURN_IF_ERROR(call_with(cx, e, RT_OP_CONCATENATE, 1, &nt, 1, keys, vals, &r));
+  RT_RETURN_IF_ERROR(rt_pass_remake_call(cx->base.m, e, RT_OP_CONCATENATE, 1, &nt, 1, keys, vals, &r));
   return finish(cx, e, r, out);
 }
 

@@ -2,7 +2,9 @@
  * matrix into nn.contrib_dense_pack with the weight prepacked in the panel
  * layout the GEMM template reads (jit/templates/dense.c), as TVM's
  * AlterOpLayout does for its x86 dense_pack strategy and ORT its
- * pre-packing:
+ * pre-packing, and the 1x1 convolutions that run as the swapped GEMM
+ * (conv2d.im2colT) into nn.conv2d with the same panels as an OIHW16o
+ * kernel (rewrite_conv below). Dense products:
  *   nn.dense(x, W)                      W (N, K)
  *   nn.matmul(x, W, transpose_b=True)   W (N, K)
  *   nn.matmul(x, W)                     W (K, N): transpose(W) first
@@ -64,7 +66,7 @@ typedef struct dp_ctx {
   int32_t n;
   struct {
     const rt_ir_expr_t *w;
-    bool tb;
+    int32_t kind; /* KIND_*: what the chain packs it for */
     rt_ir_expr_t *packed;
   } seen[MAX_SHARED];
 } dp_ctx;
@@ -82,10 +84,88 @@ static rt_status_t make_product(rt_pass_rewrite_t *cx, rt_ir_expr_t *e, rt_ir_ex
   return RT_OK;
 }
 
+/* The packing chain already made for weight w (of kind `kind`), or NULL;
+ * the entries are forgotten when the walk moves to another module. */
+static rt_ir_expr_t *seen_packed(dp_ctx *dp, const rt_ir_expr_t *w, int32_t kind) {
+  if (dp->m != dp->base.m) {
+    dp->m = dp->base.m;
+    dp->n = 0;
+  }
+  for (int32_t i = 0; i < dp->n; ++i) {
+    if (dp->seen[i].w == w && dp->seen[i].kind == kind) return dp->seen[i].packed;
+  }
+  return NULL;
+}
+
+static void remember(dp_ctx *dp, const rt_ir_expr_t *w, int32_t kind, rt_ir_expr_t *packed) {
+  if (dp->n == MAX_SHARED) return;
+  dp->seen[dp->n].w = w;
+  dp->seen[dp->n].kind = kind;
+  dp->seen[dp->n++].packed = packed;
+}
+
+/* ---- 1x1 convolutions ------------------------------------------------------
+ * nn.conv2d(x, W) with W (O, C, 1, 1) constant, groups 1, O a multiple of
+ * 16, NCHW/OIHW/NCHW float32 with static shapes, of the shapes the
+ * templates run as the swapped GEMM (rt_ir_conv1x1_gemm_swapped, ir/op/
+ * plan_nn.h: output channels are its columns, so W^T is its B), becomes
+ *   nn.conv2d(x, Q(W), kernel_layout="OIHW16o", channels=O, ...)
+ * with Q(W) = reshape(transpose(reshape(W, [O/16, 16, C]), [0, 2, 1]),
+ * [O/16, C, 1, 1, 16]): W[o, c] at [o / 16, c, 0, 0, o % 16], the panels
+ * conv2d.im2colT reads in place (dense_pack's (N/16, K, 16) with K = C).
+ * Other attributes (strides, padding, dilation, out_dtype) are kept. */
+enum { KIND_DENSE_TB = 0, KIND_DENSE_KN = 1, KIND_CONV = 2 };
+
+static rt_status_t rewrite_conv(dp_ctx *dp, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_ir_expr_t **out) {
+  rt_pass_rewrite_t *cx = &dp->base;
+  int32_t xr, wr, yr;
+  const int64_t *xs, *ws, *ys;
+  if (e->call.nargs != 2 || !static_f32(orig->call.args[0], &xr, &xs) ||
+      !static_f32(orig->call.args[1], &wr, &ws) || !static_f32(orig, &yr, &ys) || xr != 4 || wr != 4 ||
+      yr != 4 || !rt_pass_is_constant_expr(e->call.args[1])) {
+    return RT_OK;
+  }
+  rt_plan_input_t in[2] = {{RT_DTYPE_FLOAT32, xr, xs, NULL}, {RT_DTYPE_FLOAT32, wr, ws, NULL}};
+  rt_plan_conv_t p;
+  if (!rt_pass_plan_conv_nchw(e, in, &p)) return RT_OK;
+  const int64_t o = p.out_channels, c = p.kernel_i;
+  const bool strided = p.strides[0] > 1 || p.strides[1] > 1;
+  if (p.groups != 1 || ws[2] != 1 || ws[3] != 1 || o % PANEL != 0 ||
+      !rt_ir_conv1x1_gemm_swapped(c, o, p.out_size[0] * p.out_size[1], strided)) {
+    return RT_OK;
+  }
+  rt_ir_expr_t *w = e->call.args[1];
+  rt_ir_expr_t *packed = seen_packed(dp, w, KIND_CONV);
+  if (!packed) {
+    char buf[96];
+    packed = w;
+    snprintf(buf, sizeof buf, "[%lld, %d, %lld]", (long long)(o / PANEL), PANEL, (long long)c);
+    const char *rk[1] = {"newshape"}, *rv[1] = {buf};
+    RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_RESHAPE, 1, &packed, 1, rk, rv, &packed));
+    const char *tk[1] = {"axes"}, *tv[1] = {"[0, 2, 1]"};
+    RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_TRANSPOSE, 1, &packed, 1, tk, tv, &packed));
+    snprintf(buf, sizeof buf, "[%lld, %lld, 1, 1, %d]", (long long)(o / PANEL), (long long)c, PANEL);
+    RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_RESHAPE, 1, &packed, 1, rk, rv, &packed));
+    remember(dp, w, KIND_CONV, packed);
+  }
+  char channels[32], layout[32];
+  snprintf(channels, sizeof channels, "%lld", (long long)o);
+  snprintf(layout, sizeof layout, "\"OIHW%do\"", PANEL);
+  const char *keys[2] = {"kernel_layout", "channels"}, *vals[2] = {layout, channels};
+  rt_ir_expr_t *args[2] = {e->call.args[0], packed};
+  RT_RETURN_IF_ERROR(rt_pass_remake_call(cx->m, e, RT_OP_NN_CONV2D, 2, args, 2, keys, vals, out));
+  (*out)->binding = e->binding;
+  cx->changed = true;
+  return RT_OK;
+}
+
+/* ---- dense products ------------------------------------------------------- */
+
 static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_ir_expr_t **out) {
   dp_ctx *dp = user;
   rt_pass_rewrite_t *cx = &dp->base;
   *out = e;
+  if (rt_pass_is_op(e, RT_OP_NN_CONV2D)) return rewrite_conv(dp, orig, e, out);
   const bool dense = rt_pass_is_op(e, RT_OP_NN_DENSE), matmul = rt_pass_is_op(e, RT_OP_NN_MATMUL);
   const bool bmm = rt_pass_is_op(e, RT_OP_NN_BATCH_MATMUL);
   if ((!dense && !matmul && !bmm) || e->call.nargs != 2) return RT_OK;
@@ -118,14 +198,8 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
   for (int32_t d = 0; d + 1 < xr; ++d) rows *= xs[d];
   if (rows <= 2) return RT_OK;
   rt_ir_expr_t *w = e->call.args[1];
-  if (dp->m != cx->m) {
-    dp->m = cx->m;
-    dp->n = 0;
-  }
-  rt_ir_expr_t *packed = NULL;
-  for (int32_t i = 0; i < dp->n && !packed; ++i) {
-    if (dp->seen[i].w == w && dp->seen[i].tb == p.transpose_b) packed = dp->seen[i].packed;
-  }
+  const int32_t kind = p.transpose_b ? KIND_DENSE_TB : KIND_DENSE_KN;
+  rt_ir_expr_t *packed = seen_packed(dp, w, kind);
   if (packed) return make_product(cx, e, packed, p.n, out);
   const rt_ir_expr_t *key = w;
   char buf[160];
@@ -154,11 +228,7 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
   RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_RESHAPE, 1, &w, 1, rk, rv, &w));
   const char *tk[1] = {"axes"}, *tv[1] = {"[0, 2, 1]"};
   RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_TRANSPOSE, 1, &w, 1, tk, tv, &w));
-  if (dp->n < MAX_SHARED) {
-    dp->seen[dp->n].w = key;
-    dp->seen[dp->n].tb = p.transpose_b;
-    dp->seen[dp->n++].packed = w;
-  }
+  remember(dp, key, kind, w);
   return make_product(cx, e, w, n, out);
 }
 

@@ -99,5 +99,33 @@ bool rt_pass_plan_conv_nchw(const rt_ir_expr_t *e, const rt_plan_input_t *in, rt
   for (int32_t k = 0; k < 4; ++k) {
     if (p->data_pos[k] != k || p->kernel_pos[k] != k || p->out_pos[k] != k) return false;
   }
-  return true;
+  return p->kernel_out_block == 0; /* not OIHW{o}o panels */
+}
+
+rt_status_t rt_pass_remake_call(rt_module_t *m, const rt_ir_expr_t *e, rt_op_id_t id, int32_t nargs,
+                                rt_ir_expr_t *const *args, int32_t n, const char *const *keys,
+                                const char *const *vals, rt_ir_expr_t **out) {
+  const rt_ir_attrs_t *a = e->call.attrs;
+  const int32_t count = a ? a->count : 0;
+  if (count + n > 24) return RT_STATUS(INTERNAL, "%s", "too many attrs");
+  const char *k[24];
+  rt_attr_value_t v[24];
+  int32_t used = 0;
+  for (int32_t i = 0; i < count; ++i) {
+    bool replaced = false;
+    for (int32_t j = 0; j < n; ++j) replaced = replaced || strcmp(a->keys[i], keys[j]) == 0;
+    if (replaced) continue;
+    k[used] = a->keys[i];
+    v[used++] = a->values[i];
+  }
+  for (int32_t j = 0; j < n; ++j) {
+    k[used] = keys[j];
+    RT_RETURN_IF_ERROR(rt_attr_value_parse(&m->arena, vals[j], &v[used++]));
+  }
+  const rt_ir_op_t *op = rt_ir_op_builtin(id);
+  rt_ir_attrs_t *attrs = NULL;
+  RT_RETURN_IF_ERROR(rt_ir_op_attrs(m, e->span, op, used, k, v, &attrs));
+  rt_ir_expr_t *ref = NULL;
+  RT_RETURN_IF_ERROR(rt_ir_op_ref(m, e->span, op, &ref));
+  return rt_ir_call(m, e->span, ref, nargs, args, attrs, out);
 }

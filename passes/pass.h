@@ -100,7 +100,7 @@ bool rt_pass_is_op(const rt_ir_expr_t *e, rt_op_id_t id);
 bool rt_pass_is_constant_expr(const rt_ir_expr_t *e);
 /* Plans conv2d call `e` on the inputs `in` (data, weight) into *p; true
  * when that succeeds and the data, weight and output are plain NCHW /
- * OIHW / NCHW (what the layout passes rewrite), else false (the plan's
+ * OIHW / NCHW (what the layout passes rewrite; not OIHW{o}o), else false (the plan's
  * error dropped: such a conv is left as it is). */
 bool rt_pass_plan_conv_nchw(const rt_ir_expr_t *e, const rt_plan_input_t *in, rt_plan_conv_t *p);
 /* Builds a call of built-in op `id` with text-form attributes
@@ -109,5 +109,11 @@ RT_MUST_USE_RESULT rt_status_t rt_pass_make_call(rt_module_t *m, rt_ir_span_t sp
                                                  int32_t nargs, rt_ir_expr_t *const *args,
                                                  int32_t nattrs, const char *const *keys,
                                                  const char *const *values, rt_ir_expr_t **out);
+/* A call of op `id` on `args` with e's attrs (e a call), the `n` given
+ * keys set to the text values (replaced or added), in m, at e's span. */
+RT_MUST_USE_RESULT rt_status_t rt_pass_remake_call(rt_module_t *m, const rt_ir_expr_t *e, rt_op_id_t id,
+                                                   int32_t nargs, rt_ir_expr_t *const *args, int32_t n,
+                                                   const char *const *keys, const char *const *vals,
+                                                   rt_ir_expr_t **out);
 
 #endif /* RT_PASSES_PASS_H_ */

@@ -4,8 +4,8 @@
  *
  * One direct-summation core serves all three. Layouts are read letter by
  * letter (data NCHW/NHWC/NCW/NWC, kernel any permutation of OIHW / OIW,
- * e.g. HWIO), so a 1-d convolution is the 2-d one with H absent (extent 1,
- * stride 0). The output uses the data layout (out_layout must be "" or
+ * e.g. HWIO, or nn.conv2d's OIHW{o}o panels, first copied into OIHW), so
+ * a 1-d convolution is the 2-d one with H absent (extent 1, stride 0). The output uses the data layout (out_layout must be "" or
  * equal to it). With G = groups, C input and O output channels:
  *   conv:      out[n, o, y, x] = sum over c < C/G, kh, kw of
  *              in[n, g * C/G + c, y * sh - pt + kh * dh, x * sw - pl + kw * dw]
@@ -46,6 +46,22 @@ static void span(int64_t n_a, int64_t n_b, int64_t stride, int64_t off, int64_t 
   *hi = z;
 }
 
+/* A weight loaded whole (8-byte elements: double or int64) in nn.conv2d's
+ * OIHW{ob}o layout, (O/ob, I, KH, KW, ob), replaced by the same weight in
+ * OIHW: element (o, r), r = (i * KH + kh) * KW + kw < R, moves from
+ * ((o / ob) * R + r) * ob + o % ob to o * R + r. */
+static rt_status_t unpanel(const rt_interp_call_t *call, int64_t ob, int64_t o_n, int64_t r_n,
+                          void **buf) {
+  uint64_t *dst = NULL;
+  RT_RETURN_IF_ERROR(rt_interp_scratch(call, o_n * r_n, sizeof(uint64_t), false, (void **)&dst));
+  const uint64_t *src = *buf;
+  for (int64_t o = 0; o < o_n; ++o)
+    for (int64_t r = 0; r < r_n; ++r) dst[o * r_n + r] = src[((o / ob) * r_n + r) * ob + o % ob];
+  rt_interp_scratch_free(call, *buf);
+  *buf = dst;
+  return RT_OK;
+}
+
 static rt_status_t conv(const rt_interp_call_t *call) {
   const rt_tensor_t *x = call->args[0];
   const rt_tensor_t *w = call->args[1];
@@ -64,6 +80,11 @@ static rt_status_t conv(const rt_interp_call_t *call) {
   int64_t xs[4], xe[4], ws[4], we[4], os[4], oe[4];
   rt_interp_nchw_view(x, plan.data_pos, nsp, xs, xe);
   rt_interp_nchw_view(w, plan.kernel_pos, nsp, ws, we);
+  if (plan.kernel_out_block) {
+    /* OIHW{ob}o: extents and strides of the OIHW copy unpanel makes. */
+    we[0] = plan.kernel_o;
+    ws[3] = 1, ws[2] = we[3], ws[1] = we[2] * we[3], ws[0] = we[1] * ws[1];
+  }
   rt_interp_nchw_view(out, plan.out_pos, nsp, os, oe);
   /* H, W (1-d: W only; H has stride 1, no padding, extent 1). */
   struct {
@@ -100,6 +121,11 @@ static rt_status_t conv(const rt_interp_call_t *call) {
     st = rt_interp_load_all_i(call, x, &xi);
     if (!st) st = rt_interp_load_all_i(call, w, &wi);
     if (!st) st = rt_interp_scratch(call, out->numel, sizeof(uint64_t), true, (void **)&acci);
+  }
+  if (!st && plan.kernel_out_block) {
+    /* nn.conv2d's OIHW{ob}o weight, read into the OIHW order the loops
+     * below index (ws, we above). */
+    st = unpanel(call, plan.kernel_out_block, we[0], ws[0], is_float ? (void **)&wf : (void **)&wi);
   }
   /* Loop order: for each output channel, each tap (input channel cl of
    * its group, kh, kw) is one weight, swept over a whole image plane. Each

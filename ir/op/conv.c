@@ -3,7 +3,9 @@
  * nn.contrib_depthwise_conv2d_NCHWc (data NCHW{x}c, kernel OIHW{i}i{o}o,
  * out NCHW{z}c: ir/op/plan_nn.h), in one routine over S spatial dims. Layouts may be
  * any ordering of the primal letters (data NCW/NCHW/NHWC..., kernel
- * OIW/OIHW/HWIO..., out_layout "" = data_layout). Checks, as TVM's
+ * OIW/OIHW/HWIO..., out_layout "" = data_layout); nn.conv2d's kernel may
+ * also be OIHW{o}o, output channels in panels of o (the layout
+ * passes/dense_pack.c packs 1x1 weights in). Checks, as TVM's
  * Conv2DRel: data channels = weight I * groups (transpose: = weight I),
  * channels and kernel_size when given match the weight, output channels
  * divide by groups. Output spatial size:
@@ -142,12 +144,31 @@ rt_status_t rt_ir_plan_conv(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attrs,
   } else {
     const char *ol = *out_layout ? out_layout : data_layout;
     RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "data_layout", data_layout, dl, p->data_pos));
-    RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "kernel_layout", kernel_layout, kl, p->kernel_pos));
+    /* nn.conv2d's kernel OIHW{o}o: output channels in panels of o. */
+    int64_t unused = 0;
+    const bool panels = opdef->id == RT_OP_NN_CONV2D &&
+                        parse_blocked(kernel_layout, "OIHW", 'o', 0, &p->kernel_out_block, &unused);
+    if (panels) {
+      for (int32_t i = 0; i < 4; ++i) p->kernel_pos[i] = i;
+    } else {
+      RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "kernel_layout", kernel_layout, kl, p->kernel_pos));
+    }
     RT_RETURN_IF_ERROR(rt_ir_op_layout_perm(op, "out_layout", ol, dl, p->out_pos));
     p->out_is_data_layout = strcmp(ol, data_layout) == 0;
-    if (in[0].rank != 2 + S || in[1].rank != 2 + S) {
-      return RT_STATUS(INVALID_ARGUMENT, "%s: data and weight must be %d-d, got ranks %d and %d",
-                       op, (int)(2 + S), (int)in[0].rank, (int)in[1].rank);
+    if (in[0].rank != 2 + S || in[1].rank != 2 + S + (panels ? 1 : 0)) {
+      return RT_STATUS(INVALID_ARGUMENT, "%s: data must be %d-d and weight %d-d (%s), got ranks %d and %d",
+                       op, (int)(2 + S), (int)(2 + S + (panels ? 1 : 0)), kernel_layout,
+                       (int)in[0].rank, (int)in[1].rank);
+    }
+    if (panels) {
+      const int64_t *w = in[1].shape;
+      if (w[4] != RT_DIM_ANY && w[4] != p->kernel_out_block) {
+        return RT_STATUS(INVALID_ARGUMENT, "%s: weight's last dim is %lld, kernel_layout %s needs %lld",
+                         op, (long long)w[4], kernel_layout, (long long)p->kernel_out_block);
+      }
+      RT_RETURN_IF_ERROR(rt_ir_op_dim_mul(w[0], p->kernel_out_block, &logical_k[0]));
+      for (int32_t i = 1; i < 4; ++i) logical_k[i] = w[i];
+      k = logical_k;
     }
   }
   const int32_t *dpos = p->data_pos, *kpos = p->kernel_pos, *opos = p->out_pos;
@@ -277,6 +298,36 @@ rt_status_t rt_ir_plan_conv(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attrs,
     p->out_rank = 5;
   }
   return RT_OK;
+}
+
+/* The 1x1 convolutions the CPU templates compute as the GEMM with its
+ * operands swapped (output pixels its rows, output channels its columns:
+ * conv2d.im2colT) where a small image leaves the direct template's
+ * vectors of pixels half empty, and at every stride > 1. Fractions of the
+ * FMA peak, 1 / 2 threads, 8 lanes, `build-rel/bench/bench_kernels 5 pw`
+ * (best of two runs, each variant forced; 2-core AVX2 host shared with
+ * other builds):
+ *   1x1 conv          direct/im2col    swapped
+ *   2048->512 @7        0.51 / 0.52   0.74 / 0.69
+ *   320->1280 @7        0.60 / 0.57   0.75 / 0.71
+ *   1024->256 @14       0.60 / 0.59   0.82 / 0.72
+ *   256->1024 @14       0.81 / 0.77   0.85 / 0.80
+ *   96->576 @14         0.79 / 0.73   0.76 / 0.72
+ *   512->128 @28        0.64 / 0.65   0.77 / 0.64
+ *   128->512 @28        0.84 / 0.82   0.79 / 0.76
+ *   24->144 @56         0.59 / 0.56   0.50 / 0.42
+ *   144->24 @56         0.76 / 0.76   0.17 / 0.16
+ *   /2 1024->2048 @14   0.34 / 0.24   0.73 / 0.66
+ *   /2 512->1024 @28    0.46 / 0.42   0.80 / 0.78
+ *   /2 256->512 @56     0.70 / 0.64   0.80 / 0.64
+ * so: at least 64 output channels (a column panel is 16 or more), and
+ * the image at most 14x14, or at most 28x28 with 256 or more input
+ * channels, or a stride > 1. */
+bool rt_ir_conv1x1_gemm_swapped(int64_t in_per_group, int64_t out_per_group, int64_t out_pixels,
+                                bool strided) {
+  if (in_per_group == 1 && out_per_group == 1) return false; /* depthwise */
+  return out_per_group >= 64 &&
+         (out_pixels <= 196 || (out_pixels <= 784 && in_per_group >= 256) || strided);
 }
 
 static rt_status_t conv_rel(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {

@@ -75,7 +75,12 @@ RT_MUST_USE_RESULT rt_status_t rt_ir_plan_l2_normalize(
  * layout). For those the positions are the identity and every size below
  * is the logical (unblocked) one: channel c of the data lives at
  * [n, c / x, h, w, c % x], weight (o, i) at [o / ob, i / ib, kh, kw,
- * i % ib, o % ob]. */
+ * i % ib, o % ob].
+ * nn.conv2d also takes kernel_layout "OIHW{o}o": the weight in panels of
+ * o output channels, (O/o, I, KH, KW, o), weight (o, i) at [o / ob, i,
+ * kh, kw, o % ob] (kernel_out_block = ob, kernel_in_block and the data and
+ * out blocks 0, kernel_pos the identity, sizes logical). The swapped-GEMM
+ * template reads its panels in place (passes/dense_pack.c makes it). */
 typedef struct rt_plan_conv_t {
   int32_t nsp;    /* spatial dims S */
   bool transpose;
@@ -95,7 +100,8 @@ typedef struct rt_plan_conv_t {
   int64_t in_size[RT_PLAN_MAX_SPATIAL], out_size[RT_PLAN_MAX_SPATIAL];
   int64_t out_shape[3 + RT_PLAN_MAX_SPATIAL]; /* out_rank dims */
   int32_t out_rank;                            /* 2 + nsp; blocked: 5 */
-  /* Blocked ops: the block factors x, ib, ob, z (all 0 otherwise). */
+  /* Blocked ops: the block factors x, ib, ob, z (all 0 otherwise);
+   * nn.conv2d with an OIHW{o}o kernel: ob only. */
   int64_t data_block, kernel_in_block, kernel_out_block, out_block;
 } rt_plan_conv_t;
 RT_MUST_USE_RESULT rt_status_t rt_ir_plan_conv(const rt_ir_op_t *op,
@@ -103,6 +109,15 @@ RT_MUST_USE_RESULT rt_status_t rt_ir_plan_conv(const rt_ir_op_t *op,
                                                int32_t n,
                                                const rt_plan_input_t *in,
                                                rt_plan_conv_t *out_plan);
+/* Whether a 1x1 convolution (per group in_per_group -> out_per_group
+ * channels over out_pixels output pixels, strided or not) runs as the GEMM
+ * with its operands swapped, pixels as rows and output channels as
+ * columns (jit/templates/conv2d.c's conv2d.im2colT), rather than direct:
+ * the CPU templates' rule, shared by their planner (jit/templates/
+ * templates.c) and the pass that packs those weights for that GEMM
+ * (passes/dense_pack.c); measured in ir/op/conv.c. */
+bool rt_ir_conv1x1_gemm_swapped(int64_t in_per_group, int64_t out_per_group, int64_t out_pixels,
+                                bool strided);
 
 /* ---- pools (pool.c) ---------------------------------------------------- */
 

@@ -187,7 +187,8 @@ typedef struct conv_t {
   int32_t dpos[4], kpos[4];        /* data / kernel layout positions */
   bool transpose;
   LLVMValueRef out_per_group;      /* transpose: O/G */
-  int64_t xb, ib, ob;              /* NCHWc ops: data, kernel in/out blocks; else 0 */
+  int64_t xb, ib, ob;              /* NCHWc ops: data, kernel in/out blocks; nn.conv2d's
+                                    * OIHW{ob}o: ob only; else 0 */
 } conv_t;
 
 static rt_status_t conv_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *red,
@@ -250,6 +251,11 @@ static rt_status_t conv_body(rt_jit_lower_t *L, void *user, const LLVMValueRef *
   } else {
     permute_index(2 + c->nsp, c->dpos, xc, xi);
     permute_index(2 + c->nsp, c->kpos, wc, wi);
+    if (c->ob) {
+      /* nn.conv2d's OIHW{ob}o weight: [o / ob, i, kh, kw, o % ob]. */
+      wi[0] = LLVMBuildUDiv(B, wc[0], rt_jit_i64(L, c->ob), "");
+      wi[4] = LLVMBuildURem(B, wc[0], rt_jit_i64(L, c->ob), "");
+    }
   }
   LLVMValueRef x, w;
   RT_RETURN_IF_ERROR(rt_jit_elem(L, c->call->call.args[0], xi, &x));

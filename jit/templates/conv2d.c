@@ -48,8 +48,11 @@
  * gathered into the packed panels, walking p inside k.
  *
  * conv2d.im2colT (1x1 kernels with 64+ output channels on a small image,
- * or a stride; the rule is templates.c's): the same GEMM with the operands
- * swapped, C^T(p, o) = X^T W^T, so output channels fill the vectors.
+ * or a stride; the rule is ir/op/conv.c's rt_ir_conv1x1_gemm_swapped): the
+ * same GEMM with the operands swapped, C^T(p, o) = X^T W^T, so output
+ * channels fill the vectors. conv2d.im2colT_pack: the same for a weight
+ * packed at build time in panels of vw*nv output channels (nn.conv2d's
+ * kernel_layout OIHW16o, passes/dense_pack.c), B read in place.
  *
  * The epilogue (bias, scale, relu, residual add...) runs on the task's part
  * of the C block, per output element, as everywhere (templates.h), except
@@ -104,9 +107,11 @@ bool rt_jit_tpl_conv2d_attrs(const rt_ir_expr_t *call, rt_jit_conv2d_t *c) {
   if (!is_identity(p.data_pos) || !is_identity(p.kernel_pos) || !is_identity(p.out_pos) || yr != 4) {
     return false;
   }
+  if (p.data_block || p.kernel_in_block || p.out_block) return false;
   const int64_t *x = in[0].shape, *w = in[1].shape;
   c->n = x[0], c->c = x[1], c->h = x[2], c->w = x[3];
-  c->o = w[0], c->cg = w[1], c->kh = w[2], c->kw = w[3];
+  c->wpack = p.kernel_out_block;
+  c->o = p.kernel_o, c->cg = w[1], c->kh = w[2], c->kw = w[3];
   c->oh = y[2], c->ow = y[3];
   c->g = p.groups;
   if (c->c % c->g || c->o % c->g || c->c / c->g != c->cg || y[1] != c->o) return false;
@@ -147,15 +152,20 @@ static rt_status_t x_at(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef n,
   return RT_OK;
 }
 
-/* Weight element (o, k) with k = (ci*KH + y)*KW + x. */
+/* Weight element (o, k) with k = (ci*KH + y)*KW + x: at [o, ci, y, x], or
+ * packed in panels [o / P, ci, y, x, o % P]. */
 static rt_status_t w_at(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef o, LLVMValueRef k,
                         LLVMValueRef *out) {
   LLVMBuilderRef B = L->b;
   const int64_t khw = cc->c.kh * cc->c.kw;
   LLVMValueRef ci = LLVMBuildUDiv(B, k, rt_jit_i64(L, khw), "");
   LLVMValueRef rem = LLVMBuildURem(B, k, rt_jit_i64(L, khw), "");
-  LLVMValueRef idx[4] = {o, ci, LLVMBuildUDiv(B, rem, rt_jit_i64(L, cc->c.kw), ""),
-                         LLVMBuildURem(B, rem, rt_jit_i64(L, cc->c.kw), "")};
+  LLVMValueRef idx[5] = {o, ci, LLVMBuildUDiv(B, rem, rt_jit_i64(L, cc->c.kw), ""),
+                         LLVMBuildURem(B, rem, rt_jit_i64(L, cc->c.kw), ""), NULL};
+  if (cc->c.wpack) {
+    idx[0] = LLVMBuildUDiv(B, o, rt_jit_i64(L, cc->c.wpack), "");
+    idx[4] = LLVMBuildURem(B, o, rt_jit_i64(L, cc->c.wpack), "");
+  }
   return rt_jit_elem(L, cc->w, idx, out);
 }
 
@@ -168,6 +178,14 @@ static LLVMValueRef w_group_base(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   LLVMValueRef gi = LLVMBuildURem(L->b, b, rt_jit_i64(L, cc->c.g), "");
   return rt_jit_tpl_gep(L, rt_jit_node(L, cc->w)->data,
                         LLVMBuildMul(L->b, gi, rt_jit_i64(L, cc->c.og * g->k), ""));
+}
+
+/* A weight packed in panels of vw*nv output channels (conv2d.im2colT),
+ * read in place by the GEMM core: (O/P, C, 1, 1, P) is its (N/P, K, P). */
+static LLVMValueRef w_panels(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b) {
+  (void)b;
+  const conv_ctx_t *cc = g->user;
+  return rt_jit_node(L, cc->w)->data;
 }
 
 static rt_status_t ic_a_elem(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
@@ -1174,7 +1192,11 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
         .k_inner = true, .a_m_inner = true, .a_elem = ict_a_elem, .b_elem = ict_b_elem,
         .out_idx = ict_out_idx, .vec_d0 = 1, .vec_d1 = 2,
     };
-    if (rt_jit_tpl_raw(L, cc.w)) g.b_base = w_group_base;
+    if (cc.c.wpack && rt_jit_tpl_raw(L, cc.w)) {
+      g.b_panels = w_panels; /* planned with vw*nv = wpack, one group */
+    } else if (!cc.c.wpack && rt_jit_tpl_raw(L, cc.w)) {
+      g.b_base = w_group_base;
+    }
     return rt_jit_tpl_gemm_core(L, &g, task, ntasks);
   }
   if (p->kind != RT_JIT_TPL_CONV_IM2COL) return conv_direct(L, p, &cc, out, data, task, ntasks);

@@ -195,27 +195,34 @@ static const tile_family_t *family_of(const rt_jit_target_t *target) {
  * build-rel/bench/bench_kernels 5 dense1024, with the GEMM tile table cut
  * to one tile at a time);
  * times the padded tiles. */
-static const tile_t *pick_gemm_tile(int64_t m, int64_t n, const tile_family_t *f) {
+static const tile_t *pick_gemm_tile_of_width(int64_t m, int64_t n, int64_t width,
+                                            const tile_family_t *f) {
   const tile_t *tab = f->gemm;
   const size_t count = f->num_gemm;
   const int32_t vw = f->vw;
-  const tile_t *best = &tab[0];
+  const tile_t *best = NULL;
   double best_cost = 0;
   for (size_t i = 0; i < count; ++i) {
     const tile_t *t = &tab[i];
     const int64_t nw = (int64_t)vw * t->nv;
+    if (width && nw != width) continue;
     double tiles = (double)((m + t->mr - 1) / t->mr) * (double)((n + nw - 1) / nw);
     double step = (double)(t->mr * t->nv) / 2;
     double loads = (double)(t->mr + t->nv) / 2, bytes = (double)(t->nv * vw * 4) / 24;
     if (loads > step) step = loads;
     if (bytes > step) step = bytes;
     double cost = tiles * (step + 0.25 * bytes);
-    if (i == 0 || cost < best_cost - 1e-9) {
+    if (!best || cost < best_cost - 1e-9) {
       best = t;
       best_cost = cost;
     }
   }
   return best;
+}
+
+/* The cheapest tile of any width (width 0 above never finds none). */
+static const tile_t *pick_gemm_tile(int64_t m, int64_t n, const tile_family_t *f) {
+  return pick_gemm_tile_of_width(m, n, 0, f);
 }
 
 /* M and N of a GEMM-shaped anchor (its output's last two dims). */
@@ -261,45 +268,45 @@ static bool plan_softmax(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit
 
 static bool takes_conv2d(int32_t id) { return id == RT_OP_NN_CONV2D; }
 
+/* conv2d.im2colT's name for a weight packed in panels (read in place, as
+ * dense_pack's), so --report and --profile tell the two apart. */
+static const char *packed_im2colt_name(const char *name) {
+  static const char *const kPacked[][2] = {
+      {"conv2d.im2colT.6x16", "conv2d.im2colT_pack.6x16"},
+      {"conv2d.im2colT.12x16", "conv2d.im2colT_pack.12x16"},
+      {"conv2d.im2colT.16x16", "conv2d.im2colT_pack.16x16"},
+  };
+  for (size_t i = 0; i < RT_COUNTOF(kPacked); ++i) {
+    if (strcmp(kPacked[i][0], name) == 0) return kPacked[i][1];
+  }
+  return name;
+}
+
 static bool plan_conv2d(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tpl_plan_t *p) {
   rt_jit_conv2d_t c;
   if (!rt_jit_tpl_conv2d_attrs(a, &c)) return false;
+  if (c.wpack && c.g != 1) return false; /* grouped panels: generic */
   /* Strided convolutions run direct on phase images (conv2d.c), except
    * 1x1 ones: their phase copy would move sh*sw times the data used. */
   const bool direct = (c.sh == 1 && c.sw == 1) || c.kh > 1 || c.kw > 1;
-  /* 1x1 convolutions with the GEMM's operands swapped (conv2d.c: pixels
-   * are its rows, output channels its columns) where a small image leaves
-   * the direct template's vectors of pixels half empty, and at every
-   * stride > 1. Fractions of the FMA peak, 1 / 2 threads, 8 lanes,
-   * `build-rel/bench/bench_kernels 5 pw` (best of two runs, each variant
-   * forced; 2-core AVX2 host shared with other builds):
-   *   1x1 conv          direct/im2col    swapped
-   *   2048->512 @7        0.51 / 0.52   0.74 / 0.69
-   *   320->1280 @7        0.60 / 0.57   0.75 / 0.71
-   *   1024->256 @14       0.60 / 0.59   0.82 / 0.72
-   *   256->1024 @14       0.81 / 0.77   0.85 / 0.80
-   *   96->576 @14         0.79 / 0.73   0.76 / 0.72
-   *   512->128 @28        0.64 / 0.65   0.77 / 0.64
-   *   128->512 @28        0.84 / 0.82   0.79 / 0.76
-   *   24->144 @56         0.59 / 0.56   0.50 / 0.42
-   *   144->24 @56         0.76 / 0.76   0.17 / 0.16
-   *   /2 1024->2048 @14   0.34 / 0.24   0.73 / 0.66
-   *   /2 512->1024 @28    0.46 / 0.42   0.80 / 0.78
-   *   /2 256->512 @56     0.70 / 0.64   0.80 / 0.64
-   * so: at least 64 output channels (a column panel is 16 or more), and
-   * the image at most 14x14, or at most 28x28 with 256 or more input
-   * channels, or a stride > 1. */
+  /* 1x1 convolutions with the GEMM's operands swapped (conv2d.c:
+   * conv2d.im2colT) by the rule in ir/op/conv.c, which the weight packing
+   * (passes/dense_pack.c) follows too; a weight packed in panels
+   * (kernel_layout OIHW16o) takes it whatever the shape, with a tile as
+   * wide as its panels. */
+  const bool swap = c.kh == 1 && c.kw == 1 &&
+                    (c.wpack || rt_ir_conv1x1_gemm_swapped(c.cg, c.og, c.oh * c.ow, !direct));
   const int64_t px = c.oh * c.ow;
-  const bool swap = c.kh == 1 && c.kw == 1 && !(c.cg == 1 && c.og == 1) && c.og >= 64 &&
-                    (px <= 196 || (px <= 784 && c.cg >= 256) || !direct);
   if (swap) {
-    const tile_t *t = pick_gemm_tile(px, c.og, fam);
+    const tile_t *t = pick_gemm_tile_of_width(px, c.og, c.wpack, fam);
+    if (!t) return false; /* no tile as wide as the panels: generic */
     p->kind = RT_JIT_TPL_CONV_IM2COL_T;
     p->mr = t->mr;
     p->nv = t->nv;
-    p->name = t->im2colt;
+    p->name = c.wpack ? packed_im2colt_name(t->im2colt) : t->im2colt;
     return true;
   }
+  if (c.wpack) return false; /* not a 1x1 kernel: generic */
   if (c.cg == 1 && c.og == 1 && direct) {
     p->kind = RT_JIT_TPL_CONV_DW;
     p->mr = 1;

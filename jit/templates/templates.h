@@ -284,6 +284,9 @@ typedef struct rt_jit_conv2d_t {
   int64_t sh, sw, dh, dw;   /* strides, dilation */
   int64_t pt, pl, pb, pr;   /* padding */
   int64_t oh, ow;           /* output */
+  int64_t wpack;            /* weight in panels of wpack output channels
+                             * (kernel_layout OIHW{wpack}o: (O/wpack, I, KH, KW,
+                             * wpack), conv2d.im2colT only), or 0: OIHW */
 } rt_jit_conv2d_t;
 bool rt_jit_tpl_conv2d_attrs(const rt_ir_expr_t *call, rt_jit_conv2d_t *out);
 

@@ -923,6 +923,21 @@ static void dense_pack_cases(void) {
       "multiply(%%5, 0.5f)");
   ADD(DPACK, TOL_A, "%x: Tensor[(2, 9, 24), float32], %w: Tensor[(17, 24), float32]",
       DPACK "(%%x, " PACKED("%%w", "2", "15", "24") ", units=17)");
+  /* nn.conv2d with an OIHW16o kernel (DensePack's 1x1 weights): random
+   * panels (conv2d.im2colT_pack: row tail, batch 2, bias + relu6), the
+   * chain DensePack makes over an OIHW param, strided; a grouped and a
+   * 3x3 packed kernel and float64 lower generically. */
+  ADD("nn.conv2d", TOL_A, "%x: Tensor[(2, 40, 7, 7), float32], %w: Tensor[(4, 40, 1, 1, 16), float32], %b: Tensor[(64, 1, 1), float32]",
+      "%%0 = nn.conv2d(%%x, %%w, kernel_layout=\"OIHW16o\"); %%1 = add(%%0, %%b); clip(%%1, a_min=0f, a_max=6f)");
+  ADD("nn.conv2d", TOL_A, "%x: Tensor[(1, 96, 9, 9), float32], %w: Tensor[(80, 96, 1, 1), float32]",
+      "nn.conv2d(%%x, reshape(transpose(reshape(%%w, newshape=[5, 16, 96]), axes=[0, 2, 1]), newshape=[5, 96, 1, 1, 16]), "
+      "strides=[2, 2], channels=80, kernel_size=[1, 1], kernel_layout=\"OIHW16o\")");
+  ADD("nn.conv2d", TOL_A, "%x: Tensor[(1, 8, 5, 5), float32], %w: Tensor[(2, 4, 1, 1, 16), float32]",
+      "nn.conv2d(%%x, %%w, groups=2, kernel_layout=\"OIHW16o\")");
+  ADD("nn.conv2d", TOL_A, "%x: Tensor[(1, 6, 6, 7), float32], %w: Tensor[(1, 6, 3, 3, 16), float32]",
+      "nn.conv2d(%%x, %%w, padding=[1, 0], kernel_layout=\"OIHW16o\")");
+  ADD("nn.conv2d", TOL_E, "%x: Tensor[(1, 5, 3, 3), float64], %w: Tensor[(1, 5, 1, 1, 16), float64]",
+      "nn.conv2d(%%x, %%w, kernel_layout=\"OIHW16o\")");
   g_runs = runs;
 }
 

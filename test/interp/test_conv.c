@@ -115,6 +115,25 @@ TEST(conv_conv2d_transpose_hand) {
   CHECK("nn.conv2d_transpose", "strides=[1, 2]", IN("f32[1,1,1,2] 1 2", "f32[1,1,1,2] 1 10"),
         OUT("f32[1,1,1,4] 1 10 2 20"));
 }
+/* kernel_layout OIHW2o: the packed values 1..8 in memory order (panel,
+ * c, lane) are w[o][c] = w[2p + lane][c]: w[0] = (1, 3), w[1] = (2, 4),
+ * w[2] = (5, 7), w[3] = (6, 8). With x[0] = (0, 1), x[1] = (2, 3) over
+ * the two pixels, out[o] = w[o][0] * x[0] + w[o][1] * x[1]:
+ * (6, 10), (8, 14), (14, 26), (16, 30). The same values in int32 (the
+ * integer path copies the panels the same way). */
+TEST(conv_conv2d_oihw_panels_hand) {
+  CHECK("nn.conv2d", "kernel_layout=\"OIHW2o\"; channels=4",
+        IN("f32[1,2,1,2] iota", "f32[2,2,1,1,2] 1 2 3 4 5 6 7 8"),
+        OUT("f32[1,4,1,2] 6 10 8 14 14 26 16 30"));
+  CHECK("nn.conv2d", "kernel_layout=\"OIHW2o\"; out_dtype=\"int32\"",
+        IN("i8[1,2,1,2] 0 1 2 3", "i8[2,2,1,1,2] 1 2 3 4 5 6 7 8"),
+        OUT("i32[1,4,1,2] 6 10 8 14 14 26 16 30"));
+}
+TEST(conv_conv2d_oihw_panels_bad_lanes) {
+  CHECK_ERROR("nn.conv2d", "kernel_layout=\"OIHW4o\"",
+              IN("f32[1,2,1,2] iota", "f32[2,2,1,1,2] 1 2 3 4 5 6 7 8"), OUT("f32[1,8,1,2] iota"),
+              INVALID_ARGUMENT, "kernel_layout OIHW4o needs 4");
+}
 TEST(conv_conv2d_bad_groups) {
   CHECK_ERROR("nn.conv2d", "groups=3", IN("f32[1,2,1,1] 1 1", "f32[3,1,1,1] 1 1 1"), OUT("f32[1,3,1,1] 0 0 0"),
               INVALID_ARGUMENT, "groups");

@@ -181,6 +181,21 @@ static const case_t kCases[] = {
     {"%x: Tensor[(1, 48, 13, 13), float32], %w: Tensor[(72, 48, 1, 1), float32], %b: Tensor[(72), float32]",
      "clip(nn.bias_add(" CONV "(%x, %w, strides=[2, 2], channels=72, kernel_size=[1, 1]), %b), a_min=0f, a_max=6f)",
      "conv2d.im2colT"},
+    /* im2colT with the weight packed in panels of 16 (kernel_layout
+     * OIHW16o, passes/dense_pack.c): read in place; a row tail (49 = 8*6
+     * + 1), a residual and bias, batch 2; strided and padded, 80 output
+     * channels (5 panels); a small image the unpacked rule would run
+     * direct (a packed weight takes im2colT whatever the shape) */
+    {"%x: Tensor[(2, 40, 7, 7), float32], %w: Tensor[(4, 40, 1, 1, 16), float32], %b: Tensor[(64, 1, 1), float32], %r: Tensor[(2, 64, 7, 7), float32]",
+     "nn.relu(add(%r, add(" CONV "(%x, %w, channels=64, kernel_size=[1, 1], kernel_layout=\"OIHW16o\"), %b)))",
+     "conv2d.im2colT_pack"},
+    {"%x: Tensor[(1, 24, 13, 13), float32], %w: Tensor[(5, 24, 1, 1, 16), float32]",
+     CONV "(%x, %w, strides=[2, 2], padding=[1, 1], kernel_layout=\"OIHW16o\")", "conv2d.im2colT_pack"},
+    {"%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(1, 3, 1, 1, 16), float32]",
+     "tanh(" CONV "(%x, %w, kernel_layout=\"OIHW16o\"))", "conv2d.im2colT_pack"},
+    /* a 3x3 kernel in panels lowers generically */
+    {"%x: Tensor[(1, 8, 5, 5), float32], %w: Tensor[(2, 8, 3, 3, 8), float32]",
+     CONV "(%x, %w, padding=[1, 1], kernel_layout=\"OIHW8o\")", "loops"},
     {"%x: Tensor[(1, 8, 11, 11), float32], %w: Tensor[(8, 1, 3, 3), float32]",
      CONV "(%x, %w, strides=[2, 2], padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3])", "conv2d.depthwise"},
     {"%x: Tensor[(1, 7, 13, 10), float32], %w: Tensor[(7, 1, 5, 5), float32]",
