@@ -13,7 +13,8 @@
  *      3x3 and 5x5 at stride 1 and 2, 1x1 expand / project convolutions;
  *      the targets: depthwise >= 0.5, 3x3 conv >= 0.7), 1x1 layers with the
  *      epilogues the models fuse into them ("pwe": bias, ReLU6, residual,
- *      SiLU), compiled in one module,
+ *      SiLU), the swapped-GEMM 1x1 layers with prepacked weights ("pwp":
+ *      kernel_layout OIHW16o, what DensePack makes), compiled in one module,
  *      each run single-threaded (a context without a pool) and on all cores
  *      (runtime/thread_pool.h behind ctx->parallel_for), as GFLOP/s and as a
  *      ratio of the matching peak (one core / all cores) measured in the
@@ -100,6 +101,13 @@ typedef struct kcase_t {
   "def @pw_" #c "_" #o "_" #hw "(%x: Tensor[(1, " #c ", " #hw ", " #hw "), float32], %w: Tensor[(" #o ", " #c \
   ", 1, 1), float32]) { nn.conv2d(%x, %w, channels=" #o ", kernel_size=[1, 1]) }\n"
 
+/* The same with the weight packed in 16-channel panels (kernel_layout
+ * OIHW16o: what the DensePack pass makes of the 1x1 weights the swapped
+ * GEMM reads, conv2d.im2colT_pack). */
+#define PWP(c, o, np, hw) \
+  "def @pwp_" #c "_" #o "_" #hw "(%x: Tensor[(1, " #c ", " #hw ", " #hw "), float32], %w: Tensor[(" #np ", " #c \
+  ", 1, 1, 16), float32]) { nn.conv2d(%x, %w, channels=" #o ", kernel_size=[1, 1], kernel_layout=\"OIHW16o\") }\n"
+
 /* 1x1 at stride 2 (ResNet-50's projection shortcuts). */
 #define PWS(c, o, hw) \
   "def @pws_" #c "_" #o "_" #hw "(%x: Tensor[(1, " #c ", " #hw ", " #hw "), float32], %w: Tensor[(" #o ", " #c \
@@ -165,6 +173,10 @@ static const char kKernelText6[] = PWE_A(128, 512, 28) PWE_B(1024, 2048, 14, 7, 
 static double conv_gflop(double c, double o, double hw) { return 2.0 * o * hw * hw * c * 9 / 1e9; }
 /* Depthwise k x k with c channels and an ohw x ohw output; 1x1 c -> o. */
 static double dw_gflop(double c, double ohw, double k) { return 2.0 * c * ohw * ohw * k * k / 1e9; }
+/* The swapped-GEMM 1x1 layers above with prepacked weights (np = o/16). */
+static const char kKernelText7[] = PWP(320, 1280, 80, 7) PWP(960, 320, 20, 7) PWP(2048, 512, 32, 7)
+    PWP(512, 2048, 128, 7) PWP(1024, 256, 16, 14) PWP(96, 576, 36, 14);
+
 static double pw_gflop(double c, double o, double hw) { return 2.0 * c * o * hw * hw / 1e9; }
 
 /* With RELAYRT_BENCH_CPUTIME set, the 1-thread kernel figures are timed
@@ -441,6 +453,12 @@ int main(int argc, char **argv) {
       {"pweb_1024_2048_14", "1x1/2+b 1024->2048 @14", pw_gflop(1024, 2048, 7), false, false},
       {"pwes_24_144_56", "1x1+b+silu 24->144 @56", pw_gflop(24, 144, 56), false, false},
       {"pwes_192_1152_7", "1x1+b+silu 192->1152 @7", pw_gflop(192, 1152, 7), false, false},
+      {"pwp_320_1280_7", "1x1 packed 320->1280 @7", pw_gflop(320, 1280, 7), false, false},
+      {"pwp_960_320_7", "1x1 packed 960->320 @7", pw_gflop(960, 320, 7), false, false},
+      {"pwp_2048_512_7", "1x1 packed 2048->512 @7", pw_gflop(2048, 512, 7), false, false},
+      {"pwp_512_2048_7", "1x1 packed 512->2048 @7", pw_gflop(512, 2048, 7), false, false},
+      {"pwp_1024_256_14", "1x1 packed 1024->256 @14", pw_gflop(1024, 256, 14), false, false},
+      {"pwp_96_576_14", "1x1 packed 96->576 @14", pw_gflop(96, 576, 14), false, false},
   };
   enum { NALL = sizeof all_cases / sizeof all_cases[0] };
   kcase_t cases[NALL];
@@ -456,7 +474,8 @@ int main(int argc, char **argv) {
   rt_jit_session_t *s = NULL;
   rt_jit_module_t *jm = NULL;
   rt_thread_pool_t *pool = NULL;
-  const char *parts[] = {kKernelText, kKernelText2, kKernelText3, kKernelText4, kKernelText5, kKernelText6};
+  const char *parts[] = {kKernelText, kKernelText2, kKernelText3, kKernelText4, kKernelText5, kKernelText6,
+                         kKernelText7};
   size_t total = 1;
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) total += strlen(parts[i]);
   char *text = malloc(total);
