@@ -5,8 +5,8 @@
  * One direct-summation core serves all three. Layouts are read letter by
  * letter (data NCHW/NHWC/NCW/NWC, kernel any permutation of OIHW / OIW,
  * e.g. HWIO, or nn.conv2d's OIHW{o}o panels, first copied into OIHW), so
- * a 1-d convolution is the 2-d one with H absent (extent 1, stride 0). The output uses the data layout (out_layout must be "" or
- * equal to it). With G = groups, C input and O output channels:
+ * a 1-d convolution is the 2-d one with H absent (extent 1, stride 0).
+ * The output uses the data layout (out_layout must be "" or equal to it). With G = groups, C input and O output channels:
  *   conv:      out[n, o, y, x] = sum over c < C/G, kh, kw of
  *              in[n, g * C/G + c, y * sh - pt + kh * dh, x * sw - pl + kw * dw]
  *              * w[o, c, kh, kw], g = o / (O/G), out-of-image taps are 0;
