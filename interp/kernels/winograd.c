@@ -35,39 +35,52 @@ rt_status_t rt_interp_k_NN_WINOGRAD_WEIGHT_TRANSFORM(const rt_interp_call_t *cal
     return RT_INTERP_ERROR(call, INVALID_ARGUMENT, "the kernel must be %dx%d, got %lldx%lld",
                            (int)p.mat.r, (int)p.mat.r, (long long)s[2], (long long)s[3]);
   }
-  const int32_t alpha = p.mat.alpha, r = p.mat.r, aa = alpha * alpha;
+  const int32_t alpha = p.mat.alpha, r = p.mat.r, aa = alpha * alpha, rr = r * r;
   const double *g = p.mat.g;
   const int64_t oi = p.o * p.i;
-  /* The weight read whole; the output made CHUNK (o, i) pairs at a time,
-   * U[a, b] of those pairs stored as one span each. */
+  /* Blocks of kernels (o, i): L output channels (lanes) x a run of NI
+   * input channels [i0, i0 + NI). Packed (P = L): lane l is o = panel * P
+   * + l, and U[a, b] of the block is one span of the output, [a, b, panel,
+   * i0 .. i0 + NI, 0 .. P) (block position (i - i0) * P + l); the L weight
+   * runs (o, i0 .. i0 + NI, ., .) are read as they lie. Unpacked: L = 1,
+   * o = panel, the span [a, b, o, i0 .. i0 + NI). Blocks of about CHUNK
+   * kernels keep the scratch small whatever the channel counts. */
   enum { CHUNK = 1024 };
+  const int64_t lanes = p.pack ? p.pack : 1, panels = p.o / lanes;
+  const int64_t ni_max = CHUNK / lanes > 0 ? CHUNK / lanes : 1;
+  const int64_t block = lanes * (ni_max < p.i ? ni_max : p.i);
   double *wd = NULL, *ud = NULL;
-  rt_status_t st = rt_interp_load_all_f(call, w, &wd);
-  if (!st) st = rt_interp_scratch(call, (int64_t)aa * CHUNK, sizeof(double), false, (void **)&ud);
-  for (int64_t k0 = 0; !st && k0 < oi; k0 += CHUNK) {
-    const int64_t n = oi - k0 < CHUNK ? oi - k0 : CHUNK;
-    for (int64_t j = 0; j < n; ++j) {
-      /* Output position q = k0 + j of a U[a, b] slab: kernel (o, i) =
-       * q / I, q % I, or packed (q / (P I)) P + q % P, (q / P) % I. */
-      const int64_t q = k0 + j, P = p.pack;
-      const int64_t src = P ? ((q / (P * p.i)) * P + q % P) * p.i + (q / P) % p.i : q;
-      const double *gk = wd + src * r * r; /* gk[y * r + x] */
-      double tmp[AMAX][3];
-      /* tmp = G g, then U = tmp G^T. */
-      for (int32_t a = 0; a < alpha; ++a)
-        for (int32_t x = 0; x < r; ++x) {
-          double acc = 0;
-          for (int32_t y = 0; y < r; ++y) acc += g[a * r + y] * gk[y * r + x];
-          tmp[a][x] = acc;
+  rt_status_t st = rt_interp_scratch(call, block * rr, sizeof(double), false, (void **)&wd);
+  if (!st) st = rt_interp_scratch(call, (int64_t)aa * block, sizeof(double), false, (void **)&ud);
+  for (int64_t panel = 0; !st && panel < panels; ++panel) {
+    for (int64_t i0 = 0; i0 < p.i; i0 += ni_max) {
+      const int64_t ni = p.i - i0 < ni_max ? p.i - i0 : ni_max, n = lanes * ni;
+      for (int64_t l = 0; l < lanes; ++l) {
+        rt_interp_load_span_f(w, ((panel * lanes + l) * p.i + i0) * rr, ni * rr, wd + l * ni * rr);
+      }
+      for (int64_t l = 0; l < lanes; ++l) {
+        for (int64_t i = 0; i < ni; ++i) {
+          const double *gk = wd + (l * ni + i) * rr; /* gk[y * r + x] */
+          const int64_t j = i * lanes + l;          /* its block position */
+          double tmp[AMAX][3];
+          /* tmp = G g, then U = tmp G^T. */
+          for (int32_t a = 0; a < alpha; ++a)
+            for (int32_t x = 0; x < r; ++x) {
+              double acc = 0;
+              for (int32_t y = 0; y < r; ++y) acc += g[a * r + y] * gk[y * r + x];
+              tmp[a][x] = acc;
+            }
+          for (int32_t a = 0; a < alpha; ++a)
+            for (int32_t b = 0; b < alpha; ++b) {
+              double acc = 0;
+              for (int32_t x = 0; x < r; ++x) acc += tmp[a][x] * g[b * r + x];
+              ud[(int64_t)(a * alpha + b) * n + j] = acc;
+            }
         }
-      for (int32_t a = 0; a < alpha; ++a)
-        for (int32_t b = 0; b < alpha; ++b) {
-          double acc = 0;
-          for (int32_t x = 0; x < r; ++x) acc += tmp[a][x] * g[b * r + x];
-          ud[(int64_t)(a * alpha + b) * CHUNK + j] = acc;
-        }
+      }
+      const int64_t at = (panel * p.i + i0) * lanes; /* the block's span in a U[a, b] slab */
+      for (int32_t ab = 0; ab < aa; ++ab) rt_interp_store_span_f(out, (int64_t)ab * oi + at, n, ud + (int64_t)ab * n);
     }
-    for (int32_t ab = 0; ab < aa; ++ab) rt_interp_store_span_f(out, (int64_t)ab * oi + k0, n, ud + (int64_t)ab * CHUNK);
   }
   rt_interp_scratch_free(call, ud);
   rt_interp_scratch_free(call, wd);

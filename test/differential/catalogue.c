@@ -865,6 +865,12 @@ static void winograd_cases(void) {
       WCONV "(%%x, %%w, tile_size=2, padding=[0, 1, 1, 0])");
   ADD("nn.contrib_conv2d_winograd_weight_transform", TOL_A, "%w: Tensor[(32, 3, 3, 3), float32]",
       WT("%%w", "4, pack=16"));
+  /* More input channels than the reference kernel's blocks hold (64 per
+   * 16-lane panel, 1024 unpacked): partial last blocks. */
+  ADD("nn.contrib_conv2d_winograd_weight_transform", TOL_A, "%w: Tensor[(32, 200, 3, 3), float32]",
+      WT("%%w", "4, pack=16"));
+  ADD("nn.contrib_conv2d_winograd_weight_transform", TOL_A, "%w: Tensor[(3, 1100, 3, 3), float32]",
+      WT("%%w", "2"));
   ADD(WCONV, TOL_W, "%x: Tensor[(1, 8, 12, 11), float32], %w: Tensor[(32, 8, 3, 3), float32], %b: Tensor[(32, 1, 1), float32]",
       "%%0 = " WCONV "(%%x, " WT("%%w", "4, pack=16")
       ", tile_size=4, padding=[1, 1], channels=32, kernel_size=[3, 3]); %%1 = add(%%0, %%b); nn.relu(%%1)");
