@@ -153,7 +153,13 @@ static const tile_t *pick_tile(int64_t m, int64_t n, int64_t k, const tile_famil
  * panels (kc x vw*nv) stream from L2, so besides the FMA and load counts
  * a tile pays for the B bytes it pulls per step (gemm_cost). Ordered by
  * preference where costs tie: 12x2 first (the BLIS Skylake-X shape, half
- * the L2 traffic of 6x4), 1-row tiles before wider ones for vectors. */
+ * the L2 traffic of 6x4), 1-row tiles before wider ones for vectors.
+ * 8 lanes, 5x16: the 49 pixel rows of a 7x7 image fill 10 tiles of 5
+ * where 6x16 leaves 5 of its 54 rows empty; the cost model picks it there
+ * (conv2d.im2colT / _pack at 7x7, `build-rel/bench/bench_kernels 5 pw`,
+ * one core: packed 320->1280, 960->320, 2048->512, 512->2048 at 0.80-0.82
+ * of the peak with 6x16, 0.85-0.89 with 5x16; unpacked 0.73-0.74 and
+ * 0.74-0.79; 14x14 layers keep 6x16). */
 static const tile_t kGemm16[] = {
     {12, 2, "gemm.12x32", NULL, "conv2d.im2col.12x32", "conv2d.im2colT.12x32"},
     {6, 4, "gemm.6x64", NULL, "conv2d.im2col.6x64", "conv2d.im2colT.6x64"},
@@ -171,6 +177,7 @@ static const tile_t kGemm8[] = {
     {1, 4, "gemm.1x32", NULL, "conv2d.im2col.1x32", "conv2d.im2colT.1x32"},
     {2, 4, "gemm.2x32", NULL, "conv2d.im2col.2x32", "conv2d.im2colT.2x32"},
     {12, 1, "gemm.12x8", NULL, "conv2d.im2col.12x8", "conv2d.im2colT.12x8"},
+    {5, 2, "gemm.5x16", NULL, "conv2d.im2col.5x16", "conv2d.im2colT.5x16"},
 };
 
 static const tile_family_t kFamilies[] = {
@@ -273,6 +280,7 @@ static bool takes_conv2d(int32_t id) { return id == RT_OP_NN_CONV2D; }
 static const char *packed_im2colt_name(const char *name) {
   static const char *const kPacked[][2] = {
       {"conv2d.im2colT.6x16", "conv2d.im2colT_pack.6x16"},
+      {"conv2d.im2colT.5x16", "conv2d.im2colT_pack.5x16"},
       {"conv2d.im2colT.12x16", "conv2d.im2colT_pack.12x16"},
       {"conv2d.im2colT.16x16", "conv2d.im2colT_pack.16x16"},
   };
