@@ -1192,10 +1192,12 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
         .k_inner = true, .a_m_inner = true, .a_elem = ict_a_elem, .b_elem = ict_b_elem,
         .out_idx = ict_out_idx, .vec_d0 = 1, .vec_d1 = 2,
     };
-    if (cc.c.wpack && rt_jit_tpl_raw(L, cc.w)) {
-      g.b_panels = w_panels; /* planned with vw*nv = wpack, one group */
-    } else if (!cc.c.wpack && rt_jit_tpl_raw(L, cc.w)) {
-      g.b_base = w_group_base;
+    if (rt_jit_tpl_raw(L, cc.w)) {
+      if (cc.c.wpack) {
+        g.b_panels = w_panels; /* planned with vw*nv = wpack, one group */
+      } else {
+        g.b_base = w_group_base;
+      }
     }
     return rt_jit_tpl_gemm_core(L, &g, task, ntasks);
   }

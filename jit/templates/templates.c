@@ -227,7 +227,7 @@ static const tile_t *pick_gemm_tile_of_width(int64_t m, int64_t n, int64_t width
   return best;
 }
 
-/* The cheapest tile of any width (width 0 above never finds none). */
+/* The cheapest tile of any width (with width 0 one is always found). */
 static const tile_t *pick_gemm_tile(int64_t m, int64_t n, const tile_family_t *f) {
   return pick_gemm_tile_of_width(m, n, 0, f);
 }
