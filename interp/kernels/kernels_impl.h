@@ -89,15 +89,15 @@ void rt_interp_load_span_i(const rt_tensor_t *t, int64_t start, int64_t n, int64
 void rt_interp_store_span_f(rt_tensor_t *t, int64_t start, int64_t n, const double *v);
 void rt_interp_store_span_i(rt_tensor_t *t, int64_t start, int64_t n, const int64_t *v);
 
-/* Kernel scratch: n elements of `size` bytes from the call's allocator
- * (zero-filled when `zero`); RESOURCE_EXHAUSTED when it cannot be had.
- * Freed with rt_interp_scratch_free (NULL is fine). */
 /* Hands result r (a reference, taken) to output i: as the output when the
  * caller left it to the kernel (a `?` dim), else copied into the caller's
  * tensor, which must have r's dtype and shape (INTERNAL naming `what`
  * otherwise). For kernels that size their results themselves. */
 RT_MUST_USE_RESULT rt_status_t rt_interp_deliver(const rt_interp_call_t *call, int32_t i,
                                                  rt_tensor_t *r, const char *what);
+/* Kernel scratch: n elements of `size` bytes from the call's allocator
+ * (zero-filled when `zero`); RESOURCE_EXHAUSTED when it cannot be had.
+ * Freed with rt_interp_scratch_free (NULL is fine). */
 RT_MUST_USE_RESULT rt_status_t rt_interp_scratch(const rt_interp_call_t *call, int64_t n,
                                                  size_t size, bool zero, void **out);
 void rt_interp_scratch_free(const rt_interp_call_t *call, void *p);

@@ -9,17 +9,17 @@
  *       out[n, o, ty*m + i, tx*m + j] = (A^T M[., ., o] A)[i, j]
  *     for the positions inside the output.
  * Plain loops from the op's plan (rt_ir_plan_winograd*, the matrices of
- * rt_ir_winograd_matrices), every sum in double, values read and written
- * through rt_interp_load_f / rt_interp_store_f (any float dtype). These
+ * rt_ir_winograd_matrices), every sum in double (a sum over c in the
+ * order c = 0, 1, ...), tensors read and written as spans
+ * (rt_interp_load_span_f / rt_interp_store_span_f: any float dtype) and
+ * the convolution's sums done as one loop over tiles per (a, b) and
+ * input channel, so memory streams in order. These
  * are the algorithm's own reference; the differential suite checks the
  * compiled kernels against them and test_winograd checks them against the
  * direct nn.conv2d reference kernel. */
-#include <string.h>
 
 #include "interp/kernels/kernels_impl.h"
 #include "ir/op/plan.h"
-#include "runtime/mem.h"
-#include "runtime/size.h"
 
 #define AMAX RT_WINOGRAD_MAX_ALPHA
 
@@ -102,26 +102,39 @@ rt_status_t rt_interp_k_NN_WINOGRAD_CONV2D(const rt_interp_call_t *call) {
   }
   const int32_t alpha = p.mat.alpha, m = p.mat.m, aa = alpha * alpha;
   const double *at = p.mat.at, *bt = p.mat.bt;
-  const int64_t C = p.c, O = p.o, H = p.h, W = p.w;
-  /* M[a*alpha + b][o] of one tile. */
-  size_t bytes;
-  RT_RETURN_IF_ERROR(rt_size_mul((size_t)aa * sizeof(double), (size_t)O, &bytes));
-  double *acc = rt_mem_alloc(bytes ? bytes : 1);
-  if (!acc) {
-    return RT_INTERP_ERROR(call, RESOURCE_EXHAUSTED, "%s", "out of memory (tile accumulators)");
-  }
-  for (int64_t n = 0; n < p.n; ++n)
-    for (int64_t ty = 0; ty < p.th; ++ty)
-      for (int64_t tx = 0; tx < p.tw; ++tx) {
-        memset(acc, 0, bytes);
+  const int64_t C = p.c, O = p.o, H = p.h, W = p.w, OH = p.oh, OW = p.ow;
+  const int64_t T = p.th * p.tw; /* tiles per image */
+  /* Per image: the image (C, H, W) and its output (O, OH, OW) in double;
+   * tiles in blocks of tb (at most TILES tiles and about CHUNK doubles of
+   * V and of M whatever the sizes): V[e][t][c] = (B^T d_c B)[e] of each tile t of the block, then
+   * per e the slab U'[e] as ut[c][o] and M[e][t][o] = sum_c V[e][t][c]
+   * ut[c][o], then Y = A^T M A into the output. */
+  enum { CHUNK = 1 << 20, TILES = 16 };
+  const int64_t cmax = C > O ? C : O;
+  int64_t tb = CHUNK / ((int64_t)aa * (cmax > 0 ? cmax : 1));
+  if (tb < 1) tb = 1;
+  if (tb > TILES) tb = TILES;
+  if (tb > T) tb = T > 0 ? T : 1;
+  double *img = NULL, *res = NULL, *v = NULL, *mm = NULL, *slab = NULL, *ut = NULL;
+  rt_status_t st = rt_interp_scratch(call, C * H * W, sizeof(double), false, (void **)&img);
+  if (!st) st = rt_interp_scratch(call, O * OH * OW, sizeof(double), false, (void **)&res);
+  if (!st) st = rt_interp_scratch(call, (int64_t)aa * tb * C, sizeof(double), false, (void **)&v);
+  if (!st) st = rt_interp_scratch(call, (int64_t)aa * tb * O, sizeof(double), false, (void **)&mm);
+  if (!st) st = rt_interp_scratch(call, C * O, sizeof(double), false, (void **)&slab);
+  if (!st) st = rt_interp_scratch(call, C * O, sizeof(double), false, (void **)&ut);
+  for (int64_t n = 0; !st && n < p.n; ++n) {
+    rt_interp_load_span_f(x, n * C * H * W, C * H * W, img);
+    for (int64_t t0 = 0; t0 < T; t0 += tb) {
+      const int64_t nt = T - t0 < tb ? T - t0 : tb;
+      for (int64_t t = 0; t < nt; ++t) {
+        const int64_t ty = (t0 + t) / p.tw, tx = (t0 + t) % p.tw;
         for (int64_t c = 0; c < C; ++c) {
+          const double *plane = img + c * H * W;
           double d[AMAX][AMAX], t1[AMAX][AMAX];
           for (int32_t py = 0; py < alpha; ++py)
             for (int32_t px = 0; px < alpha; ++px) {
               const int64_t iy = ty * m - p.pt + py, ix = tx * m - p.pl + px;
-              d[py][px] = iy < 0 || iy >= H || ix < 0 || ix >= W
-                              ? 0
-                              : rt_interp_load_f(x, ((n * C + c) * H + iy) * W + ix);
+              d[py][px] = iy < 0 || iy >= H || ix < 0 || ix >= W ? 0 : plane[iy * W + ix];
             }
           /* t1 = B^T d, V = t1 B. */
           for (int32_t a = 0; a < alpha; ++a)
@@ -132,32 +145,55 @@ rt_status_t rt_interp_k_NN_WINOGRAD_CONV2D(const rt_interp_call_t *call) {
             }
           for (int32_t a = 0; a < alpha; ++a)
             for (int32_t b = 0; b < alpha; ++b) {
-              double v = 0;
-              for (int32_t px = 0; px < alpha; ++px) v += t1[a][px] * bt[b * alpha + px];
-              const int64_t e = a * alpha + b;
-              double *row = acc + (size_t)e * (size_t)O;
-              for (int64_t o = 0; o < O; ++o) row[o] += rt_interp_load_f(u, rt_ir_winograd_u_offset(&p, e, c, o)) * v;
+              double s = 0;
+              for (int32_t px = 0; px < alpha; ++px) s += t1[a][px] * bt[b * alpha + px];
+              v[((int64_t)(a * alpha + b) * nt + t) * C + c] = s;
             }
         }
+      }
+      for (int32_t e = 0; e < aa; ++e) {
+        rt_interp_load_span_f(u, rt_ir_winograd_u_offset(&p, e, 0, 0), C * O, slab);
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t o = 0; o < O; ++o) ut[c * O + o] = slab[rt_ir_winograd_u_offset(&p, 0, c, o)];
+        for (int64_t t = 0; t < nt; ++t) {
+          const double *vr = v + ((int64_t)e * nt + t) * C;
+          double *mr = mm + ((int64_t)e * nt + t) * O;
+          for (int64_t o = 0; o < O; ++o) mr[o] = 0;
+          for (int64_t c = 0; c < C; ++c) {
+            const double vc = vr[c], *ur = ut + c * O;
+            for (int64_t o = 0; o < O; ++o) mr[o] += vc * ur[o];
+          }
+        }
+      }
+      for (int64_t t = 0; t < nt; ++t) {
+        const int64_t ty = (t0 + t) / p.tw, tx = (t0 + t) % p.tw;
         for (int64_t o = 0; o < O; ++o) {
           double t2[4][AMAX];
           /* t2 = A^T M, Y = t2 A. */
           for (int32_t i = 0; i < m; ++i)
             for (int32_t b = 0; b < alpha; ++b) {
               double s = 0;
-              for (int32_t a = 0; a < alpha; ++a) s += at[i * alpha + a] * acc[(size_t)(a * alpha + b) * (size_t)O + (size_t)o];
+              for (int32_t a = 0; a < alpha; ++a) s += at[i * alpha + a] * mm[((int64_t)(a * alpha + b) * nt + t) * O + o];
               t2[i][b] = s;
             }
           for (int32_t i = 0; i < m; ++i)
             for (int32_t j = 0; j < m; ++j) {
               const int64_t oy = ty * m + i, ox = tx * m + j;
-              if (oy >= p.oh || ox >= p.ow) continue;
+              if (oy >= OH || ox >= OW) continue;
               double s = 0;
               for (int32_t b = 0; b < alpha; ++b) s += t2[i][b] * at[j * alpha + b];
-              rt_interp_store_f(out, ((n * O + o) * p.oh + oy) * p.ow + ox, s);
+              res[(o * OH + oy) * OW + ox] = s;
             }
         }
       }
-  rt_mem_free(acc);
-  return RT_OK;
+    }
+    rt_interp_store_span_f(out, n * O * OH * OW, O * OH * OW, res);
+  }
+  rt_interp_scratch_free(call, ut);
+  rt_interp_scratch_free(call, slab);
+  rt_interp_scratch_free(call, mm);
+  rt_interp_scratch_free(call, v);
+  rt_interp_scratch_free(call, res);
+  rt_interp_scratch_free(call, img);
+  return st;
 }

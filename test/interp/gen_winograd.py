@@ -58,6 +58,13 @@ def main():
     u = packed(transform(w, 2), 2).astype(np.float32)
     cases.append(("winograd_conv_tile2_pad1_packed", "nn.contrib_conv2d_winograd_without_weight_transform",
                   "tile_size=2; padding=[1, 1, 1, 1]", [x, u], conv2d_ref(x, w, pad=(1, 1, 1, 1)).astype(np.float32)))
+    # 20 tiles per image: more than the reference kernel's block of 16
+    # tiles, so a second, partial block runs (and a second image).
+    x = rs.uniform(-1, 1, (2, 1, 9, 7)).astype(np.float32)
+    w = rs.uniform(-1, 1, (2, 1, 3, 3)).astype(np.float32)
+    u = packed(transform(w, 2), 2).astype(np.float32)
+    cases.append(("winograd_conv_tile2_two_tile_blocks", "nn.contrib_conv2d_winograd_without_weight_transform",
+                  "tile_size=2; padding=[1, 1, 1, 1]", [x, u], conv2d_ref(x, w, pad=(1, 1, 1, 1)).astype(np.float32)))
     for name, op, attrs, ins, want in cases:
         print("TEST(%s) {" % name)
         print('  CHECK_TOL("%s", "%s", IN(%s),' % (op, attrs.replace('"', '\\"'), ", ".join(fmt(a) for a in ins)))
