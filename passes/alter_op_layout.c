@@ -35,8 +35,8 @@
  * layouts, dtypes, dynamic shapes and non-constant weights stay as they
  * are.
  *
- * x: the pass-context option alter_op_layout.block (0, the default: 16
- * when jit.target is avx512, else 8, the AVX2 vector width). The pass is
+ * x: the pass-context option alter_op_layout.block (0, the default: the
+ * templates' lanes under jit.target, rt_pass_template_lanes: 16 or 8). The pass is
  * off by default (an opt_level no context reaches, passes.def): it runs
  * when required (`--require AlterOpLayout`). It is the foundation for
  * blocked templates, not yet faster: without them the blocked convolutions
@@ -52,9 +52,6 @@
 #include "runtime/mem.h"
 
 #define MAX_MEMO 1024
-
-/* jit.target's index of "avx512" (passes/context.c's kJitTargets). */
-#define JIT_TARGET_AVX512 3
 
 typedef struct al_ctx {
   rt_pass_rewrite_t base; /* first: rt_pass_rewrite_globals's state */
@@ -373,14 +370,9 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
 rt_status_t rt_pass_alter_op_layout(const rt_pass_env_t *env, rt_module_t *in, rt_module_t **out) {
   al_ctx *cx = rt_mem_calloc(1, sizeof *cx);
   if (!cx) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "AlterOpLayout: out of memory");
-  cx->x = 8;
-  if (env && env->ctx) {
-    if (env->ctx->alter_op_layout_block > 0) {
-      cx->x = env->ctx->alter_op_layout_block;
-    } else if (env->ctx->jit_target == JIT_TARGET_AVX512) {
-      cx->x = 16;
-    }
-  }
+  const rt_pass_context_t *ctx = env ? env->ctx : NULL;
+  cx->x = ctx && ctx->alter_op_layout_block > 0 ? ctx->alter_op_layout_block
+                                                : rt_pass_template_lanes(ctx);
   snprintf(cx->blocked, sizeof cx->blocked, "NCHW%lldc", (long long)cx->x);
   rt_status_t st = rt_pass_rewrite_globals(in, rewrite, &cx->base, out);
   rt_mem_free(cx);

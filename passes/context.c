@@ -5,12 +5,12 @@
 #include <string.h>
 
 #include "passes/pass.h"
+#include "runtime/mem.h"
 #include "runtime/strbuf.h"
 
 static const char *const kPassNames[] = {
 #define RT_PASS(ID, name, level, fn, executor, doc) name,
 #include "passes/passes.def"
-#include "runtime/mem.h"
 #undef RT_PASS
 };
 
@@ -114,6 +114,26 @@ typedef struct {
 /* jit.target's names, in the order of jit/target.h's rt_jit_target_kind_t
  * (backend/ maps the index; test_executor checks the two lists agree). */
 static const char *const kJitTargets[] = {"default", "host", "avx2", "avx512", "generic", NULL};
+/* The templates' float lanes for ctx's jit.target, as jit/target.c
+ * resolves it (default: $RELAYRT_JIT_TARGET, else host; host: 16 when
+ * this CPU has AVX-512F), read through the compiler's CPU check instead of
+ * LLVM's host description so that passes/ needs no JIT. test_jit_session
+ * checks the two agree for every kind. */
+int32_t rt_pass_template_lanes(const rt_pass_context_t *ctx) {
+  const char *name = kJitTargets[ctx && ctx->jit_target > 0 && ctx->jit_target <= 4 ? ctx->jit_target : 0];
+  if (strcmp(name, "default") == 0) {
+    const char *env = getenv("RELAYRT_JIT_TARGET");
+    name = env && *env ? env : "host";
+  }
+  if (strcmp(name, "avx512") == 0) return 16;
+  if (strcmp(name, "host") != 0) return 8;
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_cpu_supports("avx512f") ? 16 : 8;
+#else
+  return 8;
+#endif
+}
+
 /* vm.specialize's names, in the order of backend/vm_compile.h's rt_vm_specialize_t. */
 static const char *const kVmSpecialize[] = {"auto", "all", "needed", NULL};
 
@@ -141,8 +161,8 @@ static const config_option kConfig[] = {
     {"graph.max_specializations", "plans a graph executor with `?` inputs keeps, one per input "
                                   "shape seen, the least recently used evicted", 1, 1024,
      offsetof(rt_pass_context_t, graph_max_specializations), NULL},
-    {"alter_op_layout.block", "the block x of AlterOpLayout's NCHW{x}c layouts (0: 16 when jit.target "
-                              "is avx512, else 8)", 0, 64,
+    {"alter_op_layout.block", "the block x of AlterOpLayout's NCHW{x}c layouts (0: the "
+                              "templates' vector lanes under jit.target, 16 or 8)", 0, 64,
      offsetof(rt_pass_context_t, alter_op_layout_block), NULL},
 };
 

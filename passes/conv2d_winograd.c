@@ -25,12 +25,21 @@
 #include "ir/op/plan.h"
 #include "passes/pass.h"
 
+/* The panel width P of the packed transformed weight (alpha, alpha, O/P,
+ * I, P) the pass stores: the templates' 16-column tiles (6x16 on 8 lanes,
+ * 12x16 on 16) read its panels in place (jit/templates/winograd.c). */
+enum { kPanel = 16 };
+
+
 /* The tile size m for a layer of C input and O output channels and an OH
- * x OW output, or 0 to keep the direct template. Measured with
- * `build-rel/bench/bench_kernels 5 o` (ResNet-18's 3x3 layers, direct and
- * both tile sizes in one process, one thread, GFLOP/s counted in direct
- * FLOPs; medians of 3 runs on the 2-core AVX2 host shared with other
- * builds, the 1-core FMA peak reading 97-103 GFLOP/s):
+ * x OW output, or 0 to keep the direct template, by the templates' lanes
+ * (rt_pass_template_lanes): measured, not derived.
+ *
+ * 8 lanes (AVX2 tiles): `build-rel/bench/bench_kernels 5 o` (ResNet-18's
+ * 3x3 layers, direct and both tile sizes in one process, one thread,
+ * GFLOP/s counted in direct FLOPs; medians of 3 runs on the 2-core AVX2
+ * host shared with other builds, the 1-core FMA peak reading 97-103
+ * GFLOP/s):
  *   layer         direct  F(4x4)  F(2x2)
  *   64 @ 56x56     65.0   174.2   112.4
  *   128 @ 28x28    47.0   176.6   122.5
@@ -41,21 +50,37 @@
  * than direct but streams 36 C O transformed weights per image (38 MB at
  * 512 channels: at 7x7, with 4 tiles to share them, it is memory-bound);
  * F(2x2) does 2.25x fewer on 16 C O. So F(4x4) down to 14x14 (a tie with
- * F(2x2) there), F(2x2) below that down to 6x6, direct under it. */
-/* The panel width P of the packed transformed weight (alpha, alpha, O/P,
- * I, P) the pass stores: the templates' 16-column tiles (6x16 on 8 lanes,
- * 12x16 on 16) read its panels in place (jit/templates/winograd.c). */
-enum { kPanel = 16 };
-
-static int32_t winograd_tile(int64_t c, int64_t o, int64_t oh, int64_t ow) {
+ * F(2x2) there), F(2x2) below that down to 6x6, direct under it.
+ *
+ * 16 lanes (AVX-512 tiles, a Zen 5 host, 1-core FMA peak 224 GFLOP/s):
+ * the direct template is twice as fast and the transformed weights no
+ * faster to stream, so Winograd wins only where its weights are shared by
+ * many tiles or are small. Whole models, 1 thread, medians of 20 runs,
+ * the 8-lane rule against this one: resnet18 18.5-19.1 -> 15.2-15.7 ms,
+ * resnet50 47.8 -> 45.4-45.8, densenet121 34.2-35.3 -> 32.5-33.0,
+ * squeezenet1_1 3.98-4.27 -> 3.89-4.20; F(2x2) from 14x14 down and
+ * direct at 7x7 made squeezenet's 13x13 layers slower (4.40-4.68 ms), and
+ * F(4x4) kept at 14x14 resnet18 (17.0-17.2 ms). In the bench, 512 @ 7x7:
+ * direct 165, F(4x4) 78, F(2x2) 180 GFLOP/s with the weights in cache,
+ * while in resnet50 its F(2x2) kernels ran at 104-110. So: F(4x4) with
+ * at least 49 tiles of 4x4 (28x28 and up), F(2x2) with at least 49 of
+ * 2x2 (13x13 and up), or down to 6x6 when its weights are small (C O <=
+ * 16384: 1 MiB transformed), else direct. */
+static int32_t winograd_tile(int64_t c, int64_t o, int64_t oh, int64_t ow, int32_t lanes) {
   /* The template's GEMM columns are output channels in whole vectors of
    * the 16-lane target too; its input transform reads channels in
    * vectors of 8 (other counts are padded, but no model layer needs it). */
   if (o % kPanel != 0 || c % 8 != 0) return 0;
   const int64_t side = oh < ow ? oh : ow;
-  if (side >= 14) return 4;
-  if (side >= 6) return 2;
-  return 0;
+  if (lanes < 16) {
+    if (side >= 14) return 4;
+    if (side >= 6) return 2;
+    return 0;
+  }
+  const int64_t tiles4 = ((oh + 3) / 4) * ((ow + 3) / 4), tiles2 = ((oh + 1) / 2) * ((ow + 1) / 2);
+  if (tiles4 >= 49) return 4;
+  if (tiles2 >= 49) return 2;
+  return c * o <= 16384 && side >= 6 ? 2 : 0;
 }
 
 static bool static_f32(const rt_ir_expr_t *e, int32_t rank, const int64_t **shape) {
@@ -69,7 +94,10 @@ static bool static_f32(const rt_ir_expr_t *e, int32_t rank, const int64_t **shap
   return true;
 }
 
-typedef rt_pass_rewrite_t wg_ctx;
+typedef struct wg_ctx {
+  rt_pass_rewrite_t base; /* first: rt_pass_rewrite_globals's state */
+  int32_t lanes;          /* rt_pass_template_lanes */
+} wg_ctx;
 
 static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_ir_expr_t **out) {
   wg_ctx *cx = user;
@@ -88,7 +116,8 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
       ws[3] != 3) {
     return RT_OK;
   }
-  const int32_t m = winograd_tile(p.in_channels, p.out_channels, p.out_size[0], p.out_size[1]);
+  const int32_t m = winograd_tile(p.in_channels, p.out_channels, p.out_size[0], p.out_size[1],
+                                    cx->lanes);
   if (!m) return RT_OK;
   char tile[16], pad[96], chans[24];
   snprintf(tile, sizeof tile, "%d", (int)m);
@@ -103,20 +132,19 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
   snprintf(pk, sizeof pk, "%d", kPanel);
   rt_ir_expr_t *w = e->call.args[1];
   const char *tk[2] = {"tile_size", "pack"}, *tv[2] = {tile, pk};
-  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_NN_WINOGRAD_WEIGHT_TRANSFORM, 1, &w, 2,
+  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->base.m, e->span, RT_OP_NN_WINOGRAD_WEIGHT_TRANSFORM, 1, &w, 2,
                                        tk, tv, &w));
   rt_ir_expr_t *args[2] = {e->call.args[0], w};
   const char *keys[4] = {"tile_size", "padding", "channels", "kernel_size"};
   const char *vals[4] = {tile, pad, chans, "[3, 3]"};
-  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_NN_WINOGRAD_CONV2D, 2, args, 4, keys,
+  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->base.m, e->span, RT_OP_NN_WINOGRAD_CONV2D, 2, args, 4, keys,
                                        vals, out));
   (*out)->binding = e->binding;
-  cx->changed = true;
+  cx->base.changed = true;
   return RT_OK;
 }
 
 rt_status_t rt_pass_conv2d_winograd(const rt_pass_env_t *env, rt_module_t *in, rt_module_t **out) {
-  (void)env;
-  wg_ctx cx;
-  return rt_pass_rewrite_globals(in, rewrite, &cx, out);
+  wg_ctx cx = {.lanes = rt_pass_template_lanes(env ? env->ctx : NULL)};
+  return rt_pass_rewrite_globals(in, rewrite, &cx.base, out);
 }

@@ -48,6 +48,12 @@ struct rt_pass_context_t {
 /* The default context (opt_level 2, fuse.max_depth 256, ...), in place. */
 void rt_pass_context_defaults(rt_pass_context_t *out);
 
+/* The float lanes of the kernel templates the JIT compiles for under
+ * ctx's jit.target: 16 (AVX-512) or 8 (AVX2, generic), what the passes
+ * whose choices were measured per template width read (Conv2dWinograd's
+ * tile sizes, AlterOpLayout's block). NULL: the default context's. */
+int32_t rt_pass_template_lanes(const rt_pass_context_t *ctx);
+
 /* What a pass sees. */
 typedef struct rt_pass_env_t {
   const rt_pass_context_t *ctx;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "jit/target.h"
+#include "passes/pass.h"
 #include "rt/executor.h"
 #include "test_util.h"
 
@@ -584,6 +585,44 @@ static void test_executor_jit_target_names(void **state) {
   rt_pass_context_release(ctx);
 }
 
+/* The passes' idea of the templates' lanes (rt_pass_template_lanes:
+ * Conv2dWinograd's tile rule, AlterOpLayout's block) is the JIT's, for
+ * every jit.target the JIT can resolve here, and for the default with and
+ * without RELAYRT_JIT_TARGET. */
+static void check_lanes_agree(rt_pass_context_t *ctx, rt_jit_target_kind_t k) {
+  rt_jit_target_t t;
+  rt_status_t st = rt_jit_target_resolve(k, &t);
+  if (st) { /* an ISA this CPU lacks */
+    assert_int_equal(rt_status_code(st), RT_STATUS_FAILED_PRECONDITION);
+    rt_status_free(st);
+    return;
+  }
+  assert_int_equal(rt_pass_template_lanes(ctx), t.vector_width);
+}
+
+static void test_executor_template_lanes(void **state) {
+  (void)state;
+  rt_pass_context_t *ctx = NULL;
+  assert_ok(rt_pass_context_create(&ctx));
+  for (int32_t k = 0; k < RT_JIT_TARGET_KIND_COUNT; ++k) {
+    assert_ok(rt_pass_context_set_config(ctx, "jit.target", rt_jit_target_names[k]));
+    check_lanes_agree(ctx, (rt_jit_target_kind_t)k);
+  }
+  assert_ok(rt_pass_context_set_config(ctx, "jit.target", "default"));
+  const char *saved = getenv("RELAYRT_JIT_TARGET");
+  char keep[64] = "";
+  if (saved) snprintf(keep, sizeof keep, "%s", saved);
+  const char *envs[] = {"generic", "avx2", "avx512", "host"};
+  for (size_t i = 0; i < sizeof envs / sizeof envs[0]; ++i) {
+    setenv("RELAYRT_JIT_TARGET", envs[i], 1);
+    check_lanes_agree(ctx, RT_JIT_TARGET_DEFAULT);
+  }
+  unsetenv("RELAYRT_JIT_TARGET");
+  check_lanes_agree(ctx, RT_JIT_TARGET_DEFAULT);
+  if (saved) setenv("RELAYRT_JIT_TARGET", keep, 1);
+  rt_pass_context_release(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_executor_factorial),
@@ -598,6 +637,7 @@ int main(void) {
       cmocka_unit_test(test_executor_bad_use),
       cmocka_unit_test(test_executor_retain),
       cmocka_unit_test(test_executor_jit_target_names),
+      cmocka_unit_test(test_executor_template_lanes),
       cmocka_unit_test(test_executor_step_callback),
       cmocka_unit_test(test_executor_many_threads_one_module),
       cmocka_unit_test(test_executor_graph_inlines_helpers),
