@@ -283,6 +283,8 @@ static const char *packed_im2colt_name(const char *name) {
       {"conv2d.im2colT.5x16", "conv2d.im2colT_pack.5x16"},
       {"conv2d.im2colT.12x16", "conv2d.im2colT_pack.12x16"},
       {"conv2d.im2colT.16x16", "conv2d.im2colT_pack.16x16"},
+      {"conv2d.im2colT.12x32", "conv2d.im2colT_pack.12x32"},
+      {"conv2d.im2colT.3x32", "conv2d.im2colT_pack.3x32"},
   };
   for (size_t i = 0; i < RT_COUNTOF(kPacked); ++i) {
     if (strcmp(kPacked[i][0], name) == 0) return kPacked[i][1];
@@ -357,7 +359,9 @@ static bool plan_dense_pack(int64_t m, int64_t pack, const tile_family_t *fam, r
   } kPacked[] = {
       {8, 6, 2, "dense_pack.6x16"},   {8, 4, 2, "dense_pack.4x16"},  {8, 2, 2, "dense_pack.2x16"},
       {8, 1, 2, "dense_pack.1x16"},   {16, 12, 1, "dense_pack.12x16"}, {16, 6, 1, "dense_pack.6x16"},
-      {16, 2, 1, "dense_pack.2x16"},  {16, 1, 1, "dense_pack.1x16"},
+      {16, 2, 1, "dense_pack.2x16"},  {16, 1, 1, "dense_pack.1x16"},  {16, 12, 2, "dense_pack.12x32"},
+      {16, 6, 2, "dense_pack.6x32"},  {16, 2, 2, "dense_pack.2x32"},  {16, 1, 2, "dense_pack.1x32"},
+      {8, 3, 4, "dense_pack.3x32"},   {8, 1, 4, "dense_pack.1x32"},
   };
   for (size_t i = 0; i < RT_COUNTOF(kPacked); ++i) {
     if (kPacked[i].vw != fam->vw || (int64_t)kPacked[i].vw * kPacked[i].nv != pack) continue;

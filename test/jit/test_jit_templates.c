@@ -49,6 +49,12 @@ static const case_t kCases[] = {
      "nn.relu(add(nn.contrib_dense_pack(%x, %w, units=65), %b))", "dense_pack."},
     {"%x: Tensor[(3, 5, 33), float32], %w: Tensor[(3, 33, 16), float32]",
      "nn.contrib_dense_pack(%x, %w)", "dense_pack."},
+    /* panels of 32 (what DensePack packs for the 16-lane templates; the
+     * 8-lane ones run them too): row and N tails, a fused epilogue */
+    {"%x: Tensor[(13, 40), float32], %w: Tensor[(2, 40, 32), float32], %b: Tensor[(50), float32]",
+     "nn.relu(add(nn.contrib_dense_pack(%x, %w, units=50), %b))", "dense_pack."},
+    {"%x: Tensor[(1, 40), float32], %w: Tensor[(1, 40, 32), float32]",
+     "nn.contrib_dense_pack(%x, %w, units=32)", "dense_pack."},
     {"%x: Tensor[(1, 1), float32], %w: Tensor[(1, 1), float32]", "nn.dense(%x, %w)", "loops"},
     {"%x: Tensor[(3, 1), float32], %w: Tensor[(1, 1), float32]", "nn.dense(%x, %w)", "gemm."},
     {"%x: Tensor[(7, 13), float32], %w: Tensor[(17, 13), float32]", "nn.dense(%x, %w)", "gemm."},
@@ -193,6 +199,12 @@ static const case_t kCases[] = {
      CONV "(%x, %w, strides=[2, 2], padding=[1, 1], kernel_layout=\"OIHW16o\")", "conv2d.im2colT_pack"},
     {"%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(1, 3, 1, 1, 16), float32]",
      "tanh(" CONV "(%x, %w, kernel_layout=\"OIHW16o\"))", "conv2d.im2colT_pack"},
+    /* panels of 32 (OIHW32o: DensePack for the 16-lane templates) */
+    {"%x: Tensor[(2, 40, 7, 7), float32], %w: Tensor[(2, 40, 1, 1, 32), float32], %b: Tensor[(64, 1, 1), float32], %r: Tensor[(2, 64, 7, 7), float32]",
+     "nn.relu(add(%r, add(" CONV "(%x, %w, channels=64, kernel_size=[1, 1], kernel_layout=\"OIHW32o\"), %b)))",
+     "conv2d.im2colT_pack"},
+    {"%x: Tensor[(1, 24, 13, 13), float32], %w: Tensor[(3, 24, 1, 1, 32), float32]",
+     CONV "(%x, %w, strides=[2, 2], padding=[1, 1], kernel_layout=\"OIHW32o\")", "conv2d.im2colT_pack"},
     /* a 3x3 kernel in panels lowers generically */
     {"%x: Tensor[(1, 8, 5, 5), float32], %w: Tensor[(2, 8, 3, 3, 8), float32]",
      CONV "(%x, %w, padding=[1, 1], kernel_layout=\"OIHW8o\")", "loops"},
@@ -309,6 +321,12 @@ static const case_t kCases[] = {
      "nn.relu(add(" WCONV "(%x, %w, tile_size=4, padding=[1, 1], channels=48, kernel_size=[3, 3]), %b))",
      "conv2d.winograd"},
     {"%x: Tensor[(2, 8, 17, 15), float32], %w: Tensor[(4, 4, 2, 8, 16), float32]",
+     WCONV "(%x, %w, tile_size=2, padding=[1, 1], channels=32, kernel_size=[3, 3])", "conv2d.winograd"},
+    /* panels of 32 (Conv2dWinograd for the 16-lane templates) */
+    {"%x: Tensor[(1, 16, 9, 7), float32], %w: Tensor[(6, 6, 2, 16, 32), float32], %b: Tensor[(64, 1, 1), float32]",
+     "nn.relu(add(" WCONV "(%x, %w, tile_size=4, padding=[1, 1], channels=64, kernel_size=[3, 3]), %b))",
+     "conv2d.winograd"},
+    {"%x: Tensor[(2, 8, 11, 10), float32], %w: Tensor[(4, 4, 1, 8, 32), float32]",
      WCONV "(%x, %w, tile_size=2, padding=[1, 1], channels=32, kernel_size=[3, 3])", "conv2d.winograd"},
     /* softmax */
     {"%x: Tensor[(3, 10), float32]", "nn.softmax(%x)", "softmax.rows"},
