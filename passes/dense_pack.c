@@ -23,9 +23,10 @@
  * for these shapes, 6x16), 32 for the 16-lane ones (12x32; a 1x1
  * convolution whose O is no multiple of 32 takes 16, one vector, 12x16);
  * the template's planner matches its tile to the weight's panel width
- * (templates.c). On a Zen 5 host 32 against 16 made resnet50,
- * densenet121 and efficientnet_b0 5-10% faster (the figures on
- * passes/conv2d_winograd.c's winograd_panel, measured with both).
+ * (templates.c). Fewer than 128 columns take 16 (panel_for). On a Zen 5
+ * host 32 against 16 made resnet50, densenet121 and efficientnet_b0 5-10%
+ * faster (the figures on passes/conv2d_winograd.c's winograd_panel,
+ * measured with both).
  *
  * Eligible: float32 data, weight and output with static shapes, no
  * transpose of the data, a weight with no free variable (a constant, or
@@ -108,6 +109,16 @@ static void remember(dp_ctx *dp, const rt_ir_expr_t *w, int32_t kind, rt_ir_expr
   dp->seen[dp->n++].packed = packed;
 }
 
+/* The panel width for a weight of n output columns: dp->panel (two
+ * vectors) from 128 columns on, where n divides by it or (`pad`, dense)
+ * may be padded to it; else 16. On 16 lanes 32-wide panels of fewer
+ * columns were slower: squeezenet1_1's 512->64 1x1 at 13x13 ran at 0.25
+ * of the peak with them against 0.5 with 16 (`--profile`, Zen 5). */
+static int32_t panel_for(const dp_ctx *dp, int64_t n, bool pad) {
+  if (n < 128 || (!pad && n % dp->panel != 0)) return 16;
+  return dp->panel;
+}
+
 /* ---- 1x1 convolutions ------------------------------------------------------
  * nn.conv2d(x, W) with W (O, C, 1, 1) constant, groups 1, O a multiple of
  * 16, NCHW/OIHW/NCHW float32 with static shapes, of the shapes the
@@ -135,8 +146,7 @@ static rt_status_t rewrite_conv(dp_ctx *dp, rt_ir_expr_t *orig, rt_ir_expr_t *e,
   if (!rt_pass_plan_conv_nchw(e, in, &p)) return RT_OK;
   const int64_t o = p.out_channels, c = p.kernel_i;
   const bool strided = p.strides[0] > 1 || p.strides[1] > 1;
-  /* Channel counts that are no multiple of the wide panels take 16. */
-  const int32_t panel = o % dp->panel == 0 ? dp->panel : 16;
+  const int32_t panel = panel_for(dp, o, false);
   if (p.groups != 1 || ws[2] != 1 || ws[3] != 1 || o % panel != 0 ||
       !rt_ir_conv1x1_gemm_swapped(c, o, p.out_size[0] * p.out_size[1], strided)) {
     return RT_OK;
@@ -221,16 +231,17 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
     const char *tk[1] = {"axes"}, *tv[1] = {"[1, 0]"};
     RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_TRANSPOSE, 1, &w, 1, tk, tv, &w));
   }
-  const int64_t np = (n + dp->panel - 1) / dp->panel;
-  if (np * dp->panel != n) {
+  const int32_t panel = panel_for(dp, n, true);
+  const int64_t np = (n + panel - 1) / panel;
+  if (np * panel != n) {
     rt_ir_expr_t *zero = NULL;
     RT_RETURN_IF_ERROR(rt_ir_scalar(cx->m, e->span, RT_DTYPE_FLOAT32, 0.0, &zero));
     rt_ir_expr_t *pargs[2] = {w, zero};
-    snprintf(buf, sizeof buf, "[[0, %lld], [0, 0]]", (long long)(np * dp->panel - n));
+    snprintf(buf, sizeof buf, "[[0, %lld], [0, 0]]", (long long)(np * panel - n));
     const char *pk[1] = {"pad_width"}, *pv[1] = {buf};
     RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_NN_PAD, 2, pargs, 1, pk, pv, &w));
   }
-  snprintf(buf, sizeof buf, "[%lld, %d, %lld]", (long long)np, dp->panel, (long long)k);
+  snprintf(buf, sizeof buf, "[%lld, %d, %lld]", (long long)np, panel, (long long)k);
   const char *rk[1] = {"newshape"}, *rv[1] = {buf};
   RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_RESHAPE, 1, &w, 1, rk, rv, &w));
   const char *tk[1] = {"axes"}, *tv[1] = {"[0, 2, 1]"};
