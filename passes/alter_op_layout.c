@@ -36,9 +36,9 @@
  * are.
  *
  * x: the pass-context option alter_op_layout.block (0, the default: the
- * templates' lanes under jit.target, rt_pass_template_lanes: 16 or 8). The pass is
- * off by default (an opt_level no context reaches, passes.def): it runs
- * when required (`--require AlterOpLayout`). It is the foundation for
+ * templates' lanes under jit.target, rt_pass_template_lanes: 16 or 8).
+ * The pass is off by default (an opt_level no context reaches,
+ * passes.def): it runs when required (`--require AlterOpLayout`). It is the foundation for
  * blocked templates, not yet faster: without them the blocked convolutions
  * run on the generic lowering (docs/pipeline.md). One bottom-up rt_ir_mutate
  * walk per global; the module comes back unchanged (the same reference)

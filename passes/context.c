@@ -117,10 +117,11 @@ static const char *const kJitTargets[] = {"default", "host", "avx2", "avx512", "
 /* The templates' float lanes for ctx's jit.target, as jit/target.c
  * resolves it (default: $RELAYRT_JIT_TARGET, else host; host: 16 when
  * this CPU has AVX-512F), read through the compiler's CPU check instead of
- * LLVM's host description so that passes/ needs no JIT. test_jit_session
- * checks the two agree for every kind. */
+ * LLVM's host description so that passes/ needs no JIT. test_executor
+ * (test/backend) checks the two agree for every kind. */
 int32_t rt_pass_template_lanes(const rt_pass_context_t *ctx) {
-  const char *name = kJitTargets[ctx && ctx->jit_target > 0 && ctx->jit_target <= 4 ? ctx->jit_target : 0];
+  const int64_t count = (int64_t)(sizeof kJitTargets / sizeof kJitTargets[0]) - 1; /* less the NULL */
+  const char *name = kJitTargets[ctx && ctx->jit_target > 0 && ctx->jit_target < count ? ctx->jit_target : 0];
   if (strcmp(name, "default") == 0) {
     const char *env = getenv("RELAYRT_JIT_TARGET");
     name = env && *env ? env : "host";

@@ -302,7 +302,7 @@ static bool plan_conv2d(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_
   /* 1x1 convolutions with the GEMM's operands swapped (conv2d.c:
    * conv2d.im2colT) by the rule in ir/op/conv.c, which the weight packing
    * (passes/dense_pack.c) follows too; a weight packed in panels
-   * (kernel_layout OIHW16o) takes it whatever the shape, with a tile as
+   * (kernel_layout OIHW16o / OIHW32o) takes it whatever the shape, with a tile as
    * wide as its panels. */
   const bool swap = c.kh == 1 && c.kw == 1 &&
                     (c.wpack || rt_ir_conv1x1_gemm_swapped(c.cg, c.og, c.oh * c.ow, !direct));
