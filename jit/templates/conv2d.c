@@ -180,6 +180,34 @@ static LLVMValueRef w_group_base(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
                         LLVMBuildMul(L->b, gi, rt_jit_i64(L, cc->c.og * g->k), ""));
 }
 
+/* conv2d.im2colT's A in memory: a 1x1 convolution without padding reads
+ * input channel k of group b's image at pixel i (stride 1: the (C/G, H*W)
+ * = (K, M) block of x at image n, first channel gi * C/G) or at pixel
+ * x_rows[i] (a stride). */
+static LLVMValueRef x_group_base(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b) {
+  const conv_ctx_t *cc = g->user;
+  const int64_t hw = cc->c.h * cc->c.w;
+  LLVMValueRef n = LLVMBuildUDiv(L->b, b, rt_jit_i64(L, cc->c.g), "");
+  LLVMValueRef gi = LLVMBuildURem(L->b, b, rt_jit_i64(L, cc->c.g), "");
+  LLVMValueRef ch = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, n, rt_jit_i64(L, cc->c.c), ""),
+                                 LLVMBuildMul(L->b, gi, rt_jit_i64(L, cc->c.cg), ""), "");
+  return rt_jit_tpl_gep(L, rt_jit_node(L, cc->x)->data, LLVMBuildMul(L->b, ch, rt_jit_i64(L, hw), ""));
+}
+
+/* The input pixel (oh*SH)*W + ow*SW of each output pixel oh*OW + ow. */
+static LLVMValueRef x_rows(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g) {
+  const rt_jit_conv2d_t *c = &((const conv_ctx_t *)g->user)->c;
+  LLVMValueRef *vals = rt_mem_alloc((size_t)g->m * sizeof *vals);
+  if (!vals) return NULL;
+  for (int64_t i = 0; i < g->m; ++i) {
+    const int64_t off = (i / c->ow) * c->sh * c->w + (i % c->ow) * c->sw;
+    vals[i] = LLVMConstInt(L->i32, (unsigned long long)off, 0);
+  }
+  LLVMValueRef init = LLVMConstArray(L->i32, vals, (unsigned)g->m);
+  rt_mem_free(vals);
+  return rt_jit_private_constant(L, init, "pixels");
+}
+
 /* A weight packed in panels of vw*nv output channels (conv2d.im2colT),
  * read in place by the GEMM core: (O/P, C, 1, 1, P) is its (N/P, K, P). */
 static LLVMValueRef w_panels(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b) {
@@ -1192,6 +1220,18 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
         .k_inner = true, .a_m_inner = true, .a_elem = ict_a_elem, .b_elem = ict_b_elem,
         .out_idx = ict_out_idx, .vec_d0 = 1, .vec_d1 = 2,
     };
+    /* The input in memory, 1x1 without padding: A read in place (by a
+     * table of pixels with a stride, up to 2^16 of them). */
+    const rt_jit_conv2d_t *c = &cc.c;
+    if (c->kh == 1 && c->kw == 1 && c->pt == 0 && c->pl == 0 && c->pb == 0 && c->pr == 0 &&
+        (c->oh - 1) * c->sh < c->h && (c->ow - 1) * c->sw < c->w && rt_jit_tpl_raw(L, cc.x)) {
+      const bool dense_rows = c->sh == 1 && c->sw == 1 && c->oh == c->h && c->ow == c->w;
+      if (dense_rows || g.m <= 65536) {
+        g.a_base = x_group_base;
+        g.a_ld = c->h * c->w;
+        if (!dense_rows) g.a_rows = x_rows;
+      }
+    }
     if (rt_jit_tpl_raw(L, cc.w)) {
       if (cc.c.wpack) {
         g.b_panels = w_panels; /* planned with vw*nv = wpack, one group */

@@ -99,11 +99,27 @@ static void zero_range(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef lo, LLVMV
   rt_jit_loop_end(L, &lz, NULL);
 }
 
-/* A(b, i, k) for the packing loops: in memory (a_base) or through a_elem. */
+/* Row i's offset in a_rows' table (i64). */
+static LLVMValueRef a_row_off(rt_jit_lower_t *L, LLVMValueRef tab, LLVMValueRef i) {
+  LLVMValueRef v = LLVMBuildLoad2(L->b, L->i32, LLVMBuildGEP2(L->b, L->i32, tab, &i, 1, ""), "");
+  return LLVMBuildSExt(L->b, v, L->i64, "");
+}
+
+/* A(b, i, k) for the packing loops: in memory (a_base; tab: a_rows'
+ * table or NULL) or through a_elem. */
 static rt_status_t a_value(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b,
-                           LLVMValueRef abase, LLVMValueRef i, LLVMValueRef k, LLVMValueRef *out) {
+                           LLVMValueRef abase, LLVMValueRef tab, LLVMValueRef i, LLVMValueRef k,
+                           LLVMValueRef *out) {
   if (abase) {
-    *out = rt_jit_tpl_loadf(L, abase, add(L, mul(L, i, g->k), k));
+    LLVMValueRef off;
+    if (!g->a_m_inner) {
+      off = add(L, mul(L, i, g->k), k);
+    } else if (tab) {
+      off = add(L, mul(L, k, g->a_ld), a_row_off(L, tab, i));
+    } else {
+      off = add(L, mul(L, k, g->m), i);
+    }
+    *out = rt_jit_tpl_loadf(L, abase, off);
     return RT_OK;
   }
   return g->a_elem(L, g, b, i, k, out);
@@ -120,23 +136,64 @@ static rt_status_t pack_a(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const 
   LLVMBuilderRef B = L->b;
   const int64_t mr = g->mr;
   LLVMValueRef abase = g->a_base ? g->a_base(L, g, b) : NULL;
+  LLVMValueRef tab = NULL;
+  if (abase && g->a_m_inner && g->a_rows) {
+    tab = g->a_rows(L, g);
+    if (!tab) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory for the GEMM's row table");
+  }
   LLVMValueRef valid_hi = imin(L, row_hi, g->m);
-  /* Row i of the task: tile (i / mr) * mr * kp + (i % mr); step k at k * mr. */
+  LLVMValueRef first = row_lo; /* the first row the element loops below pack */
   rt_jit_loop_t lr, lk;
+  if (abase && g->a_m_inner) {
+    /* A stored k-major in memory: the task's whole tiles below M by
+     * steps k, each step's mr values one <mr x float> copy (contiguous
+     * rows) or mr loads at the tile's row offsets, read from the table
+     * once per tile (a_rows); the rows of a last partial tile by the
+     * loops below. Tiles outer: a tile's writes are one sequential run
+     * and its reads (one run per row k of A) leave the lines the next
+     * tile reads in L1; with k outer, the tiles' panels (mr * K floats
+     * apart: 48 KB at K = 1024) alias to the same L1 sets. */
+    LLVMValueRef nfull = LLVMBuildUDiv(B, LLVMBuildSub(B, rt_jit_max(L, valid_hi, row_lo), row_lo, ""),
+                                       rt_jit_i64(L, mr), "");
+    rt_jit_loop_t lt;
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), nfull, 0, NULL, &lt);
+    LLVMValueRef i0 = add(L, row_lo, mul(L, lt.iv, mr));
+    LLVMValueRef roff[RT_JIT_TPL_MAX_MR];
+    for (int64_t r = 0; tab && r < mr; ++r) roff[r] = a_row_off(L, tab, add(L, i0, rt_jit_i64(L, r)));
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->k), 0, NULL, &lk);
+    LLVMValueRef dst = add(L, mul(L, lt.iv, mr * z->kp), mul(L, lk.iv, mr));
+    if (!tab) {
+      LLVMValueRef src = add(L, mul(L, lk.iv, g->m), i0);
+      LLVMValueRef v = LLVMBuildLoad2(B, rt_jit_tpl_vec(L, (int32_t)mr), rt_jit_tpl_gep(L, abase, src), "");
+      LLVMSetAlignment(v, 4);
+      rt_jit_tpl_storev(L, v, wsa, dst);
+    } else {
+      LLVMValueRef krow = mul(L, lk.iv, g->a_ld);
+      for (int64_t r = 0; r < mr; ++r) {
+        rt_jit_tpl_storef(L, rt_jit_tpl_loadf(L, abase, add(L, krow, roff[r])), wsa,
+                          add(L, dst, rt_jit_i64(L, r)));
+      }
+    }
+    rt_jit_loop_end(L, &lk, NULL);
+    rt_jit_loop_end(L, &lt, NULL);
+    first = add(L, row_lo, mul(L, nfull, mr));
+  }
+  /* Row i of the task: tile (i / mr) * mr * kp + (i % mr); step k at k * mr. */
   if (!g->a_m_inner) {
     /* Row by row: contiguous reads. */
     rt_jit_loop_begin(L, row_lo, valid_hi, 0, NULL, &lr);
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->k), 0, NULL, &lk);
   } else {
-    /* A stored k-major (transpose_a): walk rows inside each k. */
+    /* A stored k-major (transpose_a, conv2d.im2colT): walk rows inside
+     * each k. */
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->k), 0, NULL, &lk);
-    rt_jit_loop_begin(L, row_lo, valid_hi, 0, NULL, &lr);
+    rt_jit_loop_begin(L, first, rt_jit_max(L, valid_hi, first), 0, NULL, &lr);
   }
   LLVMValueRef rel = LLVMBuildSub(B, lr.iv, row_lo, "");
   LLVMValueRef t = LLVMBuildUDiv(B, rel, rt_jit_i64(L, mr), "");
   LLVMValueRef rr = LLVMBuildURem(B, rel, rt_jit_i64(L, mr), "");
   LLVMValueRef v;
-  RT_RETURN_IF_ERROR(a_value(L, g, b, abase, lr.iv, lk.iv, &v));
+  RT_RETURN_IF_ERROR(a_value(L, g, b, abase, tab, lr.iv, lk.iv, &v));
   rt_jit_tpl_storef(L, v, wsa, add(L, add(L, mul(L, t, mr * z->kp), mul(L, lk.iv, mr)), rr));
   if (!g->a_m_inner) {
     rt_jit_loop_end(L, &lk, NULL);
@@ -664,7 +721,7 @@ rt_status_t rt_jit_tpl_gemm(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const
   /* B(k, n) is contiguous along k when b is stored (N, K), along n (in a
    * panel) when it is packed. */
   g.k_inner = mm.tb && !mm.pack;
-  if (!mm.ta && rt_jit_tpl_raw(L, mm.a)) g.a_base = mm_a_base;
+  if (rt_jit_tpl_raw(L, mm.a)) g.a_base = mm_a_base; /* (M, K), or (K, M) with ta */
   if (g.k_inner && rt_jit_tpl_raw(L, mm.b)) g.b_base = mm_b_base;
   if (mm.pack == (int64_t)g.vw * g.nv && rt_jit_tpl_raw(L, mm.b)) g.b_panels = mm_b_panels;
   g.a_m_inner = mm.ta; /* A(i, k) = a[k][i]: contiguous along i */

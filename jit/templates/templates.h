@@ -223,8 +223,14 @@ typedef struct rt_jit_gemm_core_t {
   int32_t mr, nv, vw;
   bool k_inner;  /* b_elem is cheapest walking k (pack column by column) */
   bool a_m_inner; /* a_elem is cheapest walking i (A stored k-major) */
-  /* A(b, 0, 0) in memory, or NULL to copy A through a_elem. */
+  /* A(b, 0, 0) in memory, or NULL to copy A through a_elem: A(i, k) at
+   * i * K + k, or with a_m_inner stored k-major at k * M + i (then whole
+   * row tiles are copied as vectors), or with a_rows as well at k * a_ld
+   * + a_rows[i] (a_rows: a constant table of M i32 offsets, e.g. the
+   * input pixel each output pixel of a strided 1x1 convolution reads). */
   LLVMValueRef (*a_base)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b);
+  LLVMValueRef (*a_rows)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g);
+  int64_t a_ld;
   rt_status_t (*a_elem)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,
                         LLVMValueRef i, LLVMValueRef k, LLVMValueRef *out_value);
   rt_status_t (*b_elem)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,

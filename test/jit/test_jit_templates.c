@@ -187,6 +187,11 @@ static const case_t kCases[] = {
     {"%x: Tensor[(1, 48, 13, 13), float32], %w: Tensor[(72, 48, 1, 1), float32], %b: Tensor[(72), float32]",
      "clip(nn.bias_add(" CONV "(%x, %w, strides=[2, 2], channels=72, kernel_size=[1, 1]), %b), a_min=0f, a_max=6f)",
      "conv2d.im2colT"},
+    /* im2colT reading its A in place (dense.c pack_a): a row stride but
+     * no column stride, an odd last input row and column left unread,
+     * batch 2 (the second image's pixel table offsets) */
+    {"%x: Tensor[(2, 20, 11, 10), float32], %w: Tensor[(96, 20, 1, 1), float32]",
+     CONV "(%x, %w, strides=[2, 1], channels=96, kernel_size=[1, 1])", "conv2d.im2colT"},
     /* im2colT with the weight packed in panels of 16 (kernel_layout
      * OIHW16o, passes/dense_pack.c): read in place; a row tail (49 = 8*6
      * + 1), a residual and bias, batch 2; strided and padded, 80 output
