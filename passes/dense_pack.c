@@ -67,6 +67,7 @@ static bool static_f32(const rt_ir_expr_t *e, int32_t *rank, const int64_t **sha
 typedef struct dp_ctx {
   rt_pass_rewrite_t base; /* first: rt_pass_rewrite_globals's state */
   rt_module_t *m;         /* the module the entries were made in */
+  int32_t lanes;          /* the templates' lanes (rt_pass_template_lanes) */
   int32_t panel;          /* the packed weights' panel width (see above) */
   int32_t n;
   struct {
@@ -148,7 +149,7 @@ static rt_status_t rewrite_conv(dp_ctx *dp, rt_ir_expr_t *orig, rt_ir_expr_t *e,
   const bool strided = p.strides[0] > 1 || p.strides[1] > 1;
   const int32_t panel = panel_for(dp, o, false);
   if (p.groups != 1 || ws[2] != 1 || ws[3] != 1 || o % panel != 0 ||
-      !rt_ir_conv1x1_gemm_swapped(c, o, p.out_size[0] * p.out_size[1], strided)) {
+      !rt_ir_conv1x1_gemm_swapped(c, o, p.out_size[0] * p.out_size[1], strided, dp->lanes)) {
     return RT_OK;
   }
   rt_ir_expr_t *w = e->call.args[1];
@@ -253,7 +254,8 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
 rt_status_t rt_pass_dense_pack(const rt_pass_env_t *env, rt_module_t *in, rt_module_t **out) {
   dp_ctx *cx = rt_mem_calloc(1, sizeof *cx);
   if (!cx) return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "DensePack: out of memory");
-  cx->panel = 2 * rt_pass_template_lanes(env ? env->ctx : NULL);
+  cx->lanes = rt_pass_template_lanes(env ? env->ctx : NULL);
+  cx->panel = 2 * cx->lanes;
   rt_status_t st = rt_pass_rewrite_globals(in, rewrite, &cx->base, out);
   rt_mem_free(cx);
   return st;

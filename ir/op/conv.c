@@ -320,14 +320,33 @@ rt_status_t rt_ir_plan_conv(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attrs,
  *   /2 1024->2048 @14   0.34 / 0.24   0.73 / 0.66
  *   /2 512->1024 @28    0.46 / 0.42   0.80 / 0.78
  *   /2 256->512 @56     0.70 / 0.64   0.80 / 0.64
- * so: at least 64 output channels (a column panel is 16 or more), and
- * the image at most 14x14, or at most 28x28 with 256 or more input
- * channels, or a stride > 1. */
+ * so on 8 lanes: at least 64 output channels (a column panel is 16 or
+ * more), and the image at most 14x14, or at most 28x28 with 256 or more
+ * input channels, or a stride > 1.
+ * On 16 lanes (a Zen 5 host, one core, the same command, each variant
+ * forced, unpacked weights) the direct template's vectors of 16 pixels
+ * fill well from 14x14 up (196 = 12.25 vectors), where the swapped GEMM's
+ * tiles store their output one channel column at a time:
+ *   1x1 conv          direct   swapped
+ *   96->576 @14        0.80    0.68
+ *   576->96 @14        0.80    0.77
+ *   1024->256 @14      0.78    0.82
+ *   256->1024 @14      0.81    0.80
+ *   512->128 @28       0.87    0.81
+ *   320->1280 @7       0.70    0.69
+ *   2048->512 @7       0.63    0.71
+ *   512->2048 @7       0.71    0.66
+ * and in mobilenet_v2 (weights packed for the swapped GEMM against raw
+ * for direct) its 14x14 layers took 1311 us swapped against 1125 direct
+ * (`--profile`, 1 thread), so on 16 lanes: strided, or at most 64 output
+ * pixels (7x7, 8x8). */
 bool rt_ir_conv1x1_gemm_swapped(int64_t in_per_group, int64_t out_per_group, int64_t out_pixels,
-                                bool strided) {
+                                bool strided, int32_t lanes) {
   if (in_per_group == 1 && out_per_group == 1) return false; /* depthwise */
-  return out_per_group >= 64 &&
-         (out_pixels <= 196 || (out_pixels <= 784 && in_per_group >= 256) || strided);
+  if (out_per_group < 64) return false;
+  if (strided) return true;
+  if (lanes >= 16) return out_pixels <= 64;
+  return out_pixels <= 196 || (out_pixels <= 784 && in_per_group >= 256);
 }
 
 static rt_status_t conv_rel(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {

@@ -112,12 +112,13 @@ RT_MUST_USE_RESULT rt_status_t rt_ir_plan_conv(const rt_ir_op_t *op,
 /* Whether a 1x1 convolution (per group in_per_group -> out_per_group
  * channels over out_pixels output pixels, strided or not) runs as the GEMM
  * with its operands swapped, pixels as rows and output channels as
- * columns (jit/templates/conv2d.c's conv2d.im2colT), rather than direct:
- * the CPU templates' rule, shared by their planner (jit/templates/
- * templates.c) and the pass that packs those weights for that GEMM
- * (passes/dense_pack.c); measured in ir/op/conv.c. */
+ * columns (jit/templates/conv2d.c's conv2d.im2colT), rather than direct,
+ * for templates of `lanes` float lanes (8 or 16): the CPU templates' rule,
+ * shared by their planner (jit/templates/templates.c) and the pass that
+ * packs those weights for that GEMM (passes/dense_pack.c, with
+ * rt_pass_template_lanes); measured in ir/op/conv.c. */
 bool rt_ir_conv1x1_gemm_swapped(int64_t in_per_group, int64_t out_per_group, int64_t out_pixels,
-                                bool strided);
+                                bool strided, int32_t lanes);
 
 /* ---- pools (pool.c) ---------------------------------------------------- */
 

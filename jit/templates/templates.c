@@ -305,7 +305,7 @@ static bool plan_conv2d(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_
    * (kernel_layout OIHW16o / OIHW32o) takes it whatever the shape, with a tile as
    * wide as its panels. */
   const bool swap = c.kh == 1 && c.kw == 1 &&
-                    (c.wpack || rt_ir_conv1x1_gemm_swapped(c.cg, c.og, c.oh * c.ow, !direct));
+                    (c.wpack || rt_ir_conv1x1_gemm_swapped(c.cg, c.og, c.oh * c.ow, !direct, fam->vw));
   const int64_t px = c.oh * c.ow;
   if (swap) {
     const tile_t *t = pick_gemm_tile_of_width(px, c.og, c.wpack, fam);
