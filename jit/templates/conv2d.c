@@ -1218,7 +1218,7 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
         .nb = cc.c.n * cc.c.g, .m = cc.c.oh * cc.c.ow, .n = cc.c.og,
         .k = cc.c.cg * cc.c.kh * cc.c.kw,
         .k_inner = true, .a_m_inner = true, .a_elem = ict_a_elem, .b_elem = ict_b_elem,
-        .out_idx = ict_out_idx, .vec_d0 = 1, .vec_d1 = 2,
+        .out_idx = ict_out_idx, .vec_d0 = 1, .vec_d1 = 2, .vec_t_d0 = 2, .vec_t_d1 = 4,
     };
     /* The input in memory, 1x1 without padding: A read in place (by a
      * table of pixels with a stride, up to 2^16 of them). */

@@ -409,6 +409,35 @@ static rt_status_t tile_epilogue_elems(rt_jit_lower_t *L, const rt_jit_gemm_core
                                        LLVMValueRef b, LLVMValueRef i0, LLVMValueRef n0, LLVMValueRef ct,
                                        LLVMValueRef rows, LLVMValueRef cols);
 
+/* A full tile (mr rows, nw columns) through the vector epilogue by
+ * columns (g->vec_t_d*): per vector column v, the mr row vectors (vw wide;
+ * rows past mr undefined) transposed in registers (rt_jit_tpl_transpose),
+ * then column j's first mr lanes (rows i0 .. i0 + mr - 1) are output
+ * positions i0.. of dims [vec_t_d0, vec_t_d1), one contiguous store. */
+static rt_status_t tile_epilogue_by_columns(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
+                                            const blocking_t *z, LLVMValueRef b, LLVMValueRef i0,
+                                            LLVMValueRef n0, LLVMValueRef ct) {
+  const int32_t vw = g->vw, mr = g->mr;
+  LLVMValueRef keep[RT_JIT_TPL_MAX_VW];
+  for (int32_t l = 0; l < mr; ++l) keep[l] = rt_jit_i32(L, l);
+  LLVMValueRef kmask = LLVMConstVector(keep, (unsigned)mr);
+  for (int32_t v = 0; v < g->nv; ++v) {
+    LLVMValueRef r[RT_JIT_TPL_MAX_VW];
+    for (int32_t i = 0; i < vw; ++i) {
+      r[i] = i < mr ? rt_jit_tpl_loadv(L, ct, rt_jit_i64(L, (int64_t)i * z->nw + (int64_t)v * vw), vw)
+                    : LLVMGetUndef(rt_jit_tpl_vec(L, vw));
+    }
+    rt_jit_tpl_transpose(L, vw, r);
+    for (int32_t j = 0; j < vw; ++j) {
+      LLVMValueRef idx[RT_TENSOR_MAX_RANK];
+      g->out_idx(L, g, b, i0, add(L, n0, rt_jit_i64(L, (int64_t)v * vw + j)), idx);
+      LLVMValueRef col = mr == vw ? r[j] : LLVMBuildShuffleVector(L->b, r[j], LLVMGetUndef(LLVMTypeOf(r[j])), kmask, "");
+      RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, g->anchor, g->out, g->data, g->vec_t_d0, g->vec_t_d1, idx, col));
+    }
+  }
+  return RT_OK;
+}
+
 /* The epilogue of one tile: rows i0.., columns n0.. of the output from the
  * tile ct (row r at r * nw), clipped to M x N. */
 static rt_status_t tile_epilogue(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking_t *z,
@@ -417,6 +446,19 @@ static rt_status_t tile_epilogue(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   LLVMValueRef rows = rt_jit_min(L, LLVMBuildSub(B, rt_jit_i64(L, g->m), i0, ""), rt_jit_i64(L, g->mr));
   LLVMValueRef cols = rt_jit_min(L, LLVMBuildSub(B, rt_jit_i64(L, g->n), n0, ""), rt_jit_i64(L, z->nw));
   rt_jit_if_t full;
+  const bool pow2 = g->vw > 0 && (g->vw & (g->vw - 1)) == 0 && g->vw <= RT_JIT_TPL_MAX_VW;
+  if (g->vec_t_d1 > 0 && pow2 && g->mr <= g->vw &&
+      rt_jit_tpl_vepi_ok(L, g->anchor, g->out, g->vec_t_d0, g->vec_t_d1)) {
+    /* A full tile by columns (contiguous stores), else the element path. */
+    LLVMValueRef whole = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, cols, rt_jit_i64(L, z->nw), ""),
+                                      LLVMBuildICmp(B, LLVMIntEQ, rows, rt_jit_i64(L, g->mr), ""), "");
+    rt_jit_if_begin(L, whole, &full);
+    RT_RETURN_IF_ERROR(tile_epilogue_by_columns(L, g, z, b, i0, n0, ct));
+    rt_jit_if_else(L, &full, NULL);
+    RT_RETURN_IF_ERROR(tile_epilogue_elems(L, g, z, b, i0, n0, ct, rows, cols));
+    (void)rt_jit_if_end(L, &full, NULL);
+    return RT_OK;
+  }
   if (g->vec_d1 > 0 && rt_jit_tpl_vepi_ok(L, g->anchor, g->out, g->vec_d0, g->vec_d1)) {
     /* A full-width tile (issue 18, h3): each row's nv vectors through the
      * vector epilogue (the tail ops on vw columns at once; conv2d.im2colT

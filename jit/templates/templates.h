@@ -92,6 +92,8 @@ bool rt_jit_tpl_plan(const rt_ir_expr_t *out, const rt_jit_target_t *target,
 
 /* Rows of a register tile at most (arow arrays). */
 #define RT_JIT_TPL_MAX_MR 16
+/* Float lanes of a template vector at most (AVX-512). */
+#define RT_JIT_TPL_MAX_VW 16
 
 /* Vector helpers: the <vw x float> type, a splat, a load/store of vw
  * floats at p + off (element offset, i64; align 4). */
@@ -254,6 +256,13 @@ typedef struct rt_jit_gemm_core_t {
    * so a full-width tile's rows can go through the vector epilogue
    * (rt_jit_tpl_vepi) where it takes out's tail ops. */
   int32_t vec_d0, vec_d1;
+  /* Optional (vec_t_d1 > 0): row i steps the output's dims [vec_t_d0,
+   * vec_t_d1) flattened by one position (conv2d.im2colT: the pixels), so
+   * a full tile (mr x vw*nv, mr <= vw, vw a power of 2) is transposed in
+   * registers and each of its columns goes through the vector epilogue
+   * with the rows in the lanes, stored contiguously; preferred to vec_d*
+   * where the vector epilogue takes out's tail ops this way. */
+  int32_t vec_t_d0, vec_t_d1;
   const void *user;
 } rt_jit_gemm_core_t;
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
