@@ -1220,13 +1220,14 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
         .k_inner = true, .a_m_inner = true, .a_elem = ict_a_elem, .b_elem = ict_b_elem,
         .out_idx = ict_out_idx, .vec_d0 = 1, .vec_d1 = 2, .vec_t_d0 = 2, .vec_t_d1 = 4,
     };
-    /* The input in memory, 1x1 without padding: A read in place (by a
-     * table of pixels with a stride, up to 2^16 of them). */
+    /* The input in memory, 1x1 without padding: A read in place (with a
+     * stride by a table of up to 2^16 pixels, i32 offsets into the
+     * plane). */
     const rt_jit_conv2d_t *c = &cc.c;
     if (c->kh == 1 && c->kw == 1 && c->pt == 0 && c->pl == 0 && c->pb == 0 && c->pr == 0 &&
         (c->oh - 1) * c->sh < c->h && (c->ow - 1) * c->sw < c->w && rt_jit_tpl_raw(L, cc.x)) {
       const bool dense_rows = c->sh == 1 && c->sw == 1 && c->oh == c->h && c->ow == c->w;
-      if (dense_rows || g.m <= 65536) {
+      if (dense_rows || (g.m <= 65536 && c->h * c->w <= INT32_MAX)) {
         g.a_base = x_group_base;
         g.a_ld = c->h * c->w;
         if (!dense_rows) g.a_rows = x_rows;
