@@ -50,9 +50,13 @@
  * conv2d.im2colT (1x1 kernels with 64+ output channels on a small image,
  * or a stride; the rule is ir/op/conv.c's rt_ir_conv1x1_gemm_swapped): the
  * same GEMM with the operands swapped, C^T(p, o) = X^T W^T, so output
- * channels fill the vectors. conv2d.im2colT_pack: the same for a weight
- * packed at build time in panels of vw*nv output channels (nn.conv2d's
- * kernel_layout OIHW16o, passes/dense_pack.c), B read in place.
+ * channels fill the vectors; an input in memory without padding is
+ * packed from where it lies by whole tiles (a strided one through a table
+ * of input pixels), and a full tile is stored by output channel, its rows
+ * transposed in registers (dense.c). conv2d.im2colT_pack: the same for a
+ * weight packed at build time in panels of vw*nv output channels
+ * (nn.conv2d's kernel_layout OIHW16o, passes/dense_pack.c), B read in
+ * place.
  *
  * The epilogue (bias, scale, relu, residual add...) runs on the task's part
  * of the C block, per output element, as everywhere (templates.h), except
@@ -60,8 +64,9 @@
  * with q = the output pixel (1x1 kernels at stride 1) then applies them to
  * each tile's accumulators and stores the output directly (no C block),
  * its other kernels (3x3, 7x7, strided) to the C block's output rows, vw
- * columns at a time, conv2d.im2colT to each full-width C tile's rows,
- * channels in the lanes. */
+ * columns at a time, conv2d.im2colT to each full tile's columns, pixels
+ * in the lanes (after the transpose), or else to each full-width tile's
+ * rows, channels in the lanes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
