@@ -338,14 +338,18 @@ rt_status_t rt_ir_plan_conv(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attrs,
  *   512->2048 @7       0.71    0.66
  * and in mobilenet_v2 (weights packed for the swapped GEMM against raw
  * for direct) its 14x14 layers took 1311 us swapped against 1125 direct
- * (`--profile`, 1 thread), so on 16 lanes: strided, or at most 64 output
- * pixels (7x7, 8x8). */
+ * (`--profile`, 1 thread). With 1024 input channels the direct template's
+ * weight rows (1-2 MB) outgrow L2 and it blocks K: resnet50's 1024->256
+ * and 1024->512 @14 layers took 3231 and 1245 us swapped (packed) against
+ * 4224 and 1714 direct, in one alternated pair of runs. So on 16 lanes:
+ * strided, or at most 64 output pixels (7x7, 8x8), or at most 28x28 with
+ * 1024 or more input channels. */
 bool rt_ir_conv1x1_gemm_swapped(int64_t in_per_group, int64_t out_per_group, int64_t out_pixels,
                                 bool strided, int32_t lanes) {
   if (in_per_group == 1 && out_per_group == 1) return false; /* depthwise */
   if (out_per_group < 64) return false;
   if (strided) return true;
-  if (lanes >= 16) return out_pixels <= 64;
+  if (lanes >= 16) return out_pixels <= 64 || (out_pixels <= 784 && in_per_group >= 1024);
   return out_pixels <= 196 || (out_pixels <= 784 && in_per_group >= 256);
 }
 
