@@ -35,8 +35,8 @@
  *      the output, from Yb: on vw output channels at a time where the
  *      vector epilogue (epilogue.c) takes the tail ops, else per element.
  * Work splits over ranges of mr-tile units (each task copying only the
- * input rows its tiles read), or, with fewer than two units per task,
- * over blocks of output channels. Against the direct template
+ * input rows its tiles read), or over blocks of output channels where
+ * that leaves the busiest task less work. Against the direct template
  * the GEMMs do alpha^2 / m^2 of its m^2 * 9 multiply-adds per tile and
  * channel pair (F(4x4, 3x3): 36 vs 144), and the transforms are
  * O(alpha^3 (C + O)) per tile, vectorized. */
@@ -521,18 +521,30 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   }
   rt_jit_tpl_wide(L, g.vw);
   /* Tasks take ranges of units, mr tiles each (an image's tiles in raster
-   * order, the images one after another), when there are at least two
-   * units per task: balanced to a unit, and each task copies only the
-   * input rows its tiles read. With fewer (one image of few tiles:
-   * ResNet's 14x14 and 7x7 layers), every task takes every tile and its
-   * share of the output channel blocks instead (each then copies and
-   * transforms the whole input: alpha^2 (C + O) per tile against the
-   * GEMMs' alpha^2 C O). */
+   * order, the images one after another), each task copying only the
+   * input rows its tiles read; or every task takes every tile and its
+   * share of the output channel blocks (each then copies and transforms
+   * the whole input, but reads only its share of the transformed
+   * weight). Whichever gives the busiest task less work: per unit,
+   * ceil(units / T) units of O columns each against units units of
+   * ceil(blocks / T) blocks, each unit also costing its input transform,
+   * about alpha columns' worth (alpha adds per element of V against the
+   * GEMM's 2 O flops). ResNet-18's 128@28x28 F(4x4) and 256@14x14 F(2x2)
+   * layers have 49 tiles, 5 units of 12: by units one of two tasks does
+   * 3 of them (1.67x at best on two threads), by channels half of 5
+   * (--profile, 2 threads: see the note on this split in
+   * docs/executors.md). */
   const int64_t per_img = (g.ntiles + g.mr - 1) / g.mr;
   const int64_t units = p->n * per_img;
   const int64_t nob = p->o / g.nw;
-  LLVMValueRef by_units = LLVMBuildICmp(B, LLVMIntSGE, rt_jit_i64(L, units),
-                                        LLVMBuildMul(B, ntasks, rt_jit_i64(L, 2), ""), "");
+  LLVMValueRef one = rt_jit_i64(L, 1), tm1 = LLVMBuildSub(B, ntasks, one, "");
+  LLVMValueRef u_per = LLVMBuildSDiv(B, LLVMBuildAdd(B, rt_jit_i64(L, units), tm1, ""), ntasks, "");
+  LLVMValueRef ob_per = LLVMBuildSDiv(B, LLVMBuildAdd(B, rt_jit_i64(L, nob), tm1, ""), ntasks, "");
+  LLVMValueRef cost_u = LLVMBuildMul(B, u_per, rt_jit_i64(L, p->o + g.alpha), "");
+  LLVMValueRef cost_c = LLVMBuildMul(B, rt_jit_i64(L, units),
+                                     LLVMBuildAdd(B, LLVMBuildMul(B, ob_per, rt_jit_i64(L, g.nw), ""),
+                                                  rt_jit_i64(L, g.alpha), ""), "");
+  LLVMValueRef by_units = LLVMBuildICmp(B, LLVMIntSLE, cost_u, cost_c, "");
   LLVMValueRef u_lo, u_hi, ob_lo, ob_hi;
   rt_jit_tpl_split(L, units, task, ntasks, &u_lo, &u_hi);
   rt_jit_tpl_split(L, nob, task, ntasks, &ob_lo, &ob_hi);

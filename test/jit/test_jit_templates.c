@@ -297,8 +297,8 @@ static const case_t kCases[] = {
      "nn.relu(nn.bias_add(" CONV "(%x, %w, strides=[2, 2], channels=70, kernel_size=[1, 1]), %b))", "conv2d.im2col"},
     /* Winograd (weight transformed in the kernel): the task split by mr-tile
      * units (64 tiles; 2 images of 15 tiles, a task's units spanning both;
-     * F(2x2) on 49 tiles) and, with too few units, by output-channel
-     * blocks (2 images of 12 tiles); partial tiles and blocks; fused
+     * F(2x2) on 49 tiles) and, where that leaves a task less work, by
+     * output-channel blocks (2 images of 12 tiles); partial tiles and blocks; fused
      * bias, residual add and relu */
     {"%x: Tensor[(1, 8, 30, 30), float32], %w: Tensor[(32, 8, 3, 3), float32], %b: Tensor[(32, 1, 1), float32], %r: Tensor[(1, 32, 30, 30), float32]",
      "nn.relu(add(add(" WCONV "(%x, " WT_T("%w", "4") ", tile_size=4, padding=[1, 1], channels=32, kernel_size=[3, 3]), %b), %r))",
