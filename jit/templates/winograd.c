@@ -531,9 +531,9 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
    * about alpha columns' worth (alpha adds per element of V against the
    * GEMM's 2 O flops). ResNet-18's 128@28x28 F(4x4) and 256@14x14 F(2x2)
    * layers have 49 tiles, 5 units of 12: by units one of two tasks does
-   * 3 of them (1.67x at best on two threads), by channels half of 5
-   * (--profile, 2 threads: see the note on this split in
-   * docs/executors.md). */
+   * 3 of them (1.67x at best on two threads), by channels half of 5:
+   * their kernels 760-940 -> 620-650 us at 2 threads (--profile, Zen 5
+   * host; 1 thread 840-960 us). */
   const int64_t per_img = (g.ntiles + g.mr - 1) / g.mr;
   const int64_t units = p->n * per_img;
   const int64_t nob = p->o / g.nw;
