@@ -19,11 +19,16 @@
  * too). The maximum over -inf padding is the reference's maximum over the
  * positions inside the image (jit/ops/nn.c starts at -inf and skips the
  * others), NaN propagating the same way (llvm.maximum).
- * Output row oh, columns [j*vw, j*vw + vw) are then the llvm.maximum over
+ * Output row oh, columns [j*vw, j*vw + vw) are then the maximum over
  * the kh*kw taps of one contiguous vector load each (tap (kh, kw): phase
  * kw % sw, row oh*sh + kh, column j*vw + kw/sw), four vectors of a row at
  * a time (four independent chains of maximums), the row's last vector a
- * masked store. Without fused tail ops the rows are stored straight into
+ * masked store. The maximum is llvm.maximum, which propagates NaN, only
+ * for a plane that holds one (the copy of an input in memory tests each
+ * pair of vectors it loads; an input computed by fused producers always
+ * takes it): x86 lowers it to six instructions, where the other planes
+ * take one vmaxps, (x > acc) ? x : acc (squeezenet1_1's 64@111x111 3x3/2
+ * pool 211 -> 128 us alone, one thread, Zen 5). Without fused tail ops the rows are stored straight into
  * the output plane; with them, into a plane block of workspace that one
  * flat loop per row hands to the epilogue (templates.h), which O3
  * vectorizes.
@@ -146,14 +151,15 @@ static LLVMValueRef pad_value(rt_jit_lower_t *L, bool is_max, int32_t vw) {
 
 /* Input elements [i0, i0 + sw*vw) of row `src` (i0 a multiple of sw*vw;
  * `tail`: lanes past W load -inf) to the phase rows at `dst` (row r of
- * phase 0; phase px is px*hp*wq further). */
+ * phase 0; phase px is px*hp*wq further). For a maximum, *nan (a vw x i1
+ * vector) gains the lanes where an element loaded is NaN. */
 static void copy_chunk(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef src, LLVMValueRef dst,
-                       LLVMValueRef i0, bool tail) {
+                       LLVMValueRef i0, bool tail, LLVMValueRef *nan) {
   LLVMBuilderRef B = L->b;
   const int32_t vw = g->vw;
   LLVMValueRef ninf = pad_value(L, g->is_max, vw);
   const int64_t tail_start = g->w / (g->sw * vw) * (g->sw * vw);
-  LLVMValueRef v[2];
+  LLVMValueRef v[2] = {NULL, NULL};
   for (int64_t e = 0; e < g->sw; ++e) {
     LLVMValueRef off = LLVMBuildAdd(B, i0, rt_jit_i64(L, e * vw), "");
     if (!tail) {
@@ -165,6 +171,7 @@ static void copy_chunk(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef src
                      : k <= 0 ? ninf : rt_jit_tpl_masked_load(L, src, off, rt_jit_tpl_lanes_mask(L, k, vw), ninf, vw);
     }
   }
+  if (g->is_max) *nan = LLVMBuildOr(B, *nan, LLVMBuildFCmp(B, LLVMRealUNO, v[0], v[g->sw - 1], ""), "");
   if (g->sw == 1) {
     rt_jit_tpl_storev(L, v[0], dst, LLVMBuildAdd(B, i0, rt_jit_i64(L, g->pl), ""));
     return;
@@ -179,22 +186,28 @@ static void copy_chunk(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef src
   }
 }
 
-/* The plane (n, c) of an input in memory into the phase images xp. */
-static void copy_raw(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef src0, LLVMValueRef xp) {
+/* The plane (n, c) of an input in memory into the phase images xp;
+ * returns whether an element of it is NaN (an i1; false for a sum). */
+static LLVMValueRef copy_raw(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef src0, LLVMValueRef xp) {
   LLVMBuilderRef B = L->b;
   const int64_t span = g->sw * g->vw, nwhole = g->w / span;
+  LLVMValueRef none = LLVMConstNull(LLVMVectorType(L->i1, (unsigned)g->vw));
   rt_jit_loop_t li, lk;
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->h), 0, NULL, &li);
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->h), 1, &none, &li);
+  LLVMValueRef nan = li.carry[0];
   LLVMValueRef src = rt_jit_tpl_gep(L, src0, LLVMBuildMul(B, li.iv, rt_jit_i64(L, g->w), ""));
   LLVMValueRef dst =
       rt_jit_tpl_gep(L, xp, LLVMBuildMul(B, LLVMBuildAdd(B, li.iv, rt_jit_i64(L, g->pt), ""), rt_jit_i64(L, g->wq), ""));
   if (nwhole > 0) {
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nwhole), 0, NULL, &lk);
-    copy_chunk(L, g, src, dst, LLVMBuildMul(B, lk.iv, rt_jit_i64(L, span), ""), false);
-    rt_jit_loop_end(L, &lk, NULL);
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nwhole), 1, &nan, &lk);
+    LLVMValueRef next = lk.carry[0];
+    copy_chunk(L, g, src, dst, LLVMBuildMul(B, lk.iv, rt_jit_i64(L, span), ""), false, &next);
+    rt_jit_loop_end(L, &lk, &next);
+    nan = lk.carry[0];
   }
-  if (g->w % span) copy_chunk(L, g, src, dst, rt_jit_i64(L, nwhole * span), true);
-  rt_jit_loop_end(L, &li, NULL);
+  if (g->w % span) copy_chunk(L, g, src, dst, rt_jit_i64(L, nwhole * span), true, &nan);
+  rt_jit_loop_end(L, &li, &nan);
+  return rt_jit_intrinsic(L, "llvm.vector.reduce.or", li.carry[0], NULL, NULL);
 }
 
 /* The plane (n, c) of an input computed by fused producers: element by
@@ -221,9 +234,11 @@ static rt_status_t copy_elem(rt_jit_lower_t *L, const pool_geom_t *g, const rt_i
 
 /* nv output vectors of row oh from column col0 (i64 value): the maximum
  * over the taps, stored at dst + oh*ow + col0 (the last one masked to
- * `last` lanes when last < vw). */
+ * `last` lanes when last < vw). The maximum is llvm.maximum where the
+ * plane may hold a NaN (`exact`: six instructions on x86), else one
+ * vmaxps: (x > acc) ? x : acc. */
 static void pool_vectors(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef xp, LLVMValueRef dst, LLVMValueRef oh,
-                         LLVMValueRef col0, int32_t nv, int64_t last) {
+                         LLVMValueRef col0, int32_t nv, int64_t last, bool exact) {
   LLVMBuilderRef B = L->b;
   const int32_t vw = g->vw;
   LLVMValueRef acc[POOL_GROUP];
@@ -235,8 +250,13 @@ static void pool_vectors(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef x
       LLVMValueRef base = LLVMBuildAdd(B, row0, rt_jit_i64(L, off), "");
       for (int32_t v = 0; v < nv; ++v) {
         LLVMValueRef x = rt_jit_tpl_loadv(L, xp, LLVMBuildAdd(B, base, rt_jit_i64(L, (int64_t)v * vw), ""), vw);
-        acc[v] = g->is_max ? rt_jit_intrinsic(L, "llvm.maximum", acc[v], x, NULL)
-                           : rt_jit_fast(LLVMBuildFAdd(B, acc[v], x, ""));
+        if (!g->is_max) {
+          acc[v] = rt_jit_fast(LLVMBuildFAdd(B, acc[v], x, ""));
+        } else if (exact) {
+          acc[v] = rt_jit_intrinsic(L, "llvm.maximum", acc[v], x, NULL);
+        } else {
+          acc[v] = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOGT, x, acc[v], ""), x, acc[v], "");
+        }
       }
     }
   }
@@ -256,7 +276,7 @@ static void pool_vectors(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef x
 }
 
 /* Every output row of one plane into dst (oh*ow floats, rows compact). */
-static void pool_plane(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef xp, LLVMValueRef dst) {
+static void pool_plane(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef xp, LLVMValueRef dst, bool exact) {
   const int64_t nfull = g->ow / g->vw, tail = g->ow % g->vw;
   const int64_t ngroup = nfull / POOL_GROUP, rest = nfull % POOL_GROUP;
   rt_jit_loop_t lr, lg;
@@ -264,13 +284,14 @@ static void pool_plane(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef xp,
   if (ngroup > 0) {
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, ngroup), 0, NULL, &lg);
     LLVMValueRef col = LLVMBuildMul(L->b, lg.iv, rt_jit_i64(L, (int64_t)POOL_GROUP * g->vw), "");
-    pool_vectors(L, g, xp, dst, lr.iv, col, POOL_GROUP, g->vw);
+    pool_vectors(L, g, xp, dst, lr.iv, col, POOL_GROUP, g->vw, exact);
     rt_jit_loop_end(L, &lg, NULL);
   }
   /* The vectors left: the whole ones, then the partial last one, together. */
   const int32_t nv = (int32_t)(rest + (tail > 0));
   if (nv > 0) {
-    pool_vectors(L, g, xp, dst, lr.iv, rt_jit_i64(L, ngroup * POOL_GROUP * g->vw), nv, tail > 0 ? tail : g->vw);
+    pool_vectors(L, g, xp, dst, lr.iv, rt_jit_i64(L, ngroup * POOL_GROUP * g->vw), nv, tail > 0 ? tail : g->vw,
+                 exact);
   }
   rt_jit_loop_end(L, &lr, NULL);
 }
@@ -363,15 +384,26 @@ rt_status_t rt_jit_tpl_pool(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const
   rt_jit_loop_begin(L, lo, hi, 0, NULL, &lp);
   LLVMValueRef n = LLVMBuildUDiv(B, lp.iv, rt_jit_i64(L, g.c), "");
   LLVMValueRef c = LLVMBuildURem(B, lp.iv, rt_jit_i64(L, g.c), "");
+  /* Whether the plane may hold a NaN: then the maximum that propagates it
+   * (the reference's), else the one-instruction one. */
+  LLVMValueRef nan = LLVMConstInt(L->i1, 1, 0);
   if (rt_jit_tpl_raw(L, x)) {
-    copy_raw(L, &g, rt_jit_tpl_gep(L, rt_jit_node(L, x)->data, LLVMBuildMul(B, lp.iv, rt_jit_i64(L, plane_in), "")), xp);
+    nan = copy_raw(L, &g, rt_jit_tpl_gep(L, rt_jit_node(L, x)->data, LLVMBuildMul(B, lp.iv, rt_jit_i64(L, plane_in), "")), xp);
   } else {
     RT_RETURN_IF_ERROR(copy_elem(L, &g, x, n, c, xp));
   }
-  if (!tail_ops) {
-    pool_plane(L, &g, xp, rt_jit_tpl_gep(L, data, LLVMBuildMul(B, lp.iv, rt_jit_i64(L, plane_out), "")));
+  LLVMValueRef pdst = tail_ops ? ob : rt_jit_tpl_gep(L, data, LLVMBuildMul(B, lp.iv, rt_jit_i64(L, plane_out), ""));
+  if (g.is_max && !LLVMIsConstant(nan)) {
+    rt_jit_if_t has_nan;
+    rt_jit_if_begin(L, nan, &has_nan);
+    pool_plane(L, &g, xp, pdst, true);
+    rt_jit_if_else(L, &has_nan, NULL);
+    pool_plane(L, &g, xp, pdst, false);
+    (void)rt_jit_if_end(L, &has_nan, NULL);
   } else {
-    pool_plane(L, &g, xp, ob);
+    pool_plane(L, &g, xp, pdst, true);
+  }
+  if (tail_ops) {
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g.oh), 0, NULL, &lr);
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g.ow), 0, NULL, &lc);
     LLVMValueRef v = rt_jit_tpl_loadf(L, ob, LLVMBuildAdd(B, LLVMBuildMul(B, lr.iv, rt_jit_i64(L, g.ow), ""), lc.iv, ""));

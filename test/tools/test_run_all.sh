@@ -92,6 +92,36 @@ if "$relayrt" run "$tmp/tr.relay" --executor all --repeat 1 > "$tmp/out" 2> "$tm
    grep -q '^graph and vm agree with debug within' "$tmp/out"; then ok
 else bad "tr.relay at the default tolerance: $(cat "$tmp/out" "$tmp/err")"; fi
 
+# NaN: a NaN where the reference has one agrees, one where it has none
+# does not. A max pool propagates the NaNs of its windows (the template's
+# path for planes that hold one), the other planes take the fast maximum.
+printf '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(1, 4, 9, 9), float32]) {\n  nn.max_pool2d(%%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])\n}\n' > "$tmp/mp.relay"
+$py -c "
+import numpy as np
+x = np.random.default_rng(3).standard_normal((1, 4, 9, 9)).astype(np.float32)
+x[0, 1, 4, 5] = np.nan
+np.save('$tmp/mpx.npy', x)"
+if "$relayrt" run "$tmp/mp.relay" --input x="$tmp/mpx.npy" --executor all --repeat 1 --out "$tmp/mpout" > "$tmp/out" 2> "$tmp/err" &&
+   grep -q '^graph and vm agree with debug within' "$tmp/out" &&
+   $py - "$tmp/mpout" "$tmp/mpx.npy" <<'PY'
+import numpy as np, sys
+x = np.load(sys.argv[2])
+for k in ("debug", "graph", "vm"):
+    y = np.load(sys.argv[1] + "/%s/output_0.npy" % k)
+    # input (4, 5) lies in the windows of outputs rows 2 (rows 3-5) and
+    # columns 2-3 (columns 3-5, 5-7) of channel 1, padding 1, stride 2
+    nan = np.zeros(y.shape, bool)
+    nan[0, 1, 2, 2:4] = True
+    assert (np.isnan(y) == nan).all(), (k, np.argwhere(np.isnan(y)))
+    want = np.full(y.shape, -np.inf, np.float32)
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+    for i in range(5):
+        for j in range(5):
+            want[0, :, i, j] = xp[0, :, 2 * i:2 * i + 3, 2 * j:2 * j + 3].max(axis=(1, 2))
+    assert np.array_equal(y[~nan], want[~nan]), k
+PY
+then ok; else bad "run --executor all with a NaN: $(cat "$tmp/out" "$tmp/err")"; fi
+
 # Usage errors (exit 2).
 expect_rc 2 "--profile times the kernels of --executor graph, not 'all'" "$relayrt" run --executor all --profile
 expect_rc 2 "--trace-values steps --executor debug, not 'all'" "$relayrt" run --executor all --trace-values
