@@ -548,8 +548,11 @@ static rt_status_t direct_tile_epi(rt_jit_lower_t *L, const direct_epi_t *e, int
  * B panel stays in L1) the full row tiles [t_lo, t_hi), then, where tail
  * is not NULL, the partial row tile mfull (mtail rows). Blocks after the
  * first add to the C tiles the earlier ones stored. With `epi` (the last
- * K block) the tiles go through the epilogue instead of being stored. */
-static rt_status_t direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, int32_t nv, int32_t vw, int64_t K,
+ * K block) the tiles go through the epilogue instead of being stored. q
+ * tile j starts at column j*qstep; the tiles are nv vectors wide (nv*vw
+ * <= qstep: the last tile of a row narrower than the others). */
+static rt_status_t direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, int32_t nv, int32_t vw, int64_t qstep,
+                                int64_t K,
                                 LLVMValueRef k0, int64_t kk, LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef tail,
                                 int64_t mfull, LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef abase,
                                 LLVMValueRef xp, LLVMValueRef tab, int64_t bstride, LLVMValueRef wsc, int64_t qpad,
@@ -562,7 +565,7 @@ static rt_status_t direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, in
   LLVMValueRef q0 = NULL;
   if (q_outer) {
     rt_jit_loop_begin(L, q_lo, q_hi, 0, NULL, &lq);
-    q0 = LLVMBuildMul(B, lq.iv, rt_jit_i64(L, (int64_t)vw * nv), "");
+    q0 = LLVMBuildMul(B, lq.iv, rt_jit_i64(L, qstep), "");
   }
   for (int32_t part = 0; part < 2; ++part) {
     const int32_t rows = part == 0 ? mr : mtail;
@@ -583,7 +586,7 @@ static rt_status_t direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, in
     }
     if (!q_outer) {
       rt_jit_loop_begin(L, q_lo, q_hi, 0, NULL, &lq);
-      q0 = LLVMBuildMul(B, lq.iv, rt_jit_i64(L, (int64_t)vw * nv), "");
+      q0 = LLVMBuildMul(B, lq.iv, rt_jit_i64(L, qstep), "");
     }
     LLVMValueRef c = rt_jit_tpl_gep(L, wsc, LLVMBuildAdd(B, LLVMBuildMul(B, i0, rt_jit_i64(L, qpad), ""), q0, ""));
     if (epi) {
@@ -607,7 +610,8 @@ static rt_status_t direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, in
 
 /* The task's tiles over all of K, in blocks of kc (the last one shorter);
  * with epi, the last block through the epilogue. */
-static rt_status_t direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mtail, int32_t nv, int32_t vw, int64_t K,
+static rt_status_t direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mtail, int32_t nv, int32_t vw, int64_t qstep,
+                                int64_t K,
                                 int64_t kc, LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef tail, int64_t mfull,
                                 LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef abase, LLVMValueRef xp,
                                 LLVMValueRef tab, int64_t bstride, LLVMValueRef wsc, int64_t qpad, bool q_outer,
@@ -617,22 +621,22 @@ static rt_status_t direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mtail, in
    * when that one takes the epilogue. */
   const int64_t nloop = epi && !krem ? nfull - 1 : nfull;
   if (nloop == 1) {
-    RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, K, rt_jit_i64(L, 0), kc, t_lo, t_hi, tail, mfull, q_lo,
+    RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, qstep, K, rt_jit_i64(L, 0), kc, t_lo, t_hi, tail, mfull, q_lo,
                                     q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, NULL));
   } else if (nloop > 1) {
     rt_jit_loop_t lk;
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nloop), 0, NULL, &lk);
-    RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, K, LLVMBuildMul(L->b, lk.iv, rt_jit_i64(L, kc), ""), kc,
+    RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, qstep, K, LLVMBuildMul(L->b, lk.iv, rt_jit_i64(L, kc), ""), kc,
                                     t_lo, t_hi, tail, mfull, q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer,
                                     NULL));
     rt_jit_loop_end(L, &lk, NULL);
   }
   if (nloop < nfull) {
-    RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, K, rt_jit_i64(L, nloop * kc), kc, t_lo, t_hi, tail, mfull,
+    RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, qstep, K, rt_jit_i64(L, nloop * kc), kc, t_lo, t_hi, tail, mfull,
                                     q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, epi));
   }
   if (krem) {
-    RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, K, rt_jit_i64(L, nfull * kc), krem, t_lo, t_hi, tail,
+    RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, qstep, K, rt_jit_i64(L, nfull * kc), krem, t_lo, t_hi, tail,
                                     mfull, q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, epi));
   }
   return RT_OK;
@@ -754,11 +758,26 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   const direct_epi_t epi = {.anchor = p->anchor, .out = out, .data = data, .n = n,
                             .obase = LLVMBuildMul(B, gi, rt_jit_i64(L, M), ""), .qn = qn, .ow = c->ow,
                             .tailc = cblock ? NULL : wsc};
-  RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, K, kc, t_lo, t_full, tail, mfull, qa_lo, qa_hi, abase, xa,
-                                  tab, 0, wsc, qpad, q_outer, vepi ? &epi : NULL));
+  /* The last q tile, where its valid columns fit fewer vectors, is that
+   * many wide (13x13: 169 = 5*32 + 9 columns computed as 5*32 + 16 where
+   * 6*32 were; 28x28: 24*32 + 16). */
+  const int32_t nv_last = (int32_t)((qn - (qt - 1) * nw + vw - 1) / vw);
+  const bool narrow = nv_last < nv;
+  const direct_epi_t *ep = vepi ? &epi : NULL;
+  if (!narrow || xb) {
+    RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, nw, K, kc, t_lo, t_full, tail, mfull, qa_lo, qa_hi, abase,
+                                    xa, tab, 0, wsc, qpad, q_outer, ep));
+  } else {
+    LLVMValueRef last = rt_jit_i64(L, qt - 1);
+    RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, nw, K, kc, t_lo, t_full, tail, mfull, qa_lo,
+                                    rt_jit_min(L, qa_hi, last), abase, xa, tab, 0, wsc, qpad, q_outer, ep));
+    RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv_last, vw, nw, K, kc, t_lo, t_full, tail, mfull,
+                                    rt_jit_max(L, qa_lo, last), qa_hi, abase, xa, tab, 0, wsc, qpad, q_outer, ep));
+  }
   if (xb) {
-    RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, K, kc, t_lo, t_full, tail, mfull, qb_lo, qb_hi, abase, xb,
-                                    NULL, nw, wsc, qpad, q_outer, vepi ? &epi : NULL));
+    /* In place, the partial tile is the last one, alone in this range. */
+    RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, narrow ? nv_last : nv, vw, nw, K, kc, t_lo, t_full, tail, mfull,
+                                    qb_lo, qb_hi, abase, xb, NULL, nw, wsc, qpad, q_outer, ep));
   }
   if (!vepi) {
     RT_RETURN_IF_ERROR(direct_epilogue(L, p, out, data, c, M, mr, wq, qn, nw, qpad, t_lo, t_hi, q_lo, q_hi, n, gi,
