@@ -204,10 +204,11 @@ static const case_t kCases[] = {
      CONV "(%x, %w, strides=[2, 2], padding=[1, 1], kernel_layout=\"OIHW16o\")", "conv2d.im2colT_pack"},
     {"%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(1, 3, 1, 1, 16), float32]",
      "tanh(" CONV "(%x, %w, kernel_layout=\"OIHW16o\"))", "conv2d.im2colT_pack"},
-    /* panels of 32 (OIHW32o: DensePack for the 16-lane templates) */
+    /* panels of 32 (OIHW32o: DensePack for the 16-lane templates); at 7x7
+     * the 49 rows in 7 tiles of 7 on 16 lanes */
     {"%x: Tensor[(2, 40, 7, 7), float32], %w: Tensor[(2, 40, 1, 1, 32), float32], %b: Tensor[(64, 1, 1), float32], %r: Tensor[(2, 64, 7, 7), float32]",
      "nn.relu(add(%r, add(" CONV "(%x, %w, channels=64, kernel_size=[1, 1], kernel_layout=\"OIHW32o\"), %b)))",
-     "conv2d.im2colT_pack"},
+     "conv2d.im2colT_pack.3x32|conv2d.im2colT_pack.7x32"},
     {"%x: Tensor[(1, 24, 13, 13), float32], %w: Tensor[(3, 24, 1, 1, 32), float32]",
      CONV "(%x, %w, strides=[2, 2], padding=[1, 1], kernel_layout=\"OIHW32o\")", "conv2d.im2colT_pack"},
     /* a 3x3 kernel in panels lowers generically */
