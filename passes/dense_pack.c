@@ -148,8 +148,9 @@ static rt_status_t rewrite_conv(dp_ctx *dp, rt_ir_expr_t *orig, rt_ir_expr_t *e,
   const int64_t o = p.out_channels, c = p.kernel_i;
   const bool strided = p.strides[0] > 1 || p.strides[1] > 1;
   const int32_t panel = panel_for(dp, o, false);
-  if (p.groups != 1 || ws[2] != 1 || ws[3] != 1 || o % panel != 0 ||
-      !rt_ir_conv1x1_gemm_swapped(c, o, p.out_size[0] * p.out_size[1], strided, dp->lanes)) {
+  const int64_t kh = ws[2], kw = ws[3], k = c * kh * kw;
+  if (p.groups != 1 || o % panel != 0 ||
+      !rt_ir_conv_gemm_swapped(c, o, kh, kw, p.out_size[0] * p.out_size[1], strided, dp->lanes)) {
     return RT_OK;
   }
   rt_ir_expr_t *w = e->call.args[1];
@@ -157,12 +158,13 @@ static rt_status_t rewrite_conv(dp_ctx *dp, rt_ir_expr_t *orig, rt_ir_expr_t *e,
   if (!packed) {
     char buf[96];
     packed = w;
-    snprintf(buf, sizeof buf, "[%lld, %d, %lld]", (long long)(o / panel), panel, (long long)c);
+    snprintf(buf, sizeof buf, "[%lld, %d, %lld]", (long long)(o / panel), panel, (long long)k);
     const char *rk[1] = {"newshape"}, *rv[1] = {buf};
     RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_RESHAPE, 1, &packed, 1, rk, rv, &packed));
     const char *tk[1] = {"axes"}, *tv[1] = {"[0, 2, 1]"};
     RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_TRANSPOSE, 1, &packed, 1, tk, tv, &packed));
-    snprintf(buf, sizeof buf, "[%lld, %lld, 1, 1, %d]", (long long)(o / panel), (long long)c, panel);
+    snprintf(buf, sizeof buf, "[%lld, %lld, %lld, %lld, %d]", (long long)(o / panel), (long long)c, (long long)kh,
+             (long long)kw, panel);
     RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, e->span, RT_OP_RESHAPE, 1, &packed, 1, rk, rv, &packed));
     remember(dp, w, KIND_CONV, packed);
   }

@@ -353,6 +353,16 @@ bool rt_ir_conv1x1_gemm_swapped(int64_t in_per_group, int64_t out_per_group, int
   return out_pixels <= 196 || (out_pixels <= 784 && in_per_group >= 256);
 }
 
+/* A k x k kernel: on 16 lanes with at most 64 output pixels (7x7, 8x8),
+ * where the direct template's vectors of pixels run a quarter empty (49
+ * of 64 lanes: ResNet's 3x3 layers at 7x7, 0.65-0.69 of the peak in
+ * resnet18) and a 7-row GEMM tile fills all 49 rows. */
+bool rt_ir_conv_gemm_swapped(int64_t in_channels, int64_t out_channels, int64_t kh, int64_t kw,
+                             int64_t out_pixels, bool strided, int32_t lanes) {
+  if (kh == 1 && kw == 1) return rt_ir_conv1x1_gemm_swapped(in_channels, out_channels, out_pixels, strided, lanes);
+  return lanes >= 16 && out_channels >= 64 && in_channels >= 16 && out_pixels <= 64;
+}
+
 static rt_status_t conv_rel(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
   const rt_ir_type_t *x, *w;
   RT_RETURN_IF_ERROR(rt_ir_op_tensor_arg(ctx, 0, &x));

@@ -119,6 +119,11 @@ RT_MUST_USE_RESULT rt_status_t rt_ir_plan_conv(const rt_ir_op_t *op,
  * rt_pass_template_lanes); measured in ir/op/conv.c. */
 bool rt_ir_conv1x1_gemm_swapped(int64_t in_per_group, int64_t out_per_group, int64_t out_pixels,
                                 bool strided, int32_t lanes);
+/* The same for a convolution of groups 1 with a KH x KW kernel (1x1:
+ * rt_ir_conv1x1_gemm_swapped): A is then its input's taps, read from a
+ * zero-padded copy through tables of pixels and taps. */
+bool rt_ir_conv_gemm_swapped(int64_t in_channels, int64_t out_channels, int64_t kh, int64_t kw,
+                             int64_t out_pixels, bool strided, int32_t lanes);
 
 /* ---- pools (pool.c) ---------------------------------------------------- */
 

@@ -56,7 +56,10 @@
  * transposed in registers (dense.c). conv2d.im2colT_pack: the same for a
  * weight packed at build time in panels of vw*nv output channels
  * (nn.conv2d's kernel_layout OIHW16o, passes/dense_pack.c), B read in
- * place.
+ * place; with a k x k kernel (DensePack packs those of small images on
+ * 16 lanes) A is packed from a zero-padded copy of the input that each
+ * task makes, through a table of padded pixel offsets (the stride) and
+ * one of tap offsets (input channel, kh, kw: the dilation).
  *
  * The epilogue (bias, scale, relu, residual add...) runs on the task's part
  * of the C block, per output element, as everywhere (templates.h), except
@@ -137,6 +140,10 @@ bool rt_jit_tpl_conv2d_attrs(const rt_ir_expr_t *call, rt_jit_conv2d_t *c) {
 typedef struct conv_ctx_t {
   rt_jit_conv2d_t c;
   const rt_ir_expr_t *x, *w;
+  /* conv2d.im2colT of a k x k kernel: the task's zero-padded copy of the
+   * input, (N*C, hp, wp), or NULL. */
+  LLVMValueRef xpad;
+  int64_t hp, wp;
 } conv_ctx_t;
 
 /* Element (n, ci, ih, iw) of the input, 0 outside the image. */
@@ -211,6 +218,69 @@ static LLVMValueRef x_rows(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g) {
   LLVMValueRef init = LLVMConstArray(L->i32, vals, (unsigned)g->m);
   rt_mem_free(vals);
   return rt_jit_private_constant(L, init, "pixels");
+}
+
+/* conv2d.im2colT of a k x k kernel: A(i, k) of group b is the padded
+ * plane of input channel c = k / (KH*KW) at the tap (kh, kw) of output
+ * pixel i: xpad's plane of (n, gi*C/G) + rows[i] + koff[k], rows[i] =
+ * oh*SH*wp + ow*SW, koff[k] = c*hp*wp + kh*DH*wp + kw*DW. */
+static LLVMValueRef xpad_group_base(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMValueRef b) {
+  const conv_ctx_t *cc = g->user;
+  LLVMValueRef n = LLVMBuildUDiv(L->b, b, rt_jit_i64(L, cc->c.g), "");
+  LLVMValueRef gi = LLVMBuildURem(L->b, b, rt_jit_i64(L, cc->c.g), "");
+  LLVMValueRef ch = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, n, rt_jit_i64(L, cc->c.c), ""),
+                                 LLVMBuildMul(L->b, gi, rt_jit_i64(L, cc->c.cg), ""), "");
+  return rt_jit_tpl_gep(L, cc->xpad, LLVMBuildMul(L->b, ch, rt_jit_i64(L, cc->hp * cc->wp), ""));
+}
+
+/* A constant i32 table of n entries, f(i) each. */
+static LLVMValueRef i32_table(rt_jit_lower_t *L, int64_t n, int64_t (*f)(const conv_ctx_t *, int64_t),
+                              const conv_ctx_t *cc, const char *tag) {
+  LLVMValueRef *vals = rt_mem_alloc((size_t)n * sizeof *vals);
+  if (!vals) return NULL;
+  for (int64_t i = 0; i < n; ++i) vals[i] = LLVMConstInt(L->i32, (unsigned long long)f(cc, i), 0);
+  LLVMValueRef init = LLVMConstArray(L->i32, vals, (unsigned)n);
+  rt_mem_free(vals);
+  return rt_jit_private_constant(L, init, tag);
+}
+
+static int64_t xpad_row(const conv_ctx_t *cc, int64_t i) {
+  return (i / cc->c.ow) * cc->c.sh * cc->wp + (i % cc->c.ow) * cc->c.sw;
+}
+
+static int64_t xpad_step(const conv_ctx_t *cc, int64_t k) {
+  const rt_jit_conv2d_t *c = &cc->c;
+  const int64_t khw = c->kh * c->kw, t = k % khw;
+  return (k / khw) * cc->hp * cc->wp + (t / c->kw) * c->dh * cc->wp + (t % c->kw) * c->dw;
+}
+
+static LLVMValueRef xpad_rows(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g) {
+  return i32_table(L, g->m, xpad_row, g->user, "pixels");
+}
+
+static LLVMValueRef xpad_koff(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g) {
+  return i32_table(L, g->k, xpad_step, g->user, "taps");
+}
+
+/* The zero-padded copy of an input in memory: zeros, then each input row
+ * one copy into its padded row. */
+static void copy_padded(rt_jit_lower_t *L, const conv_ctx_t *cc) {
+  LLVMBuilderRef B = L->b;
+  const rt_jit_conv2d_t *c = &cc->c;
+  const int64_t planes = c->n * c->c, hpwp = cc->hp * cc->wp;
+  LLVMBuildMemSet(B, cc->xpad, LLVMConstInt(L->i8, 0, 0), rt_jit_i64(L, planes * hpwp * 4), 4);
+  rt_jit_loop_t lp, lr;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, planes), 0, NULL, &lp);
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->h), 0, NULL, &lr);
+  LLVMValueRef dst = LLVMBuildAdd(B, LLVMBuildMul(B, lp.iv, rt_jit_i64(L, hpwp), ""),
+                                  LLVMBuildAdd(B, LLVMBuildMul(B, lr.iv, rt_jit_i64(L, cc->wp), ""),
+                                               rt_jit_i64(L, c->pt * cc->wp + c->pl), ""), "");
+  LLVMValueRef src = LLVMBuildAdd(B, LLVMBuildMul(B, lp.iv, rt_jit_i64(L, c->h * c->w), ""),
+                                  LLVMBuildMul(B, lr.iv, rt_jit_i64(L, c->w), ""), "");
+  LLVMBuildMemCpy(B, rt_jit_tpl_gep(L, cc->xpad, dst), 4, rt_jit_tpl_gep(L, rt_jit_node(L, cc->x)->data, src), 4,
+                  rt_jit_i64(L, c->w * 4));
+  rt_jit_loop_end(L, &lr, NULL);
+  rt_jit_loop_end(L, &lp, NULL);
 }
 
 /* A weight packed in panels of vw*nv output channels (conv2d.im2colT),
@@ -1263,6 +1333,28 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
       } else {
         g.b_base = w_group_base;
       }
+    }
+    /* A k x k kernel on an input in memory: each task copies the input
+     * zero-padded (up to 16 MiB; offsets in i32) and packs A from it by
+     * two tables (pixels, taps); else A element by element. */
+    cc.hp = c->h + c->pt + c->pb, cc.wp = c->w + c->pl + c->pr;
+    const int64_t pad_bytes = c->n * c->c * cc.hp * cc.wp * 4;
+    if ((c->kh > 1 || c->kw > 1) && rt_jit_tpl_raw(L, cc.x) && pad_bytes <= (16 << 20) && g.m <= 65536 &&
+        g.k <= 65536) {
+      cc.xpad = rt_jit_tpl_ws_alloc(L, pad_bytes);
+      rt_jit_if_t have;
+      rt_jit_if_begin(L, LLVMBuildIsNotNull(L->b, cc.xpad, ""), &have);
+      copy_padded(L, &cc);
+      g.a_base = xpad_group_base;
+      g.a_ld = 0;
+      g.a_rows = xpad_rows;
+      g.a_koff = xpad_koff;
+      RT_RETURN_IF_ERROR(rt_jit_tpl_gemm_core(L, &g, task, ntasks));
+      rt_jit_if_else(L, &have, NULL);
+      rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "out of workspace memory (conv2d.im2colT)");
+      (void)rt_jit_if_end(L, &have, NULL);
+      rt_jit_tpl_ws_free(L, cc.xpad);
+      return RT_OK;
     }
     return rt_jit_tpl_gemm_core(L, &g, task, ntasks);
   }

@@ -324,10 +324,11 @@ static bool plan_conv2d(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_
   /* 1x1 convolutions with the GEMM's operands swapped (conv2d.c:
    * conv2d.im2colT) by the rule in ir/op/conv.c, which the weight packing
    * (passes/dense_pack.c) follows too; a weight packed in panels
-   * (kernel_layout OIHW16o / OIHW32o) takes it whatever the shape, with a tile as
-   * wide as its panels. */
-  const bool swap = c.kh == 1 && c.kw == 1 &&
-                    (c.wpack || rt_ir_conv1x1_gemm_swapped(c.cg, c.og, c.oh * c.ow, !direct, fam->vw));
+   * (kernel_layout OIHW16o / OIHW32o, any kernel size: DensePack packs
+   * the 3x3 layers of small images too, rt_ir_conv_gemm_swapped) takes
+   * it whatever the shape, with a tile as wide as its panels. */
+  const bool swap = c.wpack || (c.kh == 1 && c.kw == 1 &&
+                                rt_ir_conv1x1_gemm_swapped(c.cg, c.og, c.oh * c.ow, !direct, fam->vw));
   const int64_t px = c.oh * c.ow;
   if (swap) {
     const tile_t *t = pick_gemm_tile_of_width(px, c.og, c.wpack, fam);
@@ -338,7 +339,6 @@ static bool plan_conv2d(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_
     p->name = c.wpack ? packed_im2colt_name(t->im2colt) : t->im2colt;
     return true;
   }
-  if (c.wpack) return false; /* not a 1x1 kernel: generic */
   if (c.cg == 1 && c.og == 1 && direct) {
     p->kind = RT_JIT_TPL_CONV_DW;
     p->mr = 1;

@@ -233,6 +233,10 @@ typedef struct rt_jit_gemm_core_t {
   LLVMValueRef (*a_base)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b);
   LLVMValueRef (*a_rows)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g);
   int64_t a_ld;
+  /* Optional with a_rows: step k at a_koff[k] instead of k * a_ld (a
+   * constant table of K i32 offsets: conv2d.im2colT of a k x k kernel,
+   * tap (c, kh, kw) of its zero-padded input). */
+  LLVMValueRef (*a_koff)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g);
   rt_status_t (*a_elem)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,
                         LLVMValueRef i, LLVMValueRef k, LLVMValueRef *out_value);
   rt_status_t (*b_elem)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b,

@@ -211,9 +211,24 @@ static const case_t kCases[] = {
      "conv2d.im2colT_pack.3x32|conv2d.im2colT_pack.7x32"},
     {"%x: Tensor[(1, 24, 13, 13), float32], %w: Tensor[(3, 24, 1, 1, 32), float32]",
      CONV "(%x, %w, strides=[2, 2], padding=[1, 1], kernel_layout=\"OIHW32o\")", "conv2d.im2colT_pack"},
-    /* a 3x3 kernel in panels lowers generically */
+    /* k x k kernels in panels (DensePack's 3x3 layers of 7x7 images on
+     * 16 lanes): A from a zero-padded copy of the input by tables of
+     * pixels and taps; batch 2, bias, residual and relu; stride 2 with
+     * asymmetric padding; a 5x5 kernel with dilation 2; an input computed
+     * by a fused producer (A element by element); panels of 8 have a tile
+     * only on 8 lanes (else the loops) */
+    {"%x: Tensor[(2, 20, 9, 7), float32], %w: Tensor[(3, 20, 3, 3, 16), float32], %b: Tensor[(48, 1, 1), float32], %r: Tensor[(2, 48, 9, 7), float32]",
+     "nn.relu(add(%r, add(" CONV "(%x, %w, padding=[1, 1], channels=48, kernel_layout=\"OIHW16o\"), %b)))",
+     "conv2d.im2colT_pack"},
+    {"%x: Tensor[(1, 24, 13, 11), float32], %w: Tensor[(2, 24, 3, 3, 32), float32], %b: Tensor[(64, 1, 1), float32]",
+     "nn.relu(add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 0, 1, 1], kernel_layout=\"OIHW32o\"), %b))",
+     "conv2d.im2colT_pack"},
+    {"%x: Tensor[(1, 12, 14, 12), float32], %w: Tensor[(2, 12, 5, 5, 16), float32]",
+     CONV "(%x, %w, padding=[2, 2], dilation=[2, 2], kernel_layout=\"OIHW16o\")", "conv2d.im2colT_pack"},
+    {"%x: Tensor[(1, 16, 7, 7), float32], %w: Tensor[(1, 16, 3, 3, 16), float32]",
+     CONV "(tanh(%x), %w, padding=[1, 1], kernel_layout=\"OIHW16o\")", "conv2d.im2colT_pack"},
     {"%x: Tensor[(1, 8, 5, 5), float32], %w: Tensor[(2, 8, 3, 3, 8), float32]",
-     CONV "(%x, %w, padding=[1, 1], kernel_layout=\"OIHW8o\")", "loops"},
+     CONV "(%x, %w, padding=[1, 1], kernel_layout=\"OIHW8o\")", "conv2d.im2colT|loops"},
     {"%x: Tensor[(1, 8, 11, 11), float32], %w: Tensor[(8, 1, 3, 3), float32]",
      CONV "(%x, %w, strides=[2, 2], padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3])", "conv2d.depthwise"},
     {"%x: Tensor[(1, 7, 13, 10), float32], %w: Tensor[(7, 1, 5, 5), float32]",
