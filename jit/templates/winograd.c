@@ -34,7 +34,8 @@
  *   4. the epilogue (bias, relu, residual add ...: templates.h) inside
  *      the output, from Yb: on vw output channels at a time where the
  *      vector epilogue (epilogue.c) takes the tail ops, else per element.
- * Work splits over ranges of mr-tile units (each task copying only the
+ * Work splits over ranges of units of sub tiles (4 where mr is a multiple
+ * of 4, else mr; each task copying only the
  * input rows its tiles read), or over blocks of output channels where
  * that leaves the busiest task less work. Against the direct template
  * the GEMMs do alpha^2 / m^2 of its m^2 * 9 multiply-adds per tile and
@@ -151,6 +152,7 @@ typedef struct wg_t {
   rt_plan_winograd_t p;
   int64_t m, alpha, a2, cp, hp, wp, ntiles, tb, nw;
   int32_t vw, mr, nv;
+  int32_t sub; /* rows of the tiles after the last whole mr-row one (4 where mr is a multiple of 4, else mr) */
   const rt_ir_expr_t *x, *u;
   LLVMValueRef ob_lo, ob_hi; /* the task's nw-column blocks of output channels */
 } wg_t;
@@ -289,7 +291,7 @@ static LLVMValueRef tile_base(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef t) 
 }
 
 /* Step 1 for the block of `count` tiles from t0: `rows` (count rounded up
- * to mr) rows of Vb, the ones past the block's last tile repeating it
+ * to sub) rows of Vb, the ones past the block's last tile repeating it
  * (their GEMM rows are computed and dropped). */
 static void input_transform(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef t0, LLVMValueRef count,
                             LLVMValueRef rows, LLVMValueRef xp, LLVMValueRef vb) {
@@ -328,7 +330,9 @@ static void input_transform(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef t0, L
 }
 
 /* Step 2: the alpha^2 GEMMs of the block's first `rows` rows (a multiple
- * of mr), mr tiles x nw channels a tile. `bpack` is the panel width P of
+ * of sub), mr tiles x nw channels a tile, the rows after the last whole
+ * one sub at a time (49 tiles: 4 tiles of 12 and one of 4 rows, where 5
+ * of 12 computed 11 rows for nothing). `bpack` is the panel width P of
  * ub when it is the packed weight (alpha, alpha, O/P, C, P), else 0 (ub
  * holds U' (alpha, alpha, C, O)).
  * With P = nw every panel is C x nw contiguous floats in ub and the
@@ -375,15 +379,23 @@ static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef rows, LLVMValue
     }
     rt_jit_loop_end(L, &lc, NULL);
   }
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), LLVMBuildUDiv(B, rows, rt_jit_i64(L, g->mr), ""), 0, NULL, &lr);
-  LLVMValueRef r0 = LLVMBuildAdd(B, erow, LLVMBuildMul(B, lr.iv, rt_jit_i64(L, g->mr), ""), "");
-  LLVMValueRef arow[RT_JIT_TPL_MAX_MR];
-  for (int32_t r = 0; r < g->mr; ++r) {
-    arow[r] = rt_jit_tpl_gep(L, vb, LLVMBuildMul(B, LLVMBuildAdd(B, r0, rt_jit_i64(L, r), ""), rt_jit_i64(L, g->cp), ""));
+  LLVMValueRef whole = LLVMBuildUDiv(B, rows, rt_jit_i64(L, g->mr), "");
+  for (int32_t part = 0; part < (g->sub < g->mr ? 2 : 1); ++part) {
+    /* part 0: whole mr-row tiles; part 1: the rows after them, sub a tile. */
+    const int32_t tr = part == 0 ? g->mr : g->sub;
+    LLVMValueRef first = part == 0 ? rt_jit_i64(L, 0) : LLVMBuildMul(B, whole, rt_jit_i64(L, g->mr), "");
+    LLVMValueRef n = part == 0 ? whole
+                               : LLVMBuildUDiv(B, LLVMBuildSub(B, rows, first, ""), rt_jit_i64(L, g->sub), "");
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), n, 0, NULL, &lr);
+    LLVMValueRef r0 = LLVMBuildAdd(B, LLVMBuildAdd(B, erow, first, ""), LLVMBuildMul(B, lr.iv, rt_jit_i64(L, tr), ""), "");
+    LLVMValueRef arow[RT_JIT_TPL_MAX_MR];
+    for (int32_t r = 0; r < tr; ++r) {
+      arow[r] = rt_jit_tpl_gep(L, vb, LLVMBuildMul(B, LLVMBuildAdd(B, r0, rt_jit_i64(L, r), ""), rt_jit_i64(L, g->cp), ""));
+    }
+    LLVMValueRef c = rt_jit_tpl_gep(L, mb, LLVMBuildAdd(B, LLVMBuildMul(B, r0, rt_jit_i64(L, O), ""), o0, ""));
+    rt_jit_tpl_micro(L, tr, g->nv, g->vw, C, arow, panel, NULL, nw, c, O);
+    rt_jit_loop_end(L, &lr, NULL);
   }
-  LLVMValueRef c = rt_jit_tpl_gep(L, mb, LLVMBuildAdd(B, LLVMBuildMul(B, r0, rt_jit_i64(L, O), ""), o0, ""));
-  rt_jit_tpl_micro(L, g->mr, g->nv, g->vw, C, arow, panel, NULL, nw, c, O);
-  rt_jit_loop_end(L, &lr, NULL);
   rt_jit_loop_end(L, &lo, NULL);
   rt_jit_loop_end(L, &le, NULL);
 }
@@ -502,6 +514,7 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   g.hp = p->th * g.m + g.alpha - g.m, g.wp = p->tw * g.m + g.alpha - g.m;
   g.ntiles = p->th * p->tw;
   g.nw = (int64_t)g.vw * g.nv;
+  g.sub = g.mr > 4 && g.mr % 4 == 0 ? 4 : g.mr;
   /* Tiles per block: every tile of the image when the transformed weight
    * (read once per block) outweighs the V and M buffers of all of them
    * (alpha^2 (Cp + O) floats a tile; ResNet's 256@14x14 and 512@7x7
@@ -520,7 +533,7 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
                      "panels are not whole vectors");
   }
   rt_jit_tpl_wide(L, g.vw);
-  /* Tasks take ranges of units, mr tiles each (an image's tiles in raster
+  /* Tasks take ranges of units, sub tiles each (an image's tiles in raster
    * order, the images one after another), each task copying only the
    * input rows its tiles read; or every task takes every tile and its
    * share of the output channel blocks (each then copies and transforms
@@ -528,22 +541,24 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
    * weight). Whichever gives the busiest task less work: per unit,
    * ceil(units / T) units of O columns each against units units of
    * ceil(blocks / T) blocks, each unit also costing its input transform,
-   * about alpha columns' worth (alpha adds per element of V against the
-   * GEMM's 2 O flops). ResNet-18's 128@28x28 F(4x4) and 256@14x14 F(2x2)
-   * layers have 49 tiles, 5 units of 12: by units one of two tasks does
-   * 3 of them (1.67x at best on two threads), by channels half of 5:
-   * their kernels 760-940 -> 620-650 us at 2 threads (--profile, Zen 5
-   * host; 1 thread 840-960 us). */
-  const int64_t per_img = (g.ntiles + g.mr - 1) / g.mr;
+   * 4 alpha columns' worth (fitted: on 2 threads, each split forced,
+   * resnet50's five 256@14x14 F(2x2) kernels took 2897-2944 us by
+   * channels against 3287-3432 by units, its three 128@28x28 F(4x4) ones
+   * 1494-1793 against 1413-1458, the 64@56x56 ones 1411-1455 against
+   * 1243-1404; --profile, Zen 5 host). With units of 12 tiles the
+   * 49-tile layers had 5 units, 3 on one of two tasks: channels won
+   * there (resnet18's 760-940 -> 620-650 us). */
+  const int64_t per_img = (g.ntiles + g.sub - 1) / g.sub;
   const int64_t units = p->n * per_img;
   const int64_t nob = p->o / g.nw;
   LLVMValueRef one = rt_jit_i64(L, 1), tm1 = LLVMBuildSub(B, ntasks, one, "");
   LLVMValueRef u_per = LLVMBuildSDiv(B, LLVMBuildAdd(B, rt_jit_i64(L, units), tm1, ""), ntasks, "");
   LLVMValueRef ob_per = LLVMBuildSDiv(B, LLVMBuildAdd(B, rt_jit_i64(L, nob), tm1, ""), ntasks, "");
-  LLVMValueRef cost_u = LLVMBuildMul(B, u_per, rt_jit_i64(L, p->o + g.alpha), "");
+  const int64_t xform = 4 * g.alpha;
+  LLVMValueRef cost_u = LLVMBuildMul(B, u_per, rt_jit_i64(L, p->o + xform), "");
   LLVMValueRef cost_c = LLVMBuildMul(B, rt_jit_i64(L, units),
                                      LLVMBuildAdd(B, LLVMBuildMul(B, ob_per, rt_jit_i64(L, g.nw), ""),
-                                                  rt_jit_i64(L, g.alpha), ""), "");
+                                                  rt_jit_i64(L, xform), ""), "");
   LLVMValueRef by_units = LLVMBuildICmp(B, LLVMIntSLE, cost_u, cost_c, "");
   LLVMValueRef u_lo, u_hi, ob_lo, ob_hi;
   rt_jit_tpl_split(L, units, task, ntasks, &u_lo, &u_hi);
@@ -593,15 +608,15 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   /* Images n_lo .. n_hi - 1 hold the task's units; in image n its tiles
    * are [ta, tz), read from padded rows [ty(ta) m, ty(tz - 1) m + alpha),
    * taken in blocks of tb tiles. */
-  LLVMValueRef pim = rt_jit_i64(L, per_img), mr = rt_jit_i64(L, g.mr);
+  LLVMValueRef pim = rt_jit_i64(L, per_img), su = rt_jit_i64(L, g.sub);
   LLVMValueRef n_lo = LLVMBuildUDiv(B, u_lo, pim, "");
   LLVMValueRef n_hi = LLVMBuildUDiv(B, LLVMBuildAdd(B, u_hi, rt_jit_i64(L, per_img - 1), ""), pim, "");
   n_hi = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, u_hi, u_lo, ""), n_hi, n_lo, "");
   rt_jit_loop_t ln, lb;
   rt_jit_loop_begin(L, n_lo, n_hi, 0, NULL, &ln);
   LLVMValueRef first = LLVMBuildMul(B, ln.iv, pim, "");
-  LLVMValueRef ta = LLVMBuildMul(B, rt_jit_max(L, LLVMBuildSub(B, u_lo, first, ""), rt_jit_i64(L, 0)), mr, "");
-  LLVMValueRef tz = rt_jit_min(L, LLVMBuildMul(B, rt_jit_min(L, LLVMBuildSub(B, u_hi, first, ""), pim), mr, ""),
+  LLVMValueRef ta = LLVMBuildMul(B, rt_jit_max(L, LLVMBuildSub(B, u_lo, first, ""), rt_jit_i64(L, 0)), su, "");
+  LLVMValueRef tz = rt_jit_min(L, LLVMBuildMul(B, rt_jit_min(L, LLVMBuildSub(B, u_hi, first, ""), pim), su, ""),
                                rt_jit_i64(L, g.ntiles));
   LLVMValueRef tw = rt_jit_i64(L, p->tw), mv = rt_jit_i64(L, g.m);
   LLVMValueRef y_lo = LLVMBuildMul(B, LLVMBuildUDiv(B, ta, tw, ""), mv, "");
@@ -617,7 +632,7 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), nb, 0, NULL, &lb);
   LLVMValueRef t0 = LLVMBuildAdd(B, ta, LLVMBuildMul(B, lb.iv, rt_jit_i64(L, tb), ""), "");
   LLVMValueRef count = rt_jit_min(L, rt_jit_i64(L, tb), LLVMBuildSub(B, tz, t0, ""));
-  LLVMValueRef rows = LLVMBuildMul(B, LLVMBuildUDiv(B, LLVMBuildAdd(B, count, rt_jit_i64(L, g.mr - 1), ""), mr, ""), mr, "");
+  LLVMValueRef rows = LLVMBuildMul(B, LLVMBuildUDiv(B, LLVMBuildAdd(B, count, rt_jit_i64(L, g.sub - 1), ""), su, ""), su, "");
   input_transform(L, &g, t0, count, rows, xp, vb);
   gemms(L, &g, rows, vb, ub, uraw ? p->pack : 0, pk, mb);
   output_transform(L, &g, count, mb, yb);
