@@ -4,16 +4,33 @@
  * one byte so a successful call always yields a unique, freeable pointer. */
 #include "rt/allocator.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
 #include "runtime/mem.h"
+
+/* Blocks of at least this many bytes start on a 2 MiB boundary and ask the
+ * kernel for transparent huge pages (madvise; a no-op where THP is "never",
+ * automatic where "always"): a fresh block's first touch then faults once
+ * per 2 MiB instead of once per 4 KiB. On a virtual machine a 4 KiB fault
+ * costs several microseconds: FoldConstant's packed 3x3 weights for
+ * resnet18 (8 folds of 9.4 MB each) spent most of 250 ms faulting. */
+#define HUGE_BLOCK ((size_t)4 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
 
 static void *system_alloc(void *self, size_t size, size_t alignment) {
   (void)self;
   /* posix_memalign wants a power-of-two multiple of sizeof(void *). */
   if (alignment < sizeof(void *)) alignment = sizeof(void *);
+  const bool huge = size >= HUGE_BLOCK;
+  if (huge && alignment < HUGE_PAGE) alignment = HUGE_PAGE;
   void *ptr = NULL;
   if (posix_memalign(&ptr, alignment, size ? size : 1) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+  if (huge) (void)madvise(ptr, size & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);
+#endif
   return ptr;
 }
 
