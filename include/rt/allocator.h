@@ -21,7 +21,9 @@ typedef struct rt_allocator_t {
   void (*free)(void *self, void *ptr);
 } rt_allocator_t;
 
-/* The process default: posix_memalign/free. */
+/* The process default: posix_memalign/free; a block of 4 MiB or more is
+ * 2 MiB aligned and advised for transparent huge pages (madvise
+ * MADV_HUGEPAGE), so its first touch faults per 2 MiB, not per 4 KiB. */
 RT_API rt_allocator_t rt_allocator_system(void);
 
 /* Allocates through `allocator`, returning RESOURCE_EXHAUSTED (naming the
