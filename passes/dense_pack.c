@@ -2,9 +2,10 @@
  * matrix into nn.contrib_dense_pack with the weight prepacked in the panel
  * layout the GEMM template reads (jit/templates/dense.c), as TVM's
  * AlterOpLayout does for its x86 dense_pack strategy and ORT its
- * pre-packing, and the 1x1 convolutions that run as the swapped GEMM
- * (conv2d.im2colT) into nn.conv2d with the same panels as an OIHW16o
- * kernel (rewrite_conv below). Dense products:
+ * pre-packing, and the convolutions that run as the swapped GEMM
+ * (conv2d.im2colT: 1x1 ones, and k x k ones of small images on 16 lanes;
+ * rt_ir_conv_gemm_swapped) into nn.conv2d with the same panels as an
+ * OIHW16o kernel (rewrite_conv below). Dense products:
  *   nn.dense(x, W)                      W (N, K)
  *   nn.matmul(x, W, transpose_b=True)   W (N, K)
  *   nn.matmul(x, W)                     W (K, N): transpose(W) first
@@ -120,16 +121,17 @@ static int32_t panel_for(const dp_ctx *dp, int64_t n, bool pad) {
   return dp->panel;
 }
 
-/* ---- 1x1 convolutions ------------------------------------------------------
- * nn.conv2d(x, W) with W (O, C, 1, 1) constant, groups 1, O a multiple of
- * 16, NCHW/OIHW/NCHW float32 with static shapes, of the shapes the
- * templates run as the swapped GEMM (rt_ir_conv1x1_gemm_swapped, ir/op/
+/* ---- convolutions -----------------------------------------------------------
+ * nn.conv2d(x, W) with W (O, C, KH, KW) constant, groups 1, O a multiple
+ * of 16, NCHW/OIHW/NCHW float32 with static shapes, of the shapes the
+ * templates run as the swapped GEMM (rt_ir_conv_gemm_swapped, ir/op/
  * plan_nn.h: output channels are its columns, so W^T is its B), becomes
  *   nn.conv2d(x, Q(W), kernel_layout="OIHW16o", channels=O, ...)
- * with Q(W) = reshape(transpose(reshape(W, [O/16, 16, C]), [0, 2, 1]),
- * [O/16, C, 1, 1, 16]): W[o, c] at [o / 16, c, 0, 0, o % 16], the panels
- * conv2d.im2colT reads in place (dense_pack's (N/16, K, 16) with K = C);
- * OIHW32o likewise with 32 on the 16-lane templates (see above).
+ * with Q(W) = reshape(transpose(reshape(W, [O/16, 16, K]), [0, 2, 1]),
+ * [O/16, C, KH, KW, 16]), K = C*KH*KW: W[o, c, kh, kw] at [o / 16, c, kh,
+ * kw, o % 16], the panels conv2d.im2colT reads in place (dense_pack's
+ * (N/16, K, 16)); OIHW32o likewise with 32 on the 16-lane templates (see
+ * above).
  * Other attributes (strides, padding, dilation, out_dtype) are kept. */
 enum { KIND_DENSE_TB = 0, KIND_DENSE_KN = 1, KIND_CONV = 2 };
 

@@ -206,18 +206,24 @@ static LLVMValueRef x_group_base(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   return rt_jit_tpl_gep(L, rt_jit_node(L, cc->x)->data, LLVMBuildMul(L->b, ch, rt_jit_i64(L, hw), ""));
 }
 
-/* The input pixel (oh*SH)*W + ow*SW of each output pixel oh*OW + ow. */
-static LLVMValueRef x_rows(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g) {
-  const rt_jit_conv2d_t *c = &((const conv_ctx_t *)g->user)->c;
-  LLVMValueRef *vals = rt_mem_alloc((size_t)g->m * sizeof *vals);
+/* A constant i32 table of n entries, f(i) each. */
+static LLVMValueRef i32_table(rt_jit_lower_t *L, int64_t n, int64_t (*f)(const conv_ctx_t *, int64_t),
+                              const conv_ctx_t *cc, const char *tag) {
+  LLVMValueRef *vals = rt_mem_alloc((size_t)n * sizeof *vals);
   if (!vals) return NULL;
-  for (int64_t i = 0; i < g->m; ++i) {
-    const int64_t off = (i / c->ow) * c->sh * c->w + (i % c->ow) * c->sw;
-    vals[i] = LLVMConstInt(L->i32, (unsigned long long)off, 0);
-  }
-  LLVMValueRef init = LLVMConstArray(L->i32, vals, (unsigned)g->m);
+  for (int64_t i = 0; i < n; ++i) vals[i] = LLVMConstInt(L->i32, (unsigned long long)f(cc, i), 0);
+  LLVMValueRef init = LLVMConstArray(L->i32, vals, (unsigned)n);
   rt_mem_free(vals);
-  return rt_jit_private_constant(L, init, "pixels");
+  return rt_jit_private_constant(L, init, tag);
+}
+
+/* The input pixel (oh*SH)*W + ow*SW of each output pixel oh*OW + ow. */
+static int64_t x_row(const conv_ctx_t *cc, int64_t i) {
+  return (i / cc->c.ow) * cc->c.sh * cc->c.w + (i % cc->c.ow) * cc->c.sw;
+}
+
+static LLVMValueRef x_rows(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g) {
+  return i32_table(L, g->m, x_row, g->user, "pixels");
 }
 
 /* conv2d.im2colT of a k x k kernel: A(i, k) of group b is the padded
@@ -231,17 +237,6 @@ static LLVMValueRef xpad_group_base(rt_jit_lower_t *L, const rt_jit_gemm_core_t 
   LLVMValueRef ch = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, n, rt_jit_i64(L, cc->c.c), ""),
                                  LLVMBuildMul(L->b, gi, rt_jit_i64(L, cc->c.cg), ""), "");
   return rt_jit_tpl_gep(L, cc->xpad, LLVMBuildMul(L->b, ch, rt_jit_i64(L, cc->hp * cc->wp), ""));
-}
-
-/* A constant i32 table of n entries, f(i) each. */
-static LLVMValueRef i32_table(rt_jit_lower_t *L, int64_t n, int64_t (*f)(const conv_ctx_t *, int64_t),
-                              const conv_ctx_t *cc, const char *tag) {
-  LLVMValueRef *vals = rt_mem_alloc((size_t)n * sizeof *vals);
-  if (!vals) return NULL;
-  for (int64_t i = 0; i < n; ++i) vals[i] = LLVMConstInt(L->i32, (unsigned long long)f(cc, i), 0);
-  LLVMValueRef init = LLVMConstArray(L->i32, vals, (unsigned)n);
-  rt_mem_free(vals);
-  return rt_jit_private_constant(L, init, tag);
 }
 
 static int64_t xpad_row(const conv_ctx_t *cc, int64_t i) {

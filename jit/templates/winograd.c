@@ -34,10 +34,10 @@
  *   4. the epilogue (bias, relu, residual add ...: templates.h) inside
  *      the output, from Yb: on vw output channels at a time where the
  *      vector epilogue (epilogue.c) takes the tail ops, else per element.
- * Work splits over ranges of units of sub tiles (4 where mr is a multiple
- * of 4, else mr; each task copying only the
- * input rows its tiles read), or over blocks of output channels where
- * that leaves the busiest task less work. Against the direct template
+ * Work splits over ranges of units of sub tiles (4 where mr is a
+ * multiple of 4, else mr), each task copying only the input rows its
+ * tiles read, or over blocks of output channels where that leaves the
+ * busiest task less work. Against the direct template
  * the GEMMs do alpha^2 / m^2 of its m^2 * 9 multiply-adds per tile and
  * channel pair (F(4x4, 3x3): 36 vs 144), and the transforms are
  * O(alpha^3 (C + O)) per tile, vectorized. */
