@@ -946,15 +946,21 @@ static rt_status_t profile_runs(rt_executor_t *ex, rt_graph_runtime_t *graph,
     }
   }
   if (!st) {
-    for (int32_t n = 0; n < nn && n < max_nodes; ++n) {
+    /* The nodes that run a kernel (a "__nop" runs none). */
+    int32_t count = 0;
+    for (int32_t n = 0; n < nn; ++n) {
       const int32_t k = plan->nodes[n].kernel;
+      if (k == RT_GRAPH_NOP) continue;
       const rt_task_stats_t *t = &tasks[n];
-      out[n] = (rt_node_profile_t){plan->nodes[n].name, build->kernel_types[k], sum[n] / runs,
-                                   best[n], build->kernel_flops ? build->kernel_flops[k] : 0,
-                                   t->tasks > 1 ? t->tasks : 1,
-                                   t->capacity_ns > 0 ? t->busy_ns / t->capacity_ns : 1.0};
+      if (count < max_nodes) {
+        out[count] = (rt_node_profile_t){plan->nodes[n].name, build->kernel_types[k], sum[n] / runs,
+                                         best[n], build->kernel_flops ? build->kernel_flops[k] : 0,
+                                         t->tasks > 1 ? t->tasks : 1,
+                                         t->capacity_ns > 0 ? t->busy_ns / t->capacity_ns : 1.0};
+      }
+      count++;
     }
-    *out_count = nn;
+    *out_count = count;
   }
   rt_mem_free(tasks);
   rt_mem_free(sum);

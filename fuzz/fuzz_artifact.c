@@ -9,7 +9,7 @@
  * Input layout (what a library's descriptor points at, in one file):
  *   u32 num_kernels (at most 4096), then as many NUL-terminated kernel
  *   names; u32 params_size, then the params blob (params_size bytes);
- *   the rest is the plan bytes ("RTPLAN01..." or "RTVMART1...").
+ *   the rest is the plan bytes ("RTPLAN02..." or "RTVMART1...").
  * A model that loads must describe itself consistently (every input and
  * output found by its name, at its index). Seeds: fuzz/corpus/artifact,
  * cut from libraries that `relayrt build --emit=so` made. */

@@ -55,6 +55,7 @@ void rt_artifact_write_plan(const rt_graph_plan_t *p, const char *const *input_n
     rt_strbuf_append(b, "\0\0", 2);
     put_u32(b, (uint32_t)e->index);
     put_u32(b, (uint32_t)e->storage_id);
+    put_u64(b, e->byte_offset);
     for (int32_t d = 0; d < e->rank; ++d) put_u64(b, (uint64_t)e->shape[d]);
   }
   put_u32(b, (uint32_t)p->num_nodes);
@@ -199,7 +200,7 @@ rt_status_t rt_artifact_parse_plan(const char *path, const uint8_t *bytes, size_
   if (!magic || memcmp(magic, RT_ARTIFACT_PLAN_MAGIC, 8) != 0) return rt_artifact_corrupt(path, "bad plan magic");
   rt_graph_plan_t *p = out;
   const char *why = NULL;
-  p->num_entries = get_count(&c, 16);
+  p->num_entries = get_count(&c, 24);
   p->entries = rt_mem_calloc((size_t)(p->num_entries ? p->num_entries : 1), sizeof *p->entries);
   if (!p->entries) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory loading %s", path);
   for (int32_t i = 0; !c.bad && i < p->num_entries; ++i) {
@@ -213,6 +214,7 @@ rt_status_t rt_artifact_parse_plan(const char *path, const uint8_t *bytes, size_
     e->dtype.lanes = (uint16_t)(h[4] | h[5] << 8);
     e->index = (int32_t)get_u32(&c);
     e->storage_id = (int32_t)get_u32(&c);
+    e->byte_offset = get_u64(&c);
     if (e->rank > RT_TENSOR_MAX_RANK || h[0] > RT_GRAPH_ENTRY_OUTPUT || !rt_dtype_is_valid(e->dtype)) {
       why = "bad entry";
       break;
@@ -234,7 +236,7 @@ rt_status_t rt_artifact_parse_plan(const char *path, const uint8_t *bytes, size_
     rt_graph_node_t *node = &p->nodes[n];
     node->kernel = (int32_t)get_u32(&c);
     uint32_t nin = get_u32(&c), nout = get_u32(&c);
-    if (c.bad || node->kernel < 0 || node->kernel >= num_kernels || nin > 4096 || nout > 4096 ||
+    if (c.bad || node->kernel < RT_GRAPH_NOP || node->kernel >= num_kernels || nin > 4096 || nout > 4096 ||
         nout == 0 || (size_t)(nin + nout) * 4 > c.size - c.at) {
       why = "bad node";
       break;
@@ -312,7 +314,9 @@ rt_status_t rt_artifact_parse_plan(const char *path, const uint8_t *bytes, size_
     uint64_t nb = 0;
     entry_bytes(e, &nb);
     if (e->kind == RT_GRAPH_ENTRY_TEMP &&
-        (e->storage_id < 0 || e->storage_id >= p->num_storage || p->storage_bytes[e->storage_id] < nb)) {
+        (e->storage_id < 0 || e->storage_id >= p->num_storage || e->byte_offset % RT_TENSOR_ALIGNMENT ||
+         e->byte_offset > p->storage_bytes[e->storage_id] ||
+         p->storage_bytes[e->storage_id] - e->byte_offset < nb)) {
       why = "a temporary does not fit its storage";
     }
     if (e->kind == RT_GRAPH_ENTRY_CONST && (e->index < 0 || e->index >= p->num_consts)) why = "bad constant";

@@ -10,11 +10,11 @@
  * constant), and carries an FNV-1a 64 checksum of plan then constants.
  *
  * Plan bytes, little-endian ("str" = u32 length + bytes, no NUL):
- *   char magic[8] "RTPLAN01"
+ *   char magic[8] "RTPLAN02"
  *   u32 num_entries;  per entry: u8 kind, u8 dtype code, u8 bits, u8 rank,
  *                     u16 lanes, u16 0, i32 index, i32 storage_id,
- *                     i64 shape[rank]
- *   u32 num_nodes;    per node: i32 kernel, u32 nin, u32 nout,
+ *                     u64 byte_offset, i64 shape[rank]
+ *   u32 num_nodes;    per node: i32 kernel (-1: a no-op), u32 nin, u32 nout,
  *                     i32 entries[nin + nout]
  *   u32 num_storage;  u64 bytes[num_storage]
  *   u32 num_inputs;   per input: i32 entry, str name
@@ -45,8 +45,8 @@
 
 #define RT_ARTIFACT_SYMBOL "relayrt_artifact"
 #define RT_ARTIFACT_MAGIC "RTARTIF\0"
-#define RT_ARTIFACT_FORMAT_VERSION 2
-#define RT_ARTIFACT_PLAN_MAGIC "RTPLAN01"
+#define RT_ARTIFACT_FORMAT_VERSION 3 /* 3: entries' byte offsets, no-op nodes */
+#define RT_ARTIFACT_PLAN_MAGIC "RTPLAN02"
 #define RT_ARTIFACT_VM_MAGIC "RTVMART1"
 
 typedef struct rt_artifact_descriptor_t {

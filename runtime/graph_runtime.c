@@ -92,7 +92,7 @@ rt_status_t rt_graph_runtime_create(rt_allocator_t allocator, rt_graph_plan_t *p
     const rt_graph_entry_t *e = &p->entries[i];
     void *data = NULL;
     switch (e->kind) {
-      case RT_GRAPH_ENTRY_TEMP: data = rt->storage[e->storage_id]; break;
+      case RT_GRAPH_ENTRY_TEMP: data = (char *)rt->storage[e->storage_id] + e->byte_offset; break;
       case RT_GRAPH_ENTRY_OUTPUT: data = rt_tensor_data(rt->outputs[e->index]); break;
       case RT_GRAPH_ENTRY_CONST: data = rt_tensor_data(p->consts[e->index]); break;
       case RT_GRAPH_ENTRY_INPUT: data = NULL; break; /* set_input */
@@ -102,6 +102,7 @@ rt_status_t rt_graph_runtime_create(rt_allocator_t allocator, rt_graph_plan_t *p
   for (int32_t n = 0; !st && n < p->num_nodes; ++n) {
     const rt_graph_node_t *node = &p->nodes[n];
     int32_t nargs = node->num_inputs + node->num_outputs;
+    if (node->kernel == RT_GRAPH_NOP) continue;
     if (node->kernel < 0 || node->kernel >= num_kernels) {
       st = RT_STATUS(INTERNAL, "graph node %d uses kernel %d of %d", (int)n, (int)node->kernel,
                      (int)num_kernels);
@@ -169,6 +170,7 @@ static rt_status_t run_nodes(rt_graph_runtime_t *rt, double *node_ms, rt_task_st
   }
   for (int32_t n = 0; n < p->num_nodes; ++n) {
     const rt_graph_node_t *node = &p->nodes[n];
+    if (node->kernel == RT_GRAPH_NOP) continue;
     int32_t nargs = node->num_inputs + node->num_outputs;
     rt_kernel_arg *a = rt->node_args[n];
     for (int32_t k = 0; k < nargs; ++k) a[k] = rt->args[node->entries[k]];

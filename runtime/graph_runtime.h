@@ -30,13 +30,20 @@ typedef struct rt_graph_entry_t {
   rt_graph_entry_kind_t kind;
   int32_t index;               /* input / const / output index */
   int32_t storage_id;          /* TEMP only */
+  uint64_t byte_offset;        /* TEMP only: where in its storage block (a concatenate's
+                                * input written in place into its slab, else 0) */
   rt_dtype_t dtype;
   int32_t rank;
   int64_t shape[RT_TENSOR_MAX_RANK];
 } rt_graph_entry_t;
 
+/* A node whose kernel is RT_GRAPH_NOP runs nothing: its inputs were
+ * written into its output's storage in place (a concatenate's slabs;
+ * TVM's graph executors call such a node "__nop"). */
+#define RT_GRAPH_NOP (-1)
+
 typedef struct rt_graph_node_t {
-  int32_t kernel;              /* index into the kernel table */
+  int32_t kernel;              /* index into the kernel table, or RT_GRAPH_NOP */
   int32_t num_inputs, num_outputs;
   int32_t *entries;            /* inputs then outputs (entry ids) */
   char name[96];               /* kernel name, for errors and profiles */

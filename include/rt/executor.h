@@ -281,11 +281,12 @@ typedef struct rt_node_profile_t {
 } rt_node_profile_t;
 
 /* Runs the executor `runs` times (1..1000000) on the inputs set, timing
- * every node of its plan (one kernel call each). These are ordinary runs
+ * every node of its plan that runs a kernel (one call each; a concatenate
+ * whose inputs were written in place runs none and is not listed). These are ordinary runs
  * over the planned storage: each node reads what the node before it wrote,
  * and the outputs afterwards are the last run's. One entry per node, in run
- * order, goes to out[0..max_nodes-1]; *out_count is the number of nodes
- * (more than max_nodes: only the first max_nodes are written). Strings
+ * order, goes to out[0..max_nodes-1]; *out_count is the number of such
+ * nodes (more than max_nodes: only the first max_nodes are written). Strings
  * are borrowed from the executor (with `?` inputs, from the specialization
  * profiled: valid until the next run or profile, which may evict it).
  * FAILED_PRECONDITION for executors other

@@ -244,7 +244,7 @@ static void test_export_corrupt(void **state) {
   rt_test_write_file(p, b, n);
   assert_status(rt_artifact_load(p, &a), FAILED_PRECONDITION, "kernel ABI 9");
   /* A changed plan byte or weight: the checksum. */
-  long plan = rt_test_find_bytes(orig, n, "RTPLAN01", 8);
+  long plan = rt_test_find_bytes(orig, n, "RTPLAN02", 8);
   assert_true(plan > 0);
   memcpy(b, orig, (size_t)n);
   b[plan + 12] ^= 1;
