@@ -311,3 +311,29 @@ rt_status_t rt_tensor_to_dlpack(rt_tensor_t *tensor,
   *out_managed = managed;
   return RT_OK;
 }
+
+rt_status_t rt_tensor_reshaped_view(rt_tensor_t *base, int32_t rank, const int64_t *shape,
+                                    rt_tensor_t **out_view) {
+  if (base->strides || rt_dtype_is_string(base->dtype)) {
+    return RT_STATUS(INVALID_ARGUMENT, "only a compact, non-string tensor has reshaped views");
+  }
+  size_t nbytes = 0;
+  RT_RETURN_IF_ERROR(rt_size_of_shape(rank, shape, rt_dtype_size(base->dtype), &nbytes));
+  if (nbytes != base->nbytes) {
+    return RT_STATUS(INVALID_ARGUMENT, "a reshaped view of %zu bytes over a tensor of %zu",
+                     nbytes, base->nbytes);
+  }
+  DLManagedTensorVersioned *managed = NULL;
+  RT_RETURN_IF_ERROR(rt_tensor_to_dlpack(base, &managed));
+  /* from_dlpack copies the shape: pointing at the caller's is enough. */
+  managed->dl_tensor.ndim = rank;
+  managed->dl_tensor.shape = (int64_t *)shape;
+  managed->dl_tensor.strides = NULL;
+  rt_status_t st = rt_tensor_from_dlpack(managed, out_view);
+  if (st) {
+    managed->deleter(managed);
+    return st;
+  }
+  managed->dl_tensor.shape = (*out_view)->shape;
+  return RT_OK;
+}
