@@ -2,7 +2,11 @@
  * executor is warm: blocks a kernel frees go back to the pool and the next
  * request of at most that size reuses one. Sizes are rounded up to a power of
  * two (at least 4 KiB) so blocks fit later requests. Thread-safe (a mutex):
- * parallel tasks allocate at once.
+ * parallel tasks allocate at once. A thread gets back the blocks it freed
+ * before any other thread's (free lists per thread slot), so a task's
+ * scratch stays in its own core's cache from one kernel to the next: from
+ * a shared list a block often went to the other core, whose writes then
+ * had to take every line from this core's cache first.
  *
  * Ownership: the pool owns every block; rt_workspace_pool_deinitialize frees
  * them all (after every kernel using the pool has returned). */
@@ -15,9 +19,13 @@
 
 typedef struct rt_workspace_block_t rt_workspace_block_t;
 
+/* Free lists, one per thread slot (threads take slots in turn, modulo). */
+#define RT_WORKSPACE_SLOTS 8
+
 typedef struct rt_workspace_pool_t {
   pthread_mutex_t lock;
-  rt_workspace_block_t *free_list;   /* blocks ready for reuse */
+  rt_workspace_block_t *free_list[RT_WORKSPACE_SLOTS]; /* blocks ready for reuse, by the
+                                                        * slot of the thread that freed them */
   rt_workspace_block_t *all;         /* every block, for deinitialize */
   uint64_t allocations;              /* calls that had to malloc (for tests) */
 } rt_workspace_pool_t;

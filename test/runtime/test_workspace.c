@@ -1,6 +1,7 @@
 /* The workspace pool: 64-byte alignment, reuse after free (so a warm run
  * allocates nothing), a request larger than every free block gets a new
- * one, and concurrent use from several threads. */
+ * one, a thread gets back the block it freed before another thread's, and
+ * concurrent use from several threads. */
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -43,6 +44,56 @@ static void test_workspace_reuse_and_alignment(void **state) {
   rt_workspace_pool_deinitialize(&pool);
 }
 
+typedef struct {
+  rt_workspace_pool_t *pool;
+  pthread_barrier_t *bar;
+  void *first, *second;
+} own_job;
+
+static void *other_thread(void *arg) {
+  own_job *j = arg;
+  pthread_barrier_wait(j->bar); /* main holds its block */
+  j->first = rt_workspace_alloc(j->pool, 5000);
+  rt_workspace_free(j->pool, j->first);
+  pthread_barrier_wait(j->bar);
+  pthread_barrier_wait(j->bar); /* main freed its block after ours */
+  j->second = rt_workspace_alloc(j->pool, 5000);
+  pthread_barrier_wait(j->bar);
+  return NULL;
+}
+
+/* Main and another thread each free a block of the same size, main last;
+ * each then asks again and gets its own back (from one shared list the
+ * other thread would get main's, freed last). */
+static void test_workspace_own_blocks_first(void **state) {
+  (void)state;
+  rt_workspace_pool_t pool;
+  rt_workspace_pool_initialize(&pool);
+  pthread_barrier_t bar;
+  pthread_barrier_init(&bar, NULL, 2);
+  own_job j = {&pool, &bar, NULL, NULL};
+  pthread_t t;
+  void *mine = rt_workspace_alloc(&pool, 5000);
+  assert_non_null(mine);
+  assert_int_equal(pthread_create(&t, NULL, other_thread, &j), 0);
+  pthread_barrier_wait(&bar);
+  pthread_barrier_wait(&bar); /* the other thread freed its block */
+  rt_workspace_free(&pool, mine);
+  pthread_barrier_wait(&bar);
+  pthread_barrier_wait(&bar); /* it took one again */
+  pthread_join(t, NULL);
+  assert_non_null(j.first);
+  assert_ptr_not_equal(j.first, mine);
+  assert_ptr_equal(j.second, j.first);
+  void *again = rt_workspace_alloc(&pool, 5000);
+  assert_ptr_equal(again, mine);
+  assert_int_equal(pool.allocations, 2);
+  rt_workspace_free(&pool, again);
+  rt_workspace_free(&pool, j.second);
+  pthread_barrier_destroy(&bar);
+  rt_workspace_pool_deinitialize(&pool);
+}
+
 static void *hammer(void *arg) {
   rt_workspace_pool_t *pool = arg;
   for (int i = 0; i < 2000; ++i) {
@@ -74,6 +125,7 @@ static void test_workspace_threads(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_workspace_reuse_and_alignment),
+      cmocka_unit_test(test_workspace_own_blocks_first),
       cmocka_unit_test(test_workspace_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
