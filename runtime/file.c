@@ -1,9 +1,6 @@
 /* Whole-file I/O (file.h). Reading goes through a growing buffer rather
  * than trusting the size stat reports, so pipes and files that change
- * while read both work; the buffer starts at the size fstat reports (+ 1)
- * when that is within the limit, so a regular file is read in one piece
- * (resnet18's 45 MB ONNX file took 12 doublings, each a copy into freshly
- * faulted pages: ~40 ms of its import); the buffer keeps a NUL after the contents for text
+ * while read both work; the buffer keeps a NUL after the contents for text
  * parsers. Errors name the path and the OS reason (strerror_r, the XSI
  * version, which is thread-safe); a missing file is NOT_FOUND, every other
  * OS failure IO_ERROR. */
@@ -12,7 +9,6 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,11 +27,6 @@ rt_status_t rt_file_read(const char *path, size_t max_size, char **out_data,
   if (!f) return os_error(errno, "open", path);
   rt_status_t status = RT_OK;
   size_t cap = 4096, len = 0;
-  struct stat sb;
-  if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
-      (uint64_t)sb.st_size < max_size) {
-    cap = (size_t)sb.st_size + 2; /* room for the NUL, and for fread to see the end */
-  }
   char *data = rt_mem_alloc(cap);
   if (!data) {
     status = RT_STATUS(RESOURCE_EXHAUSTED, "out of memory reading '%s'", path);
