@@ -19,6 +19,9 @@
  *    block whose size is in [size, 16 * size], or a new block; a block is
  *    freed after the last node that reads it. A node's outputs are
  *    allocated before its inputs are freed, so they never alias them.
+ *    Before it, a concatenate whose inputs can be written into its
+ *    output's slabs becomes a no-op (elide_concats, "concatenations in
+ *    place" below).
  *
  * rt_graph_check runs step 1 alone with `?` dims allowed: the refusals that
  * do not depend on shapes, for a graph executor that specializes its plan
@@ -427,9 +430,9 @@ static rt_status_t walk(gb *g, rt_ir_expr_t *root) {
  * read came from the other core's cache.) A concatenate whose output is
  * itself a slab of another chains: offsets add up to the last one. */
 
-/* Whether Primitive function fn is concatenate((%p0, %p1, ...)) of its own
- * parameters in order (or concatenate(%p) of a tuple parameter), with a static output whose dims before the axis
- * are all 1. */
+/* Whether Primitive function fn is concatenate((%p0, %p1, ...)) of its
+ * own parameters in order (or concatenate(%p) of a tuple parameter), with
+ * a static output whose dims before the axis are all 1. */
 static bool is_slab_concat(const rt_ir_expr_t *fn) {
   const rt_ir_expr_t *body = fn->fn.body;
   if (body->kind != RT_IR_CALL || body->call.callee->kind != RT_IR_OP ||

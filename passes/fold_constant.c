@@ -368,6 +368,19 @@ static rt_status_t fold_call(fc_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t 
   return st;
 }
 
+/* Replaces call e by a Constant of tensor t (whose reference it takes):
+ * *out, with e's binding. */
+static rt_status_t constant_for(fc_ctx *cx, const rt_ir_expr_t *e, rt_tensor_t *t, rt_ir_expr_t **out) {
+  rt_ir_expr_t *c = NULL;
+  rt_status_t st = rt_ir_constant(cx->m, e->span, t, &c);
+  rt_tensor_release(t);
+  if (!st) {
+    c->binding = e->binding;
+    *out = c;
+  }
+  return st;
+}
+
 /* A reshape of a constant (reshape, squeeze, expand_dims,
  * nn.batch_flatten: the same elements in the same order) becomes a view of
  * the constant's tensor, sharing its data, with no copy, no allocation
@@ -396,14 +409,7 @@ static rt_status_t fold_view(fc_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t 
   if (numel != rt_tensor_numel(base)) return RT_OK;
   rt_tensor_t *view = NULL;
   RT_RETURN_IF_ERROR(rt_tensor_reshaped_view(base, r->tensor.rank, r->tensor.shape, &view));
-  rt_ir_expr_t *c = NULL;
-  rt_status_t st = rt_ir_constant(cx->m, e->span, view, &c);
-  rt_tensor_release(view);
-  if (!st) {
-    c->binding = e->binding;
-    *out = c;
-  }
-  return st;
+  return constant_for(cx, e, view, out);
 }
 
 /* shape_of / ndarray_size of a static-shaped value: the shape (or size)
@@ -433,14 +439,7 @@ static rt_status_t fold_shape(fc_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t
     if (i64) ((int64_t *)rt_tensor_data(t))[i] = vals[i];
     if (i32) ((int32_t *)rt_tensor_data(t))[i] = (int32_t)vals[i];
   }
-  rt_ir_expr_t *c = NULL;
-  rt_status_t st = rt_ir_constant(cx->m, e->span, t, &c);
-  rt_tensor_release(t);
-  if (!st) {
-    c->binding = e->binding;
-    *out = c;
-  }
-  return st;
+  return constant_for(cx, e, t, out);
 }
 
 /* ---- the rewrite --------------------------------------------------------- */

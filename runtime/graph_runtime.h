@@ -2,8 +2,10 @@
  *
  * A plan is a flat list of kernel invocations over "entries" (tensors):
  * model inputs, constants, intermediates living in planned storage, and
- * outputs. The runtime allocates every intermediate storage block and every
- * output tensor once, at creation, prepares each node's rt_kernel_arg array,
+ * outputs (an intermediate may sit at a byte offset inside a block; a
+ * no-op node, RT_GRAPH_NOP, runs nothing). The runtime allocates every
+ * intermediate storage block and every output tensor once, at creation,
+ * prepares each node's rt_kernel_arg array,
  * and `run` just calls the kernels in order: it allocates nothing (memory is
  * planned when the executor is built). Inputs are used in place
  * (zero-copy) when compact.

@@ -41,7 +41,8 @@ RT_MUST_USE_RESULT rt_status_t rt_tensor_create_for_output(rt_allocator_t alloca
                                                            const int64_t *shape,
                                                            rt_tensor_t **out_tensor);
 
-/* A tensor of `shape` over the elements of compact tensor `base` (the same
+/* (FoldConstant's reshapes of constants.) A tensor of `shape` over the
+ * elements of compact tensor `base` (the same
  * dtype and element count), sharing its data: the view holds a reference
  * on base until its last release. A strided base, a string tensor or
  * another element count is INVALID_ARGUMENT. */

@@ -1,7 +1,9 @@
 /* The workspace pool behind kernels' workspace_alloc (see workspace.h).
  * Each block carries a 64-byte header (its capacity and list links) in
  * front of the memory handed out, which keeps that memory 64-byte aligned.
- * A request takes the smallest free block that fits, else a new one. */
+ * A request takes the smallest free block that fits from the calling
+ * thread's slot list, else from another slot's, else a new one; a freed
+ * block goes to the freeing thread's slot list. */
 #include <stdatomic.h>
 #include <stdlib.h>
 
