@@ -566,13 +566,84 @@ typedef struct direct_epi_t {
   LLVMValueRef data, n, obase; /* image; output channel of the group's row 0 */
   int64_t qn, ow;
   LLVMValueRef tailc;          /* NULL: the C tile at c (row stride qpad) */
+  int64_t wq, oh, o;           /* wq > ow: the k x k path (direct_tile_rows) */
 } direct_epi_t;
+
+/* The k x k tiles' epilogue on the registers (wq > OW: q = oh*wq + ow
+ * counts wq - OW columns past each output row that are computed and
+ * dropped). With OW >= vw a vector of positions [q, q + vw) holds the end
+ * of output row oy = q / wq (lanes below OW - q % wq) and the start of
+ * row oy + 1 (lanes from wq - q % wq), the dropped columns between; a
+ * vector inside one row is stored whole, any other as those two parts
+ * with masked stores (rows past OH and the positions past qn masked
+ * off). The tail ops are ones rt_jit_tpl_vepi_uniform takes (constant
+ * over the pixels: bias, ReLU, clip, SiLU...), so the lanes need not be
+ * contiguous for them. This replaces the pass over an M x OH*wq C block
+ * after the tiles (1.6 MB for the 3 -> 32 stride-2 stems at 224x224, from
+ * L2 or L3). */
+/* <vw x i32> of the i64 x (0 <= x <= vw) in every lane. */
+static LLVMValueRef isplat(rt_jit_lower_t *L, LLVMTypeRef ivec, LLVMValueRef x) {
+  LLVMValueRef one = LLVMBuildInsertElement(L->b, LLVMGetUndef(ivec), LLVMBuildTrunc(L->b, x, L->i32, ""),
+                                            rt_jit_i32(L, 0), "");
+  return LLVMBuildShuffleVector(L->b, one, LLVMGetUndef(ivec), LLVMConstNull(ivec), "");
+}
+
+static rt_status_t direct_tile_rows(rt_jit_lower_t *L, const direct_epi_t *e, int32_t rows, int32_t nv, int32_t vw,
+                                    LLVMValueRef i0, LLVMValueRef q0, const LLVMValueRef *acc) {
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef iota[16];
+  for (int32_t l = 0; l < vw; ++l) iota[l] = rt_jit_i32(L, l);
+  LLVMValueRef lanes = LLVMConstVector(iota, (unsigned)vw);
+  LLVMTypeRef ivec = LLVMVectorType(L->i32, (unsigned)vw);
+  LLVMValueRef val[RT_JIT_MAX_CARRY];
+  LLVMValueRef plane[RT_JIT_TPL_MAX_MR];
+  for (int32_t r = 0; r < rows; ++r) {
+    LLVMValueRef o = LLVMBuildAdd(B, e->obase, LLVMBuildAdd(B, i0, rt_jit_i64(L, r), ""), "");
+    LLVMValueRef idx[4] = {e->n, o, rt_jit_i64(L, 0), rt_jit_i64(L, 0)};
+    for (int32_t v = 0; v < nv; ++v) {
+      RT_RETURN_IF_ERROR(rt_jit_tpl_vepi_uniform(L, e->anchor, e->out, 2, 4, idx, acc[r * nv + v], &val[r * nv + v]));
+    }
+    plane[r] = LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, e->n, rt_jit_i64(L, e->o), ""), o, ""),
+                            rt_jit_i64(L, e->oh * e->ow), "");
+  }
+  for (int32_t v = 0; v < nv; ++v) {
+    LLVMValueRef q = LLVMBuildAdd(B, q0, rt_jit_i64(L, (int64_t)v * vw), "");
+    LLVMValueRef oy = LLVMBuildUDiv(B, q, rt_jit_i64(L, e->wq), "");
+    LLVMValueRef rq = LLVMBuildSub(B, q, LLVMBuildMul(B, oy, rt_jit_i64(L, e->wq), ""), "");
+    LLVMValueRef off0 = LLVMBuildAdd(B, LLVMBuildMul(B, oy, rt_jit_i64(L, e->ow), ""), rq, "");
+    LLVMValueRef in_img = LLVMBuildICmp(B, LLVMIntSLT, oy, rt_jit_i64(L, e->oh), "");
+    LLVMValueRef whole = LLVMBuildAnd(B, in_img, LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildAdd(B, rq, rt_jit_i64(L, vw), ""),
+                                                                 rt_jit_i64(L, e->ow), ""), "");
+    rt_jit_if_t w;
+    rt_jit_if_begin(L, whole, &w);
+    for (int32_t r = 0; r < rows; ++r) {
+      rt_jit_tpl_storev(L, val[r * nv + v], e->data, LLVMBuildAdd(B, plane[r], off0, ""));
+    }
+    rt_jit_if_else(L, &w, NULL);
+    /* Lanes [0, OW - rq) end row oy; lanes [wq - rq, vw) start row oy + 1. */
+    LLVMValueRef n0 = LLVMBuildSelect(B, in_img, LLVMBuildSub(B, rt_jit_i64(L, e->ow), rq, ""), rt_jit_i64(L, 0), "");
+    LLVMValueRef next_in = LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildAdd(B, oy, rt_jit_i64(L, 1), ""), rt_jit_i64(L, e->oh), "");
+    LLVMValueRef s1 = LLVMBuildSelect(B, next_in, LLVMBuildSub(B, rt_jit_i64(L, e->wq), rq, ""), rt_jit_i64(L, vw), "");
+    LLVMValueRef n0v = isplat(L, ivec, rt_jit_min(L, rt_jit_max(L, n0, rt_jit_i64(L, 0)), rt_jit_i64(L, vw)));
+    LLVMValueRef s1v = isplat(L, ivec, rt_jit_min(L, s1, rt_jit_i64(L, vw)));
+    LLVMValueRef m0 = LLVMBuildICmp(B, LLVMIntSLT, lanes, n0v, "");
+    LLVMValueRef m1 = LLVMBuildICmp(B, LLVMIntSGE, lanes, s1v, "");
+    LLVMValueRef off1 = LLVMBuildSub(B, LLVMBuildAdd(B, off0, rt_jit_i64(L, e->ow), ""), rt_jit_i64(L, e->wq), "");
+    for (int32_t r = 0; r < rows; ++r) {
+      rt_jit_tpl_masked_store(L, val[r * nv + v], e->data, LLVMBuildAdd(B, plane[r], off0, ""), m0, vw);
+      rt_jit_tpl_masked_store(L, val[r * nv + v], e->data, LLVMBuildAdd(B, plane[r], off1, ""), m1, vw);
+    }
+    (void)rt_jit_if_end(L, &w, NULL);
+  }
+  return RT_OK;
+}
 
 /* Tile (rows x nv vectors from row i0, position q0) through the
  * epilogue: acc holds its accumulators, c its place in the C block. */
 static rt_status_t direct_tile_epi(rt_jit_lower_t *L, const direct_epi_t *e, int32_t rows, int32_t nv, int32_t vw,
                                    LLVMValueRef i0, LLVMValueRef q0, const LLVMValueRef *acc, LLVMValueRef c,
                                    int64_t qpad) {
+  if (e->wq != e->ow) return direct_tile_rows(L, e, rows, nv, vw, i0, q0, acc);
   LLVMBuilderRef B = L->b;
   const int64_t nw = (int64_t)vw * nv;
   LLVMValueRef full = LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildAdd(B, q0, rt_jit_i64(L, nw), ""), rt_jit_i64(L, e->qn), "");
@@ -768,8 +839,11 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   }
   const bool wraw = rt_jit_tpl_raw(L, cc->w);
   const direct_blocking_t z = direct_blocking(M, K, (inplace ? K * hqwq : xsize) * 4);
-  /* The epilogue on the registers where q is the output's pixel index. */
-  const bool vepi = wq == c->ow && rt_jit_tpl_vepi_ok(L, p->anchor, out, 2, 4);
+  /* The epilogue on the registers where q is the output's pixel index,
+   * or, for tail ops constant over the pixels, where a vector of q spans
+   * at most two output rows (direct_tile_rows). */
+  const bool vepi = wq == c->ow ? rt_jit_tpl_vepi_ok(L, p->anchor, out, 2, 4)
+                                : c->ow >= vw && rt_jit_tpl_vepi_uniform_ok(L, p->anchor, out, 2, 4);
   /* Else the C block's rows go through it vw output columns at a time. */
   const bool vepi_rows = !vepi && rt_jit_tpl_vepi_ok(L, p->anchor, out, 3, 4);
   /* C: the whole M x qpad block where it is read after the tiles (or K
@@ -835,7 +909,7 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   LLVMValueRef tail = mtail ? LLVMBuildICmp(B, LLVMIntSGT, t_hi, rt_jit_i64(L, mfull), "") : NULL;
   const direct_epi_t epi = {.anchor = p->anchor, .out = out, .data = data, .n = n,
                             .obase = LLVMBuildMul(B, gi, rt_jit_i64(L, M), ""), .qn = qn, .ow = c->ow,
-                            .tailc = cblock ? NULL : wsc};
+                            .tailc = cblock ? NULL : wsc, .wq = wq, .oh = c->oh, .o = c->o};
   /* The last q tile, where its valid columns fit fewer vectors, is that
    * many wide (13x13: 169 = 5*32 + 9 columns computed as 5*32 + 16 where
    * 6*32 were; 28x28: 24*32 + 16). */

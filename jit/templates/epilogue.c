@@ -42,6 +42,7 @@ typedef struct vepi_t {
   const int64_t *shape;   /* the output's */
   const LLVMValueRef *idx; /* lane 0 (emit only) */
   LLVMValueRef value;     /* the anchor's vector (emit only) */
+  bool uniform;           /* every operand constant over the lanes */
 } vepi_t;
 
 static const rt_ir_op_t *op_of(const rt_ir_expr_t *e) {
@@ -90,7 +91,7 @@ static bool lane_step(const vepi_t *v, leaf_t *f) {
     if (f->s[k] != f->s[k + 1] * v->shape[k + 1]) return false;
   }
   f->lane = f->s[v->d1 - 1];
-  return f->lane > 0;
+  return f->lane > 0 && !v->uniform;
 }
 
 /* e's data is raw memory: rt_jit_tpl_raw, or, for the check before
@@ -297,22 +298,49 @@ bool rt_jit_tpl_vepi_takes(const rt_ir_expr_t *anchor, const rt_ir_expr_t *out, 
   return vexpr(&v, out, false, NULL, 0);
 }
 
+bool rt_jit_tpl_vepi_uniform_ok(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const rt_ir_expr_t *out,
+                                int32_t d0, int32_t d1) {
+  vepi_t v;
+  if (!vepi_init(&v, L, anchor, out, d0, d1, 8)) return false;
+  v.uniform = true;
+  return vexpr(&v, out, false, NULL, 0);
+}
+
+/* out's vector over the lanes (uniform: every operand constant over
+ * them), named "vepi" for the tests, which look for it in the
+ * unoptimized IR. */
+static rt_status_t vepi_value(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const rt_ir_expr_t *out, int32_t d0,
+                              int32_t d1, const LLVMValueRef *idx, LLVMValueRef value, bool uniform, vepi_t *v,
+                              LLVMValueRef *result) {
+  const int32_t vw = (int32_t)LLVMGetVectorSize(LLVMTypeOf(value));
+  if (!vepi_init(v, L, anchor, out, d0, d1, vw)) {
+    return RT_STATUS(INTERNAL, "%s", "vector epilogue on an output it does not take");
+  }
+  v->idx = idx;
+  v->value = value;
+  v->uniform = uniform;
+  *result = NULL;
+  if (!vexpr(v, out, true, result, 0)) {
+    return RT_STATUS(INTERNAL, "%s", "vector epilogue on an output it does not take");
+  }
+  LLVMSetValueName2(*result, "vepi", 4);
+  return RT_OK;
+}
+
+rt_status_t rt_jit_tpl_vepi_uniform(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const rt_ir_expr_t *out,
+                                    int32_t d0, int32_t d1, const LLVMValueRef *idx, LLVMValueRef value,
+                                    LLVMValueRef *out_value) {
+  vepi_t v;
+  return vepi_value(L, anchor, out, d0, d1, idx, value, true, &v, out_value);
+}
+
 rt_status_t rt_jit_tpl_vepi(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const rt_ir_expr_t *out,
                             LLVMValueRef data, int32_t d0, int32_t d1, const LLVMValueRef *idx,
                             LLVMValueRef value) {
   vepi_t v;
-  const int32_t vw = (int32_t)LLVMGetVectorSize(LLVMTypeOf(value));
-  if (!vepi_init(&v, L, anchor, out, d0, d1, vw)) {
-    return RT_STATUS(INTERNAL, "%s", "vector epilogue on an output it does not take");
-  }
-  v.idx = idx;
-  v.value = value;
   LLVMValueRef r = NULL;
-  if (!vexpr(&v, out, true, &r, 0)) {
-    return RT_STATUS(INTERNAL, "%s", "vector epilogue on an output it does not take");
-  }
-  /* (named for the tests, which look for it in the unoptimized IR) */
-  LLVMSetValueName2(r, "vepi", 4);
+  RT_RETURN_IF_ERROR(vepi_value(L, anchor, out, d0, d1, idx, value, false, &v, &r));
+  const int32_t vw = v.vw;
   /* The output, row-major: lane step = the stride of dim d1 - 1. */
   int64_t stride[RT_TENSOR_MAX_RANK], st = 1;
   for (int32_t k = v.rank - 1; k >= 0; --k) {

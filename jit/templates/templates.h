@@ -206,6 +206,21 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_vepi(rt_jit_lower_t *L, const rt_ir_ex
                                                const rt_ir_expr_t *out, LLVMValueRef data, int32_t d0,
                                                int32_t d1, const LLVMValueRef *idx, LLVMValueRef value);
 
+/* The vector epilogue for lanes that need not be contiguous positions
+ * of the output (conv2d.direct's k x k tiles, whose vectors may run past
+ * the end of an output row): _ok when out's tail ops are ones
+ * rt_jit_tpl_vepi takes and every operand is constant over the lanes of
+ * dims [d0, d1) (a bias along another dim, a one-element constant);
+ * rt_jit_tpl_vepi_uniform then gives out's vector for the anchor's
+ * `value` (idx: any position of the lanes' dims, the others fixed)
+ * without storing it. */
+bool rt_jit_tpl_vepi_uniform_ok(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const rt_ir_expr_t *out,
+                                int32_t d0, int32_t d1);
+RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_vepi_uniform(rt_jit_lower_t *L, const rt_ir_expr_t *anchor,
+                                                       const rt_ir_expr_t *out, int32_t d0, int32_t d1,
+                                                       const LLVMValueRef *idx, LLVMValueRef value,
+                                                       LLVMValueRef *out_value);
+
 /* True when e is a param or a multi-element constant: its data is raw
  * row-major memory at rt_jit_node(L, e)->data. */
 bool rt_jit_tpl_raw(rt_jit_lower_t *L, const rt_ir_expr_t *e);

@@ -149,6 +149,16 @@ static const case_t kCases[] = {
     {"%x: Tensor[(1, 40, 9, 9), float32], %w: Tensor[(8, 40, 3, 3), float32], %b: Tensor[(8, 1, 1), float32]",
      "nn.relu(add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1], channels=8, kernel_size=[3, 3]), %b))",
      "conv2d.direct"},
+    /* k x k tiles through the epilogue on the registers (conv2d.c
+     * direct_tile_rows: OW >= the lanes, tail ops constant over the
+     * pixels): vectors that run past an output row's end stored in two
+     * masked parts, two images; then K in blocks (input past 256 KiB,
+     * weight past 128 KiB) with the epilogue on the last block */
+    {"%x: Tensor[(2, 3, 45, 47), float32], %w: Tensor[(10, 3, 3, 3), float32], %b: Tensor[(10, 1, 1), float32]",
+     "clip(add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1], channels=10, kernel_size=[3, 3]), %b), a_min=0f, a_max=6f)",
+     "conv2d.direct"},
+    {"%x: Tensor[(1, 64, 40, 40), float32], %w: Tensor[(72, 64, 3, 3), float32], %b: Tensor[(72), float32]",
+     "nn.relu(nn.bias_add(" CONV "(%x, %w, padding=[1, 1], channels=72, kernel_size=[3, 3]), %b))", "conv2d.direct"},
     /* rows of the C block through the vector epilogue, vw columns at a
      * time and a remainder, over phase images copied by vectors (stride 1
      * and 2, two images): a residual add, a scale and shift */
