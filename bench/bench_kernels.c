@@ -4,7 +4,9 @@
  *
  *   1. The FMA peak of this machine, measured by its own loops (fma_peak.c:
  *      ymm chains; fma_peak512.c: zmm chains where AVX-512F exists), on one
- *      core and on all cores; the peak is the larger of the two widths.
+ *      core and on all cores; the ratios divide by the one at the JIT
+ *      templates' width (16 lanes: zmm, 8 lanes: ymm; RELAYRT_JIT_TARGET=
+ *      avx2 forces 8 lanes on an AVX-512 host).
  *   2. Kernel level (jit/jit.h): dense 512^3 and 1024^3 (the weight a
  *      parameter, packed at run time, and prepacked: "densepack", the
  *      nn.contrib_dense_pack the DensePack pass makes), ResNet-18's 3x3
@@ -14,7 +16,8 @@
  *      the targets: depthwise >= 0.5, 3x3 conv >= 0.7), 1x1 layers with the
  *      epilogues the models fuse into them ("pwe": bias, ReLU6, residual,
  *      SiLU), the swapped-GEMM 1x1 layers with prepacked weights ("pwp":
- *      kernel_layout OIHW16o, what DensePack makes), compiled in one module,
+ *      kernel_layout OIHW{16,32}o, the panels DensePack makes for the
+ *      templates' lanes, as the "densepack" cases), compiled in one module,
  *      each run single-threaded (a context without a pool) and on all cores
  *      (runtime/thread_pool.h behind ctx->parallel_for), as GFLOP/s and as a
  *      ratio of the matching peak (one core / all cores) measured in the
@@ -101,13 +104,6 @@ typedef struct kcase_t {
   "def @pw_" #c "_" #o "_" #hw "(%x: Tensor[(1, " #c ", " #hw ", " #hw "), float32], %w: Tensor[(" #o ", " #c \
   ", 1, 1), float32]) { nn.conv2d(%x, %w, channels=" #o ", kernel_size=[1, 1]) }\n"
 
-/* The same with the weight packed in 16-channel panels (kernel_layout
- * OIHW16o: what the DensePack pass makes of the 1x1 weights the swapped
- * GEMM reads, conv2d.im2colT_pack). */
-#define PWP(c, o, np, hw) \
-  "def @pwp_" #c "_" #o "_" #hw "(%x: Tensor[(1, " #c ", " #hw ", " #hw "), float32], %w: Tensor[(" #np ", " #c \
-  ", 1, 1, 16), float32]) { nn.conv2d(%x, %w, channels=" #o ", kernel_size=[1, 1], kernel_layout=\"OIHW16o\") }\n"
-
 /* 1x1 at stride 2 (ResNet-50's projection shortcuts). */
 #define PWS(c, o, hw) \
   "def @pws_" #c "_" #o "_" #hw "(%x: Tensor[(1, " #c ", " #hw ", " #hw "), float32], %w: Tensor[(" #o ", " #c \
@@ -117,10 +113,6 @@ static const char kKernelText[] =
     "#[version = \"0.0.5\"]\n"
     "def @dense512(%x: Tensor[(512, 512), float32], %w: Tensor[(512, 512), float32]) { nn.dense(%x, %w) }\n"
     "def @dense1024(%x: Tensor[(1024, 1024), float32], %w: Tensor[(1024, 1024), float32]) { nn.dense(%x, %w) }\n"
-    "def @densepack512(%x: Tensor[(512, 512), float32], %w: Tensor[(32, 512, 16), float32]) "
-    "{ nn.contrib_dense_pack(%x, %w) }\n"
-    "def @densepack1024(%x: Tensor[(1024, 1024), float32], %w: Tensor[(64, 1024, 16), float32]) "
-    "{ nn.contrib_dense_pack(%x, %w) }\n"
     CONV3(64, 56) CONV3(128, 28) CONV3(256, 14) CONV3(512, 7)
     WINO(4, 6, 64, 4, 56) WINO(4, 6, 128, 8, 28) WINO(4, 6, 256, 16, 14) WINO(4, 6, 512, 32, 7)
     WINO(2, 4, 64, 4, 56) WINO(2, 4, 128, 8, 28) WINO(2, 4, 256, 16, 14) WINO(2, 4, 512, 32, 7)
@@ -173,9 +165,29 @@ static const char kKernelText6[] = PWE_A(128, 512, 28) PWE_B(1024, 2048, 14, 7, 
 static double conv_gflop(double c, double o, double hw) { return 2.0 * o * hw * hw * c * 9 / 1e9; }
 /* Depthwise k x k with c channels and an ohw x ohw output; 1x1 c -> o. */
 static double dw_gflop(double c, double ohw, double k) { return 2.0 * c * ohw * ohw * k * k / 1e9; }
-/* The swapped-GEMM 1x1 layers above with prepacked weights (np = o/16). */
-static const char kKernelText7[] = PWP(320, 1280, 80, 7) PWP(960, 320, 20, 7) PWP(2048, 512, 32, 7)
-    PWP(512, 2048, 128, 7) PWP(1024, 256, 16, 14) PWP(96, 576, 36, 14);
+/* The prepacked cases, in the panel layout the DensePack pass makes for
+ * the templates' lanes (passes/dense_pack.c: panels of 2 vectors, 16 or
+ * 32 columns): dense 512^3 and 1024^3 (nn.contrib_dense_pack, weight
+ * (N/P, K, P)) and the swapped-GEMM 1x1 layers (kernel_layout OIHW{P}o,
+ * conv2d.im2colT_pack). Appended to `text` (room for 4096 more bytes). */
+static void packed_cases(char *text, int32_t panel) {
+  static const int32_t pw[][3] = {{320, 1280, 7}, {960, 320, 7}, {2048, 512, 7}, {512, 2048, 7}, {1024, 256, 14},
+                                  {96, 576, 14}};
+  char *p = text + strlen(text);
+  for (int32_t n = 512; n <= 1024; n *= 2) {
+    p += sprintf(p,
+                 "def @densepack%d(%%x: Tensor[(%d, %d), float32], %%w: Tensor[(%d, %d, %d), float32]) "
+                 "{ nn.contrib_dense_pack(%%x, %%w) }\n",
+                 n, n, n, n / panel, n, panel);
+  }
+  for (size_t i = 0; i < sizeof pw / sizeof pw[0]; ++i) {
+    const int32_t c = pw[i][0], o = pw[i][1], hw = pw[i][2];
+    p += sprintf(p,
+                 "def @pwp_%d_%d_%d(%%x: Tensor[(1, %d, %d, %d), float32], %%w: Tensor[(%d, %d, 1, 1, %d), float32]) "
+                 "{ nn.conv2d(%%x, %%w, channels=%d, kernel_size=[1, 1], kernel_layout=\"OIHW%do\") }\n",
+                 c, o, hw, c, hw, hw, o / panel, c, panel, o, panel);
+  }
+}
 
 static double pw_gflop(double c, double o, double hw) { return 2.0 * c * o * hw * hw / 1e9; }
 
@@ -373,7 +385,6 @@ int main(int argc, char **argv) {
       if (pn > zn) zn = pn;
     }
   }
-  double peak1 = y1 > z1 ? y1 : z1, peakn = yn > zn ? yn : zn;
   printf("FMA peak, best of %d:\n", reps);
   printf("  256-bit (12 vfmadd231ps ymm chains): 1 core %7.1f GFLOP/s, %ld cores %7.1f GFLOP/s\n", y1,
          ncpu, yn);
@@ -383,8 +394,17 @@ int main(int argc, char **argv) {
   } else {
     printf("  512-bit: not measured (no AVX-512F in this build or CPU)\n");
   }
-  printf("  the FMA peak (the larger): 1 core %7.1f GFLOP/s, %ld cores %7.1f GFLOP/s\n", peak1, ncpu,
-         peakn);
+  /* The JIT session first: its target's lanes pick the peak the ratios
+   * divide by (the templates' width: zmm for 16 lanes, ymm for 8, e.g.
+   * with RELAYRT_JIT_TARGET=avx2 on an AVX-512 host) and the prepacked
+   * cases' panel width. */
+  rt_jit_session_t *s = NULL;
+  if (check(rt_jit_session_create(rt_allocator_system(), &s), "jit session")) return 1;
+  const int32_t lanes = rt_jit_session_target(s)->vector_width;
+  const int32_t bits = lanes == 16 ? 512 : 256;
+  double peak1 = lanes == 16 ? z1 : y1, peakn = lanes == 16 ? zn : yn;
+  printf("  the peak at the templates' %d lanes: 1 core %7.1f GFLOP/s, %ld cores %7.1f GFLOP/s\n", lanes, peak1,
+         ncpu, peakn);
 
   /* 2. Kernels. */
   const kcase_t all_cases[] = {
@@ -471,23 +491,21 @@ int main(int argc, char **argv) {
     return 1;
   }
   rt_module_t *m = NULL;
-  rt_jit_session_t *s = NULL;
   rt_jit_module_t *jm = NULL;
   rt_thread_pool_t *pool = NULL;
-  const char *parts[] = {kKernelText, kKernelText2, kKernelText3, kKernelText4, kKernelText5, kKernelText6,
-                         kKernelText7};
-  size_t total = 1;
+  const char *parts[] = {kKernelText, kKernelText2, kKernelText3, kKernelText4, kKernelText5, kKernelText6};
+  size_t total = 4096 + 1;
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) total += strlen(parts[i]);
   char *text = malloc(total);
   if (!text) return 1;
   text[0] = 0;
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) strcat(text, parts[i]);
+  packed_cases(text, 2 * lanes);
   rt_status_t pst = rt_module_parse(text, strlen(text), "bench.relay", &m);
   free(text);
   if (check(pst, "parsing the kernels")) return 1;
   rt_ir_expr_t *fns[NALL];
   for (int i = 0; i < NCASES; ++i) fns[i] = rt_ir_module_lookup(m, cases[i].name);
-  if (check(rt_jit_session_create(rt_allocator_system(), &s), "jit session")) return 1;
   rt_jit_build_stats_t st;
   double tb = now_s();
   if (check(rt_jit_build(s, NCASES, fns, NULL, RT_JIT_NO_DISK_CACHE, &st, &jm), "compiling the kernels")) return 1;
@@ -503,7 +521,7 @@ int main(int argc, char **argv) {
   double worst_dense = 1e9, worst_conv = 1e9;
   double g1s[NALL], gns[NALL];
   for (int i = 0; i < NCASES; ++i) {
-    double p1 = rt_bench_fma_peak(1, 20000000L), pn = rt_bench_fma_peak((int32_t)ncpu, 20000000L);
+    double p1 = rt_bench_fma_peak_bits(bits, 1, 20000000L), pn = rt_bench_fma_peak_bits(bits, (int32_t)ncpu, 20000000L);
     if (p1 > peak1) peak1 = p1;
     if (pn > peakn) peakn = pn;
     const rt_ir_expr_t *fn = fns[i];
