@@ -634,7 +634,13 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   if (bpan) {
     LLVMValueRef pn = add(L, lp.iv, LLVMBuildSub(B, pe, pj, ""));
     LLVMValueRef has = LLVMBuildICmp(B, LLVMIntSLT, pn, p_hi, "");
-    pf = LLVMBuildSelect(B, has, rt_jit_tpl_gep(L, bpan, add(L, mul(L, pn, g->k * nw), mul(L, k0, nw))), bp, "");
+    /* Past the task's last panel: the same panel of the first block in
+     * the next K block, where there is one (else this panel again). */
+    LLVMValueRef pw = LLVMBuildSub(B, pn, LLVMBuildSub(B, p_hi, p_lo, ""), "");
+    LLVMValueRef k1 = add(L, k0, rt_jit_i64(L, z.kc));
+    LLVMValueRef knext = LLVMBuildICmp(B, LLVMIntSLT, k1, rt_jit_i64(L, g->k), "");
+    LLVMValueRef wrap = LLVMBuildSelect(B, knext, rt_jit_tpl_gep(L, bpan, add(L, mul(L, pw, g->k * nw), mul(L, k1, nw))), bp, "");
+    pf = LLVMBuildSelect(B, has, rt_jit_tpl_gep(L, bpan, add(L, mul(L, pn, g->k * nw), mul(L, k0, nw))), wrap, "");
     nlines = LLVMBuildUDiv(B, add(L, mul(L, steps, nw), rt_jit_i64(L, 15)), rt_jit_i64(L, 16), "");
   }
   micro(L, g, &z, ap, bp, ct, LLVMBuildICmp(B, LLVMIntSGT, lk.iv, rt_jit_i64(L, 0), ""), steps,
