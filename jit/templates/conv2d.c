@@ -733,9 +733,29 @@ static rt_status_t direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, in
         }
       }
     }
+    /* One K block, row tiles outer: the next row tile's weight rows (mr
+     * x K floats, contiguous) are fetched while this tile's q tiles run,
+     * an equal share of their lines in each q tile. They come from memory
+     * on every run of a model, as mr short streams the hardware
+     * prefetcher picks up only after their first misses. */
+    LLVMValueRef per = NULL, nextw = NULL;
+    const int64_t nl = ((int64_t)mr * K * 4 + 63) / 64;
+    if (!q_outer && kk == K && part == 0) {
+      LLVMValueRef nq = rt_jit_max(L, LLVMBuildSub(B, q_hi, q_lo, ""), rt_jit_i64(L, 1));
+      per = LLVMBuildUDiv(B, LLVMBuildAdd(B, rt_jit_i64(L, nl - 1), nq, ""), nq, "");
+      nextw = rt_jit_tpl_gep(L, abase, LLVMBuildMul(B, LLVMBuildAdd(B, i0, rt_jit_i64(L, mr), ""), rt_jit_i64(L, K), ""));
+    }
     if (!q_outer) {
       rt_jit_loop_begin(L, q_lo, q_hi, 0, NULL, &lq);
       q0 = LLVMBuildMul(B, lq.iv, rt_jit_i64(L, qstep), "");
+    }
+    if (per) {
+      LLVMValueRef l_lo = LLVMBuildMul(B, LLVMBuildSub(B, lq.iv, q_lo, ""), per, "");
+      LLVMValueRef l_hi = rt_jit_min(L, LLVMBuildAdd(B, l_lo, per, ""), rt_jit_i64(L, nl));
+      rt_jit_loop_t lpf;
+      rt_jit_loop_begin(L, l_lo, l_hi, 0, NULL, &lpf);
+      rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, nextw, LLVMBuildMul(B, lpf.iv, rt_jit_i64(L, 16), "")), false);
+      rt_jit_loop_end(L, &lpf, NULL);
     }
     LLVMValueRef c = rt_jit_tpl_gep(L, wsc, LLVMBuildAdd(B, LLVMBuildMul(B, i0, rt_jit_i64(L, qpad), ""), q0, ""));
     if (epi) {
