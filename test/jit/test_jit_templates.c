@@ -152,12 +152,12 @@ static const case_t kCases[] = {
     /* k x k tiles through the epilogue on the registers (conv2d.c
      * direct_tile_rows: OW >= the lanes, tail ops constant over the
      * pixels): vectors that run past an output row's end stored in two
-     * masked parts, two images; then K in blocks (input past 256 KiB,
+     * masked parts, two images; then K in blocks (input past 512 KiB,
      * weight past 128 KiB) with the epilogue on the last block */
     {"%x: Tensor[(2, 3, 45, 47), float32], %w: Tensor[(10, 3, 3, 3), float32], %b: Tensor[(10, 1, 1), float32]",
      "clip(add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1], channels=10, kernel_size=[3, 3]), %b), a_min=0f, a_max=6f)",
      "conv2d.direct"},
-    {"%x: Tensor[(1, 64, 40, 40), float32], %w: Tensor[(72, 64, 3, 3), float32], %b: Tensor[(72), float32]",
+    {"%x: Tensor[(1, 64, 50, 50), float32], %w: Tensor[(72, 64, 3, 3), float32], %b: Tensor[(72), float32]",
      "nn.relu(nn.bias_add(" CONV "(%x, %w, padding=[1, 1], channels=72, kernel_size=[3, 3]), %b))", "conv2d.direct"},
     /* rows of the C block through the vector epilogue, vw columns at a
      * time and a remainder, over phase images copied by vectors (stride 1
@@ -170,11 +170,12 @@ static const case_t kCases[] = {
      "add(multiply(" CONV "(%x, %w, padding=[1, 1], channels=7, kernel_size=[3, 3]), %s), %t)", "conv2d.direct"},
     /* the direct template's cache blocking (conv2d.c direct_blocking: an
      * input over 256 KiB): q tiles outer (a 1x1 read in place, a partial
-     * last q tile, a residual); K blocks adding to the stored tile (a
-     * stride-2 3x3 on odd sizes, the last block shorter, a row tail) */
+     * last q tile, a residual); past 512 KiB, K blocks adding to the
+     * stored tile (a stride-2 3x3 on odd sizes, the last block shorter, a
+     * row tail) */
     {"%x: Tensor[(1, 24, 56, 56), float32], %w: Tensor[(40, 24, 1, 1), float32], %r: Tensor[(1, 40, 56, 56), float32]",
      "nn.relu(add(" CONV "(%x, %w, channels=40, kernel_size=[1, 1]), %r))", "conv2d.direct"},
-    {"%x: Tensor[(1, 30, 53, 57), float32], %w: Tensor[(130, 30, 3, 3), float32], %b: Tensor[(130), float32]",
+    {"%x: Tensor[(1, 30, 75, 77), float32], %w: Tensor[(130, 30, 3, 3), float32], %b: Tensor[(130), float32]",
      "nn.bias_add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=130, kernel_size=[3, 3]), %b)",
      "conv2d.direct"},
     /* the vector epilogue on the 1x1 paths (issue 18; epilogue.c): direct
