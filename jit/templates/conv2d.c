@@ -66,8 +66,10 @@
  * where the vector epilogue (epilogue.c) takes the tail ops: conv2d.direct
  * with q = the output pixel (1x1 kernels at stride 1) then applies them to
  * each tile's accumulators and stores the output directly (no C block),
- * its other kernels (3x3, 7x7, strided) to the C block's output rows, vw
- * columns at a time, conv2d.im2colT to each full tile's columns, pixels
+ * as do its other kernels (3x3, 7x7, strided) with OW >= vw where the
+ * tail ops are constant over the pixels (direct_tile_rows: a vector that
+ * runs past an output row is stored in two masked parts); the rest go to
+ * the C block's output rows, vw columns at a time; conv2d.im2colT to each full tile's columns, pixels
  * in the lanes (after the transpose), or else to each full-width tile's
  * rows, channels in the lanes. */
 #include <stdio.h>
@@ -577,6 +579,13 @@ typedef struct direct_epi_t {
   int64_t wq, oh, o;           /* wq > ow: the k x k path (direct_tile_rows) */
 } direct_epi_t;
 
+/* <vw x i32> of the i64 x (0 <= x <= vw) in every lane. */
+static LLVMValueRef isplat(rt_jit_lower_t *L, LLVMTypeRef ivec, LLVMValueRef x) {
+  LLVMValueRef one = LLVMBuildInsertElement(L->b, LLVMGetUndef(ivec), LLVMBuildTrunc(L->b, x, L->i32, ""),
+                                            rt_jit_i32(L, 0), "");
+  return LLVMBuildShuffleVector(L->b, one, LLVMGetUndef(ivec), LLVMConstNull(ivec), "");
+}
+
 /* The k x k tiles' epilogue on the registers (wq > OW: q = oh*wq + ow
  * counts wq - OW columns past each output row that are computed and
  * dropped). With OW >= vw a vector of positions [q, q + vw) holds the end
@@ -589,13 +598,6 @@ typedef struct direct_epi_t {
  * contiguous for them. This replaces the pass over an M x OH*wq C block
  * after the tiles (1.6 MB for the 3 -> 32 stride-2 stems at 224x224, from
  * L2 or L3). */
-/* <vw x i32> of the i64 x (0 <= x <= vw) in every lane. */
-static LLVMValueRef isplat(rt_jit_lower_t *L, LLVMTypeRef ivec, LLVMValueRef x) {
-  LLVMValueRef one = LLVMBuildInsertElement(L->b, LLVMGetUndef(ivec), LLVMBuildTrunc(L->b, x, L->i32, ""),
-                                            rt_jit_i32(L, 0), "");
-  return LLVMBuildShuffleVector(L->b, one, LLVMGetUndef(ivec), LLVMConstNull(ivec), "");
-}
-
 static rt_status_t direct_tile_rows(rt_jit_lower_t *L, const direct_epi_t *e, int32_t rows, int32_t nv, int32_t vw,
                                     LLVMValueRef i0, LLVMValueRef q0, const LLVMValueRef *acc) {
   LLVMBuilderRef B = L->b;

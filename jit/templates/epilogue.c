@@ -9,7 +9,10 @@
  * conv2d.direct's 1x1 tiles put output pixels (OH x OW, dims [2, 4)) in
  * the lanes, conv2d.im2colT's output channels (dim [1, 2)). idx is the
  * multi-index of lane 0 (the caller keeps the vw lanes inside [d0, d1)'s
- * extent).
+ * extent). The uniform form (rt_jit_tpl_vepi_uniform) takes only operands
+ * constant over the lanes and returns the vector unstored, so its lanes
+ * may be any positions of those dims (conv2d.direct's k x k tiles, whose
+ * vectors run past an output row's end).
  *
  * What it takes (rt_jit_tpl_vepi_ok, decided before emitting): a float32
  * output whose expression, from the output down to the anchor, is a tree

@@ -213,7 +213,8 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_vepi(rt_jit_lower_t *L, const rt_ir_ex
  * dims [d0, d1) (a bias along another dim, a one-element constant);
  * rt_jit_tpl_vepi_uniform then gives out's vector for the anchor's
  * `value` (idx: any position of the lanes' dims, the others fixed)
- * without storing it. */
+ * without storing it, in *out_value; it fails (INTERNAL) only for an out
+ * that _ok rejects. */
 bool rt_jit_tpl_vepi_uniform_ok(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const rt_ir_expr_t *out,
                                 int32_t d0, int32_t d1);
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_vepi_uniform(rt_jit_lower_t *L, const rt_ir_expr_t *anchor,
