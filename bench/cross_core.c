@@ -16,11 +16,14 @@
  * written (docs/executors.md, "What two threads pay for shared lines").
  * A figure, never pass/fail: on a shared machine, read medians and rerun.
  *
- * Usage: cross_core [ROUNDS [CPU_A CPU_B]]   (default 200 rounds) */
+ * Usage: cross_core [ROUNDS [CPU_A CPU_B]]   (default 200 rounds)
+ *        cross_core --json [ROUNDS]   the 256 KiB column as one JSON line
+ *                                     (bench/models' probe, default 30) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +121,9 @@ static double one(helper_t *h, int k, int v) {
 }
 
 int main(int argc, char **argv) {
-  const int rounds = argc > 1 ? atoi(argv[1]) : 200;
+  const bool json = argc > 1 && strcmp(argv[1], "--json") == 0;
+  if (json) --argc, ++argv;
+  const int rounds = argc > 1 ? atoi(argv[1]) : json ? 30 : 200;
   int cpu_a = -1, cpu_b = -1;
   if (argc > 3) {
     cpu_a = atoi(argv[2]);
@@ -145,7 +150,11 @@ int main(int argc, char **argv) {
   static const size_t kSizes[] = {64 << 10, 256 << 10, 1 << 20, 4 << 20};
   static const char *kCases[] = {"read, A wrote it", "read, B wrote it", "write, A wrote it",
                                  "write, B read it", "write, B wrote it"};
-  const size_t maxb = kSizes[sizeof kSizes / sizeof kSizes[0] - 1];
+  static const char *kKeys[] = {"read_own", "read_other_wrote", "write_own", "write_other_read",
+                                "write_other_wrote"};
+  const size_t nsizes = json ? 1 : sizeof kSizes / sizeof kSizes[0];
+  const size_t *sizes = json ? &kSizes[1] : kSizes;
+  const size_t maxb = sizes[nsizes - 1];
   helper_t h = {.buf = aligned_alloc(64, maxb), .cpu = cpu_b};
   double *t = malloc((size_t)rounds * sizeof(double));
   if (!h.buf || !t) {
@@ -160,20 +169,30 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cross_core: cannot start the helper thread\n");
     return 1;
   }
-  printf("cross_core: A = CPU %d (timed), B = CPU %d; median GB/s of %d rounds\n", cpu_a, cpu_b, rounds);
-  printf("%-20s", "case");
-  for (size_t s = 0; s < sizeof kSizes / sizeof kSizes[0]; ++s) printf(" %8zu KiB", kSizes[s] >> 10);
-  printf("\n");
-  for (int k = 0; k < 5; ++k) {
-    printf("%-20s", kCases[k]);
-    for (size_t s = 0; s < sizeof kSizes / sizeof kSizes[0]; ++s) {
-      h.bytes = kSizes[s];
-      for (int r = 0; r < rounds; ++r) t[r] = one(&h, k, r);
-      qsort(t, (size_t)rounds, sizeof(double), cmp_double);
-      printf(" %12.1f", (double)h.bytes / t[rounds / 2]);
-    }
+  if (json) {
+    printf("{\"cpu_a\": %d, \"cpu_b\": %d, \"bytes\": %zu", cpu_a, cpu_b, sizes[0]);
+  } else {
+    printf("cross_core: A = CPU %d (timed), B = CPU %d; median GB/s of %d rounds\n", cpu_a, cpu_b, rounds);
+    printf("%-20s", "case");
+    for (size_t s = 0; s < nsizes; ++s) printf(" %8zu KiB", sizes[s] >> 10);
     printf("\n");
   }
+  for (int k = 0; k < 5; ++k) {
+    if (!json) printf("%-20s", kCases[k]);
+    for (size_t s = 0; s < nsizes; ++s) {
+      h.bytes = sizes[s];
+      for (int r = 0; r < rounds; ++r) t[r] = one(&h, k, r);
+      qsort(t, (size_t)rounds, sizeof(double), cmp_double);
+      const double gbs = (double)h.bytes / t[rounds / 2];
+      if (json) {
+        printf(", \"%s_gbs\": %.1f", kKeys[k], gbs);
+      } else {
+        printf(" %12.1f", gbs);
+      }
+    }
+    if (!json) printf("\n");
+  }
+  if (json) printf("}\n");
   atomic_store(&h.cmd, kStop);
   pthread_join(th, NULL);
   free(t);
