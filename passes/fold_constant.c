@@ -80,18 +80,6 @@ typedef struct {
   bool changed;
 } fc_ctx;
 
-static bool is_primitive(const rt_ir_expr_t *e) {
-  if (e->kind != RT_IR_FUNCTION || !e->fn.attrs) return false;
-  for (int32_t i = 0; i < e->fn.attrs->count; ++i) {
-    const rt_attr_value_t *v = &e->fn.attrs->values[i];
-    if (strcmp(e->fn.attrs->keys[i], "Primitive") == 0 &&
-        ((v->kind == RT_ATTR_INT && v->i != 0) || (v->kind == RT_ATTR_BOOL && v->b))) {
-      return true;
-    }
-  }
-  return false;
-}
-
 /* ---- analysis: lets and primitive bodies --------------------------------- */
 
 static rt_status_t mark_skip(void *user, rt_ir_expr_t *e) {
@@ -104,7 +92,7 @@ static rt_status_t analyze(void *user, rt_ir_expr_t *e) {
   fc_ctx *cx = user;
   if (e->id >= cx->cap) return RT_STATUS(INTERNAL, "node id %u past the module's ids", e->id);
   if (e->kind == RT_IR_LET && e->let.var->id < cx->cap) cx->let_of[e->let.var->id] = e;
-  if (is_primitive(e)) return rt_ir_post_order(cx->allocator, e->fn.body, mark_skip, cx);
+  if (rt_ir_is_primitive(e)) return rt_ir_post_order(cx->allocator, e->fn.body, mark_skip, cx);
   return RT_OK;
 }
 

@@ -51,18 +51,6 @@ typedef struct {
   int32_t lifted;
 } lift_t;
 
-static bool is_primitive(const rt_ir_expr_t *e) {
-  if (e->kind != RT_IR_FUNCTION || !e->fn.attrs) return false;
-  for (int32_t i = 0; i < e->fn.attrs->count; ++i) {
-    const rt_attr_value_t *v = &e->fn.attrs->values[i];
-    if (strcmp(e->fn.attrs->keys[i], "Primitive") == 0 &&
-        ((v->kind == RT_ATTR_INT && v->i != 0) || (v->kind == RT_ATTR_BOOL && v->b))) {
-      return true;
-    }
-  }
-  return false;
-}
-
 static rt_status_t mark_bound(void *user, rt_ir_expr_t *e) {
   lift_t *l = user;
   if (e->kind == RT_IR_FUNCTION) {
@@ -105,7 +93,7 @@ static rt_status_t mark_recursive(void *user, rt_ir_expr_t *e) {
   lift_t *l = user;
   if (e->kind != RT_IR_LET || e->let.value->kind != RT_IR_FUNCTION) return RT_OK;
   rt_ir_expr_t *fn = e->let.value;
-  if (is_primitive(fn) || fn->id >= l->nid) return RT_OK;
+  if (rt_ir_is_primitive(fn) || fn->id >= l->nid) return RT_OK;
   RT_RETURN_IF_ERROR(free_vars(l, fn));
   for (int32_t i = 0; i < l->nfree; ++i) {
     if (l->free_vars[i] == e->let.var) l->recursive[fn->id] = 1;
@@ -177,7 +165,7 @@ static rt_status_t lift(void *user, rt_ir_expr_t *original, rt_ir_expr_t *rebuil
                         rt_ir_expr_t **out) {
   lift_t *l = user;
   *out = rebuilt;
-  if (original->kind != RT_IR_FUNCTION || original == l->root || is_primitive(original)) {
+  if (original->kind != RT_IR_FUNCTION || original == l->root || rt_ir_is_primitive(original)) {
     return RT_OK;
   }
   if (original->id < l->nid && l->recursive[original->id]) return RT_OK;
@@ -226,7 +214,7 @@ rt_status_t rt_pass_lambda_lift(const rt_pass_env_t *env, rt_module_t *in, rt_mo
   }
   for (int32_t i = 0; i < in->num_globals && !st; ++i) {
     rt_ir_expr_t *fn = in->globals[i].fn, *nfn = NULL;
-    if (is_primitive(fn)) continue;
+    if (rt_ir_is_primitive(fn)) continue;
     l.root = fn;
     st = rt_ir_mutate(m, fn, lift, &l, &nfn);
     if (!st && nfn != fn) st = rt_ir_module_add(m, in->globals[i].name, nfn);

@@ -47,9 +47,8 @@ typedef struct {
 } ty_entry;
 
 typedef struct {
-  rt_module_t *m;
+  rt_pass_rewrite_t base; /* first: rt_pass_rewrite_globals's state */
   ty_entry *types;
-  bool changed;
 } se_ctx;
 
 static const rt_ir_type_t *type_of(const se_ctx *cx, const rt_ir_expr_t *e) {
@@ -168,7 +167,7 @@ static rt_status_t reshape_chain(se_ctx *cx, const rt_ir_expr_t *orig, rt_ir_exp
     return RT_OK;
   }
   const char *key = "newshape", *val = text;
-  return rt_pass_make_call(cx->m, e->span, RT_OP_RESHAPE, 1, &src, 1, &key, &val, out);
+  return rt_pass_make_call(cx->base.m, e->span, RT_OP_RESHAPE, 1, &src, 1, &key, &val, out);
 }
 
 /* The permutation of a transpose call over rank `rank`; false if malformed. */
@@ -213,7 +212,7 @@ static rt_status_t transpose_chain(se_ctx *cx, rt_ir_expr_t *e, rt_ir_expr_t **o
   char text[24 * RT_TENSOR_MAX_RANK + 4];
   ints_text(comp, rank, text, sizeof text);
   const char *key = "axes", *val = text;
-  return rt_pass_make_call(cx->m, e->span, RT_OP_TRANSPOSE, 1, &x, 1, &key, &val, out);
+  return rt_pass_make_call(cx->base.m, e->span, RT_OP_TRANSPOSE, 1, &x, 1, &key, &val, out);
 }
 
 /* nn.batch_matmul(a, transpose(x, p)) -> nn.batch_matmul(a, transpose(x,
@@ -233,7 +232,7 @@ static rt_status_t batch_matmul_transpose(se_ctx *cx, rt_ir_expr_t *e, rt_ir_exp
     char text[80];
     ints_text(q, 3, text, sizeof text);
     const char *key = "axes", *val = text;
-    RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, b->span, RT_OP_TRANSPOSE, 1, &x, 1, &key, &val, &nb));
+    RT_RETURN_IF_ERROR(rt_pass_make_call(cx->base.m, b->span, RT_OP_TRANSPOSE, 1, &x, 1, &key, &val, &nb));
   }
   const rt_attrs_batch_matmul_t at = rt_ir_attrs_batch_matmul(e->call.attrs);
   char dt[64], dtq[72];
@@ -245,7 +244,7 @@ static rt_status_t batch_matmul_transpose(se_ctx *cx, rt_ir_expr_t *e, rt_ir_exp
     nattrs = 3;
   }
   rt_ir_expr_t *args[2] = {e->call.args[0], nb};
-  return rt_pass_make_call(cx->m, e->span, RT_OP_NN_BATCH_MATMUL, 2, args, nattrs, keys, vals, out);
+  return rt_pass_make_call(cx->base.m, e->span, RT_OP_NN_BATCH_MATMUL, 2, args, nattrs, keys, vals, out);
 }
 
 static rt_status_t record_type(se_ctx *cx, rt_ir_expr_t *e, rt_ir_type_t *t) {
@@ -306,7 +305,7 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
   }
   if (st) return st;
   if (*out != e) {
-    cx->changed = true;
+    cx->base.changed = true;
     if (!(*out)->checked_type && !(*out)->binding) (*out)->binding = e->binding;
   }
   /* Remember the type of every node made in this walk (copies made by
@@ -317,26 +316,12 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
 
 rt_status_t rt_pass_simplify_expr(const rt_pass_env_t *env, rt_module_t *in, rt_module_t **out) {
   (void)env;
-  rt_module_t *m = NULL;
-  RT_RETURN_IF_ERROR(rt_ir_module_derive(in, &m));
-  se_ctx cx = {m, NULL, false};
-  rt_status_t st = RT_OK;
-  for (int32_t i = 0; i < in->num_globals && !st; ++i) {
-    rt_ir_expr_t *fn = NULL;
-    st = rt_ir_mutate(m, in->globals[i].fn, rewrite, &cx, &fn);
-    if (!st && fn != in->globals[i].fn) st = rt_ir_module_add(m, in->globals[i].name, fn);
-  }
+  se_ctx cx = {{NULL, false}, NULL};
+  const rt_status_t st = rt_pass_rewrite_globals(in, rewrite, &cx.base, out);
   ty_entry *x, *tmp;
   HASH_ITER(hh, cx.types, x, tmp) {
     HASH_DEL(cx.types, x);
     rt_mem_free(x);
   }
-  if (st || !cx.changed) {
-    rt_module_release(m);
-    if (st) return st;
-    rt_module_retain(in);
-    m = in;
-  }
-  *out = m;
-  return RT_OK;
+  return st;
 }

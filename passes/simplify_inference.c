@@ -40,9 +40,8 @@ typedef struct {
 } made_t;
 
 typedef struct {
-  rt_module_t *m;
+  rt_pass_rewrite_t base; /* first: rt_pass_rewrite_globals's state */
   made_t *made; /* ids of the Tuple nodes built here */
-  bool changed;
 } si_ctx;
 
 static const rt_ir_type_t *tensor_type(const rt_ir_expr_t *e) {
@@ -52,13 +51,13 @@ static const rt_ir_type_t *tensor_type(const rt_ir_expr_t *e) {
 
 static rt_status_t call1(si_ctx *cx, rt_ir_span_t sp, rt_op_id_t id, rt_ir_expr_t *a,
                          rt_ir_expr_t **out) {
-  return rt_pass_make_call(cx->m, sp, id, 1, &a, 0, NULL, NULL, out);
+  return rt_pass_make_call(cx->base.m, sp, id, 1, &a, 0, NULL, NULL, out);
 }
 
 static rt_status_t call2(si_ctx *cx, rt_ir_span_t sp, rt_op_id_t id, rt_ir_expr_t *a,
                          rt_ir_expr_t *b, rt_ir_expr_t **out) {
   rt_ir_expr_t *args[2] = {a, b};
-  return rt_pass_make_call(cx->m, sp, id, 2, args, 0, NULL, NULL, out);
+  return rt_pass_make_call(cx->base.m, sp, id, 2, args, 0, NULL, NULL, out);
 }
 
 /* TVM's ExpandBiasToMatchAxis for one axis: expand_dims(b, 1, ndim-1-axis)
@@ -74,7 +73,7 @@ static rt_status_t expand_to_axis(si_ctx *cx, rt_ir_span_t sp, rt_ir_expr_t *b, 
   snprintf(num, sizeof num, "%d", (int)k);
   const char *keys[2] = {"axis", "num_newaxis"};
   const char *vals[2] = {"1", num};
-  return rt_pass_make_call(cx->m, sp, RT_OP_EXPAND_DIMS, 1, &b, 2, keys, vals, out);
+  return rt_pass_make_call(cx->base.m, sp, RT_OP_EXPAND_DIMS, 1, &b, 2, keys, vals, out);
 }
 
 /* "[1, 2, 3]" */
@@ -92,12 +91,12 @@ static rt_status_t reduce_call(si_ctx *cx, rt_ir_span_t sp, rt_op_id_t id, int32
                                rt_ir_expr_t **out) {
   const char *keys[2] = {"axis", "keepdims"};
   const char *vals[2] = {axis_text, "True"};
-  return rt_pass_make_call(cx->m, sp, id, nargs, args, 2, keys, vals, out);
+  return rt_pass_make_call(cx->base.m, sp, id, nargs, args, 2, keys, vals, out);
 }
 
 static rt_status_t make_tuple(si_ctx *cx, rt_ir_span_t sp, int32_t n, rt_ir_expr_t *const *f,
                               rt_ir_expr_t **out) {
-  RT_RETURN_IF_ERROR(rt_ir_tuple(cx->m, sp, n, f, out));
+  RT_RETURN_IF_ERROR(rt_ir_tuple(cx->base.m, sp, n, f, out));
   made_t *x = rt_mem_calloc(1, sizeof *x);
   if (!x) return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory in SimplifyInference");
   bool oom = false;
@@ -128,9 +127,9 @@ static rt_status_t batch_norm(si_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t
   rt_ir_expr_t *data = e->call.args[0], *gamma = e->call.args[1], *beta = e->call.args[2],
                *mean = e->call.args[3], *var = e->call.args[4];
   rt_ir_expr_t *eps, *one, *v, *scale, *shift;
-  RT_RETURN_IF_ERROR(rt_ir_scalar(cx->m, sp, t->tensor.dtype,
+  RT_RETURN_IF_ERROR(rt_ir_scalar(cx->base.m, sp, t->tensor.dtype,
                                   (float)a.epsilon, &eps));
-  RT_RETURN_IF_ERROR(rt_ir_scalar(cx->m, sp, t->tensor.dtype, 1.0, &one));
+  RT_RETURN_IF_ERROR(rt_ir_scalar(cx->base.m, sp, t->tensor.dtype, 1.0, &one));
   RT_RETURN_IF_ERROR(call2(cx, sp, RT_OP_ADD, var, eps, &v));
   RT_RETURN_IF_ERROR(call1(cx, sp, RT_OP_SQRT, v, &v));
   RT_RETURN_IF_ERROR(call2(cx, sp, RT_OP_DIVIDE, one, v, &scale));
@@ -159,7 +158,7 @@ static rt_status_t normalize(si_ctx *cx, rt_ir_span_t sp, rt_ir_expr_t *x, rt_dt
   RT_RETURN_IF_ERROR(reduce_call(cx, sp, RT_OP_MEAN, 1, &x, axis_text, &mean));
   rt_ir_expr_t *vargs[2] = {x, mean};
   RT_RETURN_IF_ERROR(reduce_call(cx, sp, RT_OP_VARIANCE, 2, vargs, axis_text, &var));
-  RT_RETURN_IF_ERROR(rt_ir_scalar(cx->m, sp, dtype, (float)epsilon, &eps));
+  RT_RETURN_IF_ERROR(rt_ir_scalar(cx->base.m, sp, dtype, (float)epsilon, &eps));
   RT_RETURN_IF_ERROR(call2(cx, sp, RT_OP_ADD, var, eps, &d));
   RT_RETURN_IF_ERROR(call1(cx, sp, RT_OP_SQRT, d, &d));
   rt_ir_expr_t *num;
@@ -252,10 +251,10 @@ static rt_status_t group_norm(si_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr_t
   const char *key = "newshape";
   const char *v1 = shape_text, *v2 = old_text;
   rt_ir_expr_t *x, *r;
-  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, sp, RT_OP_RESHAPE, 1, &e->call.args[0], 1, &key,
+  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->base.m, sp, RT_OP_RESHAPE, 1, &e->call.args[0], 1, &key,
                                        &v1, &x));
   RT_RETURN_IF_ERROR(normalize(cx, sp, x, t->tensor.dtype, axes_text, a.epsilon, &r));
-  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->m, sp, RT_OP_RESHAPE, 1, &r, 1, &key, &v2, &r));
+  RT_RETURN_IF_ERROR(rt_pass_make_call(cx->base.m, sp, RT_OP_RESHAPE, 1, &r, 1, &key, &v2, &r));
   return affine(cx, sp, e, a.scale, a.center, rank, axis, r, out);
 }
 
@@ -278,7 +277,7 @@ static rt_status_t l2_normalize(si_ctx *cx, const rt_ir_expr_t *orig, rt_ir_expr
   rt_ir_expr_t *x = e->call.args[0], *sq, *sum, *eps, *d;
   RT_RETURN_IF_ERROR(call2(cx, sp, RT_OP_MULTIPLY, x, x, &sq));
   RT_RETURN_IF_ERROR(reduce_call(cx, sp, RT_OP_SUM, 1, &sq, text, &sum));
-  RT_RETURN_IF_ERROR(rt_ir_scalar(cx->m, sp, t->tensor.dtype,
+  RT_RETURN_IF_ERROR(rt_ir_scalar(cx->base.m, sp, t->tensor.dtype,
                                   (float)a.eps, &eps));
   RT_RETURN_IF_ERROR(call2(cx, sp, RT_OP_MAXIMUM, sum, eps, &d));
   RT_RETURN_IF_ERROR(call1(cx, sp, RT_OP_SQRT, d, &d));
@@ -318,7 +317,7 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
   }
   if (!st && *out != e) {
     (*out)->binding = e->binding;
-    cx->changed = true;
+    cx->base.changed = true;
   }
   return st;
 }
@@ -326,26 +325,12 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
 rt_status_t rt_pass_simplify_inference(const rt_pass_env_t *env, rt_module_t *in,
                                        rt_module_t **out) {
   (void)env;
-  rt_module_t *m = NULL;
-  RT_RETURN_IF_ERROR(rt_ir_module_derive(in, &m));
-  si_ctx cx = {m, NULL, false};
-  rt_status_t st = RT_OK;
-  for (int32_t i = 0; i < in->num_globals && !st; ++i) {
-    rt_ir_expr_t *fn = NULL;
-    st = rt_ir_mutate(m, in->globals[i].fn, rewrite, &cx, &fn);
-    if (!st && fn != in->globals[i].fn) st = rt_ir_module_add(m, in->globals[i].name, fn);
-  }
+  si_ctx cx = {{NULL, false}, NULL};
+  const rt_status_t st = rt_pass_rewrite_globals(in, rewrite, &cx.base, out);
   made_t *x, *tmp;
   HASH_ITER(hh, cx.made, x, tmp) {
     HASH_DEL(cx.made, x);
     rt_mem_free(x);
   }
-  if (st || !cx.changed) {
-    rt_module_release(m);
-    if (st) return st;
-    rt_module_retain(in);
-    m = in;
-  }
-  *out = m;
-  return RT_OK;
+  return st;
 }

@@ -73,18 +73,6 @@ typedef struct {
   int64_t fresh;       /* next %x_N */
 } anf_t;
 
-static bool is_primitive(const rt_ir_expr_t *e) {
-  if (e->kind != RT_IR_FUNCTION || !e->fn.attrs) return false;
-  for (int32_t i = 0; i < e->fn.attrs->count; ++i) {
-    const rt_attr_value_t *v = &e->fn.attrs->values[i];
-    if (strcmp(e->fn.attrs->keys[i], "Primitive") == 0 &&
-        ((v->kind == RT_ATTR_INT && v->i != 0) || (v->kind == RT_ATTR_BOOL && v->b))) {
-      return true;
-    }
-  }
-  return false;
-}
-
 static bool is_atomic(const rt_ir_expr_t *e) {
   switch (e->kind) {
     case RT_IR_VAR:
@@ -93,7 +81,7 @@ static bool is_atomic(const rt_ir_expr_t *e) {
     case RT_IR_OP:
       return true;
     case RT_IR_FUNCTION:
-      return is_primitive(e);
+      return rt_ir_is_primitive(e);
     default:
       return false;
   }
@@ -346,7 +334,7 @@ rt_status_t rt_pass_to_a_normal_form(const rt_pass_env_t *env, rt_module_t *in,
   rt_status_t st = rt_arena_alloc_array(&a.scratch, a.ninfo, sizeof(info_t), (void **)&a.info);
   for (int32_t i = 0; i < in->num_globals && !st; ++i) {
     rt_ir_expr_t *fn = in->globals[i].fn;
-    if (is_primitive(fn)) continue;
+    if (rt_ir_is_primitive(fn)) continue;
     rt_ir_expr_t *nfn = NULL;
     st = normalize_global(&a, fn, &nfn);
     if (!st) st = rt_ir_module_add(m, in->globals[i].name, nfn);
