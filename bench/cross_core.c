@@ -17,8 +17,10 @@
  * A figure, never pass/fail: on a shared machine, read medians and rerun.
  *
  * Usage: cross_core [ROUNDS [CPU_A CPU_B]]   (default 200 rounds)
- *        cross_core --json [ROUNDS]   the 256 KiB column as one JSON line
- *                                     (bench/models' probe, default 30) */
+ *        cross_core --json [ROUNDS [CPU_A CPU_B]]   the 256 KiB column as
+ *                                     one JSON line (bench/models' probe,
+ *                                     default 30 rounds)
+ * Exits 2 without two CPUs to pin to, 1 when out of memory. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -144,7 +146,7 @@ int main(int argc, char **argv) {
 #endif
   }
   if (rounds < 1 || cpu_a < 0 || cpu_b < 0 || cpu_a == cpu_b) {
-    fprintf(stderr, "cross_core: needs two CPUs (usage: cross_core [ROUNDS [CPU_A CPU_B]])\n");
+    fprintf(stderr, "cross_core: needs two CPUs and ROUNDS >= 1 (usage: cross_core [--json] [ROUNDS [CPU_A CPU_B]])\n");
     return 2;
   }
   static const size_t kSizes[] = {64 << 10, 256 << 10, 1 << 20, 4 << 20};
