@@ -921,29 +921,32 @@ rt_status_t rt_executor_run(rt_executor_t *ex) {
   return st;
 }
 
-/* `runs` timed runs of `graph` (the runner runs it), one entry per node. */
+/* `runs` timed runs of `graph` (the runner runs it), one entry per node;
+ * after each, a run that calls every kernel twice, timing the second call
+ * (warm_ms). */
 static rt_status_t profile_runs(rt_executor_t *ex, rt_graph_runtime_t *graph,
                                 const rt_graph_build_t *build, int32_t runs, int32_t max_nodes,
                                 rt_node_profile_t *out, int32_t *out_count) {
   const rt_graph_plan_t *plan = rt_graph_runtime_plan(graph);
   int32_t nn = plan->num_nodes;
-  double *sum = rt_mem_calloc((size_t)(nn ? nn : 1) * 3, sizeof(double));
+  double *sum = rt_mem_calloc((size_t)(nn ? nn : 1) * 5, sizeof(double));
   rt_task_stats_t *tasks = rt_mem_calloc((size_t)(nn ? nn : 1), sizeof *tasks);
   if (!sum || !tasks) {
     rt_mem_free(sum);
     rt_mem_free(tasks);
     return RT_STATUS(RESOURCE_EXHAUSTED, "out of memory");
   }
-  double *best = sum + nn, *cur = best + nn;
+  double *best = sum + nn, *cur = best + nn, *warm = cur + nn, *first = warm + nn;
   rt_runner_clear_outputs(&ex->runner);
   rt_status_t st = RT_OK;
   for (int32_t r = 0; r < runs && !st; ++r) {
     memset(cur, 0, (size_t)nn * sizeof(double));
-    st = rt_runner_run_timed(&ex->runner, cur, tasks);
+    st = rt_runner_run_timed(&ex->runner, cur, tasks, NULL);
     for (int32_t n = 0; !st && n < nn; ++n) {
       sum[n] += cur[n];
       if (r == 0 || cur[n] < best[n]) best[n] = cur[n];
     }
+    if (!st) st = rt_runner_run_timed(&ex->runner, first, NULL, warm);
   }
   if (!st) {
     /* The nodes that run a kernel (a "__nop" runs none). */
@@ -954,7 +957,8 @@ static rt_status_t profile_runs(rt_executor_t *ex, rt_graph_runtime_t *graph,
       const rt_task_stats_t *t = &tasks[n];
       if (count < max_nodes) {
         out[count] = (rt_node_profile_t){plan->nodes[n].name, build->kernel_types[k], sum[n] / runs,
-                                         best[n], build->kernel_flops ? build->kernel_flops[k] : 0,
+                                         best[n], warm[n] / runs,
+                                         build->kernel_flops ? build->kernel_flops[k] : 0,
                                          t->tasks > 1 ? t->tasks : 1,
                                          t->capacity_ns > 0 ? t->busy_ns / t->capacity_ns : 1.0};
       }

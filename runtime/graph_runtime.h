@@ -95,9 +95,11 @@ RT_MUST_USE_RESULT rt_status_t rt_graph_runtime_run(rt_graph_runtime_t *rt);
  * node_ms[n] (plan.num_nodes entries) and, when node_tasks is not NULL,
  * how its parallel_for calls spread over tasks to node_tasks[n]: the same
  * kernels over the same planned storage, so the results are those of run
- * (rt_executor_profile). */
+ * (rt_executor_profile). With node_warm_ms, each node's kernel is called a
+ * second time right after the first (same arguments, its operands then in
+ * cache as far as they fit) and that call's time added to node_warm_ms[n]. */
 RT_MUST_USE_RESULT rt_status_t rt_graph_runtime_run_timed(rt_graph_runtime_t *rt, double *node_ms,
-                                                          rt_task_stats_t *node_tasks);
+                                                          rt_task_stats_t *node_tasks, double *node_warm_ms);
 /* Borrowed output tensor (valid until the runtime is released; its
  * contents change with each run). */
 rt_tensor_t *rt_graph_runtime_output(const rt_graph_runtime_t *rt, int32_t index);

@@ -272,10 +272,11 @@ rt_status_t rt_runner_run(rt_runner_t *r) {
   return RT_OK;
 }
 
-rt_status_t rt_runner_run_timed(rt_runner_t *r, double *node_ms, rt_task_stats_t *node_tasks) {
+rt_status_t rt_runner_run_timed(rt_runner_t *r, double *node_ms, rt_task_stats_t *node_tasks,
+                                double *node_warm_ms) {
   RT_RETURN_IF_ERROR(rt_runner_inputs_ready(r));
   rt_runner_clear_outputs(r);
-  RT_RETURN_IF_ERROR(rt_graph_runtime_run_timed(r->graph, node_ms, node_tasks));
+  RT_RETURN_IF_ERROR(rt_graph_runtime_run_timed(r->graph, node_ms, node_tasks, node_warm_ms));
   take_graph_outputs(r);
   return RT_OK;
 }

@@ -120,10 +120,12 @@ RT_MUST_USE_RESULT rt_status_t rt_runner_inputs_ready(const rt_runner_t *runner)
 
 /* Runs @main on the inputs; its flattened result becomes the outputs. */
 RT_MUST_USE_RESULT rt_status_t rt_runner_run(rt_runner_t *runner);
-/* A graph runner's run, adding each node's milliseconds to node_ms and its
- * task statistics to node_tasks (rt_graph_runtime_run_timed). */
+/* A graph runner's run, adding each node's milliseconds to node_ms, its
+ * task statistics to node_tasks and, when node_warm_ms is not NULL, the
+ * time of a second call of each kernel to node_warm_ms
+ * (rt_graph_runtime_run_timed). */
 RT_MUST_USE_RESULT rt_status_t rt_runner_run_timed(rt_runner_t *runner, double *node_ms,
-                                                   rt_task_stats_t *node_tasks);
+                                                   rt_task_stats_t *node_tasks, double *node_warm_ms);
 
 /* Calls VM function `function` (named `fn_name` in messages) with tensor
  * args: the flattened result into outs[0 .. *out_count) (new

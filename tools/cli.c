@@ -186,7 +186,8 @@ rt_status_t cli_profile_run(rt_executor_t *ex, long runs, int32_t threads, cli_p
 
 void cli_profile_print(FILE *f, const cli_profile_t *p) {
   fprintf(f, "graph executor, %d kernel call%s per run, mean of %ld run%s, slowest first "
-          "(GFLOP/s: the dense/matmul/conv FLOPs of the kernel over its mean time",
+          "(warm: the mean of a second call right after the first, its operands in cache; "
+          "GFLOP/s: the dense/matmul/conv FLOPs of the kernel over its mean time",
           (int)p->count, p->count == 1 ? "" : "s", p->runs, p->runs == 1 ? "" : "s");
   if (p->peak_gflops > 0) {
     fprintf(f, "; peak: that as a fraction of the FMA peak measured now, %.1f GFLOP/s on %d "
@@ -195,9 +196,9 @@ void cli_profile_print(FILE *f, const cli_profile_t *p) {
   }
   fprintf(f, "; tasks: the most a call split into, bal: their summed time over tasks x the "
           "slowest's, 1 = even):\n");
-  fprintf(f, "  %12s %12s %7s %8s %5s %5s %4s  %-40s %s\n", "mean", "min", "share", "GFLOP/s", "peak",
-          "tasks", "bal", "kernel", "type");
-  double flops = 0;
+  fprintf(f, "  %12s %12s %12s %7s %8s %5s %5s %4s  %-40s %s\n", "mean", "min", "warm", "share", "GFLOP/s",
+          "peak", "tasks", "bal", "kernel", "type");
+  double flops = 0, warm = 0;
   for (int32_t i = 0; i < p->count; ++i) {
     const rt_node_profile_t *x = &p->nodes[i];
     char gf[16] = "-", pk[16] = "-";
@@ -207,16 +208,17 @@ void cli_profile_print(FILE *f, const cli_profile_t *p) {
     flops += x->flops;
     char bal[16] = "-";
     if (x->tasks > 1) snprintf(bal, sizeof bal, "%.2f", x->balance);
-    fprintf(f, "  %9.1f us %9.1f us %6.1f%% %8s %5s %5d %4s  %-40s %s\n", 1e3 * x->mean_ms,
-            1e3 * x->min_ms, p->total_ms > 0 ? 100.0 * x->mean_ms / p->total_ms : 0.0, gf, pk,
-            (int)x->tasks, bal, x->kernel, x->type);
+    warm += x->warm_ms;
+    fprintf(f, "  %9.1f us %9.1f us %9.1f us %6.1f%% %8s %5s %5d %4s  %-40s %s\n", 1e3 * x->mean_ms,
+            1e3 * x->min_ms, 1e3 * x->warm_ms, p->total_ms > 0 ? 100.0 * x->mean_ms / p->total_ms : 0.0, gf,
+            pk, (int)x->tasks, bal, x->kernel, x->type);
   }
   char gf[16] = "-", pk[16] = "-";
   if (flops > 0 && p->total_ms > 0) snprintf(gf, sizeof gf, "%.1f", flops / (p->total_ms * 1e6));
   const double frac = cli_profile_peak_fraction(p, flops, p->total_ms);
   if (frac > 0) snprintf(pk, sizeof pk, "%.2f", frac);
-  fprintf(f, "  %9.1f us %12s %6.1f%% %8s %5s %5s %4s  total\n", 1e3 * p->total_ms, "", 100.0, gf, pk,
-          "", "");
+  fprintf(f, "  %9.1f us %12s %9.1f us %6.1f%% %8s %5s %5s %4s  total\n", 1e3 * p->total_ms, "", 1e3 * warm,
+          100.0, gf, pk, "", "");
 }
 
 void cli_profile_free(cli_profile_t *p) {

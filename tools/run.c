@@ -756,9 +756,9 @@ static void print_report(const run_opts *o, runner *r, const char *setup_what, d
         run_json_string(stdout, prof->nodes[i].kernel);
         printf(", \"type\": ");
         run_json_string(stdout, prof->nodes[i].type);
-        printf(", \"mean_ms\": %.6f, \"min_ms\": %.6f, \"flops\": %.0f, \"peak_fraction\": %.4f, "
-               "\"tasks\": %d, \"balance\": %.4f}",
-               prof->nodes[i].mean_ms, prof->nodes[i].min_ms, prof->nodes[i].flops,
+        printf(", \"mean_ms\": %.6f, \"min_ms\": %.6f, \"warm_ms\": %.6f, \"flops\": %.0f, "
+               "\"peak_fraction\": %.4f, \"tasks\": %d, \"balance\": %.4f}",
+               prof->nodes[i].mean_ms, prof->nodes[i].min_ms, prof->nodes[i].warm_ms, prof->nodes[i].flops,
                cli_profile_peak_fraction(prof, prof->nodes[i].flops, prof->nodes[i].mean_ms),
                (int)prof->nodes[i].tasks, prof->nodes[i].balance);
       }

@@ -270,6 +270,11 @@ typedef struct rt_node_profile_t {
   const char *type;   /* its function type: argument and result shapes */
   double mean_ms;     /* wall time of the node, averaged over the runs */
   double min_ms;      /* the fastest of the runs */
+  double warm_ms;     /* mean wall time of a second call made right after the
+                         first, on the same arguments (its operands then in
+                         cache as far as they fit): mean_ms - warm_ms is about
+                         what the node waits on memory that the nodes before
+                         it left cold, or on lines another core wrote */
   double flops;       /* floating-point operations of one call, counted from the
                          plans of its dense/matmul/batch_matmul and convolutions
                          (a multiply-add counts 2); 0 when it has none */
@@ -286,7 +291,10 @@ typedef struct rt_node_profile_t {
  * over the planned storage: each node reads what the node before it wrote,
  * and the outputs afterwards are the last run's. One entry per node, in run
  * order, goes to out[0..max_nodes-1]; *out_count is the number of such
- * nodes (more than max_nodes: only the first max_nodes are written). Strings
+ * nodes (more than max_nodes: only the first max_nodes are written). After
+ * each run comes one that calls every kernel twice and times the second
+ * call (warm_ms; kernels write only their outputs, from their inputs, so
+ * the outputs are the same). Strings
  * are borrowed from the executor (with `?` inputs, from the specialization
  * profiled: valid until the next run or profile, which may evict it).
  * FAILED_PRECONDITION for executors other

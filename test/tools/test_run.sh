@@ -221,6 +221,7 @@ assert p["runs"] == 5, p
 assert sorted(k["kernel"] for k in ks) == names, (ks, names)
 assert means == sorted(means, reverse=True), means
 assert all(0 <= k["min_ms"] <= k["mean_ms"] for k in ks), ks
+assert all(k["warm_ms"] > 0 for k in ks), ks  # the second call of each run, timed
 assert abs(sum(means) - p["total_ms"]) <= 1e-6 * len(ks), p  # each printed to 1e-6 ms
 assert all(k["type"].startswith("fn (Tensor[") for k in ks), ks
 # FLOPs by hand: conv 3->8 3x3 on 16x16 (2*8*256*3*9), conv 8->16 3x3 on
@@ -246,10 +247,10 @@ PY
 then ok
 else bad "run --profile (json): $(cat "$tmp/prof.json" "$tmp/err")"; fi
 if RELAYRT_CACHE_DIR=off "$relayrt" run --executor graph --profile > "$tmp/out" 2> "$tmp/err" &&
-   grep -q '^graph executor, 7 kernel calls per run, mean of 1 run, slowest first (GFLOP/s' "$tmp/out" &&
-   [ "$(grep -cE '^ *[0-9.]* us *[0-9.]* us *[0-9.]*% +([0-9.]+|-) +([0-9.]+|-) +[0-9]+ +([0-9.]+|-)  fused_' "$tmp/out")" = 7 ] &&
-   [ "$(grep -cE '^ *[0-9.]* us *[0-9.]* us *[0-9.]*% +[0-9.]+ +([0-9.]+|-) +[0-9]+ +([0-9.]+|-)  fused_' "$tmp/out")" = 3 ] &&
-   grep -qE '100.0% +[0-9.]+ +([0-9.]+|-) +total$' "$tmp/out"; then ok
+   grep -q '^graph executor, 7 kernel calls per run, mean of 1 run, slowest first (warm: ' "$tmp/out" &&
+   [ "$(grep -cE '^ *[0-9.]* us *[0-9.]* us *[0-9.]* us *[0-9.]*% +([0-9.]+|-) +([0-9.]+|-) +[0-9]+ +([0-9.]+|-)  fused_' "$tmp/out")" = 7 ] &&
+   [ "$(grep -cE '^ *[0-9.]* us *[0-9.]* us *[0-9.]* us *[0-9.]*% +[0-9.]+ +([0-9.]+|-) +[0-9]+ +([0-9.]+|-)  fused_' "$tmp/out")" = 3 ] &&
+   grep -qE ' us +100.0% +[0-9.]+ +([0-9.]+|-) +total$' "$tmp/out"; then ok
 else bad "run --profile (text): $(cat "$tmp/out" "$tmp/err")"; fi
 expect_fail "--profile times the kernels of --executor graph, not 'vm'" \
   "$relayrt" run --executor vm --profile

@@ -49,11 +49,11 @@ n=$((n + 1))
 printf ':kernels\n:profile 3\n' > "$tmp/p.in"
 (cd "$tmp" && "$relayrt" repl --batch "$tmp/p.in" > "$tmp/p.got" 2>&1) || { echo "FAIL: :profile exit status"; fail=1; }
 kernels=$(grep -oE '^fused_[A-Za-z0-9_]+:' "$tmp/p.got" | tr -d : | sort)
-rows=$(grep -E '^ +[0-9.]+ us +[0-9.]+ us +[0-9.]+% +([0-9.]+|-) +([0-9.]+|-) +[0-9]+ +([0-9.]+|-) +fused_' "$tmp/p.got" | awk '{print $10}' | sort)
+rows=$(grep -E '^ +[0-9.]+ us +[0-9.]+ us +[0-9.]+ us +[0-9.]+% +([0-9.]+|-) +([0-9.]+|-) +[0-9]+ +([0-9.]+|-) +fused_' "$tmp/p.got" | awk '{print $12}' | sort)
 if [ -z "$kernels" ] || [ "$kernels" != "$rows" ]; then
   echo "FAIL: :profile rows do not match :kernels"; echo "kernels: $kernels"; echo "rows: $rows"; fail=1
 fi
-grep -E '^ +[0-9.]+ us +[0-9.]+ us +[0-9.]+% +([0-9.]+|-) +([0-9.]+|-) +[0-9]+ +([0-9.]+|-) +fused_' "$tmp/p.got" | awk '{s += $5} END {exit !(s > 99 && s < 101)}' \
+grep -E '^ +[0-9.]+ us +[0-9.]+ us +[0-9.]+ us +[0-9.]+% +([0-9.]+|-) +([0-9.]+|-) +[0-9]+ +([0-9.]+|-) +fused_' "$tmp/p.got" | awk '{s += $7} END {exit !(s > 99 && s < 101)}' \
   || { echo "FAIL: :profile shares do not sum to 100%"; cat "$tmp/p.got"; fail=1; }
 n=$((n + 1))
 # Incremental stepping ends with the outputs of a plain run: fused.in saved
