@@ -856,12 +856,28 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
                        c->pb == 0 && c->pr == 0 && rt_jit_tpl_raw(L, cc->x);
   const int64_t qfull = inplace ? qn / nw : 0;
   if (inplace) xsize = K * nw;
-  /* Split: (image, group) pairs, else output-channel tiles, else q tiles. */
+  /* Split: (image, group) pairs; else q tiles for a 1x1 kernel that reads
+   * at least 4x the channels it writes, over enough q tiles to share
+   * evenly; else output-channel tiles, else q tiles. Split by output
+   * channels, such a kernel (MobileNet-v2's projections, SqueezeNet's
+   * squeezes, ResNet-50's 56x56 and 28x28 reductions) reads all of its
+   * input on every core, so the next run's producer writes each of those
+   * lines while another core holds it, the costly case of
+   * bench/cross_core (docs/executors.md, "What two threads pay for shared
+   * lines"); split by pixels, each line of the input is read on one core
+   * and only the (smaller) weight is read on all. Two threads, that VM's
+   * costly placement (7 GB/s), alternated: mobilenet_v2 3.82-3.88 ->
+   * 3.67-3.74 ms, squeezenet1_1 2.89-2.91 -> 2.72-2.86, efficientnet_b0
+   * 5.26-5.52 -> 5.11-5.30; resnet50 within noise; in the other placement
+   * within noise. */
   LLVMValueRef b_lo = rt_jit_i64(L, 0), b_hi = rt_jit_i64(L, nbg);
   LLVMValueRef t_lo = rt_jit_i64(L, 0), t_hi = rt_jit_i64(L, mt);
   LLVMValueRef q_lo = rt_jit_i64(L, 0), q_hi = rt_jit_i64(L, qt);
+  const bool by_pixels = c->kh == 1 && c->kw == 1 && K >= 4 * M && qt >= 8;
   if (nbg >= 4) {
     rt_jit_tpl_split(L, nbg, task, ntasks, &b_lo, &b_hi);
+  } else if (by_pixels) {
+    rt_jit_tpl_split(L, qt, task, ntasks, &q_lo, &q_hi);
   } else if (mt >= 4) {
     rt_jit_tpl_split(L, mt, task, ntasks, &t_lo, &t_hi);
   } else {

@@ -178,6 +178,14 @@ static const case_t kCases[] = {
     {"%x: Tensor[(1, 30, 75, 77), float32], %w: Tensor[(130, 30, 3, 3), float32], %b: Tensor[(130), float32]",
      "nn.bias_add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=130, kernel_size=[3, 3]), %b)",
      "conv2d.direct"},
+    /* 1x1 kernels reading at least 4x the channels they write on 8+ q
+     * tiles split over tasks by pixels (q tiles), not output channels:
+     * q tiles outer (input over 256 KiB) with a residual, a clip, a row
+     * tail and a partial last q tile; row tiles outer */
+    {"%x: Tensor[(1, 96, 29, 27), float32], %w: Tensor[(20, 96, 1, 1), float32], %b: Tensor[(20, 1, 1), float32], %r: Tensor[(1, 20, 29, 27), float32]",
+     "clip(add(add(" CONV "(%x, %w, channels=20, kernel_size=[1, 1]), %b), %r), a_min=0f, a_max=6f)", "conv2d.direct"},
+    {"%x: Tensor[(1, 64, 24, 24), float32], %w: Tensor[(16, 64, 1, 1), float32], %b: Tensor[(16), float32]",
+     "nn.relu(nn.bias_add(" CONV "(%x, %w, channels=16, kernel_size=[1, 1]), %b))", "conv2d.direct"},
     /* the vector epilogue on the 1x1 paths (issue 18; epilogue.c): direct
      * with bias + ReLU6 as maximum / minimum on odd sizes (row and q
      * tails, batch 2); K blocks (input over 256 KiB, weight rows over 128
