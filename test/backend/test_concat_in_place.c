@@ -6,7 +6,8 @@
  * plan (graph-json's "__nop" nodes and storage offsets, the kernels the
  * profile lists) and the values against the debug executor (the
  * reference), and one exports the plan and runs it through the
- * runtime-only loader. */
+ * runtime-only loader. The last case checks where a tensor sits in a
+ * larger block it reuses: in the middle (graph.c, step 4). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,8 +228,37 @@ static void test_concat_in_place_refused(void **state) {
   }
 }
 
+/* %2 (64 bytes) reuses %0's block (1024 bytes, free once the second
+ * dense has read it; %1's block is still read by the third dense): it
+ * sits at (1024 - 64) / 2 = 480 rounded down to 64 bytes, 448. */
+static void test_plan_tensor_centered(void **state) {
+  (void)state;
+  rt_module_t *m = parse(
+      "def @main(%x: Tensor[(1, 64), float32], %w1: Tensor[(256, 64), float32],\n"
+      "          %w2: Tensor[(64, 256), float32], %w3: Tensor[(16, 64), float32],\n"
+      "          %w4: Tensor[(8, 16), float32]) {\n"
+      "  %0 = nn.relu(nn.dense(%x, %w1));\n"
+      "  %1 = nn.relu(nn.dense(%0, %w2));\n"
+      "  %2 = nn.relu(nn.dense(%1, %w3));\n"
+      "  nn.dense(%2, %w4)\n"
+      "}\n");
+  char *json = NULL;
+  int32_t kernels = 0;
+  rt_executor_t *g = run_both(m, 0, &json, &kernels);
+  assert_int_equal(kernels, 4);
+  /* Entries: 5 inputs, %0, %1, %2, the output (its own tensor). */
+  if (!strstr(json, "\"storage_offset\": [\"list_int\", [0, 0, 0, 0, 0, 0, 0, 448, 0]]")) {
+    fail_msg("storage offsets: %s", strstr(json, "\"storage_offset\""));
+  }
+  free(json);
+  rt_executor_release(g);
+  rt_module_release(m);
+  release_inputs();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_plan_tensor_centered),
       cmocka_unit_test(test_concat_in_place_slabs),
       cmocka_unit_test(test_concat_in_place_chain),
       cmocka_unit_test(test_concat_in_place_refused),
