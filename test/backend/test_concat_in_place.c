@@ -41,6 +41,21 @@ static int count_of(const char *text, const char *what) {
   return n;
 }
 
+/* Output 0 of graph executor g against debug executor d's (`when` names
+ * the moment in a failure). */
+static void expect_same_output(rt_executor_t *g, rt_executor_t *d, const char *when) {
+  rt_tensor_t *go = NULL, *dout = NULL;
+  assert_ok(rt_executor_get_output(g, 0, &go));
+  assert_ok(rt_executor_get_output(d, 0, &dout));
+  assert_int_equal(rt_tensor_numel(go), rt_tensor_numel(dout));
+  for (int64_t i = 0; i < rt_tensor_numel(go); ++i) {
+    const double a = rt_tensor_get_f64(go, i), b = rt_tensor_get_f64(dout, i);
+    if (fabs(a - b) > 1e-5 + 1e-5 * fabs(b)) {
+      fail_msg("%s, element %lld: graph %g, debug %g", when, (long long)i, a, b);
+    }
+  }
+}
+
 /* The graph executor of `m` (fuse.max_depth as given, 0 = default) run on
  * inputs filled from `seed`, against the debug executor; its graph JSON to
  * *json (caller frees), its profiled kernel count to *kernels. */
@@ -71,27 +86,14 @@ static rt_executor_t *run_both(rt_module_t *m, int64_t max_depth, char **json, i
   g_num_inputs = n;
   assert_ok(rt_executor_run(g));
   assert_ok(rt_executor_run(d));
-  rt_tensor_t *go = NULL, *dout = NULL;
-  assert_ok(rt_executor_get_output(g, 0, &go));
-  assert_ok(rt_executor_get_output(d, 0, &dout));
-  assert_int_equal(rt_tensor_numel(go), rt_tensor_numel(dout));
-  for (int64_t i = 0; i < rt_tensor_numel(go); ++i) {
-    const double a = rt_tensor_get_f64(go, i), b = rt_tensor_get_f64(dout, i);
-    if (fabs(a - b) > 1e-5 + 1e-5 * fabs(b)) fail_msg("element %lld: graph %g, debug %g", (long long)i, a, b);
-  }
+  expect_same_output(g, d, "after a run");
   assert_ok(rt_executor_get_source(g, "graph-json", json));
   rt_node_profile_t nodes[16];
   assert_ok(rt_executor_profile(g, 1, 16, nodes, kernels));
   for (int32_t k = 0; k < *kernels && k < 16; ++k) assert_null(strstr(nodes[k].kernel, "__nop"));
   /* The profile calls every kernel twice (warm_ms): the producers written
    * in place store the same slabs again, the output is unchanged. */
-  assert_ok(rt_executor_get_output(g, 0, &go));
-  for (int64_t i = 0; i < rt_tensor_numel(go); ++i) {
-    const double a = rt_tensor_get_f64(go, i), b = rt_tensor_get_f64(dout, i);
-    if (fabs(a - b) > 1e-5 + 1e-5 * fabs(b)) {
-      fail_msg("after the profile, element %lld: graph %g, debug %g", (long long)i, a, b);
-    }
-  }
+  expect_same_output(g, d, "after the profile");
   rt_executor_release(d);
   return g;
 }
