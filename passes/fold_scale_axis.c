@@ -21,6 +21,13 @@
  * The new weights are expressions; FoldConstant (after this pass in the
  * pipeline) evaluates them.
  *
+ * The forward conv2d fold also takes an s computed at run time (a
+ * squeeze-and-excitation gate: multiply(x, sigmoid(conv2d(pool(x))))
+ * before the projection) when its type is per-channel as below and the
+ * weight has at most 1/RUNTIME_SCALE_GAIN of x's elements: W * s_I is
+ * then a small kernel of its own each run, and the convolution reads x in
+ * place instead of a scaled copy of it.
+ *
  * When it folds: s is a Constant of a float dtype equal to the anchor's
  * output dtype (and no out_dtype), its rank at most the output's, and every
  * dim 1 except the one aligned (numpy broadcasting) with the channel axis,
@@ -269,7 +276,46 @@ static rt_status_t fold_backward(fsa_t *f, rt_ir_expr_t *orig, rt_ir_expr_t *reb
   return RT_OK;
 }
 
-/* Forward: `rebuilt` is conv2d/dense whose data is scaled by a constant. */
+/* Is `st`, the type of a value computed at run time, a float tensor of
+ * `vt`'s dtype and static shape, uniform except along `axis` of `vt` (the
+ * per_channel shapes)? */
+static bool per_channel_type(const rt_ir_type_t *st, const rt_ir_type_t *vt, int32_t axis) {
+  if (!st || !vt || !rt_dtype_is_float(st->tensor.dtype) || !rt_dtype_equal(st->tensor.dtype, vt->tensor.dtype)) {
+    return false;
+  }
+  const int32_t R = vt->tensor.rank, r = st->tensor.rank;
+  if (r > R || axis < 0 || axis >= R) return false;
+  const int64_t C = vt->tensor.shape[axis];
+  if (C == RT_DIM_ANY) return false;
+  for (int32_t j = 0; j < r; ++j) {
+    const int64_t d = st->tensor.shape[j];
+    if (R - r + j == axis ? (d != 1 && d != C) : d != 1) return false;
+  }
+  return true;
+}
+
+/* Elements of a tensor type with a static shape, or -1. */
+static int64_t static_numel(const rt_ir_type_t *t) {
+  if (!t) return -1;
+  int64_t n = 1;
+  for (int32_t j = 0; j < t->tensor.rank; ++j) {
+    if (t->tensor.shape[j] == RT_DIM_ANY) return -1;
+    n *= t->tensor.shape[j];
+  }
+  return n;
+}
+
+/* The scale of a conv2d's data computed at run time (EfficientNet's
+ * squeeze-and-excitation gate, multiply(x, sigmoid(...)) before the
+ * projection) folds into the weight where scaling the weight is at least
+ * RUNTIME_SCALE_GAIN times less work than scaling the data: the product
+ * is then a small kernel of its own, and the convolution reads x where it
+ * lies instead of a scaled copy that a kernel wrote to memory first. */
+#define RUNTIME_SCALE_GAIN 4
+
+/* Forward: `rebuilt` is conv2d/dense whose data is scaled by a constant,
+ * or (conv2d) by a per-channel value computed at run time, where cheaper
+ * (RUNTIME_SCALE_GAIN). */
 static rt_status_t fold_forward(fsa_t *f, rt_ir_expr_t *orig, rt_ir_expr_t *rebuilt,
                                 rt_ir_expr_t **out) {
   anchor_t ai;
@@ -278,12 +324,23 @@ static rt_status_t fold_forward(fsa_t *f, rt_ir_expr_t *orig, rt_ir_expr_t *rebu
   const bool div = rt_pass_is_op(mul, RT_OP_DIVIDE);
   if ((!div && !rt_pass_is_op(mul, RT_OP_MULTIPLY)) || uses(f, omul) != 1) return RT_OK;
   rt_dtype_t wdt;
-  if (!const_expr(rebuilt->call.args[1], 0, &wdt)) return RT_OK;
+  const bool wconst = const_expr(rebuilt->call.args[1], 0, &wdt);
+  const rt_ir_type_t *wt = tensor_type(orig->call.args[1]);
   for (int32_t side = 1; side >= (div ? 1 : 0); --side) {
     rt_ir_expr_t *s = mul->call.args[side], *x = mul->call.args[1 - side];
     const rt_ir_type_t *xt = tensor_type(omul->call.args[1 - side]);
-    if (!xt || !per_channel(s, xt, ai.in_axis, false)) continue;
-    if (!rt_dtype_equal(wdt, xt->tensor.dtype)) continue;
+    if (!xt) continue;
+    if (s->kind == RT_IR_CONSTANT) {
+      if (!wconst || !per_channel(s, xt, ai.in_axis, false)) continue;
+      if (!rt_dtype_equal(wdt, xt->tensor.dtype)) continue;
+    } else {
+      const int64_t wn = static_numel(wt), xn = static_numel(xt);
+      if (!rt_pass_is_op(rebuilt, RT_OP_NN_CONV2D) || !wt || !rt_dtype_equal(wt->tensor.dtype, xt->tensor.dtype)) {
+        continue;
+      }
+      if (wn < 0 || xn < 0 || wn * RUNTIME_SCALE_GAIN > xn) continue;
+      if (!per_channel_type(tensor_type(omul->call.args[side]), xt, ai.in_axis)) continue;
+    }
     /* The scale must not broadcast x to a larger shape. */
     const rt_ir_type_t *mt = tensor_type(omul);
     if (!mt || !rt_ir_type_equal(mt, xt)) continue;
