@@ -62,23 +62,6 @@ typedef struct {
   int32_t folded;
 } fsa_t;
 
-static rt_status_t count_uses(void *user, rt_ir_expr_t *e) {
-  fsa_t *f = user;
-  if (e->kind == RT_IR_CALL) {
-    f->uses[e->call.callee->id]++;
-    for (int32_t i = 0; i < e->call.nargs; ++i) f->uses[e->call.args[i]->id]++;
-  } else if (e->kind == RT_IR_TUPLE) {
-    for (int32_t i = 0; i < e->tuple.count; ++i) f->uses[e->tuple.fields[i]->id]++;
-  } else if (e->kind != RT_IR_FUNCTION) {
-    rt_ir_expr_t *kids[3];
-    const int32_t n = rt_ir_children(e, kids, 3);
-    for (int32_t i = 0; i < n && i < 3; ++i) f->uses[kids[i]->id]++;
-  } else {
-    f->uses[e->fn.body->id]++;
-  }
-  return RT_OK;
-}
-
 static int32_t uses(const fsa_t *f, const rt_ir_expr_t *orig) {
   return orig->id < f->nid ? f->uses[orig->id] : 0;
 }
@@ -370,10 +353,7 @@ rt_status_t rt_pass_fold_scale_axis(const rt_pass_env_t *env, rt_module_t *in,
   f.nid = in->next_id;
   rt_arena_t scratch;
   rt_arena_initialize(env->allocator, &scratch);
-  rt_status_t st = rt_arena_alloc_array(&scratch, f.nid, sizeof(int32_t), (void **)&f.uses);
-  for (int32_t i = 0; i < in->num_globals && !st; ++i) {
-    st = rt_ir_post_order(env->allocator, in->globals[i].fn, count_uses, &f);
-  }
+  rt_status_t st = rt_pass_count_uses(env->allocator, in, &scratch, &f.uses);
   rt_module_t *m = NULL;
   if (!st) st = rt_ir_module_derive(in, &m);
   f.m = m;

@@ -1,6 +1,6 @@
 /* Helpers shared by the passes (see passes/pass.h): rewriting every
- * global, counting bindings for traces, recognizing and building op calls,
- * telling a weight FoldConstant will fold. */
+ * global, counting bindings for traces and uses of nodes, recognizing and
+ * building op calls, telling a weight FoldConstant will fold. */
 #include <string.h>
 
 #include "passes/pass.h"
@@ -42,6 +42,39 @@ static rt_status_t count_visit(void *user, rt_ir_expr_t *e) {
     default:
       break;
   }
+  return RT_OK;
+}
+
+typedef struct {
+  int32_t *uses;
+} use_count_t;
+
+static rt_status_t use_visit(void *user, rt_ir_expr_t *e) {
+  int32_t *uses = ((use_count_t *)user)->uses;
+  if (e->kind == RT_IR_CALL) {
+    uses[e->call.callee->id]++;
+    for (int32_t i = 0; i < e->call.nargs; ++i) uses[e->call.args[i]->id]++;
+  } else if (e->kind == RT_IR_TUPLE) {
+    for (int32_t i = 0; i < e->tuple.count; ++i) uses[e->tuple.fields[i]->id]++;
+  } else if (e->kind != RT_IR_FUNCTION) {
+    rt_ir_expr_t *kids[3];
+    const int32_t n = rt_ir_children(e, kids, 3);
+    for (int32_t i = 0; i < n && i < 3; ++i) uses[kids[i]->id]++;
+  } else {
+    uses[e->fn.body->id]++;
+  }
+  return RT_OK;
+}
+
+rt_status_t rt_pass_count_uses(rt_allocator_t allocator, const rt_module_t *in, rt_arena_t *arena,
+                               int32_t **out_uses) {
+  use_count_t u = {NULL};
+  RT_RETURN_IF_ERROR(rt_arena_alloc_array(arena, in->next_id, sizeof(int32_t), (void **)&u.uses));
+  memset(u.uses, 0, (size_t)in->next_id * sizeof(int32_t));
+  for (int32_t i = 0; i < in->num_globals; ++i) {
+    RT_RETURN_IF_ERROR(rt_ir_post_order(allocator, in->globals[i].fn, use_visit, &u));
+  }
+  *out_uses = u.uses;
   return RT_OK;
 }
 

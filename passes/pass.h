@@ -98,6 +98,12 @@ RT_MUST_USE_RESULT rt_status_t rt_pass_rewrite_globals(rt_module_t *in, rt_ir_re
 /* Number of non-atomic nodes (calls, tuples, projections, ifs, lets, fns)
  * over every global: the "bindings" of trace lines. */
 int64_t rt_pass_count_bindings(const rt_module_t *m);
+/* For every node id of `in` (below in->next_id): how many edges of its
+ * globals point at the node (a call's callee and args, a tuple's fields,
+ * other nodes' children, a function's body). *out_uses is allocated in
+ * `arena`. */
+RT_MUST_USE_RESULT rt_status_t rt_pass_count_uses(rt_allocator_t allocator, const rt_module_t *in,
+                                                  rt_arena_t *arena, int32_t **out_uses);
 /* Is `e` a call of the built-in op `id`? */
 bool rt_pass_is_op(const rt_ir_expr_t *e, rt_op_id_t id);
 /* Is `e` what FoldConstant turns into a constant: a constant, or op calls

@@ -1218,42 +1218,62 @@ static void dw_rows(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t nv
 /* llvm.masked.load of the first `k` (i64 value, clamped to [0, vw]) of
  * the vw floats at p + off, zeros in the other lanes; the lanes past k
  * are not read. */
-static LLVMValueRef dw_load_first(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off, LLVMValueRef k, int32_t vw) {
+/* The <vw x i1> mask of the lanes below `k` (an i64 value). */
+static LLVMValueRef lanes_below(rt_jit_lower_t *L, LLVMValueRef k, int32_t vw) {
   LLVMBuilderRef B = L->b;
-  LLVMTypeRef vt = rt_jit_tpl_vec(L, vw), it = LLVMVectorType(L->i64, (unsigned)vw);
+  LLVMTypeRef it = LLVMVectorType(L->i64, (unsigned)vw);
   LLVMValueRef lanes[16];
   for (int32_t i = 0; i < vw; ++i) lanes[i] = LLVMConstInt(L->i64, (unsigned long long)i, 0);
   LLVMValueRef k0 = LLVMBuildInsertElement(B, LLVMGetUndef(it), k, LLVMConstInt(L->i32, 0, 0), "");
   LLVMValueRef kv = LLVMBuildShuffleVector(B, k0, LLVMGetUndef(it),
                                            LLVMConstNull(LLVMVectorType(L->i32, (unsigned)vw)), "");
-  LLVMValueRef mask = LLVMBuildICmp(B, LLVMIntSLT, LLVMConstVector(lanes, (unsigned)vw), kv, "");
-  return rt_jit_tpl_masked_load(L, p, off, mask, LLVMConstNull(vt), vw);
+  return LLVMBuildICmp(B, LLVMIntSLT, LLVMConstVector(lanes, (unsigned)vw), kv, "");
+}
+
+static LLVMValueRef dw_load_first(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off, LLVMValueRef k, int32_t vw) {
+  return rt_jit_tpl_masked_load(L, p, off, lanes_below(L, k, vw), LLVMConstNull(rt_jit_tpl_vec(L, vw)), vw);
 }
 
 /* Input elements [i0, i0 + sw*vw) of one row (src) to their phase rows
  * (dst: row r of phase image (py, 0)); `tail`: the last chunk of the
  * row, loaded masked (zeros past W). */
-static void dw_copy_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValueRef src, LLVMValueRef dst,
-                          LLVMValueRef i0, int64_t istr, const int64_t *shift, int32_t vw, bool tail) {
+/* Stores the sw vectors v[] of input elements [i0, i0 + sw*vw) of one row
+ * to their phase rows (dst: row r of phase image (py, 0)): at stride 1 one
+ * vector at column i0 + pl; at stride 2 elements i0 + 2m + e (e = 0, 1)
+ * to phase (e + pl) % 2, column i0/2 + m + (e + pl)/2. */
+static void dw_store_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, const LLVMValueRef *v, LLVMValueRef dst,
+                           LLVMValueRef i0, int64_t istr, const int64_t *shift, int32_t vw) {
   LLVMBuilderRef B = L->b;
-  LLVMValueRef left = LLVMBuildSub(B, rt_jit_i64(L, c->w), i0, "");
   if (c->sw == 1) {
-    LLVMValueRef v = tail ? dw_load_first(L, src, i0, left, vw) : rt_jit_tpl_loadv(L, src, i0, vw);
-    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, i0, rt_jit_i64(L, c->pl + shift[0]), ""));
+    rt_jit_tpl_storev(L, v[0], dst, LLVMBuildAdd(B, i0, rt_jit_i64(L, c->pl + shift[0]), ""));
     return;
   }
-  /* Elements i0 + 2m + e (e = 0, 1) go to phase (e + pl) % 2, column
-   * i0/2 + m + (e + pl)/2. */
-  LLVMValueRef i1 = LLVMBuildAdd(B, i0, rt_jit_i64(L, vw), "");
-  LLVMValueRef lo = tail ? dw_load_first(L, src, i0, left, vw) : rt_jit_tpl_loadv(L, src, i0, vw);
-  LLVMValueRef hi = tail ? dw_load_first(L, src, i1, LLVMBuildSub(B, left, rt_jit_i64(L, vw), ""), vw)
-                         : rt_jit_tpl_loadv(L, src, i1, vw);
   LLVMValueRef half = LLVMBuildUDiv(B, i0, rt_jit_i64(L, 2), "");
   for (int64_t e = 0; e < 2; ++e) {
-    LLVMValueRef v = rt_jit_tpl_deinterleave(L, lo, hi, vw, e == 1);
+    LLVMValueRef d = rt_jit_tpl_deinterleave(L, v[0], v[1], vw, e == 1);
     const int64_t px = (e + c->pl) % 2, dc = (e + c->pl) / 2;
-    rt_jit_tpl_storev(L, v, dst, LLVMBuildAdd(B, half, rt_jit_i64(L, px * istr + shift[px] + dc), ""));
+    rt_jit_tpl_storev(L, d, dst, LLVMBuildAdd(B, half, rt_jit_i64(L, px * istr + shift[px] + dc), ""));
   }
+}
+
+/* Loads the sw vectors of elements [i0, i0 + sw*vw) of row src (`tail`:
+ * the row's last chunk, masked: zeros past W). */
+static void dw_load_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValueRef src, LLVMValueRef i0,
+                          int32_t vw, bool tail, LLVMValueRef *v) {
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef left = LLVMBuildSub(B, rt_jit_i64(L, c->w), i0, "");
+  for (int64_t e = 0; e < c->sw; ++e) {
+    LLVMValueRef ie = LLVMBuildAdd(B, i0, rt_jit_i64(L, e * vw), "");
+    v[e] = tail ? dw_load_first(L, src, ie, LLVMBuildSub(B, left, rt_jit_i64(L, e * vw), ""), vw)
+                : rt_jit_tpl_loadv(L, src, ie, vw);
+  }
+}
+
+static void dw_copy_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValueRef src, LLVMValueRef dst,
+                          LLVMValueRef i0, int64_t istr, const int64_t *shift, int32_t vw, bool tail) {
+  LLVMValueRef v[2];
+  dw_load_chunk(L, c, src, i0, vw, tail, v);
+  dw_store_chunk(L, c, v, dst, i0, istr, shift, vw);
 }
 
 /* The phase images of channel (n, gi) of an input in memory, at stride
@@ -1295,6 +1315,330 @@ static void dw_copy_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef xp
   rt_jit_loop_end(L, &li, NULL);
 }
 
+/* Where a depthwise kernel's phase images lie in its workspace: image
+ * (py, px) of a channel at (py*sw + px)*istr + shift[px], row R at R*wqs;
+ * a channel's images xsize floats apart (zeros past them), its output
+ * block oblock floats (OH*OW and the last row's spill). A raw copy (an
+ * input in memory, or the fused expand) pads rows to whole vectors and
+ * shifts each image so that the copy's vector stores are aligned. */
+typedef struct dw_layout_t {
+  int64_t hq, wq, wqs, istr, xsize, nvec, oblock;
+  int64_t shift[RT_JIT_TPL_MAX_MR];
+  int64_t off[DW_MAX_TAPS]; /* each tap's offset in a channel's images */
+} dw_layout_t;
+
+static void dw_layout(const rt_jit_conv2d_t *c, int32_t vw, bool raw, dw_layout_t *y) {
+  memset(y, 0, sizeof *y);
+  const int64_t hp = c->h + c->pt + c->pb, wp = c->w + c->pl + c->pr;
+  y->hq = (hp + c->sh - 1) / c->sh, y->wq = (wp + c->sw - 1) / c->sw;
+  y->wqs = raw ? (y->wq + vw - 1) / vw * vw : y->wq;
+  for (int64_t px = 0; raw && px < c->sw; ++px) {
+    /* The column of image px the copy's stores start at. */
+    const int64_t c0 = c->sw == 1 ? c->pl : ((px + c->pl) % 2 + c->pl) / 2;
+    y->shift[px] = (vw - c0 % vw) % vw;
+  }
+  y->istr = raw ? (y->hq * y->wqs + 3 * vw - 1) / vw * vw : y->hq * y->wq;
+  y->nvec = (c->ow + vw - 1) / vw;
+  int64_t offmax = 0;
+  for (int64_t r = 0; r < c->kh; ++r) {
+    for (int64_t x = 0; x < c->kw; ++x) {
+      const int64_t ey = r * c->dh, ex = x * c->dw;
+      const int64_t phase = (ey % c->sh) * c->sw + ex % c->sw;
+      const int64_t o = phase * y->istr + y->shift[ex % c->sw] + (ey / c->sh) * y->wqs + ex / c->sw;
+      y->off[r * c->kw + x] = o;
+      if (o > offmax) offmax = o;
+    }
+  }
+  /* Reads reach (OH-1)*wqs + nvec*vw - 1 + offmax: zeros past the images. */
+  int64_t xsize = offmax + (c->oh - 1) * y->wqs + y->nvec * vw;
+  if (xsize < c->sh * c->sw * y->istr) xsize = c->sh * c->sw * y->istr;
+  y->xsize = (xsize + 15) / 16 * 16;
+  y->oblock = c->oh * c->ow + vw;
+}
+
+static void dw_ctx_init(const rt_jit_conv2d_t *c, const dw_layout_t *y, int32_t nch, int32_t vw, dw_ctx_t *d) {
+  memset(d, 0, sizeof *d);
+  *d = (dw_ctx_t){.nch = nch, .vw = vw, .kh = c->kh, .kw = c->kw, .sh = c->sh, .sw = c->sw, .dh = c->dh,
+                  .dwx = c->dw, .istr = y->istr, .wq = y->wqs, .ow = c->ow};
+  memcpy(d->shift, y->shift, sizeof d->shift);
+}
+
+/* Every output row of the context's channels: groups of nr rows, then
+ * the rows left over as one shorter group. */
+static void dw_all_rows(rt_jit_lower_t *L, const dw_ctx_t *d, int64_t oh, int32_t nr, int32_t nv, int64_t nvec) {
+  if (oh / nr > 0) {
+    rt_jit_loop_t ly;
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, oh / nr), 0, NULL, &ly);
+    dw_rows(L, d, nr, nv, nvec, LLVMBuildMul(L->b, ly.iv, rt_jit_i64(L, nr), ""));
+    rt_jit_loop_end(L, &ly, NULL);
+  }
+  if (oh % nr) dw_rows(L, d, (int32_t)(oh % nr), nv, nvec, rt_jit_i64(L, oh - oh % nr));
+}
+
+/* Channel (n, gi)'s compact output block through the fused epilogue to
+ * the output, when `valid`: one flat loop, which vectorizes. */
+static rt_status_t dw_store_channel(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const rt_ir_expr_t *out,
+                                    LLVMValueRef data, const rt_jit_conv2d_t *c, LLVMValueRef n, LLVMValueRef gi,
+                                    LLVMValueRef valid, LLVMValueRef block) {
+  LLVMBuilderRef B = L->b;
+  rt_jit_if_t st;
+  rt_jit_loop_t ex;
+  rt_jit_if_begin(L, valid, &st);
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->oh * c->ow), 0, NULL, &ex);
+  LLVMValueRef idx[4] = {n, gi, LLVMBuildUDiv(B, ex.iv, rt_jit_i64(L, c->ow), ""),
+                         LLVMBuildURem(B, ex.iv, rt_jit_i64(L, c->ow), "")};
+  RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, p->anchor, out, data, idx, rt_jit_tpl_loadf(L, block, ex.iv)));
+  rt_jit_loop_end(L, &ex, NULL);
+  rt_jit_if_else(L, &st, NULL);
+  (void)rt_jit_if_end(L, &st, NULL);
+  return RT_OK;
+}
+
+/* A depthwise kernel's two workspace blocks (phase images, output
+ * blocks) and the branch taken when both were allocated; dw_ws_end
+ * closes it (the other branch flags the error) and frees them. */
+static void dw_ws_begin(rt_jit_lower_t *L, int64_t xbytes, int64_t obytes, LLVMValueRef *wsx, LLVMValueRef *wout,
+                        rt_jit_if_t *have) {
+  LLVMBuilderRef B = L->b;
+  *wsx = rt_jit_tpl_ws_alloc(L, xbytes);
+  *wout = rt_jit_tpl_ws_alloc(L, obytes);
+  rt_jit_if_begin(L, LLVMBuildAnd(B, LLVMBuildIsNotNull(B, *wsx, ""), LLVMBuildIsNotNull(B, *wout, ""), ""), have);
+}
+
+static void dw_ws_end(rt_jit_lower_t *L, rt_jit_if_t *have, LLVMValueRef wsx, LLVMValueRef wout) {
+  rt_jit_if_else(L, have, NULL);
+  rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "out of workspace memory (conv2d template)");
+  (void)rt_jit_if_end(L, have, NULL);
+  rt_jit_tpl_ws_free(L, wout);
+  rt_jit_tpl_ws_free(L, wsx);
+}
+
+/* Channel gi's kh*kw weights, splatted into wv[]. */
+static rt_status_t dw_weights(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef gi, int32_t vw, LLVMValueRef *wv) {
+  for (int64_t t = 0; t < cc->c.kh * cc->c.kw; ++t) {
+    LLVMValueRef w;
+    RT_RETURN_IF_ERROR(w_at(L, cc, gi, rt_jit_i64(L, t), &w));
+    wv[t] = rt_jit_tpl_splat(L, w, vw);
+  }
+  return RT_OK;
+}
+
+/* ---- the expand fused into the depthwise kernel ------------------------------ */
+
+/* Channels whose expand one depthwise task unit computes together: each
+ * input vector loaded feeds that many FMAs (passes/fuse_expand_depthwise.c
+ * merges the groups). */
+#define DW_EXPAND_CH 4
+
+/* The 1x1 convolution that the depthwise kernel's input comes from
+ * (FuseExpandDepthwise): conv, its tail's result out (the depthwise
+ * conv's data, out = cc->x) and its input channels k. */
+typedef struct dw_expand_t {
+  const rt_ir_expr_t *conv, *out;
+  int64_t k;
+} dw_expand_t;
+
+/* The conv2d that e comes from through elementwise / broadcast ops of
+ * e's shape, or NULL. */
+static const rt_ir_expr_t *dw_expand_anchor(const rt_ir_expr_t *e, const rt_ir_expr_t *top, int32_t depth) {
+  if (e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP || depth > 16) return NULL;
+  const rt_ir_op_t *op = e->call.callee->op.op;
+  if (!e->checked_type || !rt_ir_type_equal(rt_ir_type_resolve(e->checked_type), rt_ir_type_resolve(top->checked_type))) {
+    return NULL;
+  }
+  if (op->id == RT_OP_NN_CONV2D) return e;
+  if (op->pattern != RT_OP_PATTERN_ELEMWISE && op->pattern != RT_OP_PATTERN_BROADCAST) return NULL;
+  for (int32_t i = 0; i < e->call.nargs; ++i) {
+    const rt_ir_expr_t *a = dw_expand_anchor(e->call.args[i], top, depth + 1);
+    if (a) return a;
+  }
+  return NULL;
+}
+
+/* Is the depthwise conv's data a fused expand the template computes in
+ * its phase-image fill: a 1x1 conv2d (stride 1, unpadded, groups 1, OIHW)
+ * of an input and weight in memory, to the depthwise input's shape, whose
+ * tail ops the vector epilogue applies to a vector of pixels, with a
+ * depthwise stride of at most 2? */
+static bool dw_expand_of(rt_jit_lower_t *L, const conv_ctx_t *cc, dw_expand_t *e) {
+  const rt_jit_conv2d_t *c = &cc->c;
+  if (rt_jit_tpl_raw(L, cc->x) || c->sw > 2 || !cc->x->checked_type) return false;
+  const rt_ir_expr_t *a = dw_expand_anchor(cc->x, cc->x, 0);
+  rt_jit_conv2d_t ec;
+  if (!a || !rt_jit_tpl_conv2d_attrs(a, &ec)) return false;
+  if (ec.kh != 1 || ec.kw != 1 || ec.sh != 1 || ec.sw != 1 || ec.g != 1 || ec.wpack) return false;
+  if (ec.pt || ec.pl || ec.pb || ec.pr || ec.n != c->n || ec.o != c->c || ec.oh != c->h || ec.ow != c->w) {
+    return false;
+  }
+  if (!rt_jit_tpl_raw(L, a->call.args[0]) || !rt_jit_tpl_raw(L, a->call.args[1])) return false;
+  if (!rt_jit_tpl_vepi_uniform_ok(L, a, cc->x, 2, 4)) return false;
+  *e = (dw_expand_t){.conv = a, .out = cc->x, .k = ec.c};
+  return true;
+}
+
+/* Accumulators of one expand chunk at most: DW_EXPAND_CH channels by
+ * DW_EXPAND_VECS input vectors. */
+#define DW_EXPAND_VECS 4
+
+/* One chunk of input columns [i0, i0 + m*sw*vw) of input row xrow (the
+ * expand's input, channel 0 of the image) for the nu channels gi[] of a
+ * unit: sum over the k input channels of W[gi][k] * x[k] (each input
+ * vector loaded once for every channel, nu*m*sw independent FMA chains),
+ * the expand's tail ops (rt_jit_tpl_vepi_uniform), zeros past W (`tail`:
+ * the row's last chunk, loaded masked), stored to the channels' phase
+ * rows dst[] by sw vectors (dw_store_chunk). */
+static rt_status_t dw_expand_chunk(rt_jit_lower_t *L, const conv_ctx_t *cc, const dw_expand_t *e, int32_t nu,
+                                   int32_t m, LLVMValueRef n, const LLVMValueRef *gi, LLVMValueRef xrow,
+                                   const LLVMValueRef *dst, LLVMValueRef i0, const dw_layout_t *y, int32_t vw,
+                                   bool tail) {
+  const rt_jit_conv2d_t *c = &cc->c;
+  LLVMBuilderRef B = L->b;
+  const int32_t nx = m * (int32_t)c->sw, nacc = nu * nx;
+  RT_ASSERT(nx <= DW_EXPAND_VECS && nu <= DW_EXPAND_CH);
+  LLVMValueRef w = rt_jit_node(L, e->conv->call.args[1])->data;
+  LLVMValueRef init[DW_EXPAND_CH * DW_EXPAND_VECS], next[DW_EXPAND_CH * DW_EXPAND_VECS], x[DW_EXPAND_VECS];
+  for (int32_t a = 0; a < nacc; ++a) init[a] = LLVMConstNull(rt_jit_tpl_vec(L, vw));
+  rt_jit_loop_t lk;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, e->k), nacc, init, &lk);
+  LLVMValueRef src = rt_jit_tpl_gep(L, xrow, LLVMBuildMul(B, lk.iv, rt_jit_i64(L, c->h * c->w), ""));
+  for (int32_t g = 0; g < m; ++g) {
+    LLVMValueRef ig = LLVMBuildAdd(B, i0, rt_jit_i64(L, (int64_t)g * c->sw * vw), "");
+    dw_load_chunk(L, c, src, ig, vw, tail, &x[g * c->sw]);
+  }
+  for (int32_t u = 0; u < nu; ++u) {
+    LLVMValueRef wk = rt_jit_tpl_splat(
+        L, rt_jit_tpl_loadf(L, w, LLVMBuildAdd(B, LLVMBuildMul(B, gi[u], rt_jit_i64(L, e->k), ""), lk.iv, "")), vw);
+    for (int32_t v = 0; v < nx; ++v) next[u * nx + v] = rt_jit_intrinsic(L, "llvm.fma", wk, x[v], lk.carry[u * nx + v]);
+  }
+  rt_jit_loop_end(L, &lk, next);
+  LLVMValueRef left = LLVMBuildSub(B, rt_jit_i64(L, c->w), i0, "");
+  for (int32_t u = 0; u < nu; ++u) {
+    LLVMValueRef idx[4] = {n, gi[u], rt_jit_i64(L, 0), rt_jit_i64(L, 0)}, v[DW_EXPAND_VECS];
+    for (int32_t s = 0; s < nx; ++s) {
+      RT_RETURN_IF_ERROR(rt_jit_tpl_vepi_uniform(L, e->conv, e->out, 2, 4, idx, lk.carry[u * nx + s], &v[s]));
+      if (tail) {
+        LLVMValueRef mk = lanes_below(L, LLVMBuildSub(B, left, rt_jit_i64(L, (int64_t)s * vw), ""), vw);
+        v[s] = LLVMBuildSelect(B, mk, v[s], LLVMConstNull(rt_jit_tpl_vec(L, vw)), "");
+      }
+    }
+    for (int32_t g = 0; g < m; ++g) {
+      LLVMValueRef ig = LLVMBuildAdd(B, i0, rt_jit_i64(L, (int64_t)g * c->sw * vw), "");
+      dw_store_chunk(L, c, &v[g * c->sw], dst[u], ig, y->istr, y->shift, vw);
+    }
+  }
+  return RT_OK;
+}
+
+/* The phase images of the unit's nu channels g0 + [0, nu) of image n
+ * (channel u's at wsx + u*xsize; past the channel count the last channel
+ * again), from the expand (dw_copy_raw's layout and order, the values
+ * computed): per input row, whole chunks of columns, then the last one
+ * masked; each chunk's columns for DW_EXPAND_CH channels at a time, so
+ * the chunk's input (k x a few vectors) is read from L1 for all but the
+ * first group. Everything a chunk does not write stays zero. */
+static rt_status_t dw_expand_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, const dw_expand_t *e, int32_t nu,
+                                 LLVMValueRef n, LLVMValueRef g0, LLVMValueRef wsx, const dw_layout_t *y, int32_t vw) {
+  const rt_jit_conv2d_t *c = &cc->c;
+  LLVMBuilderRef B = L->b;
+  /* Two vectors of columns per chunk at stride 1, one pair at stride 2:
+   * 8 FMA chains with 4 channels. */
+  const int32_t m = (int32_t)((vw >= 16 ? 4 : 2) / c->sw), ng = nu < DW_EXPAND_CH ? nu : DW_EXPAND_CH;
+  RT_ASSERT(nu % ng == 0);
+  const int64_t span = m * c->sw * vw, nchunk = (c->w + span - 1) / span, nwhole = c->w / span;
+  LLVMValueRef x0 = rt_jit_tpl_gep(L, rt_jit_node(L, e->conv->call.args[0])->data,
+                                   LLVMBuildMul(B, c->n == 1 ? rt_jit_i64(L, 0) : n, rt_jit_i64(L, e->k * c->h * c->w), ""));
+  rt_jit_loop_t li, lj, lg;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->h), 0, NULL, &li);
+  LLVMValueRef prow = LLVMBuildAdd(B, li.iv, rt_jit_i64(L, c->pt), "");
+  LLVMValueRef py = LLVMBuildURem(B, prow, rt_jit_i64(L, c->sh), "");
+  LLVMValueRef r = LLVMBuildUDiv(B, prow, rt_jit_i64(L, c->sh), "");
+  LLVMValueRef xrow = rt_jit_tpl_gep(L, x0, LLVMBuildMul(B, li.iv, rt_jit_i64(L, c->w), ""));
+  LLVMValueRef doff = LLVMBuildAdd(B, LLVMBuildMul(B, py, rt_jit_i64(L, c->sw * y->istr), ""),
+                                   LLVMBuildMul(B, r, rt_jit_i64(L, y->wqs), ""), "");
+  for (int32_t part = 0; part < 2; ++part) {
+    /* part 0: the whole chunks (a loop), part 1: the last, partial one. */
+    if (part == 0 ? nwhole == 0 : nchunk == nwhole) continue;
+    LLVMValueRef i0 = rt_jit_i64(L, nwhole * span);
+    if (part == 0) {
+      rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nwhole), 0, NULL, &lj);
+      i0 = LLVMBuildMul(B, lj.iv, rt_jit_i64(L, span), "");
+    }
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nu / ng), 0, NULL, &lg);
+    LLVMValueRef gi[DW_EXPAND_CH], dst[DW_EXPAND_CH];
+    for (int32_t u = 0; u < ng; ++u) {
+      LLVMValueRef slot = LLVMBuildAdd(B, LLVMBuildMul(B, lg.iv, rt_jit_i64(L, ng), ""), rt_jit_i64(L, u), "");
+      gi[u] = rt_jit_min(L, LLVMBuildAdd(B, g0, slot, ""), rt_jit_i64(L, c->g - 1));
+      dst[u] = rt_jit_tpl_gep(L, wsx, LLVMBuildAdd(B, LLVMBuildMul(B, slot, rt_jit_i64(L, y->xsize), ""), doff, ""));
+    }
+    RT_RETURN_IF_ERROR(dw_expand_chunk(L, cc, e, ng, m, n, gi, xrow, dst, i0, y, vw, part == 1));
+    rt_jit_loop_end(L, &lg, NULL);
+    if (part == 0) rt_jit_loop_end(L, &lj, NULL);
+  }
+  rt_jit_loop_end(L, &li, NULL);
+  return RT_OK;
+}
+
+/* Phase images one fused unit keeps at most (bytes). Larger units read
+ * the expand's input fewer times but leave fewer units to split over
+ * threads: mobilenet_v2 on 2 threads ran 3.84-3.86 ms with 128 KiB,
+ * slower with 512 (a 56x56 layer in 5 units of 32 channels). */
+#define DW_EXPAND_UNIT_BYTES (128 << 10)
+
+/* Channels of one fused task unit: as many groups of DW_EXPAND_CH as
+ * DW_EXPAND_UNIT_BYTES of phase images hold (at least one), all the
+ * channels when fewer. */
+static int32_t dw_expand_unit(const rt_jit_conv2d_t *c, const dw_layout_t *y) {
+  if (c->g <= DW_EXPAND_CH) return (int32_t)c->g;
+  int64_t groups = DW_EXPAND_UNIT_BYTES / (y->xsize * 4 * DW_EXPAND_CH);
+  const int64_t need = (c->g + DW_EXPAND_CH - 1) / DW_EXPAND_CH;
+  if (groups < 1) groups = 1;
+  if (groups > need) groups = need;
+  return (int32_t)(groups * DW_EXPAND_CH);
+}
+
+/* conv2d.depthwise with the expand fused (FuseExpandDepthwise): a task
+ * unit is DW_EXPAND_CH channels of one image (the last unit of an image
+ * repeats its last channel in the slots past the count and stores
+ * nothing for them); their phase images come from the expand
+ * (dw_expand_raw), then each channel's rows (nr x nv chunks, dw_plan with
+ * one channel) and its epilogue, one channel after the other in a loop. */
+static rt_status_t conv_depthwise_expand(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const conv_ctx_t *cc,
+                                         const dw_expand_t *ex, const dw_layout_t *y, int32_t nr, int32_t nv,
+                                         const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef task,
+                                         LLVMValueRef ntasks) {
+  const rt_jit_conv2d_t *c = &cc->c;
+  LLVMBuilderRef B = L->b;
+  const int32_t vw = p->vw, nu = dw_expand_unit(c, y);
+  const int64_t gunits = (c->g + nu - 1) / nu, units = c->n * gunits;
+  rt_jit_tpl_wide(L, vw);
+  LLVMValueRef b_lo, b_hi;
+  rt_jit_tpl_split(L, units, task, ntasks, &b_lo, &b_hi);
+  LLVMValueRef wsx, wout;
+  rt_jit_if_t have;
+  dw_ws_begin(L, nu * y->xsize * 4, y->oblock * 4, &wsx, &wout, &have);
+  zero_run(L, wsx, 0, nu * y->xsize);
+  rt_jit_loop_t lb, lu;
+  rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
+  LLVMValueRef n = LLVMBuildUDiv(B, lb.iv, rt_jit_i64(L, gunits), "");
+  LLVMValueRef g0 = LLVMBuildMul(B, LLVMBuildURem(B, lb.iv, rt_jit_i64(L, gunits), ""), rt_jit_i64(L, nu), "");
+  RT_RETURN_IF_ERROR(dw_expand_raw(L, cc, ex, nu, n, g0, wsx, y, vw));
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nu), 0, NULL, &lu);
+  LLVMValueRef gc = LLVMBuildAdd(B, g0, lu.iv, "");
+  LLVMValueRef g = rt_jit_min(L, gc, rt_jit_i64(L, c->g - 1));
+  dw_ctx_t d;
+  dw_ctx_init(c, y, 1, vw, &d);
+  d.xp[0] = rt_jit_tpl_gep(L, wsx, LLVMBuildMul(B, lu.iv, rt_jit_i64(L, y->xsize), ""));
+  d.out[0] = wout;
+  RT_RETURN_IF_ERROR(dw_weights(L, cc, g, vw, d.wv[0]));
+  dw_all_rows(L, &d, c->oh, nr, nv, y->nvec);
+  RT_RETURN_IF_ERROR(dw_store_channel(L, p, out, data, c, n, g,
+                                      LLVMBuildICmp(B, LLVMIntSLT, gc, rt_jit_i64(L, c->g), ""), wout));
+  rt_jit_loop_end(L, &lu, NULL);
+  rt_jit_loop_end(L, &lb, NULL);
+  dw_ws_end(L, &have, wsx, wout);
+  return RT_OK;
+}
+
 /* conv2d.depthwise. A task unit is nch consecutive channels of one image
  * (the last unit of an image computes its last channel again in the
  * channel slots past the channel count and does not store them). Per
@@ -1321,106 +1665,54 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
   const rt_jit_conv2d_t *c = &cc->c;
   LLVMBuilderRef B = L->b;
   const int32_t vw = p->vw;
-  const int64_t hp = c->h + c->pt + c->pb, wp = c->w + c->pl + c->pr;
-  const int64_t hq = (hp + c->sh - 1) / c->sh, wq = (wp + c->sw - 1) / c->sw, hqwq = hq * wq;
-  const bool raw = rt_jit_tpl_raw(L, cc->x) && c->sw <= 2;
-  /* A raw copy's phase images: rows wqs (a whole number of vectors)
-   * apart, image (py, px) starting shift[px] further, so that the copy's
-   * vector stores are aligned (with the workspace), and istr apart, with
-   * room for the shift and a copy's spill. */
-  const int64_t wqs = raw ? (wq + vw - 1) / vw * vw : wq;
-  int64_t shift[RT_JIT_TPL_MAX_MR] = {0};
-  for (int64_t px = 0; raw && px < c->sw; ++px) {
-    /* The column of image px the copy's stores start at. */
-    const int64_t c0 = c->sw == 1 ? c->pl : ((px + c->pl) % 2 + c->pl) / 2;
-    shift[px] = (vw - c0 % vw) % vw;
-  }
-  const int64_t istr = raw ? (hq * wqs + 3 * vw - 1) / vw * vw : hqwq;
-  const int64_t taps = c->kh * c->kw;
-  const int64_t nvec = (c->ow + vw - 1) / vw;
-  int64_t off[DW_MAX_TAPS], offmax = 0;
-  for (int64_t y = 0; y < c->kh; ++y) {
-    for (int64_t x = 0; x < c->kw; ++x) {
-      const int64_t ey = y * c->dh, ex = x * c->dw;
-      const int64_t phase = (ey % c->sh) * c->sw + ex % c->sw;
-      off[y * c->kw + x] = phase * istr + shift[ex % c->sw] + (ey / c->sh) * wqs + ex / c->sw;
-      if (off[y * c->kw + x] > offmax) offmax = off[y * c->kw + x];
-    }
-  }
-  /* Reads reach (OH-1)*wqs + nvec*vw - 1 + offmax: zeros past the images. */
-  int64_t xsize = offmax + (c->oh - 1) * wqs + nvec * vw;
-  if (xsize < c->sh * c->sw * istr) xsize = c->sh * c->sw * istr;
-  xsize = (xsize + 15) / 16 * 16;
+  dw_expand_t ex;
+  const bool fused = dw_expand_of(L, cc, &ex);
+  const bool raw = fused || (rt_jit_tpl_raw(L, cc->x) && c->sw <= 2);
+  dw_layout_t y;
+  dw_layout(c, vw, raw, &y);
   int32_t nch, nr, nv;
   /* Channels are taken together on small images (rows of 1-2 vectors:
    * 7x7, 14x14 at 8 lanes), where a unit's fixed costs weigh; larger
    * ones ran slower so (bench_kernels dw5s1_240_28 0.54 of the peak with
    * 4 channels against 0.67 with 1, dw3s1_144_56 0.47 against 0.52 with
    * 2: the unrolled chunk outgrows the op cache). */
-  const int64_t maxch = nvec <= 2 ? DW_MAX_CH : 1;
-  dw_plan(c, nvec, maxch, &nch, &nr, &nv);
-  /* A channel's output block: OH*OW and the last row's spill. */
-  const int64_t oblock = c->oh * c->ow + vw;
+  const int64_t maxch = y.nvec <= 2 ? DW_MAX_CH : 1;
+  dw_plan(c, y.nvec, maxch, &nch, &nr, &nv);
+  if (fused) return conv_depthwise_expand(L, p, cc, &ex, &y, nr, nv, out, data, task, ntasks);
   const int64_t gunits = (c->g + nch - 1) / nch, units = c->n * gunits;
   rt_jit_tpl_wide(L, vw);
   LLVMValueRef b_lo, b_hi;
   rt_jit_tpl_split(L, units, task, ntasks, &b_lo, &b_hi);
-  LLVMValueRef wsx = rt_jit_tpl_ws_alloc(L, nch * xsize * 4);
-  LLVMValueRef wout = rt_jit_tpl_ws_alloc(L, nch * oblock * 4);
-  LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildIsNotNull(B, wsx, ""), LLVMBuildIsNotNull(B, wout, ""), "");
+  LLVMValueRef wsx, wout;
   rt_jit_if_t have;
-  rt_jit_if_begin(L, ok, &have);
-  if (raw) zero_run(L, wsx, 0, nch * xsize);
-  rt_jit_loop_t lb, ly;
+  dw_ws_begin(L, nch * y.xsize * 4, nch * y.oblock * 4, &wsx, &wout, &have);
+  if (raw) zero_run(L, wsx, 0, nch * y.xsize);
+  rt_jit_loop_t lb;
   rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
   LLVMValueRef n = LLVMBuildUDiv(B, lb.iv, rt_jit_i64(L, gunits), "");
   LLVMValueRef g0 = LLVMBuildMul(B, LLVMBuildURem(B, lb.iv, rt_jit_i64(L, gunits), ""), rt_jit_i64(L, nch), "");
-  dw_ctx_t d = {.nch = nch, .vw = vw, .kh = c->kh, .kw = c->kw, .sh = c->sh, .sw = c->sw, .dh = c->dh,
-                .dwx = c->dw, .istr = istr, .wq = wqs, .ow = c->ow};
-  memcpy(d.shift, shift, sizeof d.shift);
+  dw_ctx_t d;
+  dw_ctx_init(c, &y, nch, vw, &d);
   LLVMValueRef gi[DW_MAX_CH], valid[DW_MAX_CH];
   for (int32_t ch = 0; ch < nch; ++ch) {
     LLVMValueRef gc = LLVMBuildAdd(B, g0, rt_jit_i64(L, ch), "");
     valid[ch] = LLVMBuildICmp(B, LLVMIntSLT, gc, rt_jit_i64(L, c->g), "");
     gi[ch] = rt_jit_min(L, gc, rt_jit_i64(L, c->g - 1));
-    d.xp[ch] = rt_jit_tpl_gep(L, wsx, rt_jit_i64(L, ch * xsize));
-    d.out[ch] = rt_jit_tpl_gep(L, wout, rt_jit_i64(L, ch * oblock));
+    d.xp[ch] = rt_jit_tpl_gep(L, wsx, rt_jit_i64(L, ch * y.xsize));
+    d.out[ch] = rt_jit_tpl_gep(L, wout, rt_jit_i64(L, ch * y.oblock));
     if (raw) {
-      dw_copy_raw(L, cc, d.xp[ch], n, gi[ch], wqs, istr, shift, vw);
+      dw_copy_raw(L, cc, d.xp[ch], n, gi[ch], y.wqs, y.istr, y.shift, vw);
     } else {
-      RT_RETURN_IF_ERROR(copy_phases(L, cc, d.xp[ch], n, gi[ch], hq, wq, xsize));
+      RT_RETURN_IF_ERROR(copy_phases(L, cc, d.xp[ch], n, gi[ch], y.hq, y.wq, y.xsize));
     }
-    for (int64_t t = 0; t < taps; ++t) {
-      LLVMValueRef w;
-      RT_RETURN_IF_ERROR(w_at(L, cc, gi[ch], rt_jit_i64(L, t), &w));
-      d.wv[ch][t] = rt_jit_tpl_splat(L, w, vw);
-    }
+    RT_RETURN_IF_ERROR(dw_weights(L, cc, gi[ch], vw, d.wv[ch]));
   }
-  /* Row groups: nr rows each, then an odd last row alone. */
-  if (c->oh / nr > 0) {
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->oh / nr), 0, NULL, &ly);
-    dw_rows(L, &d, nr, nv, nvec, LLVMBuildMul(B, ly.iv, rt_jit_i64(L, nr), ""));
-    rt_jit_loop_end(L, &ly, NULL);
-  }
-  if (c->oh % nr) dw_rows(L, &d, (int32_t)(c->oh % nr), nv, nvec, rt_jit_i64(L, c->oh - c->oh % nr));
+  dw_all_rows(L, &d, c->oh, nr, nv, y.nvec);
   for (int32_t ch = 0; ch < nch; ++ch) {
-    rt_jit_if_t st;
-    rt_jit_loop_t ex;
-    rt_jit_if_begin(L, valid[ch], &st);
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->oh * c->ow), 0, NULL, &ex);
-    LLVMValueRef idx[4] = {n, gi[ch], LLVMBuildUDiv(B, ex.iv, rt_jit_i64(L, c->ow), ""),
-                           LLVMBuildURem(B, ex.iv, rt_jit_i64(L, c->ow), "")};
-    RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, p->anchor, out, data, idx, rt_jit_tpl_loadf(L, d.out[ch], ex.iv)));
-    rt_jit_loop_end(L, &ex, NULL);
-    rt_jit_if_else(L, &st, NULL);
-    (void)rt_jit_if_end(L, &st, NULL);
+    RT_RETURN_IF_ERROR(dw_store_channel(L, p, out, data, c, n, gi[ch], valid[ch], d.out[ch]));
   }
   rt_jit_loop_end(L, &lb, NULL);
-  rt_jit_if_else(L, &have, NULL);
-  rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "out of workspace memory (conv2d template)");
-  (void)rt_jit_if_end(L, &have, NULL);
-  rt_jit_tpl_ws_free(L, wout);
-  rt_jit_tpl_ws_free(L, wsx);
+  dw_ws_end(L, &have, wsx, wout);
   return RT_OK;
 }
 

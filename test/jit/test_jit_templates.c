@@ -294,6 +294,47 @@ static const case_t kCases[] = {
      CONV "(%x, %w, strides=[2, 2], padding=[2, 2], groups=3, channels=3, kernel_size=[5, 5])", "conv2d.depthwise"},
     {"%x: Tensor[(1, 3, 21, 21), float32], %w: Tensor[(3, 1, 3, 3), float32]",
      CONV "(%x, %w, padding=[2, 2], dilation=[2, 2], groups=3, channels=3, kernel_size=[3, 3])", "conv2d.depthwise"},
+    /* the expand fused into the depthwise kernel (FuseExpandDepthwise;
+     * conv2d.c dw_expand_raw): a 1x1 conv's tail ops applied by the
+     * vector epilogue before the phase images are written. Batch 2, a
+     * row of whole chunks and a masked last one (21 columns), 12 channels
+     * (a unit of 12 slots on small images: 3 groups of 4), ReLU6 on both
+     * convolutions; stride 2 with SiLU, a bias_add, 6 channels (slots past
+     * the count) and 37 columns; uneven padding at stride 2 (5x5, 3
+     * channels, one group); a per-channel scale and a scalar shift with
+     * one input channel (k = 1); enough work to split over tasks (40
+     * channels at 30x30, several units); and an expand whose tail adds a
+     * full tensor, which the vector epilogue does not splat: the copy
+     * through the element expression (copy_phases) */
+    {"%x: Tensor[(2, 5, 9, 21), float32], %w: Tensor[(12, 5, 1, 1), float32], %b: Tensor[(12, 1, 1), float32], "
+     "%v: Tensor[(12, 1, 3, 3), float32], %c: Tensor[(12, 1, 1), float32]",
+     "clip(add(" CONV "(clip(add(" CONV "(%x, %w, channels=12, kernel_size=[1, 1]), %b), a_min=0f, a_max=6f), %v, "
+     "padding=[1, 1], groups=12, channels=12, kernel_size=[3, 3]), %c), a_min=0f, a_max=6f)",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(1, 7, 10, 37), float32], %w: Tensor[(6, 7, 1, 1), float32], %b: Tensor[(6), float32], "
+     "%v: Tensor[(6, 1, 3, 3), float32]",
+     "%0 = nn.bias_add(" CONV "(%x, %w, channels=6, kernel_size=[1, 1]), %b); "
+     CONV "(multiply(%0, sigmoid(%0)), %v, strides=[2, 2], padding=[1, 1], groups=6, channels=6, kernel_size=[3, 3])",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(1, 4, 13, 18), float32], %w: Tensor[(3, 4, 1, 1), float32], %v: Tensor[(3, 1, 5, 5), float32]",
+     CONV "(nn.relu(" CONV "(%x, %w, channels=3, kernel_size=[1, 1])), %v, strides=[2, 2], padding=[1, 2, 2, 1], "
+     "groups=3, channels=3, kernel_size=[5, 5])",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(1, 1, 8, 16), float32], %w: Tensor[(9, 1, 1, 1), float32], %s: Tensor[(9, 1, 1), float32], "
+     "%v: Tensor[(9, 1, 3, 3), float32]",
+     CONV "(add(multiply(" CONV "(%x, %w, channels=9, kernel_size=[1, 1]), %s), 0.5f), %v, padding=[1, 1], groups=9, "
+     "channels=9, kernel_size=[3, 3])",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(1, 16, 30, 30), float32], %w: Tensor[(40, 16, 1, 1), float32], %b: Tensor[(40, 1, 1), float32], "
+     "%v: Tensor[(40, 1, 3, 3), float32]",
+     "nn.relu(" CONV "(nn.relu(add(" CONV "(%x, %w, channels=40, kernel_size=[1, 1]), %b)), %v, padding=[1, 1], "
+     "groups=40, channels=40, kernel_size=[3, 3]))",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(1, 5, 9, 11), float32], %w: Tensor[(6, 5, 1, 1), float32], %r: Tensor[(1, 6, 9, 11), float32], "
+     "%v: Tensor[(6, 1, 3, 3), float32]",
+     CONV "(add(" CONV "(%x, %w, channels=6, kernel_size=[1, 1]), %r), %v, padding=[1, 1], groups=6, channels=6, "
+     "kernel_size=[3, 3])",
+     "conv2d.depthwise"},
     /* blocked depthwise (blocked.c): block 8 takes the template with 8
      * lanes only, block 16 with 16 lanes only (else the generic loops):
      * stride 1 with interior groups, a rest group and border columns;
@@ -627,7 +668,7 @@ static void test_jit_templates_vector_code(void **state) {
 /* The 1x1 paths apply the tail ops it takes through the vector epilogue
  * (its result is named "vepi" in the unoptimized IR: conv2d.direct's and
  * conv2d.im2colT's; SiLU), and keep the element epilogue for one it does
- * not (tanh). */
+ * not (tanh); the depthwise kernel's fused expand likewise. */
 static void test_jit_templates_vector_epilogue(void **state) {
   (void)state;
   rt_module_t *m = jt_parse(
@@ -639,20 +680,31 @@ static void test_jit_templates_vector_epilogue(void **state) {
       "def @silu(%x: Tensor[(1, 16, 12, 12), float32], %w: Tensor[(24, 16, 1, 1), float32]) "
       "{ %0 = nn.conv2d(%x, %w, channels=24, kernel_size=[1, 1]); multiply(%0, sigmoid(%0)) }\n"
       "def @other(%x: Tensor[(1, 16, 12, 12), float32], %w: Tensor[(24, 16, 1, 1), float32]) "
-      "{ tanh(nn.conv2d(%x, %w, channels=24, kernel_size=[1, 1])) }\n");
-  const char *names[4] = {"direct", "swapped", "silu", "other"};
-  rt_ir_expr_t *fns[4];
-  for (int i = 0; i < 4; ++i) fns[i] = rt_ir_module_lookup(m, names[i]);
+      "{ tanh(nn.conv2d(%x, %w, channels=24, kernel_size=[1, 1])) }\n"
+      "def @fused(%x: Tensor[(1, 16, 12, 12), float32], %w: Tensor[(24, 16, 1, 1), float32], %v: Tensor[(24, 1, 3, 3), float32]) "
+      "{ nn.conv2d(nn.relu(nn.conv2d(%x, %w, channels=24, kernel_size=[1, 1])), %v, padding=[1, 1], groups=24, "
+      "channels=24, kernel_size=[3, 3]) }\n"
+      "def @unfused(%x: Tensor[(1, 16, 12, 12), float32], %w: Tensor[(24, 16, 1, 1), float32], %v: Tensor[(24, 1, 3, 3), float32]) "
+      "{ nn.conv2d(tanh(nn.conv2d(%x, %w, channels=24, kernel_size=[1, 1])), %v, padding=[1, 1], groups=24, "
+      "channels=24, kernel_size=[3, 3]) }\n");
+  /* The depthwise kernel computes a fused expand through the vector
+   * epilogue ("fused"), or copies its input through the element
+   * expression when the epilogue does not take the expand's tail op
+   * ("unfused": tanh). */
+  const char *names[6] = {"direct", "swapped", "silu", "fused", "other", "unfused"};
+  rt_ir_expr_t *fns[6];
+  for (int i = 0; i < 6; ++i) fns[i] = rt_ir_module_lookup(m, names[i]);
   rt_jit_session_t *s = NULL;
   assert_ok(rt_jit_session_create(rt_allocator_system(), &s));
   rt_jit_module_t *jm = NULL;
-  assert_ok(rt_jit_build(s, 4, fns, NULL, RT_JIT_KEEP_LL | RT_JIT_NO_OPT | RT_JIT_NO_DISK_CACHE, NULL, &jm));
-  const char *want_tpl[4] = {"conv2d.direct", "conv2d.im2colT", "conv2d.direct", "conv2d.direct"};
-  for (int i = 0; i < 4; ++i) {
+  assert_ok(rt_jit_build(s, 6, fns, NULL, RT_JIT_KEEP_LL | RT_JIT_NO_OPT | RT_JIT_NO_DISK_CACHE, NULL, &jm));
+  const char *want_tpl[6] = {"conv2d.direct",    "conv2d.im2colT",  "conv2d.direct",
+                             "conv2d.depthwise", "conv2d.direct",   "conv2d.depthwise"};
+  for (int i = 0; i < 6; ++i) {
     char *ll = NULL;
     assert_ok(rt_jit_module_ll(jm, i, &ll));
     assert_true(strncmp(rt_jit_module_template(jm, i), want_tpl[i], strlen(want_tpl[i])) == 0);
-    if (i < 3) {
+    if (i < 4) {
       assert_non_null(strstr(ll, "%vepi"));
     } else {
       assert_null(strstr(ll, "%vepi"));
