@@ -1,6 +1,7 @@
 /* One-line descriptions of nodes ("%3 = add(%1, %2)") for diagnostics and
- * stepping hooks. Operands are named by their graph binding (`%N` as
- * parsed), var name or a short literal; anything else prints as "...". */
+ * stepping hooks, and what a fused group is (Primitive, its kernel name,
+ * its anchor). Operands are named by their graph binding (`%N` as parsed),
+ * var name or a short literal; anything else prints as "...". */
 #include <string.h>
 
 #include "ir/ir.h"
@@ -16,6 +17,24 @@ bool rt_ir_is_primitive(const rt_ir_expr_t *fn) {
     }
   }
   return false;
+}
+
+static const rt_ir_expr_t *anchor_walk(const rt_ir_expr_t *e, const rt_ir_type_t *t, int32_t id, int32_t depth) {
+  if (e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP || depth > 16 || !e->checked_type) return NULL;
+  const rt_ir_op_t *op = e->call.callee->op.op;
+  if (!rt_ir_type_equal(rt_ir_type_resolve(e->checked_type), t)) return NULL;
+  if (op->id == id) return e;
+  if (op->pattern != RT_OP_PATTERN_ELEMWISE && op->pattern != RT_OP_PATTERN_BROADCAST) return NULL;
+  for (int32_t i = 0; i < e->call.nargs; ++i) {
+    const rt_ir_expr_t *a = anchor_walk(e->call.args[i], t, id, depth + 1);
+    if (a) return a;
+  }
+  return NULL;
+}
+
+const rt_ir_expr_t *rt_ir_anchor_of(const rt_ir_expr_t *e, int32_t id) {
+  if (!e || !e->checked_type) return NULL;
+  return anchor_walk(e, rt_ir_type_resolve(e->checked_type), id, 0);
 }
 
 #define MAX_NAME_LENGTH 80 /* TVM's kMaxFuncNameLength */

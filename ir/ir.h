@@ -404,6 +404,14 @@ void rt_ir_print_expr(const rt_ir_expr_t *expr, uint32_t flags, rt_strbuf_t *out
  * a non-zero value? */
 bool rt_ir_is_primitive(const rt_ir_expr_t *fn);
 
+/* The call of op `id` that e's value comes from through elementwise and
+ * broadcast op calls of e's checked type (at most 16 deep, the first
+ * argument that leads to one first): a fused group's anchor as the
+ * templates find it ("clip(add(nn.conv2d(...), %b))" -> the conv2d), or
+ * e itself when it is such a call; NULL when there is none or a type is
+ * missing. Nothing is allocated. */
+const rt_ir_expr_t *rt_ir_anchor_of(const rt_ir_expr_t *e, int32_t id);
+
 /* Appends TVM's readable kernel name of a Primitive function to `out`:
  * "fused" then "_<op>" for every op call of the body in post order (args
  * left to right, each node once), '.' written as '_':

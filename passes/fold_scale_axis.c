@@ -138,23 +138,31 @@ static bool anchor_info(const rt_ir_expr_t *a, anchor_t *out) {
   return false;
 }
 
-/* Is `s` a float constant of `dtype`, uniform except along `axis` of a
- * value of type `vt`? With `positive`, every element must be > 0. */
-static bool per_channel(const rt_ir_expr_t *s, const rt_ir_type_t *vt, int32_t axis,
-                        bool positive) {
-  if (!vt || s->kind != RT_IR_CONSTANT) return false;
-  const rt_tensor_t *t = s->constant.value;
-  const rt_dtype_t dt = rt_tensor_dtype(t);
-  if (!rt_dtype_is_float(dt) || !rt_dtype_equal(dt, vt->tensor.dtype)) return false;
-  const int32_t R = vt->tensor.rank, r = rt_tensor_rank(t);
+/* Is a value of float dtype `dt` and shape (r dims) uniform except along
+ * `axis` of a value of type `vt` (-2: its last axis): its dtype vt's, its
+ * rank at most vt's, every dim 1 but the one aligned (numpy broadcasting)
+ * with the axis, which is 1 or that axis's static extent? */
+static bool per_channel_dims(rt_dtype_t dt, int32_t r, const int64_t *shape, const rt_ir_type_t *vt, int32_t axis) {
+  if (!vt || !rt_dtype_is_float(dt) || !rt_dtype_equal(dt, vt->tensor.dtype)) return false;
+  const int32_t R = vt->tensor.rank;
   if (axis == -2) axis = R - 1;
   if (r > R || axis < 0 || axis >= R) return false;
   const int64_t C = vt->tensor.shape[axis];
   if (C == RT_DIM_ANY) return false;
   for (int32_t j = 0; j < r; ++j) {
-    const int64_t d = rt_tensor_shape(t)[j];
+    const int64_t d = shape[j];
     if (R - r + j == axis ? (d != 1 && d != C) : d != 1) return false;
   }
+  return true;
+}
+
+/* Is `s` a float constant of vt's dtype, uniform except along `axis` of a
+ * value of type `vt`? With `positive`, every element must be > 0. */
+static bool per_channel(const rt_ir_expr_t *s, const rt_ir_type_t *vt, int32_t axis,
+                        bool positive) {
+  if (s->kind != RT_IR_CONSTANT) return false;
+  const rt_tensor_t *t = s->constant.value;
+  if (!per_channel_dims(rt_tensor_dtype(t), rt_tensor_rank(t), rt_tensor_shape(t), vt, axis)) return false;
   if (positive) {
     const int64_t n = rt_tensor_numel(t);
     for (int64_t i = 0; i < n; ++i) {
@@ -259,22 +267,9 @@ static rt_status_t fold_backward(fsa_t *f, rt_ir_expr_t *orig, rt_ir_expr_t *reb
   return RT_OK;
 }
 
-/* Is `st`, the type of a value computed at run time, a float tensor of
- * `vt`'s dtype and static shape, uniform except along `axis` of `vt` (the
- * per_channel shapes)? */
+/* per_channel for `st`, the type of a value computed at run time. */
 static bool per_channel_type(const rt_ir_type_t *st, const rt_ir_type_t *vt, int32_t axis) {
-  if (!st || !vt || !rt_dtype_is_float(st->tensor.dtype) || !rt_dtype_equal(st->tensor.dtype, vt->tensor.dtype)) {
-    return false;
-  }
-  const int32_t R = vt->tensor.rank, r = st->tensor.rank;
-  if (r > R || axis < 0 || axis >= R) return false;
-  const int64_t C = vt->tensor.shape[axis];
-  if (C == RT_DIM_ANY) return false;
-  for (int32_t j = 0; j < r; ++j) {
-    const int64_t d = st->tensor.shape[j];
-    if (R - r + j == axis ? (d != 1 && d != C) : d != 1) return false;
-  }
-  return true;
+  return st && per_channel_dims(st->tensor.dtype, st->tensor.rank, st->tensor.shape, vt, axis);
 }
 
 /* Elements of a tensor type with a static shape, or -1. */

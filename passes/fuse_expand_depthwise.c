@@ -48,6 +48,7 @@ typedef struct {
   rt_pass_rewrite_t rw; /* first: rt_pass_rewrite_globals' state */
   const int32_t *uses;  /* by input node id */
   uint32_t nid;
+  rt_arena_t *scratch;  /* the pass's temporaries */
 } fed_t;
 
 static int32_t uses(const fed_t *f, const rt_ir_expr_t *orig) {
@@ -68,21 +69,6 @@ static const int64_t *f32_shape4(const rt_ir_expr_t *e) {
     if (t->tensor.shape[k] == RT_DIM_ANY) return NULL;
   }
   return t->tensor.shape;
-}
-
-/* The conv2d that e's value comes from through elementwise / broadcast
- * ops of e's shape (the templates' anchor), or NULL. */
-static const rt_ir_expr_t *anchor_conv(const rt_ir_expr_t *e, const int64_t *shape, int32_t depth) {
-  const rt_ir_op_t *op = op_of(e);
-  const int64_t *s = op ? f32_shape4(e) : NULL;
-  if (!s || depth > kMaxDepth || memcmp(s, shape, 4 * sizeof *s) != 0) return NULL;
-  if (op->id == RT_OP_NN_CONV2D) return e;
-  if (op->pattern != RT_OP_PATTERN_ELEMWISE && op->pattern != RT_OP_PATTERN_BROADCAST) return NULL;
-  for (int32_t i = 0; i < e->call.nargs; ++i) {
-    const rt_ir_expr_t *a = anchor_conv(e->call.args[i], shape, depth + 1);
-    if (a) return a;
-  }
-  return NULL;
 }
 
 /* conv2d call e planned as plain NCHW / OIHW float32, no out_dtype. */
@@ -171,7 +157,7 @@ static bool uniform_tail(const rt_ir_expr_t *fn, const rt_ir_expr_t *e, const rt
  * parameter, used once; its index among fn's params, or -1. */
 static int32_t depthwise_param(const fed_t *f, const rt_ir_expr_t *fn) {
   const int64_t *out = f32_shape4(fn->fn.body);
-  const rt_ir_expr_t *a = out ? anchor_conv(fn->fn.body, out, 0) : NULL;
+  const rt_ir_expr_t *a = out ? rt_ir_anchor_of(fn->fn.body, RT_OP_NN_CONV2D) : NULL;
   rt_plan_conv_t p;
   if (!a || !conv_plan(a, &p)) return -1;
   if (p.groups != p.in_channels || p.kernel_o != p.in_channels || p.kernel_i != 1) return -1;
@@ -191,7 +177,7 @@ static int32_t depthwise_param(const fed_t *f, const rt_ir_expr_t *fn) {
  * 1) on one of its params through vector-epilogue tail ops. */
 static bool expand_group(const rt_ir_expr_t *fn) {
   const int64_t *out = f32_shape4(fn->fn.body);
-  const rt_ir_expr_t *a = out ? anchor_conv(fn->fn.body, out, 0) : NULL;
+  const rt_ir_expr_t *a = out ? rt_ir_anchor_of(fn->fn.body, RT_OP_NN_CONV2D) : NULL;
   rt_plan_conv_t p;
   if (!a || !conv_plan(a, &p) || p.groups != 1) return false;
   if (p.kernel_size[0] != 1 || p.kernel_size[1] != 1) return false;
@@ -219,9 +205,8 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *rebuilt
    * body; params and args: the producer's, then the consumer's but k. */
   const int32_t np = ex->fn.nparams + dw->fn.nparams - 1;
   rt_ir_expr_t **params = NULL, **args = NULL, *body = NULL, *fn = NULL;
-  rt_arena_t *arena = &f->rw.m->arena;
-  RT_RETURN_IF_ERROR(rt_arena_alloc_array(arena, np, sizeof *params, (void **)&params));
-  RT_RETURN_IF_ERROR(rt_arena_alloc_array(arena, np, sizeof *args, (void **)&args));
+  RT_RETURN_IF_ERROR(rt_arena_alloc_array(f->scratch, np, sizeof *params, (void **)&params));
+  RT_RETURN_IF_ERROR(rt_arena_alloc_array(f->scratch, np, sizeof *args, (void **)&args));
   int32_t n = 0;
   for (int32_t i = 0; i < ex->fn.nparams; ++i, ++n) {
     params[n] = ex->fn.params[i];
@@ -242,9 +227,9 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *rebuilt
 }
 
 rt_status_t rt_pass_fuse_expand_depthwise(const rt_pass_env_t *env, rt_module_t *in, rt_module_t **out) {
-  fed_t f = {.nid = in->next_id};
   rt_arena_t scratch;
   rt_arena_initialize(env->allocator, &scratch);
+  fed_t f = {.nid = in->next_id, .scratch = &scratch};
   int32_t *counts = NULL;
   rt_status_t st = rt_pass_count_uses(env->allocator, in, &scratch, &counts);
   f.uses = counts;

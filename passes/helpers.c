@@ -70,7 +70,6 @@ rt_status_t rt_pass_count_uses(rt_allocator_t allocator, const rt_module_t *in, 
                                int32_t **out_uses) {
   use_count_t u = {NULL};
   RT_RETURN_IF_ERROR(rt_arena_alloc_array(arena, in->next_id, sizeof(int32_t), (void **)&u.uses));
-  memset(u.uses, 0, (size_t)in->next_id * sizeof(int32_t));
   for (int32_t i = 0; i < in->num_globals; ++i) {
     RT_RETURN_IF_ERROR(rt_ir_post_order(allocator, in->globals[i].fn, use_visit, &u));
   }

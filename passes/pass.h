@@ -101,7 +101,8 @@ int64_t rt_pass_count_bindings(const rt_module_t *m);
 /* For every node id of `in` (below in->next_id): how many edges of its
  * globals point at the node (a call's callee and args, a tuple's fields,
  * other nodes' children, a function's body). *out_uses is allocated in
- * `arena`. */
+ * `arena` (the caller's; freed with it). RESOURCE_EXHAUSTED when the
+ * arena or the walk cannot allocate; `in` is not changed. */
 RT_MUST_USE_RESULT rt_status_t rt_pass_count_uses(rt_allocator_t allocator, const rt_module_t *in,
                                                   rt_arena_t *arena, int32_t **out_uses);
 /* Is `e` a call of the built-in op `id`? */

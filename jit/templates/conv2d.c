@@ -1215,9 +1215,6 @@ static void dw_rows(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t nv
   rt_jit_loop_end(L, &lj, NULL);
 }
 
-/* llvm.masked.load of the first `k` (i64 value, clamped to [0, vw]) of
- * the vw floats at p + off, zeros in the other lanes; the lanes past k
- * are not read. */
 /* The <vw x i1> mask of the lanes below `k` (an i64 value). */
 static LLVMValueRef lanes_below(rt_jit_lower_t *L, LLVMValueRef k, int32_t vw) {
   LLVMBuilderRef B = L->b;
@@ -1230,13 +1227,13 @@ static LLVMValueRef lanes_below(rt_jit_lower_t *L, LLVMValueRef k, int32_t vw) {
   return LLVMBuildICmp(B, LLVMIntSLT, LLVMConstVector(lanes, (unsigned)vw), kv, "");
 }
 
+/* llvm.masked.load of the first `k` (i64 value, clamped to [0, vw]) of
+ * the vw floats at p + off, zeros in the other lanes; the lanes past k
+ * are not read. */
 static LLVMValueRef dw_load_first(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off, LLVMValueRef k, int32_t vw) {
   return rt_jit_tpl_masked_load(L, p, off, lanes_below(L, k, vw), LLVMConstNull(rt_jit_tpl_vec(L, vw)), vw);
 }
 
-/* Input elements [i0, i0 + sw*vw) of one row (src) to their phase rows
- * (dst: row r of phase image (py, 0)); `tail`: the last chunk of the
- * row, loaded masked (zeros past W). */
 /* Stores the sw vectors v[] of input elements [i0, i0 + sw*vw) of one row
  * to their phase rows (dst: row r of phase image (py, 0)): at stride 1 one
  * vector at column i0 + pl; at stride 2 elements i0 + 2m + e (e = 0, 1)
@@ -1269,6 +1266,9 @@ static void dw_load_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValue
   }
 }
 
+/* Input elements [i0, i0 + sw*vw) of one row (src) to their phase rows
+ * (dst: row r of phase image (py, 0)); `tail`: the last chunk of the
+ * row, loaded masked (zeros past W). */
 static void dw_copy_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValueRef src, LLVMValueRef dst,
                           LLVMValueRef i0, int64_t istr, const int64_t *shift, int32_t vw, bool tail) {
   LLVMValueRef v[2];
@@ -1324,7 +1324,6 @@ static void dw_copy_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef xp
 typedef struct dw_layout_t {
   int64_t hq, wq, wqs, istr, xsize, nvec, oblock;
   int64_t shift[RT_JIT_TPL_MAX_MR];
-  int64_t off[DW_MAX_TAPS]; /* each tap's offset in a channel's images */
 } dw_layout_t;
 
 static void dw_layout(const rt_jit_conv2d_t *c, int32_t vw, bool raw, dw_layout_t *y) {
@@ -1345,7 +1344,6 @@ static void dw_layout(const rt_jit_conv2d_t *c, int32_t vw, bool raw, dw_layout_
       const int64_t ey = r * c->dh, ex = x * c->dw;
       const int64_t phase = (ey % c->sh) * c->sw + ex % c->sw;
       const int64_t o = phase * y->istr + y->shift[ex % c->sw] + (ey / c->sh) * y->wqs + ex / c->sw;
-      y->off[r * c->kw + x] = o;
       if (o > offmax) offmax = o;
     }
   }
@@ -1357,7 +1355,6 @@ static void dw_layout(const rt_jit_conv2d_t *c, int32_t vw, bool raw, dw_layout_
 }
 
 static void dw_ctx_init(const rt_jit_conv2d_t *c, const dw_layout_t *y, int32_t nch, int32_t vw, dw_ctx_t *d) {
-  memset(d, 0, sizeof *d);
   *d = (dw_ctx_t){.nch = nch, .vw = vw, .kh = c->kh, .kw = c->kw, .sh = c->sh, .sw = c->sw, .dh = c->dh,
                   .dwx = c->dw, .istr = y->istr, .wq = y->wqs, .ow = c->ow};
   memcpy(d->shift, y->shift, sizeof d->shift);
@@ -1438,23 +1435,6 @@ typedef struct dw_expand_t {
   int64_t k;
 } dw_expand_t;
 
-/* The conv2d that e comes from through elementwise / broadcast ops of
- * e's shape, or NULL. */
-static const rt_ir_expr_t *dw_expand_anchor(const rt_ir_expr_t *e, const rt_ir_expr_t *top, int32_t depth) {
-  if (e->kind != RT_IR_CALL || e->call.callee->kind != RT_IR_OP || depth > 16) return NULL;
-  const rt_ir_op_t *op = e->call.callee->op.op;
-  if (!e->checked_type || !rt_ir_type_equal(rt_ir_type_resolve(e->checked_type), rt_ir_type_resolve(top->checked_type))) {
-    return NULL;
-  }
-  if (op->id == RT_OP_NN_CONV2D) return e;
-  if (op->pattern != RT_OP_PATTERN_ELEMWISE && op->pattern != RT_OP_PATTERN_BROADCAST) return NULL;
-  for (int32_t i = 0; i < e->call.nargs; ++i) {
-    const rt_ir_expr_t *a = dw_expand_anchor(e->call.args[i], top, depth + 1);
-    if (a) return a;
-  }
-  return NULL;
-}
-
 /* Is the depthwise conv's data a fused expand the template computes in
  * its phase-image fill: a 1x1 conv2d (stride 1, unpadded, groups 1, OIHW)
  * of an input and weight in memory, to the depthwise input's shape, whose
@@ -1462,8 +1442,8 @@ static const rt_ir_expr_t *dw_expand_anchor(const rt_ir_expr_t *e, const rt_ir_e
  * depthwise stride of at most 2? */
 static bool dw_expand_of(rt_jit_lower_t *L, const conv_ctx_t *cc, dw_expand_t *e) {
   const rt_jit_conv2d_t *c = &cc->c;
-  if (rt_jit_tpl_raw(L, cc->x) || c->sw > 2 || !cc->x->checked_type) return false;
-  const rt_ir_expr_t *a = dw_expand_anchor(cc->x, cc->x, 0);
+  if (rt_jit_tpl_raw(L, cc->x) || c->sw > 2) return false;
+  const rt_ir_expr_t *a = rt_ir_anchor_of(cc->x, RT_OP_NN_CONV2D);
   rt_jit_conv2d_t ec;
   if (!a || !rt_jit_tpl_conv2d_attrs(a, &ec)) return false;
   if (ec.kh != 1 || ec.kw != 1 || ec.sh != 1 || ec.sw != 1 || ec.g != 1 || ec.wpack) return false;
@@ -1540,8 +1520,8 @@ static rt_status_t dw_expand_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, const 
                                  LLVMValueRef n, LLVMValueRef g0, LLVMValueRef wsx, const dw_layout_t *y, int32_t vw) {
   const rt_jit_conv2d_t *c = &cc->c;
   LLVMBuilderRef B = L->b;
-  /* Two vectors of columns per chunk at stride 1, one pair at stride 2:
-   * 8 FMA chains with 4 channels. */
+  /* 4 vectors of columns per chunk on 16 lanes (2 on 8): 16 (8) FMA
+   * chains with 4 channels, within the registers of either. */
   const int32_t m = (int32_t)((vw >= 16 ? 4 : 2) / c->sw), ng = nu < DW_EXPAND_CH ? nu : DW_EXPAND_CH;
   RT_ASSERT(nu % ng == 0);
   const int64_t span = m * c->sw * vw, nchunk = (c->w + span - 1) / span, nwhole = c->w / span;
@@ -1597,8 +1577,8 @@ static int32_t dw_expand_unit(const rt_jit_conv2d_t *c, const dw_layout_t *y) {
 }
 
 /* conv2d.depthwise with the expand fused (FuseExpandDepthwise): a task
- * unit is DW_EXPAND_CH channels of one image (the last unit of an image
- * repeats its last channel in the slots past the count and stores
+ * unit is dw_expand_unit's channels of one image (the last unit of an
+ * image repeats its last channel in the slots past the count and stores
  * nothing for them); their phase images come from the expand
  * (dw_expand_raw), then each channel's rows (nr x nv chunks, dw_plan with
  * one channel) and its epilogue, one channel after the other in a loop. */
@@ -1676,7 +1656,7 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
    * ones ran slower so (bench_kernels dw5s1_240_28 0.54 of the peak with
    * 4 channels against 0.67 with 1, dw3s1_144_56 0.47 against 0.52 with
    * 2: the unrolled chunk outgrows the op cache). */
-  const int64_t maxch = y.nvec <= 2 ? DW_MAX_CH : 1;
+  const int64_t maxch = y.nvec <= 2 && !fused ? DW_MAX_CH : 1;
   dw_plan(c, y.nvec, maxch, &nch, &nr, &nv);
   if (fused) return conv_depthwise_expand(L, p, cc, &ex, &y, nr, nv, out, data, task, ntasks);
   const int64_t gunits = (c->g + nch - 1) / nch, units = c->n * gunits;
