@@ -1058,6 +1058,16 @@ static rt_status_t direct_epilogue(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p
 #define DW_MAX_UNROLL 360
 /* Channels one depthwise task unit computes together at most. */
 #define DW_MAX_CH 4
+/* Output rows from which a fused expand + depthwise kernel of one image
+ * splits its rows over tasks instead of its channels (dw_span). Its input
+ * and its output come from and go to projections, which conv_direct
+ * splits by pixels from 14x14 on: split by rows, each core reads the rows
+ * it wrote (and the halo) and writes what it will read next. A plain
+ * depthwise kernel keeps the channel split: its input comes from an
+ * expand, which conv_direct splits by output channels (by rows it ran
+ * slower: mobilenet_v2, 2 threads, 3.77-3.96 -> 3.88-4.08 ms; the fused
+ * kernels by rows 3.21-3.38 -> 3.04-3.23). */
+#define DW_ROW_SPLIT_MIN 14
 /* Accumulators of one channel of a chunk at most. */
 #define DW_MAX_ACC 16
 
@@ -1163,9 +1173,11 @@ static int64_t dw_chunk_cost(const rt_jit_conv2d_t *c, int64_t nch, int64_t nr, 
  * channel, the row and column tails (a shorter last row group, a shorter
  * last chunk of a row) counted, with at most DW_REGS - kh - 1
  * accumulators per channel (DW_MAX_ACC), at most maxch channels and
- * DW_MAX_UNROLL unrolled FMAs. */
-static void dw_plan(const rt_jit_conv2d_t *c, int64_t nvec, int64_t maxch, int32_t *out_nch, int32_t *out_nr,
-                    int32_t *out_nv) {
+ * DW_MAX_UNROLL unrolled FMAs. With `halves`, the kernel splits its row
+ * groups over tasks (dw_span): the cost is that of the larger share of
+ * two (so 14 rows go as 2 x 7, not as 12 + 2). */
+static void dw_plan(const rt_jit_conv2d_t *c, int64_t nvec, int64_t maxch, bool halves, int32_t *out_nch,
+                    int32_t *out_nr, int32_t *out_nv) {
   int64_t budget = DW_REGS - c->kh - 1;
   if (budget > DW_MAX_ACC) budget = DW_MAX_ACC;
   if (budget < 1) budget = 1;
@@ -1184,7 +1196,15 @@ static void dw_plan(const rt_jit_conv2d_t *c, int64_t nvec, int64_t maxch, int32
         int64_t tail = nrt ? (nvec / nv) * dw_chunk_cost(c, nch, nrt, nv) + (nvt ? dw_chunk_cost(c, nch, nrt, nvt) : 0) : 0;
         /* Per channel, the last unit's channels past the count included. */
         const int64_t units = (c->g + nch - 1) / nch;
-        const int64_t cost = ((c->oh / nr) * row + tail + DW_UNIT_COST) * units;
+        int64_t rows_cost = (c->oh / nr) * row + tail;
+        if (halves) {
+          /* dw_span: the first task the first ngroups / 2 groups, the
+           * second the rest, with the shorter last one. */
+          const int64_t ng = (c->oh + nr - 1) / nr, first = ng / 2;
+          const int64_t second = (ng - first - (nrt ? 1 : 0)) * row + tail;
+          rows_cost = first * row > second ? first * row : second;
+        }
+        const int64_t cost = (rows_cost + DW_UNIT_COST) * units;
         if (best < 0 || cost < best) {
           best = cost;
           *out_nch = (int32_t)nch, *out_nr = (int32_t)nr, *out_nv = (int32_t)nv;
@@ -1276,9 +1296,36 @@ static void dw_copy_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValue
   dw_store_chunk(L, c, v, dst, i0, istr, shift, vw);
 }
 
+/* The output rows a depthwise task computes and the input rows they
+ * read: row groups [glo, ghi) of nr rows (of ngroups; the last one
+ * shorter when nr does not divide OH), rows [rlo, rhi), input rows [ilo,
+ * ihi). Split by rows (DW_ROW_SPLIT_MIN), the task's share of the groups;
+ * else all of them. */
+typedef struct dw_span_t {
+  int64_t ngroups;
+  LLVMValueRef glo, ghi, rlo, rhi, ilo, ihi;
+} dw_span_t;
+
+static void dw_span(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, int32_t nr, bool by_rows, LLVMValueRef task,
+                    LLVMValueRef ntasks, dw_span_t *s) {
+  LLVMBuilderRef B = L->b;
+  s->ngroups = (c->oh + nr - 1) / nr;
+  s->glo = rt_jit_i64(L, 0), s->ghi = rt_jit_i64(L, s->ngroups);
+  if (by_rows) rt_jit_tpl_split(L, s->ngroups, task, ntasks, &s->glo, &s->ghi);
+  s->rlo = LLVMBuildMul(B, s->glo, rt_jit_i64(L, nr), "");
+  s->rhi = rt_jit_min(L, LLVMBuildMul(B, s->ghi, rt_jit_i64(L, nr), ""), rt_jit_i64(L, c->oh));
+  /* Output row r reads input rows r*sh - pt + ky*dh, ky < kh. */
+  s->ilo = rt_jit_max(L, LLVMBuildSub(B, LLVMBuildMul(B, s->rlo, rt_jit_i64(L, c->sh), ""), rt_jit_i64(L, c->pt), ""),
+                      rt_jit_i64(L, 0));
+  LLVMValueRef last = LLVMBuildSub(B, LLVMBuildMul(B, s->rhi, rt_jit_i64(L, c->sh), ""),
+                                   rt_jit_i64(L, c->sh + c->pt - (c->kh - 1) * c->dh - 1), "");
+  s->ihi = rt_jit_min(L, last, rt_jit_i64(L, c->h));
+}
+
 /* The phase images of channel (n, gi) of an input in memory, at stride
  * sw 1 or 2, into xp (image (py, px) at (py*sw + px)*istr + shift[px],
- * row r at r*wq), where everything else is already zero: per input row,
+ * row r at r*wq), where everything else is already zero: per input row of
+ * the span,
  * whole vectors of the row (the last one a masked load, zeros past W)
  * stored at their phase column (shift makes these stores aligned where
  * xp and wq are); at sw 2, pairs of vectors split into their even and
@@ -1287,7 +1334,7 @@ static void dw_copy_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValue
  * row writes (images are istr >= hq*wq + 2*vw apart, shifts below vw,
  * so no spill reaches another image). */
 static void dw_copy_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef xp, LLVMValueRef n, LLVMValueRef gi,
-                        int64_t wq, int64_t istr, const int64_t *shift, int32_t vw) {
+                        const dw_span_t *s, int64_t wq, int64_t istr, const int64_t *shift, int32_t vw) {
   const rt_jit_conv2d_t *c = &cc->c;
   LLVMBuilderRef B = L->b;
   const int64_t sw = c->sw, span = sw * vw, nchunk = (c->w + span - 1) / span;
@@ -1296,7 +1343,7 @@ static void dw_copy_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef xp
       LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, c->n == 1 ? rt_jit_i64(L, 0) : n, rt_jit_i64(L, c->c), ""), gi, ""),
                    rt_jit_i64(L, c->h * c->w), ""));
   rt_jit_loop_t li, lk;
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->h), 0, NULL, &li);
+  rt_jit_loop_begin(L, s->ilo, s->ihi, 0, NULL, &li);
   LLVMValueRef prow = LLVMBuildAdd(B, li.iv, rt_jit_i64(L, c->pt), "");
   LLVMValueRef py = LLVMBuildURem(B, prow, rt_jit_i64(L, c->sh), "");
   LLVMValueRef r = LLVMBuildUDiv(B, prow, rt_jit_i64(L, c->sh), "");
@@ -1360,28 +1407,36 @@ static void dw_ctx_init(const rt_jit_conv2d_t *c, const dw_layout_t *y, int32_t 
   memcpy(d->shift, y->shift, sizeof d->shift);
 }
 
-/* Every output row of the context's channels: groups of nr rows, then
- * the rows left over as one shorter group. */
-static void dw_all_rows(rt_jit_lower_t *L, const dw_ctx_t *d, int64_t oh, int32_t nr, int32_t nv, int64_t nvec) {
-  if (oh / nr > 0) {
-    rt_jit_loop_t ly;
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, oh / nr), 0, NULL, &ly);
-    dw_rows(L, d, nr, nv, nvec, LLVMBuildMul(L->b, ly.iv, rt_jit_i64(L, nr), ""));
-    rt_jit_loop_end(L, &ly, NULL);
+/* The span's output rows of the context's channels: its whole groups of
+ * nr rows, then the last, shorter group when the span has it. */
+static void dw_span_rows(rt_jit_lower_t *L, const dw_ctx_t *d, const dw_span_t *s, int64_t oh, int32_t nr, int32_t nv,
+                         int64_t nvec) {
+  LLVMBuilderRef B = L->b;
+  rt_jit_loop_t ly;
+  rt_jit_loop_begin(L, s->glo, rt_jit_min(L, s->ghi, rt_jit_i64(L, oh / nr)), 0, NULL, &ly);
+  dw_rows(L, d, nr, nv, nvec, LLVMBuildMul(B, ly.iv, rt_jit_i64(L, nr), ""));
+  rt_jit_loop_end(L, &ly, NULL);
+  if (oh % nr) {
+    rt_jit_if_t last;
+    rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntEQ, s->ghi, rt_jit_i64(L, s->ngroups), ""), &last);
+    dw_rows(L, d, (int32_t)(oh % nr), nv, nvec, rt_jit_i64(L, oh - oh % nr));
+    rt_jit_if_else(L, &last, NULL);
+    (void)rt_jit_if_end(L, &last, NULL);
   }
-  if (oh % nr) dw_rows(L, d, (int32_t)(oh % nr), nv, nvec, rt_jit_i64(L, oh - oh % nr));
 }
 
-/* Channel (n, gi)'s compact output block through the fused epilogue to
- * the output, when `valid`: one flat loop, which vectorizes. */
+/* The span's rows of channel (n, gi)'s compact output block through the
+ * fused epilogue to the output, when `valid`: one flat loop, which
+ * vectorizes. */
 static rt_status_t dw_store_channel(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const rt_ir_expr_t *out,
-                                    LLVMValueRef data, const rt_jit_conv2d_t *c, LLVMValueRef n, LLVMValueRef gi,
-                                    LLVMValueRef valid, LLVMValueRef block) {
+                                    LLVMValueRef data, const rt_jit_conv2d_t *c, const dw_span_t *s, LLVMValueRef n,
+                                    LLVMValueRef gi, LLVMValueRef valid, LLVMValueRef block) {
   LLVMBuilderRef B = L->b;
   rt_jit_if_t st;
   rt_jit_loop_t ex;
   rt_jit_if_begin(L, valid, &st);
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->oh * c->ow), 0, NULL, &ex);
+  LLVMValueRef ow = rt_jit_i64(L, c->ow);
+  rt_jit_loop_begin(L, LLVMBuildMul(B, s->rlo, ow, ""), LLVMBuildMul(B, s->rhi, ow, ""), 0, NULL, &ex);
   LLVMValueRef idx[4] = {n, gi, LLVMBuildUDiv(B, ex.iv, rt_jit_i64(L, c->ow), ""),
                          LLVMBuildURem(B, ex.iv, rt_jit_i64(L, c->ow), "")};
   RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, p->anchor, out, data, idx, rt_jit_tpl_loadf(L, block, ex.iv)));
@@ -1512,12 +1567,13 @@ static rt_status_t dw_expand_chunk(rt_jit_lower_t *L, const conv_ctx_t *cc, cons
 /* The phase images of the unit's nu channels g0 + [0, nu) of image n
  * (channel u's at wsx + u*xsize; past the channel count the last channel
  * again), from the expand (dw_copy_raw's layout and order, the values
- * computed): per input row, whole chunks of columns, then the last one
+ * computed): per input row of the span, whole chunks of columns, then the last one
  * masked; each chunk's columns for DW_EXPAND_CH channels at a time, so
  * the chunk's input (k x a few vectors) is read from L1 for all but the
  * first group. Everything a chunk does not write stays zero. */
 static rt_status_t dw_expand_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, const dw_expand_t *e, int32_t nu,
-                                 LLVMValueRef n, LLVMValueRef g0, LLVMValueRef wsx, const dw_layout_t *y, int32_t vw) {
+                                 LLVMValueRef n, LLVMValueRef g0, const dw_span_t *s, LLVMValueRef wsx,
+                                 const dw_layout_t *y, int32_t vw) {
   const rt_jit_conv2d_t *c = &cc->c;
   LLVMBuilderRef B = L->b;
   /* 4 vectors of columns per chunk on 16 lanes (2 on 8): 16 (8) FMA
@@ -1528,7 +1584,7 @@ static rt_status_t dw_expand_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, const 
   LLVMValueRef x0 = rt_jit_tpl_gep(L, rt_jit_node(L, e->conv->call.args[0])->data,
                                    LLVMBuildMul(B, c->n == 1 ? rt_jit_i64(L, 0) : n, rt_jit_i64(L, e->k * c->h * c->w), ""));
   rt_jit_loop_t li, lj, lg;
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->h), 0, NULL, &li);
+  rt_jit_loop_begin(L, s->ilo, s->ihi, 0, NULL, &li);
   LLVMValueRef prow = LLVMBuildAdd(B, li.iv, rt_jit_i64(L, c->pt), "");
   LLVMValueRef py = LLVMBuildURem(B, prow, rt_jit_i64(L, c->sh), "");
   LLVMValueRef r = LLVMBuildUDiv(B, prow, rt_jit_i64(L, c->sh), "");
@@ -1581,18 +1637,22 @@ static int32_t dw_expand_unit(const rt_jit_conv2d_t *c, const dw_layout_t *y) {
  * image repeats its last channel in the slots past the count and stores
  * nothing for them); their phase images come from the expand
  * (dw_expand_raw), then each channel's rows (nr x nv chunks, dw_plan with
- * one channel) and its epilogue, one channel after the other in a loop. */
+ * one channel) and its epilogue, one channel after the other in a loop.
+ * With by_rows (DW_ROW_SPLIT_MIN), every task computes every unit, for its
+ * share of the output rows and the input rows they read (dw_span). */
 static rt_status_t conv_depthwise_expand(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const conv_ctx_t *cc,
-                                         const dw_expand_t *ex, const dw_layout_t *y, int32_t nr, int32_t nv,
-                                         const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef task,
+                                         const dw_expand_t *ex, const dw_layout_t *y, bool by_rows, int32_t nr,
+                                         int32_t nv, const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef task,
                                          LLVMValueRef ntasks) {
   const rt_jit_conv2d_t *c = &cc->c;
   LLVMBuilderRef B = L->b;
   const int32_t vw = p->vw, nu = dw_expand_unit(c, y);
   const int64_t gunits = (c->g + nu - 1) / nu, units = c->n * gunits;
   rt_jit_tpl_wide(L, vw);
-  LLVMValueRef b_lo, b_hi;
-  rt_jit_tpl_split(L, units, task, ntasks, &b_lo, &b_hi);
+  LLVMValueRef b_lo = rt_jit_i64(L, 0), b_hi = rt_jit_i64(L, units);
+  if (!by_rows) rt_jit_tpl_split(L, units, task, ntasks, &b_lo, &b_hi);
+  dw_span_t sp;
+  dw_span(L, c, nr, by_rows, task, ntasks, &sp);
   LLVMValueRef wsx, wout;
   rt_jit_if_t have;
   dw_ws_begin(L, nu * y->xsize * 4, y->oblock * 4, &wsx, &wout, &have);
@@ -1601,7 +1661,7 @@ static rt_status_t conv_depthwise_expand(rt_jit_lower_t *L, const rt_jit_tpl_pla
   rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
   LLVMValueRef n = LLVMBuildUDiv(B, lb.iv, rt_jit_i64(L, gunits), "");
   LLVMValueRef g0 = LLVMBuildMul(B, LLVMBuildURem(B, lb.iv, rt_jit_i64(L, gunits), ""), rt_jit_i64(L, nu), "");
-  RT_RETURN_IF_ERROR(dw_expand_raw(L, cc, ex, nu, n, g0, wsx, y, vw));
+  RT_RETURN_IF_ERROR(dw_expand_raw(L, cc, ex, nu, n, g0, &sp, wsx, y, vw));
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nu), 0, NULL, &lu);
   LLVMValueRef gc = LLVMBuildAdd(B, g0, lu.iv, "");
   LLVMValueRef g = rt_jit_min(L, gc, rt_jit_i64(L, c->g - 1));
@@ -1610,8 +1670,8 @@ static rt_status_t conv_depthwise_expand(rt_jit_lower_t *L, const rt_jit_tpl_pla
   d.xp[0] = rt_jit_tpl_gep(L, wsx, LLVMBuildMul(B, lu.iv, rt_jit_i64(L, y->xsize), ""));
   d.out[0] = wout;
   RT_RETURN_IF_ERROR(dw_weights(L, cc, g, vw, d.wv[0]));
-  dw_all_rows(L, &d, c->oh, nr, nv, y->nvec);
-  RT_RETURN_IF_ERROR(dw_store_channel(L, p, out, data, c, n, g,
+  dw_span_rows(L, &d, &sp, c->oh, nr, nv, y->nvec);
+  RT_RETURN_IF_ERROR(dw_store_channel(L, p, out, data, c, &sp, n, g,
                                       LLVMBuildICmp(B, LLVMIntSLT, gc, rt_jit_i64(L, c->g), ""), wout));
   rt_jit_loop_end(L, &lu, NULL);
   rt_jit_loop_end(L, &lb, NULL);
@@ -1645,7 +1705,7 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
   const rt_jit_conv2d_t *c = &cc->c;
   LLVMBuilderRef B = L->b;
   const int32_t vw = p->vw;
-  dw_expand_t ex;
+  dw_expand_t ex = {0};
   const bool fused = dw_expand_of(L, cc, &ex);
   const bool raw = fused || (rt_jit_tpl_raw(L, cc->x) && c->sw <= 2);
   dw_layout_t y;
@@ -1657,12 +1717,15 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
    * 4 channels against 0.67 with 1, dw3s1_144_56 0.47 against 0.52 with
    * 2: the unrolled chunk outgrows the op cache). */
   const int64_t maxch = y.nvec <= 2 && !fused ? DW_MAX_CH : 1;
-  dw_plan(c, y.nvec, maxch, &nch, &nr, &nv);
-  if (fused) return conv_depthwise_expand(L, p, cc, &ex, &y, nr, nv, out, data, task, ntasks);
+  const bool by_rows = fused && c->n == 1 && c->oh >= DW_ROW_SPLIT_MIN;
+  dw_plan(c, y.nvec, maxch, by_rows, &nch, &nr, &nv);
+  if (fused) return conv_depthwise_expand(L, p, cc, &ex, &y, by_rows, nr, nv, out, data, task, ntasks);
   const int64_t gunits = (c->g + nch - 1) / nch, units = c->n * gunits;
   rt_jit_tpl_wide(L, vw);
-  LLVMValueRef b_lo, b_hi;
-  rt_jit_tpl_split(L, units, task, ntasks, &b_lo, &b_hi);
+  LLVMValueRef b_lo = rt_jit_i64(L, 0), b_hi = rt_jit_i64(L, units);
+  if (!by_rows) rt_jit_tpl_split(L, units, task, ntasks, &b_lo, &b_hi);
+  dw_span_t sp;
+  dw_span(L, c, nr, by_rows, task, ntasks, &sp);
   LLVMValueRef wsx, wout;
   rt_jit_if_t have;
   dw_ws_begin(L, nch * y.xsize * 4, nch * y.oblock * 4, &wsx, &wout, &have);
@@ -1681,15 +1744,15 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
     d.xp[ch] = rt_jit_tpl_gep(L, wsx, rt_jit_i64(L, ch * y.xsize));
     d.out[ch] = rt_jit_tpl_gep(L, wout, rt_jit_i64(L, ch * y.oblock));
     if (raw) {
-      dw_copy_raw(L, cc, d.xp[ch], n, gi[ch], y.wqs, y.istr, y.shift, vw);
+      dw_copy_raw(L, cc, d.xp[ch], n, gi[ch], &sp, y.wqs, y.istr, y.shift, vw);
     } else {
       RT_RETURN_IF_ERROR(copy_phases(L, cc, d.xp[ch], n, gi[ch], y.hq, y.wq, y.xsize));
     }
     RT_RETURN_IF_ERROR(dw_weights(L, cc, gi[ch], vw, d.wv[ch]));
   }
-  dw_all_rows(L, &d, c->oh, nr, nv, y.nvec);
+  dw_span_rows(L, &d, &sp, c->oh, nr, nv, y.nvec);
   for (int32_t ch = 0; ch < nch; ++ch) {
-    RT_RETURN_IF_ERROR(dw_store_channel(L, p, out, data, c, n, gi[ch], valid[ch], d.out[ch]));
+    RT_RETURN_IF_ERROR(dw_store_channel(L, p, out, data, c, &sp, n, gi[ch], valid[ch], d.out[ch]));
   }
   rt_jit_loop_end(L, &lb, NULL);
   dw_ws_end(L, &have, wsx, wout);

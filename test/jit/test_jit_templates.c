@@ -294,6 +294,11 @@ static const case_t kCases[] = {
      CONV "(%x, %w, strides=[2, 2], padding=[2, 2], groups=3, channels=3, kernel_size=[5, 5])", "conv2d.depthwise"},
     {"%x: Tensor[(1, 3, 21, 21), float32], %w: Tensor[(3, 1, 3, 3), float32]",
      CONV "(%x, %w, padding=[2, 2], dilation=[2, 2], groups=3, channels=3, kernel_size=[3, 3])", "conv2d.depthwise"},
+    /* 15 rows at stride 2 without top padding and a shorter last row
+     * group */
+    {"%x: Tensor[(1, 5, 31, 20), float32], %w: Tensor[(5, 1, 3, 3), float32]",
+     CONV "(%x, %w, strides=[2, 2], padding=[0, 0, 1, 1], groups=5, channels=5, kernel_size=[3, 3])",
+     "conv2d.depthwise"},
     /* the expand fused into the depthwise kernel (FuseExpandDepthwise;
      * conv2d.c dw_expand_raw): a 1x1 conv's tail ops applied by the
      * vector epilogue before the phase images are written. Batch 2, a
@@ -302,7 +307,8 @@ static const case_t kCases[] = {
      * convolutions; stride 2 with SiLU, a bias_add, 6 channels (slots past
      * the count) and 37 columns; uneven padding at stride 2 (5x5, 3
      * channels, one group); a per-channel scale and a scalar shift with
-     * one input channel (k = 1); enough work to split over tasks (40
+     * one input channel (k = 1); 14 rows at stride 2 with 5x5 taps and
+     * uneven padding, split by rows over tasks; enough work to split over tasks (40
      * channels at 30x30, several units); and an expand whose tail adds a
      * full tensor, which the vector epilogue does not splat: the copy
      * through the element expression (copy_phases) */
@@ -324,6 +330,10 @@ static const case_t kCases[] = {
      "%v: Tensor[(9, 1, 3, 3), float32]",
      CONV "(add(multiply(" CONV "(%x, %w, channels=9, kernel_size=[1, 1]), %s), 0.5f), %v, padding=[1, 1], groups=9, "
      "channels=9, kernel_size=[3, 3])",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(1, 3, 29, 33), float32], %w: Tensor[(8, 3, 1, 1), float32], %v: Tensor[(8, 1, 5, 5), float32]",
+     CONV "(nn.relu(" CONV "(%x, %w, channels=8, kernel_size=[1, 1])), %v, strides=[2, 2], padding=[1, 2, 2, 1], "
+     "groups=8, channels=8, kernel_size=[5, 5])",
      "conv2d.depthwise"},
     {"%x: Tensor[(1, 16, 30, 30), float32], %w: Tensor[(40, 16, 1, 1), float32], %b: Tensor[(40, 1, 1), float32], "
      "%v: Tensor[(40, 1, 3, 3), float32]",
