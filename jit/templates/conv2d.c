@@ -1296,22 +1296,28 @@ static void dw_copy_chunk(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, LLVMValue
   dw_store_chunk(L, c, v, dst, i0, istr, shift, vw);
 }
 
-/* The output rows a depthwise task computes and the input rows they
- * read: row groups [glo, ghi) of nr rows (of ngroups; the last one
- * shorter when nr does not divide OH), rows [rlo, rhi), input rows [ilo,
- * ihi). Split by rows (DW_ROW_SPLIT_MIN), the task's share of the groups;
- * else all of them. */
+/* What a depthwise task computes: task units [ulo, uhi) (of `units`:
+ * channel groups of the images), and of each the row groups [glo, ghi)
+ * of nr rows (of ngroups; the last one shorter when nr does not divide
+ * OH), rows [rlo, rhi), which read input rows [ilo, ihi). Split by rows
+ * (DW_ROW_SPLIT_MIN), every unit and the task's share of the groups;
+ * else the task's share of the units and every group. */
 typedef struct dw_span_t {
   int64_t ngroups;
-  LLVMValueRef glo, ghi, rlo, rhi, ilo, ihi;
+  LLVMValueRef ulo, uhi, glo, ghi, rlo, rhi, ilo, ihi;
 } dw_span_t;
 
-static void dw_span(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, int32_t nr, bool by_rows, LLVMValueRef task,
-                    LLVMValueRef ntasks, dw_span_t *s) {
+static void dw_span(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, int64_t units, int32_t nr, bool by_rows,
+                    LLVMValueRef task, LLVMValueRef ntasks, dw_span_t *s) {
   LLVMBuilderRef B = L->b;
   s->ngroups = (c->oh + nr - 1) / nr;
+  s->ulo = rt_jit_i64(L, 0), s->uhi = rt_jit_i64(L, units);
   s->glo = rt_jit_i64(L, 0), s->ghi = rt_jit_i64(L, s->ngroups);
-  if (by_rows) rt_jit_tpl_split(L, s->ngroups, task, ntasks, &s->glo, &s->ghi);
+  if (by_rows) {
+    rt_jit_tpl_split(L, s->ngroups, task, ntasks, &s->glo, &s->ghi);
+  } else {
+    rt_jit_tpl_split(L, units, task, ntasks, &s->ulo, &s->uhi);
+  }
   s->rlo = LLVMBuildMul(B, s->glo, rt_jit_i64(L, nr), "");
   s->rhi = rt_jit_min(L, LLVMBuildMul(B, s->ghi, rt_jit_i64(L, nr), ""), rt_jit_i64(L, c->oh));
   /* Output row r reads input rows r*sh - pt + ky*dh, ky < kh. */
@@ -1324,15 +1330,15 @@ static void dw_span(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, int32_t nr, boo
 
 /* The phase images of channel (n, gi) of an input in memory, at stride
  * sw 1 or 2, into xp (image (py, px) at (py*sw + px)*istr + shift[px],
- * row r at r*wq), where everything else is already zero: per input row of
- * the span,
- * whole vectors of the row (the last one a masked load, zeros past W)
- * stored at their phase column (shift makes these stores aligned where
- * xp and wq are); at sw 2, pairs of vectors split into their even and
- * odd elements (one phase each). A store may spill zeros past a phase
- * row's end into the padding, or into the next row, which a later input
- * row writes (images are istr >= hq*wq + 2*vw apart, shifts below vw,
- * so no spill reaches another image). */
+ * row r at r*wq), where everything else is already zero: per input row
+ * of the span, whole vectors of the row (the last one a masked load,
+ * zeros past W) stored at their phase column (shift makes these stores
+ * aligned where xp and wq are); at sw 2, pairs of vectors split into
+ * their even and odd elements (one phase each). A store may spill zeros
+ * past a phase row's end into the padding, or into the next row, which a
+ * later input row writes or, past the span, the task never reads (images
+ * are istr >= hq*wq + 2*vw apart, shifts below vw, so no spill reaches
+ * another image). */
 static void dw_copy_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef xp, LLVMValueRef n, LLVMValueRef gi,
                         const dw_span_t *s, int64_t wq, int64_t istr, const int64_t *shift, int32_t vw) {
   const rt_jit_conv2d_t *c = &cc->c;
@@ -1567,8 +1573,8 @@ static rt_status_t dw_expand_chunk(rt_jit_lower_t *L, const conv_ctx_t *cc, cons
 /* The phase images of the unit's nu channels g0 + [0, nu) of image n
  * (channel u's at wsx + u*xsize; past the channel count the last channel
  * again), from the expand (dw_copy_raw's layout and order, the values
- * computed): per input row of the span, whole chunks of columns, then the last one
- * masked; each chunk's columns for DW_EXPAND_CH channels at a time, so
+ * computed): per input row of the span, whole chunks of columns, then
+ * the last one masked; each chunk's columns for DW_EXPAND_CH channels at a time, so
  * the chunk's input (k x a few vectors) is read from L1 for all but the
  * first group. Everything a chunk does not write stays zero. */
 static rt_status_t dw_expand_raw(rt_jit_lower_t *L, const conv_ctx_t *cc, const dw_expand_t *e, int32_t nu,
@@ -1649,16 +1655,14 @@ static rt_status_t conv_depthwise_expand(rt_jit_lower_t *L, const rt_jit_tpl_pla
   const int32_t vw = p->vw, nu = dw_expand_unit(c, y);
   const int64_t gunits = (c->g + nu - 1) / nu, units = c->n * gunits;
   rt_jit_tpl_wide(L, vw);
-  LLVMValueRef b_lo = rt_jit_i64(L, 0), b_hi = rt_jit_i64(L, units);
-  if (!by_rows) rt_jit_tpl_split(L, units, task, ntasks, &b_lo, &b_hi);
   dw_span_t sp;
-  dw_span(L, c, nr, by_rows, task, ntasks, &sp);
+  dw_span(L, c, units, nr, by_rows, task, ntasks, &sp);
   LLVMValueRef wsx, wout;
   rt_jit_if_t have;
   dw_ws_begin(L, nu * y->xsize * 4, y->oblock * 4, &wsx, &wout, &have);
   zero_run(L, wsx, 0, nu * y->xsize);
   rt_jit_loop_t lb, lu;
-  rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
+  rt_jit_loop_begin(L, sp.ulo, sp.uhi, 0, NULL, &lb);
   LLVMValueRef n = LLVMBuildUDiv(B, lb.iv, rt_jit_i64(L, gunits), "");
   LLVMValueRef g0 = LLVMBuildMul(B, LLVMBuildURem(B, lb.iv, rt_jit_i64(L, gunits), ""), rt_jit_i64(L, nu), "");
   RT_RETURN_IF_ERROR(dw_expand_raw(L, cc, ex, nu, n, g0, &sp, wsx, y, vw));
@@ -1722,16 +1726,14 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
   if (fused) return conv_depthwise_expand(L, p, cc, &ex, &y, by_rows, nr, nv, out, data, task, ntasks);
   const int64_t gunits = (c->g + nch - 1) / nch, units = c->n * gunits;
   rt_jit_tpl_wide(L, vw);
-  LLVMValueRef b_lo = rt_jit_i64(L, 0), b_hi = rt_jit_i64(L, units);
-  if (!by_rows) rt_jit_tpl_split(L, units, task, ntasks, &b_lo, &b_hi);
   dw_span_t sp;
-  dw_span(L, c, nr, by_rows, task, ntasks, &sp);
+  dw_span(L, c, units, nr, false, task, ntasks, &sp);
   LLVMValueRef wsx, wout;
   rt_jit_if_t have;
   dw_ws_begin(L, nch * y.xsize * 4, nch * y.oblock * 4, &wsx, &wout, &have);
   if (raw) zero_run(L, wsx, 0, nch * y.xsize);
   rt_jit_loop_t lb;
-  rt_jit_loop_begin(L, b_lo, b_hi, 0, NULL, &lb);
+  rt_jit_loop_begin(L, sp.ulo, sp.uhi, 0, NULL, &lb);
   LLVMValueRef n = LLVMBuildUDiv(B, lb.iv, rt_jit_i64(L, gunits), "");
   LLVMValueRef g0 = LLVMBuildMul(B, LLVMBuildURem(B, lb.iv, rt_jit_i64(L, gunits), ""), rt_jit_i64(L, nch), "");
   dw_ctx_t d;
