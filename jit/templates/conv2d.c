@@ -856,24 +856,31 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
                        c->pb == 0 && c->pr == 0 && rt_jit_tpl_raw(L, cc->x);
   const int64_t qfull = inplace ? qn / nw : 0;
   if (inplace) xsize = K * nw;
-  /* Split: (image, group) pairs; else q tiles for a 1x1 kernel that reads
-   * at least 4x the channels it writes, over enough q tiles to share
-   * evenly; else output-channel tiles, else q tiles. Split by output
-   * channels, such a kernel (MobileNet-v2's projections, SqueezeNet's
-   * squeezes, ResNet-50's 56x56 and 28x28 reductions) reads all of its
-   * input on every core, so the next run's producer writes each of those
-   * lines while another core holds it, the costly case of
-   * bench/cross_core (docs/executors.md, "What two threads pay for shared
-   * lines"); split by pixels, each line of the input is read on one core
-   * and only the (smaller) weight is read on all. Two threads, that VM's
-   * costly placement (7 GB/s), alternated: mobilenet_v2 3.82-3.88 ->
+  /* Split: (image, group) pairs; else q tiles for a 1x1 kernel with
+   * enough q tiles to share evenly (8); else output-channel tiles, else q
+   * tiles. Split by output channels, a 1x1 kernel reads all of its input
+   * on every core, so the next run's producer writes each of those lines
+   * while another core holds it, the costly case of bench/cross_core
+   * (docs/executors.md, "What two threads pay for shared lines"); split by
+   * pixels, each core reads the pixels that the kernel before (a
+   * projection or reduction split the same way, a Winograd or fused
+   * depthwise kernel split by rows) wrote on it, writes the pixels that
+   * the next one reads there, and only the weight is read on both. Two
+   * threads, that VM's costly placement (7 GB/s), alternated: first for
+   * the kernels that read at least 4x the channels they write
+   * (projections, squeezes, reductions): mobilenet_v2 3.82-3.88 ->
    * 3.67-3.74 ms, squeezenet1_1 2.89-2.91 -> 2.72-2.86, efficientnet_b0
-   * 5.26-5.52 -> 5.11-5.30; resnet50 within noise; in the other placement
-   * within noise. */
+   * 5.26-5.52 -> 5.11-5.30; then for the expands too: mobilenet_v2
+   * 3.19-3.22 -> 3.07-3.14, resnet50 21.6-22.1 -> 21.4-21.5,
+   * efficientnet_b0 4.50-4.73 -> 4.40-4.64, densenet121 19.2-21.9 ->
+   * 17.8-21.1, squeezenet1_1 within noise (2.48-2.66 -> 2.40-2.67, one
+   * round 3.02). At 14x14 (7 q tiles of 32) the channel split stays: a
+   * chain of MobileNet's 14x14 blocks split by pixels ran 0.43 ms against
+   * 0.34. */
   LLVMValueRef b_lo = rt_jit_i64(L, 0), b_hi = rt_jit_i64(L, nbg);
   LLVMValueRef t_lo = rt_jit_i64(L, 0), t_hi = rt_jit_i64(L, mt);
   LLVMValueRef q_lo = rt_jit_i64(L, 0), q_hi = rt_jit_i64(L, qt);
-  const bool by_pixels = c->kh == 1 && c->kw == 1 && K >= 4 * M && qt >= 8;
+  const bool by_pixels = c->kh == 1 && c->kw == 1 && qt >= 8;
   if (nbg >= 4) {
     rt_jit_tpl_split(L, nbg, task, ntasks, &b_lo, &b_hi);
   } else if (by_pixels) {
@@ -1061,12 +1068,13 @@ static rt_status_t direct_epilogue(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p
 /* Output rows from which a fused expand + depthwise kernel of one image
  * splits its rows over tasks instead of its channels (dw_span). Its input
  * and its output come from and go to projections, which conv_direct
- * splits by pixels from 14x14 on: split by rows, each core reads the rows
- * it wrote (and the halo) and writes what it will read next. A plain
- * depthwise kernel keeps the channel split: its input comes from an
- * expand, which conv_direct splits by output channels (by rows it ran
- * slower: mobilenet_v2, 2 threads, 3.77-3.96 -> 3.88-4.08 ms; the fused
- * kernels by rows 3.21-3.38 -> 3.04-3.23). */
+ * splits by pixels on large images: split by rows, each core reads the
+ * rows it wrote (and the halo) and writes what it will read next
+ * (mobilenet_v2, 2 threads: 3.21-3.38 -> 3.04-3.23 ms). A plain depthwise
+ * kernel keeps the channel split, which measured faster both where its
+ * expand splits channels (14x14 and below; by rows 3.77-3.96 -> 3.88-4.08
+ * ms) and where it splits pixels (28x28; by rows 2.99-3.09 -> 3.09-3.19):
+ * by rows each task sets up every channel for half the rows. */
 #define DW_ROW_SPLIT_MIN 14
 /* Accumulators of one channel of a chunk at most. */
 #define DW_MAX_ACC 16
