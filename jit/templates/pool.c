@@ -8,30 +8,41 @@
  * pool2d.max. The generic lowering makes each output element a reduction
  * over its window with bounds checks: a scalar loop, since at stride 2
  * every tap of a vector of outputs is a strided gather. Here a task takes
- * whole (image, channel) planes. Per plane the input is copied once into
- * sw phase images: padded element (r, pc) (input (r - pt, pc - pl)) goes
- * to row r, column pc / sw of phase pc % sw, rows wq apart; at stride 2 a
- * pair of vectors of an input row is split into its even and odd elements
- * by two shuffles. Everything else in the phase images -- the padding, and
- * what lies past the image where ceil_mode's last windows reach -- holds
- * -inf, written once per task (a plane's copy writes the same interior
- * positions, and the lanes of a row's last, masked load past W are -inf
- * too). The maximum over -inf padding is the reference's maximum over the
- * positions inside the image (jit/ops/nn.c starts at -inf and skips the
- * others), NaN propagating the same way (llvm.maximum).
- * Output row oh, columns [j*vw, j*vw + vw) are then the maximum over
- * the kh*kw taps of one contiguous vector load each (tap (kh, kw): phase
- * kw % sw, row oh*sh + kh, column j*vw + kw/sw), four vectors of a row at
- * a time (four independent chains of maximums), the row's last vector a
- * masked store. The maximum is llvm.maximum, which propagates NaN, only
- * for a plane that holds one (the copy of an input in memory tests each
- * pair of vectors it loads; an input computed by fused producers always
- * takes it): x86 lowers it to six instructions, where the other planes
- * take one vmaxps, (x > acc) ? x : acc (squeezenet1_1's 64@111x111 3x3/2
- * pool 211 -> 128 us alone, one thread, Zen 5). Without fused tail ops the rows are stored straight into
- * the output plane; with them, into a plane block of workspace that one
- * flat loop per row hands to the epilogue (templates.h), which O3
- * vectorizes.
+ * whole (image, channel) planes.
+ * An input in memory is read in place (pool_direct_plane), by output
+ * vectors: vector j of an output row reduces, per window row, its taps
+ * loaded straight from the input row (column c's tap kx is element c*sw +
+ * kx - pl: at stride 2 a pair of loads split into even and odd lanes by
+ * two shuffles gives taps kx and kx + 1), then the window's rows. Going
+ * down the rows of one vector, the kh - sh window rows that the next
+ * output row shares are carried to it in registers, so each input row is
+ * reduced once per vector (the 3x3/2 pools: two new rows per output
+ * row). The vectors whose taps lie inside the row run in one loop; the
+ * first (reading the padding) and the last (past W, or partial) each
+ * have their lanes outside the row masked to -inf at lowering time; a
+ * window row outside the image is -inf. The maximum is one vmaxps, (x >
+ * acc) ? x : acc, which drops a NaN in x, so each load also tests for
+ * NaN and a plane where one was read is computed again with
+ * llvm.maximum, which propagates it as the reference does (jit/ops/nn.c
+ * starts at -inf and skips the positions outside). SqueezeNet-1.1's
+ * 64@111x111 3x3/2 pool, one thread, Zen 5 (sq3 = its stem and pool as
+ * Relay text, --profile): 128-131 -> 61-62 us against copying each plane
+ * into phase images first (below), which ran at 211 us with llvm.maximum
+ * throughout.
+ * An input computed by fused producers is copied once per plane, element
+ * by element through its expression, into sw phase images: padded
+ * element (r, pc) (input (r - pt, pc - pl)) goes to row r, column pc / sw
+ * of phase pc % sw, rows wq apart; everything else in the phase images --
+ * the padding, and what lies past the image where ceil_mode's last
+ * windows reach -- holds -inf, written once per task (a plane's copy
+ * writes the same interior positions). Output row oh, columns [j*vw, j*vw
+ * + vw) are then the maximum over the kh*kw taps of one contiguous vector
+ * load each (tap (kh, kw): phase kw % sw, row oh*sh + kh, column j*vw +
+ * kw/sw), four vectors of a row at a time (four independent chains of
+ * llvm.maximum), the row's last vector a masked store.
+ * Without fused tail ops the rows are stored straight into the output
+ * plane; with them, into a plane block of workspace that one flat loop
+ * per row hands to the epilogue (templates.h), which O3 vectorizes.
  * pool2d.avg is the same with 0 for -inf and a sum for the maximum,
  * divided by kh*kw: the templated averages are those whose windows lie
  * inside the image (or, counting the padding, inside the padded image),
@@ -149,67 +160,6 @@ static LLVMValueRef pad_value(rt_jit_lower_t *L, bool is_max, int32_t vw) {
                 : LLVMConstNull(rt_jit_tpl_vec(L, vw));
 }
 
-/* Input elements [i0, i0 + sw*vw) of row `src` (i0 a multiple of sw*vw;
- * `tail`: lanes past W load -inf) to the phase rows at `dst` (row r of
- * phase 0; phase px is px*hp*wq further). For a maximum, *nan (a vw x i1
- * vector) gains the lanes where an element loaded is NaN. */
-static void copy_chunk(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef src, LLVMValueRef dst,
-                       LLVMValueRef i0, bool tail, LLVMValueRef *nan) {
-  LLVMBuilderRef B = L->b;
-  const int32_t vw = g->vw;
-  LLVMValueRef ninf = pad_value(L, g->is_max, vw);
-  const int64_t tail_start = g->w / (g->sw * vw) * (g->sw * vw);
-  LLVMValueRef v[2] = {NULL, NULL};
-  for (int64_t e = 0; e < g->sw; ++e) {
-    LLVMValueRef off = LLVMBuildAdd(B, i0, rt_jit_i64(L, e * vw), "");
-    if (!tail) {
-      v[e] = rt_jit_tpl_loadv(L, src, off, vw);
-    } else {
-      /* i0 is the row's last chunk: tail_start. */
-      const int64_t k = g->w - tail_start - e * vw;
-      v[e] = k >= vw ? rt_jit_tpl_loadv(L, src, off, vw)
-                     : k <= 0 ? ninf : rt_jit_tpl_masked_load(L, src, off, rt_jit_tpl_lanes_mask(L, k, vw), ninf, vw);
-    }
-  }
-  if (g->is_max) *nan = LLVMBuildOr(B, *nan, LLVMBuildFCmp(B, LLVMRealUNO, v[0], v[g->sw - 1], ""), "");
-  if (g->sw == 1) {
-    rt_jit_tpl_storev(L, v[0], dst, LLVMBuildAdd(B, i0, rt_jit_i64(L, g->pl), ""));
-    return;
-  }
-  /* Element i0 + 2m + e is padded column pc = i0 + pl + 2m + e: phase
-   * (pl + e) % 2, column i0/2 + m + (pl + e)/2. */
-  LLVMValueRef half = LLVMBuildUDiv(B, i0, rt_jit_i64(L, 2), "");
-  for (int64_t e = 0; e < 2; ++e) {
-    LLVMValueRef s = rt_jit_tpl_deinterleave(L, v[0], v[1], vw, e == 1);
-    const int64_t px = (g->pl + e) % 2, dc = (g->pl + e) / 2;
-    rt_jit_tpl_storev(L, s, dst, LLVMBuildAdd(B, half, rt_jit_i64(L, px * g->hp * g->wq + dc), ""));
-  }
-}
-
-/* The plane (n, c) of an input in memory into the phase images xp;
- * returns whether an element of it is NaN (an i1; false for a sum). */
-static LLVMValueRef copy_raw(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef src0, LLVMValueRef xp) {
-  LLVMBuilderRef B = L->b;
-  const int64_t span = g->sw * g->vw, nwhole = g->w / span;
-  LLVMValueRef none = LLVMConstNull(LLVMVectorType(L->i1, (unsigned)g->vw));
-  rt_jit_loop_t li, lk;
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->h), 1, &none, &li);
-  LLVMValueRef nan = li.carry[0];
-  LLVMValueRef src = rt_jit_tpl_gep(L, src0, LLVMBuildMul(B, li.iv, rt_jit_i64(L, g->w), ""));
-  LLVMValueRef dst =
-      rt_jit_tpl_gep(L, xp, LLVMBuildMul(B, LLVMBuildAdd(B, li.iv, rt_jit_i64(L, g->pt), ""), rt_jit_i64(L, g->wq), ""));
-  if (nwhole > 0) {
-    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nwhole), 1, &nan, &lk);
-    LLVMValueRef next = lk.carry[0];
-    copy_chunk(L, g, src, dst, LLVMBuildMul(B, lk.iv, rt_jit_i64(L, span), ""), false, &next);
-    rt_jit_loop_end(L, &lk, &next);
-    nan = lk.carry[0];
-  }
-  if (g->w % span) copy_chunk(L, g, src, dst, rt_jit_i64(L, nwhole * span), true, &nan);
-  rt_jit_loop_end(L, &li, &nan);
-  return rt_jit_intrinsic(L, "llvm.vector.reduce.or", li.carry[0], NULL, NULL);
-}
-
 /* The plane (n, c) of an input computed by fused producers: element by
  * element through the input's element expression. */
 static rt_status_t copy_elem(rt_jit_lower_t *L, const pool_geom_t *g, const rt_ir_expr_t *x, LLVMValueRef n,
@@ -232,17 +182,43 @@ static rt_status_t copy_elem(rt_jit_lower_t *L, const pool_geom_t *g, const rt_i
   return RT_OK;
 }
 
-/* nv output vectors of row oh from column col0 (i64 value): the maximum
- * over the taps, stored at dst + oh*ow + col0 (the last one masked to
- * `last` lanes when last < vw). The maximum is llvm.maximum where the
- * plane may hold a NaN (`exact`: six instructions on x86), else one
- * vmaxps: (x > acc) ? x : acc. */
+/* Combines tap x into *acc (NULL: the first tap). */
+static void pool_combine(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef *acc, LLVMValueRef x, bool exact) {
+  LLVMBuilderRef B = L->b;
+  if (!*acc) {
+    *acc = x;
+  } else if (!g->is_max) {
+    *acc = rt_jit_fast(LLVMBuildFAdd(B, *acc, x, ""));
+  } else if (exact) {
+    *acc = rt_jit_intrinsic(L, "llvm.maximum", *acc, x, NULL);
+  } else {
+    *acc = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOGT, x, *acc, ""), x, *acc, "");
+  }
+}
+
+/* The window's result acc (for an average, the sum: divided here) stored
+ * at dst + off, masked to `last` lanes when last < vw. */
+static void pool_store(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef acc, LLVMValueRef dst, LLVMValueRef off,
+                       int64_t last) {
+  const int32_t vw = g->vw;
+  if (!g->is_max) {
+    acc = LLVMBuildFDiv(L->b, acc, rt_jit_tpl_splat(L, LLVMConstReal(L->f32, (double)(g->kh * g->kw)), vw), "");
+  }
+  if (last < vw) {
+    rt_jit_tpl_masked_store(L, acc, dst, off, rt_jit_tpl_lanes_mask(L, last, vw), vw);
+  } else {
+    rt_jit_tpl_storev(L, acc, dst, off);
+  }
+}
+
+/* nv output vectors of row oh from column col0 (i64 value) from the
+ * phase images xp: the maximum (llvm.maximum) or sum over the taps,
+ * stored at dst + oh*ow + col0 (the last one masked to `last` lanes). */
 static void pool_vectors(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef xp, LLVMValueRef dst, LLVMValueRef oh,
-                         LLVMValueRef col0, int32_t nv, int64_t last, bool exact) {
+                         LLVMValueRef col0, int32_t nv, int64_t last) {
   LLVMBuilderRef B = L->b;
   const int32_t vw = g->vw;
-  LLVMValueRef acc[POOL_GROUP];
-  for (int32_t v = 0; v < nv; ++v) acc[v] = pad_value(L, g->is_max, vw);
+  LLVMValueRef acc[POOL_GROUP] = {NULL, NULL, NULL, NULL};
   LLVMValueRef row0 = LLVMBuildAdd(B, LLVMBuildMul(B, LLVMBuildMul(B, oh, rt_jit_i64(L, g->sh), ""), rt_jit_i64(L, g->wq), ""), col0, "");
   for (int64_t kh = 0; kh < g->kh; ++kh) {
     for (int64_t kw = 0; kw < g->kw; ++kw) {
@@ -250,33 +226,18 @@ static void pool_vectors(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef x
       LLVMValueRef base = LLVMBuildAdd(B, row0, rt_jit_i64(L, off), "");
       for (int32_t v = 0; v < nv; ++v) {
         LLVMValueRef x = rt_jit_tpl_loadv(L, xp, LLVMBuildAdd(B, base, rt_jit_i64(L, (int64_t)v * vw), ""), vw);
-        if (!g->is_max) {
-          acc[v] = rt_jit_fast(LLVMBuildFAdd(B, acc[v], x, ""));
-        } else if (exact) {
-          acc[v] = rt_jit_intrinsic(L, "llvm.maximum", acc[v], x, NULL);
-        } else {
-          acc[v] = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOGT, x, acc[v], ""), x, acc[v], "");
-        }
+        pool_combine(L, g, &acc[v], x, true);
       }
     }
   }
-  if (!g->is_max) {
-    LLVMValueRef cnt = rt_jit_tpl_splat(L, LLVMConstReal(L->f32, (double)(g->kh * g->kw)), vw);
-    for (int32_t v = 0; v < nv; ++v) acc[v] = LLVMBuildFDiv(B, acc[v], cnt, "");
-  }
   LLVMValueRef o = LLVMBuildAdd(B, LLVMBuildMul(B, oh, rt_jit_i64(L, g->ow), ""), col0, "");
   for (int32_t v = 0; v < nv; ++v) {
-    LLVMValueRef off = LLVMBuildAdd(B, o, rt_jit_i64(L, (int64_t)v * vw), "");
-    if (v == nv - 1 && last < vw) {
-      rt_jit_tpl_masked_store(L, acc[v], dst, off, rt_jit_tpl_lanes_mask(L, last, vw), vw);
-    } else {
-      rt_jit_tpl_storev(L, acc[v], dst, off);
-    }
+    pool_store(L, g, acc[v], dst, LLVMBuildAdd(B, o, rt_jit_i64(L, (int64_t)v * vw), ""), v == nv - 1 ? last : vw);
   }
 }
 
 /* Every output row of one plane into dst (oh*ow floats, rows compact). */
-static void pool_plane(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef xp, LLVMValueRef dst, bool exact) {
+static void pool_plane(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef xp, LLVMValueRef dst) {
   const int64_t nfull = g->ow / g->vw, tail = g->ow % g->vw;
   const int64_t ngroup = nfull / POOL_GROUP, rest = nfull % POOL_GROUP;
   rt_jit_loop_t lr, lg;
@@ -284,16 +245,149 @@ static void pool_plane(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef xp,
   if (ngroup > 0) {
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, ngroup), 0, NULL, &lg);
     LLVMValueRef col = LLVMBuildMul(L->b, lg.iv, rt_jit_i64(L, (int64_t)POOL_GROUP * g->vw), "");
-    pool_vectors(L, g, xp, dst, lr.iv, col, POOL_GROUP, g->vw, exact);
+    pool_vectors(L, g, xp, dst, lr.iv, col, POOL_GROUP, g->vw);
     rt_jit_loop_end(L, &lg, NULL);
   }
   /* The vectors left: the whole ones, then the partial last one, together. */
   const int32_t nv = (int32_t)(rest + (tail > 0));
   if (nv > 0) {
-    pool_vectors(L, g, xp, dst, lr.iv, rt_jit_i64(L, ngroup * POOL_GROUP * g->vw), nv, tail > 0 ? tail : g->vw,
-                 exact);
+    pool_vectors(L, g, xp, dst, lr.iv, rt_jit_i64(L, ngroup * POOL_GROUP * g->vw), nv, tail > 0 ? tail : g->vw);
   }
   rt_jit_loop_end(L, &lr, NULL);
+}
+
+/* ---- window pools read in place ---------------------------------------------- */
+
+/* Window rows carried from one output row to the next at most (kh - sh:
+ * 1 for the 3x3/2 pools); windows that share more recompute them. */
+#define POOL_MAX_CARRIED 6
+
+/* vw elements of input row `row` from element offset `off` (i64: col0 +
+ * e, where col0 is output vector jc's first column times sw minus pl):
+ * with jc < 0 (an interior vector: every lane inside the row) one load,
+ * else the lanes outside [0, W) are the pad value (a masked load, which
+ * touches no memory in those lanes). */
+static LLVMValueRef pool_load(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef row, LLVMValueRef off,
+                              int64_t jc, int64_t e) {
+  const int32_t vw = g->vw;
+  if (jc < 0) return rt_jit_tpl_loadv(L, row, off, vw);
+  const int64_t first = jc * vw * g->sw - g->pl + e;
+  LLVMValueRef bits[16];
+  int64_t in = 0;
+  for (int32_t l = 0; l < vw; ++l) {
+    const bool ok = first + l >= 0 && first + l < g->w;
+    in += ok;
+    bits[l] = LLVMConstInt(L->i1, ok, 0);
+  }
+  LLVMValueRef pad = pad_value(L, g->is_max, vw);
+  if (in == vw) return rt_jit_tpl_loadv(L, row, off, vw);
+  if (in == 0) return pad;
+  return rt_jit_tpl_masked_load(L, row, off, LLVMConstVector(bits, (unsigned)vw), pad, vw);
+}
+
+/* The taps of one input row for output vector j (columns [j*vw, j*vw +
+ * vw)): tap kx of output column c is element c*sw + kx - pl. At stride
+ * 2 a pair of loads from element 2*j*vw + kx - pl split into even and
+ * odd lanes gives taps kx and kx + 1. */
+static LLVMValueRef pool_hrow(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef row, LLVMValueRef col0,
+                              int64_t jc, bool exact, LLVMValueRef *nan) {
+  LLVMBuilderRef B = L->b;
+  const int32_t vw = g->vw;
+  LLVMValueRef acc = NULL;
+  for (int64_t kx = 0; kx < g->kw; kx += g->sw) {
+    LLVMValueRef off = LLVMBuildAdd(B, col0, rt_jit_i64(L, kx), "");
+    LLVMValueRef a = pool_load(L, g, row, off, jc, kx);
+    if (g->sw == 1) {
+      if (nan) *nan = LLVMBuildOr(B, *nan, LLVMBuildFCmp(B, LLVMRealUNO, a, a, ""), "");
+      pool_combine(L, g, &acc, a, exact);
+      continue;
+    }
+    LLVMValueRef b = pool_load(L, g, row, LLVMBuildAdd(B, off, rt_jit_i64(L, vw), ""), jc, kx + vw);
+    if (nan) *nan = LLVMBuildOr(B, *nan, LLVMBuildFCmp(B, LLVMRealUNO, a, b, ""), "");
+    pool_combine(L, g, &acc, rt_jit_tpl_deinterleave(L, a, b, vw, false), exact);
+    if (kx + 1 < g->kw) pool_combine(L, g, &acc, rt_jit_tpl_deinterleave(L, a, b, vw, true), exact);
+  }
+  return acc;
+}
+
+/* Row i of output row oh's window (input row oh*sh - pt + i) through
+ * pool_hrow; a row outside the image is the pad value (its taps read the
+ * nearest row inside, in bounds). */
+static LLVMValueRef pool_vrow(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef src, LLVMValueRef oh, int64_t i,
+                              LLVMValueRef col0, int64_t jc, bool exact, LLVMValueRef *nan) {
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef r = LLVMBuildAdd(B, LLVMBuildMul(B, oh, rt_jit_i64(L, g->sh), ""), rt_jit_i64(L, i - g->pt), "");
+  LLVMValueRef rc = rt_jit_min(L, rt_jit_max(L, r, rt_jit_i64(L, 0)), rt_jit_i64(L, g->h - 1));
+  LLVMValueRef row = rt_jit_tpl_gep(L, src, LLVMBuildMul(B, rc, rt_jit_i64(L, g->w), ""));
+  LLVMValueRef h = pool_hrow(L, g, row, col0, jc, exact, nan);
+  return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, r, rc, ""), h, pad_value(L, g->is_max, g->vw), "");
+}
+
+/* Output vector j (the constant jc, or with jc < 0 the value j) of every
+ * output row of the plane at src into dst (oh*ow floats), its last one
+ * masked to `last` lanes. The rows of a window that the next output row
+ * shares (the last kh - sh) are carried to it, so each input row is read
+ * once per vector. Returns *nan or'ed with the lanes that read a NaN. */
+static LLVMValueRef pool_column(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef src, LLVMValueRef dst,
+                                LLVMValueRef j, int64_t jc, int64_t last, bool exact, LLVMValueRef nan) {
+  LLVMBuilderRef B = L->b;
+  const int32_t vw = g->vw;
+  const int64_t nc = g->kh > g->sh && g->kh - g->sh <= POOL_MAX_CARRIED ? g->kh - g->sh : 0;
+  LLVMValueRef col0 = LLVMBuildSub(B, LLVMBuildMul(B, j, rt_jit_i64(L, (int64_t)vw * g->sw), ""), rt_jit_i64(L, g->pl), "");
+  LLVMValueRef *pn = nan ? &nan : NULL;
+  /* Output row 0's first nc rows, carried in. */
+  LLVMValueRef init[POOL_MAX_CARRIED + 1];
+  for (int64_t i = 0; i < nc; ++i) init[i] = pool_vrow(L, g, src, rt_jit_i64(L, 0), i, col0, jc, exact, pn);
+  const int32_t ncarry = (int32_t)nc + (nan ? 1 : 0);
+  if (nan) init[nc] = nan;
+  rt_jit_loop_t lr;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g->oh), ncarry, init, &lr);
+  LLVMValueRef rows[POOL_MAX_TAPS];
+  LLVMValueRef n2 = nan ? lr.carry[nc] : NULL;
+  for (int64_t i = 0; i < g->kh; ++i) {
+    rows[i] = i < nc ? lr.carry[i] : pool_vrow(L, g, src, lr.iv, i, col0, jc, exact, nan ? &n2 : NULL);
+  }
+  LLVMValueRef acc = NULL;
+  for (int64_t i = 0; i < g->kh; ++i) pool_combine(L, g, &acc, rows[i], exact);
+  LLVMValueRef off = LLVMBuildAdd(B, LLVMBuildMul(B, lr.iv, rt_jit_i64(L, g->ow), ""), LLVMBuildMul(B, j, rt_jit_i64(L, vw), ""), "");
+  pool_store(L, g, acc, dst, off, last);
+  LLVMValueRef next[POOL_MAX_CARRIED + 1];
+  for (int64_t i = 0; i < nc; ++i) next[i] = rows[i + g->sh];
+  if (nan) next[nc] = n2;
+  rt_jit_loop_end(L, &lr, next);
+  return nan ? lr.carry[nc] : NULL;
+}
+
+/* One plane (input at src, output at dst) read in place, by output
+ * vectors: those whose taps lie inside the row in one loop, the others
+ * (the first, where the padding is read; the last, past W or partial)
+ * each with its constant lane masks. With nan (a maximum's fast pass)
+ * returns whether a tap read a NaN (an i1). */
+static LLVMValueRef pool_direct_plane(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValueRef src, LLVMValueRef dst,
+                                      bool exact, bool track_nan) {
+  const int32_t vw = g->vw;
+  const int64_t nvec = (g->ow + vw - 1) / vw;
+  /* The largest element of a row that vector j reads, past its first. */
+  const int64_t reach = g->sw == 1 ? vw - 1 + g->kw - 1 : (g->kw - 1) / 2 * 2 + 2 * (int64_t)vw - 1;
+  int64_t jlo = 0, jhi = g->ow / vw;
+  while (jlo < nvec && jlo * vw * g->sw - g->pl < 0) ++jlo;
+  while (jhi > jlo && (jhi - 1) * vw * g->sw - g->pl + reach >= g->w) --jhi;
+  if (jhi < jlo) jhi = jlo;
+  LLVMValueRef nan = track_nan ? LLVMConstNull(LLVMVectorType(L->i1, (unsigned)vw)) : NULL;
+  for (int64_t j = 0; j < nvec; ++j) {
+    if (j == jlo && jhi > jlo) {
+      rt_jit_loop_t lj;
+      rt_jit_loop_begin(L, rt_jit_i64(L, jlo), rt_jit_i64(L, jhi), track_nan ? 1 : 0, &nan, &lj);
+      LLVMValueRef n2 = pool_column(L, g, src, dst, lj.iv, -1, vw, exact, track_nan ? lj.carry[0] : NULL);
+      rt_jit_loop_end(L, &lj, &n2);
+      if (track_nan) nan = lj.carry[0];
+      j = jhi - 1;
+      continue;
+    }
+    const int64_t last = g->ow - j * vw < vw ? g->ow - j * vw : vw;
+    nan = pool_column(L, g, src, dst, rt_jit_i64(L, j), j, last, exact, nan);
+  }
+  return track_nan ? rt_jit_intrinsic(L, "llvm.vector.reduce.or", nan, NULL, NULL) : NULL;
 }
 
 /* pool2d.global: planes [lo, hi) of an input in memory. */
@@ -367,41 +461,44 @@ rt_status_t rt_jit_tpl_pool(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const
   const int64_t plane_in = g.h * g.w, plane_out = g.oh * g.ow;
   const int64_t xfloats = g.sw * g.hp * g.wq + g.vw;
   const bool tail_ops = out != a;
+  const bool direct = rt_jit_tpl_raw(L, x);
   LLVMValueRef lo, hi;
   rt_jit_tpl_split(L, g.n * g.c, task, ntasks, &lo, &hi);
-  LLVMValueRef xp = rt_jit_tpl_ws_alloc(L, xfloats * 4);
+  LLVMValueRef xp = direct ? NULL : rt_jit_tpl_ws_alloc(L, xfloats * 4);
   LLVMValueRef ob = tail_ops ? rt_jit_tpl_ws_alloc(L, (plane_out + g.vw) * 4) : NULL;
-  LLVMValueRef have = LLVMBuildIsNotNull(B, xp, "");
+  LLVMValueRef have = xp ? LLVMBuildIsNotNull(B, xp, "") : LLVMConstInt(L->i1, 1, 0);
   if (ob) have = LLVMBuildAnd(B, have, LLVMBuildIsNotNull(B, ob, ""), "");
   rt_jit_if_t ok;
   rt_jit_if_begin(L, have, &ok);
-  /* -inf (0) everywhere once; the planes overwrite the same interior. */
-  LLVMValueRef ninf = pad_value(L, g.is_max, g.vw);
   rt_jit_loop_t lf, lp, lr, lc;
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, xfloats / g.vw), 0, NULL, &lf);
-  rt_jit_tpl_storev(L, ninf, xp, LLVMBuildMul(B, lf.iv, rt_jit_i64(L, g.vw), ""));
-  rt_jit_loop_end(L, &lf, NULL);
+  if (!direct) {
+    /* -inf (0) everywhere once; the planes overwrite the same interior. */
+    LLVMValueRef ninf = pad_value(L, g.is_max, g.vw);
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, xfloats / g.vw), 0, NULL, &lf);
+    rt_jit_tpl_storev(L, ninf, xp, LLVMBuildMul(B, lf.iv, rt_jit_i64(L, g.vw), ""));
+    rt_jit_loop_end(L, &lf, NULL);
+  }
   rt_jit_loop_begin(L, lo, hi, 0, NULL, &lp);
   LLVMValueRef n = LLVMBuildUDiv(B, lp.iv, rt_jit_i64(L, g.c), "");
   LLVMValueRef c = LLVMBuildURem(B, lp.iv, rt_jit_i64(L, g.c), "");
-  /* Whether the plane may hold a NaN: then the maximum that propagates it
-   * (the reference's), else the one-instruction one. */
-  LLVMValueRef nan = LLVMConstInt(L->i1, 1, 0);
-  if (rt_jit_tpl_raw(L, x)) {
-    nan = copy_raw(L, &g, rt_jit_tpl_gep(L, rt_jit_node(L, x)->data, LLVMBuildMul(B, lp.iv, rt_jit_i64(L, plane_in), "")), xp);
-  } else {
-    RT_RETURN_IF_ERROR(copy_elem(L, &g, x, n, c, xp));
-  }
   LLVMValueRef pdst = tail_ops ? ob : rt_jit_tpl_gep(L, data, LLVMBuildMul(B, lp.iv, rt_jit_i64(L, plane_out), ""));
-  if (g.is_max && !LLVMIsConstant(nan)) {
-    rt_jit_if_t has_nan;
-    rt_jit_if_begin(L, nan, &has_nan);
-    pool_plane(L, &g, xp, pdst, true);
-    rt_jit_if_else(L, &has_nan, NULL);
-    pool_plane(L, &g, xp, pdst, false);
-    (void)rt_jit_if_end(L, &has_nan, NULL);
+  if (direct) {
+    LLVMValueRef src = rt_jit_tpl_gep(L, rt_jit_node(L, x)->data, LLVMBuildMul(B, lp.iv, rt_jit_i64(L, plane_in), ""));
+    if (g.is_max) {
+      /* The one-instruction maximum, then, where a tap read a NaN, the
+       * plane again with the one that propagates it. */
+      rt_jit_if_t has_nan;
+      rt_jit_if_begin(L, pool_direct_plane(L, &g, src, pdst, false, true), &has_nan);
+      (void)pool_direct_plane(L, &g, src, pdst, true, false);
+      rt_jit_if_else(L, &has_nan, NULL);
+      (void)rt_jit_if_end(L, &has_nan, NULL);
+    } else {
+      (void)pool_direct_plane(L, &g, src, pdst, false, false);
+    }
   } else {
-    pool_plane(L, &g, xp, pdst, true);
+    /* Through the phase images, with the maximum that propagates NaN. */
+    RT_RETURN_IF_ERROR(copy_elem(L, &g, x, n, c, xp));
+    pool_plane(L, &g, xp, pdst);
   }
   if (tail_ops) {
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, g.oh), 0, NULL, &lr);
@@ -417,6 +514,6 @@ rt_status_t rt_jit_tpl_pool(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const
   rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "pool2d.max: out of workspace memory");
   (void)rt_jit_if_end(L, &ok, NULL);
   if (ob) rt_jit_tpl_ws_free(L, ob);
-  rt_jit_tpl_ws_free(L, xp);
+  if (xp) rt_jit_tpl_ws_free(L, xp);
   return RT_OK;
 }
