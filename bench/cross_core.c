@@ -10,7 +10,13 @@
  *   write, A wrote it          every float stored, lines already A's;
  *   write, B read it           lines shared with B: each store must take
  *                              B's copy away first (an invalidation);
- *   write, B wrote it          lines modified in B's cache.
+ *   write, B wrote it          lines modified in B's cache;
+ *   stream, B read it          as "write, B read it" with non-temporal
+ *                              (streaming) stores, which take the lines
+ *                              away from every cache without reading them;
+ *   read, B streamed it        lines B wrote by streaming stores: in no
+ *                              cache, read from memory.
+ * (The two streaming cases need SSE2; elsewhere they store normally.)
  * The medians show what a kernel split between threads pays where a
  * tensor written by one task is read by another, or read by both and then
  * written (docs/executors.md, "What two threads pay for shared lines").
@@ -30,8 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
-enum { kIdle, kWrite, kRead, kDone, kStop };
+enum { kIdle, kWrite, kRead, kStream, kDone, kStop };
 
 typedef struct {
   float *buf;
@@ -68,6 +77,18 @@ static void write_all(float *p, size_t bytes, int v) {
   for (size_t i = 0; i < bytes / sizeof(float); ++i) p[i] = f;
 }
 
+/* Every float stored by non-temporal stores (p 64-byte aligned), then a
+ * store fence, so the lines have left the caches when it returns. */
+static void stream_all(float *p, size_t bytes, int v) {
+#if defined(__SSE2__)
+  const __m128 f = _mm_set1_ps((float)v);
+  for (size_t i = 0; i < bytes / sizeof(float); i += 4) _mm_stream_ps(p + i, f);
+  _mm_sfence();
+#else
+  write_all(p, bytes, v);
+#endif
+}
+
 /* One load per 64-byte line. */
 static void read_lines(const float *p, size_t bytes) {
   float s = 0;
@@ -85,6 +106,8 @@ static void *helper_main(void *arg) {
     if (c == kStop) return NULL;
     if (c == kWrite) {
       write_all(h->buf, h->bytes, v);
+    } else if (c == kStream) {
+      stream_all(h->buf, h->bytes, v);
     } else {
       read_lines(h->buf, h->bytes);
     }
@@ -110,12 +133,15 @@ static double one(helper_t *h, int k, int v) {
     case 0: write_all(h->buf, h->bytes, v); break;
     case 1: on_helper(h, kWrite); break;
     case 2: read_lines(h->buf, h->bytes); break;
-    case 3: on_helper(h, kRead); break;
+    case 3: case 5: on_helper(h, kRead); break;
+    case 6: on_helper(h, kStream); break;
     default: on_helper(h, kWrite); break;
   }
   const double t0 = now_ns();
-  if (k < 2) {
+  if (k < 2 || k == 6) {
     read_lines(h->buf, h->bytes);
+  } else if (k == 5) {
+    stream_all(h->buf, h->bytes, v + 1);
   } else {
     write_all(h->buf, h->bytes, v + 1);
   }
@@ -150,10 +176,13 @@ int main(int argc, char **argv) {
     return 2;
   }
   static const size_t kSizes[] = {64 << 10, 256 << 10, 1 << 20, 4 << 20};
-  static const char *kCases[] = {"read, A wrote it", "read, B wrote it", "write, A wrote it",
-                                 "write, B read it", "write, B wrote it"};
-  static const char *kKeys[] = {"read_own", "read_other_wrote", "write_own", "write_other_read",
-                                "write_other_wrote"};
+  static const char *kCases[] = {"read, A wrote it",  "read, B wrote it",  "write, A wrote it",
+                                 "write, B read it",  "write, B wrote it", "stream, B read it",
+                                 "read, B streamed it"};
+  static const char *kKeys[] = {"read_own",          "read_other_wrote",  "write_own",
+                                "write_other_read",  "write_other_wrote", "stream_other_read",
+                                "read_other_streamed"};
+  enum { kCasesN = sizeof kCases / sizeof kCases[0] };
   const size_t nsizes = json ? 1 : sizeof kSizes / sizeof kSizes[0];
   const size_t *sizes = json ? &kSizes[1] : kSizes;
   const size_t maxb = sizes[nsizes - 1];
@@ -179,7 +208,7 @@ int main(int argc, char **argv) {
     for (size_t s = 0; s < nsizes; ++s) printf(" %8zu KiB", sizes[s] >> 10);
     printf("\n");
   }
-  for (int k = 0; k < 5; ++k) {
+  for (int k = 0; k < kCasesN; ++k) {
     if (!json) printf("%-20s", kCases[k]);
     for (size_t s = 0; s < nsizes; ++s) {
       h.bytes = sizes[s];
