@@ -32,8 +32,13 @@
  *   3. output transform, vw output channels at a time: Y = A^T M A, stored
  *      to Yb[t][i][j][o];
  *   4. the epilogue (bias, relu, residual add ...: templates.h) inside
- *      the output, from Yb: on vw output channels at a time where the
- *      vector epilogue (epilogue.c) takes the tail ops, else per element.
+ *      the output, from Yb: where the vector epilogue (epilogue.c) takes
+ *      the tail ops, vw/m tiles of one tile row at a time, their vw
+ *      pixels of vw channels transposed in registers so each channel's
+ *      pixels are one contiguous store (epilogue_group), else (the
+ *      tiles at a row's end or a block's edges) on vw output channels at
+ *      a time, each lane stored to its own channel plane; else per
+ *      element.
  * Work splits over ranges of units of sub tiles (4 where mr is a
  * multiple of 4, else mr), each task copying only the input rows its
  * tiles read, or over blocks of output channels where that leaves the
@@ -450,6 +455,48 @@ static void output_transform(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef coun
   rt_jit_loop_end(L, &lt, NULL);
 }
 
+/* Tiles [lg, lg + vw/m) of the block (indices in Yb), one tile row, every
+ * column inside the output: per tile row i and vw output channels, the vw
+ * pixels (vw/m tiles x m columns, contiguous in the output row) of each
+ * channel by a vw x vw transpose of Yb's channel vectors, through the
+ * vector epilogue with pixels in the lanes: one contiguous store per
+ * channel, where the per-tile path stores each lane to its own channel
+ * plane (16 scalar stores a vector). bench_kernels `wino`, 1 thread,
+ * alternated: F(4x4) 64@56 454-479 -> 514-515 GFLOP/s, 128@28 507-539 ->
+ * 546-562, F(2x2) 64@56 289-314 -> 331-335 (7x7 images have no group);
+ * in the models (--profile, the Winograd kernels summed, warm column)
+ * squeezenet1_1 1125-1166 -> 1052-1117 us, resnet50 5989-6149 ->
+ * 5541-5900. */
+static rt_status_t epilogue_group(rt_jit_lower_t *L, const wg_t *g, const rt_jit_tpl_plan_t *tp,
+                                  const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef n, LLVMValueRef yb,
+                                  LLVMValueRef lg, LLVMValueRef oy0, LLVMValueRef ox0, LLVMValueRef ni) {
+  LLVMBuilderRef B = L->b;
+  const int32_t vw = g->vw;
+  const int64_t O = g->p.o, m = g->m;
+  rt_jit_loop_t li, lo;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), ni, 0, NULL, &li);
+  LLVMValueRef per = rt_jit_i64(L, g->nv);
+  rt_jit_loop_begin(L, LLVMBuildMul(B, g->ob_lo, per, ""), LLVMBuildMul(B, g->ob_hi, per, ""), 0, NULL, &lo);
+  LLVMValueRef o0 = LLVMBuildMul(B, lo.iv, rt_jit_i64(L, vw), "");
+  /* Yb[lg + q/m][i][q%m][o0..] for pixel q of the group. */
+  LLVMValueRef base = LLVMBuildAdd(B, LLVMBuildAdd(B, LLVMBuildMul(B, lg, rt_jit_i64(L, m * m * O), ""),
+                                                  LLVMBuildMul(B, li.iv, rt_jit_i64(L, m * O), ""), ""), o0, "");
+  LLVMValueRef r[RT_JIT_TPL_MAX_VW];
+  for (int32_t q = 0; q < vw; ++q) {
+    const int64_t at = (q / m) * m * m * O + (q % m) * O;
+    r[q] = rt_jit_tpl_loadv(L, yb, LLVMBuildAdd(B, base, rt_jit_i64(L, at), ""), vw);
+  }
+  rt_jit_tpl_transpose(L, vw, r);
+  LLVMValueRef oy = LLVMBuildAdd(B, oy0, li.iv, "");
+  for (int32_t c = 0; c < vw; ++c) {
+    LLVMValueRef idx[4] = {n, LLVMBuildAdd(B, o0, rt_jit_i64(L, c), ""), oy, ox0};
+    RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, tp->anchor, out, data, 3, 4, idx, r[c]));
+  }
+  rt_jit_loop_end(L, &lo, NULL);
+  rt_jit_loop_end(L, &li, NULL);
+  return RT_OK;
+}
+
 /* Step 4: the epilogue of the block's first `count` tiles (t0 the first). */
 static rt_status_t epilogue(rt_jit_lower_t *L, const wg_t *g, const rt_jit_tpl_plan_t *tp,
                             const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef n,
@@ -460,12 +507,37 @@ static rt_status_t epilogue(rt_jit_lower_t *L, const wg_t *g, const rt_jit_tpl_p
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), count, 0, NULL, &lt);
   LLVMValueRef t = LLVMBuildAdd(B, t0, lt.iv, "");
   LLVMValueRef oy0 = LLVMBuildMul(B, LLVMBuildUDiv(B, t, rt_jit_i64(L, g->p.tw), ""), rt_jit_i64(L, m), "");
-  LLVMValueRef ox0 = LLVMBuildMul(B, LLVMBuildURem(B, t, rt_jit_i64(L, g->p.tw), ""), rt_jit_i64(L, m), "");
+  LLVMValueRef tx = LLVMBuildURem(B, t, rt_jit_i64(L, g->p.tw), "");
+  LLVMValueRef ox0 = LLVMBuildMul(B, tx, rt_jit_i64(L, m), "");
   /* The tile's rows and columns inside the output. */
   LLVMValueRef ni = rt_jit_min(L, rt_jit_i64(L, m), LLVMBuildSub(B, rt_jit_i64(L, g->p.oh), oy0, ""));
   LLVMValueRef nj = rt_jit_min(L, rt_jit_i64(L, m), LLVMBuildSub(B, rt_jit_i64(L, g->p.ow), ox0, ""));
   LLVMValueRef ytile = LLVMBuildMul(B, lt.iv, rt_jit_i64(L, m * m * O), "");
   LLVMValueRef nwv = rt_jit_i64(L, g->nw);
+  const int64_t gt = g->vw % m == 0 ? g->vw / m : 0; /* tiles of a group */
+  rt_jit_if_t in_group;
+  const bool grouped = gt > 1 && rt_jit_tpl_vepi_ok(L, tp->anchor, out, 3, 4) &&
+                       rt_jit_tpl_vepi_ok(L, tp->anchor, out, 1, 2);
+  if (grouped) {
+    /* Groups of gt tiles from a tile column that is a multiple of gt,
+     * inside the output's columns and the block: the group's first tile
+     * stores all of them (epilogue_group), its others nothing. */
+    LLVMValueRef k = LLVMBuildURem(B, tx, rt_jit_i64(L, gt), "");
+    LLVMValueRef lg = LLVMBuildSub(B, lt.iv, k, ""); /* the group's first tile, in the block */
+    LLVMValueRef gin = LLVMBuildAnd(
+        B, LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildAdd(B, LLVMBuildSub(B, tx, k, ""), rt_jit_i64(L, gt), ""),
+                         rt_jit_i64(L, g->p.ow / m), ""),
+        LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, lg, rt_jit_i64(L, 0), ""),
+                     LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildAdd(B, lg, rt_jit_i64(L, gt), ""), count, ""), ""),
+        "");
+    rt_jit_if_t first;
+    rt_jit_if_begin(L, gin, &in_group);
+    rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntEQ, k, rt_jit_i64(L, 0), ""), &first);
+    RT_RETURN_IF_ERROR(epilogue_group(L, g, tp, out, data, n, yb, lg, oy0, ox0, ni));
+    rt_jit_if_else(L, &first, NULL);
+    (void)rt_jit_if_end(L, &first, NULL);
+    rt_jit_if_else(L, &in_group, NULL);
+  }
   if (rt_jit_tpl_vepi_ok(L, tp->anchor, out, 1, 2)) {
     /* The tail ops on vw output channels at a time (Yb's o is contiguous),
      * each lane then stored to its own channel plane. */
@@ -482,6 +554,7 @@ static rt_status_t epilogue(rt_jit_lower_t *L, const wg_t *g, const rt_jit_tpl_p
     rt_jit_loop_end(L, &lo, NULL);
     rt_jit_loop_end(L, &lj, NULL);
     rt_jit_loop_end(L, &li, NULL);
+    if (grouped) (void)rt_jit_if_end(L, &in_group, NULL);
     rt_jit_loop_end(L, &lt, NULL);
     return RT_OK;
   }
