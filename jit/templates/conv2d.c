@@ -599,7 +599,7 @@ static LLVMValueRef isplat(rt_jit_lower_t *L, LLVMTypeRef ivec, LLVMValueRef x) 
  * run ago): fetched two tiles ahead they arrive in time. The rows' output
  * offset there (oy*OW + ox) is below q0 + pf, so one line more is taken.
  * SqueezeNet-1.1's stem in the model, 1 thread: 353-362 -> 318-333 us,
- * MobileNet-v2's 258-266 -> 223-235 (--profile means, alternated); the
+ * MobileNet-v2's 245-261 -> 205-215 (--profile means, alternated); the
  * 7x7 stem (K = 147) and the 1x1 kernels within noise or slower. */
 static void direct_prefetch_out(rt_jit_lower_t *L, const direct_epi_t *e, int32_t rows, int64_t nw, LLVMValueRef i0,
                                 LLVMValueRef q0) {

@@ -25,10 +25,10 @@
  * NaN and a plane where one was read is computed again with
  * llvm.maximum, which propagates it as the reference does (jit/ops/nn.c
  * starts at -inf and skips the positions outside). SqueezeNet-1.1's
- * 64@111x111 3x3/2 pool, one thread, Zen 5 (sq3 = its stem and pool as
- * Relay text, --profile): 128-131 -> 61-62 us against copying each plane
- * into phase images first (below), which ran at 211 us with llvm.maximum
- * throughout.
+ * 64@111x111 3x3/2 pool, one thread, Zen 5 (its stem and pool cut from
+ * the model as Relay text, --profile): 128-131 -> 61-62 us against
+ * copying each plane into phase images first (below), which ran at 211
+ * us with llvm.maximum throughout.
  * An input computed by fused producers is copied once per plane, element
  * by element through its expression, into sw phase images: padded
  * element (r, pc) (input (r - pt, pc - pl)) goes to row r, column pc / sw
@@ -272,7 +272,7 @@ static LLVMValueRef pool_load(rt_jit_lower_t *L, const pool_geom_t *g, LLVMValue
   const int32_t vw = g->vw;
   if (jc < 0) return rt_jit_tpl_loadv(L, row, off, vw);
   const int64_t first = jc * vw * g->sw - g->pl + e;
-  LLVMValueRef bits[16];
+  LLVMValueRef bits[RT_JIT_TPL_MAX_VW];
   int64_t in = 0;
   for (int32_t l = 0; l < vw; ++l) {
     const bool ok = first + l >= 0 && first + l < g->w;
