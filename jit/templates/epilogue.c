@@ -365,3 +365,41 @@ rt_status_t rt_jit_tpl_vepi(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const
   }
   return RT_OK;
 }
+
+/* Prefetches (for reading) the lines of n floats from idx on in each
+ * operand contiguous over the lanes (a residual), the ones
+ * rt_jit_tpl_vepi would load for the vectors there; broadcast and
+ * strided operands are left to the caches. */
+static void vprefetch(vepi_t *v, const rt_ir_expr_t *e, int64_t n, int32_t depth) {
+  const rt_ir_op_t *op = op_of(e);
+  if (e == v->anchor || !op || depth > 16) return;
+  rt_jit_lower_t *L = v->L;
+  for (int32_t i = 0; i < e->call.nargs; ++i) {
+    const rt_ir_expr_t *x = e->call.args[i];
+    if (contains(x, v->anchor, 0)) {
+      vprefetch(v, x, n, depth + 1);
+      continue;
+    }
+    leaf_t f;
+    if (op->id == RT_OP_NN_BIAS_ADD || !leaf_bcast(v, x, &f) || f.scalar || f.lane != 1) continue;
+    LLVMValueRef off = rt_jit_i64(L, 0);
+    for (int32_t k = 0; k < v->rank; ++k) {
+      if (f.s[k]) off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, v->idx[k], rt_jit_i64(L, f.s[k]), ""), "");
+    }
+    LLVMValueRef p = rt_jit_node(L, x)->data;
+    /* A line every 16 floats, and the last float's (the run need not
+     * start on a line). */
+    for (int64_t j = 0; j < n; j += 16) {
+      rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, p, LLVMBuildAdd(L->b, off, rt_jit_i64(L, j), "")), false);
+    }
+    rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, p, LLVMBuildAdd(L->b, off, rt_jit_i64(L, n - 1), "")), false);
+  }
+}
+
+void rt_jit_tpl_vepi_prefetch(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const rt_ir_expr_t *out, int32_t d0,
+                              int32_t d1, const LLVMValueRef *idx, int64_t n) {
+  vepi_t v;
+  if (n < 1 || !vepi_init(&v, L, anchor, out, d0, d1, 16)) return;
+  v.idx = idx;
+  vprefetch(&v, out, n, 0);
+}

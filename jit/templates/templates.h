@@ -206,6 +206,14 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_vepi(rt_jit_lower_t *L, const rt_ir_ex
                                                const rt_ir_expr_t *out, LLVMValueRef data, int32_t d0,
                                                int32_t d1, const LLVMValueRef *idx, LLVMValueRef value);
 
+/* Prefetches, for reading, the lines that rt_jit_tpl_vepi would read
+ * for n consecutive positions of dims [d0, d1) from idx on, from each
+ * operand contiguous over them (a residual); emits nothing for the
+ * others. Prefetches never fault, so the positions may lie past the
+ * output's end. */
+void rt_jit_tpl_vepi_prefetch(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const rt_ir_expr_t *out, int32_t d0,
+                              int32_t d1, const LLVMValueRef *idx, int64_t n);
+
 /* The vector epilogue for lanes that need not be contiguous positions
  * of the output (conv2d.direct's k x k tiles, whose vectors may run past
  * the end of an output row): _ok when out's tail ops are ones
