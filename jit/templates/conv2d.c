@@ -22,7 +22,9 @@
  * B rows read in place at a constant offset table (no packing), and the
  * register micro-kernel of templates.c. Where B outgrows L2 the tiles are
  * cache-blocked (direct_blocking): q tiles outer when the weight rows fit
- * L2, else K in blocks that add to the stored tile. The columns ow in
+ * L2, else K in blocks that add to the stored tile (blocks of whole input
+ * channels, each block's phase images copied right before its tiles
+ * read them). The columns ow in
  * [OW, wq) of each row are computed and dropped (OW/wq of the work is useful: 56/58 .. 7/9
  * on ResNet's 3x3 layers, 112/115 on its 7x7 stride-2 stem).
  *
@@ -459,11 +461,12 @@ static rt_status_t copy_run(rt_jit_lower_t *L, const conv_ctx_t *cc, const LLVMV
  * copy goes through the input's element expression (a fused prologue
  * runs here) and needs no bounds checks; with vw > 0 the columns every
  * phase has go as vectors where copy_run can (an input in memory). */
-static rt_status_t copy_phases_v(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef wsx, LLVMValueRef n,
-                                 LLVMValueRef gi, int64_t hq, int64_t wq, int64_t xsize, int32_t vw) {
+static rt_status_t copy_phase_channels(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef wsx, LLVMValueRef n,
+                                       LLVMValueRef gi, int64_t hq, int64_t wq, int32_t vw, LLVMValueRef c_lo,
+                                       LLVMValueRef c_hi) {
   const rt_jit_conv2d_t *c = &cc->c;
   LLVMBuilderRef B = L->b;
-  const int64_t sw = c->sw, hqwq = hq * wq, nph = c->cg * c->sh * c->sw;
+  const int64_t sw = c->sw, hqwq = hq * wq;
   RT_ASSERT(sw <= RT_JIT_TPL_MAX_MR); /* rt_jit_tpl_conv2d_attrs */
   int64_t lo[RT_JIT_TPL_MAX_MR], hi[RT_JIT_TPL_MAX_MR], jlo = 0, jhi = wq;
   for (int64_t px = 0; px < sw; ++px) {
@@ -473,7 +476,8 @@ static rt_status_t copy_phases_v(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMVa
   }
   if (jhi < jlo) jhi = jlo;
   rt_jit_loop_t lc, ly;
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, c->cg * c->sh), 0, NULL, &lc);
+  rt_jit_loop_begin(L, LLVMBuildMul(B, c_lo, rt_jit_i64(L, c->sh), ""), LLVMBuildMul(B, c_hi, rt_jit_i64(L, c->sh), ""), 0,
+                    NULL, &lc);
   LLVMValueRef ci = LLVMBuildUDiv(B, lc.iv, rt_jit_i64(L, c->sh), "");
   LLVMValueRef py = LLVMBuildURem(B, lc.iv, rt_jit_i64(L, c->sh), "");
   LLVMValueRef cin = LLVMBuildAdd(B, LLVMBuildMul(B, gi, rt_jit_i64(L, c->cg), ""), ci, "");
@@ -506,7 +510,14 @@ static rt_status_t copy_phases_v(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMVa
   (void)rt_jit_if_end(L, &in, NULL);
   rt_jit_loop_end(L, &ly, NULL);
   rt_jit_loop_end(L, &lc, NULL);
-  zero_run(L, wsx, nph * hqwq, xsize);
+  return RT_OK;
+}
+
+static rt_status_t copy_phases_v(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValueRef wsx, LLVMValueRef n,
+                                 LLVMValueRef gi, int64_t hq, int64_t wq, int64_t xsize, int32_t vw) {
+  const rt_jit_conv2d_t *c = &cc->c;
+  RT_RETURN_IF_ERROR(copy_phase_channels(L, cc, wsx, n, gi, hq, wq, vw, rt_jit_i64(L, 0), rt_jit_i64(L, c->cg)));
+  zero_run(L, wsx, c->cg * c->sh * c->sw * hq * wq, xsize);
   return RT_OK;
 }
 
@@ -755,6 +766,15 @@ static rt_status_t direct_tile_epi(rt_jit_lower_t *L, const direct_epi_t *e, int
   return RT_OK;
 }
 
+/* Where the phase images are copied one K block at a time (direct_block
+ * copies its block's channels before its tiles read them). */
+typedef struct direct_copy_t {
+  const conv_ctx_t *cc;
+  LLVMValueRef wsx, n, gi;
+  int64_t hq, wq, taps; /* taps: kh*kw, K per input channel */
+  int32_t vw;
+} direct_copy_t;
+
 /* One K block [k0, k0 + kk) of the task's tiles: per q tile (its kk x nw
  * B panel stays in L1) the full row tiles [t_lo, t_hi), then, where tail
  * is not NULL, the partial row tile mfull (mtail rows). Blocks after the
@@ -767,8 +787,13 @@ static rt_status_t direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, in
                                 LLVMValueRef k0, int64_t kk, LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef tail,
                                 int64_t mfull, LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef abase,
                                 LLVMValueRef xp, LLVMValueRef tab, int64_t bstride, LLVMValueRef wsc, int64_t qpad,
-                                bool q_outer, const direct_epi_t *epi) {
+                                bool q_outer, const direct_epi_t *epi, const direct_copy_t *cp) {
   LLVMBuilderRef B = L->b;
+  if (cp) {
+    LLVMValueRef c0 = LLVMBuildUDiv(B, k0, rt_jit_i64(L, cp->taps), "");
+    LLVMValueRef c1 = LLVMBuildUDiv(B, LLVMBuildAdd(B, k0, rt_jit_i64(L, kk), ""), rt_jit_i64(L, cp->taps), "");
+    RT_RETURN_IF_ERROR(copy_phase_channels(L, cp->cc, cp->wsx, cp->n, cp->gi, cp->hq, cp->wq, cp->vw, c0, c1));
+  }
   LLVMValueRef add = LLVMBuildICmp(B, LLVMIntSGT, k0, rt_jit_i64(L, 0), "");
   LLVMValueRef ktab = tab ? LLVMBuildGEP2(B, L->i32, tab, &k0, 1, "") : NULL;
   LLVMValueRef xk = tab ? xp : rt_jit_tpl_gep(L, xp, LLVMBuildMul(B, k0, rt_jit_i64(L, bstride), ""));
@@ -859,29 +884,29 @@ static rt_status_t direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mtail, in
                                 int64_t kc, LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef tail, int64_t mfull,
                                 LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef abase, LLVMValueRef xp,
                                 LLVMValueRef tab, int64_t bstride, LLVMValueRef wsc, int64_t qpad, bool q_outer,
-                                const direct_epi_t *epi) {
+                                const direct_epi_t *epi, const direct_copy_t *cp) {
   const int64_t nfull = K / kc, krem = K % kc;
   /* Full blocks stored by the loop: all of them, or all but the last one
    * when that one takes the epilogue. */
   const int64_t nloop = epi && !krem ? nfull - 1 : nfull;
   if (nloop == 1) {
     RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, qstep, K, rt_jit_i64(L, 0), kc, t_lo, t_hi, tail, mfull, q_lo,
-                                    q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, NULL));
+                                    q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, NULL, cp));
   } else if (nloop > 1) {
     rt_jit_loop_t lk;
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nloop), 0, NULL, &lk);
     RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, qstep, K, LLVMBuildMul(L->b, lk.iv, rt_jit_i64(L, kc), ""), kc,
                                     t_lo, t_hi, tail, mfull, q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer,
-                                    NULL));
+                                    NULL, cp));
     rt_jit_loop_end(L, &lk, NULL);
   }
   if (nloop < nfull) {
     RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, qstep, K, rt_jit_i64(L, nloop * kc), kc, t_lo, t_hi, tail, mfull,
-                                    q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, epi));
+                                    q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, epi, cp));
   }
   if (krem) {
     RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, qstep, K, rt_jit_i64(L, nfull * kc), krem, t_lo, t_hi, tail,
-                                    mfull, q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, epi));
+                                    mfull, q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, epi, cp));
   }
   return RT_OK;
 }
@@ -993,7 +1018,24 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   /* The q ranges: [qa_lo, qa_hi) from xa with the tap table, then (in
    * place) [qb_lo, qb_hi), the partial tile, from the block at wsx. */
   LLVMValueRef xa = wsx, qa_lo = q_lo, qa_hi = q_hi, qb_lo = NULL, qb_hi = NULL, xb = NULL;
-  if (!inplace) {
+  int64_t kc = z.kc;
+  const int64_t taps = c->kh * c->kw;
+  /* With K blocks, each block's channels are copied to their phase
+   * images right before its tiles read them (direct_copy_t), so the
+   * block's share of B is in L2 (the copy of all of them up front left
+   * the first blocks' images in L3 by the time they ran); the blocks
+   * are then whole input channels. ResNet-50's 128@56 stride-2 3x3 in
+   * the model, 1 thread (--profile, alternated, 3 rounds): 1483-1514 ->
+   * 1374-1382 us; its 256@28 one 1454-1480 -> 1436-1477. */
+  const bool bcopy = !inplace && kc < K;
+  const direct_copy_t dcopy = {.cc = cc, .wsx = wsx, .n = n, .gi = gi, .hq = hq, .wq = wq, .taps = taps, .vw = vw};
+  if (bcopy) {
+    int64_t cpb = (kc + taps / 2) / taps;
+    if (cpb < 1) cpb = 1;
+    const int64_t nkb = (c->cg + cpb - 1) / cpb;
+    kc = (c->cg + nkb - 1) / nkb * taps;
+    zero_run(L, wsx, nph * hqwq, xsize);
+  } else if (!inplace) {
     RT_RETURN_IF_ERROR(copy_phases_v(L, cc, wsx, n, gi, hq, wq, xsize, vw));
   } else {
     LLVMValueRef xoff = LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, c->n == 1 ? rt_jit_i64(L, 0) : n, rt_jit_i64(L, c->c), ""),
@@ -1021,8 +1063,8 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
       (void)rt_jit_if_end(L, &need, NULL);
     }
   }
-  const int64_t kc = z.kc;
   const bool q_outer = z.q_outer;
+  const direct_copy_t *cp = bcopy ? &dcopy : NULL;
   LLVMValueRef t_full = rt_jit_min(L, t_hi, rt_jit_i64(L, mfull));
   LLVMValueRef tail = mtail ? LLVMBuildICmp(B, LLVMIntSGT, t_hi, rt_jit_i64(L, mfull), "") : NULL;
   const direct_epi_t epi = {.anchor = p->anchor, .out = out, .data = data, .n = n,
@@ -1039,18 +1081,18 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   const direct_epi_t *ep = vepi ? &epi : NULL;
   if (!narrow || xb) {
     RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, nw, K, kc, t_lo, t_full, tail, mfull, qa_lo, qa_hi, abase,
-                                    xa, tab, 0, wsc, qpad, q_outer, ep));
+                                    xa, tab, 0, wsc, qpad, q_outer, ep, cp));
   } else {
     LLVMValueRef last = rt_jit_i64(L, qt - 1);
     RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, nw, K, kc, t_lo, t_full, tail, mfull, qa_lo,
-                                    rt_jit_min(L, qa_hi, last), abase, xa, tab, 0, wsc, qpad, q_outer, ep));
+                                    rt_jit_min(L, qa_hi, last), abase, xa, tab, 0, wsc, qpad, q_outer, ep, cp));
     RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv_last, vw, nw, K, kc, t_lo, t_full, tail, mfull,
-                                    rt_jit_max(L, qa_lo, last), qa_hi, abase, xa, tab, 0, wsc, qpad, q_outer, ep));
+                                    rt_jit_max(L, qa_lo, last), qa_hi, abase, xa, tab, 0, wsc, qpad, q_outer, ep, NULL));
   }
   if (xb) {
     /* In place, the partial tile is the last one, alone in this range. */
     RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, narrow ? nv_last : nv, vw, nw, K, kc, t_lo, t_full, tail, mfull,
-                                    qb_lo, qb_hi, abase, xb, NULL, nw, wsc, qpad, q_outer, ep));
+                                    qb_lo, qb_hi, abase, xb, NULL, nw, wsc, qpad, q_outer, ep, NULL));
   }
   if (!vepi) {
     RT_RETURN_IF_ERROR(direct_epilogue(L, p, out, data, c, M, mr, wq, qn, nw, qpad, t_lo, t_hi, q_lo, q_hi, n, gi,

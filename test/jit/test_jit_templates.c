@@ -178,6 +178,13 @@ static const case_t kCases[] = {
     {"%x: Tensor[(1, 30, 75, 77), float32], %w: Tensor[(130, 30, 3, 3), float32], %b: Tensor[(130), float32]",
      "nn.bias_add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=130, kernel_size=[3, 3]), %b)",
      "conv2d.direct"},
+    /* K blocks of whole input channels, each block's phase images copied
+     * before its tiles: 31 channels in blocks of 6 (the last one 1), a
+     * last q tile narrower than the others (its tiles rerun the blocks
+     * on the images already copied) */
+    {"%x: Tensor[(1, 31, 75, 77), float32], %w: Tensor[(130, 31, 3, 3), float32], %b: Tensor[(130), float32]",
+     "nn.relu(nn.bias_add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=130, kernel_size=[3, 3]), %b))",
+     "conv2d.direct"},
     /* 1x1 kernels reading at least 4x the channels they write on 8+ q
      * tiles split over tasks by pixels (q tiles), not output channels:
      * q tiles outer (input over 256 KiB) with a residual, a clip, a row
