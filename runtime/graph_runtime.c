@@ -13,6 +13,7 @@
 #include "runtime/tensor_impl.h"
 #include "runtime/mem.h"
 #include "runtime/clock.h"
+#include "runtime/size.h"
 
 struct rt_graph_runtime_t {
   rt_allocator_t allocator;
@@ -161,6 +162,15 @@ void rt_graph_runtime_clear_inputs(rt_graph_runtime_t *rt) {
   }
 }
 
+/* Whether the node's one output shares its storage with an input. */
+static bool over_input(const rt_kernel_arg *a, const rt_graph_node_t *node) {
+  if (node->num_outputs != 1) return false;
+  for (int32_t k = 0; k < node->num_inputs; ++k) {
+    if (a[k].data == a[node->num_inputs].data) return true;
+  }
+  return false;
+}
+
 /* The run; with `node_ms`, each node's wall time is added to its entry,
  * with `node_tasks` its task statistics, with `node_warm_ms` the wall time
  * of a second call of its kernel made right after the first. */
@@ -177,10 +187,25 @@ static rt_status_t run_nodes(rt_graph_runtime_t *rt, double *node_ms, rt_task_st
     rt_kernel_arg *a = rt->node_args[n];
     for (int32_t k = 0; k < nargs; ++k) a[k] = rt->args[node->entries[k]];
     rt_kernel_services_clear_error(&rt->services);
+    /* An output planned over an input it reads (graph.c, "outputs over a
+     * dying input") is not the same after a second call, which would read
+     * the first one's output: with node_warm_ms the first, timed call
+     * writes a scratch copy of the output instead and the second the
+     * output, both from the intact input. */
+    void *out_data = a[node->num_inputs].data, *scratch = NULL;
+    if (node_warm_ms && over_input(a, node)) {
+      const rt_graph_entry_t *e = &p->entries[node->entries[node->num_inputs]];
+      size_t bytes = 0;
+      RT_RETURN_IF_ERROR(rt_size_of_shape(e->rank, e->shape, rt_dtype_size(e->dtype), &bytes));
+      RT_RETURN_IF_ERROR(rt_allocator_malloc(rt->allocator, bytes ? bytes : 64, RT_TENSOR_ALIGNMENT, false, &scratch));
+      a[node->num_inputs].data = scratch;
+    }
     rt->services.stats = node_tasks ? &node_tasks[n] : NULL;
     double t0 = node_ms ? rt_now_ms() : 0;
     const int32_t failed = rt->kernels[node->kernel](a, nargs, &rt->services.ctx);
     rt->services.stats = NULL;
+    a[node->num_inputs].data = out_data;
+    rt_allocator_free(rt->allocator, scratch);
     if (failed != 0) {
       return RT_STATUS(INVALID_ARGUMENT, "kernel %s (node %d) failed: %s", node->name, (int)n,
                        rt_kernel_services_error(&rt->services));

@@ -1,13 +1,17 @@
-/* The graph executor's concatenations in place (backend/graph.c): a
- * concatenate along an axis with only 1s before it, of intermediates it
- * alone reads, each starting on a 64-byte boundary, becomes a "__nop"
- * node whose inputs' producers write into its output's slabs; chains of
- * them add offsets; anything else keeps its copy. Every case checks the
- * plan (graph-json's "__nop" nodes and storage offsets, the kernels the
- * profile lists) and the values against the debug executor (the
- * reference), and one exports the plan and runs it through the
- * runtime-only loader. The last case checks where a tensor sits in a
- * larger block it reuses: in the middle (graph.c, step 4). */
+/* The graph executor's plan in place (backend/graph.c): a concatenate
+ * along an axis with only 1s before it, of intermediates it alone reads,
+ * each starting on a 64-byte boundary, becomes a "__nop" node whose
+ * inputs' producers write into its output's slabs; chains of them add
+ * offsets; anything else keeps its copy. A kernel's output takes the
+ * storage of an input it reads only through element-wise tail ops, where
+ * that input dies there (a residual); an input read any other way, or
+ * read later, keeps its own. Every case checks the plan (graph-json's
+ * "__nop" nodes, storage ids and offsets, the kernels the profile lists)
+ * and the values against the debug executor (the reference), after a run
+ * and after a profile (which calls each kernel twice), and one exports
+ * the plan and runs it through the runtime-only loader. The last case
+ * checks where a tensor sits in a larger block it reuses: in the middle
+ * (graph.c, step 4). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +45,9 @@ static int count_of(const char *text, const char *what) {
   return n;
 }
 
+/* The relative tolerance of expect_same_output (and as much absolute). */
+static double g_tol = 1e-5;
+
 /* Output 0 of graph executor g against debug executor d's (`when` names
  * the moment in a failure). */
 static void expect_same_output(rt_executor_t *g, rt_executor_t *d, const char *when) {
@@ -50,7 +57,7 @@ static void expect_same_output(rt_executor_t *g, rt_executor_t *d, const char *w
   assert_int_equal(rt_tensor_numel(go), rt_tensor_numel(dout));
   for (int64_t i = 0; i < rt_tensor_numel(go); ++i) {
     const double a = rt_tensor_get_f64(go, i), b = rt_tensor_get_f64(dout, i);
-    if (fabs(a - b) > 1e-5 + 1e-5 * fabs(b)) {
+    if (fabs(a - b) > g_tol + g_tol * fabs(b)) {
       fail_msg("%s, element %lld: graph %g, debug %g", when, (long long)i, a, b);
     }
   }
@@ -258,12 +265,136 @@ static void test_plan_tensor_centered(void **state) {
   release_inputs();
 }
 
+/* The storage id of entry `entry` in graph JSON `json`. */
+static int storage_of(const char *json, int entry) {
+  const char *p = strstr(json, "\"storage_id\": [\"list_int\", [");
+  assert_non_null(p);
+  p = strchr(p, '[');
+  p = strchr(p + 1, '[') + 1;
+  for (int i = 0; i < entry; ++i) {
+    p = strchr(p, ',');
+    assert_non_null(p);
+    p++;
+  }
+  return atoi(p);
+}
+
+/* A residual block: %0 dies in the kernel of conv2d(%1) + %0 (a 1x1 with
+ * a bias, a 3x3; dense(%1) * %0), which reads it only through its tail
+ * ops: that kernel's output takes %0's storage, never %1's. */
+static void test_output_over_residual(void **state) {
+  (void)state;
+  static const char *const kCases[] = {
+      "def @main(%x: Tensor[(1, 16, 12, 12), float32], %w1: Tensor[(16, 16, 3, 3), float32],\n"
+      "          %w2: Tensor[(16, 16, 3, 3), float32], %w3: Tensor[(32, 16, 1, 1), float32],\n"
+      "          %w4: Tensor[(32, 32, 1, 1), float32], %b: Tensor[(32, 1, 1), float32]) {\n"
+      "  %0 = nn.relu(nn.conv2d(%x, %w3, channels=32, kernel_size=[1, 1]));\n"
+      "  %1 = nn.relu(nn.conv2d(%x, %w1, padding=[1, 1], channels=16, kernel_size=[3, 3]));\n"
+      "  %2 = nn.relu(add(add(nn.conv2d(%1, %w3, channels=32, kernel_size=[1, 1]), %b), %0));\n"
+      "  nn.conv2d(%2, %w4, channels=32, kernel_size=[1, 1])\n"
+      "}\n",
+      "def @main(%x: Tensor[(1, 16, 12, 12), float32], %w1: Tensor[(16, 16, 1, 1), float32],\n"
+      "          %w2: Tensor[(16, 16, 3, 3), float32], %w3: Tensor[(16, 16, 1, 1), float32],\n"
+      "          %w4: Tensor[(16, 16, 1, 1), float32], %b: Tensor[(16, 1, 1), float32]) {\n"
+      "  %0 = nn.relu(nn.conv2d(%x, %w1, channels=16, kernel_size=[1, 1]));\n"
+      "  %1 = nn.relu(nn.conv2d(%x, %w3, channels=16, kernel_size=[1, 1]));\n"
+      "  %2 = nn.relu(add(nn.conv2d(%1, %w2, padding=[1, 1], channels=16, kernel_size=[3, 3]), %0));\n"
+      "  nn.conv2d(%2, %w4, channels=16, kernel_size=[1, 1])\n"
+      "}\n",
+      "def @main(%x: Tensor[(8, 64), float32], %w1: Tensor[(48, 64), float32], %w2: Tensor[(48, 64), float32],\n"
+      "          %w3: Tensor[(48, 48), float32], %w4: Tensor[(48, 48), float32], %b: Tensor[(48), float32]) {\n"
+      "  %0 = nn.relu(nn.dense(%x, %w1));\n"
+      "  %1 = nn.relu(nn.dense(%x, %w2));\n"
+      "  %2 = multiply(nn.bias_add(nn.dense(%1, %w3), %b), %0);\n"
+      "  nn.dense(%2, %w4)\n"
+      "}\n",
+  };
+  /* Three convolutions in a chain over up to 144 taps each, summed in
+   * float32 in another order than the reference's: 1e-4 (the same cases
+   * read 1.4e-5 off with the output in its own storage). */
+  g_tol = 1e-4;
+  for (size_t c = 0; c < sizeof kCases / sizeof kCases[0]; ++c) {
+    rt_module_t *m = parse(kCases[c]);
+    char *json = NULL;
+    int32_t kernels = 0;
+    rt_executor_t *g = run_both(m, 0, &json, &kernels);
+    assert_int_equal(kernels, 4);
+    /* Entries: 6 inputs, then the nodes as the plan's post-order walk
+     * meets them: %1 (the convolution's input), %0, %2, the output. */
+    if (storage_of(json, 8) != storage_of(json, 7)) fail_msg("case %zu: the output of %%2 has its own storage", c);
+    if (storage_of(json, 8) == storage_of(json, 6)) fail_msg("case %zu: %%2 took its convolution's input's storage", c);
+    free(json);
+    rt_executor_release(g);
+    rt_module_release(m);
+    release_inputs();
+  }
+  g_tol = 1e-5;
+}
+
+/* Outputs that keep their own storage: the residual read again later,
+ * read by the convolution as well (its input), read transposed (an
+ * injective op: element (i, j) from (j, i)), or of another type (a
+ * broadcast channel vector). */
+static void test_output_over_input_refused(void **state) {
+  (void)state;
+  static const char *const kCases[] = {
+      "def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(16, 16, 1, 1), float32],\n"
+      "          %w2: Tensor[(16, 16, 1, 1), float32], %w3: Tensor[(16, 16, 1, 1), float32]) {\n"
+      "  %0 = nn.relu(nn.conv2d(%x, %w1, channels=16, kernel_size=[1, 1]));\n"
+      "  %1 = nn.relu(nn.conv2d(%x, %w2, channels=16, kernel_size=[1, 1]));\n"
+      "  %2 = add(nn.conv2d(%1, %w3, channels=16, kernel_size=[1, 1]), %0);\n"
+      "  %3 = nn.conv2d(%2, %w3, channels=16, kernel_size=[1, 1]);\n"
+      "  add(%3, %0)\n"
+      "}\n",
+      "def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(16, 16, 1, 1), float32],\n"
+      "          %w2: Tensor[(16, 16, 3, 3), float32], %w3: Tensor[(16, 16, 1, 1), float32]) {\n"
+      "  %0 = nn.relu(nn.conv2d(%x, %w1, channels=16, kernel_size=[1, 1]));\n"
+      "  %1 = add(nn.conv2d(%0, %w2, padding=[1, 1], channels=16, kernel_size=[3, 3]), %0);\n"
+      "  %2 = nn.conv2d(%1, %w3, channels=16, kernel_size=[1, 1]);\n"
+      "  nn.conv2d(%2, %w3, channels=16, kernel_size=[1, 1])\n"
+      "}\n",
+      "def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(16, 16, 1, 1), float32],\n"
+      "          %w2: Tensor[(16, 16, 1, 1), float32], %w3: Tensor[(16, 16, 1, 1), float32]) {\n"
+      "  %0 = nn.relu(nn.conv2d(%x, %w1, channels=16, kernel_size=[1, 1]));\n"
+      "  %1 = nn.relu(nn.conv2d(%x, %w2, channels=16, kernel_size=[1, 1]));\n"
+      "  %2 = add(nn.conv2d(%1, %w3, channels=16, kernel_size=[1, 1]), transpose(%0, axes=[0, 1, 3, 2]));\n"
+      "  nn.conv2d(%2, %w3, channels=16, kernel_size=[1, 1])\n"
+      "}\n",
+      "def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(16, 16, 1, 1), float32],\n"
+      "          %w2: Tensor[(16, 16, 1, 1), float32], %w3: Tensor[(16, 16, 1, 1), float32]) {\n"
+      "  %0 = mean(nn.conv2d(%x, %w1, channels=16, kernel_size=[1, 1]), axis=[2, 3], keepdims=True);\n"
+      "  %1 = nn.relu(nn.conv2d(%x, %w2, channels=16, kernel_size=[1, 1]));\n"
+      "  %2 = add(nn.conv2d(%1, %w3, channels=16, kernel_size=[1, 1]), %0);\n"
+      "  nn.conv2d(%2, %w3, channels=16, kernel_size=[1, 1])\n"
+      "}\n",
+  };
+  /* The entry of the kernel output that must keep its own storage, and
+   * the residual's (entries: 4 inputs, then the nodes as the plan's
+   * post-order walk meets them). */
+  static const int kOut[] = {6, 5, 6, 6}, kRes[] = {5, 4, 5, 5};
+  for (size_t c = 0; c < sizeof kCases / sizeof kCases[0]; ++c) {
+    rt_module_t *m = parse(kCases[c]);
+    char *json = NULL;
+    int32_t kernels = 0;
+    rt_executor_t *g = run_both(m, 0, &json, &kernels);
+    if (storage_of(json, kOut[c]) == storage_of(json, kRes[c])) {
+      fail_msg("case %zu: an output took the storage of an input it may not", c);
+    }
+    free(json);
+    rt_executor_release(g);
+    rt_module_release(m);
+    release_inputs();
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plan_tensor_centered),
       cmocka_unit_test(test_concat_in_place_slabs),
       cmocka_unit_test(test_concat_in_place_chain),
       cmocka_unit_test(test_concat_in_place_refused),
+      cmocka_unit_test(test_output_over_residual),
+      cmocka_unit_test(test_output_over_input_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
