@@ -146,14 +146,21 @@ static LLVMValueRef splat_const(vepi_t *v, double c) {
   return rt_jit_tpl_splat(v->L, LLVMConstReal(v->L->f32, c), v->vw);
 }
 
-/* The leaf's vector at lane 0 = idx. */
-static LLVMValueRef leaf_load(vepi_t *v, const rt_ir_expr_t *e, const leaf_t *f) {
+/* The element offset of the leaf's lane 0 (at idx). */
+static LLVMValueRef leaf_offset(vepi_t *v, const leaf_t *f) {
   rt_jit_lower_t *L = v->L;
-  if (f->scalar) return splat_const(v, f->c);
   LLVMValueRef off = rt_jit_i64(L, 0);
   for (int32_t k = 0; k < v->rank; ++k) {
     if (f->s[k]) off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, v->idx[k], rt_jit_i64(L, f->s[k]), ""), "");
   }
+  return off;
+}
+
+/* The leaf's vector at lane 0 = idx. */
+static LLVMValueRef leaf_load(vepi_t *v, const rt_ir_expr_t *e, const leaf_t *f) {
+  rt_jit_lower_t *L = v->L;
+  if (f->scalar) return splat_const(v, f->c);
+  LLVMValueRef off = leaf_offset(v, f);
   LLVMValueRef p = rt_jit_node(L, e)->data;
   if (f->lane == 0) return rt_jit_tpl_splat(L, rt_jit_tpl_loadf(L, p, off), v->vw);
   if (f->lane == 1) return rt_jit_tpl_loadv(L, p, off, v->vw);
@@ -382,10 +389,7 @@ static void vprefetch(vepi_t *v, const rt_ir_expr_t *e, int64_t n, int32_t depth
     }
     leaf_t f;
     if (op->id == RT_OP_NN_BIAS_ADD || !leaf_bcast(v, x, &f) || f.scalar || f.lane != 1) continue;
-    LLVMValueRef off = rt_jit_i64(L, 0);
-    for (int32_t k = 0; k < v->rank; ++k) {
-      if (f.s[k]) off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, v->idx[k], rt_jit_i64(L, f.s[k]), ""), "");
-    }
+    LLVMValueRef off = leaf_offset(v, &f);
     LLVMValueRef p = rt_jit_node(L, x)->data;
     /* A line every 16 floats, and the last float's (the run need not
      * start on a line). */

@@ -45,28 +45,26 @@ static int count_of(const char *text, const char *what) {
   return n;
 }
 
-/* The relative tolerance of expect_same_output (and as much absolute). */
-static double g_tol = 1e-5;
-
-/* Output 0 of graph executor g against debug executor d's (`when` names
- * the moment in a failure). */
-static void expect_same_output(rt_executor_t *g, rt_executor_t *d, const char *when) {
+/* Output 0 of graph executor g against debug executor d's, within tol
+ * relative and as much absolute (`when` names the moment in a failure). */
+static void expect_same_output(rt_executor_t *g, rt_executor_t *d, const char *when, double tol) {
   rt_tensor_t *go = NULL, *dout = NULL;
   assert_ok(rt_executor_get_output(g, 0, &go));
   assert_ok(rt_executor_get_output(d, 0, &dout));
   assert_int_equal(rt_tensor_numel(go), rt_tensor_numel(dout));
   for (int64_t i = 0; i < rt_tensor_numel(go); ++i) {
     const double a = rt_tensor_get_f64(go, i), b = rt_tensor_get_f64(dout, i);
-    if (fabs(a - b) > g_tol + g_tol * fabs(b)) {
+    if (fabs(a - b) > tol + tol * fabs(b)) {
       fail_msg("%s, element %lld: graph %g, debug %g", when, (long long)i, a, b);
     }
   }
 }
 
 /* The graph executor of `m` (fuse.max_depth as given, 0 = default) run on
- * inputs filled from `seed`, against the debug executor; its graph JSON to
- * *json (caller frees), its profiled kernel count to *kernels. */
-static rt_executor_t *run_both(rt_module_t *m, int64_t max_depth, char **json, int32_t *kernels) {
+ * seeded random inputs, against the debug executor (within tol); its
+ * graph JSON to *json (caller frees), its profiled kernel count to
+ * *kernels. */
+static rt_executor_t *run_both(rt_module_t *m, int64_t max_depth, double tol, char **json, int32_t *kernels) {
   rt_pass_context_t *ctx = NULL;
   assert_ok(rt_pass_context_create(&ctx));
   if (max_depth > 0) {
@@ -93,16 +91,26 @@ static rt_executor_t *run_both(rt_module_t *m, int64_t max_depth, char **json, i
   g_num_inputs = n;
   assert_ok(rt_executor_run(g));
   assert_ok(rt_executor_run(d));
-  expect_same_output(g, d, "after a run");
+  expect_same_output(g, d, "after a run", tol);
   assert_ok(rt_executor_get_source(g, "graph-json", json));
   rt_node_profile_t nodes[16];
   assert_ok(rt_executor_profile(g, 1, 16, nodes, kernels));
   for (int32_t k = 0; k < *kernels && k < 16; ++k) assert_null(strstr(nodes[k].kernel, "__nop"));
   /* The profile calls every kernel twice (warm_ms): the producers written
    * in place store the same slabs again, the output is unchanged. */
-  expect_same_output(g, d, "after the profile");
+  expect_same_output(g, d, "after the profile", tol);
   rt_executor_release(d);
   return g;
+}
+
+/* run_both on the program `body`, the executor, module and inputs
+ * released: its graph JSON to *json (caller frees). */
+static void plan_of(const char *body, int64_t max_depth, double tol, char **json, int32_t *kernels) {
+  rt_module_t *m = parse(body);
+  rt_executor_t *g = run_both(m, max_depth, tol, json, kernels);
+  rt_executor_release(g);
+  rt_module_release(m);
+  release_inputs();
 }
 
 /* Two dense outputs (1, 16) concatenated into (1, 32): slabs at bytes 0
@@ -122,7 +130,7 @@ static void test_concat_in_place_slabs(void **state) {
   rt_module_t *m = parse(kFire);
   char *json = NULL;
   int32_t kernels = 0;
-  rt_executor_t *g = run_both(m, 0, &json, &kernels);
+  rt_executor_t *g = run_both(m, 0, 1e-5, &json, &kernels);
   assert_int_equal(count_of(json, "\"name\": \"__nop\""), 1);
   assert_int_equal(kernels, 3);
   /* Entries in node order: 5 inputs, dense, dense, the concatenate, dense;
@@ -161,7 +169,9 @@ static void test_concat_in_place_slabs(void **state) {
  * one), c at 128, all in the outer one's storage. */
 static void test_concat_in_place_chain(void **state) {
   (void)state;
-  rt_module_t *m = parse(
+  int32_t kernels = 0;
+  char *json = NULL;
+  plan_of(
       "def @main(%x: Tensor[(1, 8), float32], %w1: Tensor[(16, 8), float32],\n"
       "          %w2: Tensor[(16, 8), float32], %w3: Tensor[(16, 8), float32],\n"
       "          %w4: Tensor[(4, 48), float32]) {\n"
@@ -171,18 +181,13 @@ static void test_concat_in_place_chain(void **state) {
       "  %3 = nn.dense(%x, %w3);\n"
       "  %4 = concatenate((%2, %3), axis=1);\n"
       "  nn.dense(%4, %w4)\n"
-      "}\n");
-  char *json = NULL;
-  int32_t kernels = 0;
-  rt_executor_t *g = run_both(m, 1, &json, &kernels);
+      "}\n",
+      1, 1e-5, &json, &kernels);
   assert_int_equal(count_of(json, "\"name\": \"__nop\""), 2);
   assert_int_equal(kernels, 4);
   /* 5 inputs, dense, dense, concatenate, dense, concatenate, dense. */
   assert_non_null(strstr(json, "[0, 0, 0, 0, 0, 0, 64, 0, 128, 0, 0]"));
   free(json);
-  rt_executor_release(g);
-  rt_module_release(m);
-  release_inputs();
 }
 
 /* Concatenations that keep their copy: an input read twice, a batch of
@@ -224,16 +229,12 @@ static void test_concat_in_place_refused(void **state) {
   };
   static const int32_t kKernels[] = {6, 4, 4, 3};
   for (size_t c = 0; c < sizeof kCases / sizeof kCases[0]; ++c) {
-    rt_module_t *m = parse(kCases[c]);
-    char *json = NULL;
     int32_t kernels = 0;
-    rt_executor_t *g = run_both(m, 1, &json, &kernels);
+    char *json = NULL;
+    plan_of(kCases[c], 1, 1e-5, &json, &kernels);
     if (count_of(json, "__nop") != 0) fail_msg("case %zu: a concatenate ran in place", c);
     assert_int_equal(kernels, kKernels[c]);
     free(json);
-    rt_executor_release(g);
-    rt_module_release(m);
-    release_inputs();
   }
 }
 
@@ -242,7 +243,9 @@ static void test_concat_in_place_refused(void **state) {
  * sits at (1024 - 64) / 2 = 480 rounded down to 64 bytes, 448. */
 static void test_plan_tensor_centered(void **state) {
   (void)state;
-  rt_module_t *m = parse(
+  int32_t kernels = 0;
+  char *json = NULL;
+  plan_of(
       "def @main(%x: Tensor[(1, 64), float32], %w1: Tensor[(256, 64), float32],\n"
       "          %w2: Tensor[(64, 256), float32], %w3: Tensor[(16, 64), float32],\n"
       "          %w4: Tensor[(8, 16), float32]) {\n"
@@ -250,19 +253,14 @@ static void test_plan_tensor_centered(void **state) {
       "  %1 = nn.relu(nn.dense(%0, %w2));\n"
       "  %2 = nn.relu(nn.dense(%1, %w3));\n"
       "  nn.dense(%2, %w4)\n"
-      "}\n");
-  char *json = NULL;
-  int32_t kernels = 0;
-  rt_executor_t *g = run_both(m, 0, &json, &kernels);
+      "}\n",
+      0, 1e-5, &json, &kernels);
   assert_int_equal(kernels, 4);
   /* Entries: 5 inputs, %0, %1, %2, the output (its own tensor). */
   if (!strstr(json, "\"storage_offset\": [\"list_int\", [0, 0, 0, 0, 0, 0, 0, 448, 0]]")) {
     fail_msg("storage offsets: %s", strstr(json, "\"storage_offset\""));
   }
   free(json);
-  rt_executor_release(g);
-  rt_module_release(m);
-  release_inputs();
 }
 
 /* The storage id of entry `entry` in graph JSON `json`. */
@@ -309,26 +307,20 @@ static void test_output_over_residual(void **state) {
       "  nn.dense(%2, %w4)\n"
       "}\n",
   };
-  /* Three convolutions in a chain over up to 144 taps each, summed in
-   * float32 in another order than the reference's: 1e-4 (the same cases
-   * read 1.4e-5 off with the output in its own storage). */
-  g_tol = 1e-4;
   for (size_t c = 0; c < sizeof kCases / sizeof kCases[0]; ++c) {
-    rt_module_t *m = parse(kCases[c]);
-    char *json = NULL;
+    /* Three convolutions in a chain over up to 144 taps each, summed in
+     * float32 in another order than the reference's: 1e-4 (the same
+     * cases read 1.4e-5 off with the output in its own storage). */
     int32_t kernels = 0;
-    rt_executor_t *g = run_both(m, 0, &json, &kernels);
+    char *json = NULL;
+    plan_of(kCases[c], 0, 1e-4, &json, &kernels);
     assert_int_equal(kernels, 4);
     /* Entries: 6 inputs, then the nodes as the plan's post-order walk
      * meets them: %1 (the convolution's input), %0, %2, the output. */
     if (storage_of(json, 8) != storage_of(json, 7)) fail_msg("case %zu: the output of %%2 has its own storage", c);
     if (storage_of(json, 8) == storage_of(json, 6)) fail_msg("case %zu: %%2 took its convolution's input's storage", c);
     free(json);
-    rt_executor_release(g);
-    rt_module_release(m);
-    release_inputs();
   }
-  g_tol = 1e-5;
 }
 
 /* Outputs that keep their own storage: the residual read again later,
@@ -373,17 +365,13 @@ static void test_output_over_input_refused(void **state) {
    * post-order walk meets them). */
   static const int kOut[] = {6, 5, 6, 6}, kRes[] = {5, 4, 5, 5};
   for (size_t c = 0; c < sizeof kCases / sizeof kCases[0]; ++c) {
-    rt_module_t *m = parse(kCases[c]);
-    char *json = NULL;
     int32_t kernels = 0;
-    rt_executor_t *g = run_both(m, 0, &json, &kernels);
+    char *json = NULL;
+    plan_of(kCases[c], 0, 1e-5, &json, &kernels);
     if (storage_of(json, kOut[c]) == storage_of(json, kRes[c])) {
       fail_msg("case %zu: an output took the storage of an input it may not", c);
     }
     free(json);
-    rt_executor_release(g);
-    rt_module_release(m);
-    release_inputs();
   }
 }
 
