@@ -99,7 +99,7 @@ enum {
  * (rt_jit_template_name; NULL for the generic loop nest) gets under
  * `flags`, as it enters the kernel's cache key; `explicit_vector` is
  * rt_jit_template_explicit_vector of its function: "O0" (RT_JIT_NO_OPT),
- * "O3", "W1 fast-isel" for the Winograd template, "C1" for the other
+ * "O3", "W2 fast-isel" for the Winograd template, "C2" for the other
  * explicit-vector kernels (jit/session.c pipeline_of says which and why).
  * A static string. */
 const char *rt_jit_pipeline_key(uint32_t flags, const char *template_name, bool explicit_vector);

@@ -432,23 +432,21 @@ static rt_status_t emit(LLVMTargetMachineRef tm, LLVMModuleRef mod, LLVMCodeGenF
  *    21.9 ms under O1 and 1.8 ms under O3 before it had the vector
  *    epilogue). default<O2> for the templates cost EfficientNet-B0 1.3%
  *    (its dense kernel 23%): not taken;
- *  - "W1 fast-isel": the Winograd template (explicit vector code: no
+ *  - "W2 fast-isel": the Winograd template (explicit vector code: no
  *    vectorizer takes its epilogue either). Its passes are default<O1>'s
  *    (LLVM 19's, as `opt -passes='default<O1>' -print-pipeline-passes`
  *    prints it) less every pass whose removal left the assembly of the
  *    Winograd kernels unchanged: 16 kernels of ResNet-18, ResNet-50 and
  *    DenseNet-121 compiled for znver3 give the same instructions as
  *    under default<O1> (removed one pass at a time, kept out when all
- *    stayed equal). That is ~45% of O1's passes' time for the same code
- *    (O1's time was ~85 ms a kernel, most of it instcombine and indvars,
- *    which stay). An earlier hand-picked lighter pipeline ran these
- *    kernels 3-4% slower: so the reference is O1's code, instruction for
- *    instruction. The code is emitted with FastISel: the transforms'
+ *    stayed equal), and less indvars (below). An earlier hand-picked
+ *    lighter pipeline ran these kernels 3-4% slower: so the reference is
+ *    O1's code. The code is emitted with FastISel: the transforms'
  *    vector adds and multiplies select as well as under the
  *    SelectionDAG and the blocks FastISel cannot take (the FMAs) fall
  *    back to it (resnet18's eight Winograd kernels: 383-392 ms of codegen
  *    thread time against 433-478, the same run time);
- *  - "C1": conv2d.direct and conv2d.im2colT kernels whose loops are all
+ *  - "C2": conv2d.direct and conv2d.im2colT kernels whose loops are all
  *    explicit vector code (rt_jit_template_explicit_vector: their tail
  *    ops through the vector epilogue, the phase images copied by
  *    vectors). Found the same way on four of resnet18's and
@@ -460,7 +458,22 @@ static rt_status_t emit(LLVMTargetMachineRef tm, LLVMModuleRef mod, LLVMCodeGenF
  *    convolutions as fast as O3 (summed per-kernel minima 0.98-0.99 and
  *    1.00 of O3's) where O1's left them 1-2% slower, at the CPU time of
  *    O1's (resnet18 cold: process CPU 1.93-2.13 s against 2.15-2.35 s with
- *    these kernels under O3). */
+ *    these kernels under O3), and less indvars.
+ * Neither runs indvars (IndVarSimplify), which W1 and C1 kept from O1:
+ * on these kernels it was 40-60% of the optimization time (SCEV over the
+ * hundreds of addresses of the unrolled transforms and tiles: 75 of 135
+ * ms on resnet18's largest Winograd kernel) and the code it changes
+ * (exit conditions, the unroll counts of setup loops; the hot loops of
+ * most kernels come out the same instruction for instruction) runs as
+ * fast: resnet18, 1 thread, summed per-kernel minima of `--profile`
+ * over 6 rounds in ABBA order 12068 us with it, 11878 without; medians
+ * of resnet18, resnet50, squeezenet1_1, mobilenet_v2 and
+ * efficientnet_b0 within noise, on 16 and 8 lanes. resnet18 cold:
+ * optimization thread time ~1150 -> ~700 ms, compile 1250 -> 1025 ms
+ * (the same minute, 3 pairs). LLVM's loop strength reduction in codegen
+ * is the next cost of this kind (42% of a Winograd kernel's codegen) but
+ * is needed: with it off (`-disable-lsr`, process-wide) the im2colT
+ * kernels ran 5-9% slower. */
 typedef struct pipeline_t {
   const char *key;    /* in the cache key */
   const char *passes; /* LLVMRunPasses' text; NULL: none */
@@ -486,22 +499,22 @@ typedef struct pipeline_t {
   "function<eager-inv>(early-cse<>),ipsccp,function<eager-inv>(mem2reg),require<globals-aa>,"        \
   "function(invalidate<aa>),require<profile-summary>,cgscc(devirt<4>(inline,function<eager-inv;"     \
   "no-rerun>(early-cse<memssa>," IC "," SCFG ",reassociate,loop-mssa(loop-rotate<header-duplication;" \
-  "no-prepare-for-lto>,licm<allowspeculation>)," IC ",loop(indvars),sccp," SCFG "," IC "),"          \
+  "no-prepare-for-lto>,licm<allowspeculation>)," IC ",sccp," SCFG "," IC "),"                         \
   "function(require<should-not-run-function-passes>))),function<eager-inv>(loop-unroll<O1>," IC     \
   ",loop-mssa(licm<allowspeculation>),div-rem-pairs," SCFG_SPEC "),verify"
 #define CONV_PASSES                                                                                    \
   "function<eager-inv>(" SCFG_FIRST ",early-cse<>),ipsccp,function<eager-inv>(mem2reg," IC "),"     \
   "require<globals-aa>,function(invalidate<aa>),require<profile-summary>,cgscc(devirt<4>(inline,"   \
   "function<eager-inv;no-rerun>(early-cse<memssa>," SCFG ",reassociate,loop-mssa(loop-rotate<"       \
-  "header-duplication;no-prepare-for-lto>,licm<allowspeculation>)," IC ",loop(loop-idiom,indvars,"  \
-  "loop-unroll-full),sccp," SCFG "," IC "),function(require<should-not-run-function-passes>))),"    \
+  "header-duplication;no-prepare-for-lto>,licm<allowspeculation>)," IC ",loop(loop-idiom,loop-unroll-full),sccp," SCFG \
+  "," IC "),function(require<should-not-run-function-passes>))),"                                    \
   "function<eager-inv>(" SCFG_LATE ",loop-unroll<O3>," IC ",loop-mssa(licm<allowspeculation>),"    \
   "tailcallelim),verify"
 
 static const pipeline_t kPipelineO0 = {"O0", NULL, false};
 static const pipeline_t kPipelineO3 = {"O3", "default<O3>", false};
-static const pipeline_t kPipelineWinograd = {"W1 fast-isel", WINOGRAD_PASSES, true};
-static const pipeline_t kPipelineConv = {"C1", CONV_PASSES, false};
+static const pipeline_t kPipelineWinograd = {"W2 fast-isel", WINOGRAD_PASSES, true};
+static const pipeline_t kPipelineConv = {"C2", CONV_PASSES, false};
 
 static const pipeline_t *pipeline_of(uint32_t flags, const char *template_name, bool explicit_vector) {
   if (flags & RT_JIT_NO_OPT) return &kPipelineO0;

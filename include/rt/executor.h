@@ -387,7 +387,7 @@ RT_API RT_MUST_USE_RESULT rt_status_t rt_executor_compile_stats(const rt_executo
 typedef struct rt_executor_compile_kernel_t {
   char name[96];          /* the fused group's name, as --profile prints it */
   char template_name[32]; /* "conv2d.direct.4x24", "loops", "host" (not compiled) */
-  char pipeline[16];      /* the LLVM pipeline: "O3", "W1 fast-isel", "C1", "O0" */
+  char pipeline[16];      /* the LLVM pipeline: "O3", "W2 fast-isel", "C2", "O0" */
   bool compiled;
   double lowering_ms;
   double optimization_ms;
