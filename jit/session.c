@@ -446,10 +446,14 @@ static rt_status_t emit(LLVMTargetMachineRef tm, LLVMModuleRef mod, LLVMCodeGenF
  *    SelectionDAG and the blocks FastISel cannot take (the FMAs) fall
  *    back to it (resnet18's eight Winograd kernels: 383-392 ms of codegen
  *    thread time against 433-478, the same run time);
- *  - "C2": conv2d.direct and conv2d.im2colT kernels whose loops are all
- *    explicit vector code (rt_jit_template_explicit_vector: their tail
- *    ops through the vector epilogue, the phase images copied by
- *    vectors). Found the same way on four of resnet18's and
+ *  - "C2": conv2d.direct, conv2d.im2colT and conv2d.depthwise kernels
+ *    whose loops are all explicit vector code
+ *    (rt_jit_template_explicit_vector: their tail ops through the vector
+ *    epilogue, the phase images copied by vectors or computed by a fused
+ *    expand's vector GEMM; the depthwise kernels since their output went
+ *    through the vector epilogue: mobilenet_v2's ten took 1148 ms of
+ *    optimization and 782 of codegen thread time under O3, 429 and 570
+ *    under C2, run time within noise). Found the same way on four of resnet18's and
  *    mobilenet_v2's kernels (their assembly equal to default<O1>'s; other
  *    models' im2colT kernels then differ from O1's in the registers and
  *    spills of their setup code), with O3's unroller

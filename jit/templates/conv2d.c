@@ -41,9 +41,9 @@
  * column's kh weights in registers, each input vector loaded once and
  * used by every output row whose tap row reads it, so its nr*nv
  * accumulators per channel (up to 16 - kh - 1) stay in registers. The
- * rows go compact to a channel block and one flat, vectorizable epilogue
- * loop per channel writes it out. Kernels of more than 64 taps take
- * conv2d.direct with mr = 1.
+ * rows go compact to a channel block, which the vector epilogue writes
+ * out vw pixels at a time (the last few, or a tail it does not take, by
+ * element). Kernels of more than 64 taps take conv2d.direct with mr = 1.
  *
  * conv2d.im2col (1x1 kernels with a stride > 1 and few output channels):
  * the GEMM core of dense.c with B(k, p) = X(c, oh*sh - pt, ow*sw - pl)
@@ -1550,19 +1550,33 @@ static void dw_span_rows(rt_jit_lower_t *L, const dw_ctx_t *d, const dw_span_t *
 }
 
 /* The span's rows of channel (n, gi)'s compact output block through the
- * fused epilogue to the output, when `valid`: one flat loop, which
- * vectorizes. */
+ * fused epilogue to the output, when `valid`: the pixels vw at a time
+ * through the vector epilogue where it takes the tail ops (lanes along
+ * the flattened rows, so a vector may cross a row's end), the rest (the
+ * last few, or all of them) by element. */
 static rt_status_t dw_store_channel(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, const rt_ir_expr_t *out,
                                     LLVMValueRef data, const rt_jit_conv2d_t *c, const dw_span_t *s, LLVMValueRef n,
                                     LLVMValueRef gi, LLVMValueRef valid, LLVMValueRef block) {
   LLVMBuilderRef B = L->b;
   rt_jit_if_t st;
-  rt_jit_loop_t ex;
+  rt_jit_loop_t ex, ev;
   rt_jit_if_begin(L, valid, &st);
   LLVMValueRef ow = rt_jit_i64(L, c->ow);
-  rt_jit_loop_begin(L, LLVMBuildMul(B, s->rlo, ow, ""), LLVMBuildMul(B, s->rhi, ow, ""), 0, NULL, &ex);
-  LLVMValueRef idx[4] = {n, gi, LLVMBuildUDiv(B, ex.iv, rt_jit_i64(L, c->ow), ""),
-                         LLVMBuildURem(B, ex.iv, rt_jit_i64(L, c->ow), "")};
+  LLVMValueRef lo = LLVMBuildMul(B, s->rlo, ow, ""), hi = LLVMBuildMul(B, s->rhi, ow, "");
+  if (rt_jit_tpl_vepi_ok(L, p->anchor, out, 2, 4)) {
+    /* Whole vectors of the rows' pixels (dims [2, 4) flattened), then
+     * the last few by element below. */
+    const int32_t vw = p->vw;
+    LLVMValueRef nvec = LLVMBuildUDiv(B, LLVMBuildSub(B, hi, lo, ""), rt_jit_i64(L, vw), "");
+    rt_jit_loop_begin(L, rt_jit_i64(L, 0), nvec, 0, NULL, &ev);
+    LLVMValueRef i = LLVMBuildAdd(B, lo, LLVMBuildMul(B, ev.iv, rt_jit_i64(L, vw), ""), "");
+    LLVMValueRef vidx[4] = {n, gi, LLVMBuildUDiv(B, i, ow, ""), LLVMBuildURem(B, i, ow, "")};
+    RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, p->anchor, out, data, 2, 4, vidx, rt_jit_tpl_loadv(L, block, i, vw)));
+    rt_jit_loop_end(L, &ev, NULL);
+    lo = LLVMBuildAdd(B, lo, LLVMBuildMul(B, nvec, rt_jit_i64(L, vw), ""), "");
+  }
+  rt_jit_loop_begin(L, lo, hi, 0, NULL, &ex);
+  LLVMValueRef idx[4] = {n, gi, LLVMBuildUDiv(B, ex.iv, ow, ""), LLVMBuildURem(B, ex.iv, ow, "")};
   RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, p->anchor, out, data, idx, rt_jit_tpl_loadf(L, block, ex.iv)));
   rt_jit_loop_end(L, &ex, NULL);
   rt_jit_if_else(L, &st, NULL);
@@ -1619,20 +1633,47 @@ typedef struct dw_expand_t {
  * of an input and weight in memory, to the depthwise input's shape, whose
  * tail ops the vector epilogue applies to a vector of pixels, with a
  * depthwise stride of at most 2? */
-static bool dw_expand_of(rt_jit_lower_t *L, const conv_ctx_t *cc, dw_expand_t *e) {
-  const rt_jit_conv2d_t *c = &cc->c;
-  if (rt_jit_tpl_raw(L, cc->x) || c->sw > 2) return false;
-  const rt_ir_expr_t *a = rt_ir_anchor_of(cc->x, RT_OP_NN_CONV2D);
+static bool in_memory(const rt_ir_expr_t *e) {
+  return e->kind == RT_IR_VAR || e->kind == RT_IR_CONSTANT;
+}
+
+/* dw_expand_of's conditions on the nodes alone (L == NULL: before
+ * lowering, a param or constant counting as in memory): the expand's
+ * anchor, or NULL. */
+static const rt_ir_expr_t *dw_expand_anchor(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, const rt_ir_expr_t *x,
+                                            int64_t *k) {
+  if ((L ? rt_jit_tpl_raw(L, x) : in_memory(x)) || c->sw > 2) return NULL;
+  const rt_ir_expr_t *a = rt_ir_anchor_of(x, RT_OP_NN_CONV2D);
   rt_jit_conv2d_t ec;
-  if (!a || !rt_jit_tpl_conv2d_attrs(a, &ec)) return false;
-  if (ec.kh != 1 || ec.kw != 1 || ec.sh != 1 || ec.sw != 1 || ec.g != 1 || ec.wpack) return false;
+  if (!a || !rt_jit_tpl_conv2d_attrs(a, &ec)) return NULL;
+  if (ec.kh != 1 || ec.kw != 1 || ec.sh != 1 || ec.sw != 1 || ec.g != 1 || ec.wpack) return NULL;
   if (ec.pt || ec.pl || ec.pb || ec.pr || ec.n != c->n || ec.o != c->c || ec.oh != c->h || ec.ow != c->w) {
-    return false;
+    return NULL;
   }
-  if (!rt_jit_tpl_raw(L, a->call.args[0]) || !rt_jit_tpl_raw(L, a->call.args[1])) return false;
-  if (!rt_jit_tpl_vepi_uniform_ok(L, a, cc->x, 2, 4)) return false;
-  *e = (dw_expand_t){.conv = a, .out = cc->x, .k = ec.c};
+  for (int32_t i = 0; i < 2; ++i) {
+    if (!(L ? rt_jit_tpl_raw(L, a->call.args[i]) : in_memory(a->call.args[i]))) return NULL;
+  }
+  if (!(L ? rt_jit_tpl_vepi_uniform_ok(L, a, x, 2, 4) : rt_jit_tpl_vepi_uniform_takes(a, x, 2, 4))) return NULL;
+  *k = ec.c;
+  return a;
+}
+
+static bool dw_expand_of(rt_jit_lower_t *L, const conv_ctx_t *cc, dw_expand_t *e) {
+  int64_t k = 0;
+  const rt_ir_expr_t *a = dw_expand_anchor(L, &cc->c, cc->x, &k);
+  if (!a) return false;
+  *e = (dw_expand_t){.conv = a, .out = cc->x, .k = k};
   return true;
+}
+
+bool rt_jit_tpl_conv2d_dw_explicit(const rt_ir_expr_t *anchor, const rt_ir_expr_t *out) {
+  rt_jit_conv2d_t c;
+  if (!rt_jit_tpl_conv2d_attrs(anchor, &c) || c.kh * c.kw > DW_MAX_TAPS) return false;
+  const rt_ir_expr_t *x = anchor->call.args[0];
+  int64_t k;
+  if (!in_memory(anchor->call.args[1]) || c.sw > 2) return false;
+  if (!in_memory(x) && !dw_expand_anchor(NULL, &c, x, &k)) return false;
+  return rt_jit_tpl_vepi_takes(anchor, out, 2, 4);
 }
 
 /* Accumulators of one expand chunk at most: DW_EXPAND_CH channels by
@@ -1814,7 +1855,7 @@ static rt_status_t conv_depthwise_expand(rt_jit_lower_t *L, const rt_jit_tpl_pla
  * contiguous and only the vectors covering [0, OW) are computed.
  * Channels are taken together where a row has one or two vectors (7x7,
  * 14x14 at 8 lanes). The rows go compact to a block per channel and the
- * epilogue writes each channel out in one flat loop, which vectorizes. No
+ * epilogue writes each channel out (dw_store_channel). No
  * software prefetch of the next unit: on Zen 3 it made dw3x3 144@56x56
  * take 0.27 ms instead of 0.15 (prefetched into L1, evicting the phase
  * images), 0.23 instead of 0.18 into L2 (the hardware prefetcher follows

@@ -562,6 +562,8 @@ bool rt_jit_template_explicit_vector(const rt_ir_expr_t *fn, const rt_jit_target
   switch (p.kind) {
     case RT_JIT_TPL_WINOGRAD:
       return true;
+    case RT_JIT_TPL_CONV_DW:
+      return rt_jit_tpl_conv2d_dw_explicit(p.anchor, out);
     case RT_JIT_TPL_CONV_DIRECT:
     case RT_JIT_TPL_CONV_IM2COL_T: {
       const rt_ir_expr_t *a = p.anchor;

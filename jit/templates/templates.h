@@ -225,6 +225,8 @@ void rt_jit_tpl_vepi_prefetch(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, con
  * that _ok rejects. */
 bool rt_jit_tpl_vepi_uniform_ok(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const rt_ir_expr_t *out,
                                 int32_t d0, int32_t d1);
+/* rt_jit_tpl_vepi_uniform_ok from the nodes alone (as rt_jit_tpl_vepi_takes). */
+bool rt_jit_tpl_vepi_uniform_takes(const rt_ir_expr_t *anchor, const rt_ir_expr_t *out, int32_t d0, int32_t d1);
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_vepi_uniform(rt_jit_lower_t *L, const rt_ir_expr_t *anchor,
                                                        const rt_ir_expr_t *out, int32_t d0, int32_t d1,
                                                        const LLVMValueRef *idx, LLVMValueRef value,
@@ -332,6 +334,14 @@ typedef struct rt_jit_conv2d_t {
                              * wpack), conv2d.im2colT only), or 0: OIHW */
 } rt_jit_conv2d_t;
 bool rt_jit_tpl_conv2d_attrs(const rt_ir_expr_t *call, rt_jit_conv2d_t *out);
+
+/* Whether conv2d.depthwise lowers out (anchored at the depthwise conv
+ * `anchor`) in explicit vector code only (rt_jit_template_explicit_vector):
+ * at most 64 taps, its weight in memory, column stride 1 or 2, its input
+ * in memory or a fused expand of an input and weight in memory whose
+ * tail ops the vector epilogue takes (FuseExpandDepthwise), and tail ops
+ * the vector epilogue takes over the output's pixels. */
+bool rt_jit_tpl_conv2d_dw_explicit(const rt_ir_expr_t *anchor, const rt_ir_expr_t *out);
 
 /* The Winograd convolution's plan on the anchor's types (winograd.c); false
  * unless it is one with static sizes. */

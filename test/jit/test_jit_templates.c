@@ -352,6 +352,23 @@ static const case_t kCases[] = {
      CONV "(add(" CONV "(%x, %w, channels=6, kernel_size=[1, 1]), %r), %v, padding=[1, 1], groups=6, channels=6, "
      "kernel_size=[3, 3])",
      "conv2d.depthwise"},
+    /* the depthwise output through the vector epilogue (dw_store_channel:
+     * whole vectors over the flattened rows of a channel, so a vector
+     * crosses row ends, then the last few pixels by element): a residual
+     * read as vectors (117 pixels a channel: 7 or 14 vectors and 5 more),
+     * with a bias and ReLU6 after it; and the fused expand's kernel split
+     * by rows over tasks (15 rows), each task's vectors starting at its
+     * first row, with a residual */
+    {"%x: Tensor[(1, 5, 9, 13), float32], %w: Tensor[(5, 1, 3, 3), float32], %r: Tensor[(1, 5, 9, 13), float32], "
+     "%b: Tensor[(5, 1, 1), float32]",
+     "clip(add(add(" CONV "(%x, %w, padding=[1, 1], groups=5, channels=5, kernel_size=[3, 3]), %r), %b), "
+     "a_min=0f, a_max=6f)",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(1, 4, 15, 19), float32], %w: Tensor[(8, 4, 1, 1), float32], %v: Tensor[(8, 1, 3, 3), float32], "
+     "%r: Tensor[(1, 8, 15, 19), float32]",
+     "add(" CONV "(nn.relu(" CONV "(%x, %w, channels=8, kernel_size=[1, 1])), %v, padding=[1, 1], groups=8, "
+     "channels=8, kernel_size=[3, 3]), %r)",
+     "conv2d.depthwise"},
     /* blocked depthwise (blocked.c): block 8 takes the template with 8
      * lanes only, block 16 with 16 lanes only (else the generic loops):
      * stride 1 with interior groups, a rest group and border columns;
@@ -712,12 +729,13 @@ static void test_jit_templates_vector_epilogue(void **state) {
       "{ nn.conv2d(nn.relu(nn.conv2d(%x, %w, channels=24, kernel_size=[1, 1])), %v, padding=[1, 1], groups=24, "
       "channels=24, kernel_size=[3, 3]) }\n"
       "def @unfused(%x: Tensor[(1, 16, 12, 12), float32], %w: Tensor[(24, 16, 1, 1), float32], %v: Tensor[(24, 1, 3, 3), float32]) "
-      "{ nn.conv2d(tanh(nn.conv2d(%x, %w, channels=24, kernel_size=[1, 1])), %v, padding=[1, 1], groups=24, "
-      "channels=24, kernel_size=[3, 3]) }\n");
+      "{ tanh(nn.conv2d(tanh(nn.conv2d(%x, %w, channels=24, kernel_size=[1, 1])), %v, padding=[1, 1], groups=24, "
+      "channels=24, kernel_size=[3, 3])) }\n");
   /* The depthwise kernel computes a fused expand through the vector
    * epilogue ("fused"), or copies its input through the element
    * expression when the epilogue does not take the expand's tail op
-   * ("unfused": tanh). */
+   * ("unfused": tanh; its own output through tanh too, which the
+   * element epilogue applies, so no vepi at all). */
   const char *names[6] = {"direct", "swapped", "silu", "fused", "other", "unfused"};
   rt_ir_expr_t *fns[6];
   for (int i = 0; i < 6; ++i) fns[i] = rt_ir_module_lookup(m, names[i]);
@@ -746,9 +764,10 @@ static void test_jit_templates_vector_epilogue(void **state) {
 /* Which kernels are explicit vector code (the session's light pipeline):
  * conv2d.direct / im2colT whose tail ops the vector epilogue takes (a 3x3
  * strided conv's C-block rows included; its unoptimized IR has the
- * "vepi" value), Winograd; not a direct conv with a tail op it does not
- * take (tanh), one whose input is computed in the kernel (a fused exp),
- * the GEMM (its element epilogue) or the generic loops. */
+ * "vepi" value), Winograd, depthwise (below); not a direct conv with a
+ * tail op it does not take (tanh), one whose input is computed in the
+ * kernel (a fused exp), the GEMM (its element epilogue) or the generic
+ * loops. */
 static void test_jit_templates_explicit_vector(void **state) {
   (void)state;
   rt_module_t *m = jt_parse(
@@ -764,9 +783,27 @@ static void test_jit_templates_explicit_vector(void **state) {
       "def @prologue(%x: Tensor[(1, 16, 20, 20), float32], %w: Tensor[(24, 16, 3, 3), float32]) "
       "{ nn.conv2d(exp(%x), %w, strides=[2, 2], padding=[1, 1], channels=24, kernel_size=[3, 3]) }\n"
       "def @dense(%x: Tensor[(64, 64), float32], %w: Tensor[(48, 64), float32]) { nn.relu(nn.dense(%x, %w)) }\n"
-      "def @loops(%x: Tensor[(64, 64), float32]) { exp(%x) }\n");
-  const char *names[] = {"s2", "swapped", "wino", "other", "prologue", "dense", "loops"};
-  const bool want[] = {true, true, true, false, false, false, false};
+      "def @loops(%x: Tensor[(64, 64), float32]) { exp(%x) }\n"
+      "def @dw(%x: Tensor[(1, 16, 20, 20), float32], %w: Tensor[(16, 1, 3, 3), float32], %b: Tensor[(16, 1, 1), float32]) "
+      "{ clip(add(nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1], groups=16, channels=16, kernel_size=[3, 3]), %b), "
+      "a_min=0f, a_max=6f) }\n"
+      "def @dwexpand(%x: Tensor[(1, 8, 20, 20), float32], %w: Tensor[(16, 8, 1, 1), float32], %v: Tensor[(16, 1, 3, 3), float32]) "
+      "{ nn.conv2d(nn.relu(nn.conv2d(%x, %w, channels=16, kernel_size=[1, 1])), %v, padding=[1, 1], groups=16, "
+      "channels=16, kernel_size=[3, 3]) }\n"
+      "def @dwtanh(%x: Tensor[(1, 16, 20, 20), float32], %w: Tensor[(16, 1, 3, 3), float32]) "
+      "{ tanh(nn.conv2d(%x, %w, padding=[1, 1], groups=16, channels=16, kernel_size=[3, 3])) }\n"
+      "def @dwprologue(%x: Tensor[(1, 16, 20, 20), float32], %w: Tensor[(16, 1, 3, 3), float32]) "
+      "{ nn.conv2d(exp(%x), %w, padding=[1, 1], groups=16, channels=16, kernel_size=[3, 3]) }\n"
+      "def @dws3(%x: Tensor[(1, 16, 20, 20), float32], %w: Tensor[(16, 1, 3, 3), float32]) "
+      "{ nn.conv2d(%x, %w, strides=[3, 3], padding=[1, 1], groups=16, channels=16, kernel_size=[3, 3]) }\n");
+  /* Depthwise kernels too (conv2d.c rt_jit_tpl_conv2d_dw_explicit): an
+   * input in memory at stride 2 with a bias and ReLU6, a fused expand;
+   * not a tail op the vector epilogue lacks (tanh), an input computed in
+   * the kernel (copy_phases through its expression) or a column stride of
+   * 3 (the same). */
+  const char *names[] = {"s2", "swapped", "wino", "other", "prologue", "dense", "loops",
+                         "dw", "dwexpand", "dwtanh", "dwprologue", "dws3"};
+  const bool want[] = {true, true, true, false, false, false, false, true, true, false, false, false};
   rt_jit_session_t *s = NULL;
   assert_ok(rt_jit_session_create(rt_allocator_system(), &s));
   const rt_jit_target_t *tgt = rt_jit_session_target(s);
