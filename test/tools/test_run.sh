@@ -285,7 +285,7 @@ for c, cold in ((c1, True), (c2, False)):
     pk = c["per_kernel"]
     assert len(pk) == c["kernels"], c
     for k in pk:
-        assert k["name"].startswith("fused_") and k["template"] and k["pipeline"] in ("O3", "W1 fast-isel", "C1"), k
+        assert k["name"].startswith("fused_") and k["template"] and k["pipeline"] in ("O3", "W2 fast-isel", "C2"), k
         assert k["compiled"] == cold, k
         if cold:
             assert k["ir_lowered"] > 0 and k["ir_optimized"] > 0 and k["optimization_ms"] > 0, k
