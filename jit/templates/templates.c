@@ -753,10 +753,32 @@ void rt_jit_tpl_micro_acc(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw,
   }
 }
 
+static void micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K, const LLVMValueRef *arow,
+                       LLVMValueRef bbase, LLVMValueRef btab, int64_t bstride, LLVMValueRef c, int64_t ldc,
+                       LLVMValueRef add, LLVMValueRef pf, LLVMValueRef *out_acc);
+
 void rt_jit_tpl_micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
                            const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
                            int64_t bstride, LLVMValueRef c, int64_t ldc, LLVMValueRef add,
                            LLVMValueRef *out_acc) {
+  micro_regs(L, mr, nv, vw, K, arow, bbase, btab, bstride, c, ldc, add, NULL, out_acc);
+}
+
+void rt_jit_tpl_micro_pf(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
+                         const LLVMValueRef *arow, LLVMValueRef bbase, int64_t bstride, LLVMValueRef c,
+                         int64_t ldc, LLVMValueRef pf) {
+  LLVMValueRef acc[RT_JIT_MAX_CARRY];
+  micro_regs(L, mr, nv, vw, K, arow, bbase, NULL, bstride, c, ldc, NULL, pf, acc);
+  for (int32_t r = 0; r < mr; ++r) {
+    for (int32_t v = 0; v < nv; ++v) {
+      rt_jit_tpl_storev(L, acc[r * nv + v], c, rt_jit_i64(L, r * ldc + (int64_t)vw * v));
+    }
+  }
+}
+
+static void micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K, const LLVMValueRef *arow,
+                       LLVMValueRef bbase, LLVMValueRef btab, int64_t bstride, LLVMValueRef c, int64_t ldc,
+                       LLVMValueRef add, LLVMValueRef pf, LLVMValueRef *out_acc) {
   LLVMBuilderRef B = L->b;
   const int32_t nacc = mr * nv;
   rt_jit_tpl_wide(L, vw);
@@ -798,6 +820,11 @@ void rt_jit_tpl_micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw
   }
   LLVMValueRef bp = rt_jit_tpl_gep(L, bbase, boff);
   for (int32_t v = 0; v < nv; ++v) bv[v] = rt_jit_tpl_loadv(L, bp, rt_jit_i64(L, (int64_t)vw * v), vw);
+  if (pf) {
+    /* The same row of the panel at pf: its lines (16 floats each). */
+    LLVMValueRef pp = rt_jit_tpl_gep(L, pf, boff);
+    for (int64_t f = 0; f < (int64_t)vw * nv; f += 16) rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, pp, rt_jit_i64(L, f)), false);
+  }
   for (int32_t r = 0; r < mr; ++r) {
     LLVMValueRef s = rt_jit_tpl_splat(L, rt_jit_tpl_loadf(L, arow[r], k), vw);
     for (int32_t v = 0; v < nv; ++v) {
