@@ -73,10 +73,17 @@ static int32_t winograd_panel(int64_t o, int32_t lanes) {
  * direct at 7x7 made squeezenet's 13x13 layers slower (4.40-4.68 ms), and
  * F(4x4) kept at 14x14 resnet18 (17.0-17.2 ms). In the bench, 512 @ 7x7:
  * direct 165, F(4x4) 78, F(2x2) 180 GFLOP/s with the weights in cache,
- * while in resnet50 its F(2x2) kernels ran at 104-110. So: F(4x4) with
- * at least 49 tiles of 4x4 (28x28 and up), F(2x2) with at least 49 of
- * 2x2 (13x13 and up), or down to 6x6 when its weights are small (C O <=
- * 16384: 1 MiB transformed), else direct. */
+ * while in resnet50 its F(2x2) kernels ran at 104-110, streaming their
+ * 16.8 MB of transformed weight from memory; that rule kept F(2x2) below
+ * 13x13 for small weights only (C O <= 16384). Since the template
+ * prefetches each next weight panel and its 2-thread split counts the
+ * streaming (jit/templates/winograd.c), F(2x2) wins at 7x7 at any C O:
+ * 1 thread, medians of 4 rounds in ABBA order, resnet18 12.40-12.54 ->
+ * 11.32-11.46 ms, resnet50 36.50-37.08 -> 35.31-36.20; 2 threads
+ * resnet18 7.31-7.44 -> 6.76-6.87, resnet50 21.30-21.61 -> 20.55-21.28
+ * (3 rounds). So: F(4x4) with at least 49 tiles of 4x4 (28x28 and up),
+ * F(2x2) with at least 49 of 2x2 (13x13 and up) or an image down to
+ * 6x6, else direct. */
 static int32_t winograd_tile(int64_t c, int64_t o, int64_t oh, int64_t ow, int32_t lanes) {
   /* The template's GEMM columns are output channels in whole vectors of
    * the 16-lane target too; its input transform reads channels in
@@ -91,7 +98,7 @@ static int32_t winograd_tile(int64_t c, int64_t o, int64_t oh, int64_t ow, int32
   const int64_t tiles4 = ((oh + 3) / 4) * ((ow + 3) / 4), tiles2 = ((oh + 1) / 2) * ((ow + 1) / 2);
   if (tiles4 >= 49) return 4;
   if (tiles2 >= 49) return 2;
-  return c * o <= 16384 && side >= 6 ? 2 : 0;
+  return side >= 6 ? 2 : 0;
 }
 
 static bool static_f32(const rt_ir_expr_t *e, int32_t rank, const int64_t **shape) {

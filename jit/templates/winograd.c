@@ -54,6 +54,16 @@
 
 #define AMAX RT_WINOGRAD_MAX_ALPHA
 
+/* What streaming one float of the transformed weight costs a task, in
+ * multiply-adds (the split's cost model, below). Fitted on 2 threads,
+ * costly placement, medians of 100-200 runs, three variants in turn three
+ * times: 0 (no streaming term) against 8, resnet18 with F(2x2) at 7x7
+ * 7.98-8.13 -> 6.76-6.87 ms; resnet50's three 128@28x28 F(4x4) kernels
+ * (split by channels at 8) 1046-1334 -> 896-1023 us summed, 4 rounds;
+ * its other Winograd kernels keep their split. One thread has one task:
+ * no split to choose. */
+#define WG_STREAM_FMA 8
+
 /* sum_k coef[k * stride] * v[k] over n terms, zero coefficients skipped,
  * +-1 as adds and subtracts; a vector of zeros when every one is 0. */
 static LLVMValueRef lin(rt_jit_lower_t *L, int32_t vw, const double *coef, int32_t stride,
@@ -666,7 +676,13 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
    * 1494-1793 against 1413-1458, the 64@56x56 ones 1411-1455 against
    * 1243-1404; --profile, Zen 5 host). With units of 12 tiles the
    * 49-tile layers had 5 units, 3 on one of two tasks: channels won
-   * there (resnet18's 760-940 -> 620-650 us). */
+   * there (resnet18's 760-940 -> 620-650 us). Each task also streams
+   * its share of the transformed weight from memory, WG_STREAM_FMA per
+   * float in the same units (per sub tiles of a2 * C multiply-adds: the
+   * whole weight, O columns, split by units; its channels' split by
+   * channels): with few tiles to share it (7x7: 4 units of 4 tiles, 16.8
+   * MB for 512 channels) streaming both halves on both cores cost more
+   * than all the arithmetic. */
   const int64_t per_img = (g.ntiles + g.sub - 1) / g.sub;
   const int64_t units = p->n * per_img;
   const int64_t nob = p->o / g.nw;
@@ -674,10 +690,13 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   LLVMValueRef u_per = LLVMBuildSDiv(B, LLVMBuildAdd(B, rt_jit_i64(L, units), tm1, ""), ntasks, "");
   LLVMValueRef ob_per = LLVMBuildSDiv(B, LLVMBuildAdd(B, rt_jit_i64(L, nob), tm1, ""), ntasks, "");
   const int64_t xform = 4 * g.alpha;
-  LLVMValueRef cost_u = LLVMBuildMul(B, u_per, rt_jit_i64(L, p->o + xform), "");
-  LLVMValueRef cost_c = LLVMBuildMul(B, rt_jit_i64(L, units),
-                                     LLVMBuildAdd(B, LLVMBuildMul(B, ob_per, rt_jit_i64(L, g.nw), ""),
-                                                  rt_jit_i64(L, xform), ""), "");
+  LLVMValueRef cols_c = LLVMBuildMul(B, ob_per, rt_jit_i64(L, g.nw), "");
+  LLVMValueRef cost_u = rt_jit_i64(L, p->o * WG_STREAM_FMA / g.sub);
+  cost_u = LLVMBuildAdd(B, LLVMBuildMul(B, u_per, rt_jit_i64(L, p->o + xform), ""), cost_u, "");
+  LLVMValueRef cost_c = LLVMBuildMul(B, rt_jit_i64(L, units), LLVMBuildAdd(B, cols_c, rt_jit_i64(L, xform), ""), "");
+  cost_c = LLVMBuildAdd(B, cost_c,
+                        LLVMBuildSDiv(B, LLVMBuildMul(B, cols_c, rt_jit_i64(L, WG_STREAM_FMA), ""), rt_jit_i64(L, g.sub), ""),
+                        "");
   LLVMValueRef by_units = LLVMBuildICmp(B, LLVMIntSLE, cost_u, cost_c, "");
   LLVMValueRef u_lo, u_hi, ob_lo, ob_hi;
   rt_jit_tpl_split(L, units, task, ntasks, &u_lo, &u_hi);
