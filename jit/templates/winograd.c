@@ -63,6 +63,13 @@
  * its other Winograd kernels keep their split. One thread has one task:
  * no split to choose. */
 #define WG_STREAM_FMA 8
+/* Transformed weights up to this size count as cached, not streamed:
+ * they may stay in L2 or L3 from run to run (SqueezeNet's, 590 KB each,
+ * in a model of 5 MB), and there the split by tiles they had without the
+ * streaming term ran as fast or faster (its 32 -> 128 @27x27 and 48 ->
+ * 192 @13x13 kernels, 2 threads, summed per-kernel minima over 6 rounds:
+ * 93 / 80 us counted as streamed, 73 / 67 not; medians within noise). */
+#define WG_STREAM_MIN_BYTES (1 << 20)
 
 /* sum_k coef[k * stride] * v[k] over n terms, zero coefficients skipped,
  * +-1 as adds and subtracts; a vector of zeros when every one is 0. */
@@ -677,12 +684,12 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
    * 1243-1404; --profile, Zen 5 host). With units of 12 tiles the
    * 49-tile layers had 5 units, 3 on one of two tasks: channels won
    * there (resnet18's 760-940 -> 620-650 us). Each task also streams
-   * its share of the transformed weight from memory, WG_STREAM_FMA per
-   * float in the same units (per sub tiles of a2 * C multiply-adds: the
-   * whole weight, O columns, split by units; its channels' split by
-   * channels): with few tiles to share it (7x7: 4 units of 4 tiles, 16.8
-   * MB for 512 channels) streaming both halves on both cores cost more
-   * than all the arithmetic. */
+   * its share of a transformed weight over WG_STREAM_MIN_BYTES from
+   * memory, WG_STREAM_FMA per float in the same units (per sub tiles of
+   * a2 * C multiply-adds): the whole weight, O columns, split by units;
+   * its channels' share split by channels. With few tiles to share it
+   * (7x7: 4 units of 4 tiles, 16.8 MB for 512 channels) streaming all of
+   * it on both cores cost more than the arithmetic. */
   const int64_t per_img = (g.ntiles + g.sub - 1) / g.sub;
   const int64_t units = p->n * per_img;
   const int64_t nob = p->o / g.nw;
@@ -690,12 +697,13 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   LLVMValueRef u_per = LLVMBuildSDiv(B, LLVMBuildAdd(B, rt_jit_i64(L, units), tm1, ""), ntasks, "");
   LLVMValueRef ob_per = LLVMBuildSDiv(B, LLVMBuildAdd(B, rt_jit_i64(L, nob), tm1, ""), ntasks, "");
   const int64_t xform = 4 * g.alpha;
+  const int64_t stream = g.a2 * p->c * p->o * 4 > WG_STREAM_MIN_BYTES ? WG_STREAM_FMA : 0;
   LLVMValueRef cols_c = LLVMBuildMul(B, ob_per, rt_jit_i64(L, g.nw), "");
-  LLVMValueRef cost_u = rt_jit_i64(L, p->o * WG_STREAM_FMA / g.sub);
+  LLVMValueRef cost_u = rt_jit_i64(L, p->o * stream / g.sub);
   cost_u = LLVMBuildAdd(B, LLVMBuildMul(B, u_per, rt_jit_i64(L, p->o + xform), ""), cost_u, "");
   LLVMValueRef cost_c = LLVMBuildMul(B, rt_jit_i64(L, units), LLVMBuildAdd(B, cols_c, rt_jit_i64(L, xform), ""), "");
   cost_c = LLVMBuildAdd(B, cost_c,
-                        LLVMBuildSDiv(B, LLVMBuildMul(B, cols_c, rt_jit_i64(L, WG_STREAM_FMA), ""), rt_jit_i64(L, g.sub), ""),
+                        LLVMBuildSDiv(B, LLVMBuildMul(B, cols_c, rt_jit_i64(L, stream), ""), rt_jit_i64(L, g.sub), ""),
                         "");
   LLVMValueRef by_units = LLVMBuildICmp(B, LLVMIntSLE, cost_u, cost_c, "");
   LLVMValueRef u_lo, u_hi, ob_lo, ob_hi;
