@@ -453,8 +453,8 @@ static rt_status_t emit(LLVMTargetMachineRef tm, LLVMModuleRef mod, LLVMCodeGenF
  *    expand's vector GEMM; the depthwise kernels since their output went
  *    through the vector epilogue: mobilenet_v2's ten took 1148 ms of
  *    optimization and 782 of codegen thread time under O3, 429 and 570
- *    under C2, run time within noise). Found the same way on four of resnet18's and
- *    mobilenet_v2's kernels (their assembly equal to default<O1>'s; other
+ *    under C2, run time within noise). Found the same way on four of
+ *    resnet18's and mobilenet_v2's kernels (their assembly equal to default<O1>'s; other
  *    models' im2colT kernels then differ from O1's in the registers and
  *    spills of their setup code), with O3's unroller
  *    (loop-unroll<O3>: partial and runtime unrolling of the tap and K

@@ -1633,16 +1633,17 @@ typedef struct dw_expand_t {
  * of an input and weight in memory, to the depthwise input's shape, whose
  * tail ops the vector epilogue applies to a vector of pixels, with a
  * depthwise stride of at most 2? */
-static bool in_memory(const rt_ir_expr_t *e) {
-  return e->kind == RT_IR_VAR || e->kind == RT_IR_CONSTANT;
+/* e's data is raw memory: rt_jit_tpl_raw, or before lowering (L NULL)
+ * a param or constant. */
+static bool in_memory(rt_jit_lower_t *L, const rt_ir_expr_t *e) {
+  return L ? rt_jit_tpl_raw(L, e) : e->kind == RT_IR_VAR || e->kind == RT_IR_CONSTANT;
 }
 
-/* dw_expand_of's conditions on the nodes alone (L == NULL: before
- * lowering, a param or constant counting as in memory): the expand's
- * anchor, or NULL. */
+/* dw_expand_of's conditions, with L NULL on the nodes alone (before
+ * lowering): the expand's anchor and its input channels *k, or NULL. */
 static const rt_ir_expr_t *dw_expand_anchor(rt_jit_lower_t *L, const rt_jit_conv2d_t *c, const rt_ir_expr_t *x,
                                             int64_t *k) {
-  if ((L ? rt_jit_tpl_raw(L, x) : in_memory(x)) || c->sw > 2) return NULL;
+  if (in_memory(L, x) || c->sw > 2) return NULL;
   const rt_ir_expr_t *a = rt_ir_anchor_of(x, RT_OP_NN_CONV2D);
   rt_jit_conv2d_t ec;
   if (!a || !rt_jit_tpl_conv2d_attrs(a, &ec)) return NULL;
@@ -1650,10 +1651,8 @@ static const rt_ir_expr_t *dw_expand_anchor(rt_jit_lower_t *L, const rt_jit_conv
   if (ec.pt || ec.pl || ec.pb || ec.pr || ec.n != c->n || ec.o != c->c || ec.oh != c->h || ec.ow != c->w) {
     return NULL;
   }
-  for (int32_t i = 0; i < 2; ++i) {
-    if (!(L ? rt_jit_tpl_raw(L, a->call.args[i]) : in_memory(a->call.args[i]))) return NULL;
-  }
-  if (!(L ? rt_jit_tpl_vepi_uniform_ok(L, a, x, 2, 4) : rt_jit_tpl_vepi_uniform_takes(a, x, 2, 4))) return NULL;
+  if (!in_memory(L, a->call.args[0]) || !in_memory(L, a->call.args[1])) return NULL;
+  if (!rt_jit_tpl_vepi_uniform_ok(L, a, x, 2, 4)) return NULL;
   *k = ec.c;
   return a;
 }
@@ -1671,8 +1670,8 @@ bool rt_jit_tpl_conv2d_dw_explicit(const rt_ir_expr_t *anchor, const rt_ir_expr_
   if (!rt_jit_tpl_conv2d_attrs(anchor, &c) || c.kh * c.kw > DW_MAX_TAPS) return false;
   const rt_ir_expr_t *x = anchor->call.args[0];
   int64_t k;
-  if (!in_memory(anchor->call.args[1]) || c.sw > 2) return false;
-  if (!in_memory(x) && !dw_expand_anchor(NULL, &c, x, &k)) return false;
+  if (!in_memory(NULL, anchor->call.args[1]) || c.sw > 2) return false;
+  if (!in_memory(NULL, x) && !dw_expand_anchor(NULL, &c, x, &k)) return false;
   return rt_jit_tpl_vepi_takes(anchor, out, 2, 4);
 }
 

@@ -316,13 +316,6 @@ bool rt_jit_tpl_vepi_uniform_ok(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, c
   return vexpr(&v, out, false, NULL, 0);
 }
 
-bool rt_jit_tpl_vepi_uniform_takes(const rt_ir_expr_t *anchor, const rt_ir_expr_t *out, int32_t d0, int32_t d1) {
-  vepi_t v;
-  if (!vepi_init(&v, NULL, anchor, out, d0, d1, 8)) return false;
-  v.uniform = true;
-  return vexpr(&v, out, false, NULL, 0);
-}
-
 /* out's vector over the lanes (uniform: every operand constant over
  * them), named "vepi" for the tests, which look for it in the
  * unoptimized IR. */

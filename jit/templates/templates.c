@@ -823,7 +823,9 @@ static void micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, in
   if (pf) {
     /* The same row of the panel at pf: its lines (16 floats each). */
     LLVMValueRef pp = rt_jit_tpl_gep(L, pf, boff);
-    for (int64_t f = 0; f < (int64_t)vw * nv; f += 16) rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, pp, rt_jit_i64(L, f)), false);
+    for (int64_t f = 0; f < (int64_t)vw * nv; f += 16) {
+      rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, pp, rt_jit_i64(L, f)), false);
+    }
   }
   for (int32_t r = 0; r < mr; ++r) {
     LLVMValueRef s = rt_jit_tpl_splat(L, rt_jit_tpl_loadf(L, arow[r], k), vw);

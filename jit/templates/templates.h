@@ -229,11 +229,10 @@ void rt_jit_tpl_vepi_prefetch(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, con
  * rt_jit_tpl_vepi_uniform then gives out's vector for the anchor's
  * `value` (idx: any position of the lanes' dims, the others fixed)
  * without storing it, in *out_value; it fails (INTERNAL) only for an out
- * that _ok rejects. */
+ * that _ok rejects. _ok with L NULL decides from the nodes alone, before
+ * lowering (as rt_jit_tpl_vepi_takes). */
 bool rt_jit_tpl_vepi_uniform_ok(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const rt_ir_expr_t *out,
                                 int32_t d0, int32_t d1);
-/* rt_jit_tpl_vepi_uniform_ok from the nodes alone (as rt_jit_tpl_vepi_takes). */
-bool rt_jit_tpl_vepi_uniform_takes(const rt_ir_expr_t *anchor, const rt_ir_expr_t *out, int32_t d0, int32_t d1);
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_vepi_uniform(rt_jit_lower_t *L, const rt_ir_expr_t *anchor,
                                                        const rt_ir_expr_t *out, int32_t d0, int32_t d1,
                                                        const LLVMValueRef *idx, LLVMValueRef value,

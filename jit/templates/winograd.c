@@ -433,7 +433,8 @@ static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef rows, LLVMValue
   if (inplace) {
     LLVMValueRef last_o = LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildAdd(B, lo.iv, rt_jit_i64(L, 1), ""), g->ob_hi, "");
     LLVMValueRef last_e = LLVMBuildICmp(B, LLVMIntEQ, le.iv, rt_jit_i64(L, g->a2 - 1), "");
-    LLVMValueRef next_e = rt_jit_tpl_gep(L, ub, LLVMBuildAdd(B, LLVMBuildMul(B, LLVMBuildAdd(B, le.iv, rt_jit_i64(L, 1), ""), rt_jit_i64(L, C * O), ""),
+    LLVMValueRef e1 = LLVMBuildAdd(B, le.iv, rt_jit_i64(L, 1), "");
+    LLVMValueRef next_e = rt_jit_tpl_gep(L, ub, LLVMBuildAdd(B, LLVMBuildMul(B, e1, rt_jit_i64(L, C * O), ""),
                                                            LLVMBuildMul(B, g->ob_lo, rt_jit_i64(L, C * nw), ""), ""));
     pfnext = LLVMBuildSelect(B, last_o, LLVMBuildSelect(B, last_e, panel, next_e, ""),
                              rt_jit_tpl_gep(L, panel, rt_jit_i64(L, C * nw)), "");
