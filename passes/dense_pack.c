@@ -3,7 +3,7 @@
  * layout the GEMM template reads (jit/templates/dense.c), as TVM's
  * AlterOpLayout does for its x86 dense_pack strategy and ORT its
  * pre-packing, and the convolutions that run as the swapped GEMM
- * (conv2d.im2colT: 1x1 ones, and k x k ones of small images on 16 lanes;
+ * (conv2d.im2colT: 1x1 ones, and k x k ones of small images;
  * rt_ir_conv_gemm_swapped) into nn.conv2d with the same panels as an
  * OIHW16o kernel (rewrite_conv below). Dense products:
  *   nn.dense(x, W)                      W (N, K)

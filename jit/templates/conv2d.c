@@ -58,8 +58,8 @@
  * transposed in registers (dense.c). conv2d.im2colT_pack: the same for a
  * weight packed at build time in panels of vw*nv output channels
  * (nn.conv2d's kernel_layout OIHW16o, passes/dense_pack.c), B read in
- * place; with a k x k kernel (DensePack packs those of small images on
- * 16 lanes) A is packed from a zero-padded copy of the input that each
+ * place; with a k x k kernel (DensePack packs those of small images,
+ * rt_ir_conv_gemm_swapped) A is packed from a zero-padded copy of the input that each
  * task makes, through a table of padded pixel offsets (the stride) and
  * one of tap offsets (input channel, kh, kw: the dilation).
  *
