@@ -363,11 +363,18 @@ bool rt_ir_conv1x1_gemm_swapped(int64_t in_per_group, int64_t out_per_group, int
  * host (Zen 3, 1 thread, `--profile` over 4 rounds in ABBA order):
  * direct 1843-2221 us (minima; means 2343-2914), swapped 1563-1889
  * (means 1770-2288); resnet18 faster in 12 of 16 alternated pairs of
- * runs (median of the pairs' ratios 0.91). */
+ * runs (median of the pairs' ratios 0.91). On 8 lanes a strided one
+ * of up to 196 output pixels (14x14) runs swapped too: ResNet-50's 256
+ * -> 256 3x3 stride-2 layer (28x28 -> 14x14), same host, 4 rounds:
+ * direct 3439-3618 us (minima; means 4496-5024), swapped 2975-3168
+ * (4304-4609); its 128 -> 128 one onto 28x28 ran no faster swapped
+ * (3215-3608 against 3347-3598). Stride-1 layers of that size are
+ * Winograd's (passes/conv2d_winograd.c). */
 bool rt_ir_conv_gemm_swapped(int64_t in_channels, int64_t out_channels, int64_t kh, int64_t kw,
                              int64_t out_pixels, bool strided, int32_t lanes) {
   if (kh == 1 && kw == 1) return rt_ir_conv1x1_gemm_swapped(in_channels, out_channels, out_pixels, strided, lanes);
-  return out_channels >= 64 && in_channels >= 16 && out_pixels <= 64;
+  if (out_channels < 64 || in_channels < 16) return false;
+  return out_pixels <= 64 || (lanes < 16 && strided && out_pixels <= 196);
 }
 
 static rt_status_t conv_rel(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {
