@@ -549,11 +549,12 @@ static rt_status_t copy_phases(rt_jit_lower_t *L, const conv_ctx_t *cc, LLVMValu
 typedef struct direct_blocking_t {
   int64_t kc;   /* K block (== K: one block) */
   bool q_outer; /* q tiles outer, row tiles inner */
+  bool pf_q;    /* q tiles outer: the row tiles prefetch the next q tile's B (conv_direct) */
 } direct_blocking_t;
 
 static direct_blocking_t direct_blocking(int64_t M, int64_t K, int64_t xbytes) {
   enum { kL2 = 256 << 10, kL2Whole = 512 << 10, kBBlock = 128 << 10, kABytes = 128 << 10, kMinKc = 64 };
-  direct_blocking_t z = {K, false};
+  direct_blocking_t z = {K, false, false};
   if (xbytes <= kL2) return z;
   if (M * K * 4 <= kABytes) {
     z.q_outer = true;
@@ -787,8 +788,9 @@ static rt_status_t direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, in
                                 LLVMValueRef k0, int64_t kk, LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef tail,
                                 int64_t mfull, LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef abase,
                                 LLVMValueRef xp, LLVMValueRef tab, int64_t bstride, LLVMValueRef wsc, int64_t qpad,
-                                bool q_outer, const direct_epi_t *epi, const direct_copy_t *cp) {
+                                const direct_blocking_t *z, const direct_epi_t *epi, const direct_copy_t *cp) {
   LLVMBuilderRef B = L->b;
+  const bool q_outer = z->q_outer;
   if (cp) {
     LLVMValueRef c0 = LLVMBuildUDiv(B, k0, rt_jit_i64(L, cp->taps), "");
     LLVMValueRef c1 = LLVMBuildUDiv(B, LLVMBuildAdd(B, k0, rt_jit_i64(L, kk), ""), rt_jit_i64(L, cp->taps), "");
@@ -857,6 +859,25 @@ static rt_status_t direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, in
       rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, nextw, LLVMBuildMul(B, lpf.iv, rt_jit_i64(L, 16), "")), false);
       rt_jit_loop_end(L, &lpf, NULL);
     }
+    if (z->pf_q && tab && part == 0) {
+      /* Row tile j of n prefetches rows [j*per, (j+1)*per) of the next q
+       * tile's B panel (its first lines and its last), through the tap
+       * table as the micro-kernel reads them. */
+      LLVMValueRef nt = rt_jit_max(L, LLVMBuildSub(B, t_hi, t_lo, ""), rt_jit_i64(L, 1));
+      LLVMValueRef kper = LLVMBuildUDiv(B, LLVMBuildAdd(B, rt_jit_i64(L, kk - 1), nt, ""), nt, "");
+      LLVMValueRef k_lo = LLVMBuildMul(B, LLVMBuildSub(B, lt.iv, t_lo, ""), kper, "");
+      LLVMValueRef k_hi = rt_jit_min(L, LLVMBuildAdd(B, k_lo, kper, ""), rt_jit_i64(L, kk));
+      LLVMValueRef nb = rt_jit_tpl_gep(L, xk, LLVMBuildAdd(B, q0, rt_jit_i64(L, qstep), ""));
+      rt_jit_loop_t lpf;
+      rt_jit_loop_begin(L, k_lo, k_hi, 0, NULL, &lpf);
+      LLVMValueRef at = LLVMBuildGEP2(B, L->i32, ktab, &lpf.iv, 1, "");
+      LLVMValueRef o = LLVMBuildLoad2(B, L->i32, at, "");
+      LLVMSetAlignment(o, 4);
+      LLVMValueRef row = rt_jit_tpl_gep(L, nb, LLVMBuildSExt(B, o, L->i64, ""));
+      for (int64_t f = 0; f < qstep; f += 16) rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, row, rt_jit_i64(L, f)), false);
+      if (qstep % 16 != 0) rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, row, rt_jit_i64(L, qstep - 1)), false);
+      rt_jit_loop_end(L, &lpf, NULL);
+    }
     LLVMValueRef c = rt_jit_tpl_gep(L, wsc, LLVMBuildAdd(B, LLVMBuildMul(B, i0, rt_jit_i64(L, qpad), ""), q0, ""));
     if (epi) {
       LLVMValueRef acc[RT_JIT_MAX_CARRY];
@@ -883,30 +904,30 @@ static rt_status_t direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mtail, in
                                 int64_t K,
                                 int64_t kc, LLVMValueRef t_lo, LLVMValueRef t_hi, LLVMValueRef tail, int64_t mfull,
                                 LLVMValueRef q_lo, LLVMValueRef q_hi, LLVMValueRef abase, LLVMValueRef xp,
-                                LLVMValueRef tab, int64_t bstride, LLVMValueRef wsc, int64_t qpad, bool q_outer,
-                                const direct_epi_t *epi, const direct_copy_t *cp) {
+                                LLVMValueRef tab, int64_t bstride, LLVMValueRef wsc, int64_t qpad,
+                                const direct_blocking_t *z, const direct_epi_t *epi, const direct_copy_t *cp) {
   const int64_t nfull = K / kc, krem = K % kc;
   /* Full blocks stored by the loop: all of them, or all but the last one
    * when that one takes the epilogue. */
   const int64_t nloop = epi && !krem ? nfull - 1 : nfull;
   if (nloop == 1) {
     RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, qstep, K, rt_jit_i64(L, 0), kc, t_lo, t_hi, tail, mfull, q_lo,
-                                    q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, NULL, cp));
+                                    q_hi, abase, xp, tab, bstride, wsc, qpad, z, NULL, cp));
   } else if (nloop > 1) {
     rt_jit_loop_t lk;
     rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nloop), 0, NULL, &lk);
     RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, qstep, K, LLVMBuildMul(L->b, lk.iv, rt_jit_i64(L, kc), ""), kc,
-                                    t_lo, t_hi, tail, mfull, q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer,
+                                    t_lo, t_hi, tail, mfull, q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, z,
                                     NULL, cp));
     rt_jit_loop_end(L, &lk, NULL);
   }
   if (nloop < nfull) {
     RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, qstep, K, rt_jit_i64(L, nloop * kc), kc, t_lo, t_hi, tail, mfull,
-                                    q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, epi, cp));
+                                    q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, z, epi, cp));
   }
   if (krem) {
     RT_RETURN_IF_ERROR(direct_block(L, mr, mtail, nv, vw, qstep, K, rt_jit_i64(L, nfull * kc), krem, t_lo, t_hi, tail,
-                                    mfull, q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, q_outer, epi, cp));
+                                    mfull, q_lo, q_hi, abase, xp, tab, bstride, wsc, qpad, z, epi, cp));
   }
   return RT_OK;
 }
@@ -981,7 +1002,7 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
     rt_jit_tpl_split(L, qt, task, ntasks, &q_lo, &q_hi);
   }
   const bool wraw = rt_jit_tpl_raw(L, cc->w);
-  const direct_blocking_t z = direct_blocking(M, K, (inplace ? K * hqwq : xsize) * 4);
+  direct_blocking_t z = direct_blocking(M, K, (inplace ? K * hqwq : xsize) * 4);
   /* The epilogue on the registers where q is the output's pixel index,
    * or, for tail ops constant over the pixels, where a vector of q spans
    * at most two output rows (direct_tile_rows). */
@@ -1064,6 +1085,20 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
     }
   }
   const bool q_outer = z.q_outer;
+  /* With q tiles outer, a q tile's B panel (K rows of nw floats, H*W
+   * apart where B is the input read in place) comes from L3 or memory as
+   * K short streams the hardware prefetcher does not follow, and the
+   * first row tile waits for them: each row tile prefetches its share of
+   * the next q tile's rows. On 8 lanes (an AVX2 Zen 3 host, 1 thread,
+   * `bench_kernels 9 pw_`, best of 9, 4 alternated runs each): the best
+   * run of 7 of the 8 direct layers rose (ResNet-50's 64->256 @56 0.68 ->
+   * 0.91 of the FMA peak, 256->64 0.79 -> 0.86, 256->128 0.73 -> 0.80,
+   * 64->64 0.81 -> 0.89, MobileNet's 16->96 @112 0.56 -> 0.65; 144->24
+   * 0.88 -> 0.83); in the models (--profile, ABBA, summed per-kernel
+   * minima of the direct 1x1 kernels) resnet50 29.0 -> 28.0 ms over 4
+   * rounds, mobilenet_v2 3.09 -> 3.06 ms over 6 (their means 4.52 ->
+   * 4.22). Not measured on 16 lanes, so not taken there. */
+  z.pf_q = q_outer && vw == 8;
   const direct_copy_t *cp = bcopy ? &dcopy : NULL;
   LLVMValueRef t_full = rt_jit_min(L, t_hi, rt_jit_i64(L, mfull));
   LLVMValueRef tail = mtail ? LLVMBuildICmp(B, LLVMIntSGT, t_hi, rt_jit_i64(L, mfull), "") : NULL;
@@ -1081,18 +1116,18 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   const direct_epi_t *ep = vepi ? &epi : NULL;
   if (!narrow || xb) {
     RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, nw, K, kc, t_lo, t_full, tail, mfull, qa_lo, qa_hi, abase,
-                                    xa, tab, 0, wsc, qpad, q_outer, ep, cp));
+                                    xa, tab, 0, wsc, qpad, &z, ep, cp));
   } else {
     LLVMValueRef last = rt_jit_i64(L, qt - 1);
     RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, nw, K, kc, t_lo, t_full, tail, mfull, qa_lo,
-                                    rt_jit_min(L, qa_hi, last), abase, xa, tab, 0, wsc, qpad, q_outer, ep, cp));
+                                    rt_jit_min(L, qa_hi, last), abase, xa, tab, 0, wsc, qpad, &z, ep, cp));
     RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv_last, vw, nw, K, kc, t_lo, t_full, tail, mfull,
-                                    rt_jit_max(L, qa_lo, last), qa_hi, abase, xa, tab, 0, wsc, qpad, q_outer, ep, NULL));
+                                    rt_jit_max(L, qa_lo, last), qa_hi, abase, xa, tab, 0, wsc, qpad, &z, ep, NULL));
   }
   if (xb) {
     /* In place, the partial tile is the last one, alone in this range. */
     RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, narrow ? nv_last : nv, vw, nw, K, kc, t_lo, t_full, tail, mfull,
-                                    qb_lo, qb_hi, abase, xb, NULL, nw, wsc, qpad, q_outer, ep, NULL));
+                                    qb_lo, qb_hi, abase, xb, NULL, nw, wsc, qpad, &z, ep, NULL));
   }
   if (!vepi) {
     RT_RETURN_IF_ERROR(direct_epilogue(L, p, out, data, c, M, mr, wq, qn, nw, qpad, t_lo, t_hi, q_lo, q_hi, n, gi,
