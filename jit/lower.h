@@ -118,11 +118,15 @@ struct rt_jit_lower_t {
   /* The loop nest being emitted covers only the slab of a concatenate's
    * output that its input `input` fills (lower.c, emit_output): where the
    * concatenate is asked for an element whose axis index is the very
-   * value `index`, it reads that input without its chain of compares. */
+   * value `index`, it reads that input without its chain of compares.
+   * With `input` -1 the input is chosen at run time (one nest in a loop
+   * over the inputs, all in memory with one dtype): its data at `base`,
+   * its slab starting at `off` along the axis, `len` long. */
   struct {
     const rt_ir_expr_t *concat;
     int32_t input;
     LLVMValueRef index;
+    LLVMValueRef base, off, len;
   } pin;
 };
 

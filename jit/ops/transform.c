@@ -94,6 +94,22 @@ RT_JIT_ELEM_FN(rt_jit_elem_concatenate) {
   rt_jit_node_t *self = rt_jit_node(L, call);
   int32_t axis;
   RT_RETURN_IF_ERROR(rt_jit_axis(call, rt_ir_attrs_concatenate(call->call.attrs).axis, self->rank, &axis));
+  if (L->pin.concat == call && L->pin.index == idx[axis] && L->pin.input < 0) {
+    /* The input chosen at run time (lower.c, emit_slab_loop): in memory,
+     * of field 0's dtype, its dims the output's but pin.len on the axis. */
+    const rt_jit_node_t *f0 = rt_jit_field_node(L, tup, 0);
+    LLVMValueRef in[RT_TENSOR_MAX_RANK], dims[RT_TENSOR_MAX_RANK];
+    memcpy(in, idx, (size_t)self->rank * sizeof *in);
+    memcpy(dims, self->dims, (size_t)self->rank * sizeof *dims);
+    in[axis] = LLVMBuildSub(L->b, idx[axis], L->pin.off, "");
+    dims[axis] = L->pin.len;
+    LLVMTypeRef st = rt_jit_storage_type(L, f0->dtype);
+    LLVMValueRef lin = rt_jit_linear(L, self->rank, in, dims);
+    LLVMValueRef v = LLVMBuildLoad2(L->b, st, LLVMBuildGEP2(L->b, st, L->pin.base, &lin, 1, ""), "");
+    LLVMSetAlignment(v, (unsigned)rt_dtype_size(f0->dtype));
+    *out_value = rt_jit_from_storage(L, v, f0->dtype);
+    return RT_OK;
+  }
   if (L->pin.concat == call && L->pin.index == idx[axis]) {
     /* The loop nest runs over input pin.input's slab only (lower.c). */
     LLVMValueRef off = rt_jit_i64(L, 0);

@@ -784,6 +784,19 @@ static void fused_cases(void) {
       "%%0 = concatenate((%%a, %%b), axis=1); sigmoid(%%0)");
   ADD("fused", TOL_E, "%a: Tensor[(2, 1, 3), float32], %b: Tensor[(2, 2, 3), float32]",
       "%%0 = concatenate((%%a, %%b), axis=1); %%1 = transpose(%%0, axes=[0, 2, 1]); negative(%%1)");
+  /* Three or more inputs, all params of the group: one nest in a loop
+   * over the inputs, each read through a pointer chosen at run time
+   * (jit/lower.c, emit_slab_loop): the axis last, batch 2 with a
+   * per-channel scale, an integer dtype, and one input computed in the
+   * group (back to a nest per input). */
+  ADD("fused", TOL_E, "%a: Tensor[(2, 3, 5), float32], %b: Tensor[(2, 3, 4), float32], %c: Tensor[(2, 3, 1), float32], %r: Tensor[(2, 3, 10), float32]",
+      "%%0 = concatenate((%%a, %%b, %%c), axis=-1); add(%%0, %%r)");
+  ADD("fused", TOL_E, "%a: Tensor[(2, 3, 2, 5), float32], %b: Tensor[(2, 1, 2, 5), float32], %c: Tensor[(2, 4, 2, 5), float32], %s: Tensor[(8, 1, 1), float32]",
+      "%%0 = concatenate((%%a, %%b, %%c), axis=1); %%1 = multiply(%%0, %%s); nn.relu(%%1)");
+  ADD("fused", TOL_E, "%a: Tensor[(1, 3, 4), int32], %b: Tensor[(2, 3, 4), int32], %c: Tensor[(1, 3, 4), int32]",
+      "%%0 = concatenate((%%a, %%b, %%c), axis=0); negative(%%0)");
+  ADD("fused", TOL_E, "%a: Tensor[(1, 2, 3, 3), float32], %b: Tensor[(1, 3, 3, 3), float32], %c: Tensor[(1, 1, 3, 3), float32]",
+      "%%0 = exp(%%b); %%1 = concatenate((%%a, %%0, %%c), axis=1); nn.relu(%%1)");
 }
 
 static void dynamic_cases(void);
