@@ -475,12 +475,54 @@ static LLVMValueRef load_field(rt_jit_lower_t *L, LLVMValueRef args, int32_t i, 
   return LLVMBuildLoad2(L->b, ty, p, "");
 }
 
+/* The checks of the arguments whose dims are all static, gathered by
+ * check_arg and emitted as one loop over a table (emit_static_checks):
+ * emitted one by one, the checks of DenseNet-121's concatenate kernels
+ * (30-odd arguments, 7 blocks each) were a quarter of its compile time.
+ * Row j of `spec`: argument, rank, dtype code | bits << 8, then the dims
+ * (SPEC_STRIDE i64s a row); three messages a row in `msgs`: rank or
+ * dtype, shape, strides. */
+#define SPEC_STRIDE (3 + RT_TENSOR_MAX_RANK)
+typedef struct static_checks_t {
+  LLVMValueRef *spec, *msgs;
+  int32_t count;
+} static_checks_t;
+
 /* Checks descriptor i against (dtype, rank, shape) and loads its dims into
- * dims[] (constants for static dims). */
+ * dims[] (constants for static dims). With `sc`, an argument whose dims
+ * are all static is only recorded there, for emit_static_checks. */
 static void check_arg(rt_jit_lower_t *L, LLVMValueRef args, int32_t i, rt_dtype_t dt,
-                      int32_t rank, const int64_t *shape, LLVMValueRef *dims) {
+                      int32_t rank, const int64_t *shape, LLVMValueRef *dims, static_checks_t *sc) {
   char msg[160];
   char dname[RT_DTYPE_NAME_MAX];
+  bool fixed = sc != NULL;
+  for (int32_t k = 0; k < rank; ++k) fixed = fixed && shape[k] != RT_DIM_ANY;
+  if (fixed) {
+    LLVMValueRef *row = sc->spec + (size_t)sc->count * SPEC_STRIDE;
+    row[0] = rt_jit_i64(L, i);
+    row[1] = rt_jit_i64(L, rank);
+    row[2] = rt_jit_i64(L, (int64_t)dt.code | (int64_t)dt.bits << 8);
+    char text[128] = "";
+    size_t at = 0;
+    for (int32_t k = 0; k < RT_TENSOR_MAX_RANK; ++k) {
+      row[3 + k] = rt_jit_i64(L, k < rank ? shape[k] : 0);
+      if (k < rank) {
+        dims[k] = rt_jit_i64(L, shape[k]);
+        if (at < sizeof text) {
+          at += (size_t)snprintf(text + at, sizeof text - at, "%s%lld", k ? ", " : "", (long long)shape[k]);
+        }
+      }
+    }
+    LLVMValueRef *m = sc->msgs + (size_t)sc->count * 3;
+    snprintf(msg, sizeof msg, "argument %d: expected rank %d and dtype %s", i, rank, rt_dtype_name(dt, dname));
+    m[0] = message_global(L, msg);
+    snprintf(msg, sizeof msg, "argument %d: expected shape (%s)", i, text);
+    m[1] = message_global(L, msg);
+    snprintf(msg, sizeof msg, "argument %d: strided tensors are not supported (compact it)", i);
+    m[2] = message_global(L, msg);
+    sc->count++;
+    return;
+  }
   LLVMValueRef r = load_field(L, args, i, ARG_RANK, L->i32);
   snprintf(msg, sizeof msg, "argument %d: expected rank %d", i, rank);
   rt_jit_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, r, rt_jit_i32(L, rank), ""), msg);
@@ -530,6 +572,83 @@ static void check_arg(rt_jit_lower_t *L, LLVMValueRef args, int32_t i, rt_dtype_
   rt_jit_check(L, all, msg);
   LLVMBuildBr(L->b, cont);
   LLVMPositionBuilderAtEnd(L->b, cont);
+}
+
+/* A check inside emit_static_checks' loop: where ok is false the kernel
+ * reports the message at `msg` (a pointer loaded at run time) and fails. */
+static void check_loaded(rt_jit_lower_t *L, LLVMValueRef ok, LLVMValueRef msg) {
+  LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(L->c, L->fn, "fail");
+  LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(L->c, L->fn, "ok");
+  LLVMBuildCondBr(L->b, ok, cont, fail);
+  LLVMPositionBuilderAtEnd(L->b, fail);
+  call_set_error(L, L->ctx, msg);
+  LLVMBuildRet(L->b, rt_jit_i32(L, 1));
+  LLVMPositionBuilderAtEnd(L->b, cont);
+}
+
+static LLVMValueRef load_i64_at(rt_jit_lower_t *L, LLVMValueRef table, LLVMValueRef at) {
+  return LLVMBuildLoad2(L->b, L->i64, LLVMBuildGEP2(L->b, L->i64, table, &at, 1, ""), "");
+}
+
+/* The checks check_arg gathered in `sc`: for each row, the descriptor's
+ * rank and dtype, then its dims, then its strides (NULL, or the compact
+ * ones; a size-1 dim's stride is irrelevant), as check_arg's inline
+ * checks do one by one. */
+static void emit_static_checks(rt_jit_lower_t *L, LLVMValueRef args, const static_checks_t *sc) {
+  if (sc->count == 0) return;
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef spec = rt_jit_private_constant(
+      L, LLVMConstArray(L->i64, sc->spec, (unsigned)(sc->count * SPEC_STRIDE)), "arg_spec");
+  LLVMValueRef msgs = rt_jit_private_constant(L, LLVMConstArray(L->ptr, sc->msgs, (unsigned)(sc->count * 3)),
+                                              "arg_msgs");
+  LLVMTypeRef at = arg_type(L);
+  rt_jit_loop_t lj;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, sc->count), 0, NULL, &lj);
+  LLVMValueRef row = LLVMBuildMul(B, lj.iv, rt_jit_i64(L, SPEC_STRIDE), "");
+  LLVMValueRef m0 = LLVMBuildMul(B, lj.iv, rt_jit_i64(L, 3), "");
+  LLVMValueRef msg[3];
+  for (int32_t k = 0; k < 3; ++k) {
+    LLVMValueRef ix = LLVMBuildAdd(B, m0, rt_jit_i64(L, k), "");
+    msg[k] = LLVMBuildLoad2(B, L->ptr, LLVMBuildGEP2(B, L->ptr, msgs, &ix, 1, ""), "");
+  }
+  LLVMValueRef ai = load_i64_at(L, spec, row);
+  LLVMValueRef rank = load_i64_at(L, spec, LLVMBuildAdd(B, row, rt_jit_i64(L, 1), ""));
+  LLVMValueRef key = load_i64_at(L, spec, LLVMBuildAdd(B, row, rt_jit_i64(L, 2), ""));
+  LLVMValueRef desc = LLVMBuildGEP2(B, at, args, &ai, 1, "");
+#define FIELD(f, ty) LLVMBuildLoad2(B, ty, LLVMBuildStructGEP2(B, at, desc, f, ""), "")
+  LLVMValueRef ok = LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildSExt(B, FIELD(ARG_RANK, L->i32), L->i64, ""), rank, "");
+  LLVMValueRef code = LLVMBuildZExt(B, FIELD(ARG_CODE, L->i8), L->i64, "");
+  LLVMValueRef bits = LLVMBuildZExt(B, FIELD(ARG_BITS, L->i8), L->i64, "");
+  ok = LLVMBuildAnd(B, ok, LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildOr(B, code, LLVMBuildShl(B, bits, rt_jit_i64(L, 8), ""), ""), key, ""), "");
+  ok = LLVMBuildAnd(B, ok, LLVMBuildICmp(B, LLVMIntEQ, FIELD(ARG_LANES, L->i16), LLVMConstInt(L->i16, 1, 0), ""), "");
+  check_loaded(L, ok, msg[0]);
+  LLVMValueRef shp = FIELD(ARG_SHAPE, L->ptr), str = FIELD(ARG_STRIDES, L->ptr);
+#undef FIELD
+  LLVMValueRef dims0 = LLVMBuildAdd(B, row, rt_jit_i64(L, 3), "");
+  LLVMValueRef init = LLVMConstInt(L->i1, 1, 0);
+  rt_jit_loop_t lk;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rank, 1, &init, &lk);
+  LLVMValueRef d = LLVMBuildLoad2(B, L->i64, LLVMBuildGEP2(B, L->i64, shp, &lk.iv, 1, ""), "");
+  LLVMValueRef e = load_i64_at(L, spec, LLVMBuildAdd(B, dims0, lk.iv, ""));
+  LLVMValueRef same = LLVMBuildAnd(B, lk.carry[0], LLVMBuildICmp(B, LLVMIntEQ, d, e, ""), "");
+  rt_jit_loop_end(L, &lk, &same);
+  check_loaded(L, lk.carry[0], msg[1]);
+  rt_jit_if_t strided;
+  rt_jit_if_begin(L, LLVMBuildIsNotNull(B, str, ""), &strided);
+  LLVMValueRef init2[2] = {rt_jit_i64(L, 1), LLVMConstInt(L->i1, 1, 0)};
+  rt_jit_loop_t ls;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rank, 2, init2, &ls);
+  LLVMValueRef k = LLVMBuildSub(B, LLVMBuildSub(B, rank, rt_jit_i64(L, 1), ""), ls.iv, "");
+  LLVMValueRef st = LLVMBuildLoad2(B, L->i64, LLVMBuildGEP2(B, L->i64, str, &k, 1, ""), "");
+  LLVMValueRef dk = load_i64_at(L, spec, LLVMBuildAdd(B, dims0, k, ""));
+  LLVMValueRef eq = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntEQ, st, ls.carry[0], ""),
+                                LLVMBuildICmp(B, LLVMIntEQ, dk, rt_jit_i64(L, 1), ""), "");
+  LLVMValueRef next[2] = {LLVMBuildMul(B, ls.carry[0], dk, ""), LLVMBuildAnd(B, ls.carry[1], eq, "")};
+  rt_jit_loop_end(L, &ls, next);
+  check_loaded(L, ls.carry[1], msg[2]);
+  rt_jit_if_else(L, &strided, NULL);
+  (void)rt_jit_if_end(L, &strided, NULL);
+  rt_jit_loop_end(L, &lj, NULL);
 }
 
 /* One kernel output: a tensor node (field < 0) or field `field` of a
@@ -899,6 +1018,9 @@ static void set_attr(rt_jit_lower_t *L, LLVMValueRef fn, unsigned index, const c
   LLVMAddAttributeAtIndex(fn, index, LLVMCreateEnumAttribute(L->c, k, 0));
 }
 
+static rt_status_t lower_args(rt_jit_lower_t *L, const rt_ir_expr_t *fn, int32_t nin, int32_t nout,
+                              const out_t *outs, LLVMValueRef body_fn, LLVMValueRef args, static_checks_t *sc);
+
 static rt_status_t lower_body(rt_jit_lower_t *L, const rt_ir_expr_t *fn, int32_t nin,
                               int32_t nout, const out_t *outs,
                               LLVMValueRef body_fn, int64_t *out_work) {
@@ -911,6 +1033,47 @@ static rt_status_t lower_body(rt_jit_lower_t *L, const rt_ir_expr_t *fn, int32_t
   LLVMPositionBuilderAtEnd(L->b, entry);
   L->err = LLVMBuildAlloca(L->b, L->ptr, "err");
   LLVMBuildStore(L->b, LLVMConstNull(L->ptr), L->err);
+  const int32_t nargs = nin + nout + 1;
+  static_checks_t sc = {rt_mem_alloc((size_t)nargs * SPEC_STRIDE * sizeof(LLVMValueRef)),
+                        rt_mem_alloc((size_t)nargs * 3 * sizeof(LLVMValueRef)), 0};
+  /* The inline checks go to a block of their own, which the table's
+   * loop, emitted after lower_args gathered it, runs before: the first
+   * argument in order that fails is the one reported. */
+  LLVMBasicBlockRef inline_checks = LLVMAppendBasicBlockInContext(L->c, body_fn, "args");
+  LLVMPositionBuilderAtEnd(L->b, inline_checks);
+  rt_status_t st = sc.spec && sc.msgs ? lower_args(L, fn, nin, nout, outs, body_fn, args, &sc)
+                                      : RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (argument checks)");
+  if (!st) {
+    LLVMBasicBlockRef cur = LLVMGetInsertBlock(L->b);
+    LLVMPositionBuilderAtEnd(L->b, entry);
+    emit_static_checks(L, args, &sc);
+    LLVMBuildBr(L->b, inline_checks);
+    LLVMPositionBuilderAtEnd(L->b, cur);
+  }
+  rt_mem_free(sc.spec);
+  rt_mem_free(sc.msgs);
+  RT_RETURN_IF_ERROR(st);
+  *out_work = work_per_elem(L);
+  for (int32_t o = 0; o < nout; ++o) {
+    LLVMValueRef data = LLVMGetParam(body_fn, (unsigned)(4 + nin + o));
+    RT_RETURN_IF_ERROR(emit_output(L, &outs[o], data, task, ntasks));
+  }
+  LLVMValueRef e = LLVMBuildLoad2(L->b, L->ptr, L->err, "");
+  LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(L->c, body_fn, "failed");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->c, body_fn, "finished");
+  LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, e, ""), done, fail);
+  LLVMPositionBuilderAtEnd(L->b, fail);
+  call_set_error(L, L->ctx, e);
+  LLVMBuildRet(L->b, rt_jit_i32(L, 1));
+  LLVMPositionBuilderAtEnd(L->b, done);
+  LLVMBuildRet(L->b, rt_jit_i32(L, 0));
+  return RT_OK;
+}
+
+/* The kernel's parameters and outputs: their nodes, data and dims, and
+ * their descriptors' checks (inline, or gathered in sc). */
+static rt_status_t lower_args(rt_jit_lower_t *L, const rt_ir_expr_t *fn, int32_t nin, int32_t nout,
+                              const out_t *outs, LLVMValueRef body_fn, LLVMValueRef args, static_checks_t *sc) {
   /* Parameters: validated descriptors (a tuple param: one per field). */
   for (int32_t i = 0, ai = 0; i < fn->fn.nparams; ++i) {
     const rt_ir_expr_t *p = fn->fn.params[i];
@@ -920,7 +1083,7 @@ static rt_status_t lower_body(rt_jit_lower_t *L, const rt_ir_expr_t *fn, int32_t
       RT_RETURN_IF_ERROR(add_field(L, p, k, &f));
       rt_ir_type_t *ft = rt_ir_type_resolve(rt_ir_type_resolve(p->checked_type)->tuple.fields[k]);
       LLVMValueRef dims[RT_TENSOR_MAX_RANK] = {0};
-      check_arg(L, args, ai, ft->tensor.dtype, ft->tensor.rank, ft->tensor.shape, dims);
+      check_arg(L, args, ai, ft->tensor.dtype, ft->tensor.rank, ft->tensor.shape, dims, sc);
       memcpy(f->node.dims, dims, sizeof dims);
       f->node.data = LLVMGetParam(body_fn, (unsigned)(4 + ai));
     }
@@ -931,7 +1094,7 @@ static rt_status_t lower_body(rt_jit_lower_t *L, const rt_ir_expr_t *fn, int32_t
     rt_dtype_t dt;
     int32_t rank = 0;
     RT_RETURN_IF_ERROR(rt_jit_tensor_type(p, &dt, &rank, &shape));
-    check_arg(L, args, ai, dt, rank, shape, n->dims);
+    check_arg(L, args, ai, dt, rank, shape, n->dims, sc);
     n->data = LLVMGetParam(body_fn, (unsigned)(4 + ai));
     ++ai;
   }
@@ -965,7 +1128,7 @@ static rt_status_t lower_body(rt_jit_lower_t *L, const rt_ir_expr_t *fn, int32_t
       }
     }
     LLVMValueRef dims[RT_TENSOR_MAX_RANK];
-    check_arg(L, args, nin + o, dt, rank, shape, dims);
+    check_arg(L, args, nin + o, dt, rank, shape, dims, sc);
     n = out_node(L, &outs[o]);
     for (int32_t k = 0; k < rank; ++k) {
       if (LLVMIsConstant(n->dims[k]) && LLVMIsConstant(dims[k])) continue;
@@ -974,20 +1137,6 @@ static rt_status_t lower_body(rt_jit_lower_t *L, const rt_ir_expr_t *fn, int32_t
       rt_jit_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, n->dims[k], dims[k], ""), msg);
     }
   }
-  *out_work = work_per_elem(L);
-  for (int32_t o = 0; o < nout; ++o) {
-    LLVMValueRef data = LLVMGetParam(body_fn, (unsigned)(4 + nin + o));
-    RT_RETURN_IF_ERROR(emit_output(L, &outs[o], data, task, ntasks));
-  }
-  LLVMValueRef e = LLVMBuildLoad2(L->b, L->ptr, L->err, "");
-  LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(L->c, body_fn, "failed");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->c, body_fn, "finished");
-  LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, e, ""), done, fail);
-  LLVMPositionBuilderAtEnd(L->b, fail);
-  call_set_error(L, L->ctx, e);
-  LLVMBuildRet(L->b, rt_jit_i32(L, 1));
-  LLVMPositionBuilderAtEnd(L->b, done);
-  LLVMBuildRet(L->b, rt_jit_i32(L, 0));
   return RT_OK;
 }
 

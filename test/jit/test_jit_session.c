@@ -93,6 +93,76 @@ static void test_jit_session_threads(void **state) {
   assert_int_equal(failures, 0);
 }
 
+/* Every kernel checks the descriptors it is given against its types
+ * (jit/lower.c: inline for `?` dims, from one table otherwise): a wrong
+ * rank, dtype, dim or a non-compact stride fails the call with a message
+ * naming the argument and writes nothing; explicit compact strides, and
+ * any stride of a size-1 dim, are accepted. */
+static void test_jit_kernel_checks_descriptors(void **state) {
+  (void)state;
+  rt_jit_session_t *s = NULL;
+  assert_ok(rt_jit_session_create(rt_allocator_system(), &s));
+  rt_module_t *m = jt_parse("#[version = \"0.0.5\"]\n"
+                            "def @f(%x: Tensor[(2, 1, 3), float32], %y: Tensor[(3), float32]) { add(%x, %y) }\n"
+                            "def @g(%x: Tensor[(?, 3), float32]) { negative(%x) }\n");
+  rt_ir_expr_t *fns[2] = {rt_ir_module_lookup(m, "f"), rt_ir_module_lookup(m, "g")};
+  rt_jit_module_t *jm = NULL;
+  assert_ok(rt_jit_build(s, 2, fns, NULL, 0, NULL, &jm));
+  rt_kernel_fn f = rt_jit_module_kernel(jm, 0), g = rt_jit_module_kernel(jm, 1);
+  float x[6] = {1, 2, 3, 4, 5, 6}, y[3] = {10, 20, 30}, out[6];
+  int64_t xs[3] = {2, 1, 3}, ys[1] = {3}, bad_dim[3] = {2, 1, 4};
+  int64_t compact[3] = {3, 3, 1}, odd1[3] = {3, 77, 1}, strided[3] = {6, 3, 2};
+  const rt_kernel_dtype f32 = {kDLFloat, 32, 1}, i32 = {kDLInt, 32, 1}, f16 = {kDLFloat, 16, 1};
+  struct {
+    const int64_t *shape, *strides;
+    int32_t rank;
+    rt_kernel_dtype dt;
+    int32_t arg; /* the argument made wrong */
+    const char *want; /* NULL: accepted */
+  } cases[] = {
+      {xs, NULL, 3, f32, 0, NULL},
+      {xs, compact, 3, f32, 0, NULL},
+      {xs, odd1, 3, f32, 0, NULL},
+      {xs, NULL, 2, f32, 0, "argument 0: expected rank 3 and dtype float32"},
+      {xs, NULL, 3, i32, 0, "argument 0: expected rank 3 and dtype float32"},
+      {xs, NULL, 3, f16, 2, "argument 2: expected rank 3 and dtype float32"},
+      {bad_dim, NULL, 3, f32, 0, "argument 0: expected shape (2, 1, 3)"},
+      {bad_dim, NULL, 3, f32, 2, "argument 2: expected shape (2, 1, 3)"},
+      {xs, strided, 3, f32, 2, "argument 2: strided tensors are not supported"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    rt_kernel_arg args[3] = {{x, xs, NULL, 3, f32, 0}, {y, ys, NULL, 1, f32, 0}, {out, xs, NULL, 3, f32, 0}};
+    args[cases[c].arg] = (rt_kernel_arg){args[cases[c].arg].data, cases[c].shape, cases[c].strides, cases[c].rank,
+                                         cases[c].dt, 0};
+    for (int i = 0; i < 6; ++i) out[i] = -1;
+    rt_jit_simple_ctx_t ctx;
+    rt_jit_simple_ctx_initialize(&ctx);
+    const int32_t rc = f(args, 3, &ctx.ctx);
+    if (!cases[c].want) {
+      assert_int_equal(rc, 0);
+      for (int i = 0; i < 6; ++i) assert_true(out[i] == x[i] + y[i % 3]);
+    } else {
+      assert_int_not_equal(rc, 0);
+      if (!strstr(ctx.error, cases[c].want)) fail_msg("case %zu: got \"%s\"", c, ctx.error);
+      for (int i = 0; i < 6; ++i) assert_true(out[i] == -1);
+    }
+  }
+  /* A `?` dim keeps the inline checks: its output must agree. */
+  int64_t gx[2] = {2, 3}, gy[2] = {3, 3};
+  rt_kernel_arg gargs[2] = {{x, gx, NULL, 2, f32, 0}, {out, gy, NULL, 2, f32, 0}};
+  rt_jit_simple_ctx_t ctx;
+  rt_jit_simple_ctx_initialize(&ctx);
+  assert_int_not_equal(g(gargs, 2, &ctx.ctx), 0);
+  assert_non_null(strstr(ctx.error, "output 0: dim 0 disagrees"));
+  gargs[1].shape = gx;
+  rt_jit_simple_ctx_initialize(&ctx);
+  assert_int_equal(g(gargs, 2, &ctx.ctx), 0);
+  for (int i = 0; i < 6; ++i) assert_true(out[i] == -x[i]);
+  rt_jit_module_release(jm);
+  rt_module_release(m);
+  rt_jit_session_release(s);
+}
+
 /* ---- a small pool: one pthread per task, for the test -------------------- */
 
 typedef struct task_t {
@@ -382,6 +452,7 @@ static void test_jit_target_separates_kernels(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_jit_session_threads),
+      cmocka_unit_test(test_jit_kernel_checks_descriptors),
       cmocka_unit_test(test_jit_session_parallel_for),
       cmocka_unit_test(test_jit_session_task_split_cost),
       cmocka_unit_test(test_jit_session_source),
