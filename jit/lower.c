@@ -466,13 +466,18 @@ rt_status_t rt_jit_elem(rt_jit_lower_t *L, const rt_ir_expr_t *e,
 
 /* ---- the kernel --------------------------------------------------------- */
 
-static LLVMValueRef load_field(rt_jit_lower_t *L, LLVMValueRef args, int32_t i, int field,
-                               LLVMTypeRef ty) {
+/* Field `field` of descriptor args[ix] (ix an i64 value). */
+static LLVMValueRef load_field_at(rt_jit_lower_t *L, LLVMValueRef args, LLVMValueRef ix, int field,
+                                  LLVMTypeRef ty) {
   LLVMTypeRef at = arg_type(L);
-  LLVMValueRef ix = rt_jit_i64(L, i);
   LLVMValueRef a = LLVMBuildGEP2(L->b, at, args, &ix, 1, "");
   LLVMValueRef p = LLVMBuildStructGEP2(L->b, at, a, (unsigned)field, "");
   return LLVMBuildLoad2(L->b, ty, p, "");
+}
+
+static LLVMValueRef load_field(rt_jit_lower_t *L, LLVMValueRef args, int32_t i, int field,
+                               LLVMTypeRef ty) {
+  return load_field_at(L, args, rt_jit_i64(L, i), field, ty);
 }
 
 /* The checks of the arguments whose dims are all static, gathered by
@@ -601,7 +606,6 @@ static void emit_static_checks(rt_jit_lower_t *L, LLVMValueRef args, const stati
       L, LLVMConstArray(L->i64, sc->spec, (unsigned)(sc->count * SPEC_STRIDE)), "arg_spec");
   LLVMValueRef msgs = rt_jit_private_constant(L, LLVMConstArray(L->ptr, sc->msgs, (unsigned)(sc->count * 3)),
                                               "arg_msgs");
-  LLVMTypeRef at = arg_type(L);
   rt_jit_loop_t lj;
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, sc->count), 0, NULL, &lj);
   LLVMValueRef row = LLVMBuildMul(B, lj.iv, rt_jit_i64(L, SPEC_STRIDE), "");
@@ -614,16 +618,17 @@ static void emit_static_checks(rt_jit_lower_t *L, LLVMValueRef args, const stati
   LLVMValueRef ai = load_i64_at(L, spec, row);
   LLVMValueRef rank = load_i64_at(L, spec, LLVMBuildAdd(B, row, rt_jit_i64(L, 1), ""));
   LLVMValueRef key = load_i64_at(L, spec, LLVMBuildAdd(B, row, rt_jit_i64(L, 2), ""));
-  LLVMValueRef desc = LLVMBuildGEP2(B, at, args, &ai, 1, "");
-#define FIELD(f, ty) LLVMBuildLoad2(B, ty, LLVMBuildStructGEP2(B, at, desc, f, ""), "")
-  LLVMValueRef ok = LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildSExt(B, FIELD(ARG_RANK, L->i32), L->i64, ""), rank, "");
-  LLVMValueRef code = LLVMBuildZExt(B, FIELD(ARG_CODE, L->i8), L->i64, "");
-  LLVMValueRef bits = LLVMBuildZExt(B, FIELD(ARG_BITS, L->i8), L->i64, "");
-  ok = LLVMBuildAnd(B, ok, LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildOr(B, code, LLVMBuildShl(B, bits, rt_jit_i64(L, 8), ""), ""), key, ""), "");
-  ok = LLVMBuildAnd(B, ok, LLVMBuildICmp(B, LLVMIntEQ, FIELD(ARG_LANES, L->i16), LLVMConstInt(L->i16, 1, 0), ""), "");
+  LLVMValueRef r = LLVMBuildSExt(B, load_field_at(L, args, ai, ARG_RANK, L->i32), L->i64, "");
+  LLVMValueRef code = LLVMBuildZExt(B, load_field_at(L, args, ai, ARG_CODE, L->i8), L->i64, "");
+  LLVMValueRef bits = LLVMBuildZExt(B, load_field_at(L, args, ai, ARG_BITS, L->i8), L->i64, "");
+  LLVMValueRef lanes = load_field_at(L, args, ai, ARG_LANES, L->i16);
+  LLVMValueRef dt = LLVMBuildOr(B, code, LLVMBuildShl(B, bits, rt_jit_i64(L, 8), ""), "");
+  LLVMValueRef ok =
+      LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, r, rank, ""), LLVMBuildICmp(B, LLVMIntEQ, dt, key, ""), "");
+  ok = LLVMBuildAnd(B, ok, LLVMBuildICmp(B, LLVMIntEQ, lanes, LLVMConstInt(L->i16, 1, 0), ""), "");
   check_loaded(L, ok, msg[0]);
-  LLVMValueRef shp = FIELD(ARG_SHAPE, L->ptr), str = FIELD(ARG_STRIDES, L->ptr);
-#undef FIELD
+  LLVMValueRef shp = load_field_at(L, args, ai, ARG_SHAPE, L->ptr);
+  LLVMValueRef str = load_field_at(L, args, ai, ARG_STRIDES, L->ptr);
   LLVMValueRef dims0 = LLVMBuildAdd(B, row, rt_jit_i64(L, 3), "");
   LLVMValueRef init = LLVMConstInt(L->i1, 1, 0);
   rt_jit_loop_t lk;

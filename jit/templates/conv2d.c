@@ -58,10 +58,11 @@
  * transposed in registers (dense.c). conv2d.im2colT_pack: the same for a
  * weight packed at build time in panels of vw*nv output channels
  * (nn.conv2d's kernel_layout OIHW16o, passes/dense_pack.c), B read in
- * place; with a k x k kernel (DensePack packs those of small images,
- * rt_ir_conv_gemm_swapped) A is packed from a zero-padded copy of the input that each
- * task makes, through a table of padded pixel offsets (the stride) and
- * one of tap offsets (input channel, kh, kw: the dilation).
+ * place; with a k x k kernel (DensePack packs those of small images:
+ * rt_ir_conv_gemm_swapped) A is packed from a zero-padded copy of the
+ * input that each task makes, through a table of padded pixel offsets
+ * (the stride) and one of tap offsets (input channel, kh, kw: the
+ * dilation).
  *
  * The epilogue (bias, scale, relu, residual add...) runs on the task's part
  * of the C block, per output element, as everywhere (templates.h), except
@@ -1663,11 +1664,6 @@ typedef struct dw_expand_t {
   int64_t k;
 } dw_expand_t;
 
-/* Is the depthwise conv's data a fused expand the template computes in
- * its phase-image fill: a 1x1 conv2d (stride 1, unpadded, groups 1, OIHW)
- * of an input and weight in memory, to the depthwise input's shape, whose
- * tail ops the vector epilogue applies to a vector of pixels, with a
- * depthwise stride of at most 2? */
 /* e's data is raw memory: rt_jit_tpl_raw, or before lowering (L NULL)
  * a param or constant. */
 static bool in_memory(rt_jit_lower_t *L, const rt_ir_expr_t *e) {
@@ -1692,6 +1688,11 @@ static const rt_ir_expr_t *dw_expand_anchor(rt_jit_lower_t *L, const rt_jit_conv
   return a;
 }
 
+/* Is the depthwise conv's data a fused expand the template computes in
+ * its phase-image fill: a 1x1 conv2d (stride 1, unpadded, groups 1, OIHW)
+ * of an input and weight in memory, to the depthwise input's shape, whose
+ * tail ops the vector epilogue applies to a vector of pixels, with a
+ * depthwise stride of at most 2? */
 static bool dw_expand_of(rt_jit_lower_t *L, const conv_ctx_t *cc, dw_expand_t *e) {
   int64_t k = 0;
   const rt_ir_expr_t *a = dw_expand_anchor(L, &cc->c, cc->x, &k);
