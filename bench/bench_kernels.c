@@ -17,7 +17,9 @@
  *      epilogues the models fuse into them ("pwe": bias, ReLU6, residual,
  *      SiLU), the swapped-GEMM 1x1 layers with prepacked weights ("pwp":
  *      kernel_layout OIHW{16,32}o, the panels DensePack makes for the
- *      templates' lanes, as the "densepack" cases), compiled in one module,
+ *      templates' lanes, as the "densepack" cases), ResNet-50's layers in
+ *      the blocked layouts AlterOpLayout makes ("cb": NCHW{lanes}c,
+ *      conv2d_NCHWc.direct), compiled in one module,
  *      each run single-threaded (a context without a pool) and on all cores
  *      (runtime/thread_pool.h behind ctx->parallel_for), as GFLOP/s and as a
  *      ratio of the matching peak (one core / all cores) measured in the
@@ -190,6 +192,33 @@ static void packed_cases(char *text, int32_t panel) {
 }
 
 static double pw_gflop(double c, double o, double hw) { return 2.0 * c * o * hw * hw / 1e9; }
+
+/* The blocked convolutions (nn.contrib_conv2d_NCHWc, conv2d_NCHWc.direct)
+ * of ResNet-50's layers in the layouts AlterOpLayout makes for the
+ * templates' lanes (NCHW{lanes}c, OIHW{lanes}i{lanes}o): c -> o channels
+ * of an hw x hw input, k x k kernel, stride st ("cb<k>s<st>_c_o_hw").
+ * Appended to `text` (room for 4096 more bytes). */
+static const int32_t kBlocked[][5] = {{64, 256, 56, 1, 1},  {256, 64, 56, 1, 1}, {128, 512, 28, 1, 1},
+                                      {512, 128, 28, 1, 1}, {256, 1024, 14, 1, 1}, {1024, 256, 14, 1, 1},
+                                      {512, 2048, 7, 1, 1}, {2048, 512, 7, 1, 1},  {512, 1024, 28, 1, 2},
+                                      {64, 64, 56, 3, 1},   {128, 128, 28, 3, 1},  {256, 256, 14, 3, 1},
+                                      {512, 512, 7, 3, 1},  {128, 128, 56, 3, 2},  {256, 256, 28, 3, 2}};
+enum { NBLOCKED = sizeof kBlocked / sizeof kBlocked[0] };
+
+static void blocked_cases(char *text, int32_t x) {
+  char *p = text + strlen(text);
+  for (int32_t i = 0; i < NBLOCKED; ++i) {
+    const int32_t c = kBlocked[i][0], o = kBlocked[i][1], hw = kBlocked[i][2], k = kBlocked[i][3],
+                  st = kBlocked[i][4];
+    p += sprintf(p,
+                 "def @cb%ds%d_%d_%d_%d(%%x: Tensor[(1, %d, %d, %d, %d), float32], "
+                 "%%w: Tensor[(%d, %d, %d, %d, %d, %d), float32]) { nn.contrib_conv2d_NCHWc(%%x, %%w, "
+                 "strides=[%d, %d], padding=[%d, %d], channels=%d, kernel_size=[%d, %d], data_layout=\"NCHW%dc\", "
+                 "kernel_layout=\"OIHW%di%do\", out_layout=\"NCHW%dc\") }\n",
+                 k, st, c, o, hw, c / x, hw, hw, x, o / x, c / x, k, k, x, x, st, st, k / 2, k / 2, o, k, k, x, x, x,
+                 x);
+  }
+}
 
 /* With RELAYRT_BENCH_CPUTIME set, the 1-thread kernel figures are timed
  * in the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID) instead of
@@ -480,11 +509,24 @@ int main(int argc, char **argv) {
       {"pwp_1024_256_14", "1x1 packed 1024->256 @14", pw_gflop(1024, 256, 14), false, false},
       {"pwp_96_576_14", "1x1 packed 96->576 @14", pw_gflop(96, 576, 14), false, false},
   };
-  enum { NALL = sizeof all_cases / sizeof all_cases[0] };
+  enum { NFIXED = sizeof all_cases / sizeof all_cases[0], NALL = NFIXED + NBLOCKED };
   kcase_t cases[NALL];
+  char bnames[NBLOCKED][40], blabels[NBLOCKED][48];
   int NCASES = 0;
   for (int i = 0; i < NALL; ++i) {
-    if (!filter || strstr(all_cases[i].name, filter)) cases[NCASES++] = all_cases[i];
+    kcase_t kc;
+    if (i < NFIXED) {
+      kc = all_cases[i];
+    } else {
+      const int32_t *b = kBlocked[i - NFIXED];
+      snprintf(bnames[i - NFIXED], sizeof bnames[0], "cb%ds%d_%d_%d_%d", b[3], b[4], b[0], b[1], b[2]);
+      snprintf(blabels[i - NFIXED], sizeof blabels[0], "NCHWc %dx%d%s %d->%d @%d", b[3], b[3], b[4] == 2 ? "/2" : "",
+               b[0], b[1], b[2]);
+      const double ohw = (double)(b[2] / b[4]);
+      kc = (kcase_t){bnames[i - NFIXED], blabels[i - NFIXED], 2.0 * b[0] * b[1] * ohw * ohw * b[3] * b[3] / 1e9,
+                     false, false};
+    }
+    if (!filter || strstr(kc.name, filter)) cases[NCASES++] = kc;
   }
   if (NCASES == 0) {
     fprintf(stderr, "bench_kernels: no kernel case matches '%s'\n", filter);
@@ -494,13 +536,14 @@ int main(int argc, char **argv) {
   rt_jit_module_t *jm = NULL;
   rt_thread_pool_t *pool = NULL;
   const char *parts[] = {kKernelText, kKernelText2, kKernelText3, kKernelText4, kKernelText5, kKernelText6};
-  size_t total = 4096 + 1;
+  size_t total = 2 * 4096 + 1;
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) total += strlen(parts[i]);
   char *text = malloc(total);
   if (!text) return 1;
   text[0] = 0;
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) strcat(text, parts[i]);
   packed_cases(text, 2 * lanes);
+  blocked_cases(text, lanes);
   rt_status_t pst = rt_module_parse(text, strlen(text), "bench.relay", &m);
   free(text);
   if (check(pst, "parsing the kernels")) return 1;

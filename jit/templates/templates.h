@@ -74,6 +74,7 @@ typedef enum rt_jit_tpl_kind_e {
   RT_JIT_TPL_WINOGRAD,    /* nn.contrib_conv2d_winograd_without_weight_transform */
   RT_JIT_TPL_POOL,        /* max/avg_pool2d, global pools: (image, channel) planes (pool.c) */
   RT_JIT_TPL_DW_NCHWC,    /* nn.contrib_depthwise_conv2d_NCHWc, block = vw (blocked.c) */
+  RT_JIT_TPL_CONV_NCHWC,  /* nn.contrib_conv2d_NCHWc, groups 1, blocks = vw (blocked.c) */
 } rt_jit_tpl_kind_t;
 
 /* The anchor of `out` (the output itself, or reached from it through
@@ -325,6 +326,9 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_pool(rt_jit_lower_t *L, const rt_jit_t
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_blocked_dw(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
                                                      const rt_ir_expr_t *out, LLVMValueRef data,
                                                      LLVMValueRef task, LLVMValueRef ntasks);
+RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_blocked_conv(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
+                                                       const rt_ir_expr_t *out, LLVMValueRef data,
+                                                       LLVMValueRef task, LLVMValueRef ntasks);
 
 /* nn.conv2d's plan (rt_ir_plan_conv) in NCHW terms, read once (conv2d.c;
  * used by the planner). */
@@ -364,5 +368,10 @@ bool rt_jit_tpl_pool_attrs(const rt_ir_expr_t *call, rt_plan_pool_t *out);
  * and output blocks all vw, one output channel per input channel, data and
  * weight params or constants, at most 64 taps of at most 11 columns. */
 bool rt_jit_tpl_blocked_dw_attrs(const rt_ir_expr_t *call, int32_t vw);
+/* Whether conv2d_NCHWc.direct (blocked.c) takes the call with vw lanes:
+ * nn.contrib_conv2d_NCHWc of groups 1, float32 static, data, kernel (in
+ * and out) and output blocks all vw, data and weight params or constants,
+ * at most 64 taps of at most 11 columns. */
+bool rt_jit_tpl_blocked_conv_attrs(const rt_ir_expr_t *call, int32_t vw);
 
 #endif /* RT_JIT_TEMPLATES_TEMPLATES_H_ */

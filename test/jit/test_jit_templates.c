@@ -38,6 +38,13 @@ typedef struct case_t {
 #define L16 "data_layout=\"NCHW16c\", kernel_layout=\"OIHW1i16o\", out_layout=\"NCHW16c\")"
 #define DWT8 "conv2d_NCHWc.depthwise|loops"
 #define DWT16 "loops|conv2d_NCHWc.depthwise"
+/* nn.contrib_conv2d_NCHWc, its layouts of block 8 and 16, its template
+ * name on 8 and 16 lanes. */
+#define CVB "nn.contrib_conv2d_NCHWc"
+#define C8 "data_layout=\"NCHW8c\", kernel_layout=\"OIHW8i8o\", out_layout=\"NCHW8c\")"
+#define C16 "data_layout=\"NCHW16c\", kernel_layout=\"OIHW16i16o\", out_layout=\"NCHW16c\")"
+#define CVT8 "conv2d_NCHWc.direct|loops"
+#define CVT16 "loops|conv2d_NCHWc.direct"
 #define WT_T(w, m) "nn.contrib_conv2d_winograd_weight_transform(transpose(" w ", axes=[1, 0, 2, 3]), tile_size=" m ")"
 static const case_t kCases[] = {
     /* GEMM: dense (one or two rows go to the generic dot products) */
@@ -400,6 +407,44 @@ static const case_t kCases[] = {
     {"%x: Tensor[(1, 2, 7, 11, 16), float32], %w: Tensor[(2, 1, 3, 3, 1, 16), float32], %b: Tensor[(1, 2, 1, 1, 16), float32]",
      "nn.relu(add(" DWB "(%x, %w, strides=[2, 2], padding=[1, 1], groups=32, channels=32, kernel_size=[3, 3], " L16
      ", %b))", DWT16},
+    /* blocked convolution (blocked.c, conv2d_NCHWc.direct): block 8
+     * takes the template with 8 lanes only, block 16 with 16 lanes only.
+     * 1x1 flat with a shorter last row and an odd block count (the tile's
+     * block tail), units blocks outer; 1x1 flat with rows outer (a small
+     * weight, 17 rows); 3x3 batch 2 with bias + ReLU (the vector
+     * epilogue), rows outer; 3x3 stride 2 with a residual add; 5x5 with
+     * uneven stride, padding and dilation and exp (the element epilogue);
+     * 1x1 stride 2 (not flat); border columns only; a large weight over a
+     * small image (blocks outer, tiles of 1-2 pixels with partial sums); a
+     * fused prologue on the data (declined) */
+    {"%x: Tensor[(1, 3, 7, 10, 8), float32], %w: Tensor[(5, 3, 1, 1, 8, 8), float32]",
+     CVB "(%x, %w, channels=40, kernel_size=[1, 1], " C8, CVT8},
+    {"%x: Tensor[(1, 1, 20, 20, 8), float32], %w: Tensor[(2, 1, 1, 1, 8, 8), float32]",
+     CVB "(%x, %w, channels=16, kernel_size=[1, 1], " C8, CVT8},
+    {"%x: Tensor[(2, 2, 9, 13, 8), float32], %w: Tensor[(2, 2, 3, 3, 8, 8), float32], %b: Tensor[(1, 2, 1, 1, 8), float32]",
+     "nn.relu(add(" CVB "(%x, %w, padding=[1, 1], channels=16, kernel_size=[3, 3], " C8 ", %b))", CVT8},
+    {"%x: Tensor[(1, 2, 12, 17, 8), float32], %w: Tensor[(3, 2, 3, 3, 8, 8), float32], %r: Tensor[(1, 3, 6, 9, 8), float32]",
+     "add(%r, " CVB "(%x, %w, strides=[2, 2], padding=[1, 1], channels=24, kernel_size=[3, 3], " C8 ")", CVT8},
+    {"%x: Tensor[(1, 2, 12, 17, 8), float32], %w: Tensor[(2, 2, 5, 5, 8, 8), float32]",
+     "exp(" CVB "(%x, %w, strides=[1, 2], padding=[2, 1, 0, 2], dilation=[1, 2], channels=16, kernel_size=[5, 5], " C8 ")",
+     CVT8},
+    {"%x: Tensor[(1, 2, 11, 11, 8), float32], %w: Tensor[(3, 2, 1, 1, 8, 8), float32]",
+     CVB "(%x, %w, strides=[2, 2], channels=24, kernel_size=[1, 1], " C8, CVT8},
+    {"%x: Tensor[(1, 1, 3, 2, 8), float32], %w: Tensor[(2, 1, 3, 3, 8, 8), float32]",
+     CVB "(%x, %w, padding=[1, 1], channels=16, kernel_size=[3, 3], " C8, CVT8},
+    {"%x: Tensor[(1, 8, 5, 5, 8), float32], %w: Tensor[(8, 8, 3, 3, 8, 8), float32]",
+     CVB "(%x, %w, padding=[1, 1], channels=64, kernel_size=[3, 3], " C8, CVT8},
+    {"%x: Tensor[(1, 1, 6, 6, 8), float32], %w: Tensor[(1, 1, 3, 3, 8, 8), float32]",
+     CVB "(exp(%x), %w, padding=[1, 1], channels=8, kernel_size=[3, 3], " C8, "loops"},
+    /* block 16: 1x1 flat with 5 blocks (tiles of 2 and the tail of 1),
+     * 3x3 with 5 blocks (tiles of 4 and the tail of 1) and a fused bias
+     * + ReLU6, 3 blocks (the tail alone), stride 2 */
+    {"%x: Tensor[(1, 2, 9, 9, 16), float32], %w: Tensor[(5, 2, 1, 1, 16, 16), float32], %b: Tensor[(1, 5, 1, 1, 16), float32]",
+     "add(" CVB "(%x, %w, channels=80, kernel_size=[1, 1], " C16 ", %b)", CVT16},
+    {"%x: Tensor[(1, 1, 8, 10, 16), float32], %w: Tensor[(5, 1, 3, 3, 16, 16), float32], %b: Tensor[(1, 5, 1, 1, 16), float32]",
+     "clip(add(" CVB "(%x, %w, padding=[1, 1], channels=80, kernel_size=[3, 3], " C16 ", %b), a_min=0f, a_max=6f)", CVT16},
+    {"%x: Tensor[(1, 2, 9, 9, 16), float32], %w: Tensor[(3, 2, 3, 3, 16, 16), float32]",
+     CVB "(%x, %w, strides=[2, 2], padding=[1, 1], channels=48, kernel_size=[3, 3], " C16, CVT16},
     /* im2col (1x1 strided) */
     {"%x: Tensor[(1, 8, 7, 7), float32], %w: Tensor[(6, 4, 1, 1), float32]",
      CONV "(%x, %w, strides=[2, 2], groups=2, channels=6, kernel_size=[1, 1])", "conv2d.im2col"},
