@@ -101,6 +101,18 @@ static int32_t winograd_tile(int64_t c, int64_t o, int64_t oh, int64_t ow, int32
   return side >= 6 ? 2 : 0;
 }
 
+/* The tile size for a planned NCHW convolution, or 0 where the pass
+ * leaves it (not a stride-1 3x3 of groups 1, or winograd_tile's rule). */
+static int32_t winograd_tile_of(const rt_plan_conv_t *p, int32_t lanes) {
+  if (p->groups != 1 || p->strides[0] != 1 || p->strides[1] != 1 || p->dilation[0] != 1 ||
+      p->dilation[1] != 1 || p->kernel_size[0] != 3 || p->kernel_size[1] != 3) {
+    return 0;
+  }
+  return winograd_tile(p->in_channels, p->out_channels, p->out_size[0], p->out_size[1], lanes);
+}
+
+bool rt_pass_winograd_takes(const rt_plan_conv_t *p, int32_t lanes) { return winograd_tile_of(p, lanes) != 0; }
+
 static bool static_f32(const rt_ir_expr_t *e, int32_t rank, const int64_t **shape) {
   const rt_ir_type_t *t = e->checked_type ? rt_ir_type_resolve(e->checked_type) : NULL;
   if (!t || t->kind != RT_IR_TYPE_TENSOR || t->tensor.rank != rank) return false;
@@ -129,13 +141,8 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
   rt_plan_input_t in[2] = {{RT_DTYPE_FLOAT32, 4, xs, NULL}, {RT_DTYPE_FLOAT32, 4, ws, NULL}};
   rt_plan_conv_t p;
   if (!rt_pass_plan_conv_nchw(e, in, &p)) return RT_OK;
-  if (p.groups != 1 || p.strides[0] != 1 || p.strides[1] != 1 || p.dilation[0] != 1 ||
-      p.dilation[1] != 1 || p.kernel_size[0] != 3 || p.kernel_size[1] != 3 || ws[2] != 3 ||
-      ws[3] != 3) {
-    return RT_OK;
-  }
-  const int32_t m = winograd_tile(p.in_channels, p.out_channels, p.out_size[0], p.out_size[1],
-                                    cx->lanes);
+  if (ws[2] != 3 || ws[3] != 3) return RT_OK;
+  const int32_t m = winograd_tile_of(&p, cx->lanes);
   if (!m) return RT_OK;
   char tile[16], pad[96], chans[24];
   snprintf(tile, sizeof tile, "%d", (int)m);

@@ -44,6 +44,21 @@ static bool listed(const char *const *names, int32_t n, const char *name) {
   return false;
 }
 
+bool rt_pass_context_runs(const rt_pass_context_t *ctx, const char *name) {
+  rt_pass_context_t defaults;
+  if (!ctx) {
+    rt_pass_context_defaults(&defaults);
+    ctx = &defaults;
+  }
+  for (int32_t i = 0; i < (int32_t)RT_COUNTOF(kSteps); ++i) {
+    const rt_pass_info_t *info = &kSteps[i].info;
+    if (strcmp(info->name, name) != 0) continue;
+    if (listed(ctx->disabled, ctx->num_disabled, name)) return false;
+    return listed(ctx->required, ctx->num_required, name) || info->opt_level <= ctx->opt_level;
+  }
+  return false;
+}
+
 static rt_status_t decide(const rt_pass_context_t *ctx, const rt_pass_info_t *info,
                           const rt_module_t *m, rt_pass_decision_t *out) {
   if (listed(ctx->disabled, ctx->num_disabled, info->name)) {

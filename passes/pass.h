@@ -54,6 +54,18 @@ void rt_pass_context_defaults(rt_pass_context_t *out);
  * tile sizes, AlterOpLayout's block). NULL: the default context's. */
 int32_t rt_pass_template_lanes(const rt_pass_context_t *ctx);
 
+/* Whether the pipeline under ctx (NULL: the default context) runs the
+ * pass named `name` of passes.def: required, or at most ctx's opt_level
+ * and not disabled (an instrument's veto is not known beforehand). What a
+ * pass that prepares for a later one asks (AlterOpLayout leaves
+ * Conv2dWinograd's convolutions to it). */
+bool rt_pass_context_runs(const rt_pass_context_t *ctx, const char *name);
+
+/* Whether Conv2dWinograd rewrites a convolution of this plan (NCHW,
+ * float32, a constant weight) for templates of `lanes` lanes: a stride-1
+ * 3x3 of groups 1 its measured tile rule takes (passes/conv2d_winograd.c). */
+bool rt_pass_winograd_takes(const rt_plan_conv_t *p, int32_t lanes);
+
 /* What a pass sees. */
 typedef struct rt_pass_env_t {
   const rt_pass_context_t *ctx;

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "pass_test_util.h"
+#include "passes/pass.h"
 #include "test_util.h"
 #include "runtime/mem.h"
 
@@ -84,19 +85,24 @@ static const char kTwentyFour[] =
     "  nn.conv2d(%3, %4, strides=[2, 2], dilation=[1, 1], channels=48, kernel_size=[2, 2])\n"
     "}\n";
 
-static rt_pass_context_t *make_ctx(int64_t block, bool require) {
+/* Opt level 3; Conv2dWinograd disabled unless `winograd` (AlterOpLayout
+ * leaves the convolutions it takes NCHW). */
+static rt_pass_context_t *make_ctx_w(int64_t block, bool require, bool winograd) {
   rt_pass_context_t *ctx = NULL;
   assert_ok(rt_pass_context_create(&ctx));
   assert_ok(rt_pass_context_set_opt_level(ctx, 3));
   assert_ok(rt_pass_context_set_config(ctx, "jit.disk_cache", "0"));
+  if (!winograd) assert_ok(rt_pass_context_disable(ctx, "Conv2dWinograd"));
   if (require) {
-    char b[16];
+    char b[24];
     snprintf(b, sizeof b, "%lld", (long long)block);
     assert_ok(rt_pass_context_require(ctx, "AlterOpLayout"));
     assert_ok(rt_pass_context_set_config(ctx, "alter_op_layout.block", b));
   }
   return ctx;
 }
+
+static rt_pass_context_t *make_ctx(int64_t block, bool require) { return make_ctx_w(block, require, false); }
 
 /* How many times `needle` occurs in the module built under ctx. */
 static int count_in_built(rt_module_t *m, const rt_pass_context_t *ctx, const char *needle) {
@@ -190,6 +196,42 @@ static void test_onnx_model(void **state) {
   rt_module_release(m);
 }
 
+/* With Conv2dWinograd after it, the pass leaves the stride-1 3x3
+ * convolutions Winograd takes in NCHW (kChain's 16 -> 16 at 12x12: F(2x2)
+ * on either width) and blocks the rest; outputs as before. */
+static void test_winograd_left_nchw(void **state) {
+  (void)state;
+  rt_module_t *m = NULL;
+  assert_ok(rt_module_parse(kChain, strlen(kChain), "chain", &m));
+  for (int64_t block = 8; block <= 16; block *= 2) {
+    rt_pass_context_t *off = make_ctx_w(block, true, false), *on = make_ctx_w(block, true, true);
+    const char *wg = "nn.contrib_conv2d_winograd_without_weight_transform(";
+    assert_int_equal(count_in_built(m, off, wg), 0);
+    assert_int_equal(count_in_built(m, on, wg), 1);
+    const int blocked_off = count_in_built(m, off, "nn.contrib_conv2d_NCHWc(");
+    const int blocked_on = count_in_built(m, on, "nn.contrib_conv2d_NCHWc(");
+    assert_int_equal(blocked_on, blocked_off - 1);
+    assert_true(blocked_on >= 1);
+    rt_pass_context_release(off);
+    rt_pass_context_release(on);
+  }
+  rt_module_release(m);
+  /* rt_pass_context_runs: by level, required, disabled. */
+  rt_pass_context_t *ctx = NULL;
+  assert_ok(rt_pass_context_create(&ctx));
+  assert_false(rt_pass_context_runs(ctx, "Conv2dWinograd")); /* opt_level 2 */
+  assert_false(rt_pass_context_runs(NULL, "Conv2dWinograd"));
+  assert_ok(rt_pass_context_set_opt_level(ctx, 3));
+  assert_true(rt_pass_context_runs(ctx, "Conv2dWinograd"));
+  assert_false(rt_pass_context_runs(ctx, "AlterOpLayout"));
+  assert_ok(rt_pass_context_require(ctx, "AlterOpLayout"));
+  assert_true(rt_pass_context_runs(ctx, "AlterOpLayout"));
+  assert_ok(rt_pass_context_disable(ctx, "Conv2dWinograd"));
+  assert_false(rt_pass_context_runs(ctx, "Conv2dWinograd"));
+  assert_false(rt_pass_context_runs(ctx, "NoSuchPass"));
+  rt_pass_context_release(ctx);
+}
+
 static void test_config(void **state) {
   (void)state;
   rt_pass_context_t *ctx = NULL;
@@ -208,6 +250,7 @@ int main(void) {
       cmocka_unit_test(test_squeeze_excite),
       cmocka_unit_test(test_channels_not_dividing),
       cmocka_unit_test(test_onnx_model),
+      cmocka_unit_test(test_winograd_left_nchw),
       cmocka_unit_test(test_config),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
