@@ -184,12 +184,13 @@ static rt_status_t session_create(rt_allocator_t allocator, const rt_jit_target_
   LLVMDisposeMessage(t);
   if (s->triple) {
     /* The whole target is in every cache key: a kernel compiled for one
-     * CPU model, feature set or template width never serves another. */
-    size_t n = strlen(s->triple) + strlen(s->tgt.cpu) + strlen(s->tgt.features) + 64;
+     * CPU model, feature set, template width or L2 size (the templates'
+     * blocking) never serves another. */
+    size_t n = strlen(s->triple) + strlen(s->tgt.cpu) + strlen(s->tgt.features) + 96;
     s->target = rt_mem_alloc(n);
     if (s->target) {
-      snprintf(s->target, n, "%s %s %s %s vw%d", s->triple, rt_jit_target_name(&s->tgt),
-               s->tgt.cpu, s->tgt.features, (int)s->tgt.vector_width);
+      snprintf(s->target, n, "%s %s %s %s vw%d l2=%lld", s->triple, rt_jit_target_name(&s->tgt),
+               s->tgt.cpu, s->tgt.features, (int)s->tgt.vector_width, (long long)s->tgt.l2_bytes);
     }
   }
   if (!s->target) status = RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory");

@@ -10,6 +10,7 @@
 
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +54,47 @@ static const char *const kAvx2[] = {"+avx", "+avx2", "+fma", "+f16c", "+bmi", "+
 static const char *const kAvx512[] = {"+avx512f", "+avx512cd", "+avx512bw", "+avx512dq",
                                       "+avx512vl", NULL};
 
+#define DEFAULT_L2 ((int64_t)256 << 10)
+
+/* The first line of `path` into buf; false if unreadable. */
+static bool read_line(const char *path, char *buf, size_t n) {
+  FILE *f = fopen(path, "r");
+  if (!f) return false;
+  const bool ok = fgets(buf, (int)n, f) != NULL;
+  fclose(f);
+  return ok;
+}
+
+static int64_t read_l2(void) {
+  for (int32_t i = 0; i < 8; ++i) {
+    char path[96], level[16], type[32], size[32];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", (int)i);
+    if (!read_line(path, level, sizeof level)) break;
+    if (atoi(level) != 2) continue;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", (int)i);
+    if (!read_line(path, type, sizeof type) || strncmp(type, "Instruction", 11) == 0) continue;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", (int)i);
+    if (!read_line(path, size, sizeof size)) continue;
+    char *end = NULL;
+    const long long v = strtoll(size, &end, 10);
+    const int64_t bytes = end && *end == 'M' ? (int64_t)v << 20 : end && *end == 'K' ? (int64_t)v << 10 : (int64_t)v;
+    if (bytes >= ((int64_t)64 << 10) && bytes <= ((int64_t)64 << 20)) return bytes;
+  }
+  return DEFAULT_L2;
+}
+
+static pthread_once_t g_l2_once = PTHREAD_ONCE_INIT;
+static int64_t g_l2;
+static void init_l2(void) { g_l2 = read_l2(); }
+
+int64_t rt_jit_host_l2_bytes(void) {
+  pthread_once(&g_l2_once, init_l2);
+  return g_l2;
+}
+
 /* rt_jit_target_resolve; with `check` false the named ISAs are not
- * checked against this CPU. */
+ * checked against this CPU (the kernels are inspected, not run, here:
+ * the default L2). */
 static rt_status_t resolve(rt_jit_target_kind_t kind, bool check, rt_jit_target_t *out) {
   memset(out, 0, sizeof *out);
   if (kind == RT_JIT_TARGET_DEFAULT) {
@@ -71,6 +111,7 @@ static rt_status_t resolve(rt_jit_target_kind_t kind, bool check, rt_jit_target_
   rt_status_t st = RT_OK;
   out->kind = kind;
   out->vector_width = 8;
+  out->l2_bytes = check ? rt_jit_host_l2_bytes() : DEFAULT_L2;
   switch (kind) {
     case RT_JIT_TARGET_HOST:
       if (strlen(host_cpu) >= sizeof out->cpu || strlen(host_features) >= sizeof out->features) {

@@ -45,7 +45,14 @@ typedef struct rt_jit_target_t {
   char cpu[64];              /* LLVM CPU name: "znver3", "haswell", "x86-64" */
   char features[2048];       /* LLVM feature string ("+avx2,+fma,..."), may be "" */
   int32_t vector_width;      /* float lanes of the template tiles: 8 or 16 */
+  int64_t l2_bytes;          /* this machine's L2 per core (rt_jit_host_l2_bytes): the templates' cache blocking */
 } rt_jit_target_t;
+
+/* The L2 (unified or data) cache of CPU 0 in bytes, from sysfs
+ * (/sys/devices/system/cpu/cpu0/cache/index<i>/{level,type,size}); 256 KiB,
+ * what the templates' blocking assumed before it read the machine, where
+ * that is unknown or out of 64 KiB..64 MiB. Read once per process. */
+int64_t rt_jit_host_l2_bytes(void);
 
 /* Resolves `kind` (DEFAULT: RELAYRT_JIT_TARGET, else HOST) for this
  * process. INVALID_ARGUMENT: RELAYRT_JIT_TARGET names no target.

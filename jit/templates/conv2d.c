@@ -553,10 +553,25 @@ typedef struct direct_blocking_t {
   bool pf_q;    /* q tiles outer: the row tiles prefetch the next q tile's B (conv_direct) */
 } direct_blocking_t;
 
-static direct_blocking_t direct_blocking(int64_t M, int64_t K, int64_t xbytes) {
+static direct_blocking_t direct_blocking(int64_t M, int64_t K, int64_t xbytes, int64_t l2, int32_t vw) {
   enum { kL2 = 256 << 10, kL2Whole = 512 << 10, kBBlock = 128 << 10, kABytes = 128 << 10, kMinKc = 64 };
+  /* The machine's L2 (rt_jit_target_t.l2_bytes) raises the first bound
+   * where it is larger than the 512 KiB it was measured with: B within
+   * half of it keeps the row tiles outer (the q-outer order writes all M
+   * output rows in nw-float pieces per q tile: 64 streams for a ResNet
+   * stem, which then ran at 2.1-3.3 ms in resnet18 against 1.3-1.5 ms
+   * rows outer on an AVX-512 Xeon with a 2 MiB L2, 1 thread). The second
+   * stays: one K block over a B of up to the whole 2 MiB made ResNet-50's
+   * 128@56 stride-2 3x3 and its 512-channel 1x1 layers at 28x28 1.3-1.6x
+   * slower there than K blocks of 128 KiB. On 8 lanes (a q tile of 16
+   * pixels) the first bound stays too: with it resnet18 and resnet50 ran
+   * within noise at 1 thread and resnet18 2.4% slower at 2 (alternated,
+   * 4 rounds). With it on 16 lanes, same host: resnet18 0.94-0.97 of its
+   * time at 1 thread (4 of 4 rounds twice), efficientnet_b0 0.95, 2
+   * threads and the other models within noise. */
+  const int64_t l2_rows = vw == 16 && l2 / 2 > kL2 ? l2 / 2 : kL2, l2_whole = kL2Whole;
   direct_blocking_t z = {K, false, false};
-  if (xbytes <= kL2) return z;
+  if (xbytes <= l2_rows) return z;
   if (M * K * 4 <= kABytes) {
     z.q_outer = true;
     return z;
@@ -566,7 +581,7 @@ static direct_blocking_t direct_blocking(int64_t M, int64_t K, int64_t xbytes) {
    * runs on the registers and no C block round-trips. SqueezeNet's 1x1
    * 512 -> 1000 classifier at 13x13 (B 346 KiB, three blocks before):
    * 1175-1221 -> 993-1010 us (--profile, 1 thread, alternated). */
-  if (xbytes <= kL2Whole) return z;
+  if (xbytes <= l2_whole) return z;
   int64_t kc = (int64_t)((double)K * kBBlock / (double)xbytes);
   if (kc < kMinKc) kc = kMinKc;
   if (kc >= K) return z;
@@ -1003,7 +1018,7 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
     rt_jit_tpl_split(L, qt, task, ntasks, &q_lo, &q_hi);
   }
   const bool wraw = rt_jit_tpl_raw(L, cc->w);
-  direct_blocking_t z = direct_blocking(M, K, (inplace ? K * hqwq : xsize) * 4);
+  direct_blocking_t z = direct_blocking(M, K, (inplace ? K * hqwq : xsize) * 4, L->target->l2_bytes, vw);
   /* The epilogue on the registers where q is the output's pixel index,
    * or, for tail ops constant over the pixels, where a vector of q spans
    * at most two output rows (direct_tile_rows). */

@@ -378,7 +378,14 @@ static void test_jit_target_resolve(void **state) {
   assert_int_equal(t.kind, RT_JIT_TARGET_HOST);
   assert_true(t.vector_width == 8 || t.vector_width == 16);
   assert_true(t.cpu[0] != '\0');
+  /* The machine's L2 (sysfs, else 256 KiB), in the checked range, on
+   * every resolved target; the unchecked ones take the default. */
+  assert_true(t.l2_bytes >= (64 << 10) && t.l2_bytes <= (64 << 20));
+  assert_int_equal(t.l2_bytes, rt_jit_host_l2_bytes());
+  assert_ok(rt_jit_target_resolve_unchecked(RT_JIT_TARGET_AVX512, &t));
+  assert_int_equal(t.l2_bytes, 256 << 10);
   assert_ok(rt_jit_target_resolve(RT_JIT_TARGET_GENERIC, &t));
+  assert_int_equal(t.l2_bytes, rt_jit_host_l2_bytes());
   assert_string_equal(t.cpu, "x86-64");
   assert_int_equal(t.vector_width, 8);
   const struct { rt_jit_target_kind_t kind; const char *cpu; int32_t vw; } named[] = {
