@@ -52,6 +52,12 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_session_create_for(
  * for a missing ISA. */
 RT_MUST_USE_RESULT rt_status_t rt_jit_session_create_unchecked(
     rt_allocator_t allocator, rt_jit_target_kind_t kind, rt_jit_session_t **out_session);
+/* A session for a resolved target (rt_jit_target_resolve), possibly with
+ * fields changed: the tests build the templates' blocking for another
+ * machine's L2 (rt_jit_target_t.l2_bytes) this way. The caller answers
+ * for the ISA being this CPU's where the kernels are called. */
+RT_MUST_USE_RESULT rt_status_t rt_jit_session_create_target(
+    rt_allocator_t allocator, const rt_jit_target_t *target, rt_jit_session_t **out_session);
 /* rt_jit_session_create_for with RT_JIT_TARGET_DEFAULT. */
 RT_MUST_USE_RESULT rt_status_t rt_jit_session_create(
     rt_allocator_t allocator, rt_jit_session_t **out_session);

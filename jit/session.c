@@ -234,6 +234,12 @@ rt_status_t rt_jit_session_create_unchecked(rt_allocator_t allocator, rt_jit_tar
   return session_create(allocator, &tgt, out_session);
 }
 
+rt_status_t rt_jit_session_create_target(rt_allocator_t allocator, const rt_jit_target_t *target,
+                                         rt_jit_session_t **out_session) {
+  *out_session = NULL;
+  return session_create(allocator, target, out_session);
+}
+
 rt_status_t rt_jit_session_create(rt_allocator_t allocator, rt_jit_session_t **out_session) {
   return rt_jit_session_create_for(allocator, RT_JIT_TARGET_DEFAULT, out_session);
 }

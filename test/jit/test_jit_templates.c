@@ -724,6 +724,73 @@ static void test_jit_templates_16_lanes_build(void **state) {
   assert_int_equal(failures, 0);
 }
 
+/* conv2d.direct's blocking for the machine's L2 on 16 lanes
+ * (rt_jit_target_t.l2_bytes; direct_blocking): with a 2 MiB L2 a B
+ * within half of it keeps the row tiles outer, where the default 256
+ * KiB takes the q-outer order (a 1x1 64 -> 64 at 50x50 with bias + ReLU,
+ * B 625 KiB; a 3x3 stride-2 16 -> 16 over 130x130 from phase images of
+ * 1.1 MB, q-outer at both; a 3x3 16 -> 16 at 60x60, 236 KiB, rows outer
+ * at both). Against the interpreter, serial and split over 3 tasks,
+ * where this CPU runs AVX-512; elsewhere built only (unchecked). */
+static void test_jit_templates_l2_blocking(void **state) {
+  (void)state;
+  static const char kText[] =
+      "#[version = \"0.0.5\"]\n"
+      "def @a(%x: Tensor[(1, 64, 50, 50), float32], %w: Tensor[(64, 64, 1, 1), float32], %b: Tensor[(64, 1, 1), float32]) "
+      "{ nn.relu(add(nn.conv2d(%x, %w, channels=64, kernel_size=[1, 1]), %b)) }\n"
+      "def @b(%x: Tensor[(1, 16, 130, 130), float32], %w: Tensor[(16, 16, 3, 3), float32]) "
+      "{ nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1], channels=16, kernel_size=[3, 3]) }\n"
+      "def @c(%x: Tensor[(1, 16, 60, 60), float32], %w: Tensor[(16, 16, 3, 3), float32]) "
+      "{ nn.conv2d(%x, %w, padding=[1, 1], channels=16, kernel_size=[3, 3]) }\n";
+  const char *names[] = {"a", "b", "c"};
+  enum { N = 3 };
+  rt_module_t *m = jt_parse(kText);
+  rt_ir_expr_t *fns[N];
+  for (int32_t i = 0; i < N; ++i) fns[i] = rt_ir_module_lookup(m, names[i]);
+  rt_jit_target_t t;
+  rt_status_t st = rt_jit_target_resolve(RT_JIT_TARGET_AVX512, &t);
+  const bool run = st == RT_OK;
+  if (st) {
+    assert_int_equal(rt_status_code(st), RT_STATUS_FAILED_PRECONDITION);
+    rt_status_free(st);
+    assert_ok(rt_jit_target_resolve_unchecked(RT_JIT_TARGET_AVX512, &t));
+  }
+  for (int64_t l2 = 256 << 10; l2 <= (2 << 20); l2 *= 8) {
+    t.l2_bytes = l2;
+    rt_jit_session_t *s = NULL;
+    assert_ok(rt_jit_session_create_target(rt_allocator_system(), &t, &s));
+    rt_jit_module_t *jm = NULL;
+    assert_ok(rt_jit_build(s, N, fns, NULL, RT_JIT_NO_DISK_CACHE, NULL, &jm));
+    for (int32_t i = 0; i < N; ++i) {
+      assert_true(strncmp(rt_jit_module_template(jm, i), "conv2d.direct", 13) == 0);
+      if (!run) continue;
+      rt_tensor_t *ins[4], *want[2], *got[2];
+      int32_t nin, nout;
+      jt_make_inputs(fns[i], 1, 7 + (uint64_t)i, ins, &nin);
+      assert_ok(jt_interp(m, names[i], nin, ins, want, &nout));
+      for (int pass = 0; pass < 2; ++pass) {
+        rt_jit_simple_ctx_t ctx;
+        rt_jit_simple_ctx_initialize(&ctx);
+        if (pass == 1) {
+          ctx.ctx.num_threads = 3;
+          ctx.ctx.parallel_for = serial_pf;
+        }
+        char err[512], why[256];
+        assert_int_equal(jt_run_kernel(rt_jit_module_kernel(jm, i), nin, ins, nout, want, got, &ctx.ctx, err), 0);
+        if (!jt_close(got[0], want[0], 1e-4, 1e-5, why)) {
+          fail_msg("@%s, L2 %lld KiB, %s: %s", names[i], (long long)(l2 >> 10), pass ? "3 tasks" : "serial", why);
+        }
+        rt_tensor_release(got[0]);
+      }
+      for (int32_t k = 0; k < nout; ++k) rt_tensor_release(want[k]);
+      for (int32_t k = 0; k < nin; ++k) rt_tensor_release(ins[k]);
+    }
+    rt_jit_module_release(jm);
+    rt_jit_session_release(s);
+  }
+  rt_module_release(m);
+}
+
 /* The template's fused epilogue keeps the micro-kernel: the LLVM IR of a
  * templated dense has vector fmas of the host's width and no scalar
  * fallback of the anchor. */
@@ -919,6 +986,7 @@ int main(void) {
       cmocka_unit_test(test_jit_templates_pool_nan),
       cmocka_unit_test(test_jit_templates_differential),
       cmocka_unit_test(test_jit_templates_16_lanes_build),
+      cmocka_unit_test(test_jit_templates_l2_blocking),
       cmocka_unit_test(test_jit_templates_vector_code),
       cmocka_unit_test(test_jit_templates_vector_epilogue),
       cmocka_unit_test(test_jit_templates_explicit_vector),
