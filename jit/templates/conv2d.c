@@ -1113,8 +1113,12 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
    * 0.88 -> 0.83); in the models (--profile, ABBA, summed per-kernel
    * minima of the direct 1x1 kernels) resnet50 29.0 -> 28.0 ms over 4
    * rounds, mobilenet_v2 3.09 -> 3.06 ms over 6 (their means 4.52 ->
-   * 4.22). Not measured on 16 lanes, so not taken there. */
-  z.pf_q = q_outer && vw == 8;
+   * 4.22). On 16 lanes (an AVX-512 Xeon, 2 MiB L2, 1 thread, alternated):
+   * DenseNet-121's 1x1 layers at 56x56 of 192-256 input channels
+   * 1286-1783 -> 1036-1447 us (--profile means, 3 rounds), densenet121
+   * 0.949 of its time (6 of 6 rounds), resnet50, mobilenet_v2 and 2
+   * threads within noise. */
+  z.pf_q = q_outer;
   const direct_copy_t *cp = bcopy ? &dcopy : NULL;
   LLVMValueRef t_full = rt_jit_min(L, t_hi, rt_jit_i64(L, mfull));
   LLVMValueRef tail = mtail ? LLVMBuildICmp(B, LLVMIntSGT, t_hi, rt_jit_i64(L, mfull), "") : NULL;
