@@ -51,78 +51,113 @@
 /* Border pixels of a row at most (each is unrolled). */
 #define DW_MAX_BORDER 32
 
-typedef struct dw_geom_t {
-  int64_t n, cb, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
-  int64_t ox_lo, ox_hi; /* interior output columns: every kernel column inside the image */
-  int32_t vw;
-} dw_geom_t;
+/* The interior output columns [*lo, *hi) of a row (every kernel column
+ * inside the image: ox*sw - pl >= 0 and ox*sw - pl + (kw-1)*dw <= w - 1);
+ * returns how many border columns that leaves. */
+static int64_t interior_columns(int64_t w, int64_t ow, int64_t kw, int64_t sw, int64_t dw, int64_t pl, int64_t *lo,
+                                int64_t *hi) {
+  *lo = (pl + sw - 1) / sw;
+  const int64_t last = w - 1 + pl - (kw - 1) * dw;
+  *hi = last < 0 ? 0 : last / sw + 1;
+  if (*lo > ow) *lo = ow;
+  if (*hi > ow) *hi = ow;
+  if (*hi < *lo) *hi = *lo;
+  return *lo + (ow - *hi);
+}
 
-static bool dw_geom(const rt_ir_expr_t *call, int32_t vw, dw_geom_t *g) {
+/* The kernel rows [*lo, *hi) of kh whose input row iy0 + k*dh lies in
+ * [0, h), iy0 a run-time value. */
+static void kernel_rows(rt_jit_lower_t *L, LLVMValueRef iy0, int64_t kh, int64_t dh, int64_t h, LLVMValueRef *lo,
+                        LLVMValueRef *hi) {
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef zero = rt_jit_i64(L, 0), kh_n = rt_jit_i64(L, kh);
+  LLVMValueRef above = LLVMBuildNeg(B, iy0, ""); /* rows of padding above: lo*dh >= above */
+  LLVMValueRef klo = LLVMBuildSDiv(B, LLVMBuildAdd(B, above, rt_jit_i64(L, dh - 1), ""), rt_jit_i64(L, dh), "");
+  klo = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLE, above, zero, ""), zero, klo, "");
+  *lo = rt_jit_min(L, klo, kh_n);
+  LLVMValueRef below = LLVMBuildSub(B, rt_jit_i64(L, h - 1), iy0, ""); /* k*dh <= below */
+  LLVMValueRef khi = rt_jit_min(L, LLVMBuildAdd(B, LLVMBuildSDiv(B, below, rt_jit_i64(L, dh), ""), rt_jit_i64(L, 1), ""), kh_n);
+  khi = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, below, zero, ""), zero, khi, "");
+  *hi = rt_jit_max(L, khi, *lo);
+}
+
+/* The geometry both templates read: the blocked op's sizes (logical
+ * channels / vw in cb and ob), the interior columns, and for
+ * conv2d_NCHWc.direct its tile, rows and order. */
+typedef struct blk_geom_t {
+  int64_t n, cb, ob, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
+  int64_t ox_lo, ox_hi; /* interior output columns: every kernel column inside the image */
+  bool flat;            /* direct: 1x1, stride 1, no padding: the plane as rows of rlen pixels */
+  int64_t rows, rlen;   /* direct: rows per (image, output block group) and their length */
+  int32_t vw, r, no;    /* direct: the tile, r pixels x no output blocks (cb_tile) */
+  bool obg_outer;       /* direct: units output blocks outer, rows inner (cb_order) */
+} blk_geom_t;
+
+/* What the two templates share: `call` is op `op_id` with data and
+ * weight in memory (params or constants of the kernel), float32 with
+ * static shapes, 2 spatial dims in a blocked layout; *p its plan and g's
+ * sizes from it, within the templates' limits (at most DW_MAX_TAPS taps
+ * of at most DW_MAX_KW columns; offsets far from overflow: larger
+ * tensors lower generically). The block checks are the caller's. */
+static bool blk_geom(const rt_ir_expr_t *call, int32_t op_id, int32_t vw, rt_plan_conv_t *p, blk_geom_t *g) {
   memset(g, 0, sizeof *g);
   if (call->kind != RT_IR_CALL || call->call.callee->kind != RT_IR_OP || call->call.nargs != 2) return false;
   const rt_ir_op_t *op = call->call.callee->op.op;
-  if (op->id != RT_OP_NN_DEPTHWISE_CONV2D_NCHWC) return false;
-  /* Data and weight in memory: params or constants of the kernel. */
+  if (op->id != op_id) return false;
   for (int32_t i = 0; i < 2; ++i) {
     const rt_ir_expr_t *e = call->call.args[i];
     if (e->kind != RT_IR_VAR && e->kind != RT_IR_CONSTANT) return false;
   }
   rt_plan_input_t in[2] = {{.value = NULL}, {.value = NULL}};
-  rt_plan_conv_t p;
   rt_status_t st = rt_jit_tensor_type(call->call.args[0], &in[0].dtype, &in[0].rank, &in[0].shape);
   if (!st) st = rt_jit_tensor_type(call->call.args[1], &in[1].dtype, &in[1].rank, &in[1].shape);
-  if (!st) st = rt_ir_plan_conv(op, call->call.attrs, 2, in, &p);
+  if (!st) st = rt_ir_plan_conv(op, call->call.attrs, 2, in, p);
   if (st) {
     rt_status_free(st);
     return false;
   }
-  if (p.nsp != 2 || p.out_rank != 5) return false;
-  if (p.data_block != vw || p.kernel_out_block != vw || p.out_block != vw || p.kernel_in_block != 1) return false;
-  if (p.groups != p.in_channels || p.out_channels != p.in_channels || p.kernel_i != 1) return false;
+  if (p->nsp != 2 || p->out_rank != 5) return false;
   g->vw = vw;
-  g->n = p.batch;
-  g->cb = p.in_channels / vw;
-  g->h = p.in_size[0];
-  g->w = p.in_size[1];
-  g->oh = p.out_size[0];
-  g->ow = p.out_size[1];
-  g->kh = p.kernel_size[0];
-  g->kw = p.kernel_size[1];
-  g->sh = p.strides[0];
-  g->sw = p.strides[1];
-  g->dh = p.dilation[0];
-  g->dw = p.dilation[1];
-  g->pt = p.pad_before[0];
-  g->pl = p.pad_before[1];
-  if (g->n < 1 || g->cb < 1 || g->oh < 1 || g->ow < 1 || g->kh < 1 || g->kw < 1) return false;
+  g->n = p->batch;
+  g->h = p->in_size[0];
+  g->w = p->in_size[1];
+  g->oh = p->out_size[0];
+  g->ow = p->out_size[1];
+  g->kh = p->kernel_size[0];
+  g->kw = p->kernel_size[1];
+  g->sh = p->strides[0];
+  g->sw = p->strides[1];
+  g->dh = p->dilation[0];
+  g->dw = p->dilation[1];
+  g->pt = p->pad_before[0];
+  g->pl = p->pad_before[1];
+  if (g->n < 1 || g->oh < 1 || g->ow < 1 || g->kh < 1 || g->kw < 1) return false;
   if (g->kw > DW_MAX_KW || g->kh * g->kw > DW_MAX_TAPS) return false;
   if (g->sh < 1 || g->sw < 1 || g->dh < 1 || g->dw < 1 || g->sh > 64 || g->sw > 64 || g->dh > 64 || g->dw > 64) {
     return false;
   }
   if (g->pt < 0 || g->pl < 0 || g->pt > 1024 || g->pl > 1024) return false;
-  /* Offsets far from overflow (larger tensors lower generically). */
-  if (g->h > (1 << 16) || g->w > (1 << 16) || g->oh > (1 << 16) || g->ow > (1 << 16) || g->n * g->cb > (1 << 20)) {
-    return false;
-  }
-  /* Interior columns [ox_lo, ox_hi): ox*sw - pl >= 0 and
-   * ox*sw - pl + (kw-1)*dw <= w - 1. */
-  g->ox_lo = (g->pl + g->sw - 1) / g->sw;
-  const int64_t last = g->w - 1 + g->pl - (g->kw - 1) * g->dw;
-  g->ox_hi = last < 0 ? 0 : last / g->sw + 1;
-  if (g->ox_lo > g->ow) g->ox_lo = g->ow;
-  if (g->ox_hi > g->ow) g->ox_hi = g->ow;
-  if (g->ox_hi < g->ox_lo) g->ox_hi = g->ox_lo;
-  return g->ox_lo + (g->ow - g->ox_hi) <= DW_MAX_BORDER;
+  return g->h <= (1 << 16) && g->w <= (1 << 16) && g->oh <= (1 << 16) && g->ow <= (1 << 16) && g->n <= (1 << 16);
+}
+
+static bool dw_geom(const rt_ir_expr_t *call, int32_t vw, blk_geom_t *g) {
+  rt_plan_conv_t p;
+  if (!blk_geom(call, RT_OP_NN_DEPTHWISE_CONV2D_NCHWC, vw, &p, g)) return false;
+  if (p.data_block != vw || p.kernel_out_block != vw || p.out_block != vw || p.kernel_in_block != 1) return false;
+  if (p.groups != p.in_channels || p.out_channels != p.in_channels || p.kernel_i != 1) return false;
+  g->cb = p.in_channels / vw;
+  if (g->cb < 1 || g->n * g->cb > (1 << 20)) return false;
+  return interior_columns(g->w, g->ow, g->kw, g->sw, g->dw, g->pl, &g->ox_lo, &g->ox_hi) <= DW_MAX_BORDER;
 }
 
 bool rt_jit_tpl_blocked_dw_attrs(const rt_ir_expr_t *call, int32_t vw) {
-  dw_geom_t g;
+  blk_geom_t g;
   return dw_geom(call, vw, &g);
 }
 
 /* What every pixel group of one output row shares. */
 typedef struct dw_row_t {
-  const dw_geom_t *g;
+  const blk_geom_t *g;
   const rt_ir_expr_t *anchor, *out;
   LLVMValueRef data, x, wt; /* output; the (n, cb) input plane; the cb weight block */
   LLVMValueRef n, cb, oy;   /* the row's indices */
@@ -137,7 +172,7 @@ typedef struct dw_row_t {
  * out), else -1 (interior: every kernel column inside). */
 static rt_status_t dw_pixels(rt_jit_lower_t *L, const dw_row_t *r, LLVMValueRef ox0, int64_t fixed, int32_t np) {
   LLVMBuilderRef B = L->b;
-  const dw_geom_t *g = r->g;
+  const blk_geom_t *g = r->g;
   const int32_t vw = g->vw;
   const int64_t rowf = g->w * vw;
   LLVMValueRef init[DW_MAX_NACC], next[DW_MAX_NACC];
@@ -187,7 +222,7 @@ rt_status_t rt_jit_tpl_blocked_dw(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
                                   LLVMValueRef data, LLVMValueRef task, LLVMValueRef ntasks) {
   LLVMBuilderRef B = L->b;
   const rt_ir_expr_t *a = p->anchor;
-  dw_geom_t g;
+  blk_geom_t g;
   if (!dw_geom(a, p->vw, &g)) {
     return RT_STATUS(INTERNAL, "%s", "depthwise NCHWc attributes changed between planning and lowering");
   }
@@ -212,17 +247,9 @@ rt_status_t rt_jit_tpl_blocked_dw(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
   r.x = rt_jit_tpl_gep(L, x0, LLVMBuildMul(B, plane, rt_jit_i64(L, g.h * g.w * vw), ""));
   r.wt = rt_jit_tpl_gep(L, w0, LLVMBuildMul(B, r.cb, rt_jit_i64(L, g.kh * g.kw * vw), ""));
   r.obase = LLVMBuildMul(B, lu.iv, rt_jit_i64(L, g.ow * vw), "");
-  /* Kernel rows whose input row iy0 + kh*dh lies in [0, h). */
   r.iy0 = LLVMBuildSub(B, LLVMBuildMul(B, r.oy, rt_jit_i64(L, g.sh), ""), rt_jit_i64(L, g.pt), "");
-  LLVMValueRef zero = rt_jit_i64(L, 0), kh_n = rt_jit_i64(L, g.kh);
-  LLVMValueRef above = LLVMBuildNeg(B, r.iy0, ""); /* rows of padding above: kh_lo*dh >= above */
-  LLVMValueRef klo = LLVMBuildSDiv(B, LLVMBuildAdd(B, above, rt_jit_i64(L, g.dh - 1), ""), rt_jit_i64(L, g.dh), "");
-  klo = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLE, above, zero, ""), zero, klo, "");
-  r.kh_lo = rt_jit_min(L, klo, kh_n);
-  LLVMValueRef below = LLVMBuildSub(B, rt_jit_i64(L, g.h - 1), r.iy0, ""); /* kh*dh <= below */
-  LLVMValueRef khi = rt_jit_min(L, LLVMBuildAdd(B, LLVMBuildSDiv(B, below, rt_jit_i64(L, g.dh), ""), rt_jit_i64(L, 1), ""), kh_n);
-  khi = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, below, zero, ""), zero, khi, "");
-  r.kh_hi = rt_jit_max(L, khi, r.kh_lo);
+  kernel_rows(L, r.iy0, g.kh, g.dh, g.h, &r.kh_lo, &r.kh_hi);
+  LLVMValueRef zero = rt_jit_i64(L, 0);
   /* Interior: groups of nacc pixels, then the rest as one group. */
   const int64_t ninner = g.ox_hi - g.ox_lo, ngroups = ninner / nacc, rest = ninner % nacc;
   if (ngroups > 0) {
@@ -270,19 +297,6 @@ rt_status_t rt_jit_tpl_blocked_dw(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
 /* FMA chains a tile keeps in flight at least (partial sums, cb_pixels). */
 #define CB_MIN_CHAINS 8
 
-typedef struct cb_geom_t cb_geom_t;
-static void cb_tile(cb_geom_t *g);
-static void cb_order(cb_geom_t *g);
-
-struct cb_geom_t {
-  int64_t n, cb, ob, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
-  int64_t ox_lo, ox_hi; /* interior output columns (not flat) */
-  bool flat;            /* 1x1, stride 1, no padding: the plane as rows of rlen pixels */
-  int64_t rows, rlen;   /* rows per (image, output block): oh of ow pixels, or flat */
-  int32_t vw, r, no;    /* the tile: r pixels x no output blocks (cb_tile) */
-  bool obg_outer;       /* units output blocks outer, rows inner (cb_order) */
-};
-
 /* The register tile, measured (one thread, `--profile`, GFLOP/s of
  * ResNet-50's 1x1 and 3x3 layers alone, an AVX-512 Xeon with a 2 MiB L2
  * per core, FMA peak 220-230 on 16 lanes, 126-128 on 8; docs/executors.md
@@ -290,7 +304,7 @@ struct cb_geom_t {
  * 12x2 140-174, 6x4 100-125, 8x3 96-114, 4x4 93-162); k x k: 6 x 4
  * (147-222; 12x2 142-185). 8 lanes: 6 x 2 (1x1 100-117, 3x3 103-126;
  * 4x3 and 5x2 within or below). */
-static void cb_tile(cb_geom_t *g) {
+static void cb_tile(blk_geom_t *g) {
   if (g->vw == 16 && g->kh * g->kw == 1) {
     g->r = 8;
     g->no = 2;
@@ -310,63 +324,24 @@ static void cb_tile(cb_geom_t *g) {
  * blocks outer; its 1x1 layers at 56x56 and 28x28 (weight 64-256 KiB,
  * 25-98 rows) 5-15% faster with rows outer, where each core's rows are
  * also the pixels the next layer's rows read. */
-static void cb_order(cb_geom_t *g) {
+static void cb_order(blk_geom_t *g) {
   const int64_t groups = (g->ob + g->no - 1) / g->no;
   const double wbytes = (double)g->ob * g->cb * g->kh * g->kw * g->vw * g->vw * 4;
   const double xbytes = (double)g->cb * g->h * g->w * g->vw * 4;
   g->obg_outer = (double)g->rows * wbytes > (double)groups * xbytes;
 }
 
-static bool cb_geom(const rt_ir_expr_t *call, int32_t vw, cb_geom_t *g) {
-  memset(g, 0, sizeof *g);
-  if (call->kind != RT_IR_CALL || call->call.callee->kind != RT_IR_OP || call->call.nargs != 2) return false;
-  const rt_ir_op_t *op = call->call.callee->op.op;
-  if (op->id != RT_OP_NN_CONV2D_NCHWC) return false;
-  for (int32_t i = 0; i < 2; ++i) {
-    const rt_ir_expr_t *e = call->call.args[i];
-    if (e->kind != RT_IR_VAR && e->kind != RT_IR_CONSTANT) return false;
-  }
-  rt_plan_input_t in[2] = {{.value = NULL}, {.value = NULL}};
+static bool cb_geom(const rt_ir_expr_t *call, int32_t vw, blk_geom_t *g) {
   rt_plan_conv_t p;
-  rt_status_t st = rt_jit_tensor_type(call->call.args[0], &in[0].dtype, &in[0].rank, &in[0].shape);
-  if (!st) st = rt_jit_tensor_type(call->call.args[1], &in[1].dtype, &in[1].rank, &in[1].shape);
-  if (!st) st = rt_ir_plan_conv(op, call->call.attrs, 2, in, &p);
-  if (st) {
-    rt_status_free(st);
-    return false;
-  }
-  if (p.nsp != 2 || p.out_rank != 5 || p.groups != 1) return false;
+  if (!blk_geom(call, RT_OP_NN_CONV2D_NCHWC, vw, &p, g) || p.groups != 1) return false;
   if (p.data_block != vw || p.kernel_in_block != vw || p.kernel_out_block != vw || p.out_block != vw) return false;
   if (p.in_channels % vw != 0 || p.out_channels % vw != 0 || p.kernel_i != p.in_channels ||
       p.kernel_o != p.out_channels) {
     return false;
   }
-  g->vw = vw;
-  g->n = p.batch;
   g->cb = p.in_channels / vw;
   g->ob = p.out_channels / vw;
-  g->h = p.in_size[0];
-  g->w = p.in_size[1];
-  g->oh = p.out_size[0];
-  g->ow = p.out_size[1];
-  g->kh = p.kernel_size[0];
-  g->kw = p.kernel_size[1];
-  g->sh = p.strides[0];
-  g->sw = p.strides[1];
-  g->dh = p.dilation[0];
-  g->dw = p.dilation[1];
-  g->pt = p.pad_before[0];
-  g->pl = p.pad_before[1];
-  if (g->n < 1 || g->cb < 1 || g->ob < 1 || g->oh < 1 || g->ow < 1 || g->kh < 1 || g->kw < 1) return false;
-  if (g->kw > DW_MAX_KW || g->kh * g->kw > DW_MAX_TAPS) return false;
-  if (g->sh < 1 || g->sw < 1 || g->dh < 1 || g->dw < 1 || g->sh > 64 || g->sw > 64 || g->dh > 64 || g->dw > 64) {
-    return false;
-  }
-  if (g->pt < 0 || g->pl < 0 || g->pt > 1024 || g->pl > 1024) return false;
-  if (g->h > (1 << 16) || g->w > (1 << 16) || g->oh > (1 << 16) || g->ow > (1 << 16) || g->n > (1 << 16) ||
-      g->cb > (1 << 12) || g->ob > (1 << 12)) {
-    return false;
-  }
+  if (g->cb < 1 || g->ob < 1 || g->cb > (1 << 12) || g->ob > (1 << 12)) return false;
   cb_tile(g);
   g->flat = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->pt == 0 && g->pl == 0 &&
             g->oh == g->h && g->ow == g->w;
@@ -380,23 +355,17 @@ static bool cb_geom(const rt_ir_expr_t *call, int32_t vw, cb_geom_t *g) {
   }
   cb_order(g);
   if (g->flat) return true;
-  g->ox_lo = (g->pl + g->sw - 1) / g->sw;
-  const int64_t last = g->w - 1 + g->pl - (g->kw - 1) * g->dw;
-  g->ox_hi = last < 0 ? 0 : last / g->sw + 1;
-  if (g->ox_lo > g->ow) g->ox_lo = g->ow;
-  if (g->ox_hi > g->ow) g->ox_hi = g->ow;
-  if (g->ox_hi < g->ox_lo) g->ox_hi = g->ox_lo;
-  return g->ox_lo + (g->ow - g->ox_hi) <= DW_MAX_BORDER;
+  return interior_columns(g->w, g->ow, g->kw, g->sw, g->dw, g->pl, &g->ox_lo, &g->ox_hi) <= DW_MAX_BORDER;
 }
 
 bool rt_jit_tpl_blocked_conv_attrs(const rt_ir_expr_t *call, int32_t vw) {
-  cb_geom_t g;
+  blk_geom_t g;
   return cb_geom(call, vw, &g);
 }
 
 /* What every tile of one output row shares. */
 typedef struct cb_row_t {
-  const cb_geom_t *g;
+  const blk_geom_t *g;
   const rt_ir_expr_t *anchor, *out;
   LLVMValueRef data, x, wt; /* output; image n's input; output block ob0's weight */
   LLVMValueRef n, ob0;      /* the image and the tile's first output block */
@@ -411,7 +380,7 @@ typedef struct cb_row_t {
  * dw_pixels. */
 static rt_status_t cb_pixels(rt_jit_lower_t *L, const cb_row_t *r, LLVMValueRef ox0, int64_t fixed, int32_t np) {
   LLVMBuilderRef B = L->b;
-  const cb_geom_t *g = r->g;
+  const blk_geom_t *g = r->g;
   const int32_t vw = g->vw, no = r->no;
   /* A small tile keeps `ns` partial sums per output vector (input
    * channel ii adds to sum ii % ns), so at least CB_MIN_CHAINS FMA
@@ -510,7 +479,7 @@ static rt_status_t cb_pixels(rt_jit_lower_t *L, const cb_row_t *r, LLVMValueRef 
  * pixels, of sizes that differ by at most one (13 pixels: 7 + 6, not 12
  * + 1, whose single pixel would run at a fraction of the FMA rate). */
 static rt_status_t cb_row(rt_jit_lower_t *L, const cb_row_t *r, int64_t len) {
-  const cb_geom_t *g = r->g;
+  const blk_geom_t *g = r->g;
   const int64_t lo = g->flat ? 0 : g->ox_lo, hi = g->flat ? len : g->ox_hi;
   const int64_t ntiles = (hi - lo + g->r - 1) / g->r;
   const int64_t small = ntiles > 0 ? (hi - lo) / ntiles : 0, nbig = ntiles > 0 ? (hi - lo) % ntiles : 0;
@@ -536,7 +505,7 @@ static rt_status_t cb_row(rt_jit_lower_t *L, const cb_row_t *r, int64_t len) {
 /* The row for the tile's block count: a full row, or (flat) the last,
  * shorter one. */
 static rt_status_t cb_rows(rt_jit_lower_t *L, const cb_row_t *r, LLVMValueRef row) {
-  const cb_geom_t *g = r->g;
+  const blk_geom_t *g = r->g;
   const int64_t last = g->oh * g->ow - (g->rows - 1) * g->rlen;
   if (!g->flat || last == g->rlen) return cb_row(L, r, g->rlen);
   rt_jit_if_t is_last;
@@ -552,7 +521,7 @@ rt_status_t rt_jit_tpl_blocked_conv(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *
                                     LLVMValueRef data, LLVMValueRef task, LLVMValueRef ntasks) {
   LLVMBuilderRef B = L->b;
   const rt_ir_expr_t *a = p->anchor;
-  cb_geom_t g;
+  blk_geom_t g;
   if (!cb_geom(a, p->vw, &g)) {
     return RT_STATUS(INTERNAL, "%s", "conv2d NCHWc attributes changed between planning and lowering");
   }
@@ -591,19 +560,10 @@ rt_status_t rt_jit_tpl_blocked_conv(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *
     r.kh_lo = rt_jit_i64(L, 0);
     r.kh_hi = rt_jit_i64(L, 1);
   } else {
-    /* Kernel rows whose input row iy0 + kh*dh lies in [0, h). */
     LLVMValueRef iy0 = LLVMBuildSub(B, LLVMBuildMul(B, row, rt_jit_i64(L, g.sh), ""), rt_jit_i64(L, g.pt), "");
     r.xrow = LLVMBuildMul(B, LLVMBuildSub(B, LLVMBuildMul(B, iy0, rt_jit_i64(L, g.w), ""), rt_jit_i64(L, g.pl), ""),
                           rt_jit_i64(L, vw), "");
-    LLVMValueRef zero = rt_jit_i64(L, 0), kh_n = rt_jit_i64(L, g.kh);
-    LLVMValueRef above = LLVMBuildNeg(B, iy0, "");
-    LLVMValueRef klo = LLVMBuildSDiv(B, LLVMBuildAdd(B, above, rt_jit_i64(L, g.dh - 1), ""), rt_jit_i64(L, g.dh), "");
-    klo = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLE, above, zero, ""), zero, klo, "");
-    r.kh_lo = rt_jit_min(L, klo, kh_n);
-    LLVMValueRef below = LLVMBuildSub(B, rt_jit_i64(L, g.h - 1), iy0, "");
-    LLVMValueRef khi = rt_jit_min(L, LLVMBuildAdd(B, LLVMBuildSDiv(B, below, rt_jit_i64(L, g.dh), ""), rt_jit_i64(L, 1), ""), kh_n);
-    khi = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, below, zero, ""), zero, khi, "");
-    r.kh_hi = rt_jit_max(L, khi, r.kh_lo);
+    kernel_rows(L, iy0, g.kh, g.dh, g.h, &r.kh_lo, &r.kh_hi);
   }
   if (tail == 0 || groups == 1) {
     r.no = tail == 0 ? g.no : (int32_t)tail;

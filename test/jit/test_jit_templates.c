@@ -555,6 +555,35 @@ static int32_t serial_pf(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, void 
   return r;
 }
 
+/* Runs kernel k on ins serially and split over 3 tasks (serial_pf),
+ * comparing its first output with want[0] (rtol 1e-4, atol); prints each
+ * failure after `what` ("case 3 (...) [template") and returns how many. */
+static int32_t run_serial_and_split(rt_kernel_fn k, int32_t nin, rt_tensor_t **ins, int32_t nout, rt_tensor_t **want,
+                                    double atol, const char *what) {
+  int32_t failures = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    rt_jit_simple_ctx_t ctx;
+    rt_jit_simple_ctx_initialize(&ctx);
+    if (pass == 1) {
+      ctx.ctx.num_threads = 3;
+      ctx.ctx.parallel_for = serial_pf;
+    }
+    char err[512], why[256];
+    rt_tensor_t *got[2];
+    if (jt_run_kernel(k, nin, ins, nout, want, got, &ctx.ctx, err) != 0) {
+      printf("%s, %s]: kernel failed: %s\n", what, pass ? "3 tasks" : "serial", ctx.error);
+      ++failures;
+      continue;
+    }
+    if (!jt_close(got[0], want[0], 1e-4, atol, why)) {
+      printf("%s, %s]: %s\n", what, pass ? "3 tasks" : "serial", why);
+      ++failures;
+    }
+    rt_tensor_release(got[0]);
+  }
+  return failures;
+}
+
 /* The template case i must take with vw lanes: its name, "%d" standing
  * for the tile's 4 * vw columns; of a name "A|B", A with 8 lanes and B with 16. */
 static void want_template(int32_t i, int32_t vw, char *buf, size_t n) {
@@ -591,7 +620,7 @@ static int32_t run_cases(rt_module_t *m, rt_ir_expr_t **fns, rt_jit_session_t *s
       printf("case %d (%s): template %s, expected %s\n", i, kCases[i].body, tpl, want_tpl);
       ++failures;
     }
-    rt_tensor_t *ins[8], *want[2], *got[2];
+    rt_tensor_t *ins[8], *want[2];
     int32_t nin, nout;
     jt_make_inputs(fns[i], 1, 100 + (uint64_t)i, ins, &nin);
     char name[16];
@@ -607,24 +636,9 @@ static int32_t run_cases(rt_module_t *m, rt_ir_expr_t **fns, rt_jit_session_t *s
       for (int64_t k = 0; k < rt_tensor_numel(want[0]); ++k) big = fmax(big, fabs((double)wv[k]));
       atol += 1e-4 * big;
     }
-    for (int pass = 0; pass < 2; ++pass) {
-      rt_jit_simple_ctx_t ctx;
-      rt_jit_simple_ctx_initialize(&ctx);
-      if (pass == 1) {
-        ctx.ctx.num_threads = 3;
-        ctx.ctx.parallel_for = serial_pf;
-      }
-      char err[512], why[256];
-      int32_t r = jt_run_kernel(rt_jit_module_kernel(jm, i), nin, ins, nout, want, got, &ctx.ctx, err);
-      if (r != 0) {
-        printf("case %d (%s): kernel failed: %s\n", i, kCases[i].body, ctx.error);
-        ++failures;
-      } else if (!jt_close(got[0], want[0], 1e-4, atol, why)) {
-        printf("case %d (%s) [%s, %s]: %s\n", i, kCases[i].body, tpl, pass ? "3 tasks" : "serial", why);
-        ++failures;
-      }
-      rt_tensor_release(got[0]);
-    }
+    char what[160];
+    snprintf(what, sizeof what, "case %d (%.100s) [%s", (int)i, kCases[i].body, tpl);
+    failures += run_serial_and_split(rt_jit_module_kernel(jm, i), nin, ins, nout, want, atol, what);
     for (int32_t k = 0; k < nout; ++k) rt_tensor_release(want[k]);
     for (int32_t k = 0; k < nin; ++k) rt_tensor_release(ins[k]);
   }
@@ -764,24 +778,13 @@ static void test_jit_templates_l2_blocking(void **state) {
     for (int32_t i = 0; i < N; ++i) {
       assert_true(strncmp(rt_jit_module_template(jm, i), "conv2d.direct", 13) == 0);
       if (!run) continue;
-      rt_tensor_t *ins[4], *want[2], *got[2];
+      rt_tensor_t *ins[4], *want[2];
       int32_t nin, nout;
       jt_make_inputs(fns[i], 1, 7 + (uint64_t)i, ins, &nin);
       assert_ok(jt_interp(m, names[i], nin, ins, want, &nout));
-      for (int pass = 0; pass < 2; ++pass) {
-        rt_jit_simple_ctx_t ctx;
-        rt_jit_simple_ctx_initialize(&ctx);
-        if (pass == 1) {
-          ctx.ctx.num_threads = 3;
-          ctx.ctx.parallel_for = serial_pf;
-        }
-        char err[512], why[256];
-        assert_int_equal(jt_run_kernel(rt_jit_module_kernel(jm, i), nin, ins, nout, want, got, &ctx.ctx, err), 0);
-        if (!jt_close(got[0], want[0], 1e-4, 1e-5, why)) {
-          fail_msg("@%s, L2 %lld KiB, %s: %s", names[i], (long long)(l2 >> 10), pass ? "3 tasks" : "serial", why);
-        }
-        rt_tensor_release(got[0]);
-      }
+      char what[64];
+      snprintf(what, sizeof what, "@%s [L2 %lld KiB", names[i], (long long)(l2 >> 10));
+      assert_int_equal(run_serial_and_split(rt_jit_module_kernel(jm, i), nin, ins, nout, want, 1e-5, what), 0);
       for (int32_t k = 0; k < nout; ++k) rt_tensor_release(want[k]);
       for (int32_t k = 0; k < nin; ++k) rt_tensor_release(ins[k]);
     }
