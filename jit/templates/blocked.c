@@ -273,21 +273,20 @@ rt_status_t rt_jit_tpl_blocked_dw(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
  * nn.contrib_conv2d_NCHWc of groups 1 over float32 data NCHW{vw}c, kernel
  * OIHW{vw}i{vw}o and output NCHW{vw}c (vw the template width), data and
  * weight in memory, any stride, padding and dilation, at most 64 taps of
- * at most 11 columns. The register tile is CB_R pixels of an output row
- * by CB_NO output channel blocks: per input channel ii of a block and per
- * tap, CB_NO weight vectors (W[ob][icb][kh][kw][ii][:], contiguous) and
- * one broadcast input scalar per pixel feed CB_R x CB_NO vector FMAs; the
+ * at most 11 columns. The register tile is r pixels of an output row by
+ * no output channel blocks (cb_tile): per input channel ii of a block and
+ * per tap, no weight vectors (W[ob][icb][kh][kw][ii][:], contiguous) and
+ * one broadcast input scalar per pixel feed r x no vector FMAs; the
  * accumulators run over every input channel block and tap, so each output
  * vector is stored once, contiguous (the blocked layout's point: no
  * output plane is written in short pieces, no input channel is read at a
- * stride of a plane). Rows of output (image, row) are the units of work,
- * each computing all output blocks in turn (a row's input stays in L1 /
- * L2 while the weights, read in the same order by every row, come from
- * L2), split over tasks by rt_jit_tpl_split. A 1x1 convolution at stride
- * 1 without padding has its output plane's pixels as one flat row, cut
- * into rows of about CB_FLAT_GROUPS tiles. Within a row as in the
- * depthwise template: the interior in tiles of CB_R pixels, the rest as
- * one shorter tile, the border columns a pixel each with their
+ * stride of a plane). The units of work are (image, output row, group of
+ * no output blocks), rows outer or block groups outer by which re-reads
+ * less (cb_order), split over tasks by rt_jit_tpl_split. A 1x1
+ * convolution at stride 1 without padding has its output plane's pixels
+ * as one flat row, cut into rows of about CB_FLAT_GROUPS tiles. Within a
+ * row as in the depthwise template: the interior in the fewest tiles of
+ * at most r pixels (cb_row), the border columns a pixel each with their
  * out-of-image kernel columns left out (never multiplied by zero: the
  * sums are the reference's terms, reassociated). */
 
@@ -538,15 +537,16 @@ rt_status_t rt_jit_tpl_blocked_conv(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *
   rt_jit_tpl_split(L, g.n * g.rows * groups, task, ntasks, &lo, &hi);
   rt_jit_loop_t lu;
   rt_jit_loop_begin(L, lo, hi, 0, NULL, &lu);
-  /* Unit u = (n*rows + row)*groups + gi: output blocks [gi*CB_NO, ...) of a row. */
-  LLVMValueRef nrow, gi, row;
+  /* Unit u: (n*rows + row)*groups + gi rows outer, (n*groups + gi)*rows + row block groups
+   * outer; output blocks [gi*no, ...) of a row. */
+  LLVMValueRef gi, row;
   if (g.obg_outer) {
     row = LLVMBuildSRem(B, lu.iv, rt_jit_i64(L, g.rows), "");
     LLVMValueRef ng = LLVMBuildSDiv(B, lu.iv, rt_jit_i64(L, g.rows), "");
     gi = LLVMBuildSRem(B, ng, rt_jit_i64(L, groups), "");
     r.n = LLVMBuildSDiv(B, ng, rt_jit_i64(L, groups), "");
   } else {
-    nrow = LLVMBuildSDiv(B, lu.iv, rt_jit_i64(L, groups), "");
+    LLVMValueRef nrow = LLVMBuildSDiv(B, lu.iv, rt_jit_i64(L, groups), "");
     gi = LLVMBuildSRem(B, lu.iv, rt_jit_i64(L, groups), "");
     row = LLVMBuildSRem(B, nrow, rt_jit_i64(L, g.rows), "");
     r.n = LLVMBuildSDiv(B, nrow, rt_jit_i64(L, g.rows), "");
