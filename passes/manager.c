@@ -44,6 +44,14 @@ static bool listed(const char *const *names, int32_t n, const char *name) {
   return false;
 }
 
+/* What ctx's lists and opt_level decide for the pass, instruments aside. */
+static rt_pass_decision_t by_context(const rt_pass_context_t *ctx, const rt_pass_info_t *info) {
+  if (listed(ctx->disabled, ctx->num_disabled, info->name)) return RT_PASS_SKIPPED_DISABLED;
+  if (listed(ctx->required, ctx->num_required, info->name)) return RT_PASS_RAN_REQUIRED;
+  if (info->opt_level > ctx->opt_level) return RT_PASS_SKIPPED_LEVEL;
+  return RT_PASS_RAN_BY_LEVEL;
+}
+
 bool rt_pass_context_runs(const rt_pass_context_t *ctx, const char *name) {
   rt_pass_context_t defaults;
   if (!ctx) {
@@ -51,28 +59,17 @@ bool rt_pass_context_runs(const rt_pass_context_t *ctx, const char *name) {
     ctx = &defaults;
   }
   for (int32_t i = 0; i < (int32_t)RT_COUNTOF(kSteps); ++i) {
-    const rt_pass_info_t *info = &kSteps[i].info;
-    if (strcmp(info->name, name) != 0) continue;
-    if (listed(ctx->disabled, ctx->num_disabled, name)) return false;
-    return listed(ctx->required, ctx->num_required, name) || info->opt_level <= ctx->opt_level;
+    if (strcmp(kSteps[i].info.name, name) != 0) continue;
+    const rt_pass_decision_t d = by_context(ctx, &kSteps[i].info);
+    return d == RT_PASS_RAN_REQUIRED || d == RT_PASS_RAN_BY_LEVEL;
   }
   return false;
 }
 
 static rt_status_t decide(const rt_pass_context_t *ctx, const rt_pass_info_t *info,
                           const rt_module_t *m, rt_pass_decision_t *out) {
-  if (listed(ctx->disabled, ctx->num_disabled, info->name)) {
-    *out = RT_PASS_SKIPPED_DISABLED;
-    return RT_OK;
-  }
-  if (listed(ctx->required, ctx->num_required, info->name)) {
-    *out = RT_PASS_RAN_REQUIRED;
-    return RT_OK;
-  }
-  if (info->opt_level > ctx->opt_level) {
-    *out = RT_PASS_SKIPPED_LEVEL;
-    return RT_OK;
-  }
+  *out = by_context(ctx, info);
+  if (*out != RT_PASS_RAN_BY_LEVEL) return RT_OK;
   for (int32_t i = 0; i < ctx->num_instruments; ++i) {
     const rt_pass_instrument_t *ins = &ctx->instruments[i];
     if (!ins->should_run) continue;

@@ -84,6 +84,29 @@ static void kernel_rows(rt_jit_lower_t *L, LLVMValueRef iy0, int64_t kh, int64_t
 /* The geometry both templates read: the blocked op's sizes (logical
  * channels / vw in cb and ob), the interior columns, and for
  * conv2d_NCHWc.direct its tile, rows and order. */
+/* Stores acc, output pixel (n, blk, oy, ox)'s vw channels of an NCHW{vw}c
+ * output: as one vector at float offset off without tail ops, through
+ * the vector epilogue where it takes them (vepi), else lane by lane
+ * through the element epilogue. */
+static rt_status_t store_pixel(rt_jit_lower_t *L, const rt_ir_expr_t *anchor, const rt_ir_expr_t *out,
+                               LLVMValueRef data, bool tail_ops, bool vepi, int32_t vw, LLVMValueRef off,
+                               LLVMValueRef n, LLVMValueRef blk, LLVMValueRef oy, LLVMValueRef ox, LLVMValueRef acc) {
+  if (!tail_ops) {
+    rt_jit_tpl_storev(L, acc, data, off);
+    return RT_OK;
+  }
+  if (vepi) {
+    LLVMValueRef idx[5] = {n, blk, oy, ox, rt_jit_i64(L, 0)};
+    return rt_jit_tpl_vepi(L, anchor, out, data, 4, 5, idx, acc);
+  }
+  for (int32_t l = 0; l < vw; ++l) {
+    LLVMValueRef idx[5] = {n, blk, oy, ox, rt_jit_i64(L, l)};
+    LLVMValueRef v = LLVMBuildExtractElement(L->b, acc, rt_jit_i32(L, l), "");
+    RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, anchor, out, data, idx, v));
+  }
+  return RT_OK;
+}
+
 typedef struct blk_geom_t {
   int64_t n, cb, ob, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
   int64_t ox_lo, ox_hi; /* interior output columns: every kernel column inside the image */
@@ -202,18 +225,9 @@ static rt_status_t dw_pixels(rt_jit_lower_t *L, const dw_row_t *r, LLVMValueRef 
   for (int32_t p = 0; p < np; ++p) {
     LLVMValueRef acc = lk.carry[p];
     LLVMValueRef ox = LLVMBuildAdd(B, ox0, rt_jit_i64(L, p), "");
-    if (!r->tail_ops) {
-      rt_jit_tpl_storev(L, acc, r->data, LLVMBuildAdd(B, r->obase, LLVMBuildMul(B, ox, rt_jit_i64(L, vw), ""), ""));
-    } else if (r->vepi) {
-      LLVMValueRef idx[5] = {r->n, r->cb, r->oy, ox, rt_jit_i64(L, 0)};
-      RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, r->anchor, r->out, r->data, 4, 5, idx, acc));
-    } else {
-      for (int32_t l = 0; l < vw; ++l) {
-        LLVMValueRef idx[5] = {r->n, r->cb, r->oy, ox, rt_jit_i64(L, l)};
-        LLVMValueRef v = LLVMBuildExtractElement(B, acc, rt_jit_i32(L, l), "");
-        RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, r->anchor, r->out, r->data, idx, v));
-      }
-    }
+    LLVMValueRef off = LLVMBuildAdd(B, r->obase, LLVMBuildMul(B, ox, rt_jit_i64(L, vw), ""), "");
+    RT_RETURN_IF_ERROR(store_pixel(L, r->anchor, r->out, r->data, r->tail_ops, r->vepi, vw, off, r->n, r->cb, r->oy,
+                                   ox, acc));
   }
   return RT_OK;
 }
@@ -299,10 +313,11 @@ rt_status_t rt_jit_tpl_blocked_dw(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
 /* The register tile, measured (one thread, `--profile`, GFLOP/s of
  * ResNet-50's 1x1 and 3x3 layers alone, an AVX-512 Xeon with a 2 MiB L2
  * per core, FMA peak 220-230 on 16 lanes, 126-128 on 8; docs/executors.md
- * has the table): 16 lanes, 1x1: 8 pixels x 2 blocks (145-190 GFLOP/s;
- * 12x2 140-174, 6x4 100-125, 8x3 96-114, 4x4 93-162); k x k: 6 x 4
- * (147-222; 12x2 142-185). 8 lanes: 6 x 2 (1x1 100-117, 3x3 103-126;
- * 4x3 and 5x2 within or below). */
+ * has the table; compiled under O3): 16 lanes, 1x1: 8 pixels x 2 blocks
+ * (145-190 GFLOP/s; 12x2 140-174, and 0.24-0.44 of the peak under the C2
+ * pipeline these kernels take on 16 lanes; 6x4 100-125, 8x3 96-114, 4x4
+ * 93-162); k x k: 6 x 4 (147-222; 12x2 142-185). 8 lanes: 6 x 2 (1x1
+ * 100-117, 3x3 103-126; 4x3 and 5x2 within or below). */
 static void cb_tile(blk_geom_t *g) {
   if (g->vw == 16 && g->kh * g->kw == 1) {
     g->r = 8;
@@ -452,22 +467,12 @@ static rt_status_t cb_pixels(rt_jit_lower_t *L, const cb_row_t *r, LLVMValueRef 
     for (int32_t p = 0; p < np; ++p) {
       LLVMValueRef acc = sum[j * np + p];
       LLVMValueRef pix = LLVMBuildAdd(B, r->pix0, LLVMBuildAdd(B, ox0, rt_jit_i64(L, p), ""), "");
-      if (!r->tail_ops) {
-        rt_jit_tpl_storev(L, acc, r->data, LLVMBuildMul(B, LLVMBuildAdd(B, obase, pix, ""), rt_jit_i64(L, vw), ""));
-        continue;
-      }
-      LLVMValueRef oy = LLVMBuildUDiv(B, pix, rt_jit_i64(L, g->ow), "");
-      LLVMValueRef ox = LLVMBuildURem(B, pix, rt_jit_i64(L, g->ow), "");
-      if (r->vepi) {
-        LLVMValueRef idx[5] = {r->n, ob, oy, ox, rt_jit_i64(L, 0)};
-        RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, r->anchor, r->out, r->data, 4, 5, idx, acc));
-        continue;
-      }
-      for (int32_t l = 0; l < vw; ++l) {
-        LLVMValueRef idx[5] = {r->n, ob, oy, ox, rt_jit_i64(L, l)};
-        LLVMValueRef v = LLVMBuildExtractElement(B, acc, rt_jit_i32(L, l), "");
-        RT_RETURN_IF_ERROR(rt_jit_tpl_epilogue(L, r->anchor, r->out, r->data, idx, v));
-      }
+      LLVMValueRef off = LLVMBuildMul(B, LLVMBuildAdd(B, obase, pix, ""), rt_jit_i64(L, vw), "");
+      /* The pixel's (oy, ox) only for the epilogues' indices. */
+      LLVMValueRef oy = r->tail_ops ? LLVMBuildUDiv(B, pix, rt_jit_i64(L, g->ow), "") : NULL;
+      LLVMValueRef ox = r->tail_ops ? LLVMBuildURem(B, pix, rt_jit_i64(L, g->ow), "") : NULL;
+      RT_RETURN_IF_ERROR(
+          store_pixel(L, r->anchor, r->out, r->data, r->tail_ops, r->vepi, vw, off, r->n, ob, oy, ox, acc));
     }
   }
   return RT_OK;

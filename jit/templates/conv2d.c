@@ -569,7 +569,7 @@ static direct_blocking_t direct_blocking(int64_t M, int64_t K, int64_t xbytes, i
    * 4 rounds). With it on 16 lanes, same host: resnet18 0.94-0.97 of its
    * time at 1 thread (4 of 4 rounds twice), efficientnet_b0 0.95, 2
    * threads and the other models within noise. */
-  const int64_t l2_rows = vw == 16 && l2 / 2 > kL2 ? l2 / 2 : kL2, l2_whole = kL2Whole;
+  const int64_t l2_rows = vw == 16 && l2 / 2 > kL2 ? l2 / 2 : kL2;
   direct_blocking_t z = {K, false, false};
   if (xbytes <= l2_rows) return z;
   if (M * K * 4 <= kABytes) {
@@ -581,7 +581,7 @@ static direct_blocking_t direct_blocking(int64_t M, int64_t K, int64_t xbytes, i
    * runs on the registers and no C block round-trips. SqueezeNet's 1x1
    * 512 -> 1000 classifier at 13x13 (B 346 KiB, three blocks before):
    * 1175-1221 -> 993-1010 us (--profile, 1 thread, alternated). */
-  if (xbytes <= l2_whole) return z;
+  if (xbytes <= kL2Whole) return z;
   int64_t kc = (int64_t)((double)K * kBBlock / (double)xbytes);
   if (kc < kMinKc) kc = kMinKc;
   if (kc >= K) return z;
