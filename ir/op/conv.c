@@ -343,10 +343,21 @@ rt_status_t rt_ir_plan_conv(const rt_ir_op_t *opdef, const rt_ir_attrs_t *attrs,
  * and 1024->512 @14 layers took 3231 and 1245 us swapped (packed) against
  * 4224 and 1714 direct, in one alternated pair of runs. So on 16 lanes:
  * strided, or at most 64 output pixels (7x7, 8x8), or at most 28x28 with
- * 1024 or more input channels. */
+ * 1024 or more input channels.
+ * One output pixel (the squeeze-and-excitation convolutions on a pooled
+ * (N, C, 1, 1)) is a matrix-vector product: swapped with a 1-row tile
+ * (templates.c) where the output channels are a multiple of 16, so that
+ * DensePack packs the weight in panels read in place; the direct
+ * template computed a tile of 32 pixel columns for 1. EfficientNet-B0's
+ * 1152 -> 48 squeezes (16 lanes, 1 thread, --profile on an AVX-512 Xeon,
+ * summed minima of 3 alternated rounds): 83 -> 31 us a run. With fewer
+ * channels than that or a weight left unpacked the swapped GEMM packs B
+ * at run time and was slower than direct (its 672 -> 28 squeezes 26 ->
+ * 50 us). */
 bool rt_ir_conv1x1_gemm_swapped(int64_t in_per_group, int64_t out_per_group, int64_t out_pixels,
                                 bool strided, int32_t lanes) {
   if (in_per_group == 1 && out_per_group == 1) return false; /* depthwise */
+  if (out_pixels == 1 && out_per_group % 16 == 0) return true;
   if (out_per_group < 64) return false;
   if (strided) return true;
   if (lanes >= 16) return out_pixels <= 64 || (out_pixels <= 784 && in_per_group >= 1024);

@@ -176,6 +176,8 @@ static const tile_t kGemm16[] = {
     {12, 1, "gemm.12x16", NULL, "conv2d.im2col.12x16", "conv2d.im2colT.12x16"},
     {16, 1, "gemm.16x16", NULL, "conv2d.im2col.16x16", "conv2d.im2colT.16x16"},
     {7, 2, "gemm.7x32", NULL, "conv2d.im2col.7x32", "conv2d.im2colT.7x32"},
+    {1, 2, "gemm.1x32", NULL, "conv2d.im2col.1x32", "conv2d.im2colT.1x32"},
+    {1, 1, "gemm.1x16", NULL, "conv2d.im2col.1x16", "conv2d.im2colT.1x16"},
 };
 static const tile_t kGemm8[] = {
     {6, 2, "gemm.6x16", NULL, "conv2d.im2col.6x16", "conv2d.im2colT.6x16"},
@@ -185,6 +187,7 @@ static const tile_t kGemm8[] = {
     {2, 4, "gemm.2x32", NULL, "conv2d.im2col.2x32", "conv2d.im2colT.2x32"},
     {12, 1, "gemm.12x8", NULL, "conv2d.im2col.12x8", "conv2d.im2colT.12x8"},
     {5, 2, "gemm.5x16", NULL, "conv2d.im2col.5x16", "conv2d.im2colT.5x16"},
+    {1, 2, "gemm.1x16", NULL, "conv2d.im2col.1x16", "conv2d.im2colT.1x16"},
 };
 
 static const tile_family_t kFamilies[] = {
@@ -307,6 +310,8 @@ static const char *packed_im2colt_name(const char *name) {
       {"conv2d.im2colT.12x32", "conv2d.im2colT_pack.12x32"},
       {"conv2d.im2colT.3x32", "conv2d.im2colT_pack.3x32"},
       {"conv2d.im2colT.7x32", "conv2d.im2colT_pack.7x32"},
+      {"conv2d.im2colT.1x16", "conv2d.im2colT_pack.1x16"},
+      {"conv2d.im2colT.1x32", "conv2d.im2colT_pack.1x32"},
   };
   for (size_t i = 0; i < RT_COUNTOF(kPacked); ++i) {
     if (strcmp(kPacked[i][0], name) == 0) return kPacked[i][1];

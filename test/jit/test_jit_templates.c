@@ -23,9 +23,8 @@
 typedef struct case_t {
   const char *sig;
   const char *body;
-  /* Expected template name prefix; a %d is 4 vectors' lanes (32 or 64);
-   * "A|B": A with 8 lanes, B with 16 (a blocked layout whose block is one
-   * of the two vector widths). */
+  /* Expected template name prefix; "A|B": A with 8 lanes, B with 16 (a
+   * blocked layout whose block is one of the two vector widths). */
   const char *tpl;
 } case_t;
 
@@ -76,7 +75,7 @@ static const case_t kCases[] = {
      "add(nn.dense(%x, %w), %b)", "loops"},
     /* one row against a weight strided along K: the template, 1-row tile */
     {"%x: Tensor[(1, 96), float32], %w: Tensor[(96, 70), float32], %b: Tensor[(70), float32]",
-     "add(nn.matmul(%x, %w), %b)", "gemm.1x%d"},
+     "add(nn.matmul(%x, %w), %b)", "gemm.1x"},
     /* large enough to split over tasks */
     {"%x: Tensor[(130, 24), float32], %w: Tensor[(520, 24), float32]", "nn.dense(%x, %w)", "gemm."},
     {"%x: Tensor[(300, 24), float32], %w: Tensor[(250, 24), float32]", "nn.relu(nn.dense(exp(%x), %w))", "gemm."},
@@ -244,6 +243,23 @@ static const case_t kCases[] = {
      "conv2d.im2colT_pack.3x32|conv2d.im2colT_pack.7x32"},
     {"%x: Tensor[(1, 24, 13, 13), float32], %w: Tensor[(3, 24, 1, 1, 32), float32]",
      CONV "(%x, %w, strides=[2, 2], padding=[1, 1], kernel_layout=\"OIHW32o\")", "conv2d.im2colT_pack"},
+    /* one output pixel (the squeeze-and-excitation convolutions of
+     * EfficientNet and MobileNet-v3 on a pooled (N, C, 1, 1)): the swapped
+     * GEMM with a 1-row tile where the output channels are a multiple of
+     * 16 (ir/op/conv.c), unpacked (48 outputs, bias and SiLU) and in
+     * panels of 16 and 32 (batch 2: one row per image); 20 outputs and a
+     * grouped one run direct */
+    {"%x: Tensor[(1, 200, 1, 1), float32], %w: Tensor[(48, 200, 1, 1), float32], %b: Tensor[(48, 1, 1), float32]",
+     "%0 = add(" CONV "(%x, %w, channels=48, kernel_size=[1, 1]), %b); multiply(%0, sigmoid(%0))", "conv2d.im2colT.1x"},
+    {"%x: Tensor[(1, 200, 1, 1), float32], %w: Tensor[(20, 200, 1, 1), float32], %b: Tensor[(20, 1, 1), float32]",
+     "%0 = add(" CONV "(%x, %w, channels=20, kernel_size=[1, 1]), %b); multiply(%0, sigmoid(%0))", "conv2d.direct"},
+    {"%x: Tensor[(1, 32, 1, 1), float32], %w: Tensor[(16, 8, 1, 1), float32]",
+     CONV "(%x, %w, groups=4, channels=16, kernel_size=[1, 1])", "conv2d.direct"},
+    {"%x: Tensor[(2, 96, 1, 1), float32], %w: Tensor[(3, 96, 1, 1, 16), float32], %b: Tensor[(48, 1, 1), float32]",
+     "sigmoid(add(" CONV "(%x, %w, channels=48, kernel_size=[1, 1], kernel_layout=\"OIHW16o\"), %b))",
+     "conv2d.im2colT_pack.1x16"},
+    {"%x: Tensor[(1, 70, 1, 1), float32], %w: Tensor[(2, 70, 1, 1, 32), float32]",
+     CONV "(%x, %w, channels=64, kernel_size=[1, 1], kernel_layout=\"OIHW32o\")", "conv2d.im2colT_pack.1x32"},
     /* k x k kernels in panels (DensePack's 3x3 layers of 7x7 images on
      * 16 lanes): A from a zero-padded copy of the input by tables of
      * pixels and taps; batch 2, bias, residual and relu; stride 2 with
@@ -584,8 +600,8 @@ static int32_t run_serial_and_split(rt_kernel_fn k, int32_t nin, rt_tensor_t **i
   return failures;
 }
 
-/* The template case i must take with vw lanes: its name, "%d" standing
- * for the tile's 4 * vw columns; of a name "A|B", A with 8 lanes and B with 16. */
+/* The template case i must take with vw lanes: its name; of a name "A|B",
+ * A with 8 lanes and B with 16. */
 static void want_template(int32_t i, int32_t vw, char *buf, size_t n) {
   const char *tpl = kCases[i].tpl, *bar = strchr(tpl, '|');
   int len = (int)strlen(tpl);
@@ -594,12 +610,7 @@ static void want_template(int32_t i, int32_t vw, char *buf, size_t n) {
     len = vw == 16 ? (int)strlen(bar + 1) : (int)(bar - tpl);
     if (vw == 16) tpl = bar + 1;
   }
-  const char *pct = strstr(tpl, "%d");
-  if (pct && pct - tpl < len) {
-    snprintf(buf, n, "%.*s%d%.*s", (int)(pct - tpl), tpl, 4 * vw, (int)(len - (pct - tpl) - 2), pct + 2);
-  } else {
-    snprintf(buf, n, "%.*s", len, tpl);
-  }
+  snprintf(buf, n, "%.*s", len, tpl);
 }
 
 /* Every case on session s: its template name, and its outputs against the
