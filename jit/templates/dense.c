@@ -10,7 +10,8 @@
  * Algorithm (rt_jit_tpl_gemm_core), per task and batch:
  *   pack the task's rows of A k-major by mr-row tile (tile t's A(r, k) at
  *     t * mr * kp + k * mr + r, zeros past M and K), so the micro-kernel's
- *     broadcasts read one contiguous stream;
+ *     broadcasts read one contiguous stream (a row-major A in memory by
+ *     vw x vw blocks transposed in registers: pack_a_rows_transposed);
  *   for each K block (one up to K = KC_MAX):
  *     for each block of ncp N panels of vw*nv columns (vw = 8 or 16 lanes,
  *     templates.h) owned by the task:
