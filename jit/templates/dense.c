@@ -131,6 +131,14 @@ static rt_status_t a_value(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, LLVMV
   return g->a_elem(L, g, b, i, k, out);
 }
 
+/* The first n lanes of vector v (v itself where it has n). */
+static LLVMValueRef first_lanes(rt_jit_lower_t *L, LLVMValueRef v, int32_t n) {
+  if ((int32_t)LLVMGetVectorSize(LLVMTypeOf(v)) == n) return v;
+  LLVMValueRef keep[RT_JIT_TPL_MAX_VW];
+  for (int32_t l = 0; l < n; ++l) keep[l] = rt_jit_i32(L, l);
+  return LLVMBuildShuffleVector(L->b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(keep, (unsigned)n), "");
+}
+
 /* pack_a's whole tiles of a row-major A in memory (A(i, k) at i * K + k)
  * by blocks of vw steps: the tile's mr rows loaded as vw-wide vectors
  * along k, transposed in registers (rows past mr undefined) and each
@@ -145,9 +153,6 @@ static LLVMValueRef pack_a_rows_transposed(rt_jit_lower_t *L, const rt_jit_gemm_
   const int32_t vw = g->vw, mr = g->mr;
   const int64_t kv = g->k / vw * vw;
   LLVMTypeRef vt = rt_jit_tpl_vec(L, vw);
-  LLVMValueRef keep[RT_JIT_TPL_MAX_VW];
-  for (int32_t l = 0; l < mr; ++l) keep[l] = rt_jit_i32(L, l);
-  LLVMValueRef kmask = LLVMConstVector(keep, (unsigned)mr);
   LLVMValueRef nfull = LLVMBuildUDiv(B, LLVMBuildSub(B, rt_jit_max(L, valid_hi, row_lo), row_lo, ""),
                                      rt_jit_i64(L, mr), "");
   rt_jit_loop_t lt, lk, lkt;
@@ -167,8 +172,7 @@ static LLVMValueRef pack_a_rows_transposed(rt_jit_lower_t *L, const rt_jit_gemm_
   }
   rt_jit_tpl_transpose(L, vw, rows);
   for (int32_t j = 0; j < vw; ++j) {
-    LLVMValueRef step = mr == vw ? rows[j] : LLVMBuildShuffleVector(B, rows[j], LLVMGetUndef(vt), kmask, "");
-    LLVMValueRef st = LLVMBuildStore(B, step, rt_jit_tpl_gep(L, dst, mul(L, add(L, kk, rt_jit_i64(L, j)), mr)));
+    LLVMValueRef st = LLVMBuildStore(B, first_lanes(L, rows[j], mr), rt_jit_tpl_gep(L, dst, mul(L, add(L, kk, rt_jit_i64(L, j)), mr)));
     LLVMSetAlignment(st, 4);
   }
   rt_jit_loop_end(L, &lk, NULL);
@@ -508,9 +512,6 @@ static rt_status_t tile_epilogue_by_columns(rt_jit_lower_t *L, const rt_jit_gemm
                                             const blocking_t *z, LLVMValueRef b, LLVMValueRef i0,
                                             LLVMValueRef n0, LLVMValueRef ct) {
   const int32_t vw = g->vw, mr = g->mr;
-  LLVMValueRef keep[RT_JIT_TPL_MAX_VW];
-  for (int32_t l = 0; l < mr; ++l) keep[l] = rt_jit_i32(L, l);
-  LLVMValueRef kmask = LLVMConstVector(keep, (unsigned)mr);
   for (int32_t v = 0; v < g->nv; ++v) {
     LLVMValueRef r[RT_JIT_TPL_MAX_VW];
     for (int32_t i = 0; i < vw; ++i) {
@@ -521,8 +522,8 @@ static rt_status_t tile_epilogue_by_columns(rt_jit_lower_t *L, const rt_jit_gemm
     for (int32_t j = 0; j < vw; ++j) {
       LLVMValueRef idx[RT_TENSOR_MAX_RANK];
       g->out_idx(L, g, b, i0, add(L, n0, rt_jit_i64(L, (int64_t)v * vw + j)), idx);
-      LLVMValueRef col = mr == vw ? r[j] : LLVMBuildShuffleVector(L->b, r[j], LLVMGetUndef(LLVMTypeOf(r[j])), kmask, "");
-      RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, g->anchor, g->out, g->data, g->vec_t_d0, g->vec_t_d1, idx, col));
+      RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, g->anchor, g->out, g->data, g->vec_t_d0, g->vec_t_d1, idx,
+                                         first_lanes(L, r[j], mr)));
     }
   }
   return RT_OK;
