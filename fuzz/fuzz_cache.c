@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint8_t *copy = rt_mem_alloc(size);
   if (!copy) return 0;
   memcpy(copy, data, size);
-  uint64_t sum = rt_jit_fnv(RT_JIT_FNV_SEED, copy + HEADER, size - HEADER);
+  uint64_t sum = rt_jit_checksum(copy + HEADER, size - HEADER);
   for (int i = 0; i < 8; ++i) copy[64 + i] = (uint8_t)(sum >> (8 * i));
   if (id.identity != &none) id.identity = copy + HEADER;
   check(copy, size, &id);

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "rt/kernel_abi.h"
 #include "runtime/disk_cache.h"
@@ -219,6 +220,8 @@ static uint64_t get_u64(const uint8_t *p) {
   return v;
 }
 
+uint64_t rt_jit_checksum(const void *data, size_t size) { return XXH3_64bits(data, size); }
+
 void rt_jit_cache_entry_deinitialize(rt_jit_cache_entry_t *e) {
   rt_mem_free(e->object);
   rt_mem_free(e->ll);
@@ -265,7 +268,7 @@ rt_status_t rt_jit_cache_parse(const uint8_t *f, size_t size, const rt_jit_kerne
   /* Each length is below 2^30 (the entry is), so the sum cannot wrap. */
   ok = ok && idn <= size && objn <= size && lln <= size &&
        HEADER_SIZE + idn + objn + lln == (uint64_t)size && idn == id->identity_len && objn > 0;
-  ok = ok && get_u64(f + 64) == rt_jit_fnv(RT_JIT_FNV_SEED, f + HEADER_SIZE, size - HEADER_SIZE);
+  ok = ok && get_u64(f + 64) == rt_jit_checksum(f + HEADER_SIZE, size - HEADER_SIZE);
   ok = ok && memcmp(f + HEADER_SIZE, id->identity, idn) == 0;
   uint32_t nin = ok ? get_u32(f + 32) : 0, nout = ok ? get_u32(f + 36) : 0;
   ok = ok && nin <= 4096 && nout >= 1 && nout <= 4096;
@@ -325,10 +328,19 @@ rt_status_t rt_jit_cache_write(const char *dir, const rt_jit_kernel_id_t *id,
   put_u64(h + 40, id->identity_len);
   put_u64(h + 48, e->object_len);
   put_u64(h + 56, e->ll ? e->ll_len : 0);
-  uint64_t sum = rt_jit_fnv(RT_JIT_FNV_SEED, id->identity, id->identity_len);
-  sum = rt_jit_fnv(sum, e->object, e->object_len);
-  if (e->ll) sum = rt_jit_fnv(sum, e->ll, e->ll_len);
-  put_u64(h + 64, sum);
+  /* The payload's checksum, streamed over its three parts (equal to
+   * rt_jit_checksum of their concatenation, what the reader computes). */
+  XXH3_state_t *sum = XXH3_createState();
+  if (!sum) {
+    rt_mem_free(path);
+    return RT_STATUS(RESOURCE_EXHAUSTED, "%s", "out of memory (kernel cache checksum)");
+  }
+  XXH3_64bits_reset(sum);
+  XXH3_64bits_update(sum, id->identity, id->identity_len);
+  XXH3_64bits_update(sum, e->object, e->object_len);
+  if (e->ll) XXH3_64bits_update(sum, e->ll, e->ll_len);
+  put_u64(h + 64, XXH3_64bits_digest(sum));
+  XXH3_freeState(sum);
   const rt_cache_part_t parts[4] = {{h, sizeof h},
                                     {id->identity, id->identity_len},
                                     {e->object, e->object_len},
