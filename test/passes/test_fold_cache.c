@@ -20,7 +20,7 @@
 #include "test_util.h"
 
 #define ROWS 512
-#define COLS 1024 /* 2 MiB of float32: past the cache's 1 MiB threshold */
+#define COLS 1024 /* 2 MiB of float32: past the cache's 256 KiB threshold */
 
 static const char kModel[] =
     "#[version = \"0.0.5\"]\n"
