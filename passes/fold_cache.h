@@ -35,12 +35,12 @@
 
 /* 256 KiB: DenseNet-121's Winograd weights (128 -> 32 channels, 590 KB
  * each) fall below the first threshold, 1 MiB, and were folded again at
- * every start (25 of its 35 ms of passes). With 256 KiB, warm executor
- * creation (3 runs each after one that fills the cache, this session's
- * kernel-cache checksum in both): densenet121 72.6-77.6 -> 42.1-44.7 ms,
- * efficientnet_b0 about 42 -> 29-33, resnet50 31 -> 25, mobilenet_v2 16-17
- * -> 12; the cache folder grew 3 -> 29 MB for densenet121, 3 -> 10 MB for
- * efficientnet_b0. */
+ * every start (25 of its 35 ms of passes). Warm executor creation, 3 runs
+ * each after one that fills the cache: densenet121 72.6-77.6 -> 42.1-44.7
+ * ms with 256 KiB (the XXH3 kernel-cache checksum in both); with that
+ * checksum change too, against both before: efficientnet_b0 41-42 ->
+ * 29-33, resnet50 31 -> 25, mobilenet_v2 16-17 -> 12. The cache folder
+ * grew 3 -> 29 MB for densenet121, 3 -> 10 MB for efficientnet_b0. */
 #define RT_FOLD_CACHE_MIN_BYTES (UINT64_C(1) << 18)
 
 typedef struct rt_fold_key_t {
