@@ -7,6 +7,7 @@
  * rt_executor_stats say what was built and what was reused. */
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -558,16 +559,21 @@ static void test_graph_specialize_instruments_at_creation_only(void **state) {
 
 /* One thread runs alternating shapes with max 1 (a build and an eviction
  * per run); another reads the plan, source and counters meanwhile. The
- * readers hold a reference, so an eviction never frees what they read. */
+ * readers hold a reference, so an eviction never frees what they read.
+ * The runs start once the reader has read once: the 12 runs (each a build
+ * from the kernel cache) could otherwise all end before the reader's
+ * first look, and the test would check nothing concurrent. */
 typedef struct {
   rt_executor_t *ex;
   weights *w;
+  atomic_bool reading;
   atomic_bool done;
   atomic_int failures;         /* cmocka's asserts belong to the main thread */
 } race_ctx;
 
 static void *runs_thread(void *arg) {
   race_ctx *r = arg;
+  while (!atomic_load(&r->reading)) sched_yield();
   rt_tensor_t *xs[2] = {batch_input(2), batch_input(3)};
   for (int i = 0; i < 12; ++i) {
     rt_tensor_t *o = NULL;
@@ -592,11 +598,11 @@ static void test_graph_specialize_readers_during_runs(void **state) {
   rt_pass_context_t *ctx = context_with_max("1");
   rt_executor_t *ex = NULL;
   assert_ok(rt_create_executor("graph", m, NULL, ctx, NULL, &ex));
-  race_ctx r = {ex, &w, false, 0};
+  race_ctx r = {ex, &w, false, false, 0};
   pthread_t t;
   assert_int_equal(pthread_create(&t, NULL, runs_thread, &r), 0);
   int reads = 0;
-  while (!atomic_load(&r.done)) {
+  do {
     rt_executor_memory_t mem;
     rt_status_t st = rt_executor_memory(ex, &mem);
     if (st) {
@@ -614,10 +620,11 @@ static void test_graph_specialize_readers_during_runs(void **state) {
     }
     (void)stats_of(ex);
     ++reads;
-  }
+    atomic_store(&r.reading, true);
+  } while (!atomic_load(&r.done));
   pthread_join(t, NULL);
   assert_int_equal(atomic_load(&r.failures), 0);
-  assert_true(reads > 0);
+  assert_true(reads > 1); /* at least one read after the runs began */
   assert_counts(ex, 12, 0, 11, 1);
   rt_executor_release(ex);
   rt_pass_context_release(ctx);
