@@ -610,7 +610,8 @@ typedef struct direct_epi_t {
   LLVMValueRef tailc;          /* NULL: the C tile at c (row stride qpad) */
   int64_t wq, oh, o;           /* wq > ow: the k x k path (direct_tile_rows) */
   int64_t pf;                  /* > 0: direct_prefetch_out's distance (positions) */
-  bool pf_rows;                /* direct_prefetch_operands (q tiles outer) */
+  bool pf_rows;                /* q tiles outer, a large output: direct_prefetch_operands
+                                * and the next q tile's output lines (direct_tile_epi) */
   int64_t m;                   /* output channels of a group */
 } direct_epi_t;
 
@@ -621,25 +622,27 @@ static LLVMValueRef isplat(rt_jit_lower_t *L, LLVMTypeRef ivec, LLVMValueRef x) 
   return LLVMBuildShuffleVector(L->b, one, LLVMGetUndef(ivec), LLVMConstNull(ivec), "");
 }
 
-/* Output lines of a tile's rows, from position q0 + e->pf on, prefetched
- * for writing (e->pf > 0). A convolution of few taps per output (the 3
- * -> 32/64 stems: K = 27) spends a few hundred cycles per tile, too few
- * to hide the write-allocation of output lines in no cache (the stem's
- * output is the model's largest activation, its block last touched a
- * run ago): fetched two tiles ahead they arrive in time. The rows' output
- * offset there (oy*OW + ox) is below q0 + pf, so one line more is taken.
- * SqueezeNet-1.1's stem in the model, 1 thread: 353-362 -> 318-333 us,
- * MobileNet-v2's 245-261 -> 205-215 (--profile means, alternated); the
- * 7x7 stem (K = 147) and the 1x1 kernels within noise or slower. */
+/* Output lines of a tile's rows, from position q0 + dist on, prefetched
+ * for writing. A convolution of few taps per output (the 3 -> 32/64
+ * stems: K = 27) spends a few hundred cycles per tile, too few to hide
+ * the write-allocation of output lines in no cache (the stem's output is
+ * the model's largest activation, its block last touched a run ago):
+ * fetched two tiles ahead (e->pf) they arrive in time. The rows' output
+ * offset there (oy*OW + ox) is below q0 + dist, so one line more is
+ * taken. SqueezeNet-1.1's stem in the model, 1 thread: 353-362 -> 318-333
+ * us, MobileNet-v2's 245-261 -> 205-215 (--profile means, alternated);
+ * the 7x7 stem (K = 147) and the 1x1 kernels within noise or slower at
+ * that distance. The 1x1 kernels with q tiles outer and a large output
+ * take the next q tile's lines instead (direct_tile_epi). */
 static void direct_prefetch_out(rt_jit_lower_t *L, const direct_epi_t *e, int32_t rows, int64_t nw, LLVMValueRef i0,
-                                LLVMValueRef q0) {
-  if (e->pf <= 0) return;
+                                LLVMValueRef q0, int64_t dist) {
+  if (dist <= 0) return;
   LLVMBuilderRef B = L->b;
   for (int32_t r = 0; r < rows; ++r) {
     LLVMValueRef o = LLVMBuildAdd(B, e->obase, LLVMBuildAdd(B, i0, rt_jit_i64(L, r), ""), "");
     LLVMValueRef plane = LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, e->n, rt_jit_i64(L, e->o), ""), o, ""),
                                       rt_jit_i64(L, e->oh * e->ow), "");
-    LLVMValueRef base = LLVMBuildAdd(B, plane, LLVMBuildAdd(B, q0, rt_jit_i64(L, e->pf), ""), "");
+    LLVMValueRef base = LLVMBuildAdd(B, plane, LLVMBuildAdd(B, q0, rt_jit_i64(L, dist), ""), "");
     for (int64_t l = 0; l <= nw * 4; l += 64) {
       rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, e->data, LLVMBuildAdd(B, base, rt_jit_i64(L, l / 4), "")), true);
     }
@@ -667,7 +670,7 @@ static rt_status_t direct_tile_rows(rt_jit_lower_t *L, const direct_epi_t *e, in
   LLVMTypeRef ivec = LLVMVectorType(L->i32, (unsigned)vw);
   LLVMValueRef val[RT_JIT_MAX_CARRY];
   LLVMValueRef plane[RT_JIT_TPL_MAX_MR];
-  direct_prefetch_out(L, e, rows, (int64_t)vw * nv, i0, q0);
+  direct_prefetch_out(L, e, rows, (int64_t)vw * nv, i0, q0, e->pf);
   for (int32_t r = 0; r < rows; ++r) {
     LLVMValueRef o = LLVMBuildAdd(B, e->obase, LLVMBuildAdd(B, i0, rt_jit_i64(L, r), ""), "");
     LLVMValueRef idx[4] = {e->n, o, rt_jit_i64(L, 0), rt_jit_i64(L, 0)};
@@ -751,7 +754,19 @@ static rt_status_t direct_tile_epi(rt_jit_lower_t *L, const direct_epi_t *e, int
   LLVMValueRef full = LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildAdd(B, q0, rt_jit_i64(L, nw), ""), rt_jit_i64(L, e->qn), "");
   rt_jit_if_t fb;
   rt_jit_if_begin(L, full, &fb);
-  if (e->pf_rows) direct_prefetch_operands(L, e, rows, nw, i0, q0);
+  if (e->pf_rows) {
+    /* The output lines this tile's rows take in the next q tile, for
+     * writing: written one q tile later (after every row tile has passed
+     * over this one), they would each be a write-allocation from L3 or
+     * memory on the critical path, the output's rows (a plane apart) being
+     * as many short streams as the tile has rows, which the hardware
+     * prefetcher does not follow. DenseNet-121's 96/128/160 -> 128 1x1
+     * layers at 56x56 (1.6 MB outputs), 1 thread, --profile minima summed
+     * over 3 alternated rounds: 716 -> 620, 870 -> 793 and 790 -> 769 us;
+     * two q tiles ahead gained nothing more. */
+    direct_prefetch_operands(L, e, rows, nw, i0, q0);
+    direct_prefetch_out(L, e, rows, nw, i0, q0, nw);
+  }
   for (int32_t v = 0; v < nv; ++v) {
     LLVMValueRef q = LLVMBuildAdd(B, q0, rt_jit_i64(L, (int64_t)v * vw), "");
     LLVMValueRef oy = LLVMBuildUDiv(B, q, rt_jit_i64(L, e->ow), ""), ox = LLVMBuildURem(B, q, rt_jit_i64(L, e->ow), "");
