@@ -379,13 +379,18 @@ bool rt_ir_conv1x1_gemm_swapped(int64_t in_per_group, int64_t out_per_group, int
  * -> 256 3x3 stride-2 layer (28x28 -> 14x14), same host, 4 rounds:
  * direct 3439-3618 us (minima; means 4496-5024), swapped 2975-3168
  * (4304-4609); its 128 -> 128 one onto 28x28 ran no faster swapped
- * (3215-3608 against 3347-3598). Stride-1 layers of that size are
- * Winograd's (passes/conv2d_winograd.c). */
+ * (3215-3608 against 3347-3598). On 16 lanes too (an AVX-512 Xeon, 1
+ * thread, --profile minima, 4 alternated rounds, weights packed in
+ * panels of 32): ResNet-50's 256 -> 256 stride-2 layer 1637 -> 1450 us,
+ * ResNet-18's 128 -> 256 (28x28 -> 14x14) 852 -> 669; the 128 -> 128
+ * one onto 28x28 (784 pixels) ran 1.7x slower swapped, so it stays
+ * direct. Stride-1 layers of that size are Winograd's
+ * (passes/conv2d_winograd.c). */
 bool rt_ir_conv_gemm_swapped(int64_t in_channels, int64_t out_channels, int64_t kh, int64_t kw,
                              int64_t out_pixels, bool strided, int32_t lanes) {
   if (kh == 1 && kw == 1) return rt_ir_conv1x1_gemm_swapped(in_channels, out_channels, out_pixels, strided, lanes);
   if (out_channels < 64 || in_channels < 16) return false;
-  return out_pixels <= 64 || (lanes < 16 && strided && out_pixels <= 196);
+  return out_pixels <= 64 || (strided && out_pixels <= 196);
 }
 
 static rt_status_t conv_rel(const rt_ir_rel_ctx_t *ctx, rt_ir_type_t **out_type) {

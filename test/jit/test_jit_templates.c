@@ -273,7 +273,8 @@ static const case_t kCases[] = {
     /* k x k kernels in panels (DensePack's 3x3 layers of 7x7 images on
      * 16 lanes): A from a zero-padded copy of the input by tables of
      * pixels and taps; batch 2, bias, residual and relu; stride 2 with
-     * asymmetric padding; a 5x5 kernel with dilation 2; an input computed
+     * asymmetric padding; stride 2 onto 14x14 (196 rows, as ResNet's
+     * 28x28 stride-2 layers on either width); a 5x5 kernel with dilation 2; an input computed
      * by a fused producer (A element by element); panels of 8 have a tile
      * only on 8 lanes (else the loops) */
     {"%x: Tensor[(2, 20, 9, 7), float32], %w: Tensor[(3, 20, 3, 3, 16), float32], %b: Tensor[(48, 1, 1), float32], %r: Tensor[(2, 48, 9, 7), float32]",
@@ -281,6 +282,9 @@ static const case_t kCases[] = {
      "conv2d.im2colT_pack"},
     {"%x: Tensor[(1, 24, 13, 11), float32], %w: Tensor[(2, 24, 3, 3, 32), float32], %b: Tensor[(64, 1, 1), float32]",
      "nn.relu(add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 0, 1, 1], kernel_layout=\"OIHW32o\"), %b))",
+     "conv2d.im2colT_pack"},
+    {"%x: Tensor[(1, 24, 28, 28), float32], %w: Tensor[(2, 24, 3, 3, 32), float32], %b: Tensor[(64, 1, 1), float32]",
+     "nn.relu(add(" CONV "(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], kernel_layout=\"OIHW32o\"), %b))",
      "conv2d.im2colT_pack"},
     {"%x: Tensor[(1, 12, 14, 12), float32], %w: Tensor[(2, 12, 5, 5, 16), float32]",
      CONV "(%x, %w, padding=[2, 2], dilation=[2, 2], kernel_layout=\"OIHW16o\")", "conv2d.im2colT_pack"},
