@@ -862,7 +862,7 @@ static rt_status_t direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, in
        * harmless. */
       for (int32_t r = 0; r < rows; ++r) {
         for (int64_t l = 0; l < (kk * 4 + 63) / 64 + 1; ++l) {
-          rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, arow[r], rt_jit_i64(L, kk + 16 * l)), false);
+          rt_jit_tpl_prefetch_stream(L, rt_jit_tpl_gep(L, arow[r], rt_jit_i64(L, kk + 16 * l)));
         }
       }
     }
@@ -887,7 +887,7 @@ static rt_status_t direct_block(rt_jit_lower_t *L, int32_t mr, int32_t mtail, in
       LLVMValueRef l_hi = rt_jit_min(L, LLVMBuildAdd(B, l_lo, per, ""), rt_jit_i64(L, nl));
       rt_jit_loop_t lpf;
       rt_jit_loop_begin(L, l_lo, l_hi, 0, NULL, &lpf);
-      rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, nextw, LLVMBuildMul(B, lpf.iv, rt_jit_i64(L, 16), "")), false);
+      rt_jit_tpl_prefetch_stream(L, rt_jit_tpl_gep(L, nextw, LLVMBuildMul(B, lpf.iv, rt_jit_i64(L, 16), "")));
       rt_jit_loop_end(L, &lpf, NULL);
     }
     if (z->pf_q && tab && part == 0) {

@@ -451,7 +451,7 @@ static void micro(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking
   if (pf) {
     LLVMValueRef at = LLVMBuildLShr(B, LLVMBuildMul(B, add(L, pbase, lp.iv), rate, ""), rt_jit_i64(L, 16), "");
     LLVMValueRef line = rt_jit_min(L, at, LLVMBuildSub(B, nlines, rt_jit_i64(L, 1), ""));
-    rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, pf, mul(L, line, 16)), false);
+    rt_jit_tpl_prefetch_stream(L, rt_jit_tpl_gep(L, pf, mul(L, line, 16)));
   }
   for (int32_t v = 0; v < nv; ++v) {
     LLVMValueRef ld = LLVMBuildLoad2(B, vt, rt_jit_tpl_gep(L, brow, rt_jit_i64(L, (int64_t)vw * v)), "");

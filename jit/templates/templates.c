@@ -738,15 +738,19 @@ LLVMValueRef rt_jit_tpl_lanes_mask(rt_jit_lower_t *L, int64_t k, int32_t vw) {
   return LLVMConstVector(bits, (unsigned)vw);
 }
 
-void rt_jit_tpl_prefetch(rt_jit_lower_t *L, LLVMValueRef p, bool write) {
+static void prefetch(rt_jit_lower_t *L, LLVMValueRef p, bool write, int32_t locality) {
   unsigned id = LLVMLookupIntrinsicID("llvm.prefetch", 13);
   LLVMTypeRef pty = L->ptr;
   LLVMValueRef fn = LLVMGetIntrinsicDeclaration(L->m, id, &pty, 1);
   LLVMTypeRef fty = LLVMIntrinsicGetType(L->c, id, &pty, 1);
-  /* (address, rw, locality 3 = keep in all levels, data cache) */
-  LLVMValueRef args[4] = {p, rt_jit_i32(L, write ? 1 : 0), rt_jit_i32(L, 3), rt_jit_i32(L, 1)};
+  /* (address, rw, locality: 3 = keep in all levels, 2 = not L1; data cache) */
+  LLVMValueRef args[4] = {p, rt_jit_i32(L, write ? 1 : 0), rt_jit_i32(L, locality), rt_jit_i32(L, 1)};
   LLVMBuildCall2(L->b, fty, fn, args, 4, "");
 }
+
+void rt_jit_tpl_prefetch(rt_jit_lower_t *L, LLVMValueRef p, bool write) { prefetch(L, p, write, 3); }
+
+void rt_jit_tpl_prefetch_stream(rt_jit_lower_t *L, LLVMValueRef p) { prefetch(L, p, false, 2); }
 
 static void add_fn_attr(rt_jit_lower_t *L, const char *k, const char *v) {
   LLVMAddAttributeAtIndex(L->fn, LLVMAttributeFunctionIndex,
@@ -851,7 +855,7 @@ static void micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, in
     /* The same row of the panel at pf: its lines (16 floats each). */
     LLVMValueRef pp = rt_jit_tpl_gep(L, pf, boff);
     for (int64_t f = 0; f < (int64_t)vw * nv; f += 16) {
-      rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, pp, rt_jit_i64(L, f)), false);
+      rt_jit_tpl_prefetch_stream(L, rt_jit_tpl_gep(L, pp, rt_jit_i64(L, f)));
     }
   }
   for (int32_t r = 0; r < mr; ++r) {
