@@ -13,7 +13,9 @@
  * and a de-interleave once vectorized), the edge columns and zeros apart.
  * A 1x1 kernel at stride 1 without padding on an input in memory reads
  * the input in place (its phase image is the input), copying only the
- * columns of the last, partial q tile.
+ * columns of the last, partial q tile; on 16 lanes, with planes off the
+ * 64-byte alignment and 128+ output channels, the task's columns are
+ * copied to aligned rows instead (`realign`).
  * Output positions are numbered q = oh*wq + ow; the tap (c, kh, kw) of
  * output q then reads one phase image at q + off[k] (offset_table), so
  * vw*nv consecutive q are one contiguous load per tap whatever the
