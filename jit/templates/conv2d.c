@@ -1285,6 +1285,11 @@ static rt_status_t direct_epilogue(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p
   return RT_OK;
 }
 
+/* Output pixels from which conv2d.im2colT splits over tasks by pixel
+ * tiles instead of output-channel panels (rt_jit_gemm_core_t.split_rows;
+ * the figures at dense.c's split rule). */
+#define IM2COLT_SPLIT_ROWS_PX 196
+
 /* ---- depthwise ------------------------------------------------------------------ */
 
 /* Taps of a depthwise kernel the template unrolls at most (7x7, with
@@ -2065,6 +2070,7 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
         .k = cc.c.cg * cc.c.kh * cc.c.kw,
         .k_inner = true, .a_m_inner = true, .a_elem = ict_a_elem, .b_elem = ict_b_elem,
         .out_idx = ict_out_idx, .vec_d0 = 1, .vec_d1 = 2, .vec_t_d0 = 2, .vec_t_d1 = 4,
+        .split_rows = cc.c.oh * cc.c.ow >= IM2COLT_SPLIT_ROWS_PX,
     };
     /* The input in memory, 1x1 without padding: A read in place (with a
      * stride by a table of up to 2^16 pixels, i32 offsets into the

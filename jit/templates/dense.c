@@ -626,12 +626,27 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   const int32_t mr = g->mr;
   const int64_t nw = z.nw, tile = (int64_t)mr * nw;
   /* Split: batches when there are several, else N panels (each task packs
-   * only its own), else row tiles. */
+   * only its own), else row tiles; row tiles first where the caller asks
+   * (split_rows) and there are 4 or more. Split by panels every task packs
+   * all of A; by rows each packs its rows and reads all of B. For the
+   * swapped convolution of 196+ output pixels (conv2d.im2colT, whose A is
+   * the input gathered by pixel, through a tap table for k x k kernels)
+   * rows cost less, also because its neighbours (the direct 1x1 template
+   * on large images, Winograd) split by pixels, so each core reads what
+   * it wrote: ResNet-50 at 2 threads on an AVX-512 Xeon (--profile
+   * minima, 3 alternated rounds, a switch in one binary): its 256 -> 256
+   * stride-2 3x3 onto 14x14 1075 -> 829 us, 1024 -> 256 at 14x14 (x5)
+   * 1995 -> 1754, the stride-2 256 -> 512 1x1 downsample onto 28x28 955
+   * -> 738; at 7x7 (49 pixels, 7 row tiles) rows lost (512 -> 2048 (x3)
+   * 1184 -> 1474 us, 2048 -> 512 (x2) 823 -> 931): there every core
+   * streamed all of a 2-4 MB weight and the tiles split 3 / 4. */
   LLVMValueRef b_lo = rt_jit_i64(L, 0), b_hi = rt_jit_i64(L, g->nb);
   LLVMValueRef p_lo = rt_jit_i64(L, 0), p_hi = rt_jit_i64(L, z.np);
   LLVMValueRef t_lo = rt_jit_i64(L, 0), t_hi = rt_jit_i64(L, z.mt);
   if (g->nb >= 4) {
     rt_jit_tpl_split(L, g->nb, task, ntasks, &b_lo, &b_hi);
+  } else if (g->split_rows && z.mt >= 4) {
+    rt_jit_tpl_split(L, z.mt, task, ntasks, &t_lo, &t_hi);
   } else if (z.np >= 4 || z.np >= z.mt) {
     rt_jit_tpl_split(L, z.np, task, ntasks, &p_lo, &p_hi);
   } else {

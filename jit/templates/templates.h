@@ -255,7 +255,8 @@ RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_vepi_uniform(rt_jit_lower_t *L, const 
 bool rt_jit_tpl_raw(rt_jit_lower_t *L, const rt_ir_expr_t *e);
 
 /* The GEMM core (dense.c): C[b][M][N] = A[b][M][K] * B[b][K][N] for
- * batches b in [0, nb), split over tasks by batches, N panels or M tiles.
+ * batches b in [0, nb), split over tasks by batches, N panels or M tiles
+ * (split_rows).
  * Per task: A is packed k-major by row tile (from memory when a_base is
  * set, else through a_elem), B one L2-sized block of vw*nv-column panels
  * at a time (B[k][n] as b_elem gives it, or transposed from memory when
@@ -311,6 +312,11 @@ typedef struct rt_jit_gemm_core_t {
    * with the rows in the lanes, stored contiguously; preferred to vec_d*
    * where the vector epilogue takes out's tail ops this way. */
   int32_t vec_t_d0, vec_t_d1;
+  /* Split over tasks by M tiles even where N has panels enough: each task
+   * then packs only its rows of A and reads all of B, where split by
+   * panels every task packs all of A (conv2d.im2colT sets it for large
+   * outputs, dense.c's split rule has the figures). */
+  bool split_rows;
   const void *user;
 } rt_jit_gemm_core_t;
 RT_MUST_USE_RESULT rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,

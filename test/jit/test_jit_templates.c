@@ -234,6 +234,10 @@ static const case_t kCases[] = {
      * batch 2 (the second image's pixel table offsets) */
     {"%x: Tensor[(2, 20, 11, 10), float32], %w: Tensor[(96, 20, 1, 1), float32]",
      CONV "(%x, %w, strides=[2, 1], channels=96, kernel_size=[1, 1])", "conv2d.im2colT"},
+    /* im2colT of 196+ output pixels splits over tasks by pixel tiles
+     * (split_rows): 15x14 = 210 rows, a partial last tile, a residual */
+    {"%x: Tensor[(1, 24, 30, 28), float32], %w: Tensor[(80, 24, 1, 1), float32], %r: Tensor[(1, 80, 15, 14), float32]",
+     "nn.relu(add(" CONV "(%x, %w, strides=[2, 2], channels=80, kernel_size=[1, 1]), %r))", "conv2d.im2colT"},
     /* im2colT with the weight packed in panels of 16 (kernel_layout
      * OIHW16o, passes/dense_pack.c): read in place; a row tail (49 = 8*6
      * + 1), a residual and bias, batch 2; strided and padded, 80 output
