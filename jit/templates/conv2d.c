@@ -557,6 +557,7 @@ typedef struct direct_blocking_t {
 
 static direct_blocking_t direct_blocking(int64_t M, int64_t K, int64_t xbytes, int64_t l2, int32_t vw) {
   enum { kL2 = 256 << 10, kL2Whole = 512 << 10, kBBlock = 128 << 10, kABytes = 128 << 10, kMinKc = 64 };
+  enum { kSmallK = 160, kSmallKMinM = 64 };
   /* The machine's L2 (rt_jit_target_t.l2_bytes) raises the first bound
    * where it is larger than the 512 KiB it was measured with: B within
    * half of it keeps the row tiles outer (the q-outer order writes all M
@@ -574,6 +575,20 @@ static direct_blocking_t direct_blocking(int64_t M, int64_t K, int64_t xbytes, i
   const int64_t l2_rows = vw == 16 && l2 / 2 > kL2 ? l2 / 2 : kL2;
   direct_blocking_t z = {K, false, false};
   if (xbytes <= l2_rows) return z;
+  /* On 16 lanes, few input channels (K <= 160: little work per q tile)
+   * and 64+ output channels keep the row tiles outer over a B of up to
+   * 4/5 of L2: DenseNet-121's 1x1 bottlenecks at 56x56 in the model (an
+   * AVX-512 Xeon, 2 MiB L2, 1 thread, --profile minima, 3 alternated
+   * rounds, four times): 96 -> 128 743-810 -> 455-529 us, 128 -> 128
+   * 943-1015 -> 770-797; densenet121's kernels 0.939-0.986 of their time,
+   * 2 threads within noise. Measured alone (a one-conv model) the q-outer
+   * order was the faster (128 -> 128: 634-752 against 814-971 us): the
+   * model's state decides, as for the 56x56 layers that run slower in
+   * models than alone (docs/executors.md). With fewer output channels
+   * (MobileNet-v2's 32 -> 16 at 112x112: 103 -> 175 us) B is read once
+   * per row tile for little work; on 8 lanes the same layers ran slower
+   * (128 -> 128 1056 -> 1333 us). */
+  if (vw == 16 && M >= kSmallKMinM && K <= kSmallK && xbytes <= l2 / 5 * 4) return z;
   if (M * K * 4 <= kABytes) {
     z.q_outer = true;
     return z;
