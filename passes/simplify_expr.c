@@ -16,6 +16,7 @@
  *   transpose(transpose(x, a), b)             -> transpose(x, a o b), and a
  *       transpose whose permutation is the identity -> x;
  *   broadcast_to(x, shape) with x already of that static shape -> x;
+ *   nn.pad(x, v) with every pad width 0 (any mode)       -> x;
  *   nn.batch_matmul(a, transpose(x, p))       -> nn.batch_matmul(a,
  *       transpose(x, q), transpose_b flipped) with q = [p0, p2, p1], when
  *       p moves x's last axis and q does not (q the identity: x itself):
@@ -38,6 +39,7 @@
 #include "runtime/uthash_rt.h"
 
 #include "ir/op/op_attrs.h"
+#include "ir/op/plan.h"
 #include "passes/pass.h"
 
 typedef struct {
@@ -265,6 +267,25 @@ static rt_status_t record_type(se_ctx *cx, rt_ir_expr_t *e, rt_ir_type_t *t) {
   return RT_OK;
 }
 
+/* nn.pad with every width 0 (ONNX exporters emit one before pools
+ * whose pads are all 0; DenseNet-121's three transitions each copied
+ * their 1.6-3.2 MB activation once more), any mode: the identity. */
+static bool pad_is_identity(const se_ctx *cx, const rt_ir_expr_t *orig) {
+  const rt_ir_type_t *t = tensor_of(cx, orig->call.args[0]), *r = tensor_of(cx, orig);
+  if (!t || !r || !rt_ir_type_equal(t, r)) return false;
+  rt_plan_input_t in = {.dtype = t->tensor.dtype, .rank = t->tensor.rank, .shape = t->tensor.shape, .value = NULL};
+  rt_plan_pad_t p;
+  rt_status_t bad = rt_ir_plan_pad(orig->call.attrs, 1, &in, &p);
+  if (bad) {
+    rt_status_free(bad);
+    return false;
+  }
+  for (int32_t i = 0; i < p.rank; ++i) {
+    if (p.before[i] != 0 || p.after[i] != 0) return false;
+  }
+  return true;
+}
+
 static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_ir_expr_t **out) {
   se_ctx *cx = user;
   *out = e;
@@ -298,6 +319,9 @@ static rt_status_t rewrite(void *user, rt_ir_expr_t *orig, rt_ir_expr_t *e, rt_i
       }
       case RT_OP_NN_BATCH_MATMUL:
         st = batch_matmul_transpose(cx, e, out);
+        break;
+      case RT_OP_NN_PAD:
+        if (pad_is_identity(cx, orig)) *out = e->call.args[0];
         break;
       default:
         break;
