@@ -240,6 +240,18 @@ LLVMValueRef rt_jit_libm(rt_jit_lower_t *L, const char *name, LLVMValueRef a,
   return LLVMBuildCall2(L->b, fty, fn, args, b ? 2 : 1, "");
 }
 
+static LLVMValueRef real_like(LLVMTypeRef f, double v);
+static bool is_f32(rt_jit_lower_t *L, LLVMValueRef x);
+
+/* The constant v of type t: an i32, or every lane of a vector of i32. */
+static LLVMValueRef int_like(LLVMTypeRef t, int64_t v) {
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return LLVMConstInt(t, (unsigned long long)v, 1);
+  LLVMValueRef lanes[64];
+  const unsigned n = LLVMGetVectorSize(t);
+  for (unsigned i = 0; i < n && i < 64; ++i) lanes[i] = LLVMConstInt(LLVMGetElementType(t), (unsigned long long)v, 1);
+  return LLVMConstVector(lanes, n < 64 ? n : 64);
+}
+
 /* expf as straight-line arithmetic, so the loop vectorizer vectorizes the
  * loops that call it (llvm.exp becomes one scalar libm call per element:
  * no vector math library is linked into kernels). Cephes' method:
@@ -251,11 +263,15 @@ LLVMValueRef rt_jit_libm(rt_jit_lower_t *L, const char *name, LLVMValueRef a,
  *   subnormal range are rounded once more (within 1 ulp of the subnormal
  *   grid), overflow gives +inf and deep underflow +0 as expf does.
  * x is clamped to [-104, 89] first (beyond those exp is 0 and inf anyway)
- * so the int conversion is defined; NaN is passed through. */
+ * so the int conversion is defined; NaN is passed through. x may be a
+ * vector of float32 too (lane by lane the same arithmetic). */
 static LLVMValueRef exp_f32(rt_jit_lower_t *L, LLVMValueRef x) {
   LLVMBuilderRef b = L->b;
-  LLVMTypeRef f = L->f32, i = LLVMInt32TypeInContext(L->c);
-#define F(v) LLVMConstReal(f, (v))
+  /* float32 or a vector of float32 (softmax's explicit vectors): the
+   * integer part in i32 lanes of the same count. */
+  LLVMTypeRef f = LLVMTypeOf(x), i = LLVMInt32TypeInContext(L->c);
+  if (LLVMGetTypeKind(f) == LLVMVectorTypeKind) i = LLVMVectorType(i, LLVMGetVectorSize(f));
+#define F(v) real_like(f, (v))
   LLVMValueRef xc = rt_jit_intrinsic(L, "llvm.minnum", rt_jit_intrinsic(L, "llvm.maxnum", x, F(-104.0), NULL),
                                      F(89.0), NULL);
   LLVMValueRef n = rt_jit_intrinsic(L, "llvm.roundeven", LLVMBuildFMul(b, xc, F(1.44269504088896341), ""),
@@ -273,9 +289,9 @@ static LLVMValueRef exp_f32(rt_jit_lower_t *L, LLVMValueRef x) {
   p = LLVMBuildFAdd(b, MULADD(p, r2, r), F(1.0), "");
 #undef MULADD
   LLVMValueRef ni = LLVMBuildFPToSI(b, n, i, "");
-  LLVMValueRef n1 = LLVMBuildAShr(b, ni, LLVMConstInt(i, 1, 0), "");
+  LLVMValueRef n1 = LLVMBuildAShr(b, ni, int_like(i, 1), "");
   LLVMValueRef n2 = LLVMBuildSub(b, ni, n1, "");
-  LLVMValueRef bias = LLVMConstInt(i, 127, 0), sh = LLVMConstInt(i, 23, 0);
+  LLVMValueRef bias = int_like(i, 127), sh = int_like(i, 23);
   LLVMValueRef s1 = LLVMBuildBitCast(b, LLVMBuildShl(b, LLVMBuildAdd(b, n1, bias, ""), sh, ""), f, "");
   LLVMValueRef s2 = LLVMBuildBitCast(b, LLVMBuildShl(b, LLVMBuildAdd(b, n2, bias, ""), sh, ""), f, "");
   LLVMValueRef y = LLVMBuildFMul(b, LLVMBuildFMul(b, p, s1, ""), s2, "");
@@ -284,7 +300,7 @@ static LLVMValueRef exp_f32(rt_jit_lower_t *L, LLVMValueRef x) {
 }
 
 LLVMValueRef rt_jit_exp(rt_jit_lower_t *L, LLVMValueRef x) {
-  if (LLVMTypeOf(x) == L->f32) return exp_f32(L, x);
+  if (is_f32(L, x)) return exp_f32(L, x);
   return rt_jit_intrinsic(L, "llvm.exp", x, NULL, NULL);
 }
 
