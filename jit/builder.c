@@ -240,8 +240,23 @@ LLVMValueRef rt_jit_libm(rt_jit_lower_t *L, const char *name, LLVMValueRef a,
   return LLVMBuildCall2(L->b, fty, fn, args, b ? 2 : 1, "");
 }
 
-static LLVMValueRef real_like(LLVMTypeRef f, double v);
-static bool is_f32(rt_jit_lower_t *L, LLVMValueRef x);
+/* The constant v of type f: a float, or every lane of a float vector. */
+static LLVMValueRef real_like(LLVMTypeRef f, double v) {
+  if (LLVMGetTypeKind(f) != LLVMVectorTypeKind) return LLVMConstReal(f, v);
+  LLVMValueRef lanes[64];
+  const unsigned n = LLVMGetVectorSize(f);
+  for (unsigned i = 0; i < n && i < 64; ++i) lanes[i] = LLVMConstReal(LLVMGetElementType(f), v);
+  return LLVMConstVector(lanes, n < 64 ? n : 64);
+}
+
+/* x is float32 or a vector of float32 (the templates' vector epilogue, softmax's vectors). */
+static bool is_f32(rt_jit_lower_t *L, LLVMValueRef x) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
+    return LLVMGetElementType(t) == L->f32 && LLVMGetVectorSize(t) <= 64;
+  }
+  return t == L->f32;
+}
 
 /* The constant v of type t: an i32, or every lane of a vector of i32. */
 static LLVMValueRef int_like(LLVMTypeRef t, int64_t v) {
@@ -310,24 +325,6 @@ LLVMValueRef rt_jit_exp(rt_jit_lower_t *L, LLVMValueRef x) {
  * scalar call per element. The clamp is a compare and select, so NaN
  * passes through (llvm.minnum would turn it into the bound). p[0..np),
  * q[0..nq) lowest degree first. */
-/* The constant v of type f: a float, or every lane of a float vector. */
-static LLVMValueRef real_like(LLVMTypeRef f, double v) {
-  if (LLVMGetTypeKind(f) != LLVMVectorTypeKind) return LLVMConstReal(f, v);
-  LLVMValueRef lanes[64];
-  const unsigned n = LLVMGetVectorSize(f);
-  for (unsigned i = 0; i < n && i < 64; ++i) lanes[i] = LLVMConstReal(LLVMGetElementType(f), v);
-  return LLVMConstVector(lanes, n < 64 ? n : 64);
-}
-
-/* x is float32 or a vector of float32 (the templates' vector epilogue). */
-static bool is_f32(rt_jit_lower_t *L, LLVMValueRef x) {
-  LLVMTypeRef t = LLVMTypeOf(x);
-  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
-    return LLVMGetElementType(t) == L->f32 && LLVMGetVectorSize(t) <= 64;
-  }
-  return t == L->f32;
-}
-
 static LLVMValueRef odd_rational_f32(rt_jit_lower_t *L, LLVMValueRef x, double clamp,
                                      const double *p, int32_t np, const double *q, int32_t nq) {
   LLVMBuilderRef b = L->b;
