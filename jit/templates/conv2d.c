@@ -980,6 +980,10 @@ static rt_status_t direct_tiles(rt_jit_lower_t *L, int32_t mr, int32_t mtail, in
   return RT_OK;
 }
 
+/* Output channels from which conv_direct copies a misaligned input in
+ * place to aligned rows (16 lanes; `realign`). */
+#define REALIGN_MIN_M 64
+
 /* conv_direct's realigned B: columns [q_lo*nw, min(q_hi*nw, qn)) of the
  * K rows of x (hqwq floats apart) to the rows of dst (qpad floats apart,
  * dst 64-byte aligned), as vectors where whole, and zeros in [qn, qpad)
@@ -1056,8 +1060,20 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
    * saved (SqueezeNet's 128 -> 16 at 55x55 99 -> 203 us, 128 -> 32 at
    * 27x27 39 -> 51); on 8 lanes (a misaligned vector of 32 bytes splits
    * half the time) the classifier gained 2% and its 32 -> 128 at 27x27
-   * lost 11%, so the 8-lane templates read in place. */
-  const bool realign = inplace && vw == 16 && hqwq % 16 != 0 && M >= 128;
+   * lost 11%, so the 8-lane templates read in place. From 64 output
+   * channels (128 before) for two threads: split by output channels,
+   * each task reads all of B, half of it written by the other core's
+   * producer, and the copy reads those lines as K long sequential runs
+   * where the micro-kernel read them as short strided ones. Three of
+   * MobileNet-v2's 14x14 blocks (96 -> 576, depthwise, 576 -> 96 + the
+   * residual), 2 threads, medians of 1000 runs, 3 alternated rounds:
+   * 0.716 -> 0.630 ms (the projections 130 -> 107 us in mobilenet_v2);
+   * 1 thread within noise (1.005 / 1.012). Whole models, 2 / 1 threads:
+   * mobilenet_v2 3.437 / 5.190 -> 3.367 / 5.204 ms, squeezenet1_1 2.585 /
+   * 4.393 -> 2.552 / 4.341, efficientnet_b0 5.065 / 8.565 -> 4.957 /
+   * 8.276. Copying for any M lost (squeezenet1_1 1 thread 4.27 -> 4.49);
+   * on 8 lanes M >= 64 was neutral (mobilenet_v2 4.472 / 4.473 ms). */
+  const bool realign = inplace && vw == 16 && hqwq % 16 != 0 && M >= REALIGN_MIN_M;
   const int64_t qfull = inplace && !realign ? qn / nw : 0;
   if (inplace) xsize = realign ? K * qpad : K * nw;
   /* Split: (image, group) pairs; else q tiles for a 1x1 kernel with

@@ -213,15 +213,18 @@ static const case_t kCases[] = {
     {"%x: Tensor[(1, 10, 9, 9), float32], %w: Tensor[(12, 10, 1, 1), float32]",
      "tanh(" CONV "(%x, %w, channels=12, kernel_size=[1, 1]))", "conv2d.direct"},
     /* 1x1 inputs copied to aligned rows (16 lanes: planes of H*W not a
-     * multiple of 16, 128+ output channels; conv2d.c `realign`): 14x14
+     * multiple of 16, 64+ output channels; conv2d.c `realign`): 14x14
      * (7 q tiles: split by channel tiles, each task copying all pixels; a
      * narrow last q tile; a row tail), batch 2; 13x13 with a tail op the
-     * vector epilogue does not take (the C block); the 23x23 case above
-     * splits by pixels, each task copying its own */
+     * vector epilogue does not take (the C block); a 14x14 projection of
+     * 72 channels with a residual; the 23x23 case above splits by pixels,
+     * each task copying its own */
     {"%x: Tensor[(2, 40, 14, 14), float32], %w: Tensor[(150, 40, 1, 1), float32], %b: Tensor[(150, 1, 1), float32]",
      "nn.relu(add(" CONV "(%x, %w, channels=150, kernel_size=[1, 1]), %b))", "conv2d.im2colT|conv2d.direct"},
     {"%x: Tensor[(1, 33, 13, 13), float32], %w: Tensor[(130, 33, 1, 1), float32]",
      "tanh(" CONV "(%x, %w, channels=130, kernel_size=[1, 1]))", "conv2d.im2colT|conv2d.direct"},
+    {"%x: Tensor[(1, 144, 14, 14), float32], %w: Tensor[(72, 144, 1, 1), float32], %b: Tensor[(72, 1, 1), float32], %r: Tensor[(1, 72, 14, 14), float32]",
+     "add(add(" CONV "(%x, %w, channels=72, kernel_size=[1, 1]), %b), %r)", "conv2d.im2colT|conv2d.direct"},
     {"%x: Tensor[(1, 12, 11, 11), float32], %w: Tensor[(20, 12, 1, 1), float32], %b: Tensor[(20, 1, 1), float32]",
      "%0 = add(" CONV "(%x, %w, channels=20, kernel_size=[1, 1]), %b); multiply(%0, sigmoid(%0))", "conv2d.direct"},
     {"%x: Tensor[(2, 40, 7, 7), float32], %w: Tensor[(100, 40, 1, 1), float32], %b: Tensor[(100, 1, 1), float32], %r: Tensor[(2, 100, 7, 7), float32]",
