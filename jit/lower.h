@@ -270,8 +270,9 @@ void rt_jit_flag_error(rt_jit_lower_t *L, LLVMValueRef bad, const char *message)
  * body and, after rt_jit_loop_end, holding the final values). The body is
  * emitted at the insertion point in between; rt_jit_loop_end takes the
  * carried values' next values and leaves the builder after the loop. */
-/* 24: the GEMM micro-kernel carries up to 24 vector accumulators. */
-#define RT_JIT_MAX_CARRY 24
+/* 32: the GEMM micro-kernel carries up to 28 vector accumulators (the
+ * 14x32 tile of conv2d.im2colT on 16 lanes). */
+#define RT_JIT_MAX_CARRY 32
 typedef struct rt_jit_loop_t {
   LLVMBasicBlockRef head, exit;
   LLVMValueRef iv;

@@ -310,6 +310,7 @@ static const char *packed_im2colt_name(const char *name) {
       {"conv2d.im2colT.12x32", "conv2d.im2colT_pack.12x32"},
       {"conv2d.im2colT.3x32", "conv2d.im2colT_pack.3x32"},
       {"conv2d.im2colT.7x32", "conv2d.im2colT_pack.7x32"},
+      {"conv2d.im2colT.14x32", "conv2d.im2colT_pack.14x32"},
       {"conv2d.im2colT.1x16", "conv2d.im2colT_pack.1x16"},
       {"conv2d.im2colT.1x32", "conv2d.im2colT_pack.1x32"},
   };
@@ -318,6 +319,21 @@ static const char *packed_im2colt_name(const char *name) {
   }
   return name;
 }
+
+/* Output pixels from which conv2d.im2colT on 16 lanes, its weight in
+ * panels of 32, takes 14-row tiles (28 accumulators, no spills) where the
+ * pixels are a multiple of 14: 14x14 and 28x28 images fill them exactly
+ * (12x32 pads 196 rows to 204 and 784 to 792) and split evenly over two
+ * threads by row tiles (split_rows: 17 tiles of 12 split 9 / 8). ResNet-50
+ * on an AVX-512 Xeon, --profile, each variant twice in alternation, the
+ * im2colT kernels at 14x14 and 28x28 summed (the Winograd ones at those
+ * sizes in both sums): 1 thread 17791 / 17208 -> 16793 / 16551 us, 2
+ * threads 9924 / 9834 -> 9386 / 9259; whole-model medians over 5
+ * alternated rounds 2 threads 29.06 -> 28.10 ms, 1 thread 49.19 -> 48.54
+ * (a noisy spell). At 7x7 (49 rows) 7x32 stays the better fit. The dense
+ * GEMMs keep 12x32: 14x32 ran dense 1024^3 at 0.68-0.70 of the FMA peak
+ * against 0.75-0.77 (bench_kernels). */
+static const int64_t kRows14MinPx = 196;
 
 static bool plan_conv2d(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_tpl_plan_t *p) {
   rt_jit_conv2d_t c;
@@ -342,6 +358,10 @@ static bool plan_conv2d(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_
     p->mr = t->mr;
     p->nv = t->nv;
     p->name = c.wpack ? packed_im2colt_name(t->im2colt) : t->im2colt;
+    if (fam->vw == 16 && c.wpack == 32 && px >= kRows14MinPx && px % 14 == 0) {
+      p->mr = 14;
+      p->name = "conv2d.im2colT_pack.14x32";
+    }
     return true;
   }
   if (c.cg == 1 && c.og == 1 && direct) {

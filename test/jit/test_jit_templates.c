@@ -260,6 +260,14 @@ static const case_t kCases[] = {
      "conv2d.im2colT_pack.3x32|conv2d.im2colT_pack.7x32"},
     {"%x: Tensor[(1, 24, 13, 13), float32], %w: Tensor[(3, 24, 1, 1, 32), float32]",
      CONV "(%x, %w, strides=[2, 2], padding=[1, 1], kernel_layout=\"OIHW32o\")", "conv2d.im2colT_pack"},
+    /* 14x14 and a strided 1x1 onto 14x14 in 14-row tiles on 16 lanes
+     * (templates.c kRows14MinPx; 3 tasks: 5 / 5 / 4 row tiles) */
+    {"%x: Tensor[(1, 40, 14, 14), float32], %w: Tensor[(3, 40, 1, 1, 32), float32], %b: Tensor[(96, 1, 1), float32], %r: Tensor[(1, 96, 14, 14), float32]",
+     "nn.relu(add(%r, add(" CONV "(%x, %w, channels=96, kernel_size=[1, 1], kernel_layout=\"OIHW32o\"), %b)))",
+     "conv2d.im2colT_pack.3x32|conv2d.im2colT_pack.14x32"},
+    {"%x: Tensor[(1, 24, 28, 28), float32], %w: Tensor[(2, 24, 1, 1, 32), float32]",
+     "sigmoid(" CONV "(%x, %w, strides=[2, 2], channels=64, kernel_size=[1, 1], kernel_layout=\"OIHW32o\"))",
+     "conv2d.im2colT_pack.3x32|conv2d.im2colT_pack.14x32"},
     /* one output pixel (the squeeze-and-excitation convolutions of
      * EfficientNet and MobileNet-v3 on a pooled (N, C, 1, 1)): the swapped
      * GEMM with a 1-row tile where the output channels are a multiple of
