@@ -310,7 +310,6 @@ static const char *packed_im2colt_name(const char *name) {
       {"conv2d.im2colT.12x32", "conv2d.im2colT_pack.12x32"},
       {"conv2d.im2colT.3x32", "conv2d.im2colT_pack.3x32"},
       {"conv2d.im2colT.7x32", "conv2d.im2colT_pack.7x32"},
-      {"conv2d.im2colT.14x32", "conv2d.im2colT_pack.14x32"},
       {"conv2d.im2colT.1x16", "conv2d.im2colT_pack.1x16"},
       {"conv2d.im2colT.1x32", "conv2d.im2colT_pack.1x32"},
   };

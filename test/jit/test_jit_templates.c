@@ -261,7 +261,7 @@ static const case_t kCases[] = {
     {"%x: Tensor[(1, 24, 13, 13), float32], %w: Tensor[(3, 24, 1, 1, 32), float32]",
      CONV "(%x, %w, strides=[2, 2], padding=[1, 1], kernel_layout=\"OIHW32o\")", "conv2d.im2colT_pack"},
     /* 14x14 and a strided 1x1 onto 14x14 in 14-row tiles on 16 lanes
-     * (templates.c kRows14MinPx; 3 tasks: 5 / 5 / 4 row tiles) */
+     * (templates.c kRows14MinPx; 3 tasks: 4 / 5 / 5 row tiles) */
     {"%x: Tensor[(1, 40, 14, 14), float32], %w: Tensor[(3, 40, 1, 1, 32), float32], %b: Tensor[(96, 1, 1), float32], %r: Tensor[(1, 96, 14, 14), float32]",
      "nn.relu(add(%r, add(" CONV "(%x, %w, channels=96, kernel_size=[1, 1], kernel_layout=\"OIHW32o\"), %b)))",
      "conv2d.im2colT_pack.3x32|conv2d.im2colT_pack.14x32"},
