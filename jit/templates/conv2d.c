@@ -1112,6 +1112,29 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   }
   const bool wraw = rt_jit_tpl_raw(L, cc->w);
   direct_blocking_t z = direct_blocking(M, K, (inplace ? K * hqwq : xsize) * 4, L->target->l2_bytes, vw);
+  /* Split by pixels, a task reads only its q tiles' share of B: where
+   * two tasks' halves get fewer K blocks than the whole (a B over L2
+   * whose half fits: one K block, the epilogue on the registers, instead
+   * of K blocks adding to a C block), a task whose range is at most half
+   * the q tiles takes that blocking (`zs`, a run-time branch: the kernel
+   * does not know its thread count); one thread keeps the whole's.
+   * ResNet-50's 512 -> 128 and 512 -> 256 at 28x28 (B 1.6 MB, 8 K blocks
+   * of 64), DenseNet-121's 352-480 -> 128 at 28x28. An AVX-512 Xeon with
+   * 2 MiB L2, 2 threads: ResNet-50's four kernels 2034-2064 -> 1746-1884
+   * us (--profile means summed, 3 alternated rounds), resnet50 27.59 ->
+   * 26.83 ms (3 rounds against the previous commit); densenet121 within
+   * noise. Halves that change only the loop order (q tiles outer for a
+   * small weight, rows outer for half a B) are left as they are:
+   * MobileNet-v2's few-channel projections, not measured to gain. */
+  direct_blocking_t zs = z;
+  LLVMValueRef use_zs = NULL;
+  if (inplace && by_pixels && nbg < 4) {
+    const int64_t share = (qt + 1) / 2;
+    zs = direct_blocking(M, K, K * share * nw * 4, L->target->l2_bytes, vw);
+    if (zs.kc != z.kc) {
+      use_zs = LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildSub(B, q_hi, q_lo, ""), rt_jit_i64(L, share), "");
+    }
+  }
   /* The epilogue on the registers where q is the output's pixel index,
    * or, for tail ops constant over the pixels, where a vector of q spans
    * at most two output rows (direct_tile_rows). */
@@ -1121,7 +1144,7 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
   const bool vepi_rows = !vepi && rt_jit_tpl_vepi_ok(L, p->anchor, out, 3, 4);
   /* C: the whole M x qpad block where it is read after the tiles (or K
    * blocks add to it), else one tile for a partial one's epilogue. */
-  const bool cblock = !vepi || z.kc < K;
+  const bool cblock = !vepi || z.kc < K || zs.kc < K;
   LLVMValueRef wsx = rt_jit_tpl_ws_alloc(L, xsize * 4);
   LLVMValueRef wsc = rt_jit_tpl_ws_alloc(L, (cblock ? M * qpad : (int64_t)mr * nw) * 4);
   LLVMValueRef wsw = wraw ? LLVMConstNull(L->ptr) : rt_jit_tpl_ws_alloc(L, c->o * K * 4);
@@ -1204,56 +1227,65 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
       (void)rt_jit_if_end(L, &need, NULL);
     }
   }
-  const bool q_outer = z.q_outer;
-  /* With q tiles outer, a q tile's B panel (K rows of nw floats, H*W
-   * apart where B is the input read in place) comes from L3 or memory as
-   * K short streams the hardware prefetcher does not follow, and the
-   * first row tile waits for them: each row tile prefetches its share of
-   * the next q tile's rows. On 8 lanes (an AVX2 Zen 3 host, 1 thread,
-   * `bench_kernels 9 pw_`, best of 9, 4 alternated runs each): the best
-   * run of 7 of the 8 direct layers rose (ResNet-50's 64->256 @56 0.68 ->
-   * 0.91 of the FMA peak, 256->64 0.79 -> 0.86, 256->128 0.73 -> 0.80,
-   * 64->64 0.81 -> 0.89, MobileNet's 16->96 @112 0.56 -> 0.65; 144->24
-   * 0.88 -> 0.83); in the models (--profile, ABBA, summed per-kernel
-   * minima of the direct 1x1 kernels) resnet50 29.0 -> 28.0 ms over 4
-   * rounds, mobilenet_v2 3.09 -> 3.06 ms over 6 (their means 4.52 ->
-   * 4.22). On 16 lanes (an AVX-512 Xeon, 2 MiB L2, 1 thread, alternated):
-   * DenseNet-121's 1x1 layers at 56x56 of 192-256 input channels
-   * 1286-1783 -> 1036-1447 us (--profile means, 3 rounds), densenet121
-   * 0.949 of its time (6 of 6 rounds), resnet50, mobilenet_v2 and 2
-   * threads within noise. */
-  z.pf_q = q_outer;
-  const direct_copy_t *cp = bcopy ? &dcopy : NULL;
-  LLVMValueRef t_full = rt_jit_min(L, t_hi, rt_jit_i64(L, mfull));
-  LLVMValueRef tail = mtail ? LLVMBuildICmp(B, LLVMIntSGT, t_hi, rt_jit_i64(L, mfull), "") : NULL;
-  const direct_epi_t epi = {.anchor = p->anchor, .out = out, .data = data, .n = n,
-                            .obase = LLVMBuildMul(B, gi, rt_jit_i64(L, M), ""), .qn = qn, .ow = c->ow,
-                            .tailc = cblock ? NULL : wsc, .wq = wq, .oh = c->oh, .o = c->o,
-                            .pf = K <= DIRECT_PREFETCH_OUT_K ? 2 * nw : 0,
-                            .pf_rows = q_outer && M * c->oh * c->ow * 4 > DIRECT_PREFETCH_OPERANDS_BYTES,
-                            .m = M};
-  /* The last q tile, where its valid columns fit fewer vectors, is that
-   * many wide (13x13: 169 = 5*32 + 9 columns computed as 5*32 + 16 where
-   * 6*32 were; 28x28: 24*32 + 16). */
-  const int32_t nv_last = (int32_t)((qn - (qt - 1) * nw + vw - 1) / vw);
-  const bool narrow = nv_last < nv;
-  const direct_epi_t *ep = vepi ? &epi : NULL;
-  if (!narrow || xb) {
-    RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, nw, K, kc, t_lo, t_full, tail, mfull, qa_lo, qa_hi, abase,
-                                    xa, xtab, xstride, wsc, qpad, &z, ep, cp));
-  } else {
-    LLVMValueRef last = rt_jit_i64(L, qt - 1);
-    RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, nw, K, kc, t_lo, t_full, tail, mfull, qa_lo,
-                                    rt_jit_min(L, qa_hi, last), abase, xa, xtab, xstride, wsc, qpad, &z, ep, cp));
-    RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv_last, vw, nw, K, kc, t_lo, t_full, tail, mfull,
-                                    rt_jit_max(L, qa_lo, last), qa_hi, abase, xa, xtab, xstride, wsc, qpad, &z, ep,
-                                    NULL));
+  /* The tiles under z, or under zs where this task's share takes it. */
+  rt_jit_if_t which;
+  for (int32_t variant = use_zs ? 0 : 1; variant < 2; ++variant) {
+    if (use_zs && variant == 0) rt_jit_if_begin(L, use_zs, &which);
+    if (use_zs && variant == 1) rt_jit_if_else(L, &which, NULL);
+    direct_blocking_t zz = variant == 0 ? zs : z;
+    const int64_t kz = variant == 0 ? zs.kc : kc;
+    const bool q_outer = zz.q_outer;
+    /* With q tiles outer, a q tile's B panel (K rows of nw floats, H*W
+     * apart where B is the input read in place) comes from L3 or memory as
+     * K short streams the hardware prefetcher does not follow, and the
+     * first row tile waits for them: each row tile prefetches its share of
+     * the next q tile's rows. On 8 lanes (an AVX2 Zen 3 host, 1 thread,
+     * `bench_kernels 9 pw_`, best of 9, 4 alternated runs each): the best
+     * run of 7 of the 8 direct layers rose (ResNet-50's 64->256 @56 0.68 ->
+     * 0.91 of the FMA peak, 256->64 0.79 -> 0.86, 256->128 0.73 -> 0.80,
+     * 64->64 0.81 -> 0.89, MobileNet's 16->96 @112 0.56 -> 0.65; 144->24
+     * 0.88 -> 0.83); in the models (--profile, ABBA, summed per-kernel
+     * minima of the direct 1x1 kernels) resnet50 29.0 -> 28.0 ms over 4
+     * rounds, mobilenet_v2 3.09 -> 3.06 ms over 6 (their means 4.52 ->
+     * 4.22). On 16 lanes (an AVX-512 Xeon, 2 MiB L2, 1 thread, alternated):
+     * DenseNet-121's 1x1 layers at 56x56 of 192-256 input channels
+     * 1286-1783 -> 1036-1447 us (--profile means, 3 rounds), densenet121
+     * 0.949 of its time (6 of 6 rounds), resnet50, mobilenet_v2 and 2
+     * threads within noise. */
+    zz.pf_q = q_outer;
+    const direct_copy_t *cp = bcopy ? &dcopy : NULL;
+    LLVMValueRef t_full = rt_jit_min(L, t_hi, rt_jit_i64(L, mfull));
+    LLVMValueRef tail = mtail ? LLVMBuildICmp(B, LLVMIntSGT, t_hi, rt_jit_i64(L, mfull), "") : NULL;
+    const direct_epi_t epi = {.anchor = p->anchor, .out = out, .data = data, .n = n,
+                              .obase = LLVMBuildMul(B, gi, rt_jit_i64(L, M), ""), .qn = qn, .ow = c->ow,
+                              .tailc = cblock ? NULL : wsc, .wq = wq, .oh = c->oh, .o = c->o,
+                              .pf = K <= DIRECT_PREFETCH_OUT_K ? 2 * nw : 0,
+                              .pf_rows = q_outer && M * c->oh * c->ow * 4 > DIRECT_PREFETCH_OPERANDS_BYTES,
+                              .m = M};
+    /* The last q tile, where its valid columns fit fewer vectors, is that
+     * many wide (13x13: 169 = 5*32 + 9 columns computed as 5*32 + 16 where
+     * 6*32 were; 28x28: 24*32 + 16). */
+    const int32_t nv_last = (int32_t)((qn - (qt - 1) * nw + vw - 1) / vw);
+    const bool narrow = nv_last < nv;
+    const direct_epi_t *ep = vepi ? &epi : NULL;
+    if (!narrow || xb) {
+      RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, nw, K, kz, t_lo, t_full, tail, mfull, qa_lo, qa_hi, abase,
+                                      xa, xtab, xstride, wsc, qpad, &zz, ep, cp));
+    } else {
+      LLVMValueRef last = rt_jit_i64(L, qt - 1);
+      RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv, vw, nw, K, kz, t_lo, t_full, tail, mfull, qa_lo,
+                                      rt_jit_min(L, qa_hi, last), abase, xa, xtab, xstride, wsc, qpad, &zz, ep, cp));
+      RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, nv_last, vw, nw, K, kz, t_lo, t_full, tail, mfull,
+                                      rt_jit_max(L, qa_lo, last), qa_hi, abase, xa, xtab, xstride, wsc, qpad, &zz, ep,
+                                      NULL));
+    }
+    if (xb) {
+      /* In place, the partial tile is the last one, alone in this range. */
+      RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, narrow ? nv_last : nv, vw, nw, K, kz, t_lo, t_full, tail, mfull,
+                                      qb_lo, qb_hi, abase, xb, NULL, nw, wsc, qpad, &zz, ep, NULL));
+    }
   }
-  if (xb) {
-    /* In place, the partial tile is the last one, alone in this range. */
-    RT_RETURN_IF_ERROR(direct_tiles(L, mr, mtail, narrow ? nv_last : nv, vw, nw, K, kc, t_lo, t_full, tail, mfull,
-                                    qb_lo, qb_hi, abase, xb, NULL, nw, wsc, qpad, &z, ep, NULL));
-  }
+  if (use_zs) (void)rt_jit_if_end(L, &which, NULL);
   if (!vepi) {
     RT_RETURN_IF_ERROR(direct_epilogue(L, p, out, data, c, M, mr, wq, qn, nw, qpad, t_lo, t_hi, q_lo, q_hi, n, gi,
                                        wsc, vepi_rows));

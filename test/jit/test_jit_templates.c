@@ -789,7 +789,11 @@ static void test_jit_templates_16_lanes_build(void **state) {
  * KiB takes the q-outer order (a 1x1 64 -> 64 at 50x50 with bias + ReLU,
  * B 625 KiB; a 3x3 stride-2 16 -> 16 over 130x130 from phase images of
  * 1.1 MB, q-outer at both; a 3x3 16 -> 16 at 60x60, 236 KiB, rows outer
- * at both). Against the interpreter, serial and split over 3 tasks,
+ * at both). A 1x1 256 -> 160 at 24x24 with bias + ReLU (B 576 KiB, a
+ * weight of 160 KiB): at 256 KiB the whole B runs in K blocks of 64 and
+ * a task's half (split by pixels) in one block, so the serial run and
+ * the 3 tasks take the two blockings (conv_direct's `zs`); at 2 MiB both
+ * one block. Against the interpreter, serial and split over 3 tasks,
  * where this CPU runs AVX-512; elsewhere built only (unchecked). */
 static void test_jit_templates_l2_blocking(void **state) {
   (void)state;
@@ -800,9 +804,11 @@ static void test_jit_templates_l2_blocking(void **state) {
       "def @b(%x: Tensor[(1, 16, 130, 130), float32], %w: Tensor[(16, 16, 3, 3), float32]) "
       "{ nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1], channels=16, kernel_size=[3, 3]) }\n"
       "def @c(%x: Tensor[(1, 16, 60, 60), float32], %w: Tensor[(16, 16, 3, 3), float32]) "
-      "{ nn.conv2d(%x, %w, padding=[1, 1], channels=16, kernel_size=[3, 3]) }\n";
-  const char *names[] = {"a", "b", "c"};
-  enum { N = 3 };
+      "{ nn.conv2d(%x, %w, padding=[1, 1], channels=16, kernel_size=[3, 3]) }\n"
+      "def @d(%x: Tensor[(1, 256, 24, 24), float32], %w: Tensor[(160, 256, 1, 1), float32], %b: Tensor[(160, 1, 1), float32]) "
+      "{ nn.relu(add(nn.conv2d(%x, %w, channels=160, kernel_size=[1, 1]), %b)) }\n";
+  const char *names[] = {"a", "b", "c", "d"};
+  enum { N = 4 };
   rt_module_t *m = jt_parse(kText);
   rt_ir_expr_t *fns[N];
   for (int32_t i = 0; i < N; ++i) fns[i] = rt_ir_module_lookup(m, names[i]);
