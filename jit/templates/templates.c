@@ -803,9 +803,16 @@ void rt_jit_tpl_micro_acc(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw,
   }
 }
 
+/* A panel prefetch spread over the steps of several row tiles
+ * (rt_jit_tpl_micro_pf): step k of this tile prefetches line
+ * min(((base + k) * rate) >> 16, last) of the panel at p. */
+typedef struct pf_spread_t {
+  LLVMValueRef p, base, rate, last;
+} pf_spread_t;
+
 static void micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K, const LLVMValueRef *arow,
                        LLVMValueRef bbase, LLVMValueRef btab, int64_t bstride, LLVMValueRef c, int64_t ldc,
-                       LLVMValueRef add, LLVMValueRef pf, LLVMValueRef *out_acc);
+                       LLVMValueRef add, const pf_spread_t *pf, LLVMValueRef *out_acc);
 
 void rt_jit_tpl_micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
                            const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
@@ -816,9 +823,19 @@ void rt_jit_tpl_micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw
 
 void rt_jit_tpl_micro_pf(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
                          const LLVMValueRef *arow, LLVMValueRef bbase, int64_t bstride, LLVMValueRef c,
-                         int64_t ldc, LLVMValueRef pf) {
+                         int64_t ldc, LLVMValueRef pf, LLVMValueRef tr, LLVMValueRef ntile, LLVMValueRef nlines) {
+  LLVMBuilderRef B = L->b;
+  /* rate = ceil(nlines * 65536 / (ntile * K)), at most one line a step. */
+  LLVMValueRef span = rt_jit_max(L, LLVMBuildMul(B, ntile, rt_jit_i64(L, K), ""), rt_jit_i64(L, 1));
+  LLVMValueRef rate = LLVMBuildUDiv(B, LLVMBuildAdd(B, LLVMBuildShl(B, nlines, rt_jit_i64(L, 16), ""),
+                                                    LLVMBuildSub(B, span, rt_jit_i64(L, 1), ""), ""),
+                                    span, "");
+  const pf_spread_t sp = {.p = pf,
+                          .base = LLVMBuildMul(B, tr, rt_jit_i64(L, K), ""),
+                          .rate = rt_jit_min(L, rate, rt_jit_i64(L, 65536)),
+                          .last = LLVMBuildSub(B, nlines, rt_jit_i64(L, 1), "")};
   LLVMValueRef acc[RT_JIT_MAX_CARRY];
-  micro_regs(L, mr, nv, vw, K, arow, bbase, NULL, bstride, c, ldc, NULL, pf, acc);
+  micro_regs(L, mr, nv, vw, K, arow, bbase, NULL, bstride, c, ldc, NULL, &sp, acc);
   for (int32_t r = 0; r < mr; ++r) {
     for (int32_t v = 0; v < nv; ++v) {
       rt_jit_tpl_storev(L, acc[r * nv + v], c, rt_jit_i64(L, r * ldc + (int64_t)vw * v));
@@ -828,7 +845,7 @@ void rt_jit_tpl_micro_pf(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, 
 
 /* One k step of the micro-kernel: next = acc + A(:, k) x B(k, :). */
 static void micro_step(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, const LLVMValueRef *arow,
-                       LLVMValueRef bbase, LLVMValueRef btab, int64_t bstride, LLVMValueRef pf, LLVMValueRef k,
+                       LLVMValueRef bbase, LLVMValueRef btab, int64_t bstride, const pf_spread_t *pf, LLVMValueRef k,
                        const LLVMValueRef *acc, LLVMValueRef *next) {
   LLVMBuilderRef B = L->b;
   LLVMValueRef bv[RT_JIT_MAX_CARRY] = {0}, boff;
@@ -843,11 +860,10 @@ static void micro_step(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, co
   LLVMValueRef bp = rt_jit_tpl_gep(L, bbase, boff);
   for (int32_t v = 0; v < nv; ++v) bv[v] = rt_jit_tpl_loadv(L, bp, rt_jit_i64(L, (int64_t)vw * v), vw);
   if (pf) {
-    /* The same row of the panel at pf: its lines (16 floats each). */
-    LLVMValueRef pp = rt_jit_tpl_gep(L, pf, boff);
-    for (int64_t f = 0; f < (int64_t)vw * nv; f += 16) {
-      rt_jit_tpl_prefetch_stream(L, rt_jit_tpl_gep(L, pp, rt_jit_i64(L, f)));
-    }
+    LLVMValueRef at = LLVMBuildLShr(B, LLVMBuildMul(B, LLVMBuildAdd(B, pf->base, k, ""), pf->rate, ""),
+                                    rt_jit_i64(L, 16), "");
+    LLVMValueRef line = rt_jit_min(L, at, pf->last);
+    rt_jit_tpl_prefetch_stream(L, rt_jit_tpl_gep(L, pf->p, LLVMBuildMul(B, line, rt_jit_i64(L, 16), "")));
   }
   for (int32_t r = 0; r < mr; ++r) {
     LLVMValueRef s = rt_jit_tpl_splat(L, rt_jit_tpl_loadf(L, arow[r], k), vw);
@@ -859,7 +875,7 @@ static void micro_step(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, co
 
 static void micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K, const LLVMValueRef *arow,
                        LLVMValueRef bbase, LLVMValueRef btab, int64_t bstride, LLVMValueRef c, int64_t ldc,
-                       LLVMValueRef add, LLVMValueRef pf, LLVMValueRef *out_acc) {
+                       LLVMValueRef add, const pf_spread_t *pf, LLVMValueRef *out_acc) {
   LLVMBuilderRef B = L->b;
   const int32_t nacc = mr * nv;
   rt_jit_tpl_wide(L, vw);

@@ -119,11 +119,14 @@ void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int
                       int64_t bstride, LLVMValueRef c, int64_t ldc);
 
 /* rt_jit_tpl_micro (no table: B row k at k * bstride) that also
- * prefetches, at each step k, the lines of row k of the panel at pf (the
- * same layout): the next panel of a stream, while this one computes. */
+ * prefetches (into L2) the next panel of a stream at pf while this one
+ * computes: its `nlines` lines spread evenly over the micro-kernel steps
+ * of the `ntile` row tiles that read this panel, row tile `tr` (i64
+ * values) taking its share in order, at most one line a step (line
+ * ((tr * K + k) * nlines / (ntile * K)) at step k). */
 void rt_jit_tpl_micro_pf(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
                          const LLVMValueRef *arow, LLVMValueRef bbase, int64_t bstride, LLVMValueRef c,
-                         int64_t ldc, LLVMValueRef pf);
+                         int64_t ldc, LLVMValueRef pf, LLVMValueRef tr, LLVMValueRef ntile, LLVMValueRef nlines);
 
 /* rt_jit_tpl_micro for one K block of several: where the i1 `add` is true
  * the tile is added to the one stored at c (the accumulators start from

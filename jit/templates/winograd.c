@@ -372,8 +372,8 @@ static void input_transform(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef t0, L
  * ub when it is the packed weight (alpha, alpha, O/P, C, P), else 0 (ub
  * holds U' (alpha, alpha, C, O)).
  * With P = nw every panel is C x nw contiguous floats in ub and the
- * micro-kernel reads it in place, a sequential stream, the first row
- * tile of each panel prefetching the next one (rt_jit_tpl_micro_pf).
+ * micro-kernel reads it in place, a sequential stream, the row tiles of
+ * each panel prefetching the next one between them (rt_jit_tpl_micro_pf).
  * Otherwise each
  * nw-column panel of U'[e] is first copied to pk (C x nw, contiguous,
  * L1-sized): read in place by the micro-kernel, U' (alpha, alpha, C, O)
@@ -420,15 +420,23 @@ static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef rows, LLVMValue
   }
   /* The panel after this one in the task's stream (the next block of
    * output channels, or the first of the next alpha plane's; the last
-   * panel's "next" is itself), prefetched while the first row tile
-   * reads this one: the transformed weight comes from memory on every
-   * run (resnet50's five 256@14x14 layers 4 MB each), and a panel of
-   * 16-32 KB spans 4 KiB pages at which the hardware prefetcher's streams
-   * stop. 1 thread, summed per-kernel minima, 4 rounds ABBA: resnet50's
+   * panel's "next" is itself), prefetched while the row tiles read this
+   * one: the transformed weight comes from memory on every run
+   * (resnet50's five 256@14x14 layers 4 MB each), and a panel of 16-64
+   * KB spans 4 KiB pages at which the hardware prefetcher's streams stop.
+   * 1 thread, summed per-kernel minima, 4 rounds ABBA: resnet50's
    * 256@14x14 kernels 680-698 -> 572-602 us each, the model 35131 ->
    * 34060 us (medians 36.8-37.4 -> 36.4-36.6 ms; 2 threads 22.1-25.7 ->
    * 21.7-24.0), squeezenet1_1 3.34-3.42 -> 3.17-3.25 ms, resnet18 on 8
-   * lanes 21.7-22.0 -> 19.4-19.9 ms. */
+   * lanes 21.7-22.0 -> 19.4-19.9 ms. Its lines are spread evenly over
+   * the steps of all the row tiles (as the GEMM core's, dense.c), not
+   * issued by the first tile alone: a 32 KB panel asked for within one
+   * tile's 256 steps came from L3 no faster than the tiles after it
+   * waited for it (an AVX-512 Xeon with 2 MiB L2, 1 thread, --profile
+   * means in resnet50, 2 alternated rounds: the five 256@14x14 kernels
+   * 5280 -> 4515 us, the two 512@7x7 3864 -> 3548, the three 128@28x28
+   * 2358 -> 2083; the panel two or three ahead instead of the next: 1-5%
+   * slower). */
   LLVMValueRef pfnext = NULL;
   if (inplace) {
     LLVMValueRef last_o = LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildAdd(B, lo.iv, rt_jit_i64(L, 1), ""), g->ob_hi, "");
@@ -440,6 +448,12 @@ static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef rows, LLVMValue
                              rt_jit_tpl_gep(L, panel, rt_jit_i64(L, C * nw)), "");
   }
   LLVMValueRef whole = LLVMBuildUDiv(B, rows, rt_jit_i64(L, g->mr), "");
+  /* Row tiles reading this panel (whole ones, then those of sub rows). */
+  LLVMValueRef ntile = whole;
+  if (g->sub < g->mr) {
+    LLVMValueRef left = LLVMBuildSub(B, rows, LLVMBuildMul(B, whole, rt_jit_i64(L, g->mr), ""), "");
+    ntile = LLVMBuildAdd(B, whole, LLVMBuildUDiv(B, left, rt_jit_i64(L, g->sub), ""), "");
+  }
   for (int32_t part = 0; part < (g->sub < g->mr ? 2 : 1); ++part) {
     /* part 0: whole mr-row tiles; part 1: the rows after them, sub a tile. */
     const int32_t tr = part == 0 ? g->mr : g->sub;
@@ -454,10 +468,10 @@ static void gemms(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef rows, LLVMValue
     }
     LLVMValueRef c = rt_jit_tpl_gep(L, me, LLVMBuildAdd(B, LLVMBuildMul(B, r0, rt_jit_i64(L, O), ""), o0, ""));
     if (pfnext) {
-      /* The first row tile fetches the next panel; the others refetch
-       * this one (in cache: the prefetches retire at once). */
-      LLVMValueRef pfp = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, r0, rt_jit_i64(L, 0), ""), pfnext, panel, "");
-      rt_jit_tpl_micro_pf(L, tr, g->nv, g->vw, C, arow, panel, nw, c, O, pfp);
+      /* Every row tile fetches its share of the next panel, in order. */
+      LLVMValueRef ti = part == 0 ? lr.iv : LLVMBuildAdd(B, whole, lr.iv, "");
+      rt_jit_tpl_micro_pf(L, tr, g->nv, g->vw, C, arow, panel, nw, c, O, pfnext, ti, ntile,
+                          rt_jit_i64(L, (C * nw + 15) / 16));
     } else {
       rt_jit_tpl_micro(L, tr, g->nv, g->vw, C, arow, panel, NULL, nw, c, O);
     }
