@@ -2145,7 +2145,10 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
       if (dense_rows || (g.m <= 65536 && c->h * c->w <= INT32_MAX)) {
         g.a_base = x_group_base;
         g.a_ld = c->h * c->w;
-        if (!dense_rows) g.a_rows = x_rows;
+        if (!dense_rows) {
+          g.a_rows = x_rows;
+          g.a_row_step = c->ow % g.mr == 0 && c->sw <= 2 ? c->sw : 0;
+        }
       }
     }
     if (rt_jit_tpl_raw(L, cc.w)) {
@@ -2170,6 +2173,7 @@ rt_status_t rt_jit_tpl_conv2d(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, con
       g.a_ld = 0;
       g.a_rows = xpad_rows;
       g.a_koff = xpad_koff;
+      g.a_row_step = c->ow % g.mr == 0 && c->sw <= 2 ? c->sw : 0;
       RT_RETURN_IF_ERROR(rt_jit_tpl_gemm_core(L, &g, task, ntasks));
       rt_jit_if_else(L, &have, NULL);
       rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "out of workspace memory (conv2d.im2colT)");

@@ -231,6 +231,21 @@ static rt_status_t pack_a(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const 
       LLVMValueRef v = LLVMBuildLoad2(B, rt_jit_tpl_vec(L, (int32_t)mr), rt_jit_tpl_gep(L, abase, src), "");
       LLVMSetAlignment(v, 4);
       rt_jit_tpl_storev(L, v, wsa, dst);
+    } else if (g->a_row_step > 0) {
+      /* The tile's rows a_row_step apart: one load of the run they span
+       * ((mr - 1) * step + 1 floats, nothing past the last), their lanes
+       * picked by a shuffle at a stride. */
+      const int64_t step = g->a_row_step, span = (mr - 1) * step + 1;
+      LLVMValueRef run = LLVMBuildLoad2(B, rt_jit_tpl_vec(L, (int32_t)span),
+                                        rt_jit_tpl_gep(L, abase, add(L, a_k_off(L, g, ktab, lk.iv), roff[0])), "");
+      LLVMSetAlignment(run, 4);
+      LLVMValueRef pick[RT_JIT_TPL_MAX_MR];
+      for (int64_t r = 0; r < mr; ++r) pick[r] = rt_jit_i32(L, (int32_t)(r * step));
+      LLVMValueRef v = step == 1 ? run
+                                 : LLVMBuildShuffleVector(B, run, LLVMGetUndef(LLVMTypeOf(run)),
+                                                          LLVMConstVector(pick, (unsigned)mr), "");
+      LLVMValueRef st = LLVMBuildStore(B, v, rt_jit_tpl_gep(L, wsa, dst));
+      LLVMSetAlignment(st, 4);
     } else {
       LLVMValueRef krow = a_k_off(L, g, ktab, lk.iv);
       for (int64_t r = 0; r < mr; ++r) {

@@ -281,6 +281,11 @@ typedef struct rt_jit_gemm_core_t {
   LLVMValueRef (*a_base)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g, LLVMValueRef b);
   LLVMValueRef (*a_rows)(rt_jit_lower_t *L, const struct rt_jit_gemm_core_t *g);
   int64_t a_ld;
+  /* With a_rows, 1 or 2 where the rows of every whole row tile (mr rows
+   * from a multiple of mr) are that many elements apart (a_rows[i0 + r]
+   * = a_rows[i0] + r * a_row_step: output pixels of one output row at a
+   * column stride), so a tile's step k is one strided run; else 0. */
+  int64_t a_row_step;
   /* Optional with a_rows: step k at a_koff[k] instead of k * a_ld (a
    * constant table of K i32 offsets: conv2d.im2colT of a k x k kernel,
    * tap (c, kh, kw) of its zero-padded input). */
