@@ -549,6 +549,20 @@ static rt_status_t epilogue_group(rt_jit_lower_t *L, const wg_t *g, const rt_jit
   }
   rt_jit_tpl_transpose(L, vw, r);
   LLVMValueRef oy = LLVMBuildAdd(B, oy0, li.iv, "");
+  /* The lines the next output row's stores touch (each store is vw
+   * floats, on one or two lines), fetched for writing a row ahead: the
+   * vw stores here go to vw channel planes of an output last written
+   * long before (a buffer an earlier layer used), and each waited for its
+   * line. */
+  LLVMValueRef ny = rt_jit_min(L, LLVMBuildAdd(B, oy, rt_jit_i64(L, 1), ""), rt_jit_i64(L, g->p.oh - 1));
+  for (int32_t c = 0; c < vw; ++c) {
+    LLVMValueRef ch = LLVMBuildAdd(B, LLVMBuildMul(B, n, rt_jit_i64(L, O), ""), LLVMBuildAdd(B, o0, rt_jit_i64(L, c), ""), "");
+    LLVMValueRef at = LLVMBuildAdd(B, LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, ch, rt_jit_i64(L, g->p.oh), ""), ny, ""),
+                                                 rt_jit_i64(L, g->p.ow), ""),
+                                   ox0, "");
+    rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, data, at), true);
+    rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, data, LLVMBuildAdd(B, at, rt_jit_i64(L, vw - 1), "")), true);
+  }
   for (int32_t c = 0; c < vw; ++c) {
     LLVMValueRef idx[4] = {n, LLVMBuildAdd(B, o0, rt_jit_i64(L, c), ""), oy, ox0};
     RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, tp->anchor, out, data, 3, 4, idx, r[c]));
