@@ -231,19 +231,26 @@ static rt_status_t pack_a(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const 
       LLVMValueRef v = LLVMBuildLoad2(B, rt_jit_tpl_vec(L, (int32_t)mr), rt_jit_tpl_gep(L, abase, src), "");
       LLVMSetAlignment(v, 4);
       rt_jit_tpl_storev(L, v, wsa, dst);
-    } else if (g->a_row_step > 0) {
-      /* The tile's rows a_row_step apart: one load of the run they span
-       * ((mr - 1) * step + 1 floats, nothing past the last), their lanes
-       * picked by a shuffle at a stride. */
-      const int64_t step = g->a_row_step, span = (mr - 1) * step + 1;
-      LLVMValueRef run = LLVMBuildLoad2(B, rt_jit_tpl_vec(L, (int32_t)span),
-                                        rt_jit_tpl_gep(L, abase, add(L, a_k_off(L, g, ktab, lk.iv), roff[0])), "");
-      LLVMSetAlignment(run, 4);
+    } else if (g->a_row_step > 0 && (mr - 1) * g->a_row_step + 1 <= 2 * (int64_t)g->vw) {
+      /* The tile's rows a_row_step apart: the run they span ((mr - 1) *
+       * step + 1 floats) as one or two vectors, the last a masked load
+       * (nothing past the run's end is read), their lanes picked by a
+       * shuffle at a stride. */
+      const int32_t vw = g->vw;
+      const int64_t step = g->a_row_step, span = (mr - 1) * step + 1, nvec = (span + vw - 1) / vw;
+      LLVMValueRef at = add(L, a_k_off(L, g, ktab, lk.iv), roff[0]);
+      LLVMValueRef part[2] = {NULL, NULL};
+      for (int64_t j = 0; j < nvec; ++j) {
+        const int64_t lanes = j + 1 < nvec ? vw : span - j * vw;
+        LLVMValueRef off = add(L, at, rt_jit_i64(L, j * vw));
+        part[j] = lanes == vw ? rt_jit_tpl_loadv(L, abase, off, vw)
+                              : rt_jit_tpl_masked_load(L, abase, off, rt_jit_tpl_lanes_mask(L, lanes, vw),
+                                                       LLVMGetUndef(rt_jit_tpl_vec(L, vw)), vw);
+      }
       LLVMValueRef pick[RT_JIT_TPL_MAX_MR];
       for (int64_t r = 0; r < mr; ++r) pick[r] = rt_jit_i32(L, (int32_t)(r * step));
-      LLVMValueRef v = step == 1 ? run
-                                 : LLVMBuildShuffleVector(B, run, LLVMGetUndef(LLVMTypeOf(run)),
-                                                          LLVMConstVector(pick, (unsigned)mr), "");
+      LLVMValueRef v = LLVMBuildShuffleVector(B, part[0], part[1] ? part[1] : LLVMGetUndef(LLVMTypeOf(part[0])),
+                                              LLVMConstVector(pick, (unsigned)mr), "");
       LLVMValueRef st = LLVMBuildStore(B, v, rt_jit_tpl_gep(L, wsa, dst));
       LLVMSetAlignment(st, 4);
     } else {

@@ -531,7 +531,7 @@ static void output_transform(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef coun
 static rt_status_t epilogue_group(rt_jit_lower_t *L, const wg_t *g, const rt_jit_tpl_plan_t *tp,
                                   const rt_ir_expr_t *out, LLVMValueRef data, LLVMValueRef n, LLVMValueRef yb,
                                   LLVMValueRef lg, LLVMValueRef oy0, LLVMValueRef ox0, LLVMValueRef ni,
-                                  int64_t ntl, int64_t nvalid) {
+                                  LLVMValueRef nvalid) {
   LLVMBuilderRef B = L->b;
   const int32_t vw = g->vw;
   const int64_t O = g->p.o, m = g->m;
@@ -546,8 +546,7 @@ static rt_status_t epilogue_group(rt_jit_lower_t *L, const wg_t *g, const rt_jit
   LLVMValueRef r[RT_JIT_TPL_MAX_VW];
   for (int32_t q = 0; q < vw; ++q) {
     const int64_t at = (q / m) * m * m * O + (q % m) * O;
-    r[q] = q / m < ntl ? rt_jit_tpl_loadv(L, yb, LLVMBuildAdd(B, base, rt_jit_i64(L, at), ""), vw)
-                       : LLVMGetUndef(rt_jit_tpl_vec(L, vw));
+    r[q] = rt_jit_tpl_loadv(L, yb, LLVMBuildAdd(B, base, rt_jit_i64(L, at), ""), vw);
   }
   rt_jit_tpl_transpose(L, vw, r);
   LLVMValueRef oy = LLVMBuildAdd(B, oy0, li.iv, "");
@@ -565,21 +564,31 @@ static rt_status_t epilogue_group(rt_jit_lower_t *L, const wg_t *g, const rt_jit
     rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, data, at), true);
     rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, data, LLVMBuildAdd(B, at, rt_jit_i64(L, vw - 1), "")), true);
   }
+  LLVMValueRef mask = NULL;
+  if (nvalid) {
+    LLVMValueRef lane[RT_JIT_TPL_MAX_VW];
+    for (int32_t q = 0; q < vw; ++q) lane[q] = rt_jit_i32(L, q);
+    LLVMTypeRef ivec = LLVMVectorType(L->i32, (unsigned)vw);
+    LLVMValueRef nv32 = LLVMBuildTrunc(B, nvalid, L->i32, "");
+    LLVMValueRef splat = LLVMBuildShuffleVector(B, LLVMBuildInsertElement(B, LLVMGetUndef(ivec), nv32, rt_jit_i32(L, 0), ""),
+                                                LLVMGetUndef(ivec), LLVMConstNull(ivec), "");
+    mask = LLVMBuildICmp(B, LLVMIntSLT, LLVMConstVector(lane, (unsigned)vw), splat, "");
+  }
   for (int32_t c = 0; c < vw; ++c) {
     LLVMValueRef idx[4] = {n, LLVMBuildAdd(B, o0, rt_jit_i64(L, c), ""), oy, ox0};
-    if (nvalid == vw) {
+    if (!nvalid) {
       RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, tp->anchor, out, data, 3, 4, idx, r[c]));
       continue;
     }
-    /* A row's last, partial group: tail ops constant over the pixels,
-     * its first nvalid lanes stored. */
+    /* Tail ops constant over the pixels; the group's first nvalid lanes
+     * stored (all of them but in a row's last, partial group). */
     LLVMValueRef v;
     RT_RETURN_IF_ERROR(rt_jit_tpl_vepi_uniform(L, tp->anchor, out, 3, 4, idx, r[c], &v));
     LLVMValueRef ch = LLVMBuildAdd(B, LLVMBuildMul(B, n, rt_jit_i64(L, O), ""), idx[1], "");
     LLVMValueRef at = LLVMBuildAdd(B, LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, ch, rt_jit_i64(L, g->p.oh), ""), oy, ""),
                                                  rt_jit_i64(L, g->p.ow), ""),
                                    ox0, "");
-    rt_jit_tpl_masked_store(L, v, data, at, rt_jit_tpl_lanes_mask(L, nvalid, vw), vw);
+    rt_jit_tpl_masked_store(L, v, data, at, mask, vw);
   }
   rt_jit_loop_end(L, &lo, NULL);
   rt_jit_loop_end(L, &li, NULL);
@@ -641,16 +650,13 @@ static rt_status_t epilogue(rt_jit_lower_t *L, const wg_t *g, const rt_jit_tpl_p
                        LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildAdd(B, lg, rt_jit_i64(L, ntl_last), ""), count, ""), ""),
           "");
     }
-    rt_jit_if_t first, which;
+    rt_jit_if_t first;
     rt_jit_if_begin(L, pin ? LLVMBuildOr(B, gin, pin, "") : gin, &in_group);
     rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntEQ, k, rt_jit_i64(L, 0), ""), &first);
-    if (pin) rt_jit_if_begin(L, gin, &which);
-    RT_RETURN_IF_ERROR(epilogue_group(L, g, tp, out, data, n, yb, lg, oy0, ox0, ni, gt, g->vw));
-    if (pin) {
-      rt_jit_if_else(L, &which, NULL);
-      RT_RETURN_IF_ERROR(epilogue_group(L, g, tp, out, data, n, yb, lg, oy0, ox0, ni, ntl_last, nvalid_last));
-      (void)rt_jit_if_end(L, &which, NULL);
-    }
+    /* One instance for both kinds of group (a partial one's tiles past
+     * its last are read from the slack after Yb and not stored). */
+    LLVMValueRef nvalid = pin ? LLVMBuildSelect(B, gin, rt_jit_i64(L, g->vw), rt_jit_i64(L, nvalid_last), "") : NULL;
+    RT_RETURN_IF_ERROR(epilogue_group(L, g, tp, out, data, n, yb, lg, oy0, ox0, ni, nvalid));
     rt_jit_if_else(L, &first, NULL);
     (void)rt_jit_if_end(L, &first, NULL);
     rt_jit_if_else(L, &in_group, NULL);
@@ -790,7 +796,8 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   LLVMValueRef xp = rt_jit_tpl_ws_alloc(L, g.hp * g.wp * g.cp * 4 + 64);
   LLVMValueRef vb = rt_jit_tpl_ws_alloc(L, g.a2 * g.vstride * 4);
   LLVMValueRef mb = rt_jit_tpl_ws_alloc(L, g.a2 * g.mstride * 4);
-  LLVMValueRef yb = rt_jit_tpl_ws_alloc(L, tb * g.m * g.m * p->o * 4);
+  /* (plus vw/m tiles read, not used, by a row's last group of tiles) */
+  LLVMValueRef yb = rt_jit_tpl_ws_alloc(L, (tb + g.vw / g.m) * g.m * g.m * p->o * 4);
   LLVMValueRef pk = rt_jit_tpl_ws_alloc(L, p->c * g.nw * 4);
   LLVMValueRef uw = uraw ? LLVMConstNull(L->ptr) : rt_jit_tpl_ws_alloc(L, g.a2 * p->c * p->o * 4);
   LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildAnd(B, LLVMBuildIsNotNull(B, xp, ""), LLVMBuildIsNotNull(B, vb, ""), ""),
