@@ -35,10 +35,13 @@
  *      the output, from Yb: where the vector epilogue (epilogue.c) takes
  *      the tail ops, vw/m tiles of one tile row at a time, their vw
  *      pixels of vw channels transposed in registers so each channel's
- *      pixels are one contiguous store (epilogue_group), else (the
- *      tiles at a row's end or a block's edges) on vw output channels at
- *      a time, each lane stored to its own channel plane; else per
- *      element.
+ *      pixels are one contiguous store (epilogue_group; a row's last
+ *      group, fewer tiles or past the output's columns, a masked store
+ *      where the tail ops are constant over the pixels and it covers half
+ *      a vector), each row of stores prefetching the next row's lines
+ *      for writing, else (the tiles at a block's edges, or a row's end)
+ *      on vw output channels at a time, each lane stored to its own
+ *      channel plane; else per element.
  * Work splits over ranges of units of sub tiles (4 where mr is a
  * multiple of 4, else mr), each task copying only the input rows its
  * tiles read, or over blocks of output channels where that leaves the
