@@ -1227,6 +1227,23 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
       (void)rt_jit_if_end(L, &need, NULL);
     }
   }
+  /* With q tiles outer, a q tile's B panel (K rows of nw floats, H*W
+   * apart where B is the input read in place) comes from L3 or memory as
+   * K short streams the hardware prefetcher does not follow, and the
+   * first row tile waits for them: each row tile prefetches its share of
+   * the next q tile's rows. On 8 lanes (an AVX2 Zen 3 host, 1 thread,
+   * `bench_kernels 9 pw_`, best of 9, 4 alternated runs each): the best
+   * run of 7 of the 8 direct layers rose (ResNet-50's 64->256 @56 0.68 ->
+   * 0.91 of the FMA peak, 256->64 0.79 -> 0.86, 256->128 0.73 -> 0.80,
+   * 64->64 0.81 -> 0.89, MobileNet's 16->96 @112 0.56 -> 0.65; 144->24
+   * 0.88 -> 0.83); in the models (--profile, ABBA, summed per-kernel
+   * minima of the direct 1x1 kernels) resnet50 29.0 -> 28.0 ms over 4
+   * rounds, mobilenet_v2 3.09 -> 3.06 ms over 6 (their means 4.52 ->
+   * 4.22). On 16 lanes (an AVX-512 Xeon, 2 MiB L2, 1 thread, alternated):
+   * DenseNet-121's 1x1 layers at 56x56 of 192-256 input channels
+   * 1286-1783 -> 1036-1447 us (--profile means, 3 rounds), densenet121
+   * 0.949 of its time (6 of 6 rounds), resnet50, mobilenet_v2 and 2
+   * threads within noise. */
   /* The tiles under z, or under zs where this task's share takes it. */
   rt_jit_if_t which;
   for (int32_t variant = use_zs ? 0 : 1; variant < 2; ++variant) {
@@ -1235,23 +1252,6 @@ static rt_status_t conv_direct(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p, co
     direct_blocking_t zz = variant == 0 ? zs : z;
     const int64_t kz = variant == 0 ? zs.kc : kc;
     const bool q_outer = zz.q_outer;
-    /* With q tiles outer, a q tile's B panel (K rows of nw floats, H*W
-     * apart where B is the input read in place) comes from L3 or memory as
-     * K short streams the hardware prefetcher does not follow, and the
-     * first row tile waits for them: each row tile prefetches its share of
-     * the next q tile's rows. On 8 lanes (an AVX2 Zen 3 host, 1 thread,
-     * `bench_kernels 9 pw_`, best of 9, 4 alternated runs each): the best
-     * run of 7 of the 8 direct layers rose (ResNet-50's 64->256 @56 0.68 ->
-     * 0.91 of the FMA peak, 256->64 0.79 -> 0.86, 256->128 0.73 -> 0.80,
-     * 64->64 0.81 -> 0.89, MobileNet's 16->96 @112 0.56 -> 0.65; 144->24
-     * 0.88 -> 0.83); in the models (--profile, ABBA, summed per-kernel
-     * minima of the direct 1x1 kernels) resnet50 29.0 -> 28.0 ms over 4
-     * rounds, mobilenet_v2 3.09 -> 3.06 ms over 6 (their means 4.52 ->
-     * 4.22). On 16 lanes (an AVX-512 Xeon, 2 MiB L2, 1 thread, alternated):
-     * DenseNet-121's 1x1 layers at 56x56 of 192-256 input channels
-     * 1286-1783 -> 1036-1447 us (--profile means, 3 rounds), densenet121
-     * 0.949 of its time (6 of 6 rounds), resnet50, mobilenet_v2 and 2
-     * threads within noise. */
     zz.pf_q = q_outer;
     const direct_copy_t *cp = bcopy ? &dcopy : NULL;
     LLVMValueRef t_full = rt_jit_min(L, t_hi, rt_jit_i64(L, mfull));
