@@ -1550,23 +1550,11 @@ static void dw_rows(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t nv
   rt_jit_loop_end(L, &lj, NULL);
 }
 
-/* The <vw x i1> mask of the lanes below `k` (an i64 value). */
-static LLVMValueRef lanes_below(rt_jit_lower_t *L, LLVMValueRef k, int32_t vw) {
-  LLVMBuilderRef B = L->b;
-  LLVMTypeRef it = LLVMVectorType(L->i64, (unsigned)vw);
-  LLVMValueRef lanes[16];
-  for (int32_t i = 0; i < vw; ++i) lanes[i] = LLVMConstInt(L->i64, (unsigned long long)i, 0);
-  LLVMValueRef k0 = LLVMBuildInsertElement(B, LLVMGetUndef(it), k, LLVMConstInt(L->i32, 0, 0), "");
-  LLVMValueRef kv = LLVMBuildShuffleVector(B, k0, LLVMGetUndef(it),
-                                           LLVMConstNull(LLVMVectorType(L->i32, (unsigned)vw)), "");
-  return LLVMBuildICmp(B, LLVMIntSLT, LLVMConstVector(lanes, (unsigned)vw), kv, "");
-}
-
 /* llvm.masked.load of the first `k` (i64 value, clamped to [0, vw]) of
  * the vw floats at p + off, zeros in the other lanes; the lanes past k
  * are not read. */
 static LLVMValueRef dw_load_first(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off, LLVMValueRef k, int32_t vw) {
-  return rt_jit_tpl_masked_load(L, p, off, lanes_below(L, k, vw), LLVMConstNull(rt_jit_tpl_vec(L, vw)), vw);
+  return rt_jit_tpl_masked_load(L, p, off, rt_jit_tpl_lanes_below(L, k, vw), LLVMConstNull(rt_jit_tpl_vec(L, vw)), vw);
 }
 
 /* Stores the sw vectors v[] of input elements [i0, i0 + sw*vw) of one row
@@ -1913,7 +1901,7 @@ static rt_status_t dw_expand_chunk(rt_jit_lower_t *L, const conv_ctx_t *cc, cons
     for (int32_t s = 0; s < nx; ++s) {
       RT_RETURN_IF_ERROR(rt_jit_tpl_vepi_uniform(L, e->conv, e->out, 2, 4, idx, lk.carry[u * nx + s], &v[s]));
       if (tail) {
-        LLVMValueRef mk = lanes_below(L, LLVMBuildSub(B, left, rt_jit_i64(L, (int64_t)s * vw), ""), vw);
+        LLVMValueRef mk = rt_jit_tpl_lanes_below(L, LLVMBuildSub(B, left, rt_jit_i64(L, (int64_t)s * vw), ""), vw);
         v[s] = LLVMBuildSelect(B, mk, v[s], LLVMConstNull(rt_jit_tpl_vec(L, vw)), "");
       }
     }

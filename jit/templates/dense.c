@@ -453,28 +453,16 @@ static void micro(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g, const blocking
   for (int32_t i = 0; i < nacc; ++i) init[i] = LLVMConstNull(vt);
   /* The prefetch of the next panel's nlines lines is spread evenly over
    * the ntile x steps micro-kernel steps of all row tiles (row tile tr
-   * takes its share in order): line (tr * steps + k) * rate >> 16, rate
-   * = nlines / (ntile * steps) in 1/65536 (at most one line a step). All
-   * of it in the first steps of each tile made bursts that the weight's
-   * stream from memory (4 MB per 1x1 layer at 7x7 in ResNet-50) could
-   * not sustain. */
-  LLVMValueRef pbase = NULL, rate = NULL;
-  if (pf) {
-    LLVMValueRef span = LLVMBuildMul(B, ntile, steps, "");
-    span = rt_jit_max(L, span, rt_jit_i64(L, 1));
-    rate = LLVMBuildUDiv(B, add(L, LLVMBuildShl(B, nlines, rt_jit_i64(L, 16), ""), LLVMBuildSub(B, span, rt_jit_i64(L, 1), "")),
-                         span, "");
-    rate = rt_jit_min(L, rate, rt_jit_i64(L, 65536));
-    pbase = LLVMBuildMul(B, tr, steps, "");
-  }
+   * takes its share in order, at most one line a step:
+   * rt_jit_tpl_pf_spread). All of it in the first steps of each tile
+   * made bursts that the weight's stream from memory (4 MB per 1x1 layer
+   * at 7x7 in ResNet-50) could not sustain. */
+  rt_jit_tpl_pf_spread_t sp = {0};
+  if (pf) sp = rt_jit_tpl_pf_spread(L, pf, tr, ntile, steps, nlines);
   rt_jit_loop_t lp;
   rt_jit_loop_begin(L, rt_jit_i64(L, 0), steps, nacc, init, &lp);
   LLVMValueRef brow = rt_jit_tpl_gep(L, bp, mul(L, lp.iv, nw));
-  if (pf) {
-    LLVMValueRef at = LLVMBuildLShr(B, LLVMBuildMul(B, add(L, pbase, lp.iv), rate, ""), rt_jit_i64(L, 16), "");
-    LLVMValueRef line = rt_jit_min(L, at, LLVMBuildSub(B, nlines, rt_jit_i64(L, 1), ""));
-    rt_jit_tpl_prefetch_stream(L, rt_jit_tpl_gep(L, pf, mul(L, line, 16)));
-  }
+  if (pf) rt_jit_tpl_pf_spread_step(L, &sp, lp.iv);
   for (int32_t v = 0; v < nv; ++v) {
     LLVMValueRef ld = LLVMBuildLoad2(B, vt, rt_jit_tpl_gep(L, brow, rt_jit_i64(L, (int64_t)vw * v)), "");
     LLVMSetAlignment(ld, balign);

@@ -757,6 +757,17 @@ LLVMValueRef rt_jit_tpl_lanes_mask(rt_jit_lower_t *L, int64_t k, int32_t vw) {
   return LLVMConstVector(bits, (unsigned)vw);
 }
 
+LLVMValueRef rt_jit_tpl_lanes_below(rt_jit_lower_t *L, LLVMValueRef k, int32_t vw) {
+  LLVMBuilderRef B = L->b;
+  LLVMTypeRef it = LLVMVectorType(L->i64, (unsigned)vw);
+  LLVMValueRef lanes[16];
+  for (int32_t i = 0; i < vw; ++i) lanes[i] = LLVMConstInt(L->i64, (unsigned long long)i, 0);
+  LLVMValueRef k0 = LLVMBuildInsertElement(B, LLVMGetUndef(it), k, LLVMConstInt(L->i32, 0, 0), "");
+  LLVMValueRef kv = LLVMBuildShuffleVector(B, k0, LLVMGetUndef(it),
+                                           LLVMConstNull(LLVMVectorType(L->i32, (unsigned)vw)), "");
+  return LLVMBuildICmp(B, LLVMIntSLT, LLVMConstVector(lanes, (unsigned)vw), kv, "");
+}
+
 static void prefetch(rt_jit_lower_t *L, LLVMValueRef p, bool write, int32_t locality) {
   unsigned id = LLVMLookupIntrinsicID("llvm.prefetch", 13);
   LLVMTypeRef pty = L->ptr;
@@ -803,16 +814,32 @@ void rt_jit_tpl_micro_acc(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw,
   }
 }
 
-/* A panel prefetch spread over the steps of several row tiles
- * (rt_jit_tpl_micro_pf): step k of this tile prefetches line
- * min(((base + k) * rate) >> 16, last) of the panel at p. */
-typedef struct pf_spread_t {
-  LLVMValueRef p, base, rate, last;
-} pf_spread_t;
+rt_jit_tpl_pf_spread_t rt_jit_tpl_pf_spread(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef tr, LLVMValueRef ntile,
+                                             LLVMValueRef steps, LLVMValueRef nlines) {
+  LLVMBuilderRef B = L->b;
+  /* rate = ceil(nlines * 65536 / (ntile * steps)), at most one line a step. */
+  LLVMValueRef span = rt_jit_max(L, LLVMBuildMul(B, ntile, steps, ""), rt_jit_i64(L, 1));
+  LLVMValueRef rate = LLVMBuildUDiv(B, LLVMBuildAdd(B, LLVMBuildShl(B, nlines, rt_jit_i64(L, 16), ""),
+                                                    LLVMBuildSub(B, span, rt_jit_i64(L, 1), ""), ""),
+                                    span, "");
+  rt_jit_tpl_pf_spread_t sp = {.p = p,
+                               .base = LLVMBuildMul(B, tr, steps, ""),
+                               .rate = rt_jit_min(L, rate, rt_jit_i64(L, 65536)),
+                               .last = LLVMBuildSub(B, nlines, rt_jit_i64(L, 1), "")};
+  return sp;
+}
+
+void rt_jit_tpl_pf_spread_step(rt_jit_lower_t *L, const rt_jit_tpl_pf_spread_t *sp, LLVMValueRef k) {
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef at = LLVMBuildLShr(B, LLVMBuildMul(B, LLVMBuildAdd(B, sp->base, k, ""), sp->rate, ""),
+                                  rt_jit_i64(L, 16), "");
+  LLVMValueRef line = rt_jit_min(L, at, sp->last);
+  rt_jit_tpl_prefetch_stream(L, rt_jit_tpl_gep(L, sp->p, LLVMBuildMul(B, line, rt_jit_i64(L, 16), "")));
+}
 
 static void micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K, const LLVMValueRef *arow,
                        LLVMValueRef bbase, LLVMValueRef btab, int64_t bstride, LLVMValueRef c, int64_t ldc,
-                       LLVMValueRef add, const pf_spread_t *pf, LLVMValueRef *out_acc);
+                       LLVMValueRef add, const rt_jit_tpl_pf_spread_t *pf, LLVMValueRef *out_acc);
 
 void rt_jit_tpl_micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
                            const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
@@ -824,16 +851,7 @@ void rt_jit_tpl_micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw
 void rt_jit_tpl_micro_pf(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K,
                          const LLVMValueRef *arow, LLVMValueRef bbase, int64_t bstride, LLVMValueRef c,
                          int64_t ldc, LLVMValueRef pf, LLVMValueRef tr, LLVMValueRef ntile, LLVMValueRef nlines) {
-  LLVMBuilderRef B = L->b;
-  /* rate = ceil(nlines * 65536 / (ntile * K)), at most one line a step. */
-  LLVMValueRef span = rt_jit_max(L, LLVMBuildMul(B, ntile, rt_jit_i64(L, K), ""), rt_jit_i64(L, 1));
-  LLVMValueRef rate = LLVMBuildUDiv(B, LLVMBuildAdd(B, LLVMBuildShl(B, nlines, rt_jit_i64(L, 16), ""),
-                                                    LLVMBuildSub(B, span, rt_jit_i64(L, 1), ""), ""),
-                                    span, "");
-  const pf_spread_t sp = {.p = pf,
-                          .base = LLVMBuildMul(B, tr, rt_jit_i64(L, K), ""),
-                          .rate = rt_jit_min(L, rate, rt_jit_i64(L, 65536)),
-                          .last = LLVMBuildSub(B, nlines, rt_jit_i64(L, 1), "")};
+  const rt_jit_tpl_pf_spread_t sp = rt_jit_tpl_pf_spread(L, pf, tr, ntile, rt_jit_i64(L, K), nlines);
   LLVMValueRef acc[RT_JIT_MAX_CARRY];
   micro_regs(L, mr, nv, vw, K, arow, bbase, NULL, bstride, c, ldc, NULL, &sp, acc);
   for (int32_t r = 0; r < mr; ++r) {
@@ -845,7 +863,7 @@ void rt_jit_tpl_micro_pf(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, 
 
 /* One k step of the micro-kernel: next = acc + A(:, k) x B(k, :). */
 static void micro_step(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, const LLVMValueRef *arow,
-                       LLVMValueRef bbase, LLVMValueRef btab, int64_t bstride, const pf_spread_t *pf, LLVMValueRef k,
+                       LLVMValueRef bbase, LLVMValueRef btab, int64_t bstride, const rt_jit_tpl_pf_spread_t *pf, LLVMValueRef k,
                        const LLVMValueRef *acc, LLVMValueRef *next) {
   LLVMBuilderRef B = L->b;
   LLVMValueRef bv[RT_JIT_MAX_CARRY] = {0}, boff;
@@ -859,12 +877,7 @@ static void micro_step(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, co
   }
   LLVMValueRef bp = rt_jit_tpl_gep(L, bbase, boff);
   for (int32_t v = 0; v < nv; ++v) bv[v] = rt_jit_tpl_loadv(L, bp, rt_jit_i64(L, (int64_t)vw * v), vw);
-  if (pf) {
-    LLVMValueRef at = LLVMBuildLShr(B, LLVMBuildMul(B, LLVMBuildAdd(B, pf->base, k, ""), pf->rate, ""),
-                                    rt_jit_i64(L, 16), "");
-    LLVMValueRef line = rt_jit_min(L, at, pf->last);
-    rt_jit_tpl_prefetch_stream(L, rt_jit_tpl_gep(L, pf->p, LLVMBuildMul(B, line, rt_jit_i64(L, 16), "")));
-  }
+  if (pf) rt_jit_tpl_pf_spread_step(L, pf, k);
   for (int32_t r = 0; r < mr; ++r) {
     LLVMValueRef s = rt_jit_tpl_splat(L, rt_jit_tpl_loadf(L, arow[r], k), vw);
     for (int32_t v = 0; v < nv; ++v) {
@@ -875,7 +888,7 @@ static void micro_step(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, co
 
 static void micro_regs(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int64_t K, const LLVMValueRef *arow,
                        LLVMValueRef bbase, LLVMValueRef btab, int64_t bstride, LLVMValueRef c, int64_t ldc,
-                       LLVMValueRef add, const pf_spread_t *pf, LLVMValueRef *out_acc) {
+                       LLVMValueRef add, const rt_jit_tpl_pf_spread_t *pf, LLVMValueRef *out_acc) {
   LLVMBuilderRef B = L->b;
   const int32_t nacc = mr * nv;
   rt_jit_tpl_wide(L, vw);

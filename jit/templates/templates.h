@@ -118,6 +118,19 @@ void rt_jit_tpl_micro(rt_jit_lower_t *L, int32_t mr, int32_t nv, int32_t vw, int
                       const LLVMValueRef *arow, LLVMValueRef bbase, LLVMValueRef btab,
                       int64_t bstride, LLVMValueRef c, int64_t ldc);
 
+/* A panel's prefetch spread over the steps of the row tiles that read the
+ * panel before it (into L2): its `nlines` lines shared evenly over
+ * `ntile` tiles of `steps` steps (i64 values), tile `tr` taking its share
+ * in order, at most one line a step; rt_jit_tpl_pf_spread_step emits
+ * step k's prefetch of tile tr: line min((tr * steps + k) * nlines /
+ * (ntile * steps), nlines - 1) of the panel at p. */
+typedef struct rt_jit_tpl_pf_spread_t {
+  LLVMValueRef p, base, rate, last; /* base = tr * steps; rate in 1/65536 lines a step */
+} rt_jit_tpl_pf_spread_t;
+rt_jit_tpl_pf_spread_t rt_jit_tpl_pf_spread(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef tr, LLVMValueRef ntile,
+                                             LLVMValueRef steps, LLVMValueRef nlines);
+void rt_jit_tpl_pf_spread_step(rt_jit_lower_t *L, const rt_jit_tpl_pf_spread_t *sp, LLVMValueRef k);
+
 /* rt_jit_tpl_micro (no table: B row k at k * bstride) that also
  * prefetches (into L2) the next panel of a stream at pf while this one
  * computes: its `nlines` lines spread evenly over the micro-kernel steps
@@ -181,6 +194,8 @@ void rt_jit_tpl_masked_store(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, 
 
 /* The constant <vw x i1> mask of lanes [0, k). */
 LLVMValueRef rt_jit_tpl_lanes_mask(rt_jit_lower_t *L, int64_t k, int32_t vw);
+/* The <vw x i1> mask of the lanes below `k`, an i64 value. */
+LLVMValueRef rt_jit_tpl_lanes_below(rt_jit_lower_t *L, LLVMValueRef k, int32_t vw);
 
 /* The even (odd = false) or odd lanes of the 2*vw floats lo ++ hi, as one
  * <vw x float>: a stride-2 row split into its two phases. */

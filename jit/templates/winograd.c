@@ -519,6 +519,15 @@ static void output_transform(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef coun
   rt_jit_loop_end(L, &lt, NULL);
 }
 
+/* Output element (n, o, y, x)'s offset in floats (NCHW). */
+static LLVMValueRef out_at(rt_jit_lower_t *L, const wg_t *g, LLVMValueRef n, LLVMValueRef o, LLVMValueRef y,
+                           LLVMValueRef x) {
+  LLVMBuilderRef B = L->b;
+  LLVMValueRef ch = LLVMBuildAdd(B, LLVMBuildMul(B, n, rt_jit_i64(L, g->p.o), ""), o, "");
+  LLVMValueRef row = LLVMBuildAdd(B, LLVMBuildMul(B, ch, rt_jit_i64(L, g->p.oh), ""), y, "");
+  return LLVMBuildAdd(B, LLVMBuildMul(B, row, rt_jit_i64(L, g->p.ow), ""), x, "");
+}
+
 /* Tiles [lg, lg + vw/m) of the block (indices in Yb), one tile row, every
  * column inside the output: per tile row i and vw output channels, the vw
  * pixels (vw/m tiles x m columns, contiguous in the output row) of each
@@ -560,23 +569,11 @@ static rt_status_t epilogue_group(rt_jit_lower_t *L, const wg_t *g, const rt_jit
    * line. */
   LLVMValueRef ny = rt_jit_min(L, LLVMBuildAdd(B, oy, rt_jit_i64(L, 1), ""), rt_jit_i64(L, g->p.oh - 1));
   for (int32_t c = 0; c < vw; ++c) {
-    LLVMValueRef ch = LLVMBuildAdd(B, LLVMBuildMul(B, n, rt_jit_i64(L, O), ""), LLVMBuildAdd(B, o0, rt_jit_i64(L, c), ""), "");
-    LLVMValueRef at = LLVMBuildAdd(B, LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, ch, rt_jit_i64(L, g->p.oh), ""), ny, ""),
-                                                 rt_jit_i64(L, g->p.ow), ""),
-                                   ox0, "");
+    LLVMValueRef at = out_at(L, g, n, LLVMBuildAdd(B, o0, rt_jit_i64(L, c), ""), ny, ox0);
     rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, data, at), true);
     rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, data, LLVMBuildAdd(B, at, rt_jit_i64(L, vw - 1), "")), true);
   }
-  LLVMValueRef mask = NULL;
-  if (nvalid) {
-    LLVMValueRef lane[RT_JIT_TPL_MAX_VW];
-    for (int32_t q = 0; q < vw; ++q) lane[q] = rt_jit_i32(L, q);
-    LLVMTypeRef ivec = LLVMVectorType(L->i32, (unsigned)vw);
-    LLVMValueRef nv32 = LLVMBuildTrunc(B, nvalid, L->i32, "");
-    LLVMValueRef splat = LLVMBuildShuffleVector(B, LLVMBuildInsertElement(B, LLVMGetUndef(ivec), nv32, rt_jit_i32(L, 0), ""),
-                                                LLVMGetUndef(ivec), LLVMConstNull(ivec), "");
-    mask = LLVMBuildICmp(B, LLVMIntSLT, LLVMConstVector(lane, (unsigned)vw), splat, "");
-  }
+  LLVMValueRef mask = nvalid ? rt_jit_tpl_lanes_below(L, nvalid, vw) : NULL;
   for (int32_t c = 0; c < vw; ++c) {
     LLVMValueRef idx[4] = {n, LLVMBuildAdd(B, o0, rt_jit_i64(L, c), ""), oy, ox0};
     if (!nvalid) {
@@ -587,11 +584,7 @@ static rt_status_t epilogue_group(rt_jit_lower_t *L, const wg_t *g, const rt_jit
      * stored (all of them but in a row's last, partial group). */
     LLVMValueRef v;
     RT_RETURN_IF_ERROR(rt_jit_tpl_vepi_uniform(L, tp->anchor, out, 3, 4, idx, r[c], &v));
-    LLVMValueRef ch = LLVMBuildAdd(B, LLVMBuildMul(B, n, rt_jit_i64(L, O), ""), idx[1], "");
-    LLVMValueRef at = LLVMBuildAdd(B, LLVMBuildMul(B, LLVMBuildAdd(B, LLVMBuildMul(B, ch, rt_jit_i64(L, g->p.oh), ""), oy, ""),
-                                                 rt_jit_i64(L, g->p.ow), ""),
-                                   ox0, "");
-    rt_jit_tpl_masked_store(L, v, data, at, mask, vw);
+    rt_jit_tpl_masked_store(L, v, data, out_at(L, g, n, idx[1], oy, ox0), mask, vw);
   }
   rt_jit_loop_end(L, &lo, NULL);
   rt_jit_loop_end(L, &li, NULL);
