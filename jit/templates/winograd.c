@@ -181,6 +181,7 @@ typedef struct wg_t {
   int32_t sub; /* rows of the tiles after the last whole mr-row one (4 where mr is a multiple of 4, else mr) */
   const rt_ir_expr_t *x, *u;
   LLVMValueRef ob_lo, ob_hi; /* the task's nw-column blocks of output channels */
+  LLVMValueRef tr;           /* vw x vw floats: a group's transposed vectors (epilogue_group) */
 } wg_t;
 
 /* The floats from one of the alpha^2 planes of Vb (or Mb) to the next:
@@ -561,31 +562,44 @@ static rt_status_t epilogue_group(rt_jit_lower_t *L, const wg_t *g, const rt_jit
     r[q] = rt_jit_tpl_loadv(L, yb, LLVMBuildAdd(B, base, rt_jit_i64(L, at), ""), vw);
   }
   rt_jit_tpl_transpose(L, vw, r);
+  for (int32_t c = 0; c < vw; ++c) rt_jit_tpl_storev(L, r[c], g->tr, rt_jit_i64(L, (int64_t)c * vw));
   LLVMValueRef oy = LLVMBuildAdd(B, oy0, li.iv, "");
-  /* The lines the next output row's stores touch (each store is vw
-   * floats, on one or two lines), fetched for writing a row ahead: the
-   * vw stores here go to vw channel planes of an output last written
-   * long before (a buffer an earlier layer used), and each waited for its
-   * line. */
   LLVMValueRef ny = rt_jit_min(L, LLVMBuildAdd(B, oy, rt_jit_i64(L, 1), ""), rt_jit_i64(L, g->p.oh - 1));
-  for (int32_t c = 0; c < vw; ++c) {
-    LLVMValueRef at = out_at(L, g, n, LLVMBuildAdd(B, o0, rt_jit_i64(L, c), ""), ny, ox0);
+  LLVMValueRef mask = nvalid ? rt_jit_tpl_lanes_below(L, nvalid, vw) : NULL;
+  /* Two channels an iteration of a loop LLVM keeps rolled, the
+   * transposed vectors back from g->tr: unrolled, the vw instances of the
+   * tail ops and stores took an eighth of resnet18's code generation
+   * (16 lanes, 4 alternated cold compiles: 2264-2554 -> 1929-2238 ms of
+   * optimization and codegen thread time) and ran no faster; one channel
+   * an iteration made SqueezeNet's 16 -> 64 at 55x55 and 32 -> 128 at
+   * 27x27 5% slower, two within noise (--profile, 1 thread, 4 rounds). */
+  rt_jit_loop_t lc;
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, vw / 2), 0, NULL, &lc);
+  for (int32_t u = 0; u < 2; ++u) {
+    LLVMValueRef c = LLVMBuildAdd(B, LLVMBuildMul(B, lc.iv, rt_jit_i64(L, 2), ""), rt_jit_i64(L, u), "");
+    LLVMValueRef o = LLVMBuildAdd(B, o0, c, "");
+    LLVMValueRef rc = rt_jit_tpl_loadv(L, g->tr, LLVMBuildMul(B, c, rt_jit_i64(L, vw), ""), vw);
+    /* The lines of the channel's next output row (its store is vw
+     * floats, on one or two lines), fetched for writing a row ahead: the
+     * stores go to vw channel planes of an output last written long
+     * before (a buffer an earlier layer used), and each waited for its
+     * line. */
+    LLVMValueRef at = out_at(L, g, n, o, ny, ox0);
     rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, data, at), true);
     rt_jit_tpl_prefetch(L, rt_jit_tpl_gep(L, data, LLVMBuildAdd(B, at, rt_jit_i64(L, vw - 1), "")), true);
-  }
-  LLVMValueRef mask = nvalid ? rt_jit_tpl_lanes_below(L, nvalid, vw) : NULL;
-  for (int32_t c = 0; c < vw; ++c) {
-    LLVMValueRef idx[4] = {n, LLVMBuildAdd(B, o0, rt_jit_i64(L, c), ""), oy, ox0};
+    LLVMValueRef idx[4] = {n, o, oy, ox0};
     if (!nvalid) {
-      RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, tp->anchor, out, data, 3, 4, idx, r[c]));
+      RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, tp->anchor, out, data, 3, 4, idx, rc));
       continue;
     }
     /* Tail ops constant over the pixels; the group's first nvalid lanes
      * stored (all of them but in a row's last, partial group). */
     LLVMValueRef v;
-    RT_RETURN_IF_ERROR(rt_jit_tpl_vepi_uniform(L, tp->anchor, out, 3, 4, idx, r[c], &v));
-    rt_jit_tpl_masked_store(L, v, data, out_at(L, g, n, idx[1], oy, ox0), mask, vw);
+    RT_RETURN_IF_ERROR(rt_jit_tpl_vepi_uniform(L, tp->anchor, out, 3, 4, idx, rc, &v));
+    rt_jit_tpl_masked_store(L, v, data, out_at(L, g, n, o, oy, ox0), mask, vw);
   }
+  lc.rolled = true;
+  rt_jit_loop_end(L, &lc, NULL);
   rt_jit_loop_end(L, &lo, NULL);
   rt_jit_loop_end(L, &li, NULL);
   return RT_OK;
@@ -795,10 +809,11 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   /* (plus vw/m tiles read, not used, by a row's last group of tiles) */
   LLVMValueRef yb = rt_jit_tpl_ws_alloc(L, (tb + g.vw / g.m) * g.m * g.m * p->o * 4);
   LLVMValueRef pk = rt_jit_tpl_ws_alloc(L, p->c * g.nw * 4);
+  g.tr = rt_jit_tpl_ws_alloc(L, (int64_t)g.vw * g.vw * 4);
   LLVMValueRef uw = uraw ? LLVMConstNull(L->ptr) : rt_jit_tpl_ws_alloc(L, g.a2 * p->c * p->o * 4);
   LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildAnd(B, LLVMBuildIsNotNull(B, xp, ""), LLVMBuildIsNotNull(B, vb, ""), ""),
                                  LLVMBuildAnd(B, LLVMBuildIsNotNull(B, mb, ""), LLVMBuildIsNotNull(B, yb, ""), ""), "");
-  ok = LLVMBuildAnd(B, ok, LLVMBuildIsNotNull(B, pk, ""), "");
+  ok = LLVMBuildAnd(B, ok, LLVMBuildAnd(B, LLVMBuildIsNotNull(B, pk, ""), LLVMBuildIsNotNull(B, g.tr, ""), ""), "");
   if (!uraw) ok = LLVMBuildAnd(B, ok, LLVMBuildIsNotNull(B, uw, ""), "");
   rt_jit_if_t have;
   rt_jit_if_begin(L, ok, &have);
@@ -863,6 +878,7 @@ rt_status_t rt_jit_tpl_winograd(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *tp, 
   rt_jit_flag_error(L, LLVMConstInt(L->i1, 1, 0), "out of workspace memory (winograd template)");
   (void)rt_jit_if_end(L, &have, NULL);
   rt_jit_tpl_ws_free(L, uw);
+  rt_jit_tpl_ws_free(L, g.tr);
   rt_jit_tpl_ws_free(L, pk);
   rt_jit_tpl_ws_free(L, yb);
   rt_jit_tpl_ws_free(L, mb);
