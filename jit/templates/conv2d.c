@@ -46,6 +46,9 @@
  * rows go compact to a channel block, which the vector epilogue writes
  * out vw pixels at a time (the last few, or a tail it does not take, by
  * element). Kernels of more than 64 taps take conv2d.direct with mr = 1.
+ * On 16-lane targets, output rows of at most 8 pixels (7x7 images) go on
+ * 8 lanes (templates.c: conv2d.depthwise.1x32): a row is one vector either
+ * way.
  *
  * conv2d.im2col (1x1 kernels with a stride > 1 and few output channels):
  * the GEMM core of dense.c with B(k, p) = X(c, oh*sh - pt, ow*sw - pl)

@@ -368,6 +368,16 @@ static bool plan_conv2d(const rt_ir_expr_t *a, const tile_family_t *fam, rt_jit_
     p->mr = 1;
     p->nv = 4;
     p->name = fam->depthwise;
+    /* Rows of at most 8 outputs on 8 lanes: a row of a 7x7 image is one
+     * vector either way (dw_chunk), on 16 lanes 9 of its lanes idle.
+     * EfficientNet-B0's 1152@7x7 5x5 kernels 258 -> 186 us, its 672 at
+     * 14x14 stride 2 60 -> 40 (--profile, 1 thread, Zen 4; there the
+     * 16-lane FMA has no more throughput than the 8-lane one; where it
+     * has twice, the row still takes as many instructions). */
+    if (fam->vw == 16 && c.ow <= 8) {
+      p->vw = 8;
+      p->name = kFamilies[0].depthwise;
+    }
     return true;
   }
   if (direct) {

@@ -771,8 +771,11 @@ static void test_jit_templates_16_lanes_build(void **state) {
     if (strcmp(want, "loops") == 0 || strncmp(want, "softmax", 7) == 0) continue;
     char *ll = NULL;
     assert_ok(rt_jit_module_ll(jm, i, &ll));
-    if (!strstr(ll, "<16 x float>")) {
-      printf("case %d (%s): no <16 x float> in its 16-lane template's IR\n", i, kCases[i].body);
+    /* (a depthwise conv with rows of at most 8 outputs takes 8 lanes:
+     * test_jit_templates_dw_rows) */
+    const char *vec = strcmp(tpl, "conv2d.depthwise.1x32") == 0 ? "<8 x float>" : "<16 x float>";
+    if (!strstr(ll, vec)) {
+      printf("case %d (%s): no %s in its 16-lane template's IR\n", i, kCases[i].body, vec);
       ++failures;
     }
     rt_mem_free(ll);
@@ -781,6 +784,68 @@ static void test_jit_templates_16_lanes_build(void **state) {
   rt_jit_session_release(s);
   rt_module_release(m);
   assert_int_equal(failures, 0);
+}
+
+/* The avx512 target: true where this CPU runs it, else resolved unchecked
+ * (its kernels are built, not run). */
+static bool resolve_avx512(rt_jit_target_t *t) {
+  rt_status_t st = rt_jit_target_resolve(RT_JIT_TARGET_AVX512, t);
+  if (st == RT_OK) return true;
+  assert_int_equal(rt_status_code(st), RT_STATUS_FAILED_PRECONDITION);
+  rt_status_free(st);
+  assert_ok(rt_jit_target_resolve_unchecked(RT_JIT_TARGET_AVX512, t));
+  return false;
+}
+
+/* Kernel k of function `name` against the interpreter on seeded inputs,
+ * serial and split. */
+static void check_kernel(rt_module_t *m, const char *name, const rt_ir_expr_t *fn, rt_kernel_fn k,
+                         uint64_t seed, const char *what) {
+  rt_tensor_t *ins[4], *want[2];
+  int32_t nin, nout;
+  jt_make_inputs(fn, 1, seed, ins, &nin);
+  assert_ok(jt_interp(m, name, nin, ins, want, &nout));
+  assert_int_equal(run_serial_and_split(k, nin, ins, nout, want, 1e-5, what), 0);
+  for (int32_t i = 0; i < nout; ++i) rt_tensor_release(want[i]);
+  for (int32_t i = 0; i < nin; ++i) rt_tensor_release(ins[i]);
+}
+
+/* On 16 lanes a depthwise conv whose output rows have at most 8 pixels
+ * computes on 8 lanes (conv2d.depthwise.1x32: a row is one vector either
+ * way, 7 of 16 lanes used on a 7x7 image), wider rows on 16
+ * (conv2d.depthwise.1x64); checked against the interpreter where this
+ * CPU runs AVX-512, else built only. */
+static void test_jit_templates_dw_rows(void **state) {
+  (void)state;
+  static const char kText[] =
+      "#[version = \"0.0.5\"]\n"
+      "def @a(%x: Tensor[(1, 40, 7, 7), float32], %w: Tensor[(40, 1, 5, 5), float32]) "
+      "{ nn.conv2d(%x, %w, padding=[2, 2], groups=40, channels=40, kernel_size=[5, 5]) }\n"
+      "def @b(%x: Tensor[(1, 24, 14, 14), float32], %w: Tensor[(24, 1, 3, 3), float32]) "
+      "{ nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1], groups=24, channels=24, kernel_size=[3, 3]) }\n"
+      "def @c(%x: Tensor[(1, 24, 9, 9), float32], %w: Tensor[(24, 1, 3, 3), float32]) "
+      "{ nn.conv2d(%x, %w, padding=[1, 1], groups=24, channels=24, kernel_size=[3, 3]) }\n";
+  const char *names[] = {"a", "b", "c"};
+  const char *want[] = {"conv2d.depthwise.1x32", "conv2d.depthwise.1x32", "conv2d.depthwise.1x64"};
+  enum { N = 3 };
+  rt_module_t *m = jt_parse(kText);
+  rt_ir_expr_t *fns[N];
+  for (int32_t i = 0; i < N; ++i) fns[i] = rt_ir_module_lookup(m, names[i]);
+  rt_jit_target_t t;
+  const bool run = resolve_avx512(&t);
+  rt_jit_session_t *s = NULL;
+  assert_ok(rt_jit_session_create_target(rt_allocator_system(), &t, &s));
+  rt_jit_module_t *jm = NULL;
+  assert_ok(rt_jit_build(s, N, fns, NULL, RT_JIT_NO_DISK_CACHE, NULL, &jm));
+  for (int32_t i = 0; i < N; ++i) {
+    assert_string_equal(rt_jit_module_template(jm, i), want[i]);
+    char what[32];
+    snprintf(what, sizeof what, "@%s", names[i]);
+    if (run) check_kernel(m, names[i], fns[i], rt_jit_module_kernel(jm, i), 11 + (uint64_t)i, what);
+  }
+  rt_jit_module_release(jm);
+  rt_jit_session_release(s);
+  rt_module_release(m);
 }
 
 /* conv2d.direct's blocking for the machine's L2 on 16 lanes
@@ -813,13 +878,7 @@ static void test_jit_templates_l2_blocking(void **state) {
   rt_ir_expr_t *fns[N];
   for (int32_t i = 0; i < N; ++i) fns[i] = rt_ir_module_lookup(m, names[i]);
   rt_jit_target_t t;
-  rt_status_t st = rt_jit_target_resolve(RT_JIT_TARGET_AVX512, &t);
-  const bool run = st == RT_OK;
-  if (st) {
-    assert_int_equal(rt_status_code(st), RT_STATUS_FAILED_PRECONDITION);
-    rt_status_free(st);
-    assert_ok(rt_jit_target_resolve_unchecked(RT_JIT_TARGET_AVX512, &t));
-  }
+  const bool run = resolve_avx512(&t);
   for (int64_t l2 = 256 << 10; l2 <= (2 << 20); l2 *= 8) {
     t.l2_bytes = l2;
     rt_jit_session_t *s = NULL;
@@ -828,16 +887,9 @@ static void test_jit_templates_l2_blocking(void **state) {
     assert_ok(rt_jit_build(s, N, fns, NULL, RT_JIT_NO_DISK_CACHE, NULL, &jm));
     for (int32_t i = 0; i < N; ++i) {
       assert_true(strncmp(rt_jit_module_template(jm, i), "conv2d.direct", 13) == 0);
-      if (!run) continue;
-      rt_tensor_t *ins[4], *want[2];
-      int32_t nin, nout;
-      jt_make_inputs(fns[i], 1, 7 + (uint64_t)i, ins, &nin);
-      assert_ok(jt_interp(m, names[i], nin, ins, want, &nout));
       char what[64];
       snprintf(what, sizeof what, "@%s [L2 %lld KiB", names[i], (long long)(l2 >> 10));
-      assert_int_equal(run_serial_and_split(rt_jit_module_kernel(jm, i), nin, ins, nout, want, 1e-5, what), 0);
-      for (int32_t k = 0; k < nout; ++k) rt_tensor_release(want[k]);
-      for (int32_t k = 0; k < nin; ++k) rt_tensor_release(ins[k]);
+      if (run) check_kernel(m, names[i], fns[i], rt_jit_module_kernel(jm, i), 7 + (uint64_t)i, what);
     }
     rt_jit_module_release(jm);
     rt_jit_session_release(s);
@@ -1092,6 +1144,7 @@ int main(void) {
       cmocka_unit_test(test_jit_templates_softmax_nan),
       cmocka_unit_test(test_jit_templates_differential),
       cmocka_unit_test(test_jit_templates_16_lanes_build),
+      cmocka_unit_test(test_jit_templates_dw_rows),
       cmocka_unit_test(test_jit_templates_l2_blocking),
       cmocka_unit_test(test_jit_templates_vector_code),
       cmocka_unit_test(test_jit_templates_vector_epilogue),
