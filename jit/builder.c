@@ -5,7 +5,6 @@
  * arithmetic, and loops and ifs that keep the element memo valid (a loop or
  * if body drops the memo entries it made when it closes). The lowering
  * driver that uses them is jit/lower.c. */
-#include <llvm-c/DebugInfo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -426,7 +425,6 @@ void rt_jit_loop_begin(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi,
   out_loop->iv = LLVMBuildPhi(L->b, L->i64, "i");
   LLVMAddIncoming(out_loop->iv, &lo, &pre, 1);
   out_loop->ncarry = ncarry;
-  out_loop->rolled = false;
   for (int32_t k = 0; k < ncarry; ++k) {
     out_loop->carry[k] = LLVMBuildPhi(L->b, LLVMTypeOf(init[k]), "acc");
     LLVMValueRef v = init[k];
@@ -441,15 +439,7 @@ void rt_jit_loop_begin(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi,
 void rt_jit_loop_end(rt_jit_lower_t *L, rt_jit_loop_t *loop, const LLVMValueRef *next) {
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
   LLVMValueRef inc = LLVMBuildAdd(L->b, loop->iv, rt_jit_i64(L, 1), "");
-  LLVMValueRef br = LLVMBuildBr(L->b, loop->head);
-  if (loop->rolled) {
-    LLVMMetadataRef tmp = LLVMTemporaryMDNode(L->c, NULL, 0);
-    LLVMMetadataRef name = LLVMMDStringInContext2(L->c, "llvm.loop.unroll.disable", 24);
-    LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(L->c, &name, 1)};
-    LLVMMetadataRef md = LLVMMDNodeInContext2(L->c, ops, 2);
-    LLVMMetadataReplaceAllUsesWith(tmp, md);
-    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->c, "llvm.loop", 9), LLVMMetadataAsValue(L->c, md));
-  }
+  LLVMBuildBr(L->b, loop->head);
   LLVMAddIncoming(loop->iv, &inc, &latch, 1);
   for (int32_t k = 0; k < loop->ncarry; ++k) {
     LLVMValueRef v = next[k];

@@ -279,7 +279,6 @@ typedef struct rt_jit_loop_t {
   LLVMValueRef carry[RT_JIT_MAX_CARRY];
   int32_t ncarry;
   int32_t memo_mark;
-  bool rolled; /* set before rt_jit_loop_end: LLVM may not unroll it */
 } rt_jit_loop_t;
 void rt_jit_loop_begin(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi,
                        int32_t ncarry, const LLVMValueRef *init,

@@ -571,10 +571,12 @@ static rt_status_t tile_epilogue_by_columns(rt_jit_lower_t *L, const rt_jit_gemm
     RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, g->anchor, g->out, g->data, g->vec_t_d0, g->vec_t_d1, idx,
                                        first_lanes(L, val, mr)));
   }
-  lj.rolled = true;
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
   rt_jit_loop_end(L, &lj, NULL);
-  lv.rolled = true;
+  rt_jit_tpl_loop_hints(L, latch, false, true);
+  latch = LLVMGetInsertBlock(L->b);
   rt_jit_loop_end(L, &lv, NULL);
+  rt_jit_tpl_loop_hints(L, latch, false, true);
   return RT_OK;
 }
 
