@@ -364,6 +364,21 @@ LLVMValueRef rt_jit_tanh(rt_jit_lower_t *L, LLVMValueRef x) {
   return rt_jit_libm(L, "tanh", x, NULL);
 }
 
+/* 0.5 + 0.5 tanh(x/2) = 0.5 + x P'(x^2) / Q'(x^2) for |x| <= 18 (the
+ * tanh's clamp of 9 on x/2), with P'_k = P_k / 4^(k+1) and Q'_k = Q_k /
+ * 4^k: every scaling a power of two, so each Horner step, the quotient
+ * and the sum round as they did with x/2 and the final 0.5 * t + 0.5
+ * (the same floats), in one multiply fewer: 14 vector operations a
+ * sigmoid, where EfficientNet-B0's SiLUs are an eighth of its time. */
+LLVMValueRef rt_jit_sigmoid_f32(rt_jit_lower_t *L, LLVMValueRef x) {
+  double p[5], q[5], s = 1;
+  for (int32_t k = 0; k < 5; ++k, s *= 4) {
+    p[k] = kTanhP[k] / (4 * s);
+    q[k] = kTanhQ[k] / s;
+  }
+  return LLVMBuildFAdd(L->b, odd_rational_f32(L, x, 18.0, p, 5, q, 5), real_like(LLVMTypeOf(x), 0.5), "");
+}
+
 LLVMValueRef rt_jit_erf(rt_jit_lower_t *L, LLVMValueRef x) {
   if (LLVMTypeOf(x) == L->f32) return odd_rational_f32(L, x, 4.0, kErfP, 6, kErfQ, 6);
   return rt_jit_libm(L, "erf", x, NULL);

@@ -236,6 +236,10 @@ LLVMValueRef rt_jit_exp(rt_jit_lower_t *L, LLVMValueRef x);
  * tanh also takes a vector of float32 (the same function per lane). */
 LLVMValueRef rt_jit_tanh(rt_jit_lower_t *L, LLVMValueRef x);
 LLVMValueRef rt_jit_erf(rt_jit_lower_t *L, LLVMValueRef x);
+/* sigmoid(x) of float32 (a scalar or a vector): 0.5 + 0.5 tanh(x / 2)
+ * through rt_jit_tanh's rational function, the halvings folded into its
+ * coefficients (the same values bit for bit, one multiply fewer). */
+LLVMValueRef rt_jit_sigmoid_f32(rt_jit_lower_t *L, LLVMValueRef x);
 /* Calls the libm function `name` (float version `name`f for float). */
 LLVMValueRef rt_jit_libm(rt_jit_lower_t *L, const char *name, LLVMValueRef a,
                          LLVMValueRef b);

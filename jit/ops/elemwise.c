@@ -138,10 +138,7 @@ UNARY_F(RSQRT) { return LLVMBuildFDiv(L->b, fconst(x, 1), call1(L, "llvm.sqrt", 
  * the value itself is that small (x below about -15) few of its digits
  * are right (ONNX Runtime's logistic is alike). Other types 1/(1+e^-x). */
 UNARY_F(SIGMOID) {
-  if (LLVMTypeOf(x) == L->f32) {
-    LLVMValueRef t = rt_jit_tanh(L, LLVMBuildFMul(L->b, x, fconst(x, 0.5), ""));
-    return rt_jit_intrinsic(L, "llvm.fmuladd", t, fconst(x, 0.5), fconst(x, 0.5));
-  }
+  if (LLVMTypeOf(x) == L->f32) return rt_jit_sigmoid_f32(L, x);
   LLVMValueRef e = rt_jit_exp(L, LLVMBuildFNeg(L->b, x, ""));
   return LLVMBuildFDiv(L->b, fconst(x, 1), LLVMBuildFAdd(L->b, fconst(x, 1), e, ""), "");
 }

@@ -206,11 +206,8 @@ static bool vexpr(vepi_t *v, const rt_ir_expr_t *e, bool emit, LLVMValueRef *out
     case RT_OP_SIGMOID:
       if (!vexpr(v, e->call.args[0], emit, &a[0], depth + 1)) return false;
       if (emit) {
-        /* elemwise.c's float32 sigmoid: 0.5 + 0.5 tanh(x / 2), the
-         * rational tanh (rt_jit_tanh takes vectors). */
-        LLVMValueRef half = splat_const(v, 0.5);
-        LLVMValueRef t = rt_jit_tanh(v->L, LLVMBuildFMul(B, a[0], half, ""));
-        *out = rt_jit_intrinsic(v->L, "llvm.fmuladd", t, half, half);
+        /* elemwise.c's float32 sigmoid, per lane. */
+        *out = rt_jit_sigmoid_f32(v->L, a[0]);
       }
       return true;
     case RT_OP_NEGATIVE:
