@@ -513,6 +513,10 @@ static rt_status_t tile_epilogue_elems(rt_jit_lower_t *L, const rt_jit_gemm_core
                                        LLVMValueRef b, LLVMValueRef i0, LLVMValueRef n0, LLVMValueRef ct,
                                        LLVMValueRef rows, LLVMValueRef cols);
 
+/* Rows of a tile from which its by-column epilogue runs as rolled loops
+ * (tile_epilogue_by_columns; its scratch `tr` exists only then). */
+#define BY_COLUMNS_ROLLED_MIN_MR 4
+
 /* The tile ct's vector column at c0: its mr row vectors (vw wide; rows
  * past mr undefined) transposed in registers (rt_jit_tpl_transpose), so
  * r[j] holds column c0 + j's mr rows in its first lanes. */
@@ -535,7 +539,7 @@ static rt_status_t tile_epilogue_by_columns(rt_jit_lower_t *L, const rt_jit_gemm
                                             LLVMValueRef n0, LLVMValueRef ct, LLVMValueRef tr) {
   const int32_t vw = g->vw, mr = g->mr;
   LLVMValueRef r[RT_JIT_TPL_MAX_VW];
-  if (mr < 4) {
+  if (mr < BY_COLUMNS_ROLLED_MIN_MR) {
     /* Few rows: unrolled, LLVM's SLP vectorizer joins the columns' few
      * lanes (EfficientNet's squeeze-excitation 48 -> 1152 at 1x1, mr = 1:
      * rolled, 47 -> 63 us). */
@@ -571,12 +575,8 @@ static rt_status_t tile_epilogue_by_columns(rt_jit_lower_t *L, const rt_jit_gemm
     RT_RETURN_IF_ERROR(rt_jit_tpl_vepi(L, g->anchor, g->out, g->data, g->vec_t_d0, g->vec_t_d1, idx,
                                        first_lanes(L, val, mr)));
   }
-  LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
-  rt_jit_loop_end(L, &lj, NULL);
-  rt_jit_tpl_loop_hints(L, latch, false, true);
-  latch = LLVMGetInsertBlock(L->b);
-  rt_jit_loop_end(L, &lv, NULL);
-  rt_jit_tpl_loop_hints(L, latch, false, true);
+  rt_jit_tpl_loop_end_rolled(L, &lj);
+  rt_jit_tpl_loop_end_rolled(L, &lv);
   return RT_OK;
 }
 
@@ -725,8 +725,12 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   LLVMValueRef wsb = g->b_panels ? NULL : rt_jit_tpl_ws_alloc_v(L, mul(L, imin(L, npan, z.ncp), z.kc * nw * 4));
   LLVMValueRef wsc = z.nkb > 1 ? rt_jit_tpl_ws_alloc_v(L, mul(L, LLVMBuildMul(B, ntile, npan, ""), tile * 4))
                                : rt_jit_tpl_ws_alloc(L, tile * 4);
-  LLVMValueRef wst = rt_jit_tpl_ws_alloc(L, (int64_t)g->vw * g->vw * 4);
-  LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildIsNotNull(B, wsc, ""), LLVMBuildIsNotNull(B, wst, ""), "");
+  /* (the by-column epilogue's transposed block, where it runs rolled) */
+  LLVMValueRef wst = g->vec_t_d1 > 0 && g->mr >= BY_COLUMNS_ROLLED_MIN_MR
+                         ? rt_jit_tpl_ws_alloc(L, (int64_t)g->vw * g->vw * 4)
+                         : NULL;
+  LLVMValueRef ok = LLVMBuildIsNotNull(B, wsc, "");
+  if (wst) ok = LLVMBuildAnd(B, ok, LLVMBuildIsNotNull(B, wst, ""), "");
   if (wsb) ok = LLVMBuildAnd(B, ok, LLVMBuildIsNotNull(B, wsb, ""), "");
   ok = LLVMBuildAnd(B, ok, LLVMBuildIsNotNull(B, wsa, ""), "");
   /* A task with no work (more tasks than panels or tiles) skips it all. */
@@ -808,7 +812,7 @@ rt_status_t rt_jit_tpl_gemm_core(rt_jit_lower_t *L, const rt_jit_gemm_core_t *g,
   /* Out of memory, unless the task simply had nothing to do. */
   rt_jit_flag_error(L, work, "out of workspace memory (gemm template)");
   (void)rt_jit_if_end(L, &have, NULL);
-  rt_jit_tpl_ws_free(L, wst);
+  if (wst) rt_jit_tpl_ws_free(L, wst);
   rt_jit_tpl_ws_free(L, wsa);
   rt_jit_tpl_ws_free(L, wsc);
   if (wsb) rt_jit_tpl_ws_free(L, wsb);

@@ -715,6 +715,12 @@ void rt_jit_tpl_loop_hints(rt_jit_lower_t *L, LLVMBasicBlockRef latch, bool no_v
   LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->c, "llvm.loop", 9), LLVMMetadataAsValue(L->c, loop));
 }
 
+void rt_jit_tpl_loop_end_rolled(rt_jit_lower_t *L, rt_jit_loop_t *loop) {
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+  rt_jit_loop_end(L, loop, NULL);
+  rt_jit_tpl_loop_hints(L, latch, false, true);
+}
+
 LLVMValueRef rt_jit_tpl_masked_load(rt_jit_lower_t *L, LLVMValueRef p, LLVMValueRef off, LLVMValueRef mask,
                                     LLVMValueRef passthru, int32_t vw) {
   LLVMTypeRef tys[2] = {rt_jit_tpl_vec(L, vw), L->ptr};

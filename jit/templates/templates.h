@@ -168,6 +168,9 @@ void rt_jit_tpl_wide(rt_jit_lower_t *L, int32_t vw);
  * that O3 would otherwise copy whole). */
 void rt_jit_tpl_loop_hints(rt_jit_lower_t *L, LLVMBasicBlockRef latch, bool no_vectorize,
                            bool no_unroll);
+/* rt_jit_loop_end for a loop LLVM must not unroll (the epilogues' loops
+ * over channels, whose unrolled copies cost compile time, not run time). */
+void rt_jit_tpl_loop_end_rolled(rt_jit_lower_t *L, rt_jit_loop_t *loop);
 
 /* llvm.prefetch of the cache line at p into all cache levels (for a write
  * when `write`). */

@@ -598,9 +598,7 @@ static rt_status_t epilogue_group(rt_jit_lower_t *L, const wg_t *g, const rt_jit
     RT_RETURN_IF_ERROR(rt_jit_tpl_vepi_uniform(L, tp->anchor, out, 3, 4, idx, rc, &v));
     rt_jit_tpl_masked_store(L, v, data, out_at(L, g, n, o, oy, ox0), mask, vw);
   }
-  LLVMBasicBlockRef latch = LLVMGetInsertBlock(B);
-  rt_jit_loop_end(L, &lc, NULL);
-  rt_jit_tpl_loop_hints(L, latch, false, true);
+  rt_jit_tpl_loop_end_rolled(L, &lc);
   rt_jit_loop_end(L, &lo, NULL);
   rt_jit_loop_end(L, &li, NULL);
   return RT_OK;
