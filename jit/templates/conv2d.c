@@ -1389,16 +1389,29 @@ static rt_status_t direct_epilogue(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p
 /* Accumulators of one channel of a chunk at most. */
 #define DW_MAX_ACC 16
 
+/* Where a depthwise chunk stores straight to the output (dw_direct_of):
+ * the anchor and fused output, the output's data, image n, and per
+ * channel slot its channel gi[] and whether it is stored (valid[]: NULL
+ * when every slot is a channel of its own). */
+typedef struct dw_direct_t {
+  const rt_ir_expr_t *anchor, *out;
+  LLVMValueRef data, n;
+  LLVMValueRef gi[DW_MAX_CH], valid[DW_MAX_CH];
+  int64_t c, plane; /* output channels, OH*OW */
+} dw_direct_t;
+
 /* What a depthwise chunk reads and writes: nch channels, channel ch's
  * phase images at xp[ch] (image (py, px) at (py*sw + px)*istr +
  * shift[px], row R at R*wq) and weights splatted in wv[ch][t], its rows
- * at out[ch] + oh*OW. */
+ * at out[ch] + oh*OW, or with `direct` through the tail ops straight to
+ * the output. */
 typedef struct dw_ctx_t {
   int32_t nch, vw;
   int64_t kh, kw, sh, sw, dh, dwx, istr, wq, ow;
   int64_t shift[RT_JIT_TPL_MAX_MR]; /* image (py, px) starts shift[px] further */
   LLVMValueRef xp[DW_MAX_CH], out[DW_MAX_CH];
   LLVMValueRef wv[DW_MAX_CH][DW_MAX_TAPS];
+  const dw_direct_t *direct;
 } dw_ctx_t;
 
 /* One chunk of nch channels by nr rows by nv vectors of outputs, the
@@ -1416,8 +1429,11 @@ typedef struct dw_ctx_t {
  * rows in ascending order: a row's last vector may spill past OW into the
  * next row, which is stored later (dw_rows walks a row's chunks last to
  * first). */
-static void dw_chunk(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t nv, LLVMValueRef q0,
-                     LLVMValueRef o0) {
+static rt_status_t dw_store_direct(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t ch, int32_t nr, int32_t nv,
+                                   LLVMValueRef o0, bool ends_row, const LLVMValueRef *acc);
+
+static rt_status_t dw_chunk(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t nv, LLVMValueRef q0,
+                            LLVMValueRef o0, bool ends_row) {
   LLVMBuilderRef B = L->b;
   const int32_t vw = d->vw;
   LLVMValueRef acc[DW_MAX_CH * DW_MAX_ACC];
@@ -1454,6 +1470,10 @@ static void dw_chunk(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t n
         }
       }
     }
+    if (d->direct) {
+      RT_RETURN_IF_ERROR(dw_store_direct(L, d, ch, nr, nv, o0, ends_row, &acc[ch * nr * nv]));
+      continue;
+    }
     LLVMValueRef o = rt_jit_tpl_gep(L, d->out[ch], o0);
     for (int32_t r = 0; r < nr; ++r) {
       for (int32_t v = 0; v < nv; ++v) {
@@ -1461,6 +1481,41 @@ static void dw_chunk(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t n
       }
     }
   }
+  return RT_OK;
+}
+
+/* Channel slot ch's nr x nv accumulators of a chunk at o0 = oh*OW + col
+ * through the tail ops (rt_jit_tpl_vepi_uniform: constant over the
+ * pixels) to the output, when the slot is valid. A row's vectors lie
+ * inside the row but for its last one (in the chunk that `ends_row`),
+ * whose OW - (nvec - 1)*vw lanes inside the row (all of them where OW is
+ * whole vectors) are stored alone (rt_jit_tpl_store_first), so no store
+ * reaches a row another task or channel writes. */
+static rt_status_t dw_store_direct(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t ch, int32_t nr, int32_t nv,
+                                   LLVMValueRef o0, bool ends_row, const LLVMValueRef *acc) {
+  LLVMBuilderRef B = L->b;
+  const dw_direct_t *e = d->direct;
+  const int32_t vw = d->vw;
+  rt_jit_if_t st;
+  if (e->valid[ch]) rt_jit_if_begin(L, e->valid[ch], &st);
+  LLVMValueRef idx[4] = {e->n, e->gi[ch], rt_jit_i64(L, 0), rt_jit_i64(L, 0)};
+  LLVMValueRef plane = LLVMBuildMul(
+      B, LLVMBuildAdd(B, LLVMBuildMul(B, e->n, rt_jit_i64(L, e->c), ""), e->gi[ch], ""), rt_jit_i64(L, e->plane), "");
+  LLVMValueRef base = LLVMBuildAdd(B, plane, o0, "");
+  const int32_t last = (int32_t)(d->ow - (d->ow + vw - 1) / vw * vw + vw);
+  for (int32_t r = 0; r < nr; ++r) {
+    for (int32_t v = 0; v < nv; ++v) {
+      LLVMValueRef val;
+      RT_RETURN_IF_ERROR(rt_jit_tpl_vepi_uniform(L, e->anchor, e->out, 2, 4, idx, acc[r * nv + v], &val));
+      LLVMValueRef off = LLVMBuildAdd(B, base, rt_jit_i64(L, r * d->ow + (int64_t)v * vw), "");
+      rt_jit_tpl_store_first(L, val, e->data, off, ends_row && v == nv - 1 ? last : vw, vw);
+    }
+  }
+  if (e->valid[ch]) {
+    rt_jit_if_else(L, &st, NULL);
+    (void)rt_jit_if_end(L, &st, NULL);
+  }
+  return RT_OK;
 }
 
 /* Estimated cycles of one chunk of nch x nr x nv accumulators (for
@@ -1533,24 +1588,34 @@ static void dw_plan(const rt_jit_conv2d_t *c, int64_t nvec, int64_t maxch, bool 
 }
 
 /* nr output rows from row oh of the unit's channels: the nvec vectors of
- * a row as a shorter last chunk, then chunks of nv, last to first (so the
- * spill of a row's last vector into the next row is overwritten). */
-static void dw_rows(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t nv, int64_t nvec, LLVMValueRef oh) {
+ * a row as a shorter last chunk, then chunks of nv, last to first (so,
+ * into the compact blocks, the spill of a row's last vector into the next
+ * row is overwritten). */
+static rt_status_t dw_rows(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t nr, int32_t nv, int64_t nvec,
+                           LLVMValueRef oh) {
   LLVMBuilderRef B = L->b;
   const int64_t nfull = nvec / nv;
   const int32_t nvt = (int32_t)(nvec % nv);
   LLVMValueRef rowq = LLVMBuildMul(B, oh, rt_jit_i64(L, d->wq), "");
   LLVMValueRef rowo = LLVMBuildMul(B, oh, rt_jit_i64(L, d->ow), "");
-  if (nvt) {
-    LLVMValueRef tcol = rt_jit_i64(L, nfull * nv * d->vw);
-    dw_chunk(L, d, nr, nvt, LLVMBuildAdd(B, rowq, tcol, ""), LLVMBuildAdd(B, rowo, tcol, ""));
+  /* The chunk that ends the row goes first, on its own: the shorter last
+   * one, or for a direct store whose row's last vector runs past OW the
+   * last whole one. */
+  int64_t nloop = nfull;
+  if (nvt || (d->direct && nvec * d->vw > d->ow)) {
+    const int32_t m = nvt ? nvt : nv;
+    if (!nvt) --nloop;
+    LLVMValueRef tcol = rt_jit_i64(L, nloop * nv * d->vw);
+    RT_RETURN_IF_ERROR(dw_chunk(L, d, nr, m, LLVMBuildAdd(B, rowq, tcol, ""), LLVMBuildAdd(B, rowo, tcol, ""), true));
   }
+  if (nloop == 0) return RT_OK;
   rt_jit_loop_t lj;
-  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nfull), 0, NULL, &lj);
-  LLVMValueRef j = LLVMBuildSub(B, rt_jit_i64(L, nfull - 1), lj.iv, "");
+  rt_jit_loop_begin(L, rt_jit_i64(L, 0), rt_jit_i64(L, nloop), 0, NULL, &lj);
+  LLVMValueRef j = LLVMBuildSub(B, rt_jit_i64(L, nloop - 1), lj.iv, "");
   LLVMValueRef col = LLVMBuildMul(B, j, rt_jit_i64(L, (int64_t)nv * d->vw), "");
-  dw_chunk(L, d, nr, nv, LLVMBuildAdd(B, rowq, col, ""), LLVMBuildAdd(B, rowo, col, ""));
+  RT_RETURN_IF_ERROR(dw_chunk(L, d, nr, nv, LLVMBuildAdd(B, rowq, col, ""), LLVMBuildAdd(B, rowo, col, ""), false));
   rt_jit_loop_end(L, &lj, NULL);
+  return RT_OK;
 }
 
 /* llvm.masked.load of the first `k` (i64 value, clamped to [0, vw]) of
@@ -1721,20 +1786,21 @@ static void dw_ctx_init(const rt_jit_conv2d_t *c, const dw_layout_t *y, int32_t 
 
 /* The span's output rows of the context's channels: its whole groups of
  * nr rows, then the last, shorter group when the span has it. */
-static void dw_span_rows(rt_jit_lower_t *L, const dw_ctx_t *d, const dw_span_t *s, int64_t oh, int32_t nr, int32_t nv,
-                         int64_t nvec) {
+static rt_status_t dw_span_rows(rt_jit_lower_t *L, const dw_ctx_t *d, const dw_span_t *s, int64_t oh, int32_t nr,
+                                int32_t nv, int64_t nvec) {
   LLVMBuilderRef B = L->b;
   rt_jit_loop_t ly;
   rt_jit_loop_begin(L, s->glo, rt_jit_min(L, s->ghi, rt_jit_i64(L, oh / nr)), 0, NULL, &ly);
-  dw_rows(L, d, nr, nv, nvec, LLVMBuildMul(B, ly.iv, rt_jit_i64(L, nr), ""));
+  RT_RETURN_IF_ERROR(dw_rows(L, d, nr, nv, nvec, LLVMBuildMul(B, ly.iv, rt_jit_i64(L, nr), "")));
   rt_jit_loop_end(L, &ly, NULL);
   if (oh % nr) {
     rt_jit_if_t last;
     rt_jit_if_begin(L, LLVMBuildICmp(B, LLVMIntEQ, s->ghi, rt_jit_i64(L, s->ngroups), ""), &last);
-    dw_rows(L, d, (int32_t)(oh % nr), nv, nvec, rt_jit_i64(L, oh - oh % nr));
+    RT_RETURN_IF_ERROR(dw_rows(L, d, (int32_t)(oh % nr), nv, nvec, rt_jit_i64(L, oh - oh % nr)));
     rt_jit_if_else(L, &last, NULL);
     (void)rt_jit_if_end(L, &last, NULL);
   }
+  return RT_OK;
 }
 
 /* The span's rows of channel (n, gi)'s compact output block through the
@@ -2003,9 +2069,10 @@ static rt_status_t conv_depthwise_expand(rt_jit_lower_t *L, const rt_jit_tpl_pla
   rt_jit_tpl_wide(L, vw);
   dw_span_t sp;
   dw_span(L, c, units, nr, by_rows, task, ntasks, &sp);
+  const bool direct = rt_jit_tpl_vepi_uniform_ok(L, p->anchor, out, 2, 4);
   LLVMValueRef wsx, wout;
   rt_jit_if_t have;
-  dw_ws_begin(L, nu * y->xsize * 4, y->oblock * 4, &wsx, &wout, &have);
+  dw_ws_begin(L, nu * y->xsize * 4, direct ? vw * 4 : y->oblock * 4, &wsx, &wout, &have);
   zero_run(L, wsx, 0, nu * y->xsize);
   rt_jit_loop_t lb, lu;
   rt_jit_loop_begin(L, sp.ulo, sp.uhi, 0, NULL, &lb);
@@ -2019,10 +2086,13 @@ static rt_status_t conv_depthwise_expand(rt_jit_lower_t *L, const rt_jit_tpl_pla
   dw_ctx_init(c, y, 1, vw, &d);
   d.xp[0] = rt_jit_tpl_gep(L, wsx, LLVMBuildMul(B, lu.iv, rt_jit_i64(L, y->xsize), ""));
   d.out[0] = wout;
+  LLVMValueRef valid = LLVMBuildICmp(B, LLVMIntSLT, gc, rt_jit_i64(L, c->g), "");
+  dw_direct_t dd = {.anchor = p->anchor, .out = out, .data = data, .n = n, .c = c->o, .plane = c->oh * c->ow};
+  dd.gi[0] = g, dd.valid[0] = c->g % nu ? valid : NULL;
+  if (direct) d.direct = &dd;
   RT_RETURN_IF_ERROR(dw_weights(L, cc, g, vw, d.wv[0]));
-  dw_span_rows(L, &d, &sp, c->oh, nr, nv, y->nvec);
-  RT_RETURN_IF_ERROR(dw_store_channel(L, p, out, data, c, &sp, n, g,
-                                      LLVMBuildICmp(B, LLVMIntSLT, gc, rt_jit_i64(L, c->g), ""), wout));
+  RT_RETURN_IF_ERROR(dw_span_rows(L, &d, &sp, c->oh, nr, nv, y->nvec));
+  if (!direct) RT_RETURN_IF_ERROR(dw_store_channel(L, p, out, data, c, &sp, n, g, valid, wout));
   rt_jit_loop_end(L, &lu, NULL);
   rt_jit_loop_end(L, &lb, NULL);
   dw_ws_end(L, &have, wsx, wout);
@@ -2074,9 +2144,10 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
   rt_jit_tpl_wide(L, vw);
   dw_span_t sp;
   dw_span(L, c, units, nr, false, task, ntasks, &sp);
+  const bool direct = rt_jit_tpl_vepi_uniform_ok(L, p->anchor, out, 2, 4);
   LLVMValueRef wsx, wout;
   rt_jit_if_t have;
-  dw_ws_begin(L, nch * y.xsize * 4, nch * y.oblock * 4, &wsx, &wout, &have);
+  dw_ws_begin(L, nch * y.xsize * 4, direct ? vw * 4 : nch * y.oblock * 4, &wsx, &wout, &have);
   if (raw) zero_run(L, wsx, 0, nch * y.xsize);
   rt_jit_loop_t lb;
   rt_jit_loop_begin(L, sp.ulo, sp.uhi, 0, NULL, &lb);
@@ -2090,7 +2161,7 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
     valid[ch] = LLVMBuildICmp(B, LLVMIntSLT, gc, rt_jit_i64(L, c->g), "");
     gi[ch] = rt_jit_min(L, gc, rt_jit_i64(L, c->g - 1));
     d.xp[ch] = rt_jit_tpl_gep(L, wsx, rt_jit_i64(L, ch * y.xsize));
-    d.out[ch] = rt_jit_tpl_gep(L, wout, rt_jit_i64(L, ch * y.oblock));
+    d.out[ch] = direct ? wout : rt_jit_tpl_gep(L, wout, rt_jit_i64(L, ch * y.oblock));
     if (raw) {
       dw_copy_raw(L, cc, d.xp[ch], n, gi[ch], &sp, y.wqs, y.istr, y.shift, vw);
     } else {
@@ -2098,8 +2169,11 @@ static rt_status_t conv_depthwise(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p,
     }
     RT_RETURN_IF_ERROR(dw_weights(L, cc, gi[ch], vw, d.wv[ch]));
   }
-  dw_span_rows(L, &d, &sp, c->oh, nr, nv, y.nvec);
-  for (int32_t ch = 0; ch < nch; ++ch) {
+  dw_direct_t dd = {.anchor = p->anchor, .out = out, .data = data, .n = n, .c = c->o, .plane = c->oh * c->ow};
+  for (int32_t ch = 0; ch < nch; ++ch) dd.gi[ch] = gi[ch], dd.valid[ch] = c->g % nch ? valid[ch] : NULL;
+  if (direct) d.direct = &dd;
+  RT_RETURN_IF_ERROR(dw_span_rows(L, &d, &sp, c->oh, nr, nv, y.nvec));
+  for (int32_t ch = 0; ch < nch && !direct; ++ch) {
     RT_RETURN_IF_ERROR(dw_store_channel(L, p, out, data, c, &sp, n, gi[ch], valid[ch], d.out[ch]));
   }
   rt_jit_loop_end(L, &lb, NULL);

@@ -741,6 +741,29 @@ void rt_jit_tpl_masked_store(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, 
   (void)LLVMBuildCall2(L->b, fty, fn, args, 4, "");
 }
 
+void rt_jit_tpl_store_first(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, LLVMValueRef off, int32_t k,
+                            int32_t vw) {
+  LLVMBuilderRef B = L->b;
+  if (k >= vw) {
+    rt_jit_tpl_storev(L, v, p, off);
+    return;
+  }
+  for (int32_t at = 0; at < k;) {
+    int32_t n = 1;
+    while (n * 2 <= k - at) n *= 2;
+    LLVMValueRef o = LLVMBuildAdd(B, off, rt_jit_i64(L, at), "");
+    if (n == 1) {
+      rt_jit_tpl_storef(L, LLVMBuildExtractElement(B, v, rt_jit_i32(L, at), ""), p, o);
+    } else {
+      LLVMValueRef lanes[16];
+      for (int32_t i = 0; i < n; ++i) lanes[i] = rt_jit_i32(L, at + i);
+      rt_jit_tpl_storev(L, LLVMBuildShuffleVector(B, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(lanes, (unsigned)n), ""),
+                        p, o);
+    }
+    at += n;
+  }
+}
+
 LLVMValueRef rt_jit_tpl_deinterleave(rt_jit_lower_t *L, LLVMValueRef lo, LLVMValueRef hi, int32_t vw, bool odd) {
   LLVMValueRef lanes[16];
   for (int32_t i = 0; i < vw; ++i) lanes[i] = LLVMConstInt(L->i32, (unsigned long long)(2 * i + odd), 0);

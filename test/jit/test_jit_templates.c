@@ -421,6 +421,29 @@ static const case_t kCases[] = {
      "add(" CONV "(nn.relu(" CONV "(%x, %w, channels=8, kernel_size=[1, 1])), %v, padding=[1, 1], groups=8, "
      "channels=8, kernel_size=[3, 3]), %r)",
      "conv2d.depthwise"},
+    /* the depthwise output stored straight from the chunks (dw_store_direct:
+     * tail ops constant over the pixels): rows of 11 and 21 pixels (the
+     * row's last vector partial at both widths: stored in power-of-two
+     * pieces), 6 channels taken 4 at a time (the last unit's two spare
+     * slots not stored), 3 tasks; the fused expand's kernel the same way,
+     * 10 channels in units of 4, split by rows (15 and 16 rows), at
+     * stride 1 and 2 */
+    {"%x: Tensor[(1, 6, 7, 11), float32], %w: Tensor[(6, 1, 3, 3), float32], %b: Tensor[(6, 1, 1), float32]",
+     "clip(add(" CONV "(%x, %w, padding=[1, 1], groups=6, channels=6, kernel_size=[3, 3]), %b), a_min=0f, a_max=6f)",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(1, 5, 17, 21), float32], %w: Tensor[(5, 1, 3, 3), float32], %b: Tensor[(5, 1, 1), float32]",
+     "nn.relu(add(" CONV "(%x, %w, padding=[1, 1], groups=5, channels=5, kernel_size=[3, 3]), %b))",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(1, 4, 15, 19), float32], %w: Tensor[(10, 4, 1, 1), float32], %v: Tensor[(10, 1, 3, 3), float32], "
+     "%b: Tensor[(10, 1, 1), float32]",
+     "clip(add(" CONV "(nn.relu(" CONV "(%x, %w, channels=10, kernel_size=[1, 1])), %v, padding=[1, 1], groups=10, "
+     "channels=10, kernel_size=[3, 3]), %b), a_min=0f, a_max=6f)",
+     "conv2d.depthwise"},
+    {"%x: Tensor[(1, 4, 32, 27), float32], %w: Tensor[(10, 4, 1, 1), float32], %v: Tensor[(10, 1, 3, 3), float32], "
+     "%b: Tensor[(10, 1, 1), float32]",
+     "nn.relu(add(" CONV "(nn.relu(" CONV "(%x, %w, channels=10, kernel_size=[1, 1])), %v, strides=[2, 2], "
+     "padding=[1, 1], groups=10, channels=10, kernel_size=[3, 3]), %b))",
+     "conv2d.depthwise"},
     /* blocked depthwise (blocked.c): block 8 takes the template with 8
      * lanes only, block 16 with 16 lanes only (else the generic loops):
      * stride 1 with interior groups, a rest group and border columns;
@@ -593,40 +616,46 @@ static const case_t kCases[] = {
 };
 enum { NCASES = sizeof kCases / sizeof kCases[0] };
 
-/* A parallel_for that runs every task in order on the caller: the task
- * split is exercised without threads. */
+/* A parallel_for that runs every task on the caller, in order or (with
+ * g_reverse) last to first: the task split is exercised without threads,
+ * and a task that writes into another's share of the output, before or
+ * after its own, has its stray values left over in one of the two. */
 static int32_t g_split_calls; /* parallel_for calls with more than one task */
+static bool g_reverse;
 
 static int32_t serial_pf(const rt_kernel_ctx *ctx, rt_kernel_task_fn body, void *closure,
                          int32_t n) {
   int32_t r = 0;
   if (n > 1) ++g_split_calls;
-  for (int32_t t = 0; t < n; ++t) r |= body(closure, t, n);
+  for (int32_t i = 0; i < n; ++i) r |= body(closure, g_reverse ? n - 1 - i : i, n);
   return r;
 }
 
-/* Runs kernel k on ins serially and split over 3 tasks (serial_pf),
+/* Runs kernel k on ins serially and split over 3 tasks (serial_pf, in
+ * order and last to first),
  * comparing its first output with want[0] (rtol 1e-4, atol); prints each
  * failure after `what` ("case 3 (...) [template") and returns how many. */
 static int32_t run_serial_and_split(rt_kernel_fn k, int32_t nin, rt_tensor_t **ins, int32_t nout, rt_tensor_t **want,
                                     double atol, const char *what) {
   int32_t failures = 0;
-  for (int pass = 0; pass < 2; ++pass) {
+  static const char *const kPass[] = {"serial", "3 tasks", "3 tasks, last first"};
+  for (int pass = 0; pass < 3; ++pass) {
     rt_jit_simple_ctx_t ctx;
     rt_jit_simple_ctx_initialize(&ctx);
-    if (pass == 1) {
+    if (pass > 0) {
       ctx.ctx.num_threads = 3;
       ctx.ctx.parallel_for = serial_pf;
+      g_reverse = pass == 2;
     }
     char err[512], why[256];
     rt_tensor_t *got[2];
     if (jt_run_kernel(k, nin, ins, nout, want, got, &ctx.ctx, err) != 0) {
-      printf("%s, %s]: kernel failed: %s\n", what, pass ? "3 tasks" : "serial", ctx.error);
+      printf("%s, %s]: kernel failed: %s\n", what, kPass[pass], ctx.error);
       ++failures;
       continue;
     }
     if (!jt_close(got[0], want[0], 1e-4, atol, why)) {
-      printf("%s, %s]: %s\n", what, pass ? "3 tasks" : "serial", why);
+      printf("%s, %s]: %s\n", what, kPass[pass], why);
       ++failures;
     }
     rt_tensor_release(got[0]);
