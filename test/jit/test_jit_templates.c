@@ -444,6 +444,14 @@ static const case_t kCases[] = {
      "nn.relu(add(" CONV "(nn.relu(" CONV "(%x, %w, channels=10, kernel_size=[1, 1])), %v, strides=[2, 2], "
      "padding=[1, 1], groups=10, channels=10, kernel_size=[3, 3]), %b))",
      "conv2d.depthwise"},
+    /* the fused expand over an input larger than half of any L2 (1.1
+     * MB): bands of rows, each band's units reading its input rows
+     * (dw_expand_band), split by rows over tasks, at stride 2 */
+    {"%x: Tensor[(1, 20, 120, 120), float32], %w: Tensor[(6, 20, 1, 1), float32], %v: Tensor[(6, 1, 3, 3), float32], "
+     "%b: Tensor[(6, 1, 1), float32]",
+     "clip(add(" CONV "(nn.relu(" CONV "(%x, %w, channels=6, kernel_size=[1, 1])), %v, strides=[2, 2], "
+     "padding=[1, 1], groups=6, channels=6, kernel_size=[3, 3]), %b), a_min=0f, a_max=6f)",
+     "conv2d.depthwise"},
     /* blocked depthwise (blocked.c): block 8 takes the template with 8
      * lanes only, block 16 with 16 lanes only (else the generic loops):
      * stride 1 with interior groups, a rest group and border columns;
