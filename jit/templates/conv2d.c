@@ -42,10 +42,17 @@
  * covering [0, OW) are computed. A chunk goes by kernel column: that
  * column's kh weights in registers, each input vector loaded once and
  * used by every output row whose tap row reads it, so its nr*nv
- * accumulators per channel (up to 16 - kh - 1) stay in registers. The
- * rows go compact to a channel block, which the vector epilogue writes
- * out vw pixels at a time (the last few, or a tail it does not take, by
- * element). Kernels of more than 64 taps take conv2d.direct with mr = 1.
+ * accumulators per channel (up to 16 - kh - 1) stay in registers. Where
+ * the tail ops are constant over the pixels (bias, ReLU6, SiLU) a chunk
+ * stores its rows straight to the output through them, a row's partial
+ * last vector in power-of-two pieces (dw_store_direct); otherwise (a
+ * residual) the rows go compact to a channel block, which the vector
+ * epilogue writes out vw pixels at a time (the last few, or a tail it
+ * does not take, by element). A 1x1 expand fused before it
+ * (FuseExpandDepthwise) computes the phase images of a unit's channels
+ * in place of the copy, in bands of rows where its input outgrows half
+ * of L2 (dw_expand_band). Kernels of more than 64 taps take
+ * conv2d.direct with mr = 1.
  * On 16-lane targets, output rows of at most 8 pixels (7x7 images) go on
  * 8 lanes (templates.c: conv2d.depthwise.1x32): a row is one vector either
  * way.
