@@ -1396,8 +1396,9 @@ static rt_status_t direct_epilogue(rt_jit_lower_t *L, const rt_jit_tpl_plan_t *p
 /* Accumulators of one channel of a chunk at most. */
 #define DW_MAX_ACC 16
 
-/* Where a depthwise chunk stores straight to the output (dw_direct_of):
- * the anchor and fused output, the output's data, image n, and per
+/* Where a depthwise chunk stores straight to the output (dw_store_direct,
+ * where rt_jit_tpl_vepi_uniform_ok takes the tail ops): the anchor and
+ * fused output, the output's data, image n, and per
  * channel slot its channel gi[] and whether it is stored (valid[]: NULL
  * when every slot is a channel of its own). */
 typedef struct dw_direct_t {
@@ -1509,7 +1510,8 @@ static rt_status_t dw_store_direct(rt_jit_lower_t *L, const dw_ctx_t *d, int32_t
   LLVMValueRef plane = LLVMBuildMul(
       B, LLVMBuildAdd(B, LLVMBuildMul(B, e->n, rt_jit_i64(L, e->c), ""), e->gi[ch], ""), rt_jit_i64(L, e->plane), "");
   LLVMValueRef base = LLVMBuildAdd(B, plane, o0, "");
-  const int32_t last = (int32_t)(d->ow - (d->ow + vw - 1) / vw * vw + vw);
+  /* The lanes of a row's last vector inside the row. */
+  const int32_t last = (int32_t)(d->ow - ((d->ow + vw - 1) / vw - 1) * vw);
   for (int32_t r = 0; r < nr; ++r) {
     for (int32_t v = 0; v < nv; ++v) {
       LLVMValueRef val;
@@ -2105,6 +2107,7 @@ static rt_status_t conv_depthwise_expand(rt_jit_lower_t *L, const rt_jit_tpl_pla
   const bool direct = rt_jit_tpl_vepi_uniform_ok(L, p->anchor, out, 2, 4);
   LLVMValueRef wsx, wout;
   rt_jit_if_t have;
+  /* (a direct store needs no output block: one vector, unused) */
   dw_ws_begin(L, nu * y->xsize * 4, direct ? vw * 4 : y->oblock * 4, &wsx, &wout, &have);
   zero_run(L, wsx, 0, nu * y->xsize);
   /* Bands of bg row groups, the units inside (dw_expand_band). */

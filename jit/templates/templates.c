@@ -757,8 +757,9 @@ void rt_jit_tpl_store_first(rt_jit_lower_t *L, LLVMValueRef v, LLVMValueRef p, L
     } else {
       LLVMValueRef lanes[16];
       for (int32_t i = 0; i < n; ++i) lanes[i] = rt_jit_i32(L, at + i);
-      rt_jit_tpl_storev(L, LLVMBuildShuffleVector(B, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(lanes, (unsigned)n), ""),
-                        p, o);
+      LLVMValueRef part =
+          LLVMBuildShuffleVector(B, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(lanes, (unsigned)n), "");
+      rt_jit_tpl_storev(L, part, p, o);
     }
     at += n;
   }
